@@ -1,0 +1,54 @@
+// FastSvc: the application — its tools, resources and prompts — as the code API
+// builds it and as the YAML loader builds it. Guarantees: names are unique per
+// kind (a duplicate throws DUPLICATE_NAME); definitions are stored as given and
+// compiled into a frozen Catalog only by catalog.ts.
+
+import { SvcError } from '../errors.js';
+import type { PromptDef, ResourceDef, ToolDef } from './types.js';
+
+export interface FastSvcOptions {
+  name: string;
+  version?: string;
+  description?: string;
+  /** Text shown to MCP clients in the initialize answer. */
+  instructions?: string;
+}
+
+export class FastSvc {
+  readonly name: string;
+  readonly version: string;
+  readonly description: string;
+  readonly instructions?: string;
+  readonly tools = new Map<string, ToolDef>();
+  readonly resources = new Map<string, ResourceDef>();
+  readonly prompts = new Map<string, PromptDef>();
+
+  constructor(opts: FastSvcOptions) {
+    this.name = opts.name;
+    this.version = opts.version ?? '0.1.0';
+    this.description = opts.description ?? '';
+    this.instructions = opts.instructions;
+  }
+
+  tool(def: ToolDef): this {
+    add(this.tools, def.name, def, 'tool');
+    return this;
+  }
+
+  resource(def: ResourceDef): this {
+    const key = def.uri ?? def.uri_template;
+    if (!key) throw new SvcError('BACKEND_CONFIG', `resource ${def.name} needs uri or uri_template`);
+    add(this.resources, key, def, 'resource');
+    return this;
+  }
+
+  prompt(def: PromptDef): this {
+    add(this.prompts, def.name, def, 'prompt');
+    return this;
+  }
+}
+
+function add<T>(map: Map<string, T>, key: string, def: T, kind: string): void {
+  if (map.has(key)) throw new SvcError('DUPLICATE_NAME', `${kind} ${key} is declared twice`);
+  map.set(key, def);
+}

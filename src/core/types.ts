@@ -1,0 +1,112 @@
+// The shapes every layer shares: who is calling, what a capability is, what a
+// call returns. Guarantees: transports, the runtime and backends speak only
+// these types; wire shapes of content blocks are MCP's (camelCase mimeType).
+
+import type { Logger } from 'pino';
+
+/** Who is calling, after authentication. Immutable for the life of a request. */
+export interface Principal {
+  /** Subject: token name, user or client. Appears in logs. */
+  readonly sub: string;
+  readonly scopes: ReadonlySet<string>;
+  readonly kind: 'static' | 'oauth' | 'anonymous';
+  readonly clientId?: string;
+  /** Epoch seconds after which the credential is no longer valid. */
+  readonly expiresAt?: number;
+  /** The credential itself is never kept; this is an opaque id for re-checks (grant id, token name). */
+  readonly credentialId?: string;
+}
+
+export type ContentBlock =
+  | { type: 'text'; text: string }
+  | { type: 'image'; data: string; mimeType: string }
+  | { type: 'audio'; data: string; mimeType: string }
+  | { type: 'resource'; resource: ResourceContents }
+  | { type: 'resource_link'; uri: string; name: string; mimeType?: string; description?: string };
+
+export type ResourceContents =
+  | { uri: string; mimeType?: string; text: string }
+  | { uri: string; mimeType?: string; blob: string };
+
+export interface ToolResult {
+  content: ContentBlock[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+export interface PromptMessage {
+  role: 'user' | 'assistant';
+  content: ContentBlock;
+}
+
+/** What a call may do besides returning: progress, logs, server-to-client requests (MCP only). */
+export interface CallChannel {
+  progress(progress: number, total?: number, message?: string): Promise<void>;
+  log(level: LogLevel, data: unknown, logger?: string): Promise<void>;
+  /** Send a request to the client (sampling/createMessage, elicitation/create, roots/list). */
+  request(method: string, params: Record<string, unknown>, opts?: { timeoutMs?: number }): Promise<unknown>;
+}
+
+export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
+
+export interface CallContext {
+  readonly principal: Principal;
+  readonly signal: AbortSignal;
+  readonly log: Logger;
+  /** Which transport the call arrived on. */
+  readonly transport: 'svc' | 'mcp' | 'ws' | 'code';
+  /** Present on /mcp and /ws; on /svc its methods are no-ops and request() rejects. */
+  readonly channel: CallChannel;
+}
+
+export type JsonSchemaObject = {
+  type: 'object';
+  properties?: Record<string, unknown>;
+  required?: string[];
+  additionalProperties?: boolean | Record<string, unknown>;
+  [k: string]: unknown;
+};
+
+/** A tool handler returns a ToolResult, or a plain value shaped by output_mode. */
+export type ToolHandler = (input: Record<string, unknown>, ctx: CallContext) => unknown;
+
+export interface ToolDef {
+  name: string;
+  title?: string;
+  description: string;
+  input_schema?: JsonSchemaObject;
+  output_mode?: 'scalar' | 'json';
+  inline_ok?: boolean;
+  required_scopes?: string[];
+  annotations?: Record<string, unknown>;
+  handler: ToolHandler;
+}
+
+export interface ResourceDef {
+  /** Fixed URI, or omit and give uri_template. */
+  uri?: string;
+  uri_template?: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mime_type?: string;
+  required_scopes?: string[];
+  /** vars holds the template variables (empty for fixed URIs). */
+  read: (uri: string, vars: Record<string, string>, ctx: CallContext) => Promise<ResourceContents[]> | ResourceContents[];
+}
+
+export interface PromptArgumentDef {
+  name: string;
+  description?: string;
+  required?: boolean;
+  values?: string[];
+}
+
+export interface PromptDef {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: PromptArgumentDef[];
+  required_scopes?: string[];
+  get: (args: Record<string, string>, ctx: CallContext) => Promise<PromptMessage[]> | PromptMessage[];
+}

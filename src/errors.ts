@@ -1,0 +1,111 @@
+// SvcError and the one registry of error codes.
+// Guarantees: every error fastsvc raises on purpose carries a code from CODES,
+// each code maps to one HTTP status and one JSON-RPC error code, and the text of
+// a message is never part of the contract (tests assert codes).
+
+export interface CodeInfo {
+  /** HTTP status on /svc and for HTTP-level answers. */
+  status: number;
+  /** JSON-RPC error code on /mcp and /ws when the error is not a tool result. */
+  rpc: number;
+  /** One line for the README's error table. */
+  doc: string;
+}
+
+export const CODES = {
+  // manifest: reported as FILE:LINE:COL: CODE: message
+  YAML_SYNTAX: { status: 400, rpc: -32602, doc: 'svc.yaml is not valid YAML.' },
+  SCHEMA_VIOLATION: { status: 400, rpc: -32602, doc: 'svc.yaml does not match schema/svc.schema.json.' },
+  ENV_UNSET: { status: 400, rpc: -32602, doc: '${VAR} names an unset environment variable and has no default.' },
+  FILE_UNREADABLE: { status: 400, rpc: -32602, doc: 'A file the manifest references (manifest, *_file secret, data) cannot be read.' },
+  DUPLICATE_NAME: { status: 400, rpc: -32602, doc: 'Two tools, resources, prompts, tokens, users or clients share a name.' },
+  SCOPE_UNDECLARED: { status: 400, rpc: -32602, doc: 'A scope is used that profile.scopes does not declare.' },
+  INPUT_SCHEMA_INVALID: { status: 400, rpc: -32602, doc: 'An input_schema is not a valid JSON Schema.' },
+  TEMPLATE_ARG_UNKNOWN: { status: 400, rpc: -32602, doc: 'A template names an argument the input schema does not define.' },
+  ROUTE_CONFLICT: { status: 400, rpc: -32602, doc: 'A route is listed both public and protected, or is not a known route.' },
+  AUTH_MISSING: { status: 400, rpc: -32602, doc: 'Protected routes exist but no auth mode (auth or oauth) is configured.' },
+  BACKEND_CONFIG: { status: 400, rpc: -32602, doc: 'A backend declaration cannot work (bad path, bad URL, unsafe option).' },
+  OAUTH_CONFIG: { status: 400, rpc: -32602, doc: 'The oauth section cannot work as written.' },
+
+  // requests
+  UNAUTHENTICATED: { status: 401, rpc: -32001, doc: 'No bearer token, or one that is unknown, expired, revoked or for another audience.' },
+  INSUFFICIENT_SCOPE: { status: 403, rpc: -32003, doc: 'The caller lacks a scope the capability requires; data lists required and missing.' },
+  FORBIDDEN_ORIGIN: { status: 403, rpc: -32003, doc: 'Host or Origin header not allowed (DNS-rebinding protection).' },
+  NOT_FOUND: { status: 404, rpc: -32602, doc: 'No capability, route or session by that name.' },
+  INVALID_INPUT: { status: 400, rpc: -32602, doc: 'Arguments do not match the input schema; details lists the schema errors.' },
+  INVALID_REQUEST: { status: 400, rpc: -32600, doc: 'The request itself is malformed (bad JSON, wrong method, bad header).' },
+  PAYLOAD_TOO_LARGE: { status: 413, rpc: -32600, doc: 'The body exceeds server.body_limit.' },
+  RATE_LIMITED: { status: 429, rpc: -32000, doc: 'Too many attempts; retry after the Retry-After header.' },
+  BACKEND_FAILED: { status: 502, rpc: -32000, doc: 'The backend answered with an error (non-2xx, non-zero exit, query error).' },
+  BACKEND_TIMEOUT: { status: 504, rpc: -32000, doc: 'The backend did not answer within its timeout.' },
+  NOT_READY: { status: 503, rpc: -32000, doc: 'The server is starting or draining.' },
+  INTERNAL: { status: 500, rpc: -32603, doc: 'A bug: logged with a request id, never with secrets.' },
+} as const satisfies Record<string, CodeInfo>;
+
+export type ErrorCode = keyof typeof CODES;
+
+export interface SourcePos {
+  file?: string;
+  line?: number;
+  col?: number;
+}
+
+export class SvcError extends Error {
+  readonly code: ErrorCode;
+  /** JSON pointer-ish path into the manifest or the input, when there is one. */
+  path?: string;
+  file?: string;
+  line?: number;
+  col?: number;
+  /** Extra machine-readable detail (schema errors, required/missing scopes). */
+  data?: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, opts: { path?: string; data?: Record<string, unknown>; cause?: unknown } & SourcePos = {}) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = 'SvcError';
+    this.code = code;
+    this.path = opts.path;
+    this.file = opts.file;
+    this.line = opts.line;
+    this.col = opts.col;
+    this.data = opts.data;
+  }
+
+  get status(): number {
+    return CODES[this.code].status;
+  }
+
+  get rpcCode(): number {
+    return CODES[this.code].rpc;
+  }
+
+  /** `FILE:LINE:COL: CODE: message` — the compiler-style line the CLI prints. */
+  format(): string {
+    const where = this.file ? `${this.file}:${this.line ?? 1}:${this.col ?? 1}: ` : '';
+    return `${where}${this.code}: ${this.message}`;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {
+      code: this.code,
+      message: this.message,
+      ...(this.path !== undefined && { path: this.path }),
+      ...(this.file !== undefined && { file: this.file, line: this.line, col: this.col }),
+      ...(this.data !== undefined && this.data),
+    };
+  }
+}
+
+/** Many manifest problems reported at once. */
+export class ManifestError extends Error {
+  readonly problems: SvcError[];
+  constructor(problems: SvcError[]) {
+    super(problems.map((p) => p.format()).join('\n'));
+    this.name = 'ManifestError';
+    this.problems = problems;
+  }
+}
+
+export function isSvcError(e: unknown): e is SvcError {
+  return e instanceof SvcError;
+}
