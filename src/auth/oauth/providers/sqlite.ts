@@ -1,0 +1,123 @@
+// SQLiteOAuthProvider: OAuth state and keys in one SQLite file. Guarantees: WAL with
+// synchronous=FULL and one autocommit transaction per write, so when a write's promise
+// resolves it survives kill -9 (and power loss); one table keyed (model, id) with the
+// id stored hashed (stored-id.ts); expired rows swept at open and every sweep interval.
+
+import Database from 'better-sqlite3';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Adapter, AdapterPayload, OAuthKeys, OAuthProvider } from '../provider.js';
+import { decodePayload, encodePayload, expiryOf, storageKey } from './stored-id.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS oauth_state (
+  model       TEXT NOT NULL,
+  id          TEXT NOT NULL,
+  payload     TEXT NOT NULL,
+  grant_id    TEXT,
+  uid         TEXT,
+  user_code   TEXT,
+  expires_at  INTEGER,
+  consumed_at INTEGER,
+  PRIMARY KEY (model, id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS oauth_state_grant ON oauth_state (model, grant_id) WHERE grant_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS oauth_state_uid ON oauth_state (model, uid) WHERE uid IS NOT NULL;
+CREATE INDEX IF NOT EXISTS oauth_state_user_code ON oauth_state (model, user_code) WHERE user_code IS NOT NULL;
+CREATE INDEX IF NOT EXISTS oauth_state_expiry ON oauth_state (expires_at) WHERE expires_at IS NOT NULL;
+CREATE TABLE IF NOT EXISTS oauth_keys (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+`;
+
+type Row = { payload: string; consumed_at: number | null };
+
+export interface SQLiteOAuthProviderOptions {
+  /** How often expired rows are deleted, in ms. Default 10 minutes. */
+  sweepIntervalMs?: number;
+}
+
+export class SQLiteOAuthProvider implements OAuthProvider {
+  readonly path: string;
+  readonly #db: Database.Database;
+  readonly #timer: NodeJS.Timeout;
+  readonly #stmt;
+
+  constructor(path: string, opts: SQLiteOAuthProviderOptions = {}) {
+    this.path = path;
+    mkdirSync(dirname(path), { recursive: true });
+    closeSync(openSync(path, 'a', 0o600)); // created owner-only; -wal/-shm inherit the mode
+    this.#db = new Database(path);
+    this.#db.pragma('journal_mode = WAL');
+    this.#db.pragma('synchronous = FULL');
+    this.#db.pragma('busy_timeout = 5000');
+    this.#db.exec(SCHEMA);
+    const db = this.#db;
+    this.#stmt = {
+      upsert: db.prepare(`INSERT INTO oauth_state (model, id, payload, grant_id, uid, user_code, expires_at, consumed_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, NULL)
+        ON CONFLICT (model, id) DO UPDATE SET payload = excluded.payload, grant_id = excluded.grant_id, uid = excluded.uid,
+          user_code = excluded.user_code, expires_at = excluded.expires_at, consumed_at = NULL`),
+      find: db.prepare<[string, string, number], Row>(`SELECT payload, consumed_at FROM oauth_state
+        WHERE model = ? AND id = ? AND (expires_at IS NULL OR expires_at > ?)`),
+      byUid: db.prepare<[string, string, number], Row>(`SELECT payload, consumed_at FROM oauth_state
+        WHERE model = ? AND uid = ? AND (expires_at IS NULL OR expires_at > ?) LIMIT 1`),
+      byUserCode: db.prepare<[string, string, number], Row>(`SELECT payload, consumed_at FROM oauth_state
+        WHERE model = ? AND user_code = ? AND (expires_at IS NULL OR expires_at > ?) LIMIT 1`),
+      consume: db.prepare(`UPDATE oauth_state SET consumed_at = ? WHERE model = ? AND id = ?`),
+      destroy: db.prepare(`DELETE FROM oauth_state WHERE model = ? AND id = ?`),
+      revoke: db.prepare(`DELETE FROM oauth_state WHERE model = ? AND grant_id = ?`),
+      sweep: db.prepare(`DELETE FROM oauth_state WHERE expires_at IS NOT NULL AND expires_at <= ?`),
+      loadKeys: db.prepare<[], { value: string }>(`SELECT value FROM oauth_keys WHERE name = 'keys'`),
+      saveKeys: db.prepare(`INSERT INTO oauth_keys (name, value) VALUES ('keys', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`),
+    };
+    this.sweep();
+    this.#timer = setInterval(() => this.sweep(), opts.sweepIntervalMs ?? 600_000);
+    this.#timer.unref();
+  }
+
+  adapter(model: string): Adapter {
+    const s = this.#stmt;
+    const one = (row: Row | undefined, id: string | undefined) => (row ? decodePayload(row.payload, id, row.consumed_at) : undefined);
+    return {
+      async upsert(id: string, payload: AdapterPayload, expiresIn?: number) {
+        s.upsert.run(model, storageKey(id), encodePayload(payload), payload.grantId ?? null, payload.uid ?? null,
+          payload.userCode ?? null, expiryOf(expiresIn));
+      },
+      async find(id: string) {
+        return one(s.find.get(model, storageKey(id), Date.now()), id);
+      },
+      async findByUid(uid: string) {
+        return one(s.byUid.get(model, uid, Date.now()), undefined);
+      },
+      async findByUserCode(userCode: string) {
+        return one(s.byUserCode.get(model, userCode, Date.now()), undefined);
+      },
+      async consume(id: string) {
+        s.consume.run(Math.floor(Date.now() / 1000), model, storageKey(id));
+      },
+      async destroy(id: string) {
+        s.destroy.run(model, storageKey(id));
+      },
+      async revokeByGrantId(grantId: string) {
+        s.revoke.run(model, grantId);
+      },
+    };
+  }
+
+  async loadKeys(): Promise<OAuthKeys | undefined> {
+    const row = this.#stmt.loadKeys.get();
+    return row ? (JSON.parse(row.value) as OAuthKeys) : undefined;
+  }
+
+  async saveKeys(keys: OAuthKeys): Promise<void> {
+    this.#stmt.saveKeys.run(JSON.stringify(keys));
+  }
+
+  sweep(): number {
+    return this.#stmt.sweep.run(Date.now()).changes;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#timer);
+    if (this.#db.open) this.#db.close();
+  }
+}
