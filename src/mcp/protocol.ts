@@ -1,0 +1,360 @@
+// The MCP session core, independent of any transport: JSON-RPC dispatch, the
+// initialize lifecycle with version negotiation, every server method over the shared
+// Runtime, and the outgoing side (progress, logs, list changes, server→client requests).
+// Guarantees: per-request state lives only while the request runs (nothing is left in
+// a map after it answers); errors carry CODES[code].rpc; tool backend failures are
+// {isError:true} results; lists come from the Runtime, already filtered by scope.
+
+import { isSvcError, SvcError } from '../errors.js';
+import type { Catalog } from '../core/catalog.js';
+import type { CallChannel, CallContext, LogLevel, Principal } from '../core/types.js';
+import { toolErrorResult, type Runtime } from '../runtime/runtime.js';
+import type { Logger } from '../log.js';
+import {
+  classify, errorFrom, errorOf, failure, result, RPC,
+  type JsonRpcId, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse,
+} from './jsonrpc.js';
+
+export const PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26'];
+export const LATEST_PROTOCOL_VERSION = '2025-11-25';
+/** Assumed when a client sends no MCP-Protocol-Version header and none was negotiated. */
+export const DEFAULT_PROTOCOL_VERSION = '2025-03-26';
+
+export function isSupportedVersion(v: string): boolean {
+  return PROTOCOL_VERSIONS.includes(v);
+}
+
+export const SERVER_CAPABILITIES = Object.freeze({
+  tools: { listChanged: true },
+  resources: { subscribe: true, listChanged: true },
+  prompts: { listChanged: true },
+  logging: {},
+  completions: {},
+});
+
+export type McpRuntime = Pick<Runtime,
+  'current' | 'callTool' | 'readResource' | 'getPrompt' | 'check' | 'listTools' | 'listResources'
+  | 'listResourceTemplates' | 'listPrompts' | 'complete' | 'onChange'>;
+
+/** Delivers one outgoing message; returns false when nothing can carry it now. */
+export type Sink = (msg: JsonRpcMessage) => boolean;
+
+export interface SessionOptions {
+  runtime: McpRuntime;
+  logger: Logger;
+  transport: 'mcp' | 'ws';
+  /** The session's own channel: the GET SSE stream on /mcp, the socket on /ws. */
+  send: Sink;
+  /** Server→client requests time out after this long (default 60 s). */
+  requestTimeoutMs?: number;
+  /** resources/subscribe entries a session may hold (default 256). */
+  maxSubscriptions?: number;
+}
+
+export interface HandleOptions {
+  /** Where messages related to this request go (its POST stream); default: the session channel. */
+  reply?: Sink;
+  /** The catalog snapshot to use (a transport that pre-checked scopes passes the one it checked). */
+  catalog?: Catalog;
+}
+
+export type HandleResult = JsonRpcResponse | JsonRpcResponse[] | undefined;
+
+export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+
+/** Client capability a server→client request needs. */
+const NEEDS: Record<string, string> = {
+  'sampling/createMessage': 'sampling',
+  'elicitation/create': 'elicitation',
+  'roots/list': 'roots',
+};
+
+const CANCELLED = Symbol('cancelled by client');
+
+class MethodNotFound extends Error {}
+
+interface Pending {
+  settle(msg: JsonRpcResponse): void;
+  fail(err: SvcError): void;
+}
+
+export class McpSession {
+  #state: 'new' | 'ready' | 'closed' = 'new';
+  #version = DEFAULT_PROTOCOL_VERSION;
+  #clientCaps: Record<string, unknown> = {};
+  #logRank = LOG_LEVELS.indexOf('info');
+  #seq = 0;
+  readonly #opts: SessionOptions;
+  readonly #subs = new Set<string>();
+  readonly #inflight = new Map<JsonRpcId, AbortController>();
+  readonly #pending = new Map<string, Pending>();
+  readonly #unsubscribe: () => void;
+
+  constructor(opts: SessionOptions) {
+    this.#opts = opts;
+    this.#unsubscribe = opts.runtime.onChange((c) => {
+      if (this.#state !== 'ready') return;
+      if (c.tools) this.#notify('notifications/tools/list_changed');
+      if (c.prompts) this.#notify('notifications/prompts/list_changed');
+      if (c.resources) {
+        this.#notify('notifications/resources/list_changed');
+        for (const uri of this.#subs) this.#notify('notifications/resources/updated', { uri });
+      }
+    });
+  }
+
+  get protocolVersion(): string {
+    return this.#version;
+  }
+
+  get initialized(): boolean {
+    return this.#state === 'ready';
+  }
+
+  get closed(): boolean {
+    return this.#state === 'closed';
+  }
+
+  /** Requests currently running (for transports that bound concurrency). */
+  get inflight(): number {
+    return this.#inflight.size;
+  }
+
+  /** Handle one parsed JSON value (a message or a batch); resolves to what must be answered, if anything. */
+  async handle(input: unknown, principal: Principal, opts: HandleOptions = {}): Promise<HandleResult> {
+    if (!Array.isArray(input)) return this.#one(input, principal, opts);
+    if (input.length === 0) return failure(null, RPC.INVALID_REQUEST, 'an empty batch is not a valid request');
+    if (this.#state !== 'ready' || this.#version !== '2025-03-26') {
+      return failure(null, RPC.INVALID_REQUEST, `JSON-RPC batches are not supported in protocol version ${this.#state === 'ready' ? this.#version : LATEST_PROTOCOL_VERSION}`);
+    }
+    const answers = await Promise.all(input.map((m) => this.#one(m, principal, opts)));
+    const out = answers.filter((a): a is JsonRpcResponse => a !== undefined);
+    return out.length ? out : undefined;
+  }
+
+  /** End the session: running calls are aborted, waiting server→client requests fail. */
+  close(): void {
+    if (this.#state === 'closed') return;
+    this.#state = 'closed';
+    this.#unsubscribe();
+    for (const ac of this.#inflight.values()) ac.abort(new SvcError('NOT_FOUND', 'session ended'));
+    for (const p of [...this.#pending.values()]) p.fail(new SvcError('BACKEND_FAILED', 'session ended before the client answered'));
+    this.#subs.clear();
+  }
+
+  async #one(input: unknown, principal: Principal, opts: HandleOptions): Promise<JsonRpcResponse | undefined> {
+    const c = classify(input);
+    if (c.kind === 'invalid') return failure(c.id, RPC.INVALID_REQUEST, c.reason);
+    if (c.kind === 'response') {
+      const id = c.msg.id;
+      if (typeof id === 'string') this.#pending.get(id)?.settle(c.msg);
+      return undefined;
+    }
+    if (c.kind === 'notification') {
+      if (c.msg.method === 'notifications/cancelled') {
+        const id = c.msg.params?.requestId;
+        if (typeof id === 'string' || typeof id === 'number') this.#inflight.get(id)?.abort(CANCELLED);
+      }
+      return undefined;
+    }
+    return this.#request(c.msg, principal, opts);
+  }
+
+  async #request(msg: JsonRpcRequest, principal: Principal, opts: HandleOptions): Promise<JsonRpcResponse | undefined> {
+    const id = msg.id;
+    if (this.#state === 'closed') return errorOf(id, 'NOT_FOUND', 'session ended');
+    if (msg.method === 'initialize') return this.#initialize(msg);
+    if (msg.method === 'ping') return result(id, {});
+    if (this.#state !== 'ready') return errorOf(id, 'INVALID_REQUEST', `send initialize before ${msg.method}`);
+    if (this.#inflight.has(id)) return errorOf(id, 'INVALID_REQUEST', `request id ${JSON.stringify(id)} is already in use`);
+    const ac = new AbortController();
+    this.#inflight.set(id, ac);
+    let live = true;
+    const reply = opts.reply ?? this.#opts.send;
+    const out: Sink = (m) => (live ? reply(m) : this.#opts.send(m));
+    try {
+      const value = await this.#dispatch(msg, principal, ac.signal, out, opts.catalog ?? this.#opts.runtime.current());
+      return ac.signal.aborted ? this.#interrupted(id, ac.signal) : result(id, value);
+    } catch (e) {
+      return ac.signal.aborted ? this.#interrupted(id, ac.signal) : this.#errorAnswer(id, msg.method, e);
+    } finally {
+      live = false;
+      this.#inflight.delete(id);
+    }
+  }
+
+  /** A call the client cancelled gets no answer; one cut short by the session ending gets NOT_FOUND. */
+  #interrupted(id: JsonRpcId, signal: AbortSignal): JsonRpcResponse | undefined {
+    return signal.reason === CANCELLED ? undefined : errorOf(id, 'NOT_FOUND', 'session ended');
+  }
+
+  #initialize(msg: JsonRpcRequest): JsonRpcResponse {
+    if (this.#state !== 'new') return errorOf(msg.id, 'INVALID_REQUEST', 'this session is already initialized');
+    const p = msg.params ?? {};
+    if (typeof p.protocolVersion !== 'string') return errorOf(msg.id, 'INVALID_INPUT', 'params.protocolVersion must be a string');
+    this.#version = isSupportedVersion(p.protocolVersion) ? p.protocolVersion : LATEST_PROTOCOL_VERSION;
+    this.#clientCaps = isObject(p.capabilities) ? p.capabilities : {};
+    this.#state = 'ready';
+    const cat = this.#opts.runtime.current();
+    return result(msg.id, {
+      protocolVersion: this.#version,
+      capabilities: SERVER_CAPABILITIES,
+      serverInfo: { name: cat.name, version: cat.version },
+      ...(cat.instructions && { instructions: cat.instructions }),
+    });
+  }
+
+  async #dispatch(msg: JsonRpcRequest, principal: Principal, signal: AbortSignal, out: Sink, cat: Catalog): Promise<unknown> {
+    const rt = this.#opts.runtime;
+    const p = msg.params ?? {};
+    switch (msg.method) {
+      case 'tools/list':
+        noCursor(p);
+        return { tools: rt.listTools(principal, cat) };
+      case 'resources/list':
+        noCursor(p);
+        return { resources: rt.listResources(principal, cat) };
+      case 'resources/templates/list':
+        noCursor(p);
+        return { resourceTemplates: rt.listResourceTemplates(principal, cat) };
+      case 'prompts/list':
+        noCursor(p);
+        return { prompts: rt.listPrompts(principal, cat) };
+      case 'tools/call': {
+        const name = str(p, 'name');
+        try {
+          return await rt.callTool(name, p.arguments, this.#context(msg, principal, signal, out), cat);
+        } catch (e) {
+          if (isSvcError(e) && (e.code === 'BACKEND_FAILED' || e.code === 'BACKEND_TIMEOUT'
+            || (e.code === 'INVALID_INPUT' && this.#version >= '2025-11-25'))) return toolErrorResult(e);
+          throw e;
+        }
+      }
+      case 'resources/read':
+        return { contents: await rt.readResource(str(p, 'uri'), this.#context(msg, principal, signal, out), cat) };
+      case 'prompts/get':
+        return await rt.getPrompt(str(p, 'name'), p.arguments, this.#context(msg, principal, signal, out), cat);
+      case 'resources/subscribe': {
+        const uri = str(p, 'uri');
+        const d = rt.check('resource', uri, principal, cat);
+        if (!d) throw new SvcError('NOT_FOUND', `no resource ${uri}`);
+        if (!d.ok) throw new SvcError('INSUFFICIENT_SCOPE', `resource ${uri} requires scope ${d.missing.join(' ')}`, { data: { required: d.required, missing: d.missing } });
+        if (!this.#subs.has(uri) && this.#subs.size >= (this.#opts.maxSubscriptions ?? 256)) {
+          throw new SvcError('RATE_LIMITED', 'too many resource subscriptions on this session');
+        }
+        this.#subs.add(uri);
+        return {};
+      }
+      case 'resources/unsubscribe':
+        this.#subs.delete(str(p, 'uri'));
+        return {};
+      case 'completion/complete': {
+        const ref = p.ref;
+        const arg = p.argument;
+        if (!isObject(ref) || typeof ref.type !== 'string') throw new SvcError('INVALID_INPUT', 'params.ref must be an object with a type');
+        if (!isObject(arg) || typeof arg.name !== 'string' || typeof arg.value !== 'string') {
+          throw new SvcError('INVALID_INPUT', 'params.argument must be {name, value} strings');
+        }
+        const values = rt.complete(ref as { type: string; name?: string; uri?: string }, arg.name, arg.value, principal);
+        return { completion: { values, total: values.length, hasMore: false } };
+      }
+      case 'logging/setLevel': {
+        const rank = LOG_LEVELS.indexOf(p.level as LogLevel);
+        if (rank < 0) throw new SvcError('INVALID_INPUT', `params.level must be one of ${LOG_LEVELS.join(', ')}`);
+        this.#logRank = rank;
+        return {};
+      }
+      default:
+        throw new MethodNotFound(msg.method);
+    }
+  }
+
+  #context(msg: JsonRpcRequest, principal: Principal, signal: AbortSignal, out: Sink): CallContext {
+    const meta = msg.params?._meta;
+    const token = isObject(meta) && (typeof meta.progressToken === 'string' || typeof meta.progressToken === 'number') ? meta.progressToken : undefined;
+    const channel: CallChannel = {
+      progress: async (progress, total, message) => {
+        if (token === undefined) return;
+        out({
+          jsonrpc: '2.0', method: 'notifications/progress',
+          params: { progressToken: token, progress, ...(total !== undefined && { total }), ...(message !== undefined && { message }) },
+        });
+      },
+      log: async (level, data, logger) => {
+        const rank = LOG_LEVELS.indexOf(level);
+        if (rank < 0 || rank < this.#logRank) return;
+        out({ jsonrpc: '2.0', method: 'notifications/message', params: { level, data, ...(logger !== undefined && { logger }) } });
+      },
+      request: (method, params, o) => this.#ask(out, method, params, o?.timeoutMs, signal),
+    };
+    return { principal, signal, log: this.#opts.logger, transport: this.#opts.transport, channel };
+  }
+
+  /** A server→client request. Failures are SvcError BACKEND_FAILED / BACKEND_TIMEOUT (a tool error if uncaught). */
+  #ask(out: Sink, method: string, params: Record<string, unknown>, timeoutMs: number | undefined, signal: AbortSignal): Promise<unknown> {
+    const cap = NEEDS[method];
+    if (cap && !(cap in this.#clientCaps)) {
+      return Promise.reject(new SvcError('BACKEND_FAILED', `the client did not declare the ${cap} capability, so ${method} cannot be sent`));
+    }
+    if (this.#state === 'closed') return Promise.reject(new SvcError('BACKEND_FAILED', 'session ended'));
+    const id = `s${++this.#seq}`;
+    return new Promise((resolve, reject) => {
+      const done = (cancelReason?: string) => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        this.#pending.delete(id);
+        if (cancelReason) this.#opts.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: cancelReason } });
+      };
+      const onAbort = () => {
+        done('the call that made this request ended');
+        reject(new SvcError('BACKEND_FAILED', `${method} abandoned: the call was cancelled`));
+      };
+      const timer = setTimeout(() => {
+        done('timed out');
+        reject(new SvcError('BACKEND_TIMEOUT', `the client did not answer ${method} in time`));
+      }, timeoutMs ?? this.#opts.requestTimeoutMs ?? 60_000);
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#pending.set(id, {
+        settle: (m) => {
+          done();
+          if (m.error) reject(new SvcError('BACKEND_FAILED', `the client answered ${method} with error ${m.error.code}: ${m.error.message}`, { data: { error: m.error } }));
+          else resolve(m.result);
+        },
+        fail: (err) => {
+          done();
+          reject(err);
+        },
+      });
+      if (!out({ jsonrpc: '2.0', id, method, params })) {
+        done();
+        reject(new SvcError('BACKEND_FAILED', `no open stream to the client can carry ${method}`));
+      }
+    });
+  }
+
+  #notify(method: string, params?: Record<string, unknown>): void {
+    this.#opts.send(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params });
+  }
+
+  #errorAnswer(id: JsonRpcId, method: string, e: unknown): JsonRpcResponse {
+    if (isSvcError(e)) return errorFrom(id, e);
+    if (e instanceof MethodNotFound) return failure(id, RPC.METHOD_NOT_FOUND, `method not found: ${method}`);
+    this.#opts.logger.error({ err: e, method }, 'mcp request failed unexpectedly');
+    return failure(id, RPC.INTERNAL, 'internal error');
+  }
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function str(p: Record<string, unknown>, key: string): string {
+  const v = p[key];
+  if (typeof v !== 'string' || v === '') throw new SvcError('INVALID_INPUT', `params.${key} must be a non-empty string`);
+  return v;
+}
+
+/** Every list fits one page, so no cursor was ever issued: any cursor is invalid (-32602). */
+function noCursor(p: Record<string, unknown>): void {
+  if (p.cursor !== undefined) throw new SvcError('INVALID_INPUT', 'unknown cursor: every list is returned in one page');
+}
