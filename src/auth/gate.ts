@@ -1,0 +1,51 @@
+// The auth gate in front of protected routes. Guarantees: a bearer is checked
+// against the static tokens first, then as an OAuth access token; tokens are
+// read only from the Authorization header; every 401/403 carries a
+// WWW-Authenticate challenge that starts with exactly "Bearer " (RFC 6750), with
+// resource_metadata when the OAuth server publishes protected-resource metadata.
+
+import { SvcError } from '../errors.js';
+import type { Principal } from '../core/types.js';
+import type { BearerAuth } from './bearer.js';
+
+export interface AccessTokenVerifier {
+  verifyAccessToken(token: string): Promise<Principal | null>;
+  isActive(p: Principal): Promise<boolean>;
+  prmUrl(route?: string): string;
+}
+
+export interface AuthGate {
+  authenticate(authorization: string | undefined): Promise<Principal | SvcError>;
+  stillValid(p: Principal): Promise<boolean>;
+  challenge(o: { error?: 'invalid_token' | 'insufficient_scope'; scopes?: readonly string[]; description?: string; route?: string }): string;
+}
+
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+export function createGate(opts: { bearer?: BearerAuth; oauth?: AccessTokenVerifier; realm: string; defaultScopes: () => readonly string[] }): AuthGate {
+  const { bearer, oauth } = opts;
+  return {
+    async authenticate(authorization) {
+      if (!authorization) return new SvcError('UNAUTHENTICATED', 'a bearer token is required (Authorization: Bearer <token>)');
+      const m = BEARER.exec(authorization);
+      if (!m) return new SvcError('UNAUTHENTICATED', 'malformed Authorization header: expected "Bearer <token>"', { data: { error: 'invalid_token' } });
+      const token = m[1]!;
+      const p = bearer?.match(token) ?? (oauth ? await oauth.verifyAccessToken(token) : null);
+      return p ?? new SvcError('UNAUTHENTICATED', 'the token is unknown, expired, revoked or for another resource', { data: { error: 'invalid_token' } });
+    },
+    async stillValid(p) {
+      if (p.kind === 'static') return bearer?.stillValid(p) ?? false;
+      if (p.expiresAt !== undefined && p.expiresAt * 1000 <= Date.now()) return false;
+      return oauth ? oauth.isActive(p) : false;
+    },
+    challenge(o) {
+      const parts = [`realm="${opts.realm.replace(/["\\]/g, '')}"`];
+      if (o.error) parts.push(`error="${o.error}"`);
+      const scopes = o.scopes ?? opts.defaultScopes();
+      if (scopes.length) parts.push(`scope="${scopes.join(' ')}"`);
+      if (oauth) parts.push(`resource_metadata="${oauth.prmUrl(o.route)}"`);
+      if (o.description) parts.push(`error_description="${o.description.replace(/["\\]/g, '')}"`);
+      return `Bearer ${parts.join(', ')}`;
+    },
+  };
+}

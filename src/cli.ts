@@ -1,0 +1,146 @@
+#!/usr/bin/env node
+// The `svc` command — the only reader of argv and env. Forms scripts rely on:
+//   svc serve [manifest] [--host H] [--port N] [--no-watch]   → prints "listening on http://HOST:PORT"
+//   svc validate [manifest] [--json]                           → exit 0, or 1 with FILE:LINE:COL: CODE: message lines
+//   svc init [dir]                                             → writes a commented starter svc.yaml
+// Guarantees: stdout carries only the listening line (logs go to stderr);
+// SIGTERM/SIGINT drain and exit 0; a bad manifest never prints a stack trace.
+
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { checkManifest, loadManifest } from './manifest/index.js';
+import { ManifestError, SvcError } from './errors.js';
+import { serve } from './http/serve.js';
+import { logger } from './log.js';
+import { STARTER_MANIFEST } from './starter.js';
+
+interface Args { positional: string[]; flags: Map<string, string | true> }
+
+function parseArgs(argv: string[]): Args {
+  const positional: string[] = [];
+  const flags = new Map<string, string | true>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (!a.startsWith('--')) {
+      positional.push(a);
+      continue;
+    }
+    const eq = a.indexOf('=');
+    if (eq !== -1) flags.set(a.slice(2, eq), a.slice(eq + 1));
+    else if (['host', 'port'].includes(a.slice(2)) && argv[i + 1] !== undefined) flags.set(a.slice(2), argv[++i]!);
+    else flags.set(a.slice(2), true);
+  }
+  return { positional, flags };
+}
+
+const USAGE = `usage:
+  svc serve [manifest] [--host H] [--port N] [--no-watch]
+  svc validate [manifest] [--json]
+  svc init [dir]`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  const args = parseArgs(rest);
+  switch (command) {
+    case 'serve':
+      return cmdServe(args);
+    case 'validate':
+      return cmdValidate(args);
+    case 'init':
+      return cmdInit(args);
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(USAGE + '\n');
+      return command === undefined ? 2 : 0;
+    default:
+      process.stderr.write(`svc: unknown command ${command}\n${USAGE}\n`);
+      return 2;
+  }
+}
+
+function printProblems(problems: SvcError[]): void {
+  for (const p of problems) process.stderr.write(p.format() + '\n');
+}
+
+async function cmdServe(args: Args): Promise<number> {
+  const file = args.positional[0] ?? 'svc.yaml';
+  let loaded;
+  try {
+    loaded = await loadManifest(file);
+  } catch (e) {
+    if (e instanceof ManifestError) {
+      printProblems(e.problems);
+      return 1;
+    }
+    throw e;
+  }
+  const flagPort = args.flags.get('port');
+  const port = typeof flagPort === 'string' ? Number(flagPort) : process.env.PORT ? Number(process.env.PORT) : undefined;
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
+    process.stderr.write(`svc: --port must be an integer 0..65535\n`);
+    return 2;
+  }
+  const flagHost = args.flags.get('host');
+  const host = typeof flagHost === 'string' ? flagHost : process.env.HOST || undefined;
+  const served = await serve(loaded.svc, loaded.config, { host, port });
+  const generated = served.handle.bearer?.generated;
+  if (generated) {
+    process.stderr.write(`\nNo token was set (auth.token is empty), so one was generated for this run:\n\n  export SVC_TOKEN=${generated}\n\nSet SVC_TOKEN yourself to keep a token across restarts.\n\n`);
+  }
+  process.stdout.write(`listening on ${served.url}\n`);
+  logger.info({ event: 'server.started', url: served.url, manifest: relative(process.cwd(), loaded.config.manifest_path ?? file), config_hash: loaded.hash }, `serving ${loaded.svc.name}`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ event: 'server.stopping', signal }, 'draining');
+    await served.close();
+    loaded.dispose();
+    logger.flush();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+  return -1; // keep running
+}
+
+function cmdValidate(args: Args): number {
+  const file = args.positional[0] ?? 'svc.yaml';
+  const checked = checkManifest(file);
+  if (args.flags.has('json')) {
+    process.stdout.write(JSON.stringify({ valid: checked.problems.length === 0, file, config_hash: checked.hash, problems: checked.problems.map((p) => p.toJSON()) }, null, 2) + '\n');
+  } else if (checked.problems.length) {
+    printProblems(checked.problems);
+  } else {
+    const m = checked.plan!.manifest;
+    process.stdout.write(`${file}: ok — ${m.tools?.length ?? 0} tools, ${m.resources?.length ?? 0} resources, ${m.prompts?.length ?? 0} prompts\n`);
+  }
+  return checked.problems.length ? 1 : 0;
+}
+
+function cmdInit(args: Args): number {
+  const dir = args.positional[0] ?? '.';
+  const file = join(dir, 'svc.yaml');
+  if (existsSync(file)) {
+    process.stderr.write(`svc: ${file} already exists; not overwriting\n`);
+    return 1;
+  }
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(file, STARTER_MANIFEST, { flag: 'wx' });
+  process.stdout.write(`wrote ${file}\nnext: svc validate ${file} && svc serve ${file}\n`);
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (e: unknown) => {
+    process.stderr.write(`svc: ${e instanceof SvcError ? e.format() : (e as Error).message}\n`);
+    logger.error({ err: e }, 'fatal');
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,174 @@
+// Catalog: a FastSvc compiled for serving — frozen, with input validators built
+// once and the MCP wire listings rendered once. Guarantees: building a catalog
+// either succeeds whole or throws; nothing about a catalog changes after it is
+// built (hot reload builds a new one and swaps the reference); lookups on the
+// hot path are Map gets.
+
+import { createHash } from 'node:crypto';
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { SvcError } from '../errors.js';
+import type { FastSvc } from './fast-svc.js';
+import type { JsonSchemaObject, PromptDef, ResourceDef, ToolDef } from './types.js';
+
+// ajv-formats ships CJS with a default export; under NodeNext it arrives as a namespace.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+
+export interface ToolEntry {
+  readonly def: ToolDef;
+  readonly required: readonly string[];
+  readonly validate: ValidateFunction;
+  readonly outputMode: 'scalar' | 'json';
+  readonly inlineOk: boolean;
+  readonly wire: Readonly<Record<string, unknown>>;
+}
+
+export interface ResourceEntry {
+  readonly def: ResourceDef;
+  readonly required: readonly string[];
+  readonly wire: Readonly<Record<string, unknown>>;
+  /** For uri_template resources: the matcher and variable names. */
+  readonly match?: { regex: RegExp; vars: readonly string[] };
+}
+
+export interface PromptEntry {
+  readonly def: PromptDef;
+  readonly required: readonly string[];
+  readonly wire: Readonly<Record<string, unknown>>;
+}
+
+export interface Catalog {
+  readonly name: string;
+  readonly version: string;
+  readonly description: string;
+  readonly instructions?: string;
+  readonly tools: ReadonlyMap<string, ToolEntry>;
+  readonly resources: ReadonlyMap<string, ResourceEntry>;
+  readonly templates: readonly ResourceEntry[];
+  readonly prompts: ReadonlyMap<string, PromptEntry>;
+  /** sha256 of the source (the manifest file's bytes, or the catalog's own listing for code-built apps). */
+  readonly hash: string;
+}
+
+export const EMPTY_SCHEMA: JsonSchemaObject = Object.freeze({ type: 'object', properties: {} }) as JsonSchemaObject;
+
+/** One Ajv per catalog: compiled validators are released with the catalog they belong to. */
+export function newInputAjv(): Ajv {
+  const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false, strictTuples: false, strictRequired: false, useDefaults: true, coerceTypes: false });
+  addFormats(ajv);
+  return ajv;
+}
+
+export function buildCatalog(svc: FastSvc, opts: { hash?: string } = {}): Catalog {
+  const ajv = newInputAjv();
+  const tools = new Map<string, ToolEntry>();
+  for (const def of svc.tools.values()) {
+    const schema = def.input_schema ?? EMPTY_SCHEMA;
+    let validate: ValidateFunction;
+    try {
+      validate = ajv.compile(schema);
+    } catch (e) {
+      throw new SvcError('INPUT_SCHEMA_INVALID', `tool ${def.name}: ${(e as Error).message}`, { path: `tools/${def.name}/input_schema` });
+    }
+    const wire = freeze({
+      name: def.name,
+      ...(def.title !== undefined && { title: def.title }),
+      description: def.description,
+      inputSchema: schema,
+      ...(def.annotations !== undefined && { annotations: def.annotations }),
+    });
+    tools.set(def.name, Object.freeze({
+      def,
+      required: Object.freeze([...(def.required_scopes ?? [])]),
+      validate,
+      outputMode: def.output_mode ?? 'scalar',
+      inlineOk: def.inline_ok ?? true,
+      wire,
+    }));
+  }
+
+  const resources = new Map<string, ResourceEntry>();
+  const templates: ResourceEntry[] = [];
+  for (const def of svc.resources.values()) {
+    const common = {
+      name: def.name,
+      ...(def.title !== undefined && { title: def.title }),
+      ...(def.description && { description: def.description }),
+      mimeType: def.mime_type ?? 'text/plain',
+    };
+    const required = Object.freeze([...(def.required_scopes ?? [])]);
+    if (def.uri !== undefined) {
+      resources.set(def.uri, Object.freeze({ def, required, wire: freeze({ uri: def.uri, ...common }) }));
+    } else {
+      templates.push(Object.freeze({ def, required, wire: freeze({ uriTemplate: def.uri_template!, ...common }), match: compileUriTemplate(def.uri_template!) }));
+    }
+  }
+
+  const prompts = new Map<string, PromptEntry>();
+  for (const def of svc.prompts.values()) {
+    const wire = freeze({
+      name: def.name,
+      ...(def.title !== undefined && { title: def.title }),
+      ...(def.description && { description: def.description }),
+      arguments: (def.arguments ?? []).map((a) => ({ name: a.name, ...(a.description && { description: a.description }), required: a.required ?? false })),
+    });
+    prompts.set(def.name, Object.freeze({ def, required: Object.freeze([...(def.required_scopes ?? [])]), wire }));
+  }
+
+  const hash = opts.hash ?? createHash('sha256').update(JSON.stringify({
+    t: [...tools.values()].map((t) => [t.wire, t.required]),
+    r: [...resources.values(), ...templates].map((r) => [r.wire, r.required]),
+    p: [...prompts.values()].map((p) => [p.wire, p.required]),
+  })).digest('hex');
+
+  return Object.freeze({
+    name: svc.name,
+    version: svc.version,
+    description: svc.description,
+    instructions: svc.instructions,
+    tools, resources, templates: Object.freeze(templates), prompts, hash,
+  });
+}
+
+/** RFC 6570 level 1: `{var}` matches one path segment. */
+export function compileUriTemplate(template: string): { regex: RegExp; vars: string[] } {
+  const vars: string[] = [];
+  let src = '^';
+  let last = 0;
+  for (const m of template.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) {
+    src += escapeRe(template.slice(last, m.index)) + '([^/?#]+)';
+    vars.push(m[1]!);
+    last = m.index! + m[0].length;
+  }
+  src += escapeRe(template.slice(last)) + '$';
+  return { regex: new RegExp(src), vars };
+}
+
+export function findResource(cat: Catalog, uri: string): { entry: ResourceEntry; vars: Record<string, string> } | undefined {
+  const fixed = cat.resources.get(uri);
+  if (fixed) return { entry: fixed, vars: {} };
+  for (const entry of cat.templates) {
+    const m = entry.match!.regex.exec(uri);
+    if (!m) continue;
+    const vars: Record<string, string> = {};
+    entry.match!.vars.forEach((v, i) => { vars[v] = safeDecode(m[i + 1]!); });
+    return { entry, vars };
+  }
+  return undefined;
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function freeze<T extends object>(o: T): Readonly<T> {
+  return Object.freeze(o);
+}

@@ -1,0 +1,126 @@
+// createApp: assembles the Express application from a FastSvc and a
+// SvcServerConfig. Guarantees: the manifest's routes decide what is public,
+// protected or absent (absent → 404); DNS-rebinding checks run before any route;
+// protected routes run the auth gate before the transport and hand it
+// res.locals.principal; public routes get the anonymous principal, which holds no
+// scope (so only capabilities without required_scopes are usable there); tokens
+// in the query string are refused; the OAuth engine is mounted last (it never
+// calls next()).
+
+import http from 'node:http';
+import express, { type Application, type NextFunction, type Request, type Response } from 'express';
+import expressWs from 'express-ws';
+import { readFileSync } from 'node:fs';
+import { buildCatalog } from '../core/catalog.js';
+import type { FastSvc } from '../core/fast-svc.js';
+import type { Principal } from '../core/types.js';
+import { resolveConfig, profileScopes, type ResolvedConfig, type SvcServerConfig } from '../config.js';
+import { SvcError } from '../errors.js';
+import { logger as rootLogger, type Logger } from '../log.js';
+import { Runtime } from '../runtime/runtime.js';
+import { BearerAuth } from '../auth/bearer.js';
+import { createGate, type AuthGate } from '../auth/gate.js';
+import { parseByteSize } from '../util/bytes.js';
+import { svcRouter } from '../transports/svc-rest.js';
+import { errorHandler, sendError } from './errors.js';
+import { hostCheck } from './host-check.js';
+import { publicHandlers, type ServerStatus } from './public-routes.js';
+
+export const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+
+export const ANONYMOUS: Principal = Object.freeze({ sub: 'anonymous', scopes: new Set<string>(), kind: 'anonymous' });
+
+export interface AppHandle {
+  app: Application;
+  runtime: Runtime;
+  gate: AuthGate;
+  config: ResolvedConfig;
+  status: ServerStatus;
+  bearer?: BearerAuth;
+  logger: Logger;
+  /** The public base URL (config.base_url, or the listening address). */
+  baseUrl(): string;
+  close(): Promise<void>;
+}
+
+export interface CreateAppOptions {
+  /** The http.Server the app will run on; needed for /ws. Without it, use app.listen(). */
+  server?: http.Server;
+  logger?: Logger;
+  /** A token to use when auth.generate_if_unset applies (keeps it stable across reloads). */
+  generatedToken?: string;
+}
+
+export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: CreateAppOptions = {}): Promise<AppHandle> {
+  const log = opts.logger ?? rootLogger;
+  const cfg = resolveConfig(config);
+  const allScopes = profileScopes(cfg.profile);
+  const runtime = new Runtime(buildCatalog(svc, { hash: cfg.config_hash }), { inlineLimit: cfg.server.inline_limit, logger: log });
+  const bearer = cfg.auth ? new BearerAuth(cfg.auth, allScopes, log, opts.generatedToken) : undefined;
+  const baseUrl = () => cfg.base_url ?? `http://${cfg.server.host}:${cfg.server.port}`;
+  const gate = createGate({ bearer, realm: svc.name, defaultScopes: () => [] });
+  const status: ServerStatus = { ready: false, draining: false, started_at: new Date().toISOString() };
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  const server = opts.server ?? http.createServer(app);
+  expressWs(app, server, { wsOptions: { maxPayload: parseByteSize(cfg.server.body_limit) } });
+
+  app.use(hostCheck({ bindHost: cfg.server.host, allowedHosts: cfg.server.allowed_hosts, allowedOrigins: cfg.server.allowed_origins }));
+  app.use(refuseQueryTokens);
+
+  const isPublic = (r: string) => cfg.routes.public.includes(r);
+  const isProtected = (r: string) => cfg.routes.protected.includes(r);
+  const guard = (route: string) => (isProtected(route) ? authenticate(gate, route, log) : anonymous);
+
+  const handlers = publicHandlers({
+    catalog: () => runtime.current(),
+    config: cfg,
+    status,
+    authMode: () => (bearer ? 'bearer' : 'none'),
+    baseUrl,
+    version: VERSION,
+  });
+  for (const [route, handler] of Object.entries(handlers)) {
+    if (isPublic(route) || isProtected(route)) app.get(route, guard(route), handler);
+  }
+
+  const bodyLimit = parseByteSize(cfg.server.body_limit);
+  if (isPublic('/svc') || isProtected('/svc')) app.use('/svc', guard('/svc'), svcRouter({ runtime, gate, logger: log, bodyLimit }));
+
+  app.use((req, res) => sendError(res, new SvcError('NOT_FOUND', `no route ${req.method} ${req.path}`)));
+  app.use(errorHandler(log, gate));
+
+  status.ready = true;
+  return {
+    app, runtime, gate, config: cfg, status, bearer, logger: log, baseUrl,
+    async close() {
+      bearer?.close();
+    },
+  };
+}
+
+function authenticate(gate: AuthGate, route: string, log: Logger) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const r = await gate.authenticate(req.headers.authorization);
+    if (r instanceof SvcError) {
+      log.info({ event: 'auth.failed', route, method: req.method, ip: req.socket.remoteAddress, reason: r.message }, `401 on ${route}: ${r.message}`);
+      return sendError(res, r, gate, route);
+    }
+    res.locals.principal = r;
+    next();
+  };
+}
+
+function anonymous(_req: Request, res: Response, next: NextFunction) {
+  res.locals.principal = ANONYMOUS;
+  next();
+}
+
+function refuseQueryTokens(req: Request, res: Response, next: NextFunction) {
+  if (req.url.includes('access_token=') && typeof req.query.access_token === 'string') {
+    return sendError(res, new SvcError('INVALID_REQUEST', 'tokens are accepted only in the Authorization header'));
+  }
+  next();
+}

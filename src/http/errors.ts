@@ -1,0 +1,39 @@
+// Mapping errors to HTTP answers. Guarantees: one JSON error shape everywhere on
+// HTTP — {"error": {"code", "message", ...data}} — with the status from the code
+// registry; 401/403 always carry WWW-Authenticate; an unexpected error becomes a
+// 500 INTERNAL with a request id and is logged, never shown with its stack.
+
+import type { Request, Response, NextFunction } from 'express';
+import { randomUUID } from 'node:crypto';
+import { SvcError } from '../errors.js';
+import type { AuthGate } from '../auth/gate.js';
+import type { Logger } from '../log.js';
+
+export function sendError(res: Response, err: SvcError, gate?: AuthGate, route?: string): void {
+  if (gate && err.code === 'UNAUTHENTICATED') {
+    const error = (err.data?.error as 'invalid_token' | undefined) ?? undefined;
+    res.setHeader('WWW-Authenticate', gate.challenge({ error, route, description: error ? err.message : undefined }));
+  } else if (gate && err.code === 'INSUFFICIENT_SCOPE') {
+    res.setHeader('WWW-Authenticate', gate.challenge({ error: 'insufficient_scope', scopes: err.data?.required as string[], route, description: err.message }));
+  }
+  res.status(err.status).json({ error: err.toJSON() });
+}
+
+export function toSvcError(e: unknown, log: Logger): SvcError {
+  if (e instanceof SvcError) return e;
+  const ex = e as { type?: string; status?: number; message?: string };
+  if (ex?.type === 'entity.too.large') return new SvcError('PAYLOAD_TOO_LARGE', 'request body too large');
+  if (ex?.type === 'entity.parse.failed') return new SvcError('INVALID_REQUEST', 'request body is not valid JSON');
+  if (ex?.status && ex.status >= 400 && ex.status < 500) return new SvcError('INVALID_REQUEST', ex.message ?? 'bad request');
+  const id = randomUUID();
+  log.error({ err: e, request_id: id }, 'unexpected error');
+  return new SvcError('INTERNAL', `internal error (request id ${id})`);
+}
+
+/** Express error middleware: the last word on any error a route let through. */
+export function errorHandler(log: Logger, gate?: AuthGate) {
+  return (err: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(err);
+    sendError(res, toSvcError(err, log), gate, req.path);
+  };
+}

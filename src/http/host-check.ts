@@ -1,0 +1,56 @@
+// DNS-rebinding protection for every route. Guarantees: when the server is bound
+// to a loopback address and server.allowed_hosts is empty, only loopback Host
+// names are accepted; a request with an Origin header is accepted only from an
+// allowed origin (server.allowed_origins, or the same host, or loopback when bound
+// to loopback); everything else gets 403 FORBIDDEN_ORIGIN before any route runs.
+
+import type { Request, Response, NextFunction } from 'express';
+import { SvcError } from '../errors.js';
+import { sendError } from './errors.js';
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK_NAMES.has(host) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/** Hostname of a Host header value (strips the port; keeps IPv6 brackets). */
+export function hostName(hostHeader: string): string {
+  const h = hostHeader.trim().toLowerCase();
+  if (h.startsWith('[')) return h.slice(0, h.indexOf(']') + 1);
+  const i = h.lastIndexOf(':');
+  return i === -1 ? h : h.slice(0, i);
+}
+
+export function hostCheck(opts: { bindHost: string; allowedHosts: readonly string[]; allowedOrigins: readonly string[] }) {
+  const loopbackBound = isLoopbackHost(opts.bindHost);
+  const hosts = new Set(opts.allowedHosts.map((h) => h.toLowerCase()));
+  const origins = new Set(opts.allowedOrigins.map((o) => o.toLowerCase().replace(/\/$/, '')));
+  const hostOk = (host: string | undefined): boolean => {
+    if (!host) return false;
+    if (hosts.size) return hosts.has(host.toLowerCase()) || hosts.has(hostName(host));
+    return !loopbackBound || isLoopbackHost(hostName(host));
+  };
+  const originOk = (origin: string, host: string): boolean => {
+    const o = origin.toLowerCase();
+    if (origins.has(o)) return true;
+    let u: URL;
+    try {
+      u = new URL(o);
+    } catch {
+      return false;
+    }
+    if (u.host === host.toLowerCase()) return true;
+    return origins.size === 0 && loopbackBound && isLoopbackHost(u.hostname);
+  };
+  return (req: Request, res: Response, next: NextFunction) => {
+    const host = req.headers.host;
+    if (!hostOk(host)) return sendError(res, new SvcError('FORBIDDEN_ORIGIN', `Host ${host ?? '(none)'} is not allowed`));
+    const origin = req.headers.origin;
+    if (origin !== undefined && origin !== 'null' && !originOk(origin, host!)) {
+      return sendError(res, new SvcError('FORBIDDEN_ORIGIN', `Origin ${origin} is not allowed`));
+    }
+    if (origin === 'null') return sendError(res, new SvcError('FORBIDDEN_ORIGIN', 'Origin null is not allowed'));
+    next();
+  };
+}

@@ -1,0 +1,112 @@
+// The informational routes: /, /docs, /healthz, /readyz, /metadata. Guarantees:
+// they read only the current catalog and the server status (no secrets: token
+// values never appear, only which auth mode is on); /readyz is 503 until the
+// server is ready and while it drains; /docs is escaped, script-free HTML.
+
+import type { Request, Response } from 'express';
+import type { Catalog } from '../core/catalog.js';
+import type { ResolvedConfig } from '../config.js';
+import { profileScopes } from '../config.js';
+import { esc, page } from './html.js';
+
+export interface ServerStatus {
+  ready: boolean;
+  draining: boolean;
+  started_at: string;
+  last_reload?: { at: string; ok: boolean; error?: string; hash: string; changes?: unknown };
+  restart_required?: string[];
+}
+
+export interface PublicDeps {
+  catalog: () => Catalog;
+  config: ResolvedConfig;
+  status: ServerStatus;
+  authMode: () => string;
+  baseUrl: () => string;
+  version: string;
+}
+
+export function metadata(d: PublicDeps) {
+  const cat = d.catalog();
+  const c = d.config;
+  const issuer = c.oauth?.enabled ? c.oauth.issuer ?? d.baseUrl() : c.profile.issuer;
+  return {
+    name: cat.name,
+    description: cat.description,
+    version: d.version,
+    base_url: d.baseUrl(),
+    transports: (['/svc', '/mcp', '/ws'] as const).filter((r) => c.routes.public.includes(r) || c.routes.protected.includes(r)),
+    routes: { public: c.routes.public, protected: c.routes.protected },
+    auth: { mode: d.authMode() },
+    profile: {
+      issuer,
+      authorization_url: c.profile.authorization_url ?? (issuer ? `${issuer}/authorize` : undefined),
+      token_url: c.profile.token_url ?? (issuer ? `${issuer}/token` : undefined),
+      scopes: profileScopes(c.profile),
+    },
+    capabilities: { tools: cat.tools.size, resources: cat.resources.size + cat.templates.length, prompts: cat.prompts.size },
+    config_hash: cat.hash,
+    ready: d.status.ready && !d.status.draining,
+    started_at: d.status.started_at,
+    last_reload: d.status.last_reload ?? null,
+    restart_required: d.status.restart_required ?? [],
+  };
+}
+
+export const publicHandlers = (d: PublicDeps) => ({
+  '/healthz': (_req: Request, res: Response) => {
+    res.json({ status: 'ok' });
+  },
+  '/readyz': (_req: Request, res: Response) => {
+    const ok = d.status.ready && !d.status.draining;
+    res.status(ok ? 200 : 503).json({
+      status: ok ? 'ready' : d.status.draining ? 'draining' : 'starting',
+      config_hash: d.catalog().hash,
+      last_reload: d.status.last_reload ?? null,
+      restart_required: d.status.restart_required ?? [],
+    });
+  },
+  '/metadata': (_req: Request, res: Response) => {
+    res.json(metadata(d));
+  },
+  '/': (req: Request, res: Response) => {
+    const m = metadata(d);
+    if (req.accepts(['html', 'json']) === 'json') return void res.json(m);
+    const links = ['/docs', '/metadata', '/healthz', '/readyz'].filter((r) => d.config.routes.public.includes(r) || d.config.routes.protected.includes(r));
+    res.type('html').send(page(m.name, `<h1>${esc(m.name)}</h1><p>${esc(m.description)}</p>
+<p>${m.capabilities.tools} tools · ${m.capabilities.resources} resources · ${m.capabilities.prompts} prompts · auth: ${esc(m.auth.mode)}</p>
+<ul>${links.map((l) => `<li><a href="${l}">${l}</a></li>`).join('')}</ul>
+<p class="muted">Endpoints: ${m.transports.map((t) => `<code>${t}</code>`).join(' ')}</p>`));
+  },
+  '/docs': (_req: Request, res: Response) => {
+    res.type('html').send(docsPage(d));
+  },
+});
+
+function docsPage(d: PublicDeps): string {
+  const cat = d.catalog();
+  const m = metadata(d);
+  const descs = new Map((d.config.profile.scopes ?? []).map((s) => (typeof s === 'string' ? [s, ''] : [s.name, s.description ?? ''])));
+  const scopes = (list: readonly string[]) => (list.length ? list.map((s) => `<span class="scope">${esc(s)}</span>`).join('') : '<span class="muted">any authenticated caller</span>');
+  const base = esc(m.base_url);
+  const tools = [...cat.tools.values()].map((t) => `<section id="tool-${esc(t.def.name)}"><h3><code>${esc(t.def.name)}</code>${t.def.title ? ' — ' + esc(t.def.title) : ''}</h3>
+<p>${esc(t.def.description)}</p><p>Scopes: ${scopes(t.required)} · output: ${esc(t.outputMode)}</p>
+<details><summary>Input schema</summary><pre>${esc(JSON.stringify(t.def.input_schema ?? { type: 'object' }, null, 2))}</pre></details>
+<pre>curl -X POST ${base}/svc/tools/${esc(t.def.name)} -H 'Authorization: Bearer $TOKEN' -H 'Content-Type: application/json' -d '{…}'</pre></section>`).join('');
+  const resources = [...cat.resources.values(), ...cat.templates].map((r) => `<section><h3><code>${esc(r.def.uri ?? r.def.uri_template)}</code> — ${esc(r.def.name)}</h3>
+<p>${esc(r.def.description ?? '')}</p><p>Scopes: ${scopes(r.required)} · ${esc(r.def.mime_type ?? 'text/plain')}</p></section>`).join('');
+  const prompts = [...cat.prompts.values()].map((p) => `<section><h3><code>${esc(p.def.name)}</code></h3><p>${esc(p.def.description ?? '')}</p>
+<p>Scopes: ${scopes(p.required)}</p><p>Arguments: ${(p.def.arguments ?? []).map((a) => `<code>${esc(a.name)}</code>${a.required ? '*' : ''}`).join(' ') || '<span class="muted">none</span>'}</p></section>`).join('');
+  const auth = m.auth.mode === 'none'
+    ? '<p>No authentication is configured.</p>'
+    : `<p>Send <code>Authorization: Bearer &lt;token&gt;</code> on ${m.routes.protected.map((r) => `<code>${esc(r)}</code>`).join(' ')}.
+${m.auth.mode.includes('oauth') ? ` Get a token from the OAuth 2.1 server: discovery at <code>${esc(m.profile.issuer)}/.well-known/oauth-authorization-server</code> (authorization code + PKCE S256).` : ' The operator gives you a static token.'}
+A missing scope answers 403 with <code>WWW-Authenticate: Bearer error="insufficient_scope", scope="…"</code>.</p>
+<table><tr><th>Scope</th><th>Meaning</th></tr>${[...descs].map(([s, t]) => `<tr><td><span class="scope">${esc(s)}</span></td><td>${esc(t)}</td></tr>`).join('')}</table>`;
+  return page(`${m.name} — docs`, `<h1>${esc(m.name)}</h1><p>${esc(m.description)}</p>
+<h2>Authentication</h2>${auth}
+<h2>Tools (${cat.tools.size})</h2>${tools || '<p class="muted">none</p>'}
+<h2>Resources (${cat.resources.size + cat.templates.length})</h2>${resources || '<p class="muted">none</p>'}
+<h2>Prompts (${cat.prompts.size})</h2>${prompts || '<p class="muted">none</p>'}
+<p class="muted">config ${esc(m.config_hash.slice(0, 12))} · transports ${m.transports.map((t) => esc(t)).join(' ')}</p>`);
+}

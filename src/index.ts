@@ -1,0 +1,13 @@
+// Public API of fastsvc: the code door to the same house the YAML door opens.
+// Guarantees: loadManifest(path) returns exactly the {svc, config} that
+// createApp(svc, config) takes, so anything a manifest declares can be built in
+// code and vice versa.
+
+export { FastSvc, type FastSvcOptions } from './core/fast-svc.js';
+export type { Principal, CallContext, CallChannel, ToolDef, ResourceDef, PromptDef, ToolResult, ContentBlock, ResourceContents, PromptMessage } from './core/types.js';
+export type { SvcServerConfig, BearerAuthConfig, OAuthConfig, AuthProfile } from './config.js';
+export { createApp, type AppHandle } from './http/app.js';
+export { serve } from './http/serve.js';
+export { loadManifest, checkManifest } from './manifest/index.js';
+export { SvcError, ManifestError, CODES, type ErrorCode } from './errors.js';
+export { decide } from './policy/scopes.js';

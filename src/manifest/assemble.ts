@@ -1,0 +1,197 @@
+// Stage 4: turn a Plan into the two objects of the code API — a FastSvc whose
+// handlers are the declared backends, and the SvcServerConfig. Guarantees: this
+// is the only stage of loading that touches files besides load.ts (secrets in
+// *_file fields, static content files, SQLite databases, JS modules); every
+// backend is built up front so a broken one fails the load, not the first call;
+// dispose() releases what the backends hold (database handles).
+
+import { readFileSync } from 'node:fs';
+import { dirname, extname, resolve } from 'node:path';
+import { FastSvc } from '../core/fast-svc.js';
+import type { CallContext, ContentBlock, PromptMessage, ResourceContents, ToolResult } from '../core/types.js';
+import { ManifestError, SvcError } from '../errors.js';
+import { compileTemplate } from '../runtime/template.js';
+import { httpBackend } from '../runtime/backends/http.js';
+import { execBackend } from '../runtime/backends/exec.js';
+import { fsBackend } from '../runtime/backends/fs.js';
+import { sqliteBackend } from '../runtime/backends/sqlite.js';
+import { moduleBackend } from '../runtime/backends/module.js';
+import { readFileContent } from '../runtime/backends/file-content.js';
+import type { BackendEnv, BackendFn } from '../runtime/backends/types.js';
+import type { SvcServerConfig } from '../config.js';
+import type { Plan } from './compile.js';
+import type { ContentBlock as ContentSpec, Prompt, Resource, Tool } from './types.gen.js';
+
+export interface Assembled {
+  svc: FastSvc;
+  config: SvcServerConfig;
+  dispose(): void;
+}
+
+type Locate = (path: readonly (string | number)[]) => { line: number; col: number };
+
+export async function assemble(plan: Plan, file: string, hash: string, locate: Locate): Promise<Assembled> {
+  const m = plan.manifest;
+  const env: BackendEnv = { manifestDir: dirname(resolve(file)) };
+  const disposers: (() => void)[] = [];
+  const problems: SvcError[] = [];
+  const svc = new FastSvc({ name: m.name, description: m.description });
+  // Build every item, collecting failures at their node, so one load reports them all.
+  const attempt = async (path: (string | number)[], build: () => Promise<void> | void) => {
+    try {
+      await build();
+    } catch (e) {
+      const { line, col } = locate(path);
+      const code = e instanceof SvcError ? e.code : (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'FILE_UNREADABLE' : 'BACKEND_CONFIG';
+      problems.push(new SvcError(code, (e as Error).message, { file, line, col }));
+    }
+  };
+
+  for (const [i, t] of (m.tools ?? []).entries()) await attempt(['tools', i], async () => {
+    const handler = await toolHandler(t, env, disposers);
+    svc.tool({
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      input_schema: (t.input_schema ?? { type: 'object', properties: {} }) as never,
+      output_mode: t.output_mode,
+      inline_ok: t.inline_ok,
+      required_scopes: [...(t.required_scopes ?? [])],
+      annotations: t.annotations as Record<string, unknown> | undefined,
+      handler,
+    });
+  });
+  for (const [i, r] of (m.resources ?? []).entries()) await attempt(['resources', i], async () => {
+    svc.resource({ ...resourceMeta(r), read: await resourceReader(r, env) });
+  });
+  for (const [i, p] of (m.prompts ?? []).entries()) await attempt(['prompts', i], () => {
+    svc.prompt(promptDef(p, env));
+  });
+  let clients: NonNullable<SvcServerConfig['oauth']>['clients'];
+  await attempt(['oauth', 'clients'], () => {
+    clients = m.oauth?.clients?.map((c) => (c.client_secret_file ? { ...c, client_secret: readSecret(resolve(env.manifestDir, c.client_secret_file), file) } : c));
+  });
+  if (problems.length) {
+    disposers.forEach((d) => d());
+    throw new ManifestError(problems);
+  }
+
+  const config: SvcServerConfig = {
+    base_url: m.base_url,
+    server: m.server,
+    routes: m.routes,
+    auth: m.auth && { ...m.auth, ...(m.auth.token_file && { token_file: resolve(env.manifestDir, m.auth.token_file) }), tokens: m.auth.tokens?.map((t) => ({ ...t, ...(t.token_file && { token_file: resolve(env.manifestDir, t.token_file) }) })) },
+    oauth: m.oauth && {
+      ...m.oauth,
+      clients,
+      ...(m.oauth.provider?.path && { provider: { ...m.oauth.provider, path: resolve(env.manifestDir, m.oauth.provider.path) } }),
+    },
+    profile: m.profile,
+    base_dir: env.manifestDir,
+    manifest_path: resolve(file),
+    config_hash: hash,
+  };
+  return { svc, config, dispose: () => disposers.forEach((d) => d()) };
+}
+
+async function toolHandler(t: Tool, env: BackendEnv, disposers: (() => void)[]): Promise<(input: Record<string, unknown>, ctx: CallContext) => unknown> {
+  const isError = t.is_error === true;
+  if (t.template !== undefined) {
+    const tpl = compileTemplate(t.template);
+    return isError ? (input) => ({ content: [{ type: 'text', text: tpl.render(input) }], isError: true }) : (input) => tpl.render(input);
+  }
+  if (t.content) {
+    const blocks = t.content.map((c) => contentBlock(c, env));
+    return (input): ToolResult => ({ content: blocks.map((b) => b(input)), ...(isError && { isError: true }) });
+  }
+  let fn: BackendFn;
+  if (t.http) fn = httpBackend(t.http, env);
+  else if (t.exec) fn = execBackend(t.exec, env);
+  else if (t.fs) fn = fsBackend(t.fs, env);
+  else if (t.sqlite) {
+    const b = sqliteBackend(t.sqlite, env);
+    disposers.push(() => b.close());
+    fn = b;
+  } else fn = await moduleBackend(t.module!, env);
+  return fn;
+}
+
+/** A static content block, its text templated with the call's arguments. */
+function contentBlock(c: ContentSpec, env: BackendEnv): (vars: Record<string, unknown>) => ContentBlock {
+  switch (c.type) {
+    case 'text': {
+      const tpl = compileTemplate(c.text ?? '');
+      return (vars) => ({ type: 'text', text: tpl.render(vars) });
+    }
+    case 'image':
+    case 'audio': {
+      const data = c.data ?? (c.file ? readFileSync(resolve(env.manifestDir, c.file)).toString('base64') : '');
+      const mimeType = c.mime_type ?? guessMime(c.file ?? '');
+      return () => ({ type: c.type as 'image' | 'audio', data, mimeType });
+    }
+    case 'resource': {
+      const tpl = c.text !== undefined ? compileTemplate(c.text) : undefined;
+      const uri = c.uri ?? 'about:blank';
+      const mimeType = c.mime_type ?? 'text/plain';
+      return (vars) => ({ type: 'resource', resource: tpl ? { uri, mimeType, text: tpl.render(vars) } : { uri, mimeType, blob: c.blob ?? '' } });
+    }
+    case 'resource_link':
+      return () => ({ type: 'resource_link', uri: c.uri ?? '', name: c.name ?? c.uri ?? '', ...(c.mime_type && { mimeType: c.mime_type }) });
+  }
+}
+
+function resourceMeta(r: Resource) {
+  return { uri: r.uri, uri_template: r.uri_template, name: r.name, title: r.title, description: r.description, mime_type: r.mime_type, required_scopes: [...(r.required_scopes ?? [])] };
+}
+
+async function resourceReader(r: Resource, env: BackendEnv): Promise<(uri: string, vars: Record<string, string>, ctx: CallContext) => Promise<ResourceContents[]>> {
+  const mimeType = r.mime_type ?? 'text/plain';
+  if (r.text !== undefined) {
+    const tpl = compileTemplate(r.text);
+    return async (uri, vars) => [{ uri, mimeType, text: tpl.render(vars) }];
+  }
+  if (r.blob !== undefined) {
+    const blob = r.blob;
+    return async (uri) => [{ uri, mimeType, blob }];
+  }
+  if (r.file !== undefined) {
+    const path = resolve(env.manifestDir, r.file);
+    return async (uri) => [await readFileContent(path, uri, mimeType)];
+  }
+  const fn = r.http ? httpBackend(r.http, env) : await moduleBackend(r.module!, env);
+  return async (uri, vars, ctx) => {
+    const out = await fn({ ...vars, uri }, ctx);
+    if (Array.isArray(out)) return out as ResourceContents[];
+    if (out instanceof Uint8Array) return [{ uri, mimeType, blob: Buffer.from(out).toString('base64') }];
+    return [{ uri, mimeType, text: typeof out === 'string' ? out : JSON.stringify(out) }];
+  };
+}
+
+function promptDef(p: Prompt, env: BackendEnv) {
+  const messages = p.messages.map((msg) => {
+    const block = msg.content ? contentBlock(msg.content, env) : contentBlock({ type: 'text', text: msg.text ?? '' }, env);
+    return (vars: Record<string, unknown>): PromptMessage => ({ role: msg.role, content: block(vars) });
+  });
+  return {
+    name: p.name,
+    title: p.title,
+    description: p.description,
+    arguments: p.arguments?.map((a) => ({ name: a.name, description: a.description, required: a.required, values: a.values })),
+    required_scopes: [...(p.required_scopes ?? [])],
+    get: (args: Record<string, string>) => messages.map((m) => m(args)),
+  };
+}
+
+function readSecret(path: string, manifest: string): string {
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch (e) {
+    throw new SvcError('FILE_UNREADABLE', `cannot read secret file ${path}: ${(e as NodeJS.ErrnoException).code}`, { file: manifest });
+  }
+}
+
+const MIME: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp', '.wav': 'audio/wav', '.mp3': 'audio/mpeg', '.ogg': 'audio/ogg' };
+
+function guessMime(file: string): string {
+  return MIME[extname(file).toLowerCase()] ?? 'application/octet-stream';
+}

@@ -1,0 +1,199 @@
+// Stage 3: the semantic checks a schema cannot express, and the frozen Plan.
+// Guarantees: pure — no files, sockets, env or clock; every problem is reported
+// (not just the first), each at the node it concerns; a Plan is returned only
+// when there is no problem, and it is deep-frozen.
+
+import { SvcError, type ErrorCode } from '../errors.js';
+import { newInputAjv } from '../core/catalog.js';
+import { compileTemplate } from '../runtime/template.js';
+import type { SvcManifest, Tool } from './types.gen.js';
+
+export const KNOWN_ROUTES = ['/', '/docs', '/healthz', '/readyz', '/metadata', '/svc', '/mcp', '/ws'] as const;
+const BACKENDS = ['template', 'content', 'http', 'exec', 'fs', 'sqlite', 'module'] as const;
+const RESOURCE_SOURCES = ['text', 'blob', 'file', 'http', 'module'] as const;
+
+export interface Plan {
+  readonly manifest: SvcManifest;
+  /** Every declared scope, in declaration order. */
+  readonly scopes: readonly string[];
+  readonly publicRoutes: readonly string[];
+  readonly protectedRoutes: readonly string[];
+}
+
+type Path = (string | number)[];
+type Locate = (path: readonly (string | number)[]) => { line: number; col: number };
+
+export function compilePlan(m: SvcManifest, file: string, locate: Locate): { plan?: Plan; problems: SvcError[] } {
+  const problems: SvcError[] = [];
+  const problem = (code: ErrorCode, path: Path, message: string) => {
+    const { line, col } = locate(path);
+    problems.push(new SvcError(code, message, { file, line, col, path: '/' + path.join('/') }));
+  };
+
+  const scopes = (m.profile?.scopes ?? []).map((s) => (typeof s === 'string' ? s : s.name));
+  const declared = new Set(scopes);
+  const checkScopes = (list: readonly string[] | undefined, path: Path, who: string) => {
+    list?.forEach((s, i) => {
+      if (!declared.has(s)) problem('SCOPE_UNDECLARED', [...path, i], `${who} requires scope ${s}, which profile.scopes does not declare`);
+    });
+  };
+  unique(scopes, ['profile', 'scopes'], 'scope', problem);
+
+  // Routes
+  const pub = m.routes?.public ?? [];
+  const prot = m.routes?.protected ?? [];
+  pub.forEach((r, i) => {
+    if (!(KNOWN_ROUTES as readonly string[]).includes(r)) problem('ROUTE_CONFLICT', ['routes', 'public', i], `unknown route ${r} (known: ${KNOWN_ROUTES.join(' ')})`);
+    if (prot.includes(r)) problem('ROUTE_CONFLICT', ['routes', 'public', i], `route ${r} is listed both public and protected`);
+  });
+  prot.forEach((r, i) => {
+    if (!(KNOWN_ROUTES as readonly string[]).includes(r)) problem('ROUTE_CONFLICT', ['routes', 'protected', i], `unknown route ${r} (known: ${KNOWN_ROUTES.join(' ')})`);
+  });
+
+  // Auth
+  const oauthOn = m.oauth?.enabled === true;
+  const a = m.auth;
+  const hasMainToken = !!(a && (a.token || a.token_file || a.generate_if_unset));
+  const hasBearer = !!a && (hasMainToken || (a.tokens?.length ?? 0) > 0);
+  if (prot.length > 0 && !hasBearer && !oauthOn) {
+    problem('AUTH_MISSING', m.auth ? ['auth'] : m.routes ? ['routes', 'protected'] : [], `routes ${prot.join(' ')} are protected but no auth mode is configured: set auth.token (e.g. \${SVC_TOKEN}) or oauth.enabled`);
+  }
+  if (a) {
+    if (a.token && a.token_file) problem('AUTH_MISSING', ['auth', 'token_file'], 'give auth.token or auth.token_file, not both');
+    checkScopes(a.scopes, ['auth', 'scopes'], 'auth.scopes');
+    unique((a.tokens ?? []).map((t) => t.name), ['auth', 'tokens'], 'token name', problem);
+    a.tokens?.forEach((t, i) => {
+      if (!t.token === !t.token_file) problem('AUTH_MISSING', ['auth', 'tokens', i], `token ${t.name}: give exactly one of token or token_file`);
+      checkScopes(t.scopes, ['auth', 'tokens', i, 'scopes'], `token ${t.name}`);
+    });
+  }
+  if (m.oauth?.enabled) checkOAuth(m, problem, checkScopes);
+
+  // Tools
+  unique((m.tools ?? []).map((t) => t.name), ['tools'], 'tool', problem);
+  const ajv = newInputAjv();
+  m.tools?.forEach((t, i) => checkTool(t, ['tools', i], ajv, problem, checkScopes));
+
+  // Resources
+  unique((m.resources ?? []).map((r) => r.uri ?? r.uri_template ?? ''), ['resources'], 'resource uri', problem);
+  m.resources?.forEach((r, i) => {
+    const path: Path = ['resources', i];
+    if (!r.uri === !r.uri_template) problem('BACKEND_CONFIG', path, `resource ${r.name}: give exactly one of uri or uri_template`);
+    const sources = RESOURCE_SOURCES.filter((k) => r[k] !== undefined);
+    if (sources.length !== 1) problem('BACKEND_CONFIG', path, `resource ${r.name}: give exactly one content source (${RESOURCE_SOURCES.join(', ')}); found ${sources.join(', ') || 'none'}`);
+    checkScopes(r.required_scopes, [...path, 'required_scopes'], `resource ${r.name}`);
+    const vars = new Set([...(r.uri_template ?? '').matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((x) => x[1]!));
+    if (r.text !== undefined) checkNames(r.text, vars, [...path, 'text'], `resource ${r.name}`, problem);
+  });
+
+  // Prompts
+  unique((m.prompts ?? []).map((p) => p.name), ['prompts'], 'prompt', problem);
+  m.prompts?.forEach((p, i) => {
+    const path: Path = ['prompts', i];
+    checkScopes(p.required_scopes, [...path, 'required_scopes'], `prompt ${p.name}`);
+    unique((p.arguments ?? []).map((x) => x.name), [...path, 'arguments'], 'argument', problem);
+    const args = new Set((p.arguments ?? []).map((x) => x.name));
+    p.messages.forEach((msg, j) => {
+      if ((msg.text === undefined) === (msg.content === undefined)) problem('BACKEND_CONFIG', [...path, 'messages', j], `prompt ${p.name}: a message needs exactly one of text or content`);
+      const text = msg.text ?? msg.content?.text;
+      if (text !== undefined) checkNames(text, args, [...path, 'messages', j], `prompt ${p.name}`, problem);
+    });
+  });
+
+  if (problems.length) return { problems };
+  const plan: Plan = { manifest: m, scopes, publicRoutes: pub, protectedRoutes: prot };
+  return { plan: deepFreeze(plan), problems };
+}
+
+function checkTool(t: Tool, path: Path, ajv: ReturnType<typeof newInputAjv>, problem: (c: ErrorCode, p: Path, m: string) => void, checkScopes: (l: readonly string[] | undefined, p: Path, w: string) => void): void {
+  const backends = BACKENDS.filter((k) => t[k] !== undefined);
+  if (backends.length !== 1) problem('BACKEND_CONFIG', path, `tool ${t.name}: give exactly one backend (${BACKENDS.join(', ')}); found ${backends.join(', ') || 'none'}`);
+  checkScopes(t.required_scopes, [...path, 'required_scopes'], `tool ${t.name}`);
+  let props = new Set<string>();
+  try {
+    ajv.compile(t.input_schema ?? { type: 'object' });
+    props = new Set(Object.keys((t.input_schema?.properties as object | undefined) ?? {}));
+  } catch (e) {
+    problem('INPUT_SCHEMA_INVALID', [...path, 'input_schema'], `tool ${t.name}: input_schema is not a valid JSON Schema: ${(e as Error).message}`);
+    return;
+  }
+  const who = `tool ${t.name}`;
+  const check = (text: string | undefined, p: Path) => text !== undefined && checkNames(text, props, p, who, problem);
+  check(t.template, [...path, 'template']);
+  t.content?.forEach((c, i) => check(c.text, [...path, 'content', i, 'text']));
+  if (t.http) {
+    check(t.http.url, [...path, 'http', 'url']);
+    for (const [k, v] of Object.entries(t.http.headers ?? {})) check(v, [...path, 'http', 'headers', k]);
+    walkStrings(t.http.body, [...path, 'http', 'body'], check);
+  }
+  if (t.exec) {
+    if (t.exec.argv[0]?.includes('{{')) problem('BACKEND_CONFIG', [...path, 'exec', 'argv', 0], `${who}: argv[0] (the program) cannot be templated`);
+    t.exec.argv.forEach((s, i) => check(s, [...path, 'exec', 'argv', i]));
+  }
+  if (t.fs) {
+    check(t.fs.path, [...path, 'fs', 'path']);
+    if (t.fs.op === 'write') check(t.fs.content, [...path, 'fs', 'content']);
+  }
+  if (t.sqlite) {
+    for (const m of t.sqlite.query.matchAll(/[:@$]([A-Za-z_][A-Za-z0-9_]*)/g)) {
+      if (!props.has(m[1]!)) problem('TEMPLATE_ARG_UNKNOWN', [...path, 'sqlite', 'query'], `${who}: query parameter :${m[1]} is not a property of input_schema`);
+    }
+  }
+}
+
+function checkOAuth(m: SvcManifest, problem: (c: ErrorCode, p: Path, msg: string) => void, checkScopes: (l: readonly string[] | undefined, p: Path, w: string) => void): void {
+  const o = m.oauth!;
+  const issuer = o.issuer ?? m.base_url;
+  if (o.provider?.type === 'sqlite' && !o.provider.path) problem('OAUTH_CONFIG', ['oauth', 'provider'], 'provider type sqlite needs a path');
+  if ((o.login?.mode ?? 'auto') === 'auto' && issuer && !isLoopbackUrl(issuer)) {
+    problem('OAUTH_CONFIG', ['oauth', 'login', 'mode'], `login mode auto approves every request without a page; it is allowed only for a loopback issuer, not ${issuer}`);
+  }
+  if (o.login?.mode === 'users' && !(o.users?.length)) problem('OAUTH_CONFIG', ['oauth', 'users'], 'login mode users needs at least one user');
+  unique((o.users ?? []).map((u) => u.username), ['oauth', 'users'], 'user', problem);
+  unique((o.clients ?? []).map((c) => c.client_id), ['oauth', 'clients'], 'client', problem);
+  o.users?.forEach((u, i) => checkScopes(u.scopes, ['oauth', 'users', i, 'scopes'], `user ${u.username}`));
+  o.clients?.forEach((c, i) => {
+    checkScopes(c.scopes, ['oauth', 'clients', i, 'scopes'], `client ${c.client_id}`);
+    if (c.client_secret && c.client_secret_file) problem('OAUTH_CONFIG', ['oauth', 'clients', i], `client ${c.client_id}: give client_secret or client_secret_file, not both`);
+    c.redirect_uris.forEach((u, j) => {
+      if (!/^[a-z][a-z0-9+.-]*:/i.test(u) || u.includes('#')) problem('OAUTH_CONFIG', ['oauth', 'clients', i, 'redirect_uris', j], `redirect URI ${u} must be absolute and have no fragment`);
+    });
+  });
+}
+
+export function isLoopbackUrl(url: string): boolean {
+  try {
+    const h = new URL(url).hostname;
+    return h === 'localhost' || h === '[::1]' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
+  } catch {
+    return false;
+  }
+}
+
+function checkNames(text: string, known: ReadonlySet<string>, path: Path, who: string, problem: (c: ErrorCode, p: Path, m: string) => void): void {
+  for (const name of compileTemplate(text).names) {
+    if (!known.has(name)) problem('TEMPLATE_ARG_UNKNOWN', path, `${who}: template uses {{${name}}}, which is not defined (${known.size ? 'known: ' + [...known].join(', ') : 'nothing is defined'})`);
+  }
+}
+
+function walkStrings(v: unknown, path: Path, fn: (s: string, p: Path) => void): void {
+  if (typeof v === 'string') fn(v, path);
+  else if (Array.isArray(v)) v.forEach((x, i) => walkStrings(x, [...path, i], fn));
+  else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walkStrings(x, [...path, k], fn);
+}
+
+function unique(names: readonly string[], path: Path, what: string, problem: (c: ErrorCode, p: Path, m: string) => void): void {
+  const seen = new Map<string, number>();
+  names.forEach((n, i) => {
+    if (seen.has(n)) problem('DUPLICATE_NAME', [...path, i], `${what} ${n} is declared twice (first at index ${seen.get(n)})`);
+    else seen.set(n, i);
+  });
+}
+
+function deepFreeze<T>(o: T): T {
+  if (o && typeof o === 'object' && !Object.isFrozen(o)) {
+    Object.freeze(o);
+    for (const v of Object.values(o)) deepFreeze(v);
+  }
+  return o;
+}

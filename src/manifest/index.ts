@@ -1,0 +1,42 @@
+// The manifest pipeline: load → validate → compile (→ assemble). Guarantees:
+// checkManifest() never throws and never runs a backend (it is `svc validate`);
+// loadManifest() returns the code API's own objects or throws ManifestError
+// carrying every problem as FILE:LINE:COL: CODE: message.
+
+import { ManifestError, type SvcError } from '../errors.js';
+import { readSource } from './load.js';
+import { validateManifest } from './validate.js';
+import { compilePlan, type Plan } from './compile.js';
+import { assemble, type Assembled } from './assemble.js';
+
+export interface Checked {
+  file: string;
+  hash: string;
+  plan?: Plan;
+  problems: SvcError[];
+  locate(path: readonly (string | number)[]): { line: number; col: number };
+}
+
+export function checkManifest(file: string, env: NodeJS.ProcessEnv = process.env): Checked {
+  const src = readSource(file, env);
+  const base = { file, hash: src.hash, locate: src.locate };
+  if (src.problems.length) return { ...base, problems: src.problems };
+  const v = validateManifest(src);
+  if (!v.manifest) return { ...base, problems: v.problems };
+  const c = compilePlan(v.manifest, file, src.locate);
+  return { ...base, plan: c.plan, problems: c.problems };
+}
+
+export interface Loaded extends Assembled {
+  plan: Plan;
+  hash: string;
+}
+
+export async function loadManifest(file: string, env: NodeJS.ProcessEnv = process.env): Promise<Loaded> {
+  const checked = checkManifest(file, env);
+  if (!checked.plan) throw new ManifestError(checked.problems);
+  const assembled = await assemble(checked.plan, file, checked.hash, checked.locate);
+  return { ...assembled, plan: checked.plan, hash: checked.hash };
+}
+
+export type { Plan };

@@ -1,0 +1,90 @@
+// Stage 1: read svc.yaml and turn it into a plain value with source positions.
+// Guarantees: YAML syntax errors come back as SvcErrors with line:col (never a
+// throw with a stack); ${VAR} and ${VAR:-default} are replaced in string
+// scalars (`$${` writes a literal `${`); an unset variable without a default is
+// an ENV_UNSET problem at its node; `locate(path)` maps any JSON path in the
+// result back to a line and column of the file.
+
+import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { isScalar, LineCounter, parseDocument, visit, type Document, type Node } from 'yaml';
+import { SvcError } from '../errors.js';
+
+export interface Source {
+  file: string;
+  text: string;
+  /** sha256 of the file's bytes: the "config hash" shown in /metadata and logs. */
+  hash: string;
+  value: unknown;
+  problems: SvcError[];
+  locate(path: readonly (string | number)[]): { line: number; col: number };
+}
+
+export function readSource(file: string, env: NodeJS.ProcessEnv = process.env): Source {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    const err = new SvcError('FILE_UNREADABLE', `cannot read manifest: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { file, line: 1, col: 1 });
+    return { file, text: '', hash: '', value: undefined, problems: [err], locate: () => ({ line: 1, col: 1 }) };
+  }
+  return parseSource(file, text, env);
+}
+
+export function parseSource(file: string, text: string, env: NodeJS.ProcessEnv = process.env): Source {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const at = (offset: number) => {
+    const p = lineCounter.linePos(offset);
+    return { line: p.line, col: p.col };
+  };
+  const problems: SvcError[] = [];
+  for (const e of [...doc.errors, ...doc.warnings]) {
+    const { line, col } = at(e.pos[0]);
+    const code = e.code === 'DUPLICATE_KEY' ? 'DUPLICATE_NAME' : 'YAML_SYNTAX';
+    problems.push(new SvcError(code, e.message.split('\n')[0]!, { file, line, col }));
+  }
+  const hash = createHash('sha256').update(text).digest('hex');
+  if (problems.length) return { file, text, hash, value: undefined, problems, locate: () => ({ line: 1, col: 1 }) };
+
+  interpolate(doc, env, (node, message) => {
+    const { line, col } = at(node.range?.[0] ?? 0);
+    problems.push(new SvcError('ENV_UNSET', message, { file, line, col }));
+  });
+
+  const locate = (path: readonly (string | number)[]) => {
+    // Walk down as far as the path exists; point at the deepest node found.
+    for (let n = path.length; n >= 0; n--) {
+      const node = doc.getIn(path.slice(0, n), true) as Node | undefined;
+      if (node && typeof node === 'object' && 'range' in node && node.range) return at(node.range[0]);
+      // A key whose value is null: point at the pair's key.
+      if (n > 0) {
+        const parent = doc.getIn(path.slice(0, n - 1), true) as { items?: { key?: Node; value?: unknown }[] } | undefined;
+        const key = path[n - 1];
+        const pair = parent?.items?.find?.((it) => isScalar(it.key) && it.key.value === key);
+        if (pair?.key?.range) return at(pair.key.range[0]);
+      }
+    }
+    return { line: 1, col: 1 };
+  };
+
+  return { file, text, hash, value: doc.toJS({ maxAliasCount: 100 }), problems, locate };
+}
+
+const VAR = /\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+function interpolate(doc: Document, env: NodeJS.ProcessEnv, report: (node: Node, message: string) => void): void {
+  visit(doc, {
+    Scalar(_key, node) {
+      if (typeof node.value !== 'string' || !node.value.includes('${')) return;
+      node.value = node.value.replace(VAR, (whole, escaped: string, name: string, fallback: string | undefined) => {
+        if (escaped) return whole.slice(1);
+        const v = env[name];
+        if (v !== undefined && v !== '') return v;
+        if (fallback !== undefined) return fallback;
+        report(node, `environment variable ${name} is not set (write \${${name}:-default} to allow that)`);
+        return '';
+      });
+    },
+  });
+}

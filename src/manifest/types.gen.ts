@@ -1,0 +1,725 @@
+// GENERATED from schema/svc.schema.json by `npm run gen:types`. Do not edit by hand.
+
+/**
+ * An OAuth-style scope name, e.g. files.read.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "Scope".
+ */
+export type Scope = string;
+/**
+ * A secret value. Write ${ENV_VAR} rather than the secret itself; never commit a literal.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "Secret".
+ */
+export type Secret = string;
+/**
+ * A list of scopes; every one must be declared in profile.scopes.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "Scopes".
+ */
+export type Scopes = Scope[];
+/**
+ * Escape hatch: ./file.js#exportName, relative to the manifest, called with (input, context).
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "ModuleRef".
+ */
+export type ModuleRef = string;
+/**
+ * A duration in milliseconds.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "DurationMs".
+ */
+export type DurationMs = number;
+/**
+ * A size in bytes, or a string such as 512kb or 1mb.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "ByteSize".
+ */
+export type ByteSize = number | string;
+
+/**
+ * fastsvc manifest (svc.yaml): what the server serves, to whom, and how it authenticates callers.
+ */
+export interface SvcManifest {
+  /**
+   * Manifest format version. Only 1 exists.
+   */
+  version: 1;
+  /**
+   * Server name shown on /, /docs, /metadata and in the MCP initialize answer.
+   */
+  name: string;
+  /**
+   * One paragraph about this server, shown on / and /docs.
+   */
+  description?: string;
+  /**
+   * Public URL of this server (scheme, host, port; no trailing slash). Used in metadata and OAuth resource identifiers. Defaults to http://HOST:PORT of the listening socket.
+   */
+  base_url?: string;
+  server?: ServerSettings;
+  routes?: Routes;
+  auth?: BearerAuthConfig;
+  oauth?: OAuthConfig;
+  profile?: AuthProfile;
+  /**
+   * Tools callers can invoke.
+   */
+  tools?: Tool[];
+  /**
+   * Resources callers can read.
+   */
+  resources?: Resource[];
+  /**
+   * Prompt templates callers can get.
+   */
+  prompts?: Prompt[];
+}
+/**
+ * Listening socket and request limits.
+ */
+export interface ServerSettings {
+  /**
+   * Address to bind. 127.0.0.1 keeps the server on this machine.
+   */
+  host?: string;
+  /**
+   * Port to bind; 0 picks a free one. The PORT env var and --port override it.
+   */
+  port?: number;
+  /**
+   * Largest accepted request body (HTTP) or WebSocket message; larger ones get 413 / close 1009.
+   */
+  body_limit?: number | string;
+  /**
+   * Results larger than this many bytes from tools with inline_ok: false are returned as a resource link instead of inline.
+   */
+  inline_limit?: number;
+  /**
+   * Host header values accepted (DNS-rebinding protection). Empty: loopback names when bound to loopback, anything otherwise.
+   */
+  allowed_hosts?: string[];
+  /**
+   * Origin header values accepted when a request carries one. Empty: same-origin and loopback origins only.
+   */
+  allowed_origins?: string[];
+  /**
+   * Requests a single WebSocket may have unanswered at once; more are refused with a JSON-RPC error.
+   */
+  ws_max_in_flight?: number;
+  /**
+   * Interval of WebSocket keep-alive pings; a socket that misses one pong is closed.
+   */
+  ws_ping_interval_ms?: number;
+  /**
+   * On SIGTERM, how long in-flight requests may run before the process exits anyway.
+   */
+  drain_timeout_ms?: number;
+}
+/**
+ * Which routes are public (no token) and which are protected (token required). Known routes: /, /docs, /healthz, /readyz, /metadata, /svc, /mcp, /ws.
+ */
+export interface Routes {
+  /**
+   * Routes served without a token.
+   */
+  public?: string[];
+  /**
+   * Routes that require a bearer token.
+   */
+  protected?: string[];
+}
+/**
+ * Static bearer tokens. token/token_file is the main token; tokens adds named service-account tokens with their own scopes.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "BearerAuthConfig".
+ */
+export interface BearerAuthConfig {
+  /**
+   * The main token, usually ${SVC_TOKEN}. If the variable is unset and generate_if_unset is true, a random token is generated and printed once at start-up.
+   */
+  token?: string;
+  /**
+   * Path (relative to the manifest) of a file holding the main token; re-read when it changes so the token rotates without a restart.
+   */
+  token_file?: string;
+  /**
+   * When token resolves to nothing, generate a random token at start-up and print it once (development convenience).
+   */
+  generate_if_unset?: boolean;
+  /**
+   * Scopes the main token carries. Default: every scope in profile.scopes.
+   */
+  scopes?: Scope[];
+  /**
+   * Principal name of the main token in logs.
+   */
+  subject?: string;
+  /**
+   * Named tokens (service accounts), each with its own scopes.
+   */
+  tokens?: {
+    /**
+     * Principal name in logs.
+     */
+    name: string;
+    token?: Secret;
+    /**
+     * Path of a file holding the token; re-read when it changes.
+     */
+    token_file?: string;
+    scopes: Scopes;
+  }[];
+}
+/**
+ * The built-in OAuth 2.1 authorization server.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "OAuthConfig".
+ */
+export interface OAuthConfig {
+  /**
+   * Turn the authorization server on.
+   */
+  enabled: boolean;
+  /**
+   * Issuer URL exactly as published in discovery metadata. Default: base_url.
+   */
+  issuer?: string;
+  /**
+   * Where OAuth state (clients, grants, tokens, keys) lives.
+   */
+  provider?: {
+    /**
+     * memory: lost on restart. sqlite: durable in a file.
+     */
+    type: 'memory' | 'sqlite';
+    /**
+     * SQLite file path, relative to the manifest (sqlite only).
+     */
+    path?: string;
+  };
+  /**
+   * Access token lifetime in seconds.
+   */
+  access_token_ttl?: number;
+  /**
+   * Refresh token lifetime in seconds.
+   */
+  refresh_token_ttl?: number;
+  /**
+   * Authorization code lifetime in seconds.
+   */
+  code_ttl?: number;
+  /**
+   * Dynamic client registration (RFC 7591).
+   */
+  registration?: {
+    /**
+     * Accept POST /register.
+     */
+    enabled?: boolean;
+  };
+  /**
+   * How the person behind an authorization request is identified.
+   */
+  login?: {
+    /**
+     * auto: approve as `subject` with no page (loopback issuers only). users: login and consent pages for the declared users.
+     */
+    mode?: 'auto' | 'users';
+    /**
+     * Subject approved in auto mode.
+     */
+    subject?: string;
+  };
+  /**
+   * People who can log in (login.mode: users).
+   */
+  users?: {
+    /**
+     * Login name.
+     */
+    username: string;
+    /**
+     * scrypt hash made by `svc hash-password`.
+     */
+    password_hash: string;
+    /**
+     * Scopes this user may grant. Default: all of profile.scopes.
+     */
+    scopes?: Scope[];
+  }[];
+  /**
+   * Pre-registered OAuth clients.
+   */
+  clients?: {
+    /**
+     * Client identifier.
+     */
+    client_id: string;
+    /**
+     * Name shown on the consent page.
+     */
+    client_name?: string;
+    /**
+     * A secret value. Write ${ENV_VAR} rather than the secret itself; never commit a literal.
+     */
+    client_secret?: string;
+    /**
+     * File holding the client secret.
+     */
+    client_secret_file?: string;
+    /**
+     * Exact redirect URIs (any port for loopback http URIs).
+     *
+     * @minItems 1
+     */
+    redirect_uris: [string, ...string[]];
+    /**
+     * Scopes this client may ask for. Default: all of profile.scopes.
+     */
+    scopes?: Scope[];
+  }[];
+}
+/**
+ * What the server publishes about its authorization: issuer, endpoints and scopes. Every scope used anywhere must be declared here.
+ */
+export interface AuthProfile {
+  /**
+   * Issuer published in metadata. Default: oauth.issuer.
+   */
+  issuer?: string;
+  /**
+   * Authorization endpoint published in metadata. Default: ISSUER/authorize.
+   */
+  authorization_url?: string;
+  /**
+   * Token endpoint published in metadata. Default: ISSUER/token.
+   */
+  token_url?: string;
+  /**
+   * Every scope this server knows, with an optional description shown on /docs and consent pages.
+   */
+  scopes?: (
+    | Scope
+    | {
+        name: Scope;
+        description?: string;
+      }
+  )[];
+}
+/**
+ * A tool. Exactly one backend: template, content, http, exec, fs, sqlite or module.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "Tool".
+ */
+export interface Tool {
+  /**
+   * Dotted name <area>.<action> (letters, digits, _ and -).
+   */
+  name: string;
+  /**
+   * Human-readable title.
+   */
+  title?: string;
+  /**
+   * What the tool does; shown to callers and models.
+   */
+  description: string;
+  input_schema?: InputSchema;
+  /**
+   * scalar: the result is text. json: the backend's output is parsed as JSON and returned as structured content (and as text).
+   */
+  output_mode?: 'scalar' | 'json';
+  /**
+   * false: a result larger than server.inline_limit is returned as a resource link (svc://results/ID, readable by the same caller for 15 minutes) instead of inline.
+   */
+  inline_ok?: boolean;
+  /**
+   * A list of scopes; every one must be declared in profile.scopes.
+   */
+  required_scopes?: Scope[];
+  /**
+   * MCP tool annotations (readOnlyHint, destructiveHint, …), passed through.
+   */
+  annotations?: {};
+  /**
+   * template/content: answer as a tool error result (for testing clients).
+   */
+  is_error?: boolean;
+  /**
+   * Backend: logic-less text with {{arg}} placeholders.
+   */
+  template?: string;
+  /**
+   * Backend: static content blocks (text templated).
+   */
+  content?: ContentBlock[];
+  http?: HttpBackend;
+  exec?: ExecBackend;
+  fs?: FsBackend;
+  sqlite?: SqliteBackend;
+  module?: ModuleRef;
+}
+/**
+ * JSON Schema of the arguments: an object schema.
+ */
+export interface InputSchema {
+  type: 'object';
+  properties?: {};
+  required?: string[];
+  additionalProperties?: boolean | {};
+}
+/**
+ * A static content block. Text is templated with {{arg}}; image/audio data comes from base64 `data` or a `file`.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "ContentBlock".
+ */
+export interface ContentBlock {
+  type: 'text' | 'image' | 'audio' | 'resource' | 'resource_link';
+  /**
+   * text: the text (templated).
+   */
+  text?: string;
+  /**
+   * image/audio: base64 data.
+   */
+  data?: string;
+  /**
+   * image/audio: file to read (relative to the manifest) instead of data.
+   */
+  file?: string;
+  /**
+   * image/audio/resource: MIME type.
+   */
+  mime_type?: string;
+  /**
+   * resource/resource_link: the URI.
+   */
+  uri?: string;
+  /**
+   * resource_link: a name.
+   */
+  name?: string;
+  /**
+   * resource: base64 content instead of text.
+   */
+  blob?: string;
+}
+/**
+ * Answer by an HTTP call. url, headers and body are templated with {{arg}} (URL parts are percent-encoded).
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "HttpBackend".
+ */
+export interface HttpBackend {
+  /**
+   * HTTP method.
+   */
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /**
+   * URL template, e.g. https://api.example.com/items/{{id}}.
+   */
+  url: string;
+  /**
+   * Request headers; use ${VAR} for secrets.
+   */
+  headers?: {
+    [k: string]: string;
+  };
+  /**
+   * JSON body; string values are templated, a string that is exactly {{arg}} keeps the argument's type.
+   */
+  body?: {
+    [k: string]: unknown;
+  };
+  /**
+   * A duration in milliseconds.
+   */
+  timeout_ms?: number;
+  /**
+   * Largest response accepted.
+   */
+  max_bytes?: number | string;
+}
+/**
+ * Answer by running a fixed program (never through a shell). Each argv element is templated.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "ExecBackend".
+ */
+export interface ExecBackend {
+  /**
+   * Program and arguments; argv[0] is not templated.
+   *
+   * @minItems 1
+   */
+  argv: [string, ...string[]];
+  /**
+   * Working directory, relative to the manifest.
+   */
+  cwd?: string;
+  /**
+   * Environment variables passed through (allow-list).
+   */
+  env?: string[];
+  /**
+   * A duration in milliseconds.
+   */
+  timeout_ms?: number;
+  /**
+   * Largest stdout accepted; the process is killed past it.
+   */
+  max_bytes?: number | string;
+}
+/**
+ * Answer from files under a root. path is templated; .., absolute paths and symlinks out of the root are refused.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "FsBackend".
+ */
+export interface FsBackend {
+  /**
+   * Root folder, relative to the manifest.
+   */
+  root: string;
+  /**
+   * read a file, list a folder, or write a file (write must be declared here).
+   */
+  op: 'read' | 'list' | 'write';
+  /**
+   * Path template under root.
+   */
+  path?: string;
+  /**
+   * write: content template.
+   */
+  content?: string;
+  /**
+   * A size in bytes, or a string such as 512kb or 1mb.
+   */
+  max_bytes?: number | string;
+}
+/**
+ * Answer with one parameterized query. Arguments bind as :name parameters, never spliced into SQL.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "SqliteBackend".
+ */
+export interface SqliteBackend {
+  /**
+   * SQLite file, relative to the manifest.
+   */
+  path: string;
+  /**
+   * One SQL statement using :arg parameters.
+   */
+  query: string;
+  /**
+   * Open read-write; read-only otherwise.
+   */
+  writable?: boolean;
+  /**
+   * Busy timeout.
+   */
+  timeout_ms?: number;
+  max_rows?: number;
+}
+/**
+ * A resource. uri is fixed, or uri_template with {var} parts. Content from text, blob, file, http or module.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "Resource".
+ */
+export interface Resource {
+  /**
+   * Fixed URI, e.g. docs://readme.
+   */
+  uri?: string;
+  /**
+   * RFC 6570 level-1 template, e.g. test://template/{id}/data. Variables are usable as {{id}} in text.
+   */
+  uri_template?: string;
+  /**
+   * Short name.
+   */
+  name: string;
+  title?: string;
+  description?: string;
+  mime_type?: string;
+  /**
+   * A list of scopes; every one must be declared in profile.scopes.
+   */
+  required_scopes?: Scope[];
+  /**
+   * Content: templated text.
+   */
+  text?: string;
+  /**
+   * Content: base64 bytes.
+   */
+  blob?: string;
+  /**
+   * Content: a file relative to the manifest (binary types are base64).
+   */
+  file?: string;
+  http?: HttpBackend;
+  module?: ModuleRef;
+}
+/**
+ * A prompt template: declared arguments and templated messages.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "Prompt".
+ */
+export interface Prompt {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: PromptArgument[];
+  /**
+   * @minItems 1
+   */
+  messages: [PromptMessage, ...PromptMessage[]];
+  /**
+   * A list of scopes; every one must be declared in profile.scopes.
+   */
+  required_scopes?: Scope[];
+}
+/**
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "PromptArgument".
+ */
+export interface PromptArgument {
+  name: string;
+  description?: string;
+  required?: boolean;
+  /**
+   * Known values, offered by completion/complete.
+   */
+  values?: string[];
+}
+/**
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "PromptMessage".
+ */
+export interface PromptMessage {
+  role: 'user' | 'assistant';
+  /**
+   * Templated text (shorthand for a text content block).
+   */
+  text?: string;
+  content?: ContentBlock;
+}
+/**
+ * Listening socket and request limits.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "ServerSettings".
+ */
+export interface ServerSettings1 {
+  /**
+   * Address to bind. 127.0.0.1 keeps the server on this machine.
+   */
+  host?: string;
+  /**
+   * Port to bind; 0 picks a free one. The PORT env var and --port override it.
+   */
+  port?: number;
+  /**
+   * Largest accepted request body (HTTP) or WebSocket message; larger ones get 413 / close 1009.
+   */
+  body_limit?: number | string;
+  /**
+   * Results larger than this many bytes from tools with inline_ok: false are returned as a resource link instead of inline.
+   */
+  inline_limit?: number;
+  /**
+   * Host header values accepted (DNS-rebinding protection). Empty: loopback names when bound to loopback, anything otherwise.
+   */
+  allowed_hosts?: string[];
+  /**
+   * Origin header values accepted when a request carries one. Empty: same-origin and loopback origins only.
+   */
+  allowed_origins?: string[];
+  /**
+   * Requests a single WebSocket may have unanswered at once; more are refused with a JSON-RPC error.
+   */
+  ws_max_in_flight?: number;
+  /**
+   * Interval of WebSocket keep-alive pings; a socket that misses one pong is closed.
+   */
+  ws_ping_interval_ms?: number;
+  /**
+   * On SIGTERM, how long in-flight requests may run before the process exits anyway.
+   */
+  drain_timeout_ms?: number;
+}
+/**
+ * Which routes are public (no token) and which are protected (token required). Known routes: /, /docs, /healthz, /readyz, /metadata, /svc, /mcp, /ws.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "Routes".
+ */
+export interface Routes1 {
+  /**
+   * Routes served without a token.
+   */
+  public?: string[];
+  /**
+   * Routes that require a bearer token.
+   */
+  protected?: string[];
+}
+/**
+ * What the server publishes about its authorization: issuer, endpoints and scopes. Every scope used anywhere must be declared here.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "AuthProfile".
+ */
+export interface AuthProfile1 {
+  /**
+   * Issuer published in metadata. Default: oauth.issuer.
+   */
+  issuer?: string;
+  /**
+   * Authorization endpoint published in metadata. Default: ISSUER/authorize.
+   */
+  authorization_url?: string;
+  /**
+   * Token endpoint published in metadata. Default: ISSUER/token.
+   */
+  token_url?: string;
+  /**
+   * Every scope this server knows, with an optional description shown on /docs and consent pages.
+   */
+  scopes?: (
+    | Scope
+    | {
+        name: Scope;
+        description?: string;
+      }
+  )[];
+}
+/**
+ * JSON Schema of the arguments: an object schema.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "InputSchema".
+ */
+export interface InputSchema1 {
+  type: 'object';
+  properties?: {};
+  required?: string[];
+  additionalProperties?: boolean | {};
+}

@@ -1,0 +1,219 @@
+// The runtime: the one place a call is decided and run, whatever the transport.
+// Guarantees: each call reads the current catalog once (so a reload never mixes
+// two policies in one decision); the scope check is decide() and every denial is
+// logged with caller, capability and missing scopes; input is validated by the
+// catalog's precompiled validator before any backend runs; results are shaped by
+// output_mode and inline_ok the same way on every transport.
+
+import { SvcError } from '../errors.js';
+import { findResource, type Catalog, type ToolEntry } from '../core/catalog.js';
+import type { CallContext, Principal, PromptMessage, ResourceContents, ToolResult } from '../core/types.js';
+import { decide, type Decision } from '../policy/scopes.js';
+import { RESULTS_PREFIX, ResultStore } from './results.js';
+import type { Logger } from '../log.js';
+
+export type Kind = 'tool' | 'resource' | 'prompt';
+export interface ChangeSet { tools: boolean; resources: boolean; prompts: boolean }
+
+export interface RuntimeOptions {
+  inlineLimit: number;
+  logger: Logger;
+}
+
+export class Runtime {
+  #catalog: Catalog;
+  readonly #opts: RuntimeOptions;
+  readonly #results = new ResultStore();
+  readonly #listeners = new Set<(c: ChangeSet) => void>();
+  readonly #listCache = new WeakMap<Catalog, WeakMap<ReadonlySet<string>, Record<string, object[]>>>();
+
+  constructor(catalog: Catalog, opts: RuntimeOptions) {
+    this.#catalog = catalog;
+    this.#opts = opts;
+  }
+
+  current(): Catalog {
+    return this.#catalog;
+  }
+
+  /** Replace the catalog in one assignment; returns what changed and tells listeners. */
+  swap(next: Catalog): ChangeSet {
+    const prev = this.#catalog;
+    this.#catalog = next;
+    const changes = diffLists(prev, next);
+    if (changes.tools || changes.resources || changes.prompts) {
+      for (const fn of this.#listeners) {
+        try {
+          fn(changes);
+        } catch (e) {
+          this.#opts.logger.error({ err: e }, 'change listener failed');
+        }
+      }
+    }
+    return changes;
+  }
+
+  onChange(fn: (c: ChangeSet) => void): () => void {
+    this.#listeners.add(fn);
+    return () => this.#listeners.delete(fn);
+  }
+
+  check(kind: Kind, nameOrUri: string, p: Principal, cat: Catalog = this.#catalog): Decision | undefined {
+    const required = requiredFor(cat, kind, nameOrUri);
+    return required === undefined ? undefined : decide(required, p.scopes);
+  }
+
+  async callTool(name: string, args: unknown, ctx: CallContext, cat: Catalog = this.#catalog): Promise<ToolResult> {
+    const entry = cat.tools.get(name);
+    if (!entry) throw new SvcError('NOT_FOUND', `no tool named ${name}`);
+    this.#authorize(entry.required, ctx, 'tool', name);
+    const input = args === undefined || args === null ? {} : args;
+    if (typeof input !== 'object' || Array.isArray(input)) {
+      throw new SvcError('INVALID_INPUT', 'arguments must be a JSON object', { data: { errors: [{ path: '', message: 'must be object' }] } });
+    }
+    if (!entry.validate(input)) {
+      throw new SvcError('INVALID_INPUT', `invalid arguments for ${name}`, { data: { errors: schemaErrors(entry) } });
+    }
+    let out: unknown;
+    try {
+      out = await entry.def.handler(input as Record<string, unknown>, ctx);
+    } catch (e) {
+      if (e instanceof SvcError) throw e;
+      ctx.log.error({ err: e, tool: name }, 'tool handler threw');
+      throw new SvcError('BACKEND_FAILED', `tool ${name} failed: ${(e as Error)?.message ?? String(e)}`);
+    }
+    return this.#shape(entry, out, ctx.principal);
+  }
+
+  async readResource(uri: string, ctx: CallContext, cat: Catalog = this.#catalog): Promise<ResourceContents[]> {
+    if (uri.startsWith(RESULTS_PREFIX)) {
+      const held = this.#results.get(ctx.principal.sub, uri);
+      if (!held) throw new SvcError('NOT_FOUND', `no resource ${uri}`);
+      return [held];
+    }
+    const found = findResource(cat, uri);
+    if (!found) throw new SvcError('NOT_FOUND', `no resource ${uri}`);
+    this.#authorize(found.entry.required, ctx, 'resource', uri);
+    return await found.entry.def.read(uri, found.vars, ctx);
+  }
+
+  async getPrompt(name: string, args: unknown, ctx: CallContext, cat: Catalog = this.#catalog): Promise<{ description?: string; messages: PromptMessage[] }> {
+    const entry = cat.prompts.get(name);
+    if (!entry) throw new SvcError('NOT_FOUND', `no prompt named ${name}`);
+    this.#authorize(entry.required, ctx, 'prompt', name);
+    const given = (args ?? {}) as Record<string, unknown>;
+    if (typeof given !== 'object' || Array.isArray(given)) throw new SvcError('INVALID_INPUT', 'arguments must be an object of strings');
+    const declared = entry.def.arguments ?? [];
+    const errors: { path: string; message: string }[] = [];
+    for (const a of declared) {
+      if (a.required && (given[a.name] === undefined || given[a.name] === '')) errors.push({ path: `/${a.name}`, message: 'is required' });
+    }
+    for (const [k, v] of Object.entries(given)) {
+      if (!declared.some((a) => a.name === k)) errors.push({ path: `/${k}`, message: 'is not a declared argument' });
+      else if (typeof v !== 'string') errors.push({ path: `/${k}`, message: 'must be string' });
+    }
+    if (errors.length) throw new SvcError('INVALID_INPUT', `invalid arguments for prompt ${name}`, { data: { errors } });
+    const messages = await entry.def.get(given as Record<string, string>, ctx);
+    return { ...(entry.def.description && { description: entry.def.description }), messages };
+  }
+
+  listTools(p: Principal, cat: Catalog = this.#catalog): object[] {
+    return this.#list(cat, p, 'tools', () => [...cat.tools.values()]);
+  }
+
+  listResources(p: Principal, cat: Catalog = this.#catalog): object[] {
+    return this.#list(cat, p, 'resources', () => [...cat.resources.values()]);
+  }
+
+  listResourceTemplates(p: Principal, cat: Catalog = this.#catalog): object[] {
+    return this.#list(cat, p, 'templates', () => [...cat.templates]);
+  }
+
+  listPrompts(p: Principal, cat: Catalog = this.#catalog): object[] {
+    return this.#list(cat, p, 'prompts', () => [...cat.prompts.values()]);
+  }
+
+  /** Completion values for a prompt argument (its declared `values`), filtered by prefix. */
+  complete(ref: { type: string; name?: string; uri?: string }, argName: string, value: string, p: Principal): string[] {
+    if (ref.type !== 'ref/prompt' || !ref.name) return [];
+    const entry = this.#catalog.prompts.get(ref.name);
+    if (!entry || !decide(entry.required, p.scopes).ok) return [];
+    const arg = entry.def.arguments?.find((a) => a.name === argName);
+    return (arg?.values ?? []).filter((v) => v.startsWith(value)).slice(0, 100);
+  }
+
+  #list(cat: Catalog, p: Principal, key: string, all: () => { required: readonly string[]; wire: object }[]): object[] {
+    let perCat = this.#listCache.get(cat);
+    if (!perCat) this.#listCache.set(cat, (perCat = new WeakMap()));
+    let lists = perCat.get(p.scopes);
+    if (!lists) perCat.set(p.scopes, (lists = {}));
+    return (lists[key] ??= all().filter((e) => decide(e.required, p.scopes).ok).map((e) => e.wire));
+  }
+
+  #authorize(required: readonly string[], ctx: CallContext, kind: Kind, name: string): void {
+    const d = decide(required, ctx.principal.scopes);
+    if (d.ok) return;
+    ctx.log.warn({
+      event: 'access.denied', sub: ctx.principal.sub, client_id: ctx.principal.clientId, transport: ctx.transport,
+      kind, name, required: d.required, missing: d.missing,
+    }, `denied ${kind} ${name} to ${ctx.principal.sub}: missing ${d.missing.join(' ')}`);
+    throw new SvcError('INSUFFICIENT_SCOPE', `${kind} ${name} requires scope ${d.missing.join(' ')}`, {
+      data: { required: d.required, missing: d.missing },
+    });
+  }
+
+  #shape(entry: ToolEntry, out: unknown, p: Principal): ToolResult {
+    if (isToolResult(out)) return out;
+    let text: string;
+    let structured: Record<string, unknown> | undefined;
+    if (entry.outputMode === 'json') {
+      let value = out;
+      if (typeof out === 'string') {
+        try {
+          value = JSON.parse(out);
+        } catch {
+          throw new SvcError('BACKEND_FAILED', `tool ${entry.def.name} declared output_mode json but its output is not JSON`);
+        }
+      }
+      structured = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { result: value };
+      text = JSON.stringify(value);
+    } else {
+      text = typeof out === 'string' ? out : out instanceof Uint8Array ? Buffer.from(out).toString('utf8') : out === undefined ? '' : JSON.stringify(out);
+    }
+    if (!entry.inlineOk && Buffer.byteLength(text) > this.#opts.inlineLimit) {
+      const mimeType = entry.outputMode === 'json' ? 'application/json' : 'text/plain';
+      const uri = this.#results.put(p.sub, text, mimeType);
+      return { content: [{ type: 'resource_link', uri, name: `${entry.def.name} result`, mimeType, description: `${Buffer.byteLength(text)} bytes; readable for 15 minutes` }] };
+    }
+    return structured ? { content: [{ type: 'text', text }], structuredContent: structured } : { content: [{ type: 'text', text }] };
+  }
+}
+
+/** A backend failure as an MCP tool result: the model sees the error, the protocol call succeeds. */
+export function toolErrorResult(err: SvcError): ToolResult {
+  return { content: [{ type: 'text', text: `${err.code}: ${err.message}` }], isError: true };
+}
+
+function isToolResult(v: unknown): v is ToolResult {
+  return v !== null && typeof v === 'object' && Array.isArray((v as ToolResult).content);
+}
+
+function requiredFor(cat: Catalog, kind: Kind, key: string): readonly string[] | undefined {
+  if (kind === 'tool') return cat.tools.get(key)?.required;
+  if (kind === 'prompt') return cat.prompts.get(key)?.required;
+  if (key.startsWith(RESULTS_PREFIX)) return [];
+  return findResource(cat, key)?.entry.required;
+}
+
+function schemaErrors(entry: ToolEntry): { path: string; message: string; params?: unknown }[] {
+  return (entry.validate.errors ?? []).map((e) => ({ path: e.instancePath || '/', message: e.message ?? 'invalid', params: e.params }));
+}
+
+function diffLists(a: Catalog, b: Catalog): ChangeSet {
+  const sig = (entries: Iterable<{ wire: object; required: readonly string[] }>) => JSON.stringify([...entries].map((e) => [e.wire, e.required]));
+  return {
+    tools: sig(a.tools.values()) !== sig(b.tools.values()),
+    resources: sig([...a.resources.values(), ...a.templates]) !== sig([...b.resources.values(), ...b.templates]),
+    prompts: sig(a.prompts.values()) !== sig(b.prompts.values()),
+  };
+}

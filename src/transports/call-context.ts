@@ -1,0 +1,33 @@
+// Building a CallContext. Guarantees: cheap on the hot path — the AbortSignal is
+// created only when a backend asks for it, and aborts when the caller goes away;
+// on /svc the MCP-only channel is inert (notifications dropped, client requests
+// refused with INVALID_REQUEST).
+
+import type { CallChannel, CallContext, Principal } from '../core/types.js';
+import { SvcError } from '../errors.js';
+import type { Logger } from '../log.js';
+
+export const NO_CHANNEL: CallChannel = Object.freeze({
+  progress: async () => {},
+  log: async () => {},
+  request: async (method: string) => {
+    throw new SvcError('INVALID_REQUEST', `${method} needs an MCP client (/mcp or /ws); /svc cannot ask the client`);
+  },
+});
+
+export function makeContext(principal: Principal, transport: CallContext['transport'], log: Logger, onClose?: (abort: () => void) => void, channel: CallChannel = NO_CHANNEL): CallContext {
+  let controller: AbortController | undefined;
+  return {
+    principal,
+    transport,
+    log,
+    channel,
+    get signal() {
+      if (!controller) {
+        const c = (controller = new AbortController());
+        onClose?.(() => c.abort(new SvcError('BACKEND_TIMEOUT', 'the caller went away')));
+      }
+      return controller.signal;
+    },
+  };
+}

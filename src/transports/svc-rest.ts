@@ -1,0 +1,81 @@
+// The native transport, /svc. Guarantees: plain JSON over HTTP, decided by the
+// shared runtime (no policy here). Routes and shapes (documented in README):
+//   GET  /svc                      → {tools, resources, resource_templates, prompts} the caller may use
+//   POST /svc/tools/:name          body = arguments → {result, content, structured_content?}
+//   GET  /svc/resources?uri=URI    → {contents}
+//   POST /svc/prompts/:name        body = arguments → {description?, messages}
+// Errors: {error: {code, message, ...}} with the registry's status; a backend
+// failure is 502 BACKEND_FAILED, a timeout 504 BACKEND_TIMEOUT.
+
+import express, { type Request, type Response, type Router } from 'express';
+import type { Principal, ToolResult } from '../core/types.js';
+import { SvcError } from '../errors.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { AuthGate } from '../auth/gate.js';
+import type { Logger } from '../log.js';
+import { sendError, toSvcError } from '../http/errors.js';
+import { makeContext } from './call-context.js';
+
+export function svcRouter(deps: { runtime: Runtime; gate: AuthGate; logger: Logger; bodyLimit: number }): Router {
+  const { runtime, gate, logger } = deps;
+  const r = express.Router();
+  const json = express.json({ limit: deps.bodyLimit, strict: false, type: () => true });
+  const principalOf = (res: Response) => res.locals.principal as Principal;
+  const ctx = (req: Request, res: Response) => makeContext(principalOf(res), 'svc', logger, (abort) => res.on('close', () => { if (!res.writableFinished) abort(); }));
+  const fail = (res: Response, e: unknown) => sendError(res, toSvcError(e, logger), gate, '/svc');
+
+  r.get('/', (_req, res) => {
+    const p = principalOf(res);
+    res.json({
+      tools: runtime.listTools(p),
+      resources: runtime.listResources(p),
+      resource_templates: runtime.listResourceTemplates(p),
+      prompts: runtime.listPrompts(p),
+    });
+  });
+
+  r.post('/tools/:name', json, async (req, res) => {
+    try {
+      const result = await runtime.callTool(req.params.name as string, req.body ?? {}, ctx(req, res));
+      if (result.isError) {
+        res.status(502).json({ error: { code: 'BACKEND_FAILED', message: textOf(result), content: result.content } });
+        return;
+      }
+      res.json(toolBody(result));
+    } catch (e) {
+      fail(res, e);
+    }
+  });
+
+  r.get('/resources', async (req, res) => {
+    const uri = req.query.uri;
+    if (typeof uri !== 'string' || !uri) return fail(res, new SvcError('INVALID_REQUEST', 'give the resource as ?uri=…'));
+    try {
+      res.json({ contents: await runtime.readResource(uri, ctx(req, res)) });
+    } catch (e) {
+      fail(res, e);
+    }
+  });
+
+  r.post('/prompts/:name', json, async (req, res) => {
+    try {
+      res.json(await runtime.getPrompt(req.params.name as string, req.body ?? {}, ctx(req, res)));
+    } catch (e) {
+      fail(res, e);
+    }
+  });
+
+  r.use((_req, res) => fail(res, new SvcError('NOT_FOUND', 'no such /svc route')));
+  return r;
+}
+
+function textOf(result: ToolResult): string {
+  return result.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+}
+
+function toolBody(result: ToolResult): Record<string, unknown> {
+  // json output: `result` is the backend's value itself (structuredContent wraps non-objects as {result}).
+  if (result.structuredContent) return { result: JSON.parse(textOf(result)), content: result.content, structured_content: result.structuredContent };
+  const onlyText = result.content.every((c) => c.type === 'text');
+  return onlyText ? { result: textOf(result), content: result.content } : { content: result.content };
+}
