@@ -1,0 +1,142 @@
+// The exec backend: runs one fixed program, never through a shell. Guarantees:
+// argv[0] is a plain program (not templated), every other element renders to exactly
+// one argument; cwd lies under the manifest folder; the child sees only allow-listed
+// env vars; timeout/abort/oversize stdout SIGKILL its process group (so does exit).
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants, realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { SvcError } from '../../errors.js';
+import { compileTemplate } from '../template.js';
+import { abortedError, byteLimit, configError, positiveInt, tail, timeoutError } from './common.js';
+import { BACKEND_DEFAULTS, type BackendEnv, type BackendFn, type ExecSpec } from './types.js';
+
+const KIND = 'exec';
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const STDERR_KEEP = 8192;
+
+export function execBackend(spec: ExecSpec, env: BackendEnv): BackendFn {
+  const d = BACKEND_DEFAULTS.exec;
+  if (!Array.isArray(spec.argv) || spec.argv.length === 0 || !spec.argv.every((a) => typeof a === 'string')) {
+    throw configError(KIND, 'argv must be a non-empty array of strings');
+  }
+  const cwd = resolveCwd(env.manifestDir, spec.cwd ?? d.cwd);
+  const childEnv = pickEnv(spec.env ?? d.env);
+  const program = resolveProgram(spec.argv[0]!, env.manifestDir, childEnv.PATH);
+  const args = spec.argv.slice(1).map((a) => compileTemplate(a));
+  const timeoutMs = positiveInt(KIND, 'timeout_ms', spec.timeout_ms ?? d.timeout_ms);
+  const maxBytes = byteLimit(KIND, spec.max_bytes ?? d.max_bytes);
+
+  return (input, ctx) => {
+    const argv = args.map((t) => t.render(input));
+    if (argv.some((a) => a.includes('\0'))) return Promise.reject(new SvcError('INVALID_INPUT', 'an argument contains a NUL byte'));
+    if (ctx.signal.aborted) return Promise.reject(abortedError(KIND));
+
+    return new Promise<string>((resolve, reject) => {
+      let child: ChildProcess;
+      try {
+        child = spawn(program, argv, { cwd, env: childEnv, shell: false, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      } catch (e) {
+        reject(new SvcError('BACKEND_FAILED', `${KIND} backend: cannot run ${path.basename(program)}`, { data: { reason: 'spawn_failed' }, cause: e }));
+        return;
+      }
+      const out: Buffer[] = [];
+      let outBytes = 0;
+      let errText = '';
+      let settled = false;
+
+      const finish = (err: SvcError | null, value?: string): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        ctx.signal.removeEventListener('abort', onAbort);
+        if (err) reject(err);
+        else resolve(value!);
+      };
+      const kill = (): void => {
+        try {
+          // detached: the child leads its own process group; kill the whole group.
+          if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          child.kill('SIGKILL');
+        }
+      };
+      const stop = (err: SvcError): void => {
+        kill();
+        finish(err);
+      };
+      const onAbort = (): void => stop(abortedError(KIND));
+      const timer = setTimeout(() => stop(timeoutError(KIND, timeoutMs)), timeoutMs);
+      ctx.signal.addEventListener('abort', onAbort, { once: true });
+
+      child.stdout!.on('data', (chunk: Buffer) => {
+        if (settled) return;
+        outBytes += chunk.length;
+        if (outBytes > maxBytes) {
+          stop(new SvcError('BACKEND_FAILED', `${KIND} backend: output larger than ${maxBytes} bytes`, { data: { reason: 'too_large', max_bytes: maxBytes } }));
+          return;
+        }
+        out.push(chunk);
+      });
+      child.stderr!.setEncoding('utf8');
+      child.stderr!.on('data', (chunk: string) => {
+        errText = tail(errText + chunk, STDERR_KEEP);
+      });
+      child.on('error', (e: NodeJS.ErrnoException) => {
+        const reason = e.code ?? 'spawn_failed';
+        finish(new SvcError('BACKEND_FAILED', `${KIND} backend: cannot run ${path.basename(program)} (${reason})`, { data: { reason }, cause: e }));
+      });
+      child.on('close', (code, signal) => {
+        kill(); // background processes the program left in its group die with the call
+        if (code === 0) return finish(null, Buffer.concat(out).toString('utf8'));
+        finish(new SvcError('BACKEND_FAILED', `${KIND} backend: ${path.basename(program)} exited with ${code ?? signal}`, {
+          data: { exit_code: code, ...(signal && { signal }), stderr: tail(errText) },
+        }));
+      });
+    });
+  };
+}
+
+function resolveCwd(manifestDir: string, cwd: string): string {
+  if (typeof cwd !== 'string' || cwd.includes('\0')) throw configError(KIND, 'cwd must be a string');
+  const base = realpathSync(manifestDir);
+  let real: string;
+  try {
+    real = realpathSync(path.resolve(base, cwd));
+  } catch {
+    throw configError(KIND, `cwd ${JSON.stringify(cwd)} does not exist`);
+  }
+  if (real !== base && !real.startsWith(base + path.sep)) throw configError(KIND, `cwd ${JSON.stringify(cwd)} leaves the manifest folder`);
+  if (!statSync(real).isDirectory()) throw configError(KIND, `cwd ${JSON.stringify(cwd)} is not a directory`);
+  return real;
+}
+
+function pickEnv(names: readonly string[]): Record<string, string> {
+  if (!Array.isArray(names)) throw configError(KIND, 'env must be a list of variable names');
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    if (typeof name !== 'string' || !ENV_NAME.test(name)) throw configError(KIND, `bad env name ${JSON.stringify(name)}`);
+    const v = process.env[name];
+    if (v !== undefined) out[name] = v;
+  }
+  return out;
+}
+
+/** argv[0]: a path (resolved against the manifest folder) or a bare name looked up on the child's PATH. */
+function resolveProgram(prog: string, manifestDir: string, pathVar: string | undefined): string {
+  if (prog === '' || prog.includes('\0') || prog.includes('{{')) {
+    throw configError(KIND, `argv[0] must be a plain program name or path, got ${JSON.stringify(prog)}`);
+  }
+  const candidates = prog.includes('/')
+    ? [path.resolve(manifestDir, prog)]
+    : (pathVar ?? '').split(path.delimiter).filter((dir) => path.isAbsolute(dir)).map((dir) => path.join(dir, prog));
+  for (const file of candidates) {
+    try {
+      accessSync(file, constants.X_OK);
+      if (statSync(file).isFile()) return file;
+    } catch {
+      // not this one
+    }
+  }
+  throw configError(KIND, `program ${JSON.stringify(prog)} not found or not executable` + (prog.includes('/') ? '' : ' on the allowed PATH'));
+}

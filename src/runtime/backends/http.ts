@@ -1,0 +1,193 @@
+// The http backend: one templated HTTP call per tool call. Guarantees: URL values
+// are percent-encoded and may not form dot segments; header values never carry
+// CR/LF; the response is capped at max_bytes while streaming; redirects are
+// followed (≤ 5) only within the same origin; non-2xx → BACKEND_FAILED {status, body}.
+
+import { SvcError } from '../../errors.js';
+import type { CallContext } from '../../core/types.js';
+import { compileTemplate, lookup, type Template } from '../template.js';
+import { byteLimit, configError, deadline, head, positiveInt } from './common.js';
+import { BACKEND_DEFAULTS, type BackendEnv, type BackendFn, type HttpSpec } from './types.js';
+
+const KIND = 'http';
+const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+// CR/LF/NUL and other controls (header injection), and what HTTP cannot carry (> U+00FF).
+const BAD_HEADER_VALUE = /[^\t\x20-\xff]/;
+const MAX_REDIRECTS = 5;
+const ERROR_BODY_BYTES = 4096;
+
+type Vars = Record<string, unknown>;
+type BodyFn = (vars: Vars) => unknown;
+
+export interface HttpOptions {
+  /** Resolve with the raw body as a Buffer instead of text (binary resources). */
+  bytes?: boolean;
+}
+
+export function httpBackend(spec: HttpSpec, _env: BackendEnv, opts: HttpOptions = {}): BackendFn {
+  const d = BACKEND_DEFAULTS.http;
+  const method = spec.method ?? d.method;
+  if (!METHODS.has(method)) throw configError(KIND, `unknown method ${JSON.stringify(method)}`);
+  const timeoutMs = positiveInt(KIND, 'timeout_ms', spec.timeout_ms ?? d.timeout_ms);
+  const maxBytes = byteLimit(KIND, spec.max_bytes ?? d.max_bytes);
+  if (typeof spec.url !== 'string') throw configError(KIND, 'url must be a string');
+  const url = compileTemplate(spec.url);
+  checkUrl(url.render({}), (msg) => configError(KIND, `url ${JSON.stringify(spec.url)}: ${msg}`));
+  const headers = compileHeaders(spec.headers ?? d.headers);
+  const body = spec.body === undefined ? undefined : compileBody(spec.body);
+  if (body && (method === 'GET' || method === 'DELETE')) throw configError(KIND, `${method} requests take no body`);
+  const hasContentType = Object.keys(spec.headers ?? {}).some((k) => k.toLowerCase() === 'content-type');
+
+  return async (input, ctx) => {
+    const target = renderUrl(url, input);
+    const reqHeaders = new Headers();
+    for (const [name, t] of headers) {
+      const value = t.render(input);
+      if (BAD_HEADER_VALUE.test(value)) {
+        throw new SvcError('INVALID_INPUT', `header ${name} would contain a line break, a control or a non-Latin-1 character`, { data: { header: name } });
+      }
+      reqHeaders.set(name, value);
+    }
+    let payload: string | undefined;
+    if (body) {
+      payload = JSON.stringify(body(input));
+      if (!hasContentType) reqHeaders.set('content-type', 'application/json');
+    }
+    return send({ method, url: target, headers: reqHeaders, body: payload }, { timeoutMs, maxBytes, bytes: !!opts.bytes }, ctx);
+  };
+}
+
+interface Request {
+  method: string;
+  url: URL;
+  headers: Headers;
+  body: string | undefined;
+}
+
+async function send(req: Request, lim: { timeoutMs: number; maxBytes: number; bytes: boolean }, ctx: CallContext): Promise<unknown> {
+  const dl = deadline(KIND, lim.timeoutMs, ctx.signal);
+  let { method, url, body } = req;
+  const headers = new Headers(req.headers);
+  try {
+    for (let followed = 0; ; followed++) {
+      const res = await fetch(url, { method, headers, body, redirect: 'manual', signal: dl.signal });
+      if (res.status >= 300 && res.status < 400 && res.status !== 304) {
+        await res.body?.cancel();
+        const next = redirectTarget(res, url);
+        if (next.origin !== url.origin) {
+          throw failed(`redirect to another origin refused`, { status: res.status, reason: 'cross_origin_redirect' });
+        }
+        if (followed >= MAX_REDIRECTS) throw failed(`more than ${MAX_REDIRECTS} redirects`, { status: res.status, reason: 'too_many_redirects' });
+        if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {
+          method = 'GET';
+          body = undefined;
+          headers.delete('content-type');
+        }
+        url = next;
+        continue;
+      }
+      if (!res.ok) {
+        const { buf } = await readBody(res, ERROR_BODY_BYTES);
+        throw failed(`upstream answered ${res.status}`, { status: res.status, body: head(new TextDecoder().decode(buf)) });
+      }
+      const { buf, over } = await readBody(res, lim.maxBytes);
+      if (over) throw failed(`response larger than ${lim.maxBytes} bytes`, { reason: 'too_large', max_bytes: lim.maxBytes });
+      return lim.bytes ? buf : new TextDecoder().decode(buf);
+    }
+  } catch (e) {
+    if (e instanceof SvcError) throw e;
+    if (dl.signal.aborted) throw dl.error();
+    const cause = (e as { cause?: { code?: unknown } }).cause;
+    const reason = typeof cause?.code === 'string' ? cause.code : 'request_failed';
+    throw failed(`request failed (${reason})`, { reason }, e);
+  }
+}
+
+function failed(message: string, data: Record<string, unknown>, cause?: unknown): SvcError {
+  return new SvcError('BACKEND_FAILED', `${KIND} backend: ${message}`, { data, cause });
+}
+
+function redirectTarget(res: Response, base: URL): URL {
+  const loc = res.headers.get('location');
+  try {
+    if (loc === null) throw new Error('no location');
+    return new URL(loc, base);
+  } catch {
+    throw failed(`redirect without a usable Location`, { status: res.status, reason: 'bad_redirect' });
+  }
+}
+
+/** Reads at most `limit` bytes; `over` says the body had more (the rest is cancelled). */
+async function readBody(res: Response, limit: number): Promise<{ buf: Buffer; over: boolean }> {
+  if (!res.body) return { buf: Buffer.alloc(0), over: false };
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return { buf: Buffer.concat(chunks), over: false };
+    chunks.push(value);
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => undefined);
+      return { buf: Buffer.concat(chunks).subarray(0, limit), over: true };
+    }
+  }
+}
+
+function renderUrl(t: Template, input: Vars): URL {
+  let raw: string;
+  try {
+    raw = t.render(input, encodeURIComponent);
+  } catch {
+    throw new SvcError('INVALID_INPUT', 'a URL argument is not valid Unicode');
+  }
+  return checkUrl(raw, (msg) => new SvcError('INVALID_INPUT', `the arguments make a bad URL: ${msg}`));
+}
+
+function checkUrl(raw: string, err: (msg: string) => SvcError): URL {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw err('not a URL');
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw err('only http and https are allowed');
+  // WHATWG URL parsing removes "." and ".." (also %2e forms) segments: refuse them before it does.
+  const path = /^[a-z][a-z0-9+.-]*:\/\/[^/?#\\]*([^?#]*)/i.exec(raw)?.[1] ?? '';
+  if (path.split(/[/\\]/).some((s) => /^(?:\.|%2e){1,2}$/i.test(s))) throw err('"." and ".." path segments are refused');
+  return u;
+}
+
+function compileHeaders(spec: Record<string, string>): [string, Template][] {
+  if (spec === null || typeof spec !== 'object') throw configError(KIND, 'headers must be an object');
+  return Object.entries(spec).map(([name, value]) => {
+    if (!HEADER_NAME.test(name)) throw configError(KIND, `bad header name ${JSON.stringify(name)}`);
+    if (typeof value !== 'string' || BAD_HEADER_VALUE.test(value)) {
+      throw configError(KIND, `header ${name} must be a string without line breaks or control characters`);
+    }
+    return [name, compileTemplate(value)];
+  });
+}
+
+/** String leaves are templates; a leaf that is exactly one placeholder keeps the argument's JSON type. */
+function compileBody(node: unknown): BodyFn {
+  if (typeof node === 'string') {
+    const t = compileTemplate(node);
+    if (t.single !== undefined) {
+      const path = t.single.split('.');
+      return (vars) => lookup(vars, path);
+    }
+    return (vars) => t.render(vars);
+  }
+  if (Array.isArray(node)) {
+    const items = node.map(compileBody);
+    return (vars) => items.map((f) => f(vars));
+  }
+  if (node !== null && typeof node === 'object') {
+    const entries = Object.entries(node).map(([k, v]) => [k, compileBody(v)] as const);
+    return (vars) => Object.fromEntries(entries.map(([k, f]) => [k, f(vars)]));
+  }
+  return () => node;
+}

@@ -1,0 +1,114 @@
+// The sqlite backend: one statement prepared at build time, arguments bound only as
+// named parameters (never spliced into SQL). Guarantees: read-only unless writable
+// (a writing statement on a read-only db is BACKEND_CONFIG); readers → at most
+// max_rows rows, writers → {changes, last_insert_rowid}; SQL errors → BACKEND_FAILED.
+
+import Database from 'better-sqlite3';
+import path from 'node:path';
+import { SvcError } from '../../errors.js';
+import { abortedError, configError, positiveInt } from './common.js';
+import { BACKEND_DEFAULTS, type BackendEnv, type BackendFn, type SqliteSpec } from './types.js';
+
+const KIND = 'sqlite';
+
+export type SqliteBackend = BackendFn & { close(): void };
+
+export function sqliteBackend(spec: SqliteSpec, env: BackendEnv): SqliteBackend {
+  const d = BACKEND_DEFAULTS.sqlite;
+  if (typeof spec.path !== 'string' || spec.path === '') throw configError(KIND, 'path must be a non-empty string');
+  if (typeof spec.query !== 'string') throw configError(KIND, 'query must be a string');
+  const writable = spec.writable ?? d.writable;
+  const timeoutMs = positiveInt(KIND, 'timeout_ms', spec.timeout_ms ?? d.timeout_ms);
+  const maxRows = positiveInt(KIND, 'max_rows', spec.max_rows ?? d.max_rows);
+  const names = sqlParamNames(spec.query);
+
+  let db: Database.Database;
+  try {
+    db = new Database(path.resolve(env.manifestDir, spec.path), { readonly: !writable, fileMustExist: true, timeout: timeoutMs });
+  } catch (e) {
+    throw configError(KIND, `cannot open ${JSON.stringify(spec.path)}: ${(e as Error).message}`);
+  }
+  let stmt: Database.Statement;
+  try {
+    stmt = db.prepare(spec.query);
+    if (!writable && !stmt.readonly) throw new Error('the statement writes but the database is not declared writable');
+  } catch (e) {
+    db.close();
+    throw configError(KIND, `query: ${(e as Error).message}`);
+  }
+
+  const run = async (input: Record<string, unknown>, ctx: { signal: AbortSignal }): Promise<unknown> => {
+    if (ctx.signal.aborted) throw abortedError(KIND);
+    const params: Record<string, unknown> = {};
+    for (const name of names) params[name] = toSqlValue(Object.prototype.hasOwnProperty.call(input, name) ? input[name] : undefined);
+    try {
+      if (!stmt.reader) {
+        const r = names.length ? stmt.run(params) : stmt.run();
+        return { changes: r.changes, last_insert_rowid: Number(r.lastInsertRowid) };
+      }
+      const rows: Record<string, unknown>[] = [];
+      for (const row of names.length ? stmt.iterate(params) : stmt.iterate()) {
+        rows.push(fromSqlRow(row as Record<string, unknown>));
+        if (rows.length >= maxRows) break;
+      }
+      return rows;
+    } catch (e) {
+      if (!db.open) throw new SvcError('BACKEND_FAILED', `${KIND} backend: database closed`, { data: { reason: 'closed' } });
+      const code = (e as { code?: unknown }).code;
+      throw new SvcError('BACKEND_FAILED', `${KIND} backend: ${(e as Error).message}`, {
+        data: { reason: 'sql_error', ...(typeof code === 'string' && { sqlite_code: code }) },
+        cause: e,
+      });
+    }
+  };
+  return Object.assign(run, { close: () => db.close() });
+}
+
+function toSqlValue(v: unknown): unknown {
+  if (v === undefined || v === null) return null;
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (typeof v === 'number' || typeof v === 'string' || typeof v === 'bigint' || v instanceof Uint8Array) return v;
+  return JSON.stringify(v);
+}
+
+/** BLOB columns come back as base64 strings so rows stay plain JSON. */
+function fromSqlRow(row: Record<string, unknown>): Record<string, unknown> {
+  for (const [k, v] of Object.entries(row)) if (Buffer.isBuffer(v)) row[k] = v.toString('base64');
+  return row;
+}
+
+/**
+ * Names of the :name / @name / $name parameters a statement uses (without the
+ * prefix), skipping strings, quoted identifiers and comments. Positional `?`
+ * parameters are refused (BACKEND_CONFIG): arguments bind by name only.
+ */
+export function sqlParamNames(sql: string): string[] {
+  const names = new Set<string>();
+  const idChar = /[A-Za-z0-9_$\u0080-\uffff]/;
+  const closers: Record<string, string> = { "'": "'", '"': '"', '`': '`', '[': ']' };
+  for (let i = 0; i < sql.length; i++) {
+    const c = sql[i]!;
+    if (c in closers) {
+      const end = closers[c]!;
+      for (i++; i < sql.length; i++) {
+        if (sql[i] === end) {
+          if (end !== ']' && sql[i + 1] === end) i++;
+          else break;
+        }
+      }
+    } else if (c === '-' && sql[i + 1] === '-') {
+      while (i < sql.length && sql[i] !== '\n') i++;
+    } else if (c === '/' && sql[i + 1] === '*') {
+      const end = sql.indexOf('*/', i + 2);
+      i = end === -1 ? sql.length : end + 1;
+    } else if (c === '?') {
+      throw configError(KIND, 'positional ? parameters are not allowed; use :name');
+    } else if ((c === ':' || c === '@' || c === '$') && idChar.test(sql[i + 1] ?? '')) {
+      let j = i + 1;
+      while (j < sql.length && idChar.test(sql[j]!)) j++;
+      names.add(sql.slice(i + 1, j));
+      i = j - 1;
+    }
+  }
+  return [...names];
+}
