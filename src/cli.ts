@@ -3,6 +3,7 @@
 //   svc serve [manifest] [--host H] [--port N] [--no-watch]   → prints "listening on http://HOST:PORT"
 //   svc validate [manifest] [--json]                           → exit 0, or 1 with FILE:LINE:COL: CODE: message lines
 //   svc init [dir]                                             → writes a commented starter svc.yaml
+//   svc hash-password                                          → reads a password on stdin, prints its scrypt hash
 // Guarantees: stdout carries only the listening line (logs go to stderr);
 // SIGTERM/SIGINT drain and exit 0; a bad manifest never prints a stack trace.
 
@@ -13,6 +14,7 @@ import { ManifestError, SvcError } from './errors.js';
 import { serve } from './http/serve.js';
 import { logger } from './log.js';
 import { STARTER_MANIFEST } from './starter.js';
+import { hashPassword } from './auth/oauth/password.js';
 
 interface Args { positional: string[]; flags: Map<string, string | true> }
 
@@ -36,7 +38,8 @@ function parseArgs(argv: string[]): Args {
 const USAGE = `usage:
   svc serve [manifest] [--host H] [--port N] [--no-watch]
   svc validate [manifest] [--json]
-  svc init [dir]`;
+  svc init [dir]
+  svc hash-password        (password on stdin; prints a hash for oauth.users[].password_hash)`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -48,6 +51,8 @@ async function main(argv: string[]): Promise<number> {
       return cmdValidate(args);
     case 'init':
       return cmdInit(args);
+    case 'hash-password':
+      return cmdHashPassword();
     case undefined:
     case 'help':
     case '--help':
@@ -132,6 +137,50 @@ function cmdInit(args: Args): number {
   writeFileSync(file, STARTER_MANIFEST, { flag: 'wx' });
   process.stdout.write(`wrote ${file}\nnext: svc validate ${file} && svc serve ${file}\n`);
   return 0;
+}
+
+async function cmdHashPassword(): Promise<number> {
+  if (process.stdin.isTTY) process.stderr.write('password (input hidden; end with Enter): ');
+  const password = await readSecretLine();
+  if (!password) {
+    process.stderr.write('svc: empty password\n');
+    return 1;
+  }
+  if (password.length < 8) process.stderr.write('svc: warning: passwords shorter than 8 characters are weak\n');
+  process.stdout.write((await hashPassword(password)) + '\n');
+  return 0;
+}
+
+/** One line from stdin; on a terminal the typed characters are not echoed. */
+function readSecretLine(): Promise<string> {
+  return new Promise((resolve) => {
+    const stdin = process.stdin;
+    const tty = stdin.isTTY;
+    if (tty) stdin.setRawMode(true);
+    let buf = '';
+    const done = () => {
+      stdin.off('data', onData);
+      stdin.off('end', done);
+      if (tty) {
+        stdin.setRawMode(false);
+        process.stderr.write('\n');
+      }
+      stdin.pause();
+      resolve(buf.replace(/\r?\n$/, ''));
+    };
+    const onData = (chunk: Buffer) => {
+      const s = chunk.toString('utf8');
+      if (tty && s === '\u0003') process.exit(130);
+      const nl = s.search(/[\r\n]/);
+      if (tty && nl !== -1) {
+        buf += s.slice(0, nl);
+        return done();
+      }
+      buf += s;
+    };
+    stdin.on('data', onData);
+    stdin.on('end', done);
+  });
 }
 
 main(process.argv.slice(2)).then(

@@ -131,9 +131,12 @@ function contentBlock(c: ContentSpec, env: BackendEnv): (vars: Record<string, un
     }
     case 'resource': {
       const tpl = c.text !== undefined ? compileTemplate(c.text) : undefined;
-      const uri = c.uri ?? 'about:blank';
+      const uriTpl = compileTemplate(c.uri ?? 'about:blank');
       const mimeType = c.mime_type ?? 'text/plain';
-      return (vars) => ({ type: 'resource', resource: tpl ? { uri, mimeType, text: tpl.render(vars) } : { uri, mimeType, blob: c.blob ?? '' } });
+      return (vars) => {
+        const uri = uriTpl.render(vars);
+        return { type: 'resource', resource: tpl ? { uri, mimeType, text: tpl.render(vars) } : { uri, mimeType, blob: c.blob ?? '' } };
+      };
     }
     case 'resource_link':
       return () => ({ type: 'resource_link', uri: c.uri ?? '', name: c.name ?? c.uri ?? '', ...(c.mime_type && { mimeType: c.mime_type }) });

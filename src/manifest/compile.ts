@@ -120,7 +120,10 @@ function checkTool(t: Tool, path: Path, ajv: ReturnType<typeof newInputAjv>, pro
   const who = `tool ${t.name}`;
   const check = (text: string | undefined, p: Path) => text !== undefined && checkNames(text, props, p, who, problem);
   check(t.template, [...path, 'template']);
-  t.content?.forEach((c, i) => check(c.text, [...path, 'content', i, 'text']));
+  t.content?.forEach((c, i) => {
+    check(c.text, [...path, 'content', i, 'text']);
+    check(c.uri, [...path, 'content', i, 'uri']);
+  });
   if (t.http) {
     check(t.http.url, [...path, 'http', 'url']);
     for (const [k, v] of Object.entries(t.http.headers ?? {})) check(v, [...path, 'http', 'headers', k]);
