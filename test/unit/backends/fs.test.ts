@@ -145,13 +145,11 @@ describe('fs backend', () => {
       assert.equal(fs.readFileSync(path.join(root, 'sub', 'new.txt'), 'utf8'), 'x');
     });
 
-    it('renders the content template', async () => {
-      await write('t.txt', 'ignored', { content: 'title: {{title}}' }).catch(() => undefined);
-      const f = backend({ op: 'write', path: 'notes/../t.txt' });
-      await rejectsWithCode(f({ title: 'x' }, makeContext()), 'INVALID_INPUT');
+    it('renders the path and content templates', async () => {
       const g = backend({ op: 'write', path: '{{name}}.md', content: '# {{title}}' });
-      await g({ name: 'doc', title: 'Hi' }, makeContext());
+      assert.deepEqual(await g({ name: 'doc', title: 'Hi' }, makeContext()), { path: 'doc.md', bytes: 4 });
       assert.equal(fs.readFileSync(path.join(root, 'doc.md'), 'utf8'), '# Hi');
+      await rejectsWithCode(g({ name: '../doc', title: 'Hi' }, makeContext()), 'INVALID_INPUT');
     });
 
     it('never writes through a symlink at the final component', async () => {
