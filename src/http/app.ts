@@ -22,6 +22,8 @@ import { BearerAuth } from '../auth/bearer.js';
 import { createGate, type AuthGate } from '../auth/gate.js';
 import { parseByteSize } from '../util/bytes.js';
 import { svcRouter } from '../transports/svc-rest.js';
+import { mountMcp } from '../transports/mcp-http.js';
+import { mountWs } from '../transports/ws.js';
 import { errorHandler, sendError } from './errors.js';
 import { hostCheck } from './host-check.js';
 import { publicHandlers, type ServerStatus } from './public-routes.js';
@@ -65,7 +67,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   app.disable('x-powered-by');
   app.set('etag', false);
   const server = opts.server ?? http.createServer(app);
-  expressWs(app, server, { wsOptions: { maxPayload: parseByteSize(cfg.server.body_limit) } });
+  const wss = expressWs(app, server).getWss();
 
   app.use(hostCheck({ bindHost: cfg.server.host, allowedHosts: cfg.server.allowed_hosts, allowedOrigins: cfg.server.allowed_origins }));
   app.use(refuseQueryTokens);
@@ -88,6 +90,8 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
 
   const bodyLimit = parseByteSize(cfg.server.body_limit);
   if (isPublic('/svc') || isProtected('/svc')) app.use('/svc', guard('/svc'), svcRouter({ runtime, gate, logger: log, bodyLimit }));
+  const mcp = isPublic('/mcp') || isProtected('/mcp') ? mountMcp(app, { runtime, gate, config: cfg, logger: log, guard: guard('/mcp') }) : undefined;
+  const ws = isPublic('/ws') || isProtected('/ws') ? mountWs(app, { runtime, gate, config: cfg, logger: log, wss }) : undefined;
 
   app.use((req, res) => sendError(res, new SvcError('NOT_FOUND', `no route ${req.method} ${req.path}`)));
   app.use(errorHandler(log, gate));
@@ -96,6 +100,8 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   return {
     app, runtime, gate, config: cfg, status, bearer, logger: log, baseUrl,
     async close() {
+      mcp?.close();
+      ws?.close();
       bearer?.close();
     },
   };

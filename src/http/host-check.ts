@@ -22,7 +22,10 @@ export function hostName(hostHeader: string): string {
   return i === -1 ? h : h.slice(0, i);
 }
 
-export function hostCheck(opts: { bindHost: string; allowedHosts: readonly string[]; allowedOrigins: readonly string[] }) {
+export interface HostPolicy { bindHost: string; allowedHosts: readonly string[]; allowedOrigins: readonly string[] }
+
+/** The decision itself, without Express (the /ws handshake uses it too): a FORBIDDEN_ORIGIN error, or undefined when allowed. */
+export function hostRefusal(opts: HostPolicy): (host: string | undefined, origin: string | undefined) => SvcError | undefined {
   const loopbackBound = isLoopbackHost(opts.bindHost);
   const hosts = new Set(opts.allowedHosts.map((h) => h.toLowerCase()));
   const origins = new Set(opts.allowedOrigins.map((o) => o.toLowerCase().replace(/\/$/, '')));
@@ -43,14 +46,19 @@ export function hostCheck(opts: { bindHost: string; allowedHosts: readonly strin
     if (u.host === host.toLowerCase()) return true;
     return origins.size === 0 && loopbackBound && isLoopbackHost(u.hostname);
   };
+  return (host, origin) => {
+    if (!hostOk(host)) return new SvcError('FORBIDDEN_ORIGIN', `Host ${host ?? '(none)'} is not allowed`);
+    if (origin === 'null') return new SvcError('FORBIDDEN_ORIGIN', 'Origin null is not allowed');
+    if (origin !== undefined && !originOk(origin, host!)) return new SvcError('FORBIDDEN_ORIGIN', `Origin ${origin} is not allowed`);
+    return undefined;
+  };
+}
+
+export function hostCheck(opts: HostPolicy) {
+  const refusal = hostRefusal(opts);
   return (req: Request, res: Response, next: NextFunction) => {
-    const host = req.headers.host;
-    if (!hostOk(host)) return sendError(res, new SvcError('FORBIDDEN_ORIGIN', `Host ${host ?? '(none)'} is not allowed`));
-    const origin = req.headers.origin;
-    if (origin !== undefined && origin !== 'null' && !originOk(origin, host!)) {
-      return sendError(res, new SvcError('FORBIDDEN_ORIGIN', `Origin ${origin} is not allowed`));
-    }
-    if (origin === 'null') return sendError(res, new SvcError('FORBIDDEN_ORIGIN', 'Origin null is not allowed'));
+    const err = refusal(req.headers.host, req.headers.origin);
+    if (err) return sendError(res, err);
     next();
   };
 }

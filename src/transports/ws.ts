@@ -1,0 +1,186 @@
+// /ws: MCP's JSON-RPC over one WebSocket (subprotocol `mcp`), the same session core as /mcp.
+// Guarantees: Host/Origin, the subprotocol and the bearer token are checked during the
+// handshake, so a refused upgrade is a plain HTTP answer (401 with the challenge, 403,
+// 404, 400) and never an open socket; the credential is re-checked on every message and
+// periodically, and a socket whose credential lapsed is closed with 4401; a malformed
+// frame gets a -32700 answer, never a crash; messages over server.body_limit close the
+// socket with 1009; at most ws_max_in_flight requests run per socket; a socket that
+// misses a pong, or stops reading its answers, is dropped.
+//
+// Close codes: 4401 credential expired/revoked/rotated · 1009 message too big · 1008 the
+// client does not read its answers · 1001 server shutting down.
+
+import type { IncomingMessage } from 'node:http';
+import type { Application } from 'express';
+import type expressWs from 'express-ws';
+import type { WebSocket, WebSocketServer } from 'ws';
+import type { AuthGate } from '../auth/gate.js';
+import type { ResolvedConfig } from '../config.js';
+import type { Principal } from '../core/types.js';
+import { SvcError } from '../errors.js';
+import { ANONYMOUS } from '../http/app.js';
+import { hostRefusal } from '../http/host-check.js';
+import type { Logger } from '../log.js';
+import type { Runtime } from '../runtime/runtime.js';
+import { parseByteSize } from '../util/bytes.js';
+import { errorOf, failure, RPC } from '../mcp/jsonrpc.js';
+import { McpSession, type Sink } from '../mcp/protocol.js';
+
+export const WS_CLOSE = Object.freeze({
+  CREDENTIAL_INVALID: 4401,
+  MESSAGE_TOO_BIG: 1009,
+  NOT_READING: 1008,
+  GOING_AWAY: 1001,
+});
+
+export interface WsDeps {
+  runtime: Runtime;
+  gate: AuthGate;
+  config: ResolvedConfig;
+  logger: Logger;
+  /** The express-ws WebSocketServer (expressWs(...).getWss()); its handshake options are set here. */
+  wss: WebSocketServer;
+}
+
+export interface WsHandle {
+  socketCount(): number;
+  /** Close every socket with 1001. */
+  close(): void;
+}
+
+type Verdict = { ok: true; principal: Principal } | { ok: false; err: SvcError; headers?: Record<string, string> };
+
+export function mountWs(app: Application, deps: WsDeps): WsHandle {
+  const { runtime, gate, config } = deps;
+  const log = deps.logger.child({ transport: 'ws' });
+  const maxPayload = parseByteSize(config.server.body_limit);
+  const maxInFlight = config.server.ws_max_in_flight;
+  const pingEvery = config.server.ws_ping_interval_ms;
+  const isProtected = config.routes.protected.includes('/ws');
+  const refusal = hostRefusal({ bindHost: config.server.host, allowedHosts: config.server.allowed_hosts, allowedOrigins: config.server.allowed_origins });
+  const principals = new WeakMap<IncomingMessage, Principal>();
+  const sockets = new Set<WebSocket>();
+
+  const verify = async (req: IncomingMessage): Promise<Verdict> => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname !== '/ws' && url.pathname !== '/ws/') return { ok: false, err: new SvcError('NOT_FOUND', `no WebSocket route ${url.pathname}`) };
+    const bad = refusal(req.headers.host, req.headers.origin);
+    if (bad) return { ok: false, err: bad };
+    if (url.searchParams.has('access_token')) return { ok: false, err: new SvcError('INVALID_REQUEST', 'tokens are accepted only in the Authorization header') };
+    const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim());
+    if (!offered.includes('mcp')) return { ok: false, err: new SvcError('INVALID_REQUEST', 'offer the WebSocket subprotocol "mcp"') };
+    if (!isProtected) return { ok: true, principal: ANONYMOUS };
+    const r = await gate.authenticate(req.headers.authorization);
+    if (!(r instanceof SvcError)) return { ok: true, principal: r };
+    const error = r.data?.error as 'invalid_token' | undefined;
+    log.info({ event: 'auth.failed', route: '/ws', ip: req.socket.remoteAddress, reason: r.message }, `401 on /ws: ${r.message}`);
+    return { ok: false, err: r, headers: { 'WWW-Authenticate': gate.challenge({ error, route: '/ws', description: error ? r.message : undefined }) } };
+  };
+
+  const opts = deps.wss.options;
+  opts.maxPayload = maxPayload;
+  opts.handleProtocols = (protocols) => (protocols.has('mcp') ? 'mcp' : false);
+  opts.verifyClient = (info, done) => {
+    verify(info.req).then((v) => {
+      if (v.ok) {
+        principals.set(info.req, v.principal);
+        return done(true);
+      }
+      const body = JSON.stringify({ error: v.err.toJSON() });
+      done(false, v.err.status, body, { 'Content-Type': 'application/json', ...v.headers });
+    }, (e: unknown) => {
+      log.error({ err: e }, 'ws handshake check failed');
+      done(false, 500, 'internal error');
+    });
+  };
+
+  (app as expressWs.Application).ws('/ws', (ws, req) => {
+    const principal = principals.get(req);
+    if (!principal) return ws.close(WS_CLOSE.CREDENTIAL_INVALID, 'not authenticated');
+    sockets.add(ws);
+    let alive = true;
+    let inflight = 0;
+    // Credential re-checks run in arrival order so a message is never dispatched ahead of an earlier one.
+    let gateQueue: Promise<boolean> = Promise.resolve(true);
+
+    const send: Sink = (m) => {
+      if (ws.readyState !== ws.OPEN) return false;
+      if (ws.bufferedAmount > 8 * maxPayload) {
+        ws.close(WS_CLOSE.NOT_READING, 'the client is not reading its answers');
+        return false;
+      }
+      ws.send(JSON.stringify(m));
+      return true;
+    };
+    const session = new McpSession({ runtime, logger: log, transport: 'ws', send });
+    const stillValid = async (): Promise<boolean> => {
+      if (principal.kind === 'anonymous' || await gate.stillValid(principal)) return true;
+      log.info({ event: 'ws.revoked', sub: principal.sub }, 'closing /ws socket: credential no longer valid');
+      if (ws.readyState === ws.OPEN) ws.close(WS_CLOSE.CREDENTIAL_INVALID, 'credential expired or revoked');
+      return false;
+    };
+    const timers = [setInterval(() => {
+      if (!alive) return ws.terminate();
+      alive = false;
+      ws.ping();
+      void stillValid();
+    }, pingEvery).unref()];
+    if (principal.expiresAt !== undefined) {
+      timers.push(setTimeout(() => void stillValid(), Math.max(0, principal.expiresAt * 1000 - Date.now()) + 50).unref());
+    }
+
+    ws.on('pong', () => (alive = true));
+    ws.on('error', (err) => log.debug({ err }, 'ws protocol error'));
+    ws.on('close', () => {
+      for (const t of timers) clearTimeout(t);
+      sockets.delete(ws);
+      session.close();
+    });
+    ws.on('message', async (data: Buffer) => {
+      alive = true;
+      let msg: unknown;
+      try {
+        msg = JSON.parse(data.toString('utf8'));
+      } catch {
+        send(failure(null, RPC.PARSE_ERROR, 'the message is not valid JSON'));
+        return;
+      }
+      const ok = (gateQueue = gateQueue.then(stillValid));
+      const requests = requestIds(msg);
+      if (requests.length && inflight + requests.length > maxInFlight) {
+        if (!(await ok)) return;
+        for (const id of requests) send(errorOf(id, 'RATE_LIMITED', `at most ${maxInFlight} requests may be unanswered on one socket`));
+        return;
+      }
+      inflight += requests.length;
+      try {
+        if (!(await ok)) return;
+        const answer = await session.handle(msg, principal);
+        for (const m of answer === undefined ? [] : Array.isArray(answer) ? answer : [answer]) send(m);
+      } catch (e) {
+        log.error({ err: e }, 'ws message failed unexpectedly');
+        send(failure(null, RPC.INTERNAL, 'internal error'));
+      } finally {
+        inflight -= requests.length;
+      }
+    });
+  });
+
+  return {
+    socketCount: () => sockets.size,
+    close() {
+      for (const ws of sockets) ws.close(WS_CLOSE.GOING_AWAY, 'server shutting down');
+    },
+  };
+}
+
+function requestIds(msg: unknown): (string | number)[] {
+  const ids: (string | number)[] = [];
+  for (const m of Array.isArray(msg) ? msg : [msg]) {
+    if (m !== null && typeof m === 'object' && typeof (m as { method?: unknown }).method === 'string') {
+      const id = (m as { id?: unknown }).id;
+      if (typeof id === 'string' || typeof id === 'number') ids.push(id);
+    }
+  }
+  return ids;
+}
