@@ -1,0 +1,42 @@
+// Who can be approved: the auto-mode subject, or the manifest's users. Guarantees: a
+// subject's grantable scopes are a subset of profile.scopes; password checks take the
+// same scrypt work whether or not the username exists.
+
+import type { OAuthConfig } from '../../manifest/types.gen.js';
+import { verifyPassword } from './password.js';
+
+export interface Accounts {
+  has(sub: string): boolean;
+  /** The scopes this subject may grant (always within profile.scopes). */
+  scopes(sub: string): ReadonlySet<string>;
+  /** The subject for these credentials, or undefined. */
+  verify(username: string, password: string): Promise<string | undefined>;
+}
+
+// A well-formed hash of nothing anyone knows, checked when the username is unknown.
+const DECOY = 'scrypt$32768$8$1$QnVyblRoZURlY295U2FsdA$ZGVjb3ktaGFzaC1uZXZlci1tYXRjaGVzLWFueXRoaW5nISE';
+
+export function createAccounts(oauth: OAuthConfig, profileScopes: readonly string[]): Accounts {
+  const all = new Set(profileScopes);
+  if ((oauth.login?.mode ?? 'auto') === 'auto') {
+    const subject = oauth.login?.subject ?? 'dev';
+    return {
+      has: (sub) => sub === subject,
+      scopes: () => all,
+      verify: async () => undefined,
+    };
+  }
+  const users = new Map((oauth.users ?? []).map((u) => [u.username, {
+    hash: u.password_hash,
+    scopes: new Set((u.scopes ?? profileScopes).filter((s) => all.has(s))),
+  }]));
+  return {
+    has: (sub) => users.has(sub),
+    scopes: (sub) => users.get(sub)?.scopes ?? new Set(),
+    async verify(username, password) {
+      const u = users.get(username);
+      const ok = await verifyPassword(password, u?.hash ?? DECOY);
+      return u && ok ? username : undefined;
+    },
+  };
+}

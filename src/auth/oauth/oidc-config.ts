@@ -1,0 +1,123 @@
+// The oidc-provider configuration fastsvc runs. Guarantees: authorization code + PKCE
+// S256 only; refresh tokens for every client allowed the grant, rotated on every use,
+// living at most refresh_token_ttl from the code exchange; opaque access tokens whose
+// audience is the server's origin for every accepted resource indicator (others get
+// invalid_target); any revocation revokes the whole grant; no OIDC extras (userinfo,
+// logout, PAR, DPoP, dev interactions) are on.
+
+import { errors, interactionPolicy, type Configuration, type ClientMetadata, type KoaContextWithOIDC } from 'oidc-provider';
+import type { OAuthConfig } from '../../manifest/types.gen.js';
+import type { Accounts } from './accounts.js';
+import { rememberKey } from './interactions.js';
+import { AUTH_METHODS } from './metadata.js';
+import { errorPage } from './pages.js';
+import type { Adapter, OAuthKeys, OAuthProvider } from './provider.js';
+
+export const ROUTES = {
+  authorization: '/authorize',
+  token: '/token',
+  registration: '/register',
+  revocation: '/revoke',
+  introspection: '/introspect',
+  jwks: '/jwks',
+} as const;
+
+export interface OidcConfigDeps {
+  oauth: Required<Pick<OAuthConfig, 'access_token_ttl' | 'refresh_token_ttl' | 'code_ttl'>> & OAuthConfig;
+  mode: 'auto' | 'users';
+  scopes: readonly string[];
+  audience: string;
+  acceptResource(indicator: string): boolean;
+  keys: OAuthKeys;
+  provider: OAuthProvider;
+  accounts: Accounts;
+  clients: ClientMetadata[];
+  isDynamic(clientId: string): boolean;
+  remembered: Adapter;
+}
+
+const SESSION_TTL = 24 * 3600;
+const INTERACTION_TTL = 600;
+
+export function oidcConfiguration(d: OidcConfigDeps): Configuration {
+  const { oauth } = d;
+  const policy = interactionPolicy.base();
+  if (d.mode === 'users') {
+    policy.get('consent')!.checks.add(new interactionPolicy.Check('dynamic_client', 'dynamically registered clients always ask for consent',
+      (ctx) => d.isDynamic(ctx.oidc.client!.clientId) && !ctx.oidc.result?.consent));
+  }
+  return {
+    adapter: (name: string) => d.provider.adapter(name),
+    clients: d.clients,
+    jwks: d.keys.jwks as Configuration['jwks'],
+    cookies: { keys: d.keys.cookieKeys },
+    routes: ROUTES,
+    scopes: [...d.scopes],
+    claims: { openid: ['sub'] },
+    responseTypes: ['code'],
+    clientAuthMethods: [...AUTH_METHODS],
+    pkce: { required: () => true },
+    allowOmittingSingleRegisteredRedirectUri: false,
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_basic',
+      id_token_signed_response_alg: 'ES256',
+    },
+    enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
+    features: {
+      devInteractions: { enabled: false },
+      dPoP: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
+      userinfo: { enabled: false },
+      registration: { enabled: oauth.registration?.enabled ?? false, initialAccessToken: false, issueRegistrationAccessToken: false },
+      revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
+      introspection: {
+        enabled: true,
+        allowedPolicy: async (_ctx, client, token) => client.clientAuthMethod !== 'none' || token.clientId === client.clientId,
+      },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: async (_ctx, _client, oneOf) => oneOf ?? d.audience,
+        useGrantedResource: async () => true,
+        getResourceServerInfo: async (_ctx, indicator) => {
+          if (!d.acceptResource(indicator)) throw new errors.InvalidTarget(`${indicator} is not a resource of this server`);
+          return { scope: d.scopes.join(' '), audience: d.audience, accessTokenTTL: oauth.access_token_ttl, accessTokenFormat: 'opaque' };
+        },
+      },
+    },
+    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}`, policy },
+    findAccount: async (_ctx, sub) => (d.accounts.has(sub) ? { accountId: sub, claims: async () => ({ sub }) } : undefined),
+    loadExistingGrant: async (ctx: KoaContextWithOIDC) => {
+      const { oidc } = ctx;
+      const accountId = oidc.session?.accountId;
+      const clientId = oidc.client!.clientId;
+      if (!accountId) return undefined;
+      const grantId = oidc.result?.consent?.grantId ?? oidc.session!.grantIdFor(clientId)
+        ?? (await d.remembered.find(rememberKey(accountId, clientId)))?.grantId;
+      const grant = grantId ? await oidc.provider.Grant.find(grantId) : undefined;
+      return grant && grant.accountId === accountId && grant.clientId === clientId ? grant : undefined;
+    },
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: () => true,
+    expiresWithSession: async () => false,
+    revokeGrantPolicy: () => true,
+    ttl: {
+      AccessToken: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? oauth.access_token_ttl,
+      AuthorizationCode: oauth.code_ttl,
+      RefreshToken: (ctx) => ctx?.oidc?.entities.RotatedRefreshToken?.remainingTTL ?? oauth.refresh_token_ttl,
+      Grant: oauth.refresh_token_ttl,
+      Session: SESSION_TTL,
+      Interaction: INTERACTION_TTL,
+      IdToken: oauth.access_token_ttl,
+    },
+    clientBasedCORS: (ctx, origin, client) =>
+      origin !== 'null' && client.clientAuthMethod === 'none' && client.redirectUris!.some((u) => URL.parse(u)?.origin === origin),
+    renderError: async (ctx, out) => {
+      ctx.type = 'html';
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = errorPage('Authorization failed', `${out.error}: ${out.error_description ?? ''}`);
+    },
+  };
+}

@@ -1,0 +1,251 @@
+// createOAuthServer: the embedded OAuth 2.1 authorization server (oidc-provider) plus
+// what a protected resource needs from it. Guarantees: discovery documents come from the
+// configured issuer and base URL only; oidc-provider sees only its own paths (it never
+// calls next()) and no body parser runs before it; /token, /register and logins are
+// rate-limited; an access token is accepted only while it, its grant and its subject
+// exist, so a revocation or a replay takes effect on the very next request.
+
+import type { Application, NextFunction, Request, Response } from 'express';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import Provider, { type ClientMetadata } from 'oidc-provider';
+import type { Logger } from 'pino';
+import type { Principal } from '../../core/types.js';
+import { SvcError } from '../../errors.js';
+import type { AuthProfile, OAuthConfig } from '../../manifest/types.gen.js';
+import { createAccounts } from './accounts.js';
+import { interactionRouter } from './interactions.js';
+import { loadOrCreateKeys } from './keys.js';
+import { authorizationServerMetadata, protectedResourceMetadata } from './metadata.js';
+import { oidcConfiguration } from './oidc-config.js';
+import type { OAuthProvider } from './provider.js';
+import { RateLimiter, type BucketLimits } from './rate-limit.js';
+
+export interface OAuthRateLimits {
+  token: BucketLimits;
+  register: BucketLimits;
+  loginPerIp: BucketLimits;
+  loginPerUser: BucketLimits;
+}
+
+export const DEFAULT_RATE_LIMITS: OAuthRateLimits = {
+  token: { burst: 60, perMinute: 120 },
+  register: { burst: 10, perMinute: 10 },
+  loginPerIp: { burst: 10, perMinute: 10 },
+  loginPerUser: { burst: 5, perMinute: 5 },
+};
+
+export interface OAuthServerOptions {
+  /** The oauth section with the schema's defaults applied. */
+  oauth: OAuthConfig;
+  profile: AuthProfile;
+  /** Issuer exactly as published: scheme://host[:port], no path. */
+  issuer: string;
+  /** This server's public origin; the canonical resource and the tokens' audience. */
+  baseUrl: string;
+  /** Protected routes ('/mcp', '/svc', '/ws'): baseUrl + route is also accepted as a resource indicator. */
+  protectedRoutes: readonly string[];
+  /** profile.scopes names. */
+  scopes: readonly string[];
+  /** Owned from here on: close() closes it. */
+  provider: OAuthProvider;
+  logger: Logger;
+  /** Folder that client_secret_file paths resolve against. */
+  manifestDir: string;
+  /** Shown on login/consent pages and as resource_name. */
+  name?: string;
+  limits?: Partial<OAuthRateLimits>;
+}
+
+export interface OAuthServer {
+  /** Add discovery, OAuth endpoints and interaction pages. Call before any body parser and before the 404 handler. */
+  mount(app: Application): void;
+  /** The principal of a valid access token for this resource, else null. Never throws for bad input. */
+  verifyAccessToken(token: string): Promise<Principal | null>;
+  /** Whether an OAuth principal's grant and subject still exist and it has not expired. */
+  isActive(p: Principal): Promise<boolean>;
+  /** Protected resource metadata URL for a protected route (path-inserted form), or the root form. */
+  prmUrl(route?: string): string;
+  close(): Promise<void>;
+}
+
+const PRM_PATH = '/.well-known/oauth-protected-resource';
+
+export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuthServer> {
+  const log = opts.logger.child({ module: 'oauth' });
+  const oauth = {
+    ...opts.oauth,
+    access_token_ttl: opts.oauth.access_token_ttl ?? 900,
+    refresh_token_ttl: opts.oauth.refresh_token_ttl ?? 1_209_600,
+    code_ttl: opts.oauth.code_ttl ?? 60,
+  };
+  const mode = oauth.login?.mode ?? 'auto';
+  const issuerUrl = parseUrl(opts.issuer, 'oauth.issuer');
+  if (issuerUrl.pathname !== '/' || issuerUrl.search || opts.issuer.endsWith('/')) {
+    throw new SvcError('OAUTH_CONFIG', `oauth.issuer ${opts.issuer} must be scheme://host[:port] with no path`, { path: '/oauth/issuer' });
+  }
+  const issuer = opts.issuer;
+  const audience = parseUrl(opts.baseUrl, 'base_url').origin;
+  if (mode === 'auto' && !isLoopback(issuerUrl.hostname)) {
+    throw new SvcError('OAUTH_CONFIG', `oauth.login.mode auto approves every request without a page; it is allowed only on a loopback issuer, not ${issuerUrl.host}`, { path: '/oauth/login/mode' });
+  }
+  if (mode === 'users' && !(oauth.users ?? []).length) {
+    throw new SvcError('OAUTH_CONFIG', 'oauth.login.mode users needs at least one entry in oauth.users', { path: '/oauth/users' });
+  }
+  if (!opts.scopes.length) {
+    throw new SvcError('OAUTH_CONFIG', 'OAuth needs at least one scope in profile.scopes (a token carries at least one scope)', { path: '/profile/scopes' });
+  }
+  const scopeSet = new Set(opts.scopes);
+  const clients = (oauth.clients ?? []).map((c) => staticClient(c, opts.manifestDir, opts.scopes));
+  for (const c of clients) {
+    const bad = String(c.scope).split(' ').filter((s) => !scopeSet.has(s));
+    if (bad.length) throw new SvcError('SCOPE_UNDECLARED', `client ${c.client_id} lists ${bad.join(', ')}, which profile.scopes does not declare`, { path: '/oauth/clients' });
+  }
+  const staticIds = new Set(clients.map((c) => c.client_id));
+  const isDynamic = (clientId: string) => !staticIds.has(clientId);
+  const accounts = createAccounts(oauth, opts.scopes);
+  const remembered = opts.provider.adapter('RememberedConsent');
+  const keys = await loadOrCreateKeys(opts.provider);
+  const routes = [...opts.protectedRoutes];
+  const acceptResource = (indicator: string) => {
+    const u = URL.parse(indicator);
+    if (!u || u.origin !== audience || u.search || u.hash || u.username || u.password) return false;
+    const path = u.pathname.replace(/\/+$/, '');
+    return path === '' || routes.some((r) => path === r || path.startsWith(`${r}/`));
+  };
+
+  const provider = new Provider(issuer, oidcConfiguration({
+    oauth, mode, scopes: opts.scopes, audience, acceptResource, keys, provider: opts.provider, accounts, clients, isDynamic, remembered,
+  }));
+  logEvents(provider, log);
+  // RFC 6749 §3.3: a request without `scope` asks for the client's default — its allowed scopes.
+  provider.use(async (ctx, next) => {
+    if (ctx.path === '/authorize' && ctx.method === 'GET' && !ctx.query.scope && typeof ctx.query.client_id === 'string') {
+      const client = await provider.Client.find(ctx.query.client_id).catch(() => undefined);
+      if (client) ctx.query = { ...ctx.query, scope: client.scope ?? opts.scopes.join(' ') };
+    }
+    await next();
+  });
+  const callback = provider.callback();
+
+  const limits = { ...DEFAULT_RATE_LIMITS, ...opts.limits };
+  const tokenLimit = new RateLimiter(limits.token);
+  const registerLimit = new RateLimiter(limits.register);
+  const registration = oauth.registration?.enabled ?? false;
+  const oidcPaths = new RegExp(`^/(authorize(/[A-Za-z0-9_-]+)?|token|revoke|introspect|jwks${registration ? '|register' : ''})$`);
+  const name = opts.name ?? 'fastsvc';
+  const asMetadata = authorizationServerMetadata({ issuer, profile: opts.profile, registration, scopes: opts.scopes });
+  const prm = (resource: string) => protectedResourceMetadata({ resource, issuer, scopes: opts.scopes, name });
+
+  return {
+    mount(app) {
+      const publicJson = (doc: Record<string, unknown>) => (_req: Request, res: Response) => {
+        res.set({ 'Access-Control-Allow-Origin': '*', 'Cache-Control': 'public, max-age=300' }).json(doc);
+      };
+      app.get('/.well-known/oauth-authorization-server', publicJson(asMetadata));
+      app.get(PRM_PATH, publicJson(prm(audience)));
+      for (const r of routes) app.get(`${PRM_PATH}${r}`, publicJson(prm(`${audience}${r}`)));
+      app.use(interactionRouter({
+        provider, mode, autoSubject: oauth.login?.subject ?? 'dev', accounts, audience, serverName: name, isDynamic, remembered, log,
+        scopes: (opts.profile.scopes ?? []).map((s) => (typeof s === 'string' ? { name: s } : s)),
+        csrfKey: Buffer.from(keys.cookieKeys[0]!, 'base64url'),
+        loginLimits: { ip: new RateLimiter(limits.loginPerIp), user: new RateLimiter(limits.loginPerUser) },
+        grantTtl: oauth.refresh_token_ttl,
+      }));
+      app.use((req: Request, res: Response, next: NextFunction) => {
+        if (!oidcPaths.test(req.path)) return next();
+        if (req.method === 'POST') {
+          const limiter = req.path === '/token' ? tokenLimit : req.path === '/register' ? registerLimit : undefined;
+          const wait = limiter?.take(req.socket.remoteAddress ?? '?') ?? 0;
+          if (wait > 0) {
+            log.warn({ event: 'oauth.rate_limited', path: req.path, ip: req.socket.remoteAddress }, `${req.path} rate-limited`);
+            res.status(429).set({ 'Retry-After': String(wait), 'Cache-Control': 'no-store' })
+              .json({ error: 'temporarily_unavailable', error_description: `too many requests; retry after ${wait} s` });
+            return;
+          }
+        }
+        void callback(req, res);
+      });
+    },
+
+    async verifyAccessToken(token) {
+      if (token.length > 512) return null;
+      const at = await provider.AccessToken.find(token);
+      if (!at || !at.accountId || !at.grantId) return null;
+      if (![at.aud].flat().includes(audience)) return null;
+      if (!accounts.has(at.accountId) || !(await provider.Grant.find(at.grantId))) return null;
+      return Object.freeze({
+        sub: at.accountId,
+        scopes: new Set((at.scope ?? '').split(' ').filter(Boolean)),
+        kind: 'oauth' as const,
+        clientId: at.clientId,
+        expiresAt: at.exp,
+        credentialId: at.grantId,
+      });
+    },
+
+    async isActive(p) {
+      if (p.kind !== 'oauth' || !p.credentialId) return false;
+      if (p.expiresAt !== undefined && p.expiresAt * 1000 <= Date.now()) return false;
+      return accounts.has(p.sub) && !!(await provider.Grant.find(p.credentialId));
+    },
+
+    prmUrl(route) {
+      return route && routes.includes(route) ? `${audience}${PRM_PATH}${route}` : `${audience}${PRM_PATH}`;
+    },
+
+    async close() {
+      await opts.provider.close();
+    },
+  };
+}
+
+function staticClient(c: NonNullable<OAuthConfig['clients']>[number], dir: string, scopes: readonly string[]): ClientMetadata {
+  const secret = c.client_secret ?? (c.client_secret_file ? readFileSync(resolve(dir, c.client_secret_file), 'utf8').trim() : undefined);
+  const native = c.redirect_uris.every((u) => {
+    const p = URL.parse(u);
+    return p?.protocol === 'http:' && isLoopback(p.hostname);
+  });
+  return {
+    client_id: c.client_id,
+    ...(c.client_name && { client_name: c.client_name }),
+    redirect_uris: c.redirect_uris,
+    scope: (c.scopes ?? scopes).join(' '),
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    // Loopback http redirect URIs are a native app's (RFC 8252): any port matches.
+    application_type: native ? 'native' : 'web',
+    ...(secret ? { client_secret: secret, token_endpoint_auth_method: 'client_secret_basic' } : { token_endpoint_auth_method: 'none' }),
+  };
+}
+
+function logEvents(provider: Provider, log: Logger): void {
+  provider.on('grant.error', (ctx, err) => {
+    const e = err as { error?: string; error_detail?: string };
+    log.warn({ event: 'oauth.grant_error', error: e.error, detail: e.error_detail, client_id: ctx.oidc?.client?.clientId, grant_type: ctx.oidc?.params?.grant_type },
+      `token request refused: ${e.error}${e.error_detail ? ` (${e.error_detail})` : ''}`);
+  });
+  provider.on('grant.revoked', (ctx, grantId) => {
+    log.info({ event: 'oauth.grant_revoked', grant_id: grantId, client_id: ctx.oidc?.client?.clientId, route: ctx.oidc?.route }, 'grant revoked');
+  });
+  provider.on('server_error', (ctx, err) => {
+    log.error({ event: 'oauth.server_error', err, route: ctx.oidc?.route }, 'authorization server error');
+  });
+  for (const ev of ['authorization.error', 'registration_create.error', 'revocation.error', 'introspection.error', 'jwks.error'] as const) {
+    provider.on(ev as 'authorization.error', (ctx, err) => {
+      const e = err as { error?: string; error_detail?: string; error_description?: string };
+      log.info({ event: `oauth.${ev}`, error: e.error, detail: e.error_detail ?? e.error_description, client_id: ctx.oidc?.client?.clientId }, `${ev}: ${e.error}`);
+    });
+  }
+}
+
+function parseUrl(v: string, what: string): URL {
+  const u = URL.parse(v);
+  if (!u || !/^https?:$/.test(u.protocol)) throw new SvcError('OAUTH_CONFIG', `${what} ${v} is not an http(s) URL`);
+  return u;
+}
+
+export function isLoopback(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
+}
