@@ -79,6 +79,8 @@ export interface ToolDef {
   inline_ok?: boolean;
   required_scopes?: string[];
   annotations?: Record<string, unknown>;
+  /** When set, the runtime aborts the call (context.signal) and answers BACKEND_TIMEOUT after this many ms. */
+  timeout_ms?: number;
   handler: ToolHandler;
 }
 

@@ -21,6 +21,12 @@ export async function serve(svc: FastSvc, config: SvcServerConfig, where: { host
   const host = where.host ?? config.server?.host ?? '127.0.0.1';
   const port = where.port ?? config.server?.port ?? 8080;
   const server = http.createServer({ requestTimeout: 120_000, headersTimeout: 30_000, keepAliveTimeout: 5_000 });
+  // Until the app is built, every request (including /readyz) answers 503 NOT_READY.
+  const notReady = (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
+    res.end(JSON.stringify({ error: { code: 'NOT_READY', message: 'the server is starting' } }));
+  };
+  server.on('request', notReady);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -37,6 +43,7 @@ export async function serve(svc: FastSvc, config: SvcServerConfig, where: { host
     server.close();
     throw e;
   }
+  server.off('request', notReady);
   server.on('request', handle.app);
   let closing: Promise<void> | undefined;
   return {

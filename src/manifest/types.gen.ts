@@ -353,6 +353,10 @@ export interface Tool {
    */
   annotations?: {};
   /**
+   * Upper bound in milliseconds for the whole call of a module tool (its context.signal aborts then and the caller gets BACKEND_TIMEOUT). Other backends use their own timeout_ms.
+   */
+  timeout_ms?: number;
+  /**
    * template/content: answer as a tool error result (for testing clients).
    */
   is_error?: boolean;

@@ -7,7 +7,7 @@
 
 import { SvcError } from '../errors.js';
 import { findResource, type Catalog, type ToolEntry } from '../core/catalog.js';
-import type { CallContext, Principal, PromptMessage, ResourceContents, ToolResult } from '../core/types.js';
+import type { CallContext, Principal, PromptMessage, ResourceContents, ToolDef, ToolResult } from '../core/types.js';
 import { decide, type Decision } from '../policy/scopes.js';
 import { RESULTS_PREFIX, ResultStore } from './results.js';
 import type { Logger } from '../log.js';
@@ -76,7 +76,7 @@ export class Runtime {
     }
     let out: unknown;
     try {
-      out = await entry.def.handler(input as Record<string, unknown>, ctx);
+      out = entry.def.timeout_ms === undefined ? await entry.def.handler(input as Record<string, unknown>, ctx) : await withTimeout(entry.def, input as Record<string, unknown>, ctx);
     } catch (e) {
       if (e instanceof SvcError) throw e;
       ctx.log.error({ err: e, tool: name }, 'tool handler threw');
@@ -192,6 +192,30 @@ export class Runtime {
 /** A backend failure as an MCP tool result: the model sees the error, the protocol call succeeds. */
 export function toolErrorResult(err: SvcError): ToolResult {
   return { content: [{ type: 'text', text: `${err.code}: ${err.message}` }], isError: true };
+}
+
+/** Runs a handler with a deadline: its signal aborts and the call fails with BACKEND_TIMEOUT. */
+async function withTimeout(def: ToolDef, input: Record<string, unknown>, ctx: CallContext): Promise<unknown> {
+  const ms = def.timeout_ms!;
+  const controller = new AbortController();
+  const outer = ctx.signal;
+  const onAbort = () => controller.abort(outer.reason);
+  outer.addEventListener('abort', onAbort, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const err = new SvcError('BACKEND_TIMEOUT', `tool ${def.name} did not finish within ${ms} ms`);
+      controller.abort(err);
+      reject(err);
+    }, ms);
+  });
+  const inner: CallContext = { principal: ctx.principal, transport: ctx.transport, log: ctx.log, channel: ctx.channel, signal: controller.signal };
+  try {
+    return await Promise.race([Promise.resolve(def.handler(input, inner)), timeout]);
+  } finally {
+    clearTimeout(timer);
+    outer.removeEventListener('abort', onAbort);
+  }
 }
 
 function isToolResult(v: unknown): v is ToolResult {
