@@ -16,7 +16,7 @@ import { execBackend } from '../runtime/backends/exec.js';
 import { fsBackend } from '../runtime/backends/fs.js';
 import { sqliteBackend } from '../runtime/backends/sqlite.js';
 import { moduleBackend } from '../runtime/backends/module.js';
-import { readFileContent } from '../runtime/backends/file-content.js';
+import { isTextMime, readFileContent } from '../runtime/backends/file-content.js';
 import type { BackendEnv, BackendFn } from '../runtime/backends/types.js';
 import type { SvcServerConfig } from '../config.js';
 import type { Plan } from './compile.js';
@@ -162,7 +162,7 @@ async function resourceReader(r: Resource, env: BackendEnv): Promise<(uri: strin
     const path = resolve(env.manifestDir, r.file);
     return async (uri) => [await readFileContent(path, uri, mimeType)];
   }
-  const fn = r.http ? httpBackend(r.http, env) : await moduleBackend(r.module!, env);
+  const fn = r.http ? httpBackend(r.http, env, { bytes: !isTextMime(mimeType) }) : await moduleBackend(r.module!, env);
   return async (uri, vars, ctx) => {
     const out = await fn({ ...vars, uri }, ctx);
     if (Array.isArray(out)) return out as ResourceContents[];
