@@ -61,8 +61,10 @@ export async function startOAuthApp(o: Partial<Omit<OAuthServerOptions, 'oauth'>
     oauth: s,
     logs,
     async close() {
+      const closed = new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
+      await closed;
+      await new Promise((r) => setTimeout(r, 20)); // let clients see their kept-alive sockets end
       await s.close();
     },
   };
