@@ -1,0 +1,179 @@
+// How the harness talks to each scenario kind: `http` (one JSON POST), `mcp` (Streamable HTTP: initialize
+// handshake when the scenario has a session, then tools/call) and `ws` (MCP over WebSocket, subprotocol "mcp").
+// Each kind is open → check → load → close. check sends one call and throws unless the echoed text comes back,
+// so a server that answers fast but wrong never gets a number.
+import http from 'node:http';
+import WebSocket from 'ws';
+import { TEXT, TOOL } from '../scenarios.mjs';
+import { autocannonLoad, wsLoad } from './load.mjs';
+
+export const MCP_VERSION = '2025-11-25';
+const JSON_HEADERS = { 'content-type': 'application/json' };
+const MCP_ACCEPT = 'application/json, text/event-stream';
+const callParams = { name: TOOL, arguments: { text: TEXT } };
+const rpc = (id, method, params) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
+const initParams = { protocolVersion: MCP_VERSION, capabilities: {}, clientInfo: { name: 'fastsvc-bench', version: '1.0.0' } };
+
+/** One HTTP request on a fresh connection; resolves { status, headers, body } (body as text). */
+export function request(url, { method = 'GET', headers = {}, body } = {}, timeoutMs = 5000) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers, agent: false, timeout: timeoutMs }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`timeout after ${timeoutMs} ms: ${method} ${url}`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+function expectStatus(res, ok, what) {
+  if (!ok(res.status)) throw new Error(`${what}: HTTP ${res.status} ${res.body.slice(0, 160)}`);
+}
+const is2xx = (s) => s >= 200 && s < 300;
+
+/** The JSON-RPC message in a Streamable HTTP answer, whether sent as JSON or as an SSE stream. */
+function rpcAnswer(res) {
+  if (!String(res.headers['content-type']).startsWith('text/event-stream')) return JSON.parse(res.body);
+  const data = res.body.split('\n').filter((l) => l.startsWith('data:')).map((l) => JSON.parse(l.slice(5)));
+  return data.find((m) => 'result' in m || 'error' in m) ?? {};
+}
+
+function expectEcho(msg, raw) {
+  const r = msg.result;
+  if (r?.isError || r?.content?.[0]?.type !== 'text' || r.content[0].text !== TEXT) {
+    throw new Error(`tools/call answered ${String(raw).slice(0, 160)}`);
+  }
+}
+
+/** True when some string anywhere in a JSON value equals TEXT (the /svc answer's exact shape is fastsvc's). */
+const containsText = (v) =>
+  v === TEXT || (v !== null && typeof v === 'object' && Object.values(v).some(containsText));
+
+const bearer = (token) => ({ authorization: `Bearer ${token}` });
+
+const httpKind = {
+  async open(scn, base, token) {
+    const headers = { ...JSON_HEADERS, ...(scn.auth ? bearer(token) : {}) };
+    return { url: base + scn.path, method: 'POST', headers, body: JSON.stringify({ text: TEXT }) };
+  },
+  async check(t) {
+    const res = await request(t.url, t);
+    expectStatus(res, is2xx, `POST ${t.url}`);
+    if (!containsText(JSON.parse(res.body))) throw new Error(`POST ${t.url} answered ${res.body.slice(0, 160)}`);
+  },
+  load: (t, opts) => autocannonLoad(t, opts),
+  async close() {},
+};
+
+const mcpKind = {
+  async open(scn, base, token) {
+    const url = base + (scn.path ?? '/mcp');
+    const headers = { ...JSON_HEADERS, accept: MCP_ACCEPT, ...bearer(token), 'mcp-protocol-version': MCP_VERSION };
+    if (scn.session) {
+      const { 'mcp-protocol-version': _, ...initHeaders } = headers;
+      const init = await request(url, { method: 'POST', headers: initHeaders, body: rpc(0, 'initialize', initParams) });
+      expectStatus(init, (s) => s === 200, 'initialize');
+      const sid = init.headers['mcp-session-id'];
+      if (!sid) throw new Error('initialize: no Mcp-Session-Id header');
+      const version = rpcAnswer(init).result?.protocolVersion;
+      if (!version) throw new Error(`initialize answered ${init.body.slice(0, 160)}`);
+      Object.assign(headers, { 'mcp-session-id': sid, 'mcp-protocol-version': version });
+      const body = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      expectStatus(await request(url, { method: 'POST', headers, body }), (s) => s === 202, 'notifications/initialized');
+    }
+    // Concurrent calls on one session need distinct JSON-RPC ids: bodyFor(n) gives each request its own.
+    return { url, method: 'POST', headers, bodyFor: (n) => rpc(n, 'tools/call', callParams), session: scn.session };
+  },
+  async check(t) {
+    const res = await request(t.url, { ...t, body: t.bodyFor(0) });
+    expectStatus(res, (s) => s === 200, 'tools/call');
+    expectEcho(rpcAnswer(res), res.body);
+  },
+  load: (t, opts) => autocannonLoad(t, opts),
+  async close(t) {
+    if (t.session) await request(t.url, { method: 'DELETE', headers: t.headers }).catch(() => {});
+  },
+};
+
+/** One MCP connection over WebSocket: callbacks keyed by JSON-RPC id, no promise on the hot path. */
+export class WsConn {
+  constructor(ws) {
+    this.ws = ws;
+    this.waiting = new Map();
+    this.nextId = 1;
+    this.closed = false;
+    ws.on('message', (data) => {
+      const msg = JSON.parse(data);
+      const cb = msg.id !== undefined && this.waiting.get(msg.id);
+      if (!cb) return; // notifications and strays
+      this.waiting.delete(msg.id);
+      cb(msg);
+    });
+    ws.on('close', () => {
+      this.closed = true;
+      for (const cb of this.waiting.values()) cb({ error: { message: 'socket closed' }, transport: true });
+      this.waiting.clear();
+    });
+  }
+  send(method, params, cb) {
+    if (this.closed) return void queueMicrotask(() => cb({ error: { message: 'socket closed' }, transport: true }));
+    const id = this.nextId++;
+    this.waiting.set(id, cb);
+    this.ws.send(rpc(id, method, params));
+  }
+  call(method, params, timeoutMs = 5000) {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${method}: no answer within ${timeoutMs} ms`)), timeoutMs);
+      this.send(method, params, (msg) => {
+        clearTimeout(timer);
+        if (msg.error) reject(new Error(`${method}: ${JSON.stringify(msg.error).slice(0, 160)}`));
+        else resolve(msg);
+      });
+    });
+  }
+}
+
+function openSocket(url, token, timeoutMs = 5000) {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, 'mcp', { headers: bearer(token), handshakeTimeout: timeoutMs });
+    ws.once('open', () => resolve(new WsConn(ws)));
+    ws.once('unexpected-response', (_req, res) => {
+      ws.terminate();
+      reject(new Error(`WebSocket upgrade answered HTTP ${res.statusCode}`));
+    });
+    ws.once('error', reject);
+  });
+}
+
+const wsKind = {
+  async open(scn, base, token) {
+    const url = `${base.replace(/^http/, 'ws')}${scn.path ?? '/ws'}`;
+    const conns = [];
+    try {
+      for (let i = 0; i < scn.sockets; i++) {
+        const conn = await openSocket(url, token);
+        conns.push(conn);
+        await conn.call('initialize', initParams);
+        conn.ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+      }
+    } catch (err) {
+      for (const c of conns) c.ws.terminate();
+      throw err;
+    }
+    return { conns, inFlight: scn.inFlight };
+  },
+  async check(t) {
+    const msg = await t.conns[0].call('tools/call', callParams);
+    expectEcho(msg, JSON.stringify(msg));
+  },
+  load: (t, opts) => wsLoad(t.conns, t.inFlight, 'tools/call', callParams, opts),
+  async close(t) {
+    for (const c of t.conns) c.ws.close();
+  },
+};
+
+/** Scenario kinds the harness can run; a scenario of any other kind is reported as pending. */
+export const KINDS = { http: httpKind, mcp: mcpKind, ws: wsKind };

@@ -1,0 +1,100 @@
+// Load generators. Both return { total, seconds, rps, p50, p99, non2xx, errors, errorKinds?, stopped } (latency in ms).
+// autocannonLoad drives HTTP with 10 connections for `seconds` or for `amount` requests; wsLoad keeps
+// `inFlight` calls outstanding on each socket. Both record every call's latency (sorted-array percentiles).
+// Both are bounded in time: a run that does not finish by its deadline is stopped and reported as such.
+import autocannon from 'autocannon';
+
+export const CONNECTIONS = 10;
+
+/** Percentiles of latencies in ms: sorts in place, nearest-rank. */
+function percentiles(latencies) {
+  latencies.sort((a, b) => a - b);
+  const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
+  return { p50: pct(50), p99: pct(99) };
+}
+
+/**
+ * req: { url, method, headers, body } and optionally bodyFor(n), which gives request n its own body (MCP needs a
+ * distinct JSON-RPC id per in-flight call; autocannon 8's idReplacement miscomputes Content-Length, so not that).
+ * opts: { seconds } or { amount, timeoutMs }, and an optional onTick() called every 500 ms that may return a
+ * reason to stop early. Latency is taken from every response's own timing (autocannon's histogram rounds to ms).
+ */
+export function autocannonLoad(req, { seconds, amount, timeoutMs = (seconds ?? 600) * 1000 + 30_000, onTick }) {
+  return new Promise((resolve, reject) => {
+    let stopped = null;
+    const latencies = [];
+    const opts = { url: req.url, method: req.method, headers: req.headers, body: req.body, connections: CONNECTIONS };
+    if (req.bodyFor) {
+      let n = 1;
+      opts.requests = [{ setupRequest: (r) => ({ ...r, body: req.bodyFor(n++) }) }];
+    }
+    if (amount) opts.amount = amount;
+    else opts.duration = seconds;
+    const stop = (reason) => {
+      stopped ??= reason;
+      inst.stop();
+    };
+    const inst = autocannon(opts, (err, r) => {
+      clearTimeout(deadline);
+      clearInterval(ticker);
+      if (err) return reject(err);
+      resolve({
+        total: r.requests.total,
+        seconds: r.duration,
+        rps: r.requests.total / r.duration,
+        ...percentiles(latencies),
+        non2xx: r.non2xx,
+        errors: r.errors, // includes timeouts
+        errorKinds,
+        stopped,
+      });
+    });
+    const errorKinds = {};
+    inst.on('response', (_client, _status, _bytes, ms) => latencies.push(ms));
+    inst.on('reqError', (e) => (errorKinds[e.code ?? e.message] = (errorKinds[e.code ?? e.message] ?? 0) + 1));
+    const deadline = setTimeout(() => stop(`deadline of ${timeoutMs} ms`), timeoutMs);
+    const ticker = setInterval(() => {
+      const reason = onTick?.();
+      if (reason) stop(reason);
+    }, 500);
+  });
+}
+
+/** conns: WsConn[]. Error answers count as non2xx (the protocol's failure), transport failures as errors. */
+export function wsLoad(conns, inFlight, method, params, { seconds }) {
+  return new Promise((resolve) => {
+    const latencies = [];
+    let open = 0;
+    let non2xx = 0;
+    let errors = 0;
+    let finished = false;
+    const t0 = performance.now();
+    const end = t0 + seconds * 1000;
+    const finish = (stopped = null) => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(deadline);
+      const elapsed = (performance.now() - t0) / 1000;
+      const total = latencies.length;
+      resolve({ total, seconds: elapsed, rps: total / elapsed, ...percentiles(latencies), non2xx, errors: errors + open, stopped });
+    };
+    const fire = (conn) => {
+      const start = performance.now();
+      open++;
+      conn.send(method, params, (msg) => {
+        open--;
+        const now = performance.now();
+        if (msg.transport) errors++;
+        else {
+          latencies.push(now - start);
+          if (msg.error || msg.result?.isError) non2xx++;
+        }
+        if (now < end && !conn.closed && !finished) fire(conn);
+        else if (open === 0) finish();
+      });
+    };
+    // Calls still unanswered 10 s after the end are counted as errors.
+    const deadline = setTimeout(() => finish('unanswered calls at deadline'), seconds * 1000 + 10_000);
+    for (const conn of conns) for (let i = 0; i < inFlight; i++) fire(conn);
+  });
+}

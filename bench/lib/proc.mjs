@@ -1,0 +1,131 @@
+// Child server processes. Guarantees: each server runs as `node <argv>` from the repository root, is considered
+// up only after printing `listening on http://<loopback>:PORT`, and is killed when the harness exits, is
+// interrupted (SIGINT/SIGTERM) or crashes; every wait is bounded in time.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { request } from './clients.mjs';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const live = new Set();
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Start a server; resolves { child, pid, url, died() } once it listens (died() → null, or why the process is gone),
+ * rejects with a one-line reason otherwise.
+ */
+export function startServer(def, env, timeoutMs = 15_000) {
+  if (!existsSync(resolvePath(ROOT, def.argv[0]))) {
+    return Promise.reject(new Error(`${def.argv[0]} not found${def.hint ? ` (${def.hint})` : ''}`));
+  }
+  const child = spawn(process.execPath, def.argv, {
+    cwd: ROOT,
+    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let settled = false;
+    const settle = (err, url) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (err) {
+        child.kill('SIGKILL');
+        reject(err);
+      } else {
+        const exited = () => (child.exitCode ?? child.signalCode) !== null;
+        resolve({ child, pid: child.pid, url, died: () => (exited() ? `exited (${child.exitCode ?? child.signalCode}): ${lastLine(stderr)}` : null) });
+      }
+    };
+    const timer = setTimeout(() => settle(new Error(`no listening line within ${timeoutMs} ms`)), timeoutMs);
+    child.stdout.on('data', (d) => {
+      if (settled) return; // keep draining so a chatty server never blocks on a full pipe
+      out = (out + d).slice(-4000);
+      const m = /listening on (http:\/\/([^\s/]+):(\d+))/.exec(out);
+      if (!m) return;
+      const host = m[2].replace(/:\d+$/, '');
+      if (!LOOPBACK.has(host)) settle(new Error(`listens on ${m[1]}, not loopback`));
+      else settle(null, m[1]);
+    });
+    child.once('error', (e) => settle(e));
+    child.once('exit', (code, sig) => settle(new Error(`exited (${code ?? sig}) before listening: ${lastLine(stderr || out)}`)));
+  });
+}
+
+/** The most telling line of a failed start: the last error line, else the last line (stack frames and the Node banner skipped). */
+function lastLine(text) {
+  const lines = text.split('\n').filter((l) => /\S/.test(l) && !/^\s+at |^Node\.js v\d/.test(l));
+  return (lines.filter((l) => /error/i.test(l)).at(-1) ?? lines.at(-1) ?? 'no output').trim().slice(0, 200);
+}
+
+/** SIGTERM, then SIGKILL after 3 s. */
+export async function stopServer(server) {
+  const { child } = server;
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  if ((await Promise.race([exited, sleep(3000).then(() => 'timeout')])) === 'timeout') child.kill('SIGKILL');
+}
+
+export function killAll() {
+  for (const child of live) child.kill('SIGKILL');
+}
+
+/** Kill every child however the harness ends. */
+export function installCleanup() {
+  process.on('exit', killAll);
+  for (const sig of ['SIGINT', 'SIGTERM']) {
+    process.on(sig, () => {
+      killAll();
+      process.exit(sig === 'SIGINT' ? 130 : 143);
+    });
+  }
+  const crash = (err) => {
+    console.error(err);
+    killAll();
+    process.exit(1);
+  };
+  process.on('uncaughtException', crash);
+  process.on('unhandledRejection', crash);
+}
+
+/** Resident set size of a process in MiB, from /proc/PID/status (Linux). */
+export function rssMiB(pid) {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!m) throw new Error(`no VmRSS for pid ${pid}`);
+  return Number(m[1]) / 1024;
+}
+
+/** Poll GET url every 5 ms until it answers 200; bounded by timeoutMs. */
+export async function waitFor200(url, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await request(url, {}, 1000).catch(() => null);
+    if (res?.status === 200) return;
+    if (Date.now() > deadline) throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
+    await sleep(5);
+  }
+}
+
+/** Milliseconds from spawn to the first 200 from /healthz, once per sample; the server is stopped each time. */
+export async function measureStartup(def, env, samples) {
+  const times = [];
+  for (let i = 0; i < samples; i++) {
+    const t0 = performance.now();
+    const server = await startServer(def, env);
+    try {
+      await waitFor200(`${server.url}/healthz`);
+      times.push(performance.now() - t0);
+    } finally {
+      await stopServer(server);
+    }
+  }
+  return times;
+}

@@ -1,0 +1,230 @@
+// `npm run bench`: starts every server of bench/scenarios.mjs as its own child process on 127.0.0.1 (port 0),
+// measures start-up and idle RSS, checks each scenario's answer once, warms up, then measures the scenarios in
+// interleaved rounds (A/B/A/B) with 10 connections, and prints a markdown table (also written to bench/RESULTS.md).
+// Exit 1 when a check or a run fails (with --smoke also on any non-2xx or error; with --strict on an unavailable server).
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { BASELINES, MEMORY, RELOAD, SCENARIOS, SERVERS, TOKEN } from './scenarios.mjs';
+import { KINDS } from './lib/clients.mjs';
+import { CONNECTIONS } from './lib/load.mjs';
+import { installCleanup, measureStartup, rssMiB, sleep, startServer, stopServer } from './lib/proc.mjs';
+import { environment, memoryTable, serverTable, summarize, throughputTable, writeResults } from './lib/report.mjs';
+
+const USAGE = `usage: node bench/run.mjs [--smoke] [--memory] [--only name,...] [--rounds N] [--seconds S] [--out FILE] [--strict]`;
+const options = {
+  smoke: { type: 'boolean' }, memory: { type: 'boolean' }, strict: { type: 'boolean' }, help: { type: 'boolean' },
+  only: { type: 'string' }, rounds: { type: 'string' }, seconds: { type: 'string' }, out: { type: 'string' },
+};
+let opt;
+try {
+  opt = parseArgs({ options }).values;
+} catch (err) {
+  console.error(`${err.message}\n${USAGE}`);
+  process.exit(2);
+}
+if (opt.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+
+const smoke = Boolean(opt.smoke);
+const cfg = {
+  rounds: Number(opt.rounds ?? (smoke ? 1 : 3)),
+  seconds: Number(opt.seconds ?? (smoke ? 1 : 5)),
+  warmupSeconds: smoke ? 0.5 : 2,
+  startupSamples: smoke ? 1 : 5,
+  idleMs: smoke ? 500 : 1000,
+  memoryWarmupCalls: smoke ? 500 : 5000,
+  rssCapMiB: 1536, // a leaking peer is stopped here rather than allowed to eat the machine
+};
+if (!(cfg.rounds >= 1 && cfg.rounds <= 20 && cfg.seconds > 0 && cfg.seconds <= 120)) {
+  console.error(`--rounds must be 1..20 and --seconds in (0, 120]\n${USAGE}`);
+  process.exit(2);
+}
+
+const only = opt.only?.split(',').map((s) => s.trim()).filter(Boolean);
+const known = new Set([...Object.keys(SERVERS), ...[...SCENARIOS, ...MEMORY, ...RELOAD].map((e) => e.name)]);
+const unknown = only?.filter((n) => !known.has(n)) ?? [];
+if (unknown.length) {
+  console.error(`unknown --only name(s): ${unknown.join(', ')}\nknown: ${[...known].join(', ')}`);
+  process.exit(2);
+}
+const picked = (e) => !only || only.includes(e.name) || only.includes(e.server);
+
+const env = { BENCH_TOKEN: TOKEN, SVC_TOKEN: TOKEN };
+const log = (msg) => console.error(`[bench] ${msg}`);
+const serverStatus = new Map(); // server name → 'unavailable: …' / 'pending: …'
+const running = new Map(); // server name → { child, pid, url }
+let failed = false;
+
+/** Why an entry cannot run, or null. */
+function blocked(e) {
+  if (e.pending) return `pending: ${e.pending}`;
+  if (SERVERS[e.server].pending) return `pending: ${SERVERS[e.server].pending}`;
+  if (e.kind && !KINDS[e.kind]) return `pending: no runner for kind ${e.kind}`;
+  return serverStatus.get(e.server) ?? null;
+}
+
+/** The token a scenario presents. Hook: `token: 'oauth'` needs a source once OAuth lands. */
+function tokenFor(scn) {
+  if (!scn.token || scn.token === 'static') return TOKEN;
+  throw new Error(`no source for ${scn.token} tokens yet`);
+}
+
+async function withTarget(scn, url, fn) {
+  const kind = KINDS[scn.kind];
+  const target = await kind.open(scn, url, tokenFor(scn));
+  try {
+    return await fn(kind, target);
+  } finally {
+    await kind.close(target);
+  }
+}
+
+async function main() {
+  installCleanup();
+  const scenarios = SCENARIOS.filter(picked);
+  const memory = opt.memory ? MEMORY.filter(picked) : [];
+  const serverNames = [...new Set([...scenarios, ...memory].filter((e) => !blocked(e)).map((e) => e.server))];
+
+  // 1. Start-up: each server alone, spawn → first 200 from /healthz.
+  const serverRows = [];
+  for (const name of serverNames) {
+    const row = { name };
+    serverRows.push(row);
+    try {
+      row.startup = await measureStartup(SERVERS[name], env, cfg.startupSamples);
+      log(`${name}: start-up ${row.startup.map((t) => t.toFixed(0)).join(', ')} ms`);
+    } catch (err) {
+      serverStatus.set(name, `unavailable: ${err.message}`);
+      row.status = serverStatus.get(name);
+      log(`${name}: ${row.status}`);
+    }
+  }
+
+  // 2. Start the servers that are kept up for the rounds (throughput scenarios only).
+  for (const name of new Set(scenarios.filter((s) => !blocked(s)).map((s) => s.server))) {
+    try {
+      running.set(name, await startServer(SERVERS[name], env));
+    } catch (err) {
+      serverStatus.set(name, `unavailable: ${err.message}`);
+    }
+  }
+
+  // 3. Check each scenario's answer once, then warm it up.
+  const results = scenarios.map((scn) => ({ scn, rounds: [], status: blocked(scn) }));
+  for (const r of results.filter((r) => !r.status)) {
+    try {
+      await withTarget(r.scn, running.get(r.scn.server).url, async (kind, t) => {
+        await kind.check(t);
+        await kind.load(t, { seconds: cfg.warmupSeconds });
+      });
+      log(`${r.scn.name}: answer ok, warmed up`);
+    } catch (err) {
+      r.status = `FAILED: ${err.message}`;
+      failed = true;
+      log(`${r.scn.name}: ${r.status}`);
+    }
+  }
+  await sleep(cfg.idleMs);
+  for (const row of serverRows) if (running.has(row.name)) row.rss = rssMiB(running.get(row.name).pid);
+
+  // 4. Rounds: every scenario once per round, in table order, so servers alternate.
+  for (let round = 1; round <= cfg.rounds; round++) {
+    for (const r of results.filter((r) => !r.status)) {
+      const server = running.get(r.scn.server);
+      try {
+        const res = await withTarget(r.scn, server.url, (kind, t) => kind.load(t, { seconds: cfg.seconds }));
+        if (server.died()) throw new Error(`server ${server.died()}`);
+        r.rounds.push(res);
+        log(`round ${round} ${r.scn.name}: ${Math.round(res.rps)} req/s, p50 ${res.p50.toFixed(2)} ms, p99 ${res.p99.toFixed(2)} ms` +
+          (res.non2xx || res.errors ? `, ${res.non2xx} non-2xx, ${res.errors} errors` : ''));
+      } catch (err) {
+        r.status = `FAILED: ${err.message}`;
+        failed = true;
+        log(`round ${round} ${r.scn.name}: ${r.status}`);
+      }
+    }
+  }
+  for (const r of results) if (!r.status) r.summary = summarize(r.rounds);
+  for (const server of running.values()) await stopServer(server);
+  running.clear();
+
+  // 5. Memory flatness on one /mcp session.
+  const memRows = [];
+  for (const entry of memory) memRows.push(await measureMemory(entry));
+
+  // 6. Report.
+  const command = `node bench/run.mjs ${process.argv.slice(2).join(' ')}`.trim();
+  const settings = `${cfg.rounds} round(s) × ${cfg.seconds} s per scenario, interleaved; ${CONNECTIONS} connections; ` +
+    `warm-up ${cfg.warmupSeconds} s; start-up median of ${cfg.startupSamples}`;
+  const pendingHooks = RELOAD.filter(picked).map((e) => `- ${e.name}: ${blocked(e) ?? 'no runner yet'}`);
+  const sections = [
+    environment(command, settings),
+    `## Throughput (req/s = median over rounds; ratios from the medians of this run)\n\n${throughputTable(results, BASELINES)}`,
+    `## Start-up (spawn → first 200 from /healthz) and idle RSS (after warm-up)\n\n${serverTable(serverRows)}`,
+    ...(memRows.length ? [`## Memory flatness (/mcp, one session)\n\n${memoryTable(memRows)}`] : []),
+    ...(pendingHooks.length ? [`## Not measured yet\n\n${pendingHooks.join('\n')}`] : []),
+  ];
+  console.log(sections.join('\n\n'));
+  const out = opt.out ?? (smoke ? null : fileURLToPath(new URL('RESULTS.md', import.meta.url)));
+  if (out) {
+    writeResults(out, sections);
+    log(`wrote ${out}`);
+  }
+
+  const flagged = results.some((r) => r.summary?.flagged) || memRows.some((m) => m.flagged);
+  const unavailable = [...serverStatus.values()].some((s) => s.startsWith('unavailable'));
+  return failed || (smoke && flagged) || (opt.strict && unavailable) ? 1 : 0;
+}
+
+/** Fresh server, one session: warm up, RSS, `calls` tools/call (sampling peak RSS), RSS again. */
+async function measureMemory(entry) {
+  const row = { entry, status: blocked(entry) };
+  if (row.status) return row;
+  const calls = smoke ? entry.smokeCalls : entry.calls;
+  let server;
+  try {
+    server = await startServer(SERVERS[entry.server], env);
+  } catch (err) {
+    row.status = `unavailable: ${err.message}`;
+    return row;
+  }
+  try {
+    const scn = { name: entry.name, kind: 'mcp', session: true };
+    await withTarget(scn, server.url, async (kind, t) => {
+      await kind.check(t);
+      await kind.load(t, { amount: cfg.memoryWarmupCalls });
+      await sleep(cfg.idleMs);
+      row.before = row.peak = rssMiB(server.pid);
+      const res = await kind.load(t, {
+        amount: calls,
+        timeoutMs: smoke ? 60_000 : 300_000,
+        onTick() {
+          if (server.died()) return `server ${server.died()}`;
+          row.peak = Math.max(row.peak, rssMiB(server.pid));
+          return row.peak > cfg.rssCapMiB ? `RSS passed ${cfg.rssCapMiB} MiB` : null;
+        },
+      });
+      await sleep(cfg.idleMs);
+      row.after = rssMiB(server.pid);
+      row.peak = Math.max(row.peak, row.after);
+      row.calls = res.total;
+      const s = summarize([res]);
+      row.flagged = s.flagged;
+      row.status = s.note || 'ok';
+    });
+    log(`${entry.name}: ${row.calls} calls, RSS ${row.before.toFixed(1)} → ${row.after.toFixed(1)} MiB`);
+  } catch (err) {
+    row.status = `FAILED: ${err.message}`;
+    failed = true;
+  } finally {
+    await stopServer(server);
+  }
+  return row;
+}
+
+main().then((code) => process.exit(code), (err) => {
+  console.error(err);
+  process.exit(1);
+});
