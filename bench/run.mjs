@@ -114,26 +114,34 @@ async function main() {
   // 3. Check each scenario's answer once, then warm it up.
   const results = scenarios.map((scn) => ({ scn, rounds: [], status: blocked(scn) }));
   for (const r of results.filter((r) => !r.status)) {
+    const server = running.get(r.scn.server);
     try {
-      await withTarget(r.scn, running.get(r.scn.server).url, async (kind, t) => {
+      if (server.died()) throw new Error('server is gone');
+      await withTarget(r.scn, server.url, async (kind, t) => {
         await kind.check(t);
         await kind.load(t, { seconds: cfg.warmupSeconds });
       });
       log(`${r.scn.name}: answer ok, warmed up`);
     } catch (err) {
-      r.status = `FAILED: ${err.message}`;
+      await sleep(200); // let a crashed server's exit be seen, so the row says why
+      r.status = `FAILED: ${err.message}${server.died() ? ` (server ${server.died()})` : ''}`;
       failed = true;
       log(`${r.scn.name}: ${r.status}`);
     }
   }
   await sleep(cfg.idleMs);
-  for (const row of serverRows) if (running.has(row.name)) row.rss = rssMiB(running.get(row.name).pid);
+  for (const row of serverRows) {
+    const server = running.get(row.name);
+    if (server?.died()) row.status = `server ${server.died()}`;
+    else if (server) row.rss = rssMiB(server.pid);
+  }
 
   // 4. Rounds: every scenario once per round, in table order, so servers alternate.
   for (let round = 1; round <= cfg.rounds; round++) {
     for (const r of results.filter((r) => !r.status)) {
       const server = running.get(r.scn.server);
       try {
+        if (server.died()) throw new Error(`server ${server.died()}`);
         const res = await withTarget(r.scn, server.url, (kind, t) => kind.load(t, { seconds: cfg.seconds }));
         if (server.died()) throw new Error(`server ${server.died()}`);
         r.rounds.push(res);
