@@ -42,6 +42,8 @@ export interface AppHandle {
   logger: Logger;
   /** The public base URL (config.base_url, or the listening address). */
   baseUrl(): string;
+  /** End long-lived streams (MCP GET streams, WebSockets) so a drain waits only for real requests. */
+  closeStreams(): void;
   close(): Promise<void>;
 }
 
@@ -99,6 +101,10 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   status.ready = true;
   return {
     app, runtime, gate, config: cfg, status, bearer, logger: log, baseUrl,
+    closeStreams() {
+      mcp?.endStreams();
+      ws?.close();
+    },
     async close() {
       mcp?.close();
       ws?.close();

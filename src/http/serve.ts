@@ -56,6 +56,7 @@ export async function serve(svc: FastSvc, config: SvcServerConfig, where: { host
 
 async function drain(server: http.Server, handle: AppHandle): Promise<void> {
   handle.status.draining = true;
+  handle.closeStreams();
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   const limit = handle.config.server.drain_timeout_ms;

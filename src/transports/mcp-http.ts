@@ -35,6 +35,8 @@ export interface McpHandle {
   sessionCount(): number;
   /** End sessions idle for longer than the limit (runs every minute by itself). */
   sweep(now?: number): void;
+  /** End the standalone GET streams (sessions stay; clients may reconnect). */
+  endStreams(): void;
   /** End every session and stream. */
   close(): void;
 }
@@ -64,14 +66,16 @@ export function mountMcp(app: Application, deps: McpDeps): McpHandle {
   const bodyLimit = parseByteSize(deps.config.server.body_limit);
   const sessions = new Map<string, Entry>();
 
+  const endStream = (e: Entry) => {
+    if (!e.stream) return;
+    clearInterval(e.stream.timer);
+    e.stream.res.end();
+    e.stream = undefined;
+  };
   const end = (e: Entry, why: string) => {
     sessions.delete(e.id);
     e.session.close();
-    if (e.stream) {
-      clearInterval(e.stream.timer);
-      e.stream.res.end();
-      e.stream = undefined;
-    }
+    endStream(e);
     log.debug({ session: e.id, sub: e.sub, why }, 'mcp session ended');
   };
 
@@ -151,8 +155,9 @@ export function mountMcp(app: Application, deps: McpDeps): McpHandle {
     e.busy++;
     try {
       if (!hasRequest) {
-        await e.session.handle(body, p, { catalog: cat });
-        return void res.status(202).end();
+        // Notifications and answers get 202; a message that is neither gets its -32600 with a 400.
+        const answer = await e.session.handle(body, p, { catalog: cat });
+        return void (answer === undefined ? res.status(202).end() : res.status(400).json(answer));
       }
       const reply = new PostReply(res, accept, (m) => standalone(e, m));
       const answer = await e.session.handle(body, p, { reply: reply.sink, catalog: cat });
@@ -179,10 +184,7 @@ export function mountMcp(app: Application, deps: McpDeps): McpHandle {
     const e = sessionFor(req, res, p);
     if (!e) return;
     // One standalone stream per session: a new GET replaces the previous one (a reconnect after a dead connection).
-    if (e.stream) {
-      clearInterval(e.stream.timer);
-      e.stream.res.end();
-    }
+    endStream(e);
     startSse(res, e.id);
     const stream = { res, timer: setInterval(() => res.write(': keep-alive\n\n'), KEEPALIVE_MS).unref() };
     e.stream = stream;
@@ -215,6 +217,9 @@ export function mountMcp(app: Application, deps: McpDeps): McpHandle {
   return {
     sessionCount: () => sessions.size,
     sweep,
+    endStreams() {
+      for (const e of sessions.values()) endStream(e);
+    },
     close() {
       clearInterval(sweeper);
       for (const e of [...sessions.values()]) end(e, 'server closing');
