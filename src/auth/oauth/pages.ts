@@ -6,7 +6,7 @@ import type { Response } from 'express';
 import { esc } from '../../http/html.js';
 
 const STYLE = `*{box-sizing:border-box}body{font:15px/1.5 system-ui,-apple-system,sans-serif;background:#f3f4f7;color:#1b1b1f;margin:0;padding:3rem 1rem}
-main{max-width:26rem;margin:0 auto;background:#fff;border:1px solid #dcdde3;border-radius:10px;padding:1.75rem;box-shadow:0 1px 3px #0000000f}
+main{max-width:26rem;margin:0 auto;overflow-wrap:anywhere;background:#fff;border:1px solid #dcdde3;border-radius:10px;padding:1.75rem;box-shadow:0 1px 3px #0000000f}
 h1{font-size:1.3rem;margin:0 0 .25rem}p{margin:.5rem 0}.muted{color:#5c5f6a;font-size:.9rem}
 label{display:block;font-weight:600;margin:1rem 0 .3rem}input[type=text],input[type=password]{width:100%;padding:.55rem .65rem;font:inherit;border:1px solid #b9bcc6;border-radius:6px}
 input:focus,button:focus{outline:3px solid #9db8ff;outline-offset:1px}
