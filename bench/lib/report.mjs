@@ -60,13 +60,14 @@ export function serverTable(servers) {
 /** mem: [{ entry, calls?, before?, after?, peak?, status? }]. */
 export function memoryTable(mem) {
   const lines = [
-    row(['scenario', 'calls', 'RSS after warm-up MiB', 'RSS at end MiB', 'peak MiB', 'delta MiB', 'bytes/call', 'notes']),
-    row(Array(8).fill('---')),
+    row(['scenario', 'calls', 'RSS after warm-up MiB', 'RSS at end MiB', 'peak MiB', 'delta MiB', 'bytes/call', 'flat (Δ ≤ 50 MB)', 'notes']),
+    row(Array(9).fill('---')),
   ];
   for (const m of mem) {
     const delta = m.after - m.before;
+    const flat = Number.isFinite(delta) ? (delta * 1024 * 1024 <= 50e6 ? 'yes' : 'no') : '—';
     lines.push(row([m.entry.name, int(m.calls), mib(m.before), mib(m.after), mib(m.peak), mib(delta),
-      m.calls ? int((delta * 1024 * 1024) / m.calls) : '—', m.status ?? 'ok']));
+      m.calls ? int((delta * 1024 * 1024) / m.calls) : '—', flat, m.status ?? 'ok']));
   }
   return lines.join('\n');
 }
@@ -74,7 +75,8 @@ export function memoryTable(mem) {
 export function environment(command, settings) {
   return [
     `- date: ${new Date().toISOString()}`,
-    `- node: ${process.version}, CPU: ${os.cpus()[0]?.model ?? 'unknown'} × ${os.cpus().length}`,
+    `- node: ${process.version}, CPU: ${os.cpus()[0]?.model ?? 'unknown'} × ${os.cpus().length}, ` +
+      `load average at the end (1/5/15 min, includes this run): ${os.loadavg().map((l) => l.toFixed(2)).join(' / ')}`,
     `- command: \`${command}\``,
     `- settings: ${settings}`,
   ].join('\n');
