@@ -79,7 +79,8 @@ export function mountWs(app: Application, deps: WsDeps): WsHandle {
 
   const opts = deps.wss.options;
   opts.maxPayload = maxPayload;
-  opts.handleProtocols = (protocols) => (protocols.has('mcp') ? 'mcp' : false);
+  // express-ws bundles ws 7, which passes the offered protocols as an array (ws 8: a Set).
+  opts.handleProtocols = (protocols) => ([...protocols].includes('mcp') ? 'mcp' : false);
   opts.verifyClient = (info, done) => {
     verify(info.req).then((v) => {
       if (v.ok) {
@@ -88,9 +89,9 @@ export function mountWs(app: Application, deps: WsDeps): WsHandle {
       }
       const body = JSON.stringify({ error: v.err.toJSON() });
       done(false, v.err.status, body, { 'Content-Type': 'application/json', ...v.headers });
-    }, (e: unknown) => {
-      log.error({ err: e }, 'ws handshake check failed');
-      done(false, 500, 'internal error');
+    }).catch((e: unknown) => {
+      log.error({ err: e }, 'ws handshake failed');
+      info.req.socket.destroy();
     });
   };
 
