@@ -4,7 +4,7 @@
 // protected routes run the auth gate before the transport and hand it
 // res.locals.principal; public routes get the anonymous principal, which holds no
 // scope (so only capabilities without required_scopes are usable there); tokens
-// in the query string are refused; the OAuth engine is mounted last (it never
+// in the query string are refused; the OAuth engine sees only its own paths (it never
 // calls next()).
 
 import http from 'node:http';
@@ -20,6 +20,7 @@ import { logger as rootLogger, type Logger } from '../log.js';
 import { Runtime } from '../runtime/runtime.js';
 import { BearerAuth } from '../auth/bearer.js';
 import { createGate, type AuthGate } from '../auth/gate.js';
+import { oauthServerFromConfig } from '../auth/oauth/from-config.js';
 import { parseByteSize } from '../util/bytes.js';
 import { svcRouter } from '../transports/svc-rest.js';
 import { mountMcp } from '../transports/mcp-http.js';
@@ -62,7 +63,8 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   const runtime = new Runtime(buildCatalog(svc, { hash: cfg.config_hash }), { inlineLimit: cfg.server.inline_limit, logger: log });
   const bearer = cfg.auth ? new BearerAuth(cfg.auth, allScopes, log, opts.generatedToken) : undefined;
   const baseUrl = () => cfg.base_url ?? `http://${cfg.server.host}:${cfg.server.port}`;
-  const gate = createGate({ bearer, realm: svc.name, defaultScopes: () => [] });
+  const oauth = await oauthServerFromConfig(cfg, { baseUrl: baseUrl(), logger: log, name: svc.name });
+  const gate = createGate({ bearer, oauth, realm: svc.name, defaultScopes: () => [] });
   const status: ServerStatus = { ready: false, draining: false, started_at: new Date().toISOString() };
 
   const app = express();
@@ -73,6 +75,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
 
   app.use(hostCheck({ bindHost: cfg.server.host, allowedHosts: cfg.server.allowed_hosts, allowedOrigins: cfg.server.allowed_origins }));
   app.use(refuseQueryTokens);
+  oauth?.mount(app); // discovery, OAuth endpoints, login/consent pages: before any body parser
 
   const isPublic = (r: string) => cfg.routes.public.includes(r);
   const isProtected = (r: string) => cfg.routes.protected.includes(r);
@@ -82,7 +85,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
     catalog: () => runtime.current(),
     config: cfg,
     status,
-    authMode: () => (bearer ? 'bearer' : 'none'),
+    authMode: () => [bearer && 'bearer', oauth && 'oauth'].filter(Boolean).join('+') || 'none',
     baseUrl,
     version: VERSION,
   });
@@ -109,6 +112,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
       mcp?.close();
       ws?.close();
       bearer?.close();
+      await oauth?.close();
     },
   };
 }

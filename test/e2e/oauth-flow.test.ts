@@ -116,7 +116,6 @@ describe('OAuth 2.1 flow (oauth4webapi against a real server)', function () {
       const as = await discover(h.url);
       await rejects(register(as, { redirect_uris: ['not a url'] }), 'invalid_redirect_uri', 400);
       await rejects(register(as, { redirect_uris: ['http://127.0.0.1/cb#frag'] }), 'invalid_redirect_uri', 400);
-      await rejects(register(as, { scope: 'files.read nuke.everything' }), 'invalid_client_metadata', 400);
       await rejects(register(as, { grant_types: ['client_credentials'] }), 'invalid_client_metadata', 400);
       const res = await fetch(`${h.url}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{not json' });
       assert.equal(res.status, 400);
@@ -153,10 +152,26 @@ describe('OAuth 2.1 flow (oauth4webapi against a real server)', function () {
 
     it('asks for the client\'s allowed scopes when the request names none', async () => {
       const as = await discover(h.url);
-      const client = await register(as, { scope: 'files.read admin' });
-      const a = await authorize(as, client, {});
-      const t = await exchange(as, client, oauth.None(), a);
-      assert.equal(t.scope, 'files.read admin');
+      const client = await register(as);
+      const t = await exchange(as, client, oauth.None(), await authorize(as, client, {}));
+      assert.equal(t.scope, 'files.read files.write admin', 'a registered client: all of profile.scopes');
+      const h2 = await startOAuthApp({ oauth: { clients: [{ client_id: 'narrow', redirect_uris: ['http://127.0.0.1/cb'], scopes: ['files.read', 'admin'] }] } });
+      try {
+        const as2 = await discover(h2.url);
+        const c: oauth.Client = { client_id: 'narrow', token_endpoint_auth_method: 'none' };
+        const t2 = await exchange(as2, c, oauth.None(), await authorize(as2, c, { redirectUri: 'http://127.0.0.1:5000/cb' }));
+        assert.equal(t2.scope, 'files.read admin', 'a pre-provisioned client: its scopes');
+      } finally {
+        await h2.close();
+      }
+    });
+
+    it('does not hold a registered client to the scope it registered with (MCP clients step up later)', async () => {
+      const as = await discover(h.url);
+      const client = await register(as, { scope: 'files.read nuke.everything' });
+      assert.equal(client.scope, undefined);
+      const t = await exchange(as, client, oauth.None(), await authorize(as, client, { scope: 'files.read files.write' }));
+      assert.equal(t.scope, 'files.read files.write');
     });
 
     it('drops scopes the server does not know', async () => {

@@ -2,8 +2,9 @@
 // S256 only; refresh tokens for every client allowed the grant, rotated on every use,
 // living at most refresh_token_ttl from the code exchange; opaque access tokens whose
 // audience is the server's origin for every accepted resource indicator (others get
-// invalid_target); any revocation revokes the whole grant; no OIDC extras (userinfo,
-// logout, PAR, DPoP, dev interactions) are on.
+// invalid_target); any revocation revokes the whole grant; a dynamically registered
+// client's `scope` is not a restriction; no OIDC extras (userinfo, logout, PAR, DPoP,
+// dev interactions) are on.
 
 import { errors, interactionPolicy, type Configuration, type ClientMetadata, type KoaContextWithOIDC } from 'oidc-provider';
 import type { OAuthConfig } from '../../manifest/types.gen.js';
@@ -65,6 +66,16 @@ export function oidcConfiguration(d: OidcConfigDeps): Configuration {
       id_token_signed_response_alg: 'ES256',
     },
     enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
+    // A registering MCP client names the scope of its first request; it later steps up
+    // (403 insufficient_scope → new authorization with more scopes). So a dynamically
+    // registered client's `scope` is not kept as a restriction: profile.scopes, the user
+    // and the consent page bound what it gets. Pre-provisioned clients keep theirs.
+    extraClientMetadata: {
+      properties: ['scope'],
+      validator: (ctx, key, _value, metadata) => {
+        if (key === 'scope' && ctx?.oidc?.route === 'registration') delete metadata.scope;
+      },
+    },
     features: {
       devInteractions: { enabled: false },
       dPoP: { enabled: false },

@@ -1,0 +1,51 @@
+// The OAuthServer a SvcServerConfig asks for (what createApp calls). Guarantees:
+// undefined unless oauth.enabled; the provider is config.oauth_provider when the code
+// API gives one, else built from oauth.provider (memory, or sqlite at its path); the
+// issuer is oauth.issuer, else the base URL, and profile.issuer may not contradict it;
+// oidc-provider is not even loaded when OAuth is off.
+
+import { resolve } from 'node:path';
+import type { Logger } from 'pino';
+import { profileScopes, type ResolvedConfig } from '../../config.js';
+import { SvcError } from '../../errors.js';
+import type { OAuthConfig } from '../../manifest/types.gen.js';
+import type { OAuthProvider } from './provider.js';
+import { InMemoryOAuthProvider } from './providers/memory.js';
+import { SQLiteOAuthProvider } from './providers/sqlite.js';
+import type { OAuthServer } from './server.js';
+
+export async function oauthServerFromConfig(cfg: ResolvedConfig, o: { baseUrl: string; logger: Logger; name: string }): Promise<OAuthServer | undefined> {
+  if (!cfg.oauth?.enabled) return undefined;
+  const baseUrl = o.baseUrl.replace(/\/+$/, '');
+  const issuer = cfg.oauth.issuer ?? baseUrl;
+  if (cfg.profile.issuer !== undefined && cfg.profile.issuer !== issuer) {
+    throw new SvcError('OAUTH_CONFIG', `profile.issuer ${cfg.profile.issuer} differs from the authorization server's issuer ${issuer}; clients would refuse its metadata`, { path: '/profile/issuer' });
+  }
+  const provider = cfg.oauth_provider ?? providerFromConfig(cfg.oauth, cfg.base_dir);
+  try {
+    // Loaded only when OAuth is on: oidc-provider prints a runtime warning at import on Node 20.
+    const { createOAuthServer } = await import('./server.js');
+    return await createOAuthServer({
+      oauth: cfg.oauth,
+      profile: cfg.profile,
+      issuer,
+      baseUrl,
+      protectedRoutes: cfg.routes.protected ?? [],
+      scopes: profileScopes(cfg.profile),
+      provider,
+      logger: o.logger,
+      manifestDir: cfg.base_dir,
+      name: o.name,
+    });
+  } catch (e) {
+    await provider.close();
+    throw e;
+  }
+}
+
+export function providerFromConfig(oauth: OAuthConfig, baseDir: string): OAuthProvider {
+  const p = oauth.provider ?? { type: 'memory' };
+  if (p.type === 'memory') return new InMemoryOAuthProvider();
+  if (!p.path) throw new SvcError('OAUTH_CONFIG', 'oauth.provider.type sqlite needs a path', { path: '/oauth/provider/path' });
+  return new SQLiteOAuthProvider(resolve(baseDir, p.path));
+}
