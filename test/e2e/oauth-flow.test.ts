@@ -3,9 +3,11 @@
 // code, token, refresh rotation, replay detection, revocation, and every bad input
 // answered with its RFC error code — never a 500, never a usable token left behind.
 import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import * as oauth from 'oauth4webapi';
 import { SvcError } from '../../src/errors.js';
 import { SQLiteOAuthProvider } from '../../src/auth/oauth/providers/sqlite.js';
@@ -18,7 +20,22 @@ import {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function fullFlow(h: Harness, scope = 'files.read files.write', resource = `${h.url}/mcp`) {
+/** Start test/e2e/fixtures/oauth-sqlite-server.ts in a child process; resolves once it prints its URL. */
+async function spawnServer(file: string, port = 0): Promise<{ child: ChildProcess; url: string }> {
+  const fixture = fileURLToPath(new URL('./fixtures/oauth-sqlite-server.ts', import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', fixture, file, String(port)], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('\n')) resolve(out.trim());
+    });
+    child.on('exit', (code) => reject(new Error(`server exited ${code}`)));
+  });
+  return { child, url };
+}
+
+async function fullFlow(h: { url: string }, scope = 'files.read files.write', resource = `${h.url}/mcp`) {
   const as = await discover(h.url);
   const client = await register(as);
   const a = await authorize(as, client, { scope, resource });
@@ -128,7 +145,7 @@ describe('OAuth 2.1 flow (oauth4webapi against a real server)', function () {
       const as = await discover(h.url);
       const client = await register(as);
       const a = await authorize(as, client, { scope: 'files.read', resource: `${h.url}/mcp` });
-      assert.equal(a.callback?.origin + a.callback?.pathname, 'http://127.0.0.1:9/callback');
+      assert.equal(`${a.callback?.origin}${a.callback?.pathname}`, 'http://127.0.0.1:9/callback');
       assert.equal(a.callback?.searchParams.get('iss'), h.url);
       assert.equal(a.callback?.searchParams.get('state'), a.state);
       const params = oauth.validateAuthResponse(as, client, a.callback!, a.state);
@@ -292,7 +309,8 @@ describe('OAuth 2.1 flow (oauth4webapi against a real server)', function () {
       const as = await discover(h.url);
       const client = await register(as, { token_endpoint_auth_method: 'client_secret_basic' });
       const base = { response_type: 'code', client_id: client.client_id, redirect_uri: 'http://127.0.0.1:9/callback', scope: 'files.read', state: 's' };
-      for (const extra of [{}, { code_challenge: 'x'.repeat(43), code_challenge_method: 'plain' }, { code_challenge: 'short', code_challenge_method: 'S256' }]) {
+      const variants: Record<string, string>[] = [{}, { code_challenge: 'x'.repeat(43), code_challenge_method: 'plain' }, { code_challenge: 'short', code_challenge_method: 'S256' }];
+      for (const extra of variants) {
         const { leftTo, res } = await new Browser(h.url).follow(`${h.url}/authorize?${new URLSearchParams({ ...base, ...extra })}`);
         assert.ok(leftTo, `redirected with an error, got ${res.status}`);
         assert.equal(leftTo.searchParams.get('error'), 'invalid_request', JSON.stringify(extra));
@@ -388,10 +406,11 @@ describe('OAuth 2.1 flow (oauth4webapi against a real server)', function () {
         assert.equal(r.body.error, error, JSON.stringify(form));
         assert.ok(r.status >= 400 && r.status < 500, String(r.status));
       }
-      for (const form of [
+      const unknownGrants: Record<string, string>[] = [
         { grant_type: 'authorization_code', client_id: client.client_id, code: 'nope', redirect_uri: 'http://127.0.0.1:9/callback', code_verifier: 'a'.repeat(43) },
         { grant_type: 'refresh_token', client_id: client.client_id, refresh_token: 'nope' },
-      ]) {
+      ];
+      for (const form of unknownGrants) {
         const r = await postForm(`${h.url}/token`, form);
         assert.equal(r.body.error, 'invalid_grant');
       }
@@ -519,6 +538,39 @@ describe('OAuth 2.1 flow (oauth4webapi against a real server)', function () {
         assert.equal((await whoami(second.url, r2.access_token)).status, 401, 'replay after restart still kills the grant');
       } finally {
         await second.close();
+      }
+    });
+
+    it('loses no registration or token it answered with when the server is killed with SIGKILL under load', async function () {
+      this.timeout(60_000);
+      const file = join(dir, 'killed.db');
+      const first = await spawnServer(file);
+      const issued: { client: oauth.Client; tokens: oauth.TokenEndpointResponse }[] = [];
+      const exited = new Promise((r) => first.child.on('exit', r));
+      const workers = [0, 1, 2].map(async () => {
+        for (;;) {
+          try {
+            const { client, tokens } = await fullFlow(first, 'files.read');
+            issued.push({ client, tokens });
+          } catch {
+            return; // the server is gone
+          }
+        }
+      });
+      while (issued.length < 15) await sleep(10);
+      first.child.kill('SIGKILL');
+      await Promise.all([exited, ...workers]);
+
+      const second = await spawnServer(file, Number(new URL(first.url).port));
+      try {
+        const as = await discover(second.url);
+        for (const { client, tokens } of issued) {
+          assert.equal((await whoami(second.url, tokens.access_token)).status, 200, 'access token kept');
+          assert.ok((await refresh(as, client, tokens.refresh_token!)).access_token, 'refresh token kept');
+          assert.ok((await authorize(as, client, { scope: 'files.read' })).callback?.searchParams.get('code'), 'registration kept');
+        }
+      } finally {
+        second.child.kill('SIGKILL');
       }
     });
   });
