@@ -137,11 +137,12 @@ export function mountWs(app: Application, deps: WsDeps): WsHandle {
       sockets.delete(ws);
       session.close();
     });
-    ws.on('message', async (data: Buffer) => {
+    // ws 7 (bundled by express-ws) hands text frames over as strings and binary frames as Buffers.
+    ws.on('message', async (data: Buffer | string) => {
       alive = true;
       let msg: unknown;
       try {
-        msg = JSON.parse(data.toString('utf8'));
+        msg = JSON.parse(typeof data === 'string' ? data : data.toString('utf8'));
       } catch {
         send(failure(null, RPC.PARSE_ERROR, 'the message is not valid JSON'));
         return;
