@@ -11,3 +11,7 @@ export { serve } from './http/serve.js';
 export { loadManifest, checkManifest } from './manifest/index.js';
 export { SvcError, ManifestError, CODES, type ErrorCode } from './errors.js';
 export { decide } from './policy/scopes.js';
+export type { OAuthProvider, OAuthKeys, Adapter, AdapterPayload } from './auth/oauth/provider.js';
+export { InMemoryOAuthProvider } from './auth/oauth/providers/memory.js';
+export { SQLiteOAuthProvider } from './auth/oauth/providers/sqlite.js';
+export { hashPassword, verifyPassword } from './auth/oauth/password.js';

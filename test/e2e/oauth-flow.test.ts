@@ -198,8 +198,12 @@ describe('OAuth 2.1 flow (oauth4webapi against a real server)', function () {
 
     it('rotates the refresh token on every use; the new pair works', async () => {
       const { as, client, tokens } = await fullFlow(h);
+      const expiryOf = async (rt: string) => (await oauth.processIntrospectionResponse(as, client, await oauth.introspectionRequest(as, client, oauth.None(), rt, insecure))).exp;
+      const firstExpiry = await expiryOf(tokens.refresh_token!);
+      assert.equal(typeof firstExpiry, 'number');
       const r1 = await refresh(as, client, tokens.refresh_token!);
       assert.notEqual(r1.refresh_token, tokens.refresh_token);
+      assert.equal(await expiryOf(r1.refresh_token!), firstExpiry, 'a rotated refresh token keeps the expiry of the first');
       assert.notEqual(r1.access_token, tokens.access_token);
       assert.equal(r1.scope, 'files.read files.write');
       const r2 = await refresh(as, client, r1.refresh_token!);
