@@ -91,14 +91,26 @@ export function mountMcp(app: Application, deps: McpDeps): McpHandle {
     const e = sessions.get(id);
     // Another subject's session is answered exactly like an unknown one: its existence is not disclosed.
     if (!e || e.sub !== p.sub || e.kind !== p.kind) return void reject(res, new SvcError('NOT_FOUND', 'unknown or ended MCP session'));
-    e.lastSeen = Date.now();
+    touch(e);
     return e;
+  };
+
+  /** The map's order is the recency order: a used session moves to the end. */
+  const touch = (e: Entry) => {
+    e.lastSeen = Date.now();
+    sessions.delete(e.id);
+    sessions.set(e.id, e);
   };
 
   const open = (p: Principal): Entry | undefined => {
     if (sessions.size >= maxSessions) {
       let lru: Entry | undefined;
-      for (const e of sessions.values()) if (!e.busy && (!lru || e.lastSeen < lru.lastSeen)) lru = e;
+      for (const e of sessions.values()) {
+        if (!e.busy) {
+          lru = e;
+          break;
+        }
+      }
       if (!lru) return undefined;
       end(lru, 'evicted: session cap reached');
     }

@@ -236,6 +236,32 @@ describe('/mcp Streamable HTTP', () => {
     assert.equal((await c.request('ping')).res.status, 200, 'the session survives all of it');
   });
 
+  it('announces a reload on the GET stream: list changes and updates of subscribed resources', async () => {
+    const c = new RawMcp(app.url, app.tokens.reader);
+    await c.initialize();
+    assert.deepEqual((await c.request('resources/subscribe', { uri: 'notes://readme' })).answer?.result, {});
+    const stream = await fetch(`${app.url}/mcp`, { headers: c.headers({ accept: 'text/event-stream' }) });
+    const events = sseMessages(stream);
+    const runtime = app.served.handle.runtime;
+    const before = runtime.current();
+    const next = notesApp();
+    next.tool({ name: 'added', description: 'New after the reload.', handler: () => 'new' });
+    next.resource({ uri: 'notes://added', name: 'added', read: (uri) => [{ uri, text: 'new' }] });
+    runtime.swap(buildCatalog(next));
+    try {
+      const got = [];
+      for (let i = 0; i < 3; i++) got.push((await events.next()).value as { method: string; params?: unknown });
+      assert.deepEqual(got, [
+        { jsonrpc: '2.0', method: 'notifications/tools/list_changed' },
+        { jsonrpc: '2.0', method: 'notifications/resources/list_changed' },
+        { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'notes://readme' } },
+      ]);
+    } finally {
+      runtime.swap(before);
+      await events.return(undefined);
+    }
+  });
+
   it('keeps memory flat over thousands of calls on one session', async () => {
     v8.setFlagsFromString('--expose-gc');
     const gc = vm.runInNewContext('gc') as () => void;
