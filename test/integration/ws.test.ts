@@ -154,3 +154,20 @@ describe('/ws credentials that lapse on an open socket', () => {
     assert.equal(await handshake(app.url, { token: 'rotated-reader-token' }), 'open');
   });
 });
+
+describe('/ws as a public route', () => {
+  let app: McpApp;
+  before(async () => {
+    app = await startMcpApp({ open: true });
+  });
+  after(() => app.close());
+
+  it('needs no token, and the caller is anonymous: no scope, so scoped capabilities are denied', async () => {
+    const c = RawWs.open(app.url);
+    await c.initialize();
+    const names = ((await c.call('tools/list')) as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name);
+    assert.ok(names.includes('echo') && !names.includes('notes.read'));
+    assert.equal(((await c.call('tools/call', { name: 'notes.read' })) as { error: { code: number } }).error.code, -32003);
+    c.socket.close();
+  });
+});
