@@ -1,0 +1,174 @@
+// Stage 1 of loading (load.ts) and the file-reading part of assemble: ${VAR}
+// interpolation, source positions, and *_file paths resolved against the
+// manifest's folder (not the process's cwd). Codes and positions only.
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseSource } from '../../src/manifest/load.js';
+import { loadManifest } from '../../src/manifest/index.js';
+import { ManifestError } from '../../src/errors.js';
+
+const value = (text: string, env: NodeJS.ProcessEnv) => {
+  const src = parseSource('t.yaml', text, env);
+  assert.deepEqual(src.problems.map((p) => p.format()), []);
+  return src.value as Record<string, unknown>;
+};
+
+describe('load: environment interpolation', () => {
+  it('${A} is replaced by the variable', () => {
+    assert.equal(value('x: ${A}\n', { A: 'alpha' }).x, 'alpha');
+  });
+
+  it('${A:-d} uses A when set and d when unset', () => {
+    assert.equal(value('x: ${A:-d}\n', { A: 'alpha' }).x, 'alpha');
+    assert.equal(value('x: ${A:-d}\n', {}).x, 'd');
+    assert.equal(value('x: "${A:-}"\n', {}).x, '');
+  });
+
+  it('several variables in one scalar, inside text', () => {
+    assert.equal(value('x: "http://${H}:${P:-8080}/v1"\n', { H: 'h' }).x, 'http://h:8080/v1');
+  });
+
+  it('$${A} is the literal text ${A}', () => {
+    assert.equal(value('x: "$${A}"\n', { A: 'alpha' }).x, '${A}');
+    assert.equal(value('x: "cost: $${A:-d} and ${A}"\n', { A: 'alpha' }).x, 'cost: ${A:-d} and alpha');
+  });
+
+  it("a variable's value is not interpolated again", () => {
+    assert.equal(value('x: ${A}\n', { A: '${B}', B: 'boom' }).x, '${B}');
+  });
+
+  it('interpolates inside nested mappings and sequences', () => {
+    const v = value('a:\n  b: [one, "${A}"]\n', { A: 'two' });
+    assert.deepEqual(v.a, { b: ['one', 'two'] });
+  });
+
+  it('an unset variable without a default is ENV_UNSET at its scalar, one problem per scalar', () => {
+    const src = parseSource('t.yaml', 'version: 1\nname: ok\nx:\n  y: "${NOPE}"\nz: [a, "${ALSO_NOPE}"]\n', {});
+    assert.deepEqual(src.problems.map((p) => `${p.code}@${p.line}:${p.col}`), ['ENV_UNSET@4:6', 'ENV_UNSET@5:8']);
+  });
+
+  it('the config hash is the sha256 of the raw text, before interpolation', () => {
+    const a = parseSource('t.yaml', 'x: ${A}\n', { A: '1' });
+    const b = parseSource('t.yaml', 'x: ${A}\n', { A: '2' });
+    assert.equal(a.hash, b.hash);
+    assert.match(a.hash, /^[0-9a-f]{64}$/);
+  });
+});
+
+describe('load: source positions', () => {
+  const text = [
+    'version: 1', //           1
+    'name: t', //              2
+    'tools:', //               3
+    '  - name: a.b', //        4
+    '    description: x', //   5
+    '    input_schema:', //    6
+    '      type: object', //   7
+    '    empty:', //           8
+    '',
+  ].join('\n');
+  const src = parseSource('t.yaml', text, {});
+
+  it('locates a value node', () => {
+    assert.deepEqual(src.locate(['tools', 0, 'description']), { line: 5, col: 18 });
+    assert.deepEqual(src.locate(['tools', 0]), { line: 4, col: 5 });
+    assert.deepEqual(src.locate(['tools', 0, 'input_schema', 'type']), { line: 7, col: 13 });
+  });
+
+  it('locates the key of a field, when asked', () => {
+    assert.deepEqual(src.locate(['tools', 0, 'description'], 'key'), { line: 5, col: 5 });
+  });
+
+  it('a key with no value points at the key', () => {
+    assert.deepEqual(src.locate(['tools', 0, 'empty']), { line: 8, col: 5 });
+  });
+
+  it('a path that goes beyond the document points at the deepest node that exists', () => {
+    assert.deepEqual(src.locate(['tools', 0, 'input_schema', 'properties', 'x']), { line: 7, col: 7 });
+  });
+
+  it('YAML errors carry line:col', () => {
+    const bad = parseSource('t.yaml', 'version: 1\nname: t\nx: [a, b]]\n', {});
+    assert.deepEqual(bad.problems.map((p) => `${p.code}@${p.line}:${p.col}`), ['YAML_SYNTAX@3:10']);
+    assert.equal(bad.value, undefined);
+  });
+});
+
+describe('load: *_file paths', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'fastsvc-load-'));
+    mkdirSync(join(dir, 'secrets'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('auth.token_file and auth.tokens[].token_file resolve against the manifest folder', async () => {
+    writeFileSync(join(dir, 'secrets', 'main.token'), 'main-token\n');
+    writeFileSync(join(dir, 'secrets', 'ci.token'), 'ci-token\n');
+    writeFileSync(join(dir, 'svc.yaml'), [
+      'version: 1',
+      'name: t',
+      'profile: { scopes: [a.use] }',
+      'auth:',
+      '  token_file: secrets/main.token',
+      '  tokens:',
+      '    - { name: ci, token_file: ./secrets/ci.token, scopes: [a.use] }',
+      '',
+    ].join('\n'));
+    const loaded = await loadManifest(join(dir, 'svc.yaml'), {});
+    try {
+      assert.equal(loaded.config.auth!.token_file, join(dir, 'secrets', 'main.token'));
+      assert.equal(loaded.config.auth!.tokens![0]!.token_file, join(dir, 'secrets', 'ci.token'));
+      assert.equal(loaded.config.base_dir, dir);
+    } finally {
+      loaded.dispose();
+    }
+  });
+
+  it('oauth.clients[].client_secret_file is read (trimmed) relative to the manifest', async () => {
+    writeFileSync(join(dir, 'secrets', 'client.secret'), 's3cret-value\n');
+    writeFileSync(join(dir, 'svc.yaml'), clientManifest('secrets/client.secret'));
+    const loaded = await loadManifest(join(dir, 'svc.yaml'), {});
+    try {
+      const [first, second] = loaded.config.oauth!.clients!;
+      assert.equal(first!.client_secret, undefined);
+      assert.equal(second!.client_secret, 's3cret-value');
+    } finally {
+      loaded.dispose();
+    }
+  });
+
+  it('a missing client_secret_file is FILE_UNREADABLE at the client_secret_file field', async () => {
+    writeFileSync(join(dir, 'svc.yaml'), clientManifest('secrets/nope.secret'));
+    let caught: unknown;
+    try {
+      (await loadManifest(join(dir, 'svc.yaml'), {})).dispose();
+    } catch (e) {
+      caught = e;
+    }
+    assert.ok(caught instanceof ManifestError, `expected ManifestError, got ${String(caught)}`);
+    assert.deepEqual(caught.problems.map((p) => `${p.code}@${p.line}:${p.col}`), ['FILE_UNREADABLE@12:27']);
+  });
+});
+
+function clientManifest(secretFile: string): string {
+  return [
+    'version: 1', //                                         1
+    'name: t', //                                            2
+    'base_url: http://127.0.0.1:8080', //                    3
+    'profile: { scopes: [a.use] }', //                       4
+    'routes: { public: [/healthz], protected: [/svc] }', //  5
+    'oauth:', //                                             6
+    '  enabled: true', //                                    7
+    '  clients:', //                                         8
+    '    - client_id: first', //                             9
+    '      redirect_uris: [http://127.0.0.1/cb]', //         10
+    '    - client_id: second', //                            11
+    `      client_secret_file: ${secretFile}`, //            12
+    '      redirect_uris: [http://127.0.0.1/cb]', //         13
+    '',
+  ].join('\n');
+}
