@@ -17,7 +17,8 @@ export interface Source {
   hash: string;
   value: unknown;
   problems: SvcError[];
-  locate(path: readonly (string | number)[]): { line: number; col: number };
+  /** `at: 'key'` points at the key of the last path element (an unknown field) rather than its value. */
+  locate(path: readonly (string | number)[], at?: 'value' | 'key'): { line: number; col: number };
 }
 
 export function readSource(file: string, env: NodeJS.ProcessEnv = process.env): Source {
@@ -52,18 +53,25 @@ export function parseSource(file: string, text: string, env: NodeJS.ProcessEnv =
     problems.push(new SvcError('ENV_UNSET', message, { file, line, col }));
   });
 
-  const locate = (path: readonly (string | number)[]) => {
+  const keyOf = (path: readonly (string | number)[]) => {
+    const parent = doc.getIn(path.slice(0, -1), true) as { items?: { key?: Node; value?: unknown }[] } | undefined;
+    const key = path[path.length - 1];
+    const pair = parent?.items?.find?.((it) => isScalar(it.key) && it.key.value === key);
+    return pair?.key?.range ? at(pair.key.range[0]) : undefined;
+  };
+  const locate = (path: readonly (string | number)[], where: 'value' | 'key' = 'value') => {
+    if (where === 'key' && path.length) {
+      const k = keyOf(path);
+      if (k) return k;
+    }
     // Walk down as far as the path exists; point at the deepest node found.
     for (let n = path.length; n >= 0; n--) {
       const node = doc.getIn(path.slice(0, n), true) as Node | undefined;
-      if (node && typeof node === 'object' && 'range' in node && node.range) return at(node.range[0]);
-      // A key whose value is null: point at the pair's key.
-      if (n > 0) {
-        const parent = doc.getIn(path.slice(0, n - 1), true) as { items?: { key?: Node; value?: unknown }[] } | undefined;
-        const key = path[n - 1];
-        const pair = parent?.items?.find?.((it) => isScalar(it.key) && it.key.value === key);
-        if (pair?.key?.range) return at(pair.key.range[0]);
-      }
+      // A key with no value (an empty null scalar): point at the pair's key.
+      const empty = isScalar(node) && node.value === null && node.range?.[0] === node.range?.[1];
+      if (!empty && node && typeof node === 'object' && 'range' in node && node.range) return at(node.range[0]);
+      const k = n > 0 ? keyOf(path.slice(0, n)) : undefined;
+      if (k) return k;
     }
     return { line: 1, col: 1 };
   };

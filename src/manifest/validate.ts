@@ -30,7 +30,7 @@ export function validateManifest(src: Source): { manifest?: SvcManifest; problem
   const problems = dedupe(validate.errors ?? []).map((e) => {
     const path = pointerToPath(e.instancePath);
     const target = e.keyword === 'additionalProperties' ? [...path, (e.params as { additionalProperty: string }).additionalProperty] : path;
-    const { line, col } = src.locate(target);
+    const { line, col } = src.locate(target, e.keyword === 'additionalProperties' ? 'key' : 'value');
     return new SvcError('SCHEMA_VIOLATION', describe(e), { file: src.file, line, col, path: e.instancePath || '/' });
   });
   return { problems };
