@@ -96,7 +96,7 @@ export function compilePlan(m: SvcManifest, file: string, locate: Locate): { pla
     p.messages.forEach((msg, j) => {
       if ((msg.text === undefined) === (msg.content === undefined)) problem('BACKEND_CONFIG', [...path, 'messages', j], `prompt ${p.name}: a message needs exactly one of text or content`);
       const text = msg.text ?? msg.content?.text;
-      if (text !== undefined) checkNames(text, args, [...path, 'messages', j], `prompt ${p.name}`, problem);
+      if (text !== undefined) checkNames(text, args, [...path, 'messages', j, ...(msg.text !== undefined ? ['text'] : ['content', 'text'])], `prompt ${p.name}`, problem);
     });
   });
 
@@ -138,7 +138,9 @@ function checkTool(t: Tool, path: Path, ajv: ReturnType<typeof newInputAjv>, pro
     if (t.fs.op === 'write') check(t.fs.content, [...path, 'fs', 'content']);
   }
   if (t.sqlite) {
-    for (const m of t.sqlite.query.matchAll(/[:@$]([A-Za-z_][A-Za-z0-9_]*)/g)) {
+    // Parameters outside string literals, quoted identifiers and comments (as the backend binds them).
+    const sql = t.sqlite.query.replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"|`(?:[^`]|``)*`|\[[^\]]*\]|--[^\n]*|\/\*[\s\S]*?(?:\*\/|$)/g, ' ');
+    for (const m of sql.matchAll(/[:@$]([A-Za-z_][A-Za-z0-9_]*)/g)) {
       if (!props.has(m[1]!)) problem('TEMPLATE_ARG_UNKNOWN', [...path, 'sqlite', 'query'], `${who}: query parameter :${m[1]} is not a property of input_schema`);
     }
   }
