@@ -68,10 +68,12 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
   for (const [i, p] of (m.prompts ?? []).entries()) await attempt(['prompts', i], () => {
     svc.prompt(promptDef(p, env));
   });
-  let clients: NonNullable<SvcServerConfig['oauth']>['clients'];
-  await attempt(['oauth', 'clients'], () => {
-    clients = m.oauth?.clients?.map((c) => (c.client_secret_file ? { ...c, client_secret: readSecret(resolve(env.manifestDir, c.client_secret_file), file) } : c));
-  });
+  const clients: NonNullable<SvcServerConfig['oauth']>['clients'] = m.oauth?.clients?.map((c) => c);
+  for (const [i, c] of (m.oauth?.clients ?? []).entries()) {
+    if (c.client_secret_file) await attempt(['oauth', 'clients', i, 'client_secret_file'], () => {
+      clients![i] = { ...c, client_secret: readSecret(resolve(env.manifestDir, c.client_secret_file!), file) };
+    });
+  }
   if (problems.length) {
     disposers.forEach((d) => d());
     throw new ManifestError(problems);
