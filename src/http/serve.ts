@@ -59,10 +59,13 @@ async function drain(server: http.Server, handle: AppHandle): Promise<void> {
   handle.closeStreams();
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
+  // A keep-alive connection turns idle when its in-flight response ends: close it then, not at its keep-alive timeout.
+  const idle = setInterval(() => server.closeIdleConnections(), 50);
   const limit = handle.config.server.drain_timeout_ms;
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([closed, new Promise<void>((resolve) => (timer = setTimeout(resolve, limit)))]);
   clearTimeout(timer);
+  clearInterval(idle);
   server.closeAllConnections();
   await handle.close();
 }
