@@ -312,6 +312,9 @@ export interface AuthProfile {
     | Scope
     | {
         name: Scope;
+        /**
+         * What the scope allows; shown on /docs and consent pages.
+         */
         description?: string;
       }
   )[];
@@ -378,9 +381,21 @@ export interface Tool {
  * JSON Schema of the arguments: an object schema.
  */
 export interface InputSchema {
+  /**
+   * Always object: arguments are a JSON object.
+   */
   type: 'object';
+  /**
+   * One JSON Schema per argument, by name.
+   */
   properties?: {};
+  /**
+   * Names of the arguments that must be given.
+   */
   required?: string[];
+  /**
+   * false refuses arguments not listed in properties; a schema constrains them.
+   */
   additionalProperties?: boolean | {};
 }
 /**
@@ -390,6 +405,9 @@ export interface InputSchema {
  * via the `definition` "ContentBlock".
  */
 export interface ContentBlock {
+  /**
+   * Kind of block: text, image, audio, resource (embedded) or resource_link.
+   */
   type: 'text' | 'image' | 'audio' | 'resource' | 'resource_link';
   /**
    * text: the text (templated).
@@ -537,6 +555,9 @@ export interface SqliteBackend {
    * Busy timeout.
    */
   timeout_ms?: number;
+  /**
+   * Most rows a reading query returns; further rows are not read.
+   */
   max_rows?: number;
 }
 /**
@@ -558,8 +579,17 @@ export interface Resource {
    * Short name.
    */
   name: string;
+  /**
+   * Human-readable title.
+   */
   title?: string;
+  /**
+   * What the resource holds; shown to callers and on /docs.
+   */
   description?: string;
+  /**
+   * MIME type of the content.
+   */
   mime_type?: string;
   /**
    * A list of scopes; every one must be declared in profile.scopes.
@@ -587,11 +617,25 @@ export interface Resource {
  * via the `definition` "Prompt".
  */
 export interface Prompt {
+  /**
+   * Dotted name <area>.<action> (letters, digits, _ and -).
+   */
   name: string;
+  /**
+   * Human-readable title.
+   */
   title?: string;
+  /**
+   * What the prompt is for; shown to callers and on /docs.
+   */
   description?: string;
+  /**
+   * Arguments the caller fills in; each is usable as {{name}} in the messages.
+   */
   arguments?: PromptArgument[];
   /**
+   * The messages returned, in order; their text is templated with the arguments.
+   *
    * @minItems 1
    */
   messages: [PromptMessage, ...PromptMessage[]];
@@ -605,8 +649,17 @@ export interface Prompt {
  * via the `definition` "PromptArgument".
  */
 export interface PromptArgument {
+  /**
+   * Argument name, usable as {{name}} in the messages.
+   */
   name: string;
+  /**
+   * What the argument means; shown to callers.
+   */
   description?: string;
+  /**
+   * The caller must give this argument.
+   */
   required?: boolean;
   /**
    * Known values, offered by completion/complete.
@@ -618,6 +671,9 @@ export interface PromptArgument {
  * via the `definition` "PromptMessage".
  */
 export interface PromptMessage {
+  /**
+   * Who speaks: user or assistant.
+   */
   role: 'user' | 'assistant';
   /**
    * Templated text (shorthand for a text content block).
@@ -711,6 +767,9 @@ export interface AuthProfile1 {
     | Scope
     | {
         name: Scope;
+        /**
+         * What the scope allows; shown on /docs and consent pages.
+         */
         description?: string;
       }
   )[];
@@ -722,8 +781,20 @@ export interface AuthProfile1 {
  * via the `definition` "InputSchema".
  */
 export interface InputSchema1 {
+  /**
+   * Always object: arguments are a JSON object.
+   */
   type: 'object';
+  /**
+   * One JSON Schema per argument, by name.
+   */
   properties?: {};
+  /**
+   * Names of the arguments that must be given.
+   */
   required?: string[];
+  /**
+   * false refuses arguments not listed in properties; a schema constrains them.
+   */
   additionalProperties?: boolean | {};
 }
