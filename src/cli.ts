@@ -94,9 +94,6 @@ async function cmdServe(args: Args): Promise<number> {
   if (generated) {
     process.stderr.write(`\nNo token was set (auth.token is empty), so one was generated for this run:\n\n  export SVC_TOKEN=${generated}\n\nSet SVC_TOKEN yourself to keep a token across restarts.\n\n`);
   }
-  process.stdout.write(`listening on ${served.url}\n`);
-  logger.info({ event: 'server.started', url: served.url, manifest: relative(process.cwd(), loaded.config.manifest_path ?? file), config_hash: loaded.hash }, `serving ${loaded.svc.name}`);
-
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -109,6 +106,9 @@ async function cmdServe(args: Args): Promise<number> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  // Printed only now: a supervisor may send SIGTERM the moment it reads this line.
+  process.stdout.write(`listening on ${served.url}\n`);
+  logger.info({ event: 'server.started', url: served.url, manifest: relative(process.cwd(), loaded.config.manifest_path ?? file), config_hash: loaded.hash }, `serving ${loaded.svc.name}`);
   return -1; // keep running
 }
 
