@@ -157,11 +157,13 @@ describe('SQLiteOAuthProvider durability', () => {
     await a.adapter('AccessToken').upsert(secretish[0]!, { jti: secretish[0], grantId: 'g1' }, 3600);
     await a.adapter('RefreshToken').upsert(secretish[1]!, { jti: secretish[1], grantId: 'g1' }, 3600);
     await a.adapter('Session').upsert(secretish[2]!, { jti: secretish[2], uid: 'u-1' }, 3600);
+    await a.adapter('Interaction').upsert('INTERACTION_uid_0123456789abcdef', { jti: 'INTERACTION_uid_0123456789abcdef', session: { uid: 'u-1', cookie: secretish[2], accountId: 'ada' } }, 600);
+    assert.equal((await a.adapter('Interaction').find('INTERACTION_uid_0123456789abcdef'))?.session?.accountId, 'ada');
     assert.equal((await a.adapter('AccessToken').find(secretish[0]!))?.jti, secretish[0]);
     await a.close();
     const bytes = readdirSync(dir).map((f) => readFileSync(join(dir, f)).toString('latin1')).join('');
     assert.ok(bytes.includes('u-1'), 'the file is readable as written');
-    for (const s of secretish) assert.ok(!bytes.includes(s), `${s.slice(0, 8)}… must not be stored`);
+    for (const s of [...secretish, 'INTERACTION_uid_0123456789abcdef']) assert.ok(!bytes.includes(s), `${s.slice(0, 8)}… must not be stored`);
   });
 
   it('loses nothing it reported committed when killed with SIGKILL mid-load', async function () {

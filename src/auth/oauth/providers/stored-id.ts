@@ -1,7 +1,9 @@
 // How providers store oidc-provider entries. Guarantees: an entry is keyed by the
-// SHA-256 of its id and its stored payload never holds the id (`jti`), so a copy of
-// the store yields no usable token, code, interaction or session cookie; find(id) puts
-// the id back. Entries found by uid or user code come back without `jti`.
+// SHA-256 of its id and its stored payload never holds the id (`jti`) nor a session
+// cookie value (an interaction's `session.cookie` is stored hashed; oidc-provider 9
+// never reads it back), so a copy of the store yields no usable token, code,
+// interaction or session cookie; find(id) puts the id back. Entries found by uid or
+// user code come back without `jti`.
 
 import { createHash } from 'node:crypto';
 import type { AdapterPayload } from '../provider.js';
@@ -13,6 +15,7 @@ export function storageKey(id: string): string {
 /** The payload as stored: JSON without `jti`. */
 export function encodePayload(payload: AdapterPayload): string {
   const { jti: _jti, ...rest } = payload;
+  if (rest.session?.cookie) rest.session = { ...rest.session, cookie: storageKey(rest.session.cookie) };
   return JSON.stringify(rest);
 }
 
