@@ -65,6 +65,7 @@ export class BearerAuth {
     for (const t of config.tokens ?? []) {
       const value = t.token || (t.token_file ? readToken(t.token_file, this.#log) : undefined);
       if (value) entries.push(entry(t.name, value, t.scopes, t.token_file));
+      else this.#log.warn({ event: 'auth.token_disabled', name: t.name }, `token ${t.name} has no value; it is disabled`);
     }
     return entries;
   }

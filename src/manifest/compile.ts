@@ -63,7 +63,9 @@ export function compilePlan(m: SvcManifest, file: string, locate: Locate): { pla
     checkScopes(a.scopes, ['auth', 'scopes'], 'auth.scopes');
     unique((a.tokens ?? []).map((t) => t.name), ['auth', 'tokens'], 'token name', problem);
     a.tokens?.forEach((t, i) => {
-      if (!t.token === !t.token_file) problem('AUTH_MISSING', ['auth', 'tokens', i], `token ${t.name}: give exactly one of token or token_file`);
+      // An empty token (e.g. ${VAR:-} with VAR unset) disables that token; BearerAuth logs it.
+      if (t.token && t.token_file) problem('AUTH_MISSING', ['auth', 'tokens', i], `token ${t.name}: give token or token_file, not both`);
+      if (t.token === undefined && t.token_file === undefined) problem('AUTH_MISSING', ['auth', 'tokens', i], `token ${t.name}: give token or token_file`);
       checkScopes(t.scopes, ['auth', 'tokens', i, 'scopes'], `token ${t.name}`);
     });
   }
