@@ -1,0 +1,40 @@
+// hostRefusal: the DNS-rebinding decision shared by every HTTP route and the /ws handshake.
+
+import assert from 'node:assert/strict';
+import { hostRefusal } from '../../../src/http/host-check.js';
+
+const refused = (r: ReturnType<ReturnType<typeof hostRefusal>>) => r?.code;
+
+describe('hostRefusal (DNS-rebinding protection)', () => {
+  it('on a loopback bind accepts only loopback Host names, any port', () => {
+    const check = hostRefusal({ bindHost: '127.0.0.1', allowedHosts: [], allowedOrigins: [] });
+    for (const host of ['127.0.0.1:8080', 'localhost:1', '[::1]:3000', 'LOCALHOST', '127.0.0.2']) assert.equal(refused(check(host, undefined)), undefined, host);
+    for (const host of ['evil.example.com', 'evil.example.com:8080', '10.0.0.1', undefined]) assert.equal(refused(check(host, undefined)), 'FORBIDDEN_ORIGIN', String(host));
+  });
+
+  it('accepts same-origin and loopback Origins, refuses others and "null"', () => {
+    const check = hostRefusal({ bindHost: '127.0.0.1', allowedHosts: [], allowedOrigins: [] });
+    assert.equal(refused(check('127.0.0.1:8080', 'http://127.0.0.1:8080')), undefined);
+    assert.equal(refused(check('127.0.0.1:8080', 'http://localhost:5173')), undefined);
+    assert.equal(refused(check('127.0.0.1:8080', 'http://evil.example.com')), 'FORBIDDEN_ORIGIN');
+    assert.equal(refused(check('127.0.0.1:8080', 'null')), 'FORBIDDEN_ORIGIN');
+    assert.equal(refused(check('127.0.0.1:8080', 'not a url')), 'FORBIDDEN_ORIGIN');
+  });
+
+  it('lets server.allowed_hosts and allowed_origins replace the defaults', () => {
+    const check = hostRefusal({ bindHost: '127.0.0.1', allowedHosts: ['mcp.example.com', 'api.example.com:8443'], allowedOrigins: ['https://app.example.com/'] });
+    assert.equal(refused(check('mcp.example.com:9000', undefined)), undefined);
+    assert.equal(refused(check('api.example.com:8443', undefined)), undefined);
+    assert.equal(refused(check('api.example.com:1', undefined)), 'FORBIDDEN_ORIGIN');
+    assert.equal(refused(check('127.0.0.1:8080', undefined)), 'FORBIDDEN_ORIGIN');
+    assert.equal(refused(check('mcp.example.com', 'https://app.example.com')), undefined);
+    assert.equal(refused(check('mcp.example.com', 'http://localhost:5173')), 'FORBIDDEN_ORIGIN');
+  });
+
+  it('accepts any Host when bound to a non-loopback address', () => {
+    const check = hostRefusal({ bindHost: '0.0.0.0', allowedHosts: [], allowedOrigins: [] });
+    assert.equal(refused(check('mcp.example.com', undefined)), undefined);
+    assert.equal(refused(check('mcp.example.com', 'https://mcp.example.com')), undefined);
+    assert.equal(refused(check('mcp.example.com', 'https://evil.example.com')), 'FORBIDDEN_ORIGIN');
+  });
+});
