@@ -20,6 +20,9 @@ export interface AuthGate {
   challenge(o: { error?: 'invalid_token' | 'insufficient_scope'; scopes?: readonly string[]; description?: string; route?: string }): string;
 }
 
+/** The caller on a public route: authenticated by nothing, holding no scope. */
+export const ANONYMOUS: Principal = Object.freeze({ sub: 'anonymous', scopes: new Set<string>(), kind: 'anonymous' });
+
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 export function createGate(opts: { bearer?: BearerAuth; oauth?: AccessTokenVerifier; realm: string; defaultScopes: () => readonly string[] }): AuthGate {

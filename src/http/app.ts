@@ -13,13 +13,12 @@ import expressWs from 'express-ws';
 import { readFileSync } from 'node:fs';
 import { buildCatalog } from '../core/catalog.js';
 import type { FastSvc } from '../core/fast-svc.js';
-import type { Principal } from '../core/types.js';
 import { resolveConfig, profileScopes, type ResolvedConfig, type SvcServerConfig } from '../config.js';
 import { SvcError } from '../errors.js';
 import { logger as rootLogger, type Logger } from '../log.js';
 import { Runtime } from '../runtime/runtime.js';
 import { BearerAuth } from '../auth/bearer.js';
-import { createGate, type AuthGate } from '../auth/gate.js';
+import { ANONYMOUS, createGate, type AuthGate } from '../auth/gate.js';
 import { oauthServerFromConfig } from '../auth/oauth/from-config.js';
 import { parseByteSize } from '../util/bytes.js';
 import { svcRouter } from '../transports/svc-rest.js';
@@ -30,8 +29,6 @@ import { hostCheck } from './host-check.js';
 import { publicHandlers, type ServerStatus } from './public-routes.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
-
-export const ANONYMOUS: Principal = Object.freeze({ sub: 'anonymous', scopes: new Set<string>(), kind: 'anonymous' });
 
 export interface AppHandle {
   app: Application;

@@ -18,7 +18,7 @@ import type { AuthGate } from '../auth/gate.js';
 import type { ResolvedConfig } from '../config.js';
 import type { Principal } from '../core/types.js';
 import { SvcError } from '../errors.js';
-import { ANONYMOUS } from '../http/app.js';
+import { ANONYMOUS } from '../auth/gate.js';
 import { hostRefusal } from '../http/host-check.js';
 import type { Logger } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
