@@ -5,7 +5,7 @@
 //   svc init [dir]                                             → writes a commented starter svc.yaml
 //   svc hash-password                                          → reads a password on stdin, prints its scrypt hash
 // Guarantees: stdout carries only the listening line (logs go to stderr);
-// SIGTERM/SIGINT drain and exit 0; a bad manifest never prints a stack trace.
+// SIGTERM/SIGINT drain and exit 0; SIGHUP reloads the manifest; a bad manifest never prints a stack trace.
 
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -14,6 +14,8 @@ import { ManifestError, SvcError } from './errors.js';
 import { serve } from './http/serve.js';
 import { logger } from './log.js';
 import { STARTER_MANIFEST } from './starter.js';
+import { createReloader } from './policy/reloader.js';
+import { watchManifest } from './policy/watch.js';
 import { hashPassword } from './auth/oauth/password.js';
 
 interface Args { positional: string[]; flags: Map<string, string | true> }
@@ -94,13 +96,19 @@ async function cmdServe(args: Args): Promise<number> {
   if (generated) {
     process.stderr.write(`\nNo token was set (auth.token is empty), so one was generated for this run:\n\n  export SVC_TOKEN=${generated}\n\nSet SVC_TOKEN yourself to keep a token across restarts.\n\n`);
   }
+  // Hot reload: the watcher (unless --no-watch) and SIGHUP both go through the one serialized reloader.
+  const reloader = createReloader({ file, handle: served.handle, current: loaded, logger });
+  const watcher = args.flags.has('no-watch') ? undefined : watchManifest({ file, initialHash: loaded.hash, logger, onChange: async () => (await reloader.reload('watch')).hash_read });
+  process.on('SIGHUP', () => void reloader.reload('SIGHUP', { force: true }));
+
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ event: 'server.stopping', signal }, 'draining');
+    await watcher?.close();
     await served.close();
-    loaded.dispose();
+    await reloader.close();
     logger.flush();
     process.exit(0);
   };

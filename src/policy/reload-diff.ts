@@ -1,0 +1,105 @@
+// What a reload changes, computed from two immutable snapshots (no I/O). Guarantees:
+// capability changes are by name (tools, prompts) or URI / URI template (resources),
+// and "changed" means any part of the declaration changed (scopes, schema, backend);
+// the access diff names, per scope, the capabilities that scope now grants or no
+// longer grants; restartRequired() lists every changed config field that the
+// running server cannot apply live, so nothing in an edit is silently ignored.
+
+import type { Catalog } from '../core/catalog.js';
+import type { ResolvedConfig } from '../config.js';
+import type { SvcManifest } from '../manifest/types.gen.js';
+
+export interface NameDiff { added: string[]; removed: string[]; changed: string[] }
+export interface CapabilityChanges { tools: NameDiff; resources: NameDiff; prompts: NameDiff }
+/** scope → capability ids (`tool:NAME`, `resource:URI`, `prompt:NAME`) gained or lost. `*` = capabilities that need no scope. */
+export type AccessDiff = Record<string, { gained: string[]; lost: string[] }>;
+
+/** The key under which capabilities that require no scope (any authenticated caller) are listed. */
+export const ANY_SCOPE = '*';
+
+export function diffCapabilities(a: SvcManifest, b: SvcManifest): CapabilityChanges {
+  const byName = <T>(list: readonly T[] | undefined, key: (t: T) => string) => new Map((list ?? []).map((t) => [key(t), stable(t)]));
+  const resKey = (r: { uri?: string; uri_template?: string }) => r.uri ?? r.uri_template ?? '';
+  return {
+    tools: diffMaps(byName(a.tools, (t) => t.name), byName(b.tools, (t) => t.name)),
+    resources: diffMaps(byName(a.resources, resKey), byName(b.resources, resKey)),
+    prompts: diffMaps(byName(a.prompts, (p) => p.name), byName(b.prompts, (p) => p.name)),
+  };
+}
+
+export function isEmptyChange(c: CapabilityChanges): boolean {
+  return [c.tools, c.resources, c.prompts].every((d) => !d.added.length && !d.removed.length && !d.changed.length);
+}
+
+/**
+ * Scope s grants capability c when s is one of c's required scopes (a caller needs all
+ * of them); capabilities with no required scope are granted by `*`. The diff lists, for
+ * each scope whose set changed, what it gained and lost.
+ */
+export function diffAccess(a: Catalog, b: Catalog): AccessDiff {
+  const before = grants(a);
+  const after = grants(b);
+  const out: AccessDiff = {};
+  for (const scope of [...new Set([...before.keys(), ...after.keys()])].sort()) {
+    const was = before.get(scope) ?? new Set<string>();
+    const now = after.get(scope) ?? new Set<string>();
+    const gained = [...now].filter((c) => !was.has(c)).sort();
+    const lost = [...was].filter((c) => !now.has(c)).sort();
+    if (gained.length || lost.length) out[scope] = { gained, lost };
+  }
+  return out;
+}
+
+/**
+ * Config fields that differ between the configuration the process started with and
+ * the edited one, and that only a restart applies: auth mode on/off, base_url,
+ * every server.* and routes.* field, every oauth.* field. Live (never listed):
+ * the auth section's tokens and scopes while the mode stays, and profile.
+ */
+export function restartRequired(running: ResolvedConfig, next: ResolvedConfig): string[] {
+  const out: string[] = [];
+  if (!!running.auth !== !!next.auth) out.push('auth');
+  if (stable(running.base_url) !== stable(next.base_url)) out.push('base_url');
+  for (const section of ['server', 'routes', 'oauth'] as const) {
+    const x = running[section] as Record<string, unknown> | undefined;
+    const y = next[section] as Record<string, unknown> | undefined;
+    if (!x || !y) {
+      if (!!x !== !!y) out.push(section);
+      continue;
+    }
+    for (const key of [...new Set([...Object.keys(x), ...Object.keys(y)])].sort()) {
+      if (stable(x[key]) !== stable(y[key])) out.push(`${section}.${key}`);
+    }
+  }
+  return out;
+}
+
+/** JSON with object keys sorted, so key order in the YAML never counts as a change. */
+export function stable(v: unknown): string {
+  return JSON.stringify(v, (_k, val: unknown) => (val && typeof val === 'object' && !Array.isArray(val)
+    ? Object.fromEntries(Object.entries(val as Record<string, unknown>).sort(([p], [q]) => (p < q ? -1 : p > q ? 1 : 0)))
+    : val)) ?? 'undefined';
+}
+
+function diffMaps(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): NameDiff {
+  const added = [...b.keys()].filter((k) => !a.has(k)).sort();
+  const removed = [...a.keys()].filter((k) => !b.has(k)).sort();
+  const changed = [...b.keys()].filter((k) => a.has(k) && a.get(k) !== b.get(k)).sort();
+  return { added, removed, changed };
+}
+
+function grants(c: Catalog): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  const add = (id: string, required: readonly string[]) => {
+    for (const s of required.length ? required : [ANY_SCOPE]) {
+      let set = out.get(s);
+      if (!set) out.set(s, (set = new Set()));
+      set.add(id);
+    }
+  };
+  for (const [name, t] of c.tools) add(`tool:${name}`, t.required);
+  for (const [uri, r] of c.resources) add(`resource:${uri}`, r.required);
+  for (const r of c.templates) add(`resource:${r.def.uri_template}`, r.required);
+  for (const [name, p] of c.prompts) add(`prompt:${name}`, p.required);
+  return out;
+}

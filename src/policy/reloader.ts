@@ -1,0 +1,231 @@
+// Hot reload of svc.yaml into a running server. Guarantees:
+// - A reload runs the start-up pipeline (load → validate → compile → assemble →
+//   buildCatalog). On any failure nothing changes: the last good generation keeps
+//   serving, each problem is logged as FILE:LINE:COL: CODE: message and shown in
+//   status.last_reload.
+// - On success the new catalog, the bearer tokens' scopes and profile are applied in
+//   one synchronous step (runtime.swap is one assignment; no request can run between
+//   the parts), then ONE line `config.reloaded` is logged: hashes before/after, the
+//   capabilities added/removed/changed, and the per-scope access diff.
+// - Restart-required policy: APPLY THE REST. Fields only a restart can apply (auth
+//   mode on/off, base_url, server.*, routes.*, oauth.*) keep their start-up values, are
+//   listed in status.restart_required (compared with the start-up config, so reverting
+//   the edit clears them), and everything else in the edit is applied.
+// - Old backends (SQLite handles) are disposed graceMs (default server.drain_timeout_ms,
+//   the bound a request gets at shutdown too) after their generation stops being
+//   current, so a call that started on it can finish; close() disposes all of them.
+// - Reloads are serialized: a reload asked for while one runs joins a single follow-up
+//   run that starts when it ends (last edit wins).
+
+import { buildCatalog, type Catalog } from '../core/catalog.js';
+import { profileScopes, resolveConfig, type ResolvedConfig } from '../config.js';
+import { ManifestError, SvcError } from '../errors.js';
+import type { AppHandle } from '../http/app.js';
+import { logger as rootLogger, type Logger } from '../log.js';
+import { assemble } from '../manifest/assemble.js';
+import { checkManifest, type Loaded } from '../manifest/index.js';
+import { diffAccess, diffCapabilities, isEmptyChange, restartRequired, stable, type AccessDiff, type CapabilityChanges } from './reload-diff.js';
+
+export interface ReloadOutcome {
+  ok: boolean;
+  reason: string;
+  at: string;
+  /** Active config hash before and after (equal unless a new generation was applied). */
+  hash_before: string;
+  hash_after: string;
+  /** sha256 of the bytes this reload read ('' if the file could not be read), whether or not they were applied. */
+  hash_read: string;
+  /** The file's content was the running one: nothing was rebuilt. */
+  unchanged?: boolean;
+  /** FILE:LINE:COL: CODE: message, one per problem (failed reloads). */
+  problems?: string[];
+  changes?: CapabilityChanges;
+  access?: AccessDiff;
+  restart_required: string[];
+}
+
+export interface Reloader {
+  /** Reload now, or join the one follow-up reload queued behind a running one. force: rebuild even if the file is byte-identical. */
+  reload(reason: string, opts?: { force?: boolean }): Promise<ReloadOutcome>;
+  /** The generation serving now. */
+  current(): Loaded;
+  /** Dispose every generation's backends (the current one included); later reloads do nothing. */
+  close(): Promise<void>;
+}
+
+export interface ReloaderOptions {
+  file: string;
+  handle: AppHandle;
+  /** The generation the server was started with; the reloader owns its disposal from now on. */
+  current: Loaded;
+  logger?: Logger;
+  env?: NodeJS.ProcessEnv;
+  /** Delay before a retired generation's backends are disposed. Default: server.drain_timeout_ms. */
+  graceMs?: number;
+}
+
+export function createReloader(o: ReloaderOptions): Reloader {
+  const log = (o.logger ?? rootLogger).child({ module: 'reload' });
+  const { handle, file } = o;
+  const env = o.env ?? process.env;
+  const graceMs = o.graceMs ?? handle.config.server.drain_timeout_ms;
+  const started = resolveConfig(o.current.config);
+  let cur = o.current;
+  let applied = started;
+  let closed = false;
+  const retired = new Map<Loaded, NodeJS.Timeout>();
+
+  const retire = (gen: Loaded) => {
+    const timer = setTimeout(() => {
+      retired.delete(gen);
+      gen.dispose();
+    }, graceMs);
+    timer.unref();
+    retired.set(gen, timer);
+  };
+
+  const failed = (reason: string, at: string, t0: number, hash: string, problems: SvcError[]): ReloadOutcome => {
+    const lines = problems.map((p) => p.format());
+    for (const line of lines) log.error({ event: 'config.reload_failed', reason, file, problem: line }, line);
+    log.warn({ event: 'config.reload_rejected', reason, file, hash_active: cur.hash, hash_rejected: hash, problems: lines.length, duration_ms: ms(t0) }, `reload rejected (${lines.length} problem${lines.length === 1 ? '' : 's'}); still serving ${cur.hash.slice(0, 12)}`);
+    handle.status.last_reload = { at, ok: false, error: lines.join('\n'), hash };
+    return { ok: false, reason, at, hash_before: cur.hash, hash_after: cur.hash, hash_read: hash, problems: lines, restart_required: handle.status.restart_required ?? [] };
+  };
+
+  const runOnce = async (reason: string, force: boolean): Promise<ReloadOutcome> => {
+    const t0 = performance.now();
+    const at = new Date().toISOString();
+    const before = cur.hash;
+    if (closed) return { ok: false, reason, at, hash_before: before, hash_after: before, hash_read: '', problems: ['reloader closed'], restart_required: [] };
+
+    const checked = checkManifest(file, env);
+    if (!checked.plan) return failed(reason, at, t0, checked.hash, checked.problems);
+    if (checked.hash === before && !force) {
+      if (handle.status.last_reload && !handle.status.last_reload.ok) {
+        handle.status.last_reload = { at, ok: true, hash: before, changes: null };
+        log.info({ event: 'config.reload_recovered', reason, file, hash: before }, 'manifest is back to the running config');
+      }
+      return { ok: true, reason, at, hash_before: before, hash_after: before, hash_read: before, unchanged: true, restart_required: handle.status.restart_required ?? [] };
+    }
+
+    let next: Loaded;
+    try {
+      next = { ...(await assemble(checked.plan, file, checked.hash, checked.locate)), plan: checked.plan, hash: checked.hash };
+    } catch (e) {
+      return failed(reason, at, t0, checked.hash, e instanceof ManifestError ? e.problems : [asSvcError(e, file)]);
+    }
+    if (closed) {
+      next.dispose();
+      return { ok: false, reason, at, hash_before: before, hash_after: before, hash_read: checked.hash, problems: ['reloader closed'], restart_required: [] };
+    }
+    let catalog: Catalog;
+    let config: ResolvedConfig;
+    try {
+      config = resolveConfig(next.config);
+      catalog = buildCatalog(next.svc, { hash: next.hash });
+    } catch (e) {
+      next.dispose();
+      return failed(reason, at, t0, checked.hash, e instanceof ManifestError ? e.problems : [asSvcError(e, file)]);
+    }
+
+    // Apply: one synchronous block — no request is handled between these statements.
+    const prevCatalog = handle.runtime.current();
+    const live = applyLiveConfig(handle, applied, config);
+    handle.runtime.swap(catalog);
+    const prev = cur;
+    cur = next;
+    applied = config;
+    retire(prev);
+
+    const changes = diffCapabilities(prev.plan.manifest, next.plan.manifest);
+    const access = diffAccess(prevCatalog, catalog);
+    const restart = restartRequired(started, config);
+    handle.status.restart_required = restart;
+    handle.status.last_reload = { at, ok: true, hash: next.hash, changes };
+    log.info({
+      event: 'config.reloaded', reason, file, hash_before: before, hash_after: next.hash,
+      changes, access, live_config: live, restart_required: restart, duration_ms: ms(t0),
+    }, `reloaded ${file}: ${summary(changes)}${live.length ? `; applied ${live.join(', ')}` : ''}${restart.length ? `; restart required for ${restart.join(', ')}` : ''}`);
+    return { ok: true, reason, at, hash_before: before, hash_after: next.hash, hash_read: next.hash, changes, access, restart_required: restart };
+  };
+
+  const safeRun = (reason: string, force: boolean) => runOnce(reason, force).catch((e: unknown) => {
+    const at = new Date().toISOString();
+    return failed(reason, at, performance.now(), '', [asSvcError(e, file)]);
+  });
+
+  let active: Promise<ReloadOutcome> | undefined;
+  let queued: { reason: string; force: boolean; promise: Promise<ReloadOutcome> } | undefined;
+  const start = (reason: string, force: boolean): Promise<ReloadOutcome> => {
+    const p: Promise<ReloadOutcome> = safeRun(reason, force).finally(() => {
+      if (active === p) active = undefined;
+    });
+    active = p;
+    return p;
+  };
+
+  return {
+    reload(reason, opts = {}) {
+      const force = opts.force === true;
+      if (queued) {
+        queued.reason = reason;
+        queued.force ||= force;
+        return queued.promise;
+      }
+      if (!active) return start(reason, force);
+      const q = { reason, force, promise: undefined as unknown as Promise<ReloadOutcome> };
+      q.promise = active.then(() => {
+        queued = undefined;
+        return start(q.reason, q.force);
+      });
+      queued = q;
+      return q.promise;
+    },
+    current: () => cur,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await (queued?.promise ?? active);
+      for (const [gen, timer] of retired) {
+        clearTimeout(timer);
+        gen.dispose();
+      }
+      retired.clear();
+      cur.dispose();
+    },
+  };
+}
+
+/** Apply the live parts of the config (bearer tokens and their scopes, profile); returns which were applied. */
+function applyLiveConfig(handle: AppHandle, prev: ResolvedConfig, next: ResolvedConfig): string[] {
+  const live: string[] = [];
+  const profileChanged = stable(prev.profile) !== stable(next.profile);
+  if (profileChanged) {
+    handle.config.profile = next.profile;
+    live.push('profile');
+  }
+  // Auth mode on/off is restart-required; tokens and scopes within the mode are live.
+  if (handle.bearer && next.auth && prev.auth && (stable(prev.auth) !== stable(next.auth) || profileChanged)) {
+    handle.bearer.update(next.auth, profileScopes(next.profile));
+    handle.config.auth = next.auth;
+    live.push('auth');
+  }
+  return live;
+}
+
+function summary(c: CapabilityChanges): string {
+  if (isEmptyChange(c)) return 'no capability changed';
+  const part = (kind: string, d: CapabilityChanges['tools']) => {
+    const bits = [...d.added.map((n) => `+${n}`), ...d.removed.map((n) => `-${n}`), ...d.changed.map((n) => `~${n}`)];
+    return bits.length ? `${kind} ${bits.join(' ')}` : '';
+  };
+  return [part('tools', c.tools), part('resources', c.resources), part('prompts', c.prompts)].filter(Boolean).join('; ');
+}
+
+function asSvcError(e: unknown, file: string): SvcError {
+  return e instanceof SvcError ? (e.file ? e : new SvcError(e.code, e.message, { file, line: 1, col: 1, path: e.path })) : new SvcError('INTERNAL', (e as Error)?.message ?? String(e), { file, line: 1, col: 1 });
+}
+
+function ms(t0: number): number {
+  return Math.round((performance.now() - t0) * 10) / 10;
+}

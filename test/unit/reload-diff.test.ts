@@ -1,0 +1,85 @@
+// reload-diff: capability changes by name, the per-scope access diff, and which config
+// fields only a restart can apply.
+
+import assert from 'node:assert/strict';
+import { parse } from 'yaml';
+import { buildCatalog } from '../../src/core/catalog.js';
+import { FastSvc } from '../../src/core/fast-svc.js';
+import { resolveConfig, type SvcServerConfig } from '../../src/config.js';
+import type { SvcManifest } from '../../src/manifest/types.gen.js';
+import { diffAccess, diffCapabilities, isEmptyChange, restartRequired, stable } from '../../src/policy/reload-diff.js';
+
+function catalog(tools: Record<string, string[]>, resources: Record<string, string[]> = {}, prompts: Record<string, string[]> = {}) {
+  const svc = new FastSvc({ name: 't' });
+  for (const [name, required_scopes] of Object.entries(tools)) svc.tool({ name, description: name, required_scopes, handler: () => '' });
+  for (const [uri, required_scopes] of Object.entries(resources)) {
+    svc.resource(uri.includes('{') ? { uri_template: uri, name: uri, required_scopes, read: () => [] } : { uri, name: uri, required_scopes, read: () => [] });
+  }
+  for (const [name, required_scopes] of Object.entries(prompts)) svc.prompt({ name, required_scopes, get: () => [] });
+  return buildCatalog(svc);
+}
+
+const m = (yaml: string) => parse(yaml) as SvcManifest;
+
+describe('reload-diff', () => {
+  it('diffCapabilities: added, removed and changed by name; a change of backend or template counts', () => {
+    const a = m(`
+tools:
+  - { name: keep, description: d, template: same }
+  - { name: gone, description: d, template: x }
+  - { name: edited, description: d, template: old }
+resources:
+  - { uri: "r://a", name: a, text: hi }
+prompts:
+  - { name: p, messages: [{ role: user, text: hi }] }`);
+    const b = m(`
+tools:
+  - { description: d, name: keep, template: same }
+  - { name: edited, description: d, template: new }
+  - { name: fresh, description: d, template: x }
+resources:
+  - { uri: "r://a", name: a, text: hi }
+  - { uri_template: "r://t/{id}", name: t, text: hi }
+prompts: []`);
+    assert.deepEqual(diffCapabilities(a, b), {
+      tools: { added: ['fresh'], removed: ['gone'], changed: ['edited'] },
+      resources: { added: ['r://t/{id}'], removed: [], changed: [] },
+      prompts: { added: [], removed: ['p'], changed: [] },
+    });
+    assert.equal(isEmptyChange(diffCapabilities(a, a)), true);
+    assert.equal(isEmptyChange(diffCapabilities(a, b)), false);
+  });
+
+  it('diffAccess: per scope, what it now grants and no longer grants; `*` holds capabilities needing no scope', () => {
+    const before = catalog({ read: ['docs.read'], write: ['docs.read', 'docs.write'], open: [] }, { 'r://x': ['docs.read'] }, { ask: [] });
+    const after = catalog({ read: ['docs.write'], write: ['docs.read', 'docs.write'], open: [], admin: ['admin'] }, { 'r://x': [], 'r://t/{id}': ['docs.read'] }, { ask: ['docs.read'] });
+    assert.deepEqual(diffAccess(before, after), {
+      '*': { gained: ['resource:r://x'], lost: ['prompt:ask'] },
+      admin: { gained: ['tool:admin'], lost: [] },
+      'docs.read': { gained: ['prompt:ask', 'resource:r://t/{id}'], lost: ['resource:r://x', 'tool:read'] },
+      'docs.write': { gained: ['tool:read'], lost: [] },
+    });
+    assert.deepEqual(diffAccess(before, before), {});
+  });
+
+  it('restartRequired: auth mode, base_url, server.*, routes.*, oauth.* are listed by field; auth tokens and profile are live', () => {
+    const base: SvcServerConfig = { server: { host: '127.0.0.1', port: 8080 }, auth: { token: 'x', tokens: [{ name: 'a', token: 'y', scopes: ['s'] }] }, profile: { scopes: ['s', 't'] } };
+    const r = (c: SvcServerConfig) => restartRequired(resolveConfig(base), resolveConfig(c));
+    assert.deepEqual(r(base), []);
+    assert.deepEqual(r({ ...base, auth: { token: 'z', scopes: ['t'], tokens: [] }, profile: { scopes: ['s', 't', 'u'] } }), []);
+    assert.deepEqual(r({ ...base, server: { host: '0.0.0.0', port: 9090, body_limit: '2mb' } }), ['server.body_limit', 'server.host', 'server.port']);
+    assert.deepEqual(r({ ...base, server: { port: 8080, host: '127.0.0.1' } }), [], 'key order and spelled-out defaults are not changes');
+    assert.deepEqual(r({ ...base, auth: undefined }), ['auth']);
+    assert.deepEqual(r({ ...base, routes: { public: ['/', '/svc'], protected: ['/mcp', '/ws'] } }), ['routes.protected', 'routes.public']);
+    assert.deepEqual(r({ ...base, base_url: 'https://api.example' }), ['base_url']);
+    assert.deepEqual(r({ ...base, oauth: { enabled: true } }), ['oauth']);
+    const withOauth = { ...base, oauth: { enabled: true, issuer: 'https://a.example' } };
+    assert.deepEqual(restartRequired(resolveConfig(withOauth), resolveConfig({ ...withOauth, oauth: { enabled: false, issuer: 'https://b.example' } })), ['oauth.enabled', 'oauth.issuer']);
+  });
+
+  it('stable: key order does not matter, values do', () => {
+    assert.equal(stable({ a: 1, b: { c: [1, { d: 2, e: 3 }] } }), stable({ b: { c: [1, { e: 3, d: 2 }] }, a: 1 }));
+    assert.notEqual(stable({ a: [1, 2] }), stable({ a: [2, 1] }));
+    assert.equal(stable(undefined), 'undefined');
+  });
+});
