@@ -6,6 +6,7 @@
 
 import { createHash } from 'node:crypto';
 import { Ajv, type ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { SvcError } from '../errors.js';
 import type { FastSvc } from './fast-svc.js';
@@ -52,11 +53,29 @@ export interface Catalog {
 
 export const EMPTY_SCHEMA: JsonSchemaObject = Object.freeze({ type: 'object', properties: {} }) as JsonSchemaObject;
 
-/** One Ajv per catalog: compiled validators are released with the catalog they belong to. */
-export function newInputAjv(): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false, strictTuples: false, strictRequired: false, useDefaults: true, coerceTypes: false });
-  addFormats(ajv);
-  return ajv;
+const DRAFT_2020 = 'https://json-schema.org/draft/2020-12/schema';
+
+export interface InputCompiler {
+  compile(schema: object): ValidateFunction;
+}
+
+/**
+ * One compiler per catalog, so compiled validators are released with the catalog
+ * they belong to. Draft-07 by default; a schema whose $schema is 2020-12 is
+ * compiled by Ajv2020 (made on first use).
+ */
+export function newInputAjv(): InputCompiler {
+  const opts = { allErrors: true, strict: true, strictTypes: false, strictTuples: false, strictRequired: false, useDefaults: true, coerceTypes: false } as const;
+  const draft7 = addFormats(new Ajv(opts));
+  let draft2020: Ajv2020 | undefined;
+  return {
+    compile(schema) {
+      const wants2020 = (schema as { $schema?: string }).$schema?.replace(/#$/, '') === DRAFT_2020;
+      if (!wants2020) return draft7.compile(schema);
+      draft2020 ??= addFormats(new Ajv2020(opts) as unknown as Ajv) as unknown as Ajv2020;
+      return draft2020.compile(schema);
+    },
+  };
 }
 
 export function buildCatalog(svc: FastSvc, opts: { hash?: string } = {}): Catalog {
