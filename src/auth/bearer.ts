@@ -59,6 +59,15 @@ export class BearerAuth {
   }
 
   #build(config: BearerAuthConfig, allScopes: readonly string[]): Entry[] {
+    // An unchanged token (same name, value and scopes) keeps its Principal object, so
+    // sockets opened with it stay valid across a reload; any change invalidates it.
+    const previous = new Map(this.#entries.map((e) => [e.name, e]));
+    const entry = (name: string, token: string, scopes: readonly string[], file?: string): Entry => {
+      const next = makeEntry(name, token, scopes, file);
+      const old = previous.get(name);
+      const same = old && old.digest.equals(next.digest) && old.principal.scopes.size === scopes.length && scopes.every((x) => old.principal.scopes.has(x));
+      return same ? old : next;
+    };
     const entries: Entry[] = [];
     const main = config.token || (config.token_file ? readToken(config.token_file, this.#log) : this.generated);
     if (main) entries.push(entry(config.subject ?? 'operator', main, config.scopes ?? allScopes, config.token_file));
@@ -89,7 +98,7 @@ export class BearerAuth {
   }
 }
 
-function entry(name: string, token: string, scopes: readonly string[], file?: string): Entry {
+function makeEntry(name: string, token: string, scopes: readonly string[], file?: string): Entry {
   return { name, file, digest: sha256(token), principal: Object.freeze({ sub: name, scopes: new Set(scopes), kind: 'static', credentialId: name }) };
 }
 

@@ -59,18 +59,31 @@ export interface InputCompiler {
   compile(schema: object): ValidateFunction;
 }
 
+const INPUT_OPTS = { allErrors: true, strict: true, strictTypes: false, strictTuples: false, strictRequired: false, useDefaults: true, coerceTypes: false } as const;
+
+// Meta-schema checks use two long-lived instances: validateSchema() caches
+// nothing about the schema it checks, and the meta-schemas compile only once per
+// process instead of once per reload.
+let meta7: Ajv | undefined;
+let meta2020: Ajv2020 | undefined;
+
+const is2020 = (schema: object) => (schema as { $schema?: string }).$schema?.replace(/#$/, '') === DRAFT_2020;
+
 /**
  * One compiler per catalog, so compiled validators are released with the catalog
  * they belong to. Draft-07 by default; a schema whose $schema is 2020-12 is
- * compiled by Ajv2020 (made on first use).
+ * compiled by Ajv2020 (made on first use). A schema that breaks its meta-schema
+ * throws with ajv's explanation.
  */
 export function newInputAjv(): InputCompiler {
-  const opts = { allErrors: true, strict: true, strictTypes: false, strictTuples: false, strictRequired: false, useDefaults: true, coerceTypes: false } as const;
+  const opts = { ...INPUT_OPTS, validateSchema: false };
   const draft7 = addFormats(new Ajv(opts));
   let draft2020: Ajv2020 | undefined;
   return {
     compile(schema) {
-      const wants2020 = (schema as { $schema?: string }).$schema?.replace(/#$/, '') === DRAFT_2020;
+      const wants2020 = is2020(schema);
+      const checker = wants2020 ? (meta2020 ??= new Ajv2020(INPUT_OPTS)) : (meta7 ??= new Ajv(INPUT_OPTS));
+      if (!checker.validateSchema(schema)) throw new Error(`schema is invalid: ${checker.errorsText(checker.errors, { dataVar: 'input_schema' })}`);
       if (!wants2020) return draft7.compile(schema);
       draft2020 ??= addFormats(new Ajv2020(opts) as unknown as Ajv) as unknown as Ajv2020;
       return draft2020.compile(schema);

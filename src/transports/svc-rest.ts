@@ -26,11 +26,12 @@ export function svcRouter(deps: { runtime: Runtime; gate: AuthGate; logger: Logg
 
   r.get('/', (_req, res) => {
     const p = principalOf(res);
+    const cat = runtime.current(); // one policy for the whole listing
     res.json({
-      tools: runtime.listTools(p),
-      resources: runtime.listResources(p),
-      resource_templates: runtime.listResourceTemplates(p),
-      prompts: runtime.listPrompts(p),
+      tools: runtime.listTools(p, cat),
+      resources: runtime.listResources(p, cat),
+      resource_templates: runtime.listResourceTemplates(p, cat),
+      prompts: runtime.listPrompts(p, cat),
     });
   });
 
