@@ -1,11 +1,32 @@
-// Generates src/manifest/types.gen.ts from schema/svc.schema.json.
-// `node scripts/gen-types.mjs` writes it; `--check` exits 1 when it is stale.
+// Generates, from schema/svc.schema.json, src/manifest/types.gen.ts (the manifest's
+// TypeScript types) and src/manifest/manifest-validator.gen.js (the manifest
+// validator, precompiled by ajv's standalone mode so start-up and reload skip
+// compiling the schema). `node scripts/gen-types.mjs` writes both; `--check`
+// exits 1 when either is stale.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { compile } from 'json-schema-to-typescript';
+import { Ajv } from 'ajv';
+import standaloneCode from 'ajv/dist/standalone/index.js';
 
 const root = new URL('..', import.meta.url);
 const schema = JSON.parse(readFileSync(new URL('schema/svc.schema.json', root), 'utf8'));
 const out = new URL('src/manifest/types.gen.ts', root);
+const validatorOut = new URL('src/manifest/manifest-validator.gen.js', root);
+
+/** The same options src/manifest/validate.ts documents: all errors, strict, schema defaults applied. */
+export function generateValidator() {
+  const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false, useDefaults: true, allowUnionTypes: true, code: { source: true, esm: true } });
+  let code = standaloneCode.default ? standaloneCode.default(ajv, ajv.compile(schema)) : standaloneCode(ajv, ajv.compile(schema));
+  // ajv emits require() for its runtime helpers even in ESM mode: turn them into imports.
+  const helpers = new Map();
+  code = code.replace(/require\("ajv\/dist\/runtime\/([a-z0-9]+)"\)\.default/g, (_m, name) => {
+    helpers.set(name, `rt_${name}`);
+    return `rt_${name}`;
+  });
+  if (/require\(/.test(code)) throw new Error('unexpected require() in the generated validator');
+  const imports = [...helpers].map(([name, id]) => `import ${id}_module from 'ajv/dist/runtime/${name}.js';\nconst ${id} = ${id}_module.default ?? ${id}_module;`).join('\n');
+  return `// GENERATED from schema/svc.schema.json by \`npm run gen:types\`. Do not edit by hand.\n// @ts-nocheck\n${imports}\n${code.replace(/^"use strict";/, '')}\n`;
+}
 
 export async function generate() {
   return compile(schema, 'SvcManifest', {
@@ -17,14 +38,19 @@ export async function generate() {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const ts = await generate();
+  const files = [[out, await generate()], [validatorOut, generateValidator()]];
   if (process.argv.includes('--check')) {
-    const current = readFileSync(out, 'utf8');
-    if (current !== ts) {
-      console.error('src/manifest/types.gen.ts is stale: run npm run gen:types');
-      process.exit(1);
+    for (const [file, text] of files) {
+      let current = '';
+      try {
+        current = readFileSync(file, 'utf8');
+      } catch {}
+      if (current !== text) {
+        console.error(`${file.pathname.split('/').slice(-3).join('/')} is stale: run npm run gen:types`);
+        process.exitCode = 1;
+      }
     }
   } else {
-    writeFileSync(out, ts);
+    for (const [file, text] of files) writeFileSync(file, text);
   }
 }

@@ -3,29 +3,22 @@
 // the offending node; defaults from the schema are filled in (ajv useDefaults),
 // so later stages never invent a default of their own.
 
-import { readFileSync } from 'node:fs';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { SvcError } from '../errors.js';
 import type { Source } from './load.js';
 import type { SvcManifest } from './types.gen.js';
+// Precompiled from the schema by scripts/gen-types.mjs (ajv standalone; a test
+// fails when it is stale), so neither start-up nor a reload compiles the schema.
+import { validate as generated } from './manifest-validator.gen.js';
 
-export const SCHEMA_URL = new URL('../../schema/svc.schema.json', import.meta.url);
-
-let validator: ValidateFunction | undefined;
-
-function getValidator(): ValidateFunction {
-  if (!validator) {
-    const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false, useDefaults: true, allowUnionTypes: true });
-    validator = ajv.compile(JSON.parse(readFileSync(SCHEMA_URL, 'utf8')));
-  }
-  return validator;
-}
+/** The manifest schema's validator (all errors, strict, defaults applied). */
+export const manifestValidator = generated as unknown as ValidateFunction;
 
 export function validateManifest(src: Source): { manifest?: SvcManifest; problems: SvcError[] } {
   if (src.value === null || typeof src.value !== 'object' || Array.isArray(src.value)) {
     return { problems: [new SvcError('SCHEMA_VIOLATION', 'the manifest must be a YAML mapping (version, name, tools, …)', { file: src.file, line: 1, col: 1 })] };
   }
-  const validate = getValidator();
+  const validate = manifestValidator;
   if (validate(src.value)) return { manifest: src.value as SvcManifest, problems: [] };
   const problems = dedupe(validate.errors ?? []).map((e) => {
     const path = pointerToPath(e.instancePath);
