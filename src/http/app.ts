@@ -7,7 +7,7 @@
 // in the query string are refused; the OAuth engine sees only its own paths (it never
 // calls next()).
 
-import http from 'node:http';
+import type { Server } from 'node:http';
 import express, { type Application, type NextFunction, type Request, type Response } from 'express';
 import expressWs from 'express-ws';
 import { readFileSync } from 'node:fs';
@@ -47,7 +47,7 @@ export interface AppHandle {
 
 export interface CreateAppOptions {
   /** The http.Server the app will run on; needed for /ws. Without it, use app.listen(). */
-  server?: http.Server;
+  server?: Server;
   logger?: Logger;
   /** A token to use when auth.generate_if_unset applies (keeps it stable across reloads). */
   generatedToken?: string;
@@ -67,8 +67,8 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  const server = opts.server ?? http.createServer(app);
-  const wss = expressWs(app, server).getWss();
+  // Without a server, express-ws makes one and app.listen() uses it, so /ws works there too.
+  const wss = expressWs(app, opts.server).getWss();
 
   app.use(hostCheck({ bindHost: cfg.server.host, allowedHosts: cfg.server.allowed_hosts, allowedOrigins: cfg.server.allowed_origins }));
   app.use(refuseQueryTokens);
