@@ -1,14 +1,20 @@
 // `npm run bench`: starts every server of bench/scenarios.mjs as its own child process on 127.0.0.1 (port 0),
 // measures start-up and idle RSS, checks each scenario's answer once, warms up, then measures the scenarios in
-// interleaved rounds (A/B/A/B) with 10 connections, and prints a markdown table (also written to bench/RESULTS.md).
+// interleaved rounds (A/B/A/B) with 10 connections, then memory flatness (--memory) and reload latency, and prints
+// markdown tables with issue 6's targets met or missed (also written to bench/RESULTS.md).
 // Exit 1 when a check or a run fails (with --smoke also on any non-2xx or error; with --strict on an unavailable server).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { BASELINES, MEMORY, RELOAD, SCENARIOS, SERVERS, TOKEN } from './scenarios.mjs';
+import { measureReloadLatency } from './reload-latency.mjs';
+import { BASELINES, MEMORY, RELOAD, SCENARIOS, SERVERS, TARGETS, TOKEN } from './scenarios.mjs';
 import { KINDS } from './lib/clients.mjs';
 import { CONNECTIONS } from './lib/load.mjs';
+import { OAuthFlow } from './lib/oauth.mjs';
 import { installCleanup, measureStartup, rssMiB, sleep, startServer, stopServer } from './lib/proc.mjs';
-import { environment, memoryTable, serverTable, summarize, throughputTable, writeResults } from './lib/report.mjs';
+import { environment, memoryTable, reloadTable, serverTable, summarize, targetsTable, throughputTable, writeResults } from './lib/report.mjs';
 
 const USAGE = `usage: node bench/run.mjs [--smoke] [--memory] [--only name,...] [--rounds N] [--seconds S] [--out FILE] [--strict]`;
 const options = {
@@ -51,7 +57,10 @@ if (unknown.length) {
 }
 const picked = (e) => !only || only.includes(e.name) || only.includes(e.server);
 
-const env = { BENCH_TOKEN: TOKEN, SVC_TOKEN: TOKEN };
+// BENCH_DATA_DIR: where servers keep files (the SQLite OAuth provider); removed when the harness exits.
+const dataDir = mkdtempSync(join(tmpdir(), 'fastsvc-bench-'));
+process.on('exit', () => rmSync(dataDir, { recursive: true, force: true }));
+const env = { BENCH_TOKEN: TOKEN, SVC_TOKEN: TOKEN, BENCH_DATA_DIR: dataDir };
 const log = (msg) => console.error(`[bench] ${msg}`);
 const serverStatus = new Map(); // server name → 'unavailable: …' / 'pending: …'
 const running = new Map(); // server name → { child, pid, url }
@@ -65,15 +74,19 @@ function blocked(e) {
   return serverStatus.get(e.server) ?? null;
 }
 
-/** The token a scenario presents. Hook: `token: 'oauth'` needs a source once OAuth lands. */
-function tokenFor(scn) {
+const flows = new Map(); // server URL → OAuthFlow (discovery and one registered client, reused)
+
+/** The token a scenario presents: the static one, or a fresh OAuth access token for its route (the real flow). */
+async function tokenFor(scn, url) {
   if (!scn.token || scn.token === 'static') return TOKEN;
-  throw new Error(`no source for ${scn.token} tokens yet`);
+  if (scn.token !== 'oauth') throw new Error(`no source for ${scn.token} tokens`);
+  if (!flows.has(url)) flows.set(url, await OAuthFlow.open(url));
+  return flows.get(url).accessToken(`${url}${scn.kind === 'mcp' ? scn.path ?? '/mcp' : '/svc'}`);
 }
 
 async function withTarget(scn, url, fn) {
   const kind = KINDS[scn.kind];
-  const target = await kind.open(scn, url, tokenFor(scn));
+  const target = await kind.open(scn, url, await tokenFor(scn, url));
   try {
     return await fn(kind, target);
   } finally {
@@ -162,16 +175,24 @@ async function main() {
   const memRows = [];
   for (const entry of memory) memRows.push(await measureMemory(entry));
 
-  // 6. Report.
+  // 6. Reload latency, each entry on a watching server of its own.
+  const reloadRows = [];
+  for (const entry of RELOAD.filter(picked)) reloadRows.push(await measureReload(entry));
+
+  // 7. Report.
   const command = `node bench/run.mjs ${process.argv.slice(2).join(' ')}`.trim();
   const settings = `${cfg.rounds} round(s) × ${cfg.seconds} s per scenario, interleaved; ${CONNECTIONS} connections; ` +
     `warm-up ${cfg.warmupSeconds} s; start-up median of ${cfg.startupSamples}`;
-  const pendingHooks = RELOAD.filter(picked).map((e) => `- ${e.name}: ${blocked(e) ?? 'no runner yet'}`);
+  const pendingHooks = [...results.map((r) => r.scn), ...reloadRows.map((r) => r.entry)]
+    .filter((e) => blocked(e)?.startsWith('pending')).map((e) => `- ${e.name}: ${blocked(e)}`);
   const sections = [
     environment(command, settings),
     `## Throughput (req/s = median over rounds; ratios from the medians of this run)\n\n${throughputTable(results, BASELINES)}`,
     `## Start-up (spawn → first 200 from /healthz) and idle RSS (after warm-up)\n\n${serverTable(serverRows)}`,
     ...(memRows.length ? [`## Memory flatness (/mcp, one session)\n\n${memoryTable(memRows)}`] : []),
+    ...(reloadRows.length ? [`## Reload latency (bench/reload-latency.mjs)\n\n${reloadTable(reloadRows)}`] : []),
+    `## Issue 6 targets in this run${smoke ? ' (smoke: too short to judge)' : ''}\n\n` +
+      targetsTable(TARGETS, { results, servers: serverRows, memory: memRows, reload: reloadRows }),
     ...(pendingHooks.length ? [`## Not measured yet\n\n${pendingHooks.join('\n')}`] : []),
   ];
   console.log(sections.join('\n\n'));
@@ -228,6 +249,23 @@ async function measureMemory(entry) {
     failed = true;
   } finally {
     await stopServer(server);
+  }
+  return row;
+}
+
+/** measureReloadLatency over the entry's edits (its own server; throws when an edit is not obeyed in time). */
+async function measureReload(entry) {
+  const row = { entry, status: blocked(entry) };
+  if (row.status) return row;
+  const edits = smoke ? entry.smokeEdits : entry.edits;
+  try {
+    Object.assign(row, await measureReloadLatency({ edits }));
+    row.status = 'ok';
+    log(`${entry.name}: ${edits} edits, p50 ${row.p50} ms, p99 ${row.p99} ms`);
+  } catch (err) {
+    row.status = `FAILED: ${err.message}`;
+    failed = true;
+    log(`${entry.name}: ${row.status}`);
   }
   return row;
 }

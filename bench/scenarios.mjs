@@ -1,5 +1,6 @@
 // What the benchmark runs, as data: the servers (each its own child process) and the scenarios measured on them.
-// A scenario names its server and a `kind` the harness knows (http | mcp | ws, see lib/clients.mjs); an entry with
+// A scenario names its server and a `kind` the harness knows (http | mcp | ws | oauth-code | oauth-refresh, see
+// lib/clients.mjs); an entry with
 // `pending: '<reason>'` (on itself or its server) is listed in the report but not run — those are the hooks for
 // work that has not landed yet. `--only a,b` selects entries by scenario name or by server name.
 import { randomBytes } from 'node:crypto';
@@ -12,6 +13,8 @@ export const TOOL = 'bench.echo';
 /** The fastsvc entry point; FASTSVC_CLI points the bench at another build of the same CLI. */
 const FASTSVC_CLI = process.env.FASTSVC_CLI ?? 'dist/cli.js';
 const fastsvc = (manifest) => [FASTSVC_CLI, 'serve', manifest, '--port', '0', '--no-watch'];
+/** The same serve through the code API, with the per-IP /token and /register rate limits raised (bench/fastsvc-serve.mjs). */
+const fastsvcOAuth = (manifest) => ['bench/fastsvc-serve.mjs', manifest];
 
 /** argv is run as `node ...argv` from the repository root; every server answers GET /healthz with 200. */
 export const SERVERS = {
@@ -21,9 +24,9 @@ export const SERVERS = {
   'sdk-stateful': { argv: ['bench/peers/sdk-server.mjs', 'stateful'] },
   'sdk-stateless': { argv: ['bench/peers/sdk-server.mjs', 'stateless'] },
   fastsvc: { argv: fastsvc('bench/fastsvc.svc.yaml'), hint: 'run `npm run build` first' },
-  // Hooks: fastsvc with its OAuth server, one per provider. Needs bench/fastsvc-oauth-*.svc.yaml and a token source.
-  'fastsvc-oauth-memory': { argv: fastsvc('bench/fastsvc-oauth-memory.svc.yaml'), pending: 'OAuth has not landed' },
-  'fastsvc-oauth-sqlite': { argv: fastsvc('bench/fastsvc-oauth-sqlite.svc.yaml'), pending: 'OAuth has not landed' },
+  // fastsvc with its OAuth server, one per provider (SQLite file in BENCH_DATA_DIR, a temp folder per run).
+  'fastsvc-oauth-memory': { argv: fastsvcOAuth('bench/fastsvc-oauth-memory.svc.yaml'), hint: 'run `npm run build` first' },
+  'fastsvc-oauth-sqlite': { argv: fastsvcOAuth('bench/fastsvc-oauth-sqlite.svc.yaml'), hint: 'run `npm run build` first' },
 };
 
 const ECHO = '/echo';
@@ -33,6 +36,10 @@ const SVC = `/svc/tools/${TOOL}`;
  * Throughput scenarios, measured in this order in every round (servers interleave A/B/A/B).
  * http: POST path with {"text": TEXT}, `auth` adds the bearer token. mcp: tools/call on path (default /mcp),
  * `session` runs the initialize handshake first. ws: MCP over WebSocket, `sockets` × `inFlight` calls outstanding.
+ * `token: 'oauth'`: the bearer is an OAuth access token the harness gets through the real flow (lib/oauth.mjs).
+ * oauth-code: POST /token code exchanges, 10 connections, from a pool of codes minted before the clock starts
+ * (≈ `seconds` worth at the rate of the previous run; the run ends when the pool is spent). oauth-refresh: POST
+ * /token refresh grants, 10 independent chains (one client and grant each), each on its own connection.
  */
 export const SCENARIOS = [
   { name: 'raw', server: 'raw', kind: 'http', path: ECHO, label: 'raw node:http JSON echo' },
@@ -44,13 +51,14 @@ export const SCENARIOS = [
   { name: 'fastsvc-mcp', server: 'fastsvc', kind: 'mcp', session: true, label: 'fastsvc /mcp tools/call, one session, JSON' },
   { name: 'fastsvc-ws-1x10', server: 'fastsvc', kind: 'ws', sockets: 1, inFlight: 10, label: 'fastsvc /ws, 1 socket × 10 in flight' },
   { name: 'fastsvc-ws-10x1', server: 'fastsvc', kind: 'ws', sockets: 10, inFlight: 1, label: 'fastsvc /ws, 10 sockets × 1 in flight' },
-  // Hooks: OAuth access tokens on /svc and /mcp (token: 'oauth' needs a token source in lib/clients.mjs).
-  { name: 'fastsvc-oauth-svc', server: 'fastsvc-oauth-memory', kind: 'http', path: SVC, auth: true, token: 'oauth', label: 'fastsvc /svc, OAuth access token' },
-  { name: 'fastsvc-oauth-mcp', server: 'fastsvc-oauth-memory', kind: 'mcp', session: true, token: 'oauth', label: 'fastsvc /mcp, OAuth access token' },
-  // Hooks: token endpoint throughput (each code is single-use, so these need their own load kinds).
+  // OAuth access tokens on /svc and /mcp: the token lookup (memory provider; SQLite for /svc too) is on every request.
+  { name: 'fastsvc-oauth-svc', server: 'fastsvc-oauth-memory', kind: 'http', path: SVC, auth: true, token: 'oauth', label: 'fastsvc /svc, OAuth access token (memory provider)' },
+  { name: 'fastsvc-oauth-mcp', server: 'fastsvc-oauth-memory', kind: 'mcp', session: true, token: 'oauth', label: 'fastsvc /mcp, OAuth access token (memory provider), one session' },
+  { name: 'fastsvc-oauth-svc-sqlite', server: 'fastsvc-oauth-sqlite', kind: 'http', path: SVC, auth: true, token: 'oauth', label: 'fastsvc /svc, OAuth access token (SQLite provider)' },
+  // Token endpoint throughput: each code is single-use and each refresh rotates, so these have their own kinds.
   ...['memory', 'sqlite'].flatMap((p) => [
-    { name: `oauth-code-${p}`, server: `fastsvc-oauth-${p}`, kind: 'oauth-code', label: `POST /token authorization_code (${p})`, pending: 'kind oauth-code not written yet' },
-    { name: `oauth-refresh-${p}`, server: `fastsvc-oauth-${p}`, kind: 'oauth-refresh', label: `POST /token refresh_token (${p})`, pending: 'kind oauth-refresh not written yet' },
+    { name: `oauth-code-${p}`, server: `fastsvc-oauth-${p}`, kind: 'oauth-code', label: `POST /token authorization_code (${p}); codes pre-minted, one exchange each` },
+    { name: `oauth-refresh-${p}`, server: `fastsvc-oauth-${p}`, kind: 'oauth-refresh', label: `POST /token refresh_token (${p}); 10 rotating chains` },
   ]),
 ];
 
@@ -65,9 +73,27 @@ export const MEMORY = [
 ];
 
 /**
- * Hook: reload latency (issue 5) — write an edit to a copy of the manifest under a watching server, time until
- * the first request decided by the new policy; p50/p99 over ≥ 50 edits.
+ * Reload latency (issue 5, bench/reload-latency.mjs): a watching server of its own; each edit flips a tool's
+ * required scope in the manifest and is timed until the first request decided by the new policy; p50/p99.
  */
 export const RELOAD = [
-  { name: 'reload-fastsvc', server: 'fastsvc', edits: 50, smokeEdits: 3, pending: 'hot reload has not landed' },
+  { name: 'reload-fastsvc', server: 'fastsvc', edits: 50, smokeEdits: 5, label: 'svc.yaml write → first request under the new policy' },
+];
+
+/**
+ * Issue 6's targets, checked against this run's figures in the report. ratio: scenario req/s ÷ baseline req/s ≥ min.
+ * startup / rss: the server's median start-up (ms) / idle RSS (MB) below max. flat: memory entry's RSS delta ≤ max MB.
+ */
+export const TARGETS = [
+  { what: '/svc authorized call ≥ 0.75× Express echo', ratio: ['fastsvc-svc', 'express'], min: 0.75 },
+  { what: '/mcp tools/call ≥ 2× SDK stateful', ratio: ['fastsvc-mcp', 'sdk-stateful'], min: 2 },
+  { what: '/mcp tools/call ≥ 4× SDK stateless', ratio: ['fastsvc-mcp', 'sdk-stateless'], min: 4 },
+  { what: '/mcp memory flat: Δ RSS ≤ 50 MB over the run', flat: 'memory-fastsvc-mcp', max: 50 },
+  { what: '/ws 1 socket × 10 in flight ≥ 1× Express echo', ratio: ['fastsvc-ws-1x10', 'express'], min: 1 },
+  { what: 'OAuth-authorized /svc call ≥ 0.7× Express echo', ratio: ['fastsvc-oauth-svc', 'express'], min: 0.7 },
+  { what: 'OAuth-authorized /mcp call ≥ 0.7× Express echo', ratio: ['fastsvc-oauth-mcp', 'express'], min: 0.7 },
+  { what: 'fastsvc start-up to ready < 500 ms', startup: 'fastsvc', max: 500 },
+  { what: 'fastsvc idle RSS < 90 MB', rss: 'fastsvc', max: 90 },
+  { what: 'reload latency p50 < 150 ms (issue 5)', reload: 'reload-fastsvc', pct: 'p50', max: 150 },
+  { what: 'reload latency p99 < 500 ms (issue 5)', reload: 'reload-fastsvc', pct: 'p99', max: 500 },
 ];

@@ -1,11 +1,15 @@
 // How the harness talks to each scenario kind: `http` (one JSON POST), `mcp` (Streamable HTTP: initialize
-// handshake when the scenario has a session, then tools/call) and `ws` (MCP over WebSocket, subprotocol "mcp").
-// Each kind is open → check → load → close. check sends one call and throws unless the echoed text comes back,
-// so a server that answers fast but wrong never gets a number.
+// handshake when the scenario has a session, then tools/call), `ws` (MCP over WebSocket, subprotocol "mcp"),
+// `oauth-code` (POST /token code exchanges from a pool minted before the clock starts) and `oauth-refresh`
+// (POST /token refresh grants, one rotating chain per connection). Each kind is open → check → load → close.
+// check sends one call and throws unless the right answer comes back (an echoed text; for the token kinds, a
+// validated token answer whose access token then echoes on /svc), so a server that answers fast but wrong never
+// gets a number.
 import http from 'node:http';
 import WebSocket from 'ws';
 import { TEXT, TOOL } from '../scenarios.mjs';
-import { autocannonLoad, wsLoad } from './load.mjs';
+import { autocannonLoad, closedLoad, CONNECTIONS, wsLoad } from './load.mjs';
+import { FORM_HEADERS, OAuthFlow } from './oauth.mjs';
 
 export const MCP_VERSION = '2025-11-25';
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -175,5 +179,84 @@ const wsKind = {
   },
 };
 
+/** POST /svc/tools/bench.echo with `token`; throws unless the text comes back. */
+async function expectSvcEcho(base, token) {
+  const t = await httpKind.open({ path: `/svc/tools/${TOOL}`, auth: true }, base, token);
+  await httpKind.check(t);
+}
+
+/** The parsed answer of POST /token when it is a bearer token answer with a refresh token, else null. */
+function tokenAnswer(body) {
+  try {
+    const t = JSON.parse(body);
+    return String(t.token_type).toLowerCase() === 'bearer' && t.access_token && t.refresh_token ? t : null;
+  } catch {
+    return null;
+  }
+}
+
+const MAX_CODE_POOL = 10_000;
+const codeRate = new Map(); // scenario name → exchanges/s in its last run, to size the next pool
+
+const oauthCodeKind = {
+  async open(scn, base) {
+    const flow = await OAuthFlow.open(base);
+    return { name: scn.name, base, flow, client: await flow.register(), resource: `${base}/mcp` };
+  },
+  async check(t) {
+    const tokens = await t.flow.exchange(t.client, await t.flow.authorize(t.client, t.resource), t.resource);
+    await expectSvcEcho(t.base, tokens.access_token);
+  },
+  /** Codes are single-use: mint about `seconds` worth (at the last run's rate) first, then time their exchange. */
+  async load(t, { seconds }) {
+    const n = Math.max(20, Math.min(MAX_CODE_POOL, Math.ceil((codeRate.get(t.name) ?? 50) * seconds)));
+    const forms = await t.flow.mintCodeForms(t.client, t.resource, n);
+    const res = await closedLoad(CONNECTIONS, {
+      next: () => {
+        const body = forms.pop();
+        return body ? { url: t.flow.tokenUrl, headers: FORM_HEADERS, body } : null;
+      },
+      done: (_i, status, body) => status === 200 && tokenAnswer(body) !== null,
+    }, { timeoutMs: seconds * 5000 + 30_000 });
+    if (res.rps > 0) codeRate.set(t.name, res.rps);
+    return res;
+  },
+  async close() {},
+};
+
+const oauthRefreshKind = {
+  /** One registered client and one grant per connection, so the chains are independent. */
+  async open(_scn, base) {
+    const flow = await OAuthFlow.open(base);
+    const resource = `${base}/mcp`;
+    const chains = [];
+    for (let i = 0; i < CONNECTIONS; i++) {
+      const client = await flow.register();
+      const tokens = await flow.exchange(client, await flow.authorize(client, resource), resource);
+      chains.push({ client, refreshToken: tokens.refresh_token });
+    }
+    return { base, flow, resource, chains };
+  },
+  async check(t) {
+    const chain = t.chains[0];
+    const tokens = await t.flow.refresh(chain.client, chain.refreshToken, t.resource);
+    if (tokens.refresh_token === chain.refreshToken) throw new Error('refresh: the refresh token did not rotate');
+    chain.refreshToken = tokens.refresh_token;
+    await expectSvcEcho(t.base, tokens.access_token);
+  },
+  load(t, { seconds }) {
+    return closedLoad(t.chains.length, {
+      next: (i) => ({ url: t.flow.tokenUrl, headers: FORM_HEADERS, body: t.flow.refreshForm(t.chains[i].client, t.chains[i].refreshToken, t.resource) }),
+      done: (i, status, body) => {
+        const rt = status === 200 ? tokenAnswer(body)?.refresh_token : undefined;
+        if (!rt || rt === t.chains[i].refreshToken) return false;
+        t.chains[i].refreshToken = rt;
+        return true;
+      },
+    }, { seconds, timeoutMs: seconds * 1000 + 30_000 });
+  },
+  async close() {},
+};
+
 /** Scenario kinds the harness can run; a scenario of any other kind is reported as pending. */
-export const KINDS = { http: httpKind, mcp: mcpKind, ws: wsKind };
+export const KINDS = { http: httpKind, mcp: mcpKind, ws: wsKind, 'oauth-code': oauthCodeKind, 'oauth-refresh': oauthRefreshKind };

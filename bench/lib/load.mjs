@@ -1,8 +1,10 @@
-// Load generators. Both return { total, seconds, rps, p50, p99, non2xx, errors, errorKinds?, stopped } (latency in ms).
+// Load generators. All return { total, seconds, rps, p50, p99, non2xx, errors, errorKinds?, stopped } (latency in ms).
 // autocannonLoad drives HTTP with 10 connections for `seconds` or for `amount` requests; wsLoad keeps
-// `inFlight` calls outstanding on each socket. Both record every call's latency (sorted-array percentiles).
-// Both are bounded in time: a run that does not finish by its deadline is stopped and reported as such.
+// `inFlight` calls outstanding on each socket; closedLoad runs stateful request chains (OAuth codes and refresh
+// tokens), one per connection. All record every call's latency (sorted-array percentiles) and are bounded in
+// time: a run that does not finish by its deadline is stopped and reported as such.
 import autocannon from 'autocannon';
+import http from 'node:http';
 
 export const CONNECTIONS = 10;
 
@@ -96,5 +98,70 @@ export function wsLoad(conns, inFlight, method, params, { seconds }) {
     // Calls still unanswered 10 s after the end are counted as errors.
     const deadline = setTimeout(() => finish('unanswered calls at deadline'), seconds * 1000 + 10_000);
     for (const conn of conns) for (let i = 0; i < inFlight; i++) fire(conn);
+  });
+}
+
+/**
+ * Closed-loop load for requests that depend on state the server hands out (single-use codes, rotating refresh
+ * tokens): `workers` loops, each on its own keep-alive connection. step.next(i) gives worker i its next request
+ * { url, headers, body } (POST) or null when it has none left; step.done(i, status, body) says whether the answer is
+ * right — a wrong answer counts as non2xx and ends that worker (its state can no longer be trusted). The run ends
+ * when every worker has ended, `seconds` (if given) have passed, or at timeoutMs (reported as stopped).
+ */
+export function closedLoad(workers, step, { seconds = Infinity, timeoutMs = 120_000 }) {
+  const latencies = [];
+  const errorKinds = {};
+  let non2xx = 0;
+  let errors = 0;
+  let stopped = null;
+  const t0 = performance.now();
+  const end = t0 + seconds * 1000;
+  const worker = async (i) => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      while (!stopped && performance.now() < end) {
+        const req = step.next(i);
+        if (!req) return;
+        const start = performance.now();
+        let res;
+        try {
+          res = await post(agent, req);
+        } catch (e) {
+          errors++;
+          errorKinds[e.code ?? e.message] = (errorKinds[e.code ?? e.message] ?? 0) + 1;
+          return;
+        }
+        latencies.push(performance.now() - start);
+        if (!step.done(i, res.status, res.body)) {
+          non2xx++;
+          return;
+        }
+      }
+    } finally {
+      agent.destroy();
+    }
+  };
+  let timer;
+  const deadline = new Promise((resolve) => (timer = setTimeout(() => resolve((stopped = `deadline of ${timeoutMs} ms`)), timeoutMs)));
+  return Promise.race([Promise.all(Array.from({ length: workers }, (_, i) => worker(i))), deadline]).then(() => {
+    clearTimeout(timer);
+    const elapsed = (performance.now() - t0) / 1000;
+    return { total: latencies.length, seconds: elapsed, rps: latencies.length / elapsed, ...percentiles(latencies), non2xx, errors, errorKinds, stopped };
+  });
+}
+
+/** One POST on `agent`; resolves { status, body } (body as text); bounded by a 10 s socket timeout. */
+function post(agent, { url, headers, body }) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) }, timeout: 10_000 }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode, body: text }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
+    req.on('error', reject);
+    req.end(body);
   });
 }

@@ -1,8 +1,9 @@
 // Child server processes. Guarantees: each server runs as `node <argv>` from the repository root, is considered
 // up only after printing `listening on http://<loopback>:PORT`, and is killed when the harness exits, is
-// interrupted (SIGINT/SIGTERM) or crashes; every wait is bounded in time.
+// interrupted (SIGINT/SIGTERM) or crashes — as is any other child of the harness (e.g. the reload-latency
+// server, which bench/reload-latency.mjs spawns itself); every wait is bounded in time.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from './clients.mjs';
@@ -76,6 +77,29 @@ export async function stopServer(server) {
 
 export function killAll() {
   for (const child of live) child.kill('SIGKILL');
+  for (const pid of childPids()) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {} // already gone
+  }
+}
+
+/** Pids whose parent is this process, from /proc (Linux; empty elsewhere). */
+function childPids() {
+  const pids = [];
+  let entries = [];
+  try {
+    entries = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return pids;
+  }
+  for (const d of entries) {
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid) pids.push(Number(d));
+    } catch {} // exited meanwhile
+  }
+  return pids;
 }
 
 /** Kill every child however the harness ends. */

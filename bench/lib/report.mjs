@@ -1,6 +1,7 @@
 // Turns measurements into markdown: per-scenario medians over rounds with spread and ratios to the baselines,
-// start-up and idle RSS per server, memory flatness, and the hooks still pending. Pure: no I/O except
-// writeResults, which writes the whole report with the date, Node version, CPU and the command.
+// start-up and idle RSS per server, memory flatness, reload latency, issue 6's targets met or missed, and the
+// hooks still pending. Pure: no I/O except writeResults, which writes the whole report with the date, Node
+// version, CPU and the command.
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 
@@ -68,6 +69,54 @@ export function memoryTable(mem) {
     const flat = Number.isFinite(delta) ? (delta * 1024 * 1024 <= 50e6 ? 'yes' : 'no') : '—';
     lines.push(row([m.entry.name, int(m.calls), mib(m.before), mib(m.after), mib(m.peak), mib(delta),
       m.calls ? int((delta * 1024 * 1024) / m.calls) : '—', flat, m.status ?? 'ok']));
+  }
+  return lines.join('\n');
+}
+
+/** rows: [{ entry, edits?, p50?, p99?, samples?, status? }] (ms). */
+export function reloadTable(rows) {
+  const lines = [row(['entry', 'what', 'edits', 'p50 ms', 'p99 ms', 'min–max ms', 'notes']), row(Array(7).fill('---'))];
+  for (const r of rows) {
+    const range = r.samples?.length ? `${ms(Math.min(...r.samples))}–${ms(Math.max(...r.samples))}` : '—';
+    lines.push(row([r.entry.name, r.entry.label, r.samples?.length ?? '—', ms(r.p50), ms(r.p99), range, r.status ?? 'ok']));
+  }
+  return lines.join('\n');
+}
+
+const MB_PER_MIB = 1.048576;
+
+/** targets: TARGETS of scenarios.mjs; the rest as the other tables take them. Rows say met / missed by how much. */
+export function targetsTable(targets, { results, servers, memory, reload }) {
+  const rps = (name) => results.find((r) => r.scn.name === name)?.summary?.rps;
+  const lines = [row(['target', 'measured', 'verdict']), row(Array(3).fill('---'))];
+  for (const t of targets) {
+    let got; // the measured figure
+    let shown;
+    if (t.ratio) {
+      const [a, b] = t.ratio.map(rps);
+      got = Number.isFinite(a) && b > 0 ? a / b : NaN;
+      shown = Number.isFinite(got) ? `${got.toFixed(2)}× (${int(a)} / ${int(b)} req/s)` : '—';
+    } else if (t.startup) {
+      const s = servers.find((x) => x.name === t.startup)?.startup;
+      got = s ? median(s) : NaN;
+      shown = Number.isFinite(got) ? `${ms(got)} ms` : '—';
+    } else if (t.rss) {
+      got = (servers.find((x) => x.name === t.rss)?.rss ?? NaN) * MB_PER_MIB;
+      shown = Number.isFinite(got) ? `${mib(got)} MB` : '—';
+    } else if (t.flat) {
+      const m = memory.find((x) => x.entry.name === t.flat);
+      got = m ? (m.after - m.before) * MB_PER_MIB : NaN;
+      shown = Number.isFinite(got) ? `${mib(got)} MB over ${int(m.calls)} calls` : '—';
+    } else if (t.reload) {
+      got = reload.find((x) => x.entry.name === t.reload)?.[t.pct] ?? NaN;
+      shown = Number.isFinite(got) ? `${ms(got)} ms` : '—';
+    }
+    let verdict = 'not measured in this run';
+    if (Number.isFinite(got)) {
+      if (t.min !== undefined) verdict = got >= t.min ? 'met' : `missed by ${((1 - got / t.min) * 100).toFixed(0)}%`;
+      else verdict = got < t.max || (t.flat && got <= t.max) ? 'met' : `missed by ${((got / t.max - 1) * 100).toFixed(0)}%`;
+    }
+    lines.push(row([t.what, shown, verdict]));
   }
   return lines.join('\n');
 }

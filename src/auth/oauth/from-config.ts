@@ -1,6 +1,7 @@
 // The OAuthServer a SvcServerConfig asks for (what createApp calls). Guarantees:
 // undefined unless oauth.enabled; the provider is config.oauth_provider when the code
-// API gives one, else built from oauth.provider (memory, or sqlite at its path); the
+// API gives one, else built from oauth.provider (memory, or sqlite at its path), and the
+// rate limits are config.oauth_rate_limits (code API) over the defaults; the
 // issuer is oauth.issuer, else the base URL, and profile.issuer may not contradict it;
 // oidc-provider is not even loaded when OAuth is off.
 
@@ -36,6 +37,7 @@ export async function oauthServerFromConfig(cfg: ResolvedConfig, o: { baseUrl: s
       logger: o.logger,
       manifestDir: cfg.base_dir,
       name: o.name,
+      limits: cfg.oauth_rate_limits,
     });
   } catch (e) {
     await provider.close();

@@ -1,0 +1,66 @@
+// The benchmark's smoke form as part of npm test: `node bench/run.mjs --smoke --memory` starts every server on
+// loopback, checks every scenario's answer (echoed text; validated OAuth token answers), runs each load briefly,
+// the memory and reload entries too, and exits 1 on any failed check, non-2xx or error. This asserts that exit
+// code and that the printed tables name every scenario, server, memory and reload entry with a figure — no timing.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { MEMORY, RELOAD, SCENARIOS, SERVERS } from '../../bench/scenarios.mjs';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const LIMIT_MS = 240_000; // the harness itself bounds every wait; this only stops a wedged run
+
+/** The cells of the row whose first cell is `name`, in the table under the `## <heading>…` section of `out`. */
+function rowOf(out: string, heading: string, name: string): string[] | undefined {
+  const section = out.split(/^## /m).find((s) => s.startsWith(heading)) ?? '';
+  const line = section.split('\n').find((l) => l.startsWith(`| ${name} |`));
+  return line?.split('|').slice(1, -1).map((c) => c.trim());
+}
+
+describe('bench smoke (node bench/run.mjs --smoke --memory)', function () {
+  this.timeout(LIMIT_MS + 10_000);
+  let child: ChildProcess | undefined;
+  after(() => void child?.kill('SIGTERM')); // the harness kills its servers on SIGTERM
+
+  it('runs every scenario with correct answers and reports each one', async () => {
+    let stdout = '';
+    let stderr = '';
+    const code = await new Promise<number | string | null>((resolve, reject) => {
+      child = spawn(process.execPath, ['bench/run.mjs', '--smoke', '--memory'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      child.stdout!.on('data', (d: Buffer) => (stdout += d));
+      child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d).slice(-8000)));
+      const timer = setTimeout(() => child!.kill('SIGTERM'), LIMIT_MS);
+      child.once('error', reject);
+      child.once('exit', (c, sig) => {
+        clearTimeout(timer);
+        resolve(c ?? sig);
+      });
+    });
+    assert.equal(code, 0, `bench smoke exited ${code}\n${stdout}\n${stderr}`);
+
+    for (const s of SCENARIOS) {
+      const cells = rowOf(stdout, 'Throughput', s.name);
+      assert.ok(cells, `no row for scenario ${s.name}\n${stdout}`);
+      assert.match(cells[2]!, /^\d[\d,]*$/, `scenario ${s.name} has no req/s: ${cells.join(' | ')}`);
+      assert.equal(cells.at(-1), 'ok', `scenario ${s.name}: ${cells.at(-1)}`);
+    }
+    for (const name of Object.keys(SERVERS)) {
+      const cells = rowOf(stdout, 'Start-up', name);
+      assert.ok(cells, `no start-up row for server ${name}`);
+      assert.equal(cells.at(-1), 'ok', `server ${name}: ${cells.at(-1)}`);
+    }
+    for (const m of MEMORY) {
+      const cells = rowOf(stdout, 'Memory', m.name);
+      assert.ok(cells, `no row for memory entry ${m.name}`);
+      assert.equal(cells[1], m.smokeCalls.toLocaleString('en-US'), `memory entry ${m.name} did not make its calls`);
+      assert.equal(cells.at(-1), 'ok', `memory entry ${m.name}: ${cells.at(-1)}`);
+    }
+    for (const r of RELOAD) {
+      const cells = rowOf(stdout, 'Reload', r.name);
+      assert.ok(cells, `no row for reload entry ${r.name}`);
+      assert.equal(cells[2], String(r.smokeEdits), `reload entry ${r.name} did not time every edit`);
+      assert.equal(cells.at(-1), 'ok', `reload entry ${r.name}: ${cells.at(-1)}`);
+    }
+    assert.doesNotMatch(stdout, /FAILED|pending:|unavailable/);
+  });
+});
