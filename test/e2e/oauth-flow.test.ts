@@ -227,6 +227,7 @@ describe('OAuth 2.1 flow (oauth4webapi against a real server)', function () {
     it('a replayed rotated refresh token gets invalid_grant and kills the whole grant', async () => {
       const { as, client, tokens } = await fullFlow(h);
       const r1 = await refresh(as, client, tokens.refresh_token!);
+      assert.equal((await whoami(h.url, r1.access_token)).status, 200, 'used once, so the verified-token cache holds it');
       await rejects(refresh(as, client, tokens.refresh_token!), 'invalid_grant', 400);
       assert.equal((await whoami(h.url, r1.access_token)).status, 401, 'access token of the grant refused');
       assert.equal((await whoami(h.url, tokens.access_token)).status, 401);
@@ -259,6 +260,7 @@ describe('OAuth 2.1 flow (oauth4webapi against a real server)', function () {
 
     it('revoking the refresh token refuses its access token on the very next request', async () => {
       const { as, client, tokens } = await fullFlow(h);
+      assert.equal((await whoami(h.url, tokens.access_token)).status, 200, 'used once, so the verified-token cache holds it');
       await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, oauth.None(), tokens.refresh_token!, insecure));
       const me = await whoami(h.url, tokens.access_token);
       assert.equal(me.status, 401);

@@ -15,6 +15,7 @@ import { SvcError } from '../../errors.js';
 import type { AuthProfile, OAuthConfig } from '../../manifest/types.gen.js';
 import { createAccounts } from './accounts.js';
 import { interactionRouter } from './interactions.js';
+import { VerifiedTokens } from './token-cache.js';
 import { loadOrCreateKeys } from './keys.js';
 import { authorizationServerMetadata, protectedResourceMetadata } from './metadata.js';
 import { oidcConfiguration } from './oidc-config.js';
@@ -114,8 +115,15 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
     return path === '' || routes.some((r) => path === r || path.startsWith(`${r}/`));
   };
 
+  const verified = new VerifiedTokens();
+  const store: OAuthProvider = {
+    adapter: (model) => verified.wrap(model, opts.provider.adapter(model)),
+    loadKeys: () => opts.provider.loadKeys(),
+    saveKeys: (k) => opts.provider.saveKeys(k),
+    close: () => opts.provider.close(),
+  };
   const provider = new Provider(issuer, oidcConfiguration({
-    oauth, mode, scopes: opts.scopes, audience, acceptResource, keys, provider: opts.provider, accounts, clients, isDynamic, remembered,
+    oauth, mode, scopes: opts.scopes, audience, acceptResource, keys, provider: store, accounts, clients, isDynamic, remembered,
   }));
   logEvents(provider, log);
   // RFC 6749 §3.3: a request without `scope` asks for the client's default — its allowed scopes.
@@ -170,11 +178,14 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
 
     async verifyAccessToken(token) {
       if (token.length > 512) return null;
+      const cached = verified.get(token);
+      if (cached) return cached;
+      const epoch = verified.begin();
       const at = await provider.AccessToken.find(token);
       if (!at || !at.accountId || !at.grantId) return null;
       if (![at.aud].flat().includes(audience)) return null;
       if (!accounts.has(at.accountId) || !(await provider.Grant.find(at.grantId))) return null;
-      return Object.freeze({
+      const principal: Principal = Object.freeze({
         sub: at.accountId,
         scopes: new Set((at.scope ?? '').split(' ').filter(Boolean)),
         kind: 'oauth' as const,
@@ -182,11 +193,14 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
         expiresAt: at.exp,
         credentialId: at.grantId,
       });
+      verified.set(token, principal, epoch);
+      return principal;
     },
 
     async isActive(p) {
       if (p.kind !== 'oauth' || !p.credentialId) return false;
       if (p.expiresAt !== undefined && p.expiresAt * 1000 <= Date.now()) return false;
+      if (verified.knowsGrant(p.credentialId)) return true;
       return accounts.has(p.sub) && !!(await provider.Grant.find(p.credentialId));
     },
 
