@@ -100,6 +100,8 @@ async function cmdServe(args: Args): Promise<number> {
   const reloader = createReloader({ file, handle: served.handle, current: loaded, logger });
   const watcher = args.flags.has('no-watch') ? undefined : watchManifest({ file, initialHash: loaded.hash, logger, onChange: async () => (await reloader.reload('watch')).hash_read });
   process.on('SIGHUP', () => void reloader.reload('SIGHUP', { force: true }));
+  // Edits made after the listening line are seen: the watcher is ready first.
+  await watcher?.ready;
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -110,7 +110,8 @@ export function watchManifest(o: WatchOptions): ManifestWatcher {
   });
   watcher.on('all', poke);
   watcher.on('error', (e) => log.warn({ event: 'watch.error', file, err: e }, 'manifest watcher error'));
-  const ready = new Promise<void>((r) => watcher.once('ready', () => r()));
+  // Once watching, look once: an edit made before the watch began has no event of its own.
+  const ready = new Promise<void>((r) => watcher.once('ready', () => r())).then(() => void check());
   log.debug({ event: 'watch.started', file }, 'watching manifest');
 
   return {

@@ -54,6 +54,8 @@ describe('svc serve: hot reload', () => {
     assert.equal((await callSvc(srv.url, TOKENS.reader)).output, 'A');
     writeFileSync(layout.file, manifest({ policy: 'B' }));
     await waitFor(async () => ((await callSvc(srv!.url, TOKENS.reader)).status === 403 ? true : undefined), 'policy B');
+    // Logs are written asynchronously: the line may land a moment after the new policy serves.
+    await waitFor(async () => (srv!.stderr().includes('"config.reloaded"') ? true : undefined), 'the reload log line');
     const line = srv.stderr().split('\n').filter((l) => l.includes('"config.reloaded"'));
     assert.equal(line.length, 1);
     const entry = JSON.parse(line[0]!);
