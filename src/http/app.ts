@@ -70,13 +70,26 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   // Without a server, express-ws makes one and app.listen() uses it, so /ws works there too.
   const wss = expressWs(app, opts.server).getWss();
 
-  app.use(hostCheck({ bindHost: cfg.server.host, allowedHosts: cfg.server.allowed_hosts, allowedOrigins: cfg.server.allowed_origins }));
-  app.use(refuseQueryTokens);
-  oauth?.mount(app); // discovery, OAuth endpoints, login/consent pages: before any body parser
+  // One front-door layer for every request: tokens only in headers, then Host/Origin.
+  const checkHost = hostCheck({ bindHost: cfg.server.host, allowedHosts: cfg.server.allowed_hosts, allowedOrigins: cfg.server.allowed_origins });
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (req.url.includes('access_token=') && typeof req.query.access_token === 'string') {
+      return sendError(res, new SvcError('INVALID_REQUEST', 'tokens are accepted only in the Authorization header'));
+    }
+    checkHost(req, res, next);
+  });
 
   const isPublic = (r: string) => cfg.routes.public.includes(r);
   const isProtected = (r: string) => cfg.routes.protected.includes(r);
   const guard = (route: string) => (isProtected(route) ? authenticate(gate, route, log) : anonymous);
+
+  // The transports first: the hot paths match after one layer. Their paths never
+  // overlap the OAuth engine's, which handles only its own paths.
+  const bodyLimit = parseByteSize(cfg.server.body_limit);
+  if (isPublic('/svc') || isProtected('/svc')) app.use('/svc', guard('/svc'), svcRouter({ runtime, gate, logger: log, bodyLimit }));
+  const mcp = isPublic('/mcp') || isProtected('/mcp') ? mountMcp(app, { runtime, gate, config: cfg, logger: log, guard: guard('/mcp') }) : undefined;
+  const ws = isPublic('/ws') || isProtected('/ws') ? mountWs(app, { runtime, gate, config: cfg, logger: log, wss }) : undefined;
+  oauth?.mount(app); // discovery, OAuth endpoints, login/consent pages: no body parser of ours runs before them
 
   const handlers = publicHandlers({
     catalog: () => runtime.current(),
@@ -89,11 +102,6 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   for (const [route, handler] of Object.entries(handlers)) {
     if (isPublic(route) || isProtected(route)) app.get(route, guard(route), handler);
   }
-
-  const bodyLimit = parseByteSize(cfg.server.body_limit);
-  if (isPublic('/svc') || isProtected('/svc')) app.use('/svc', guard('/svc'), svcRouter({ runtime, gate, logger: log, bodyLimit }));
-  const mcp = isPublic('/mcp') || isProtected('/mcp') ? mountMcp(app, { runtime, gate, config: cfg, logger: log, guard: guard('/mcp') }) : undefined;
-  const ws = isPublic('/ws') || isProtected('/ws') ? mountWs(app, { runtime, gate, config: cfg, logger: log, wss }) : undefined;
 
   app.use((req, res) => sendError(res, new SvcError('NOT_FOUND', `no route ${req.method} ${req.path}`)));
   app.use(errorHandler(log, gate));
@@ -128,12 +136,5 @@ function authenticate(gate: AuthGate, route: string, log: Logger) {
 
 function anonymous(_req: Request, res: Response, next: NextFunction) {
   res.locals.principal = ANONYMOUS;
-  next();
-}
-
-function refuseQueryTokens(req: Request, res: Response, next: NextFunction) {
-  if (req.url.includes('access_token=') && typeof req.query.access_token === 'string') {
-    return sendError(res, new SvcError('INVALID_REQUEST', 'tokens are accepted only in the Authorization header'));
-  }
   next();
 }
