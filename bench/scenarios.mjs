@@ -13,8 +13,6 @@ export const TOOL = 'bench.echo';
 /** The fastsvc entry point; FASTSVC_CLI points the bench at another build of the same CLI. */
 const FASTSVC_CLI = process.env.FASTSVC_CLI ?? 'dist/cli.js';
 const fastsvc = (manifest) => [FASTSVC_CLI, 'serve', manifest, '--port', '0', '--no-watch'];
-/** The same serve through the code API, with the per-IP /token and /register rate limits raised (bench/fastsvc-serve.mjs). */
-const fastsvcOAuth = (manifest) => ['bench/fastsvc-serve.mjs', manifest];
 
 /** argv is run as `node ...argv` from the repository root; every server answers GET /healthz with 200. */
 export const SERVERS = {
@@ -25,8 +23,8 @@ export const SERVERS = {
   'sdk-stateless': { argv: ['bench/peers/sdk-server.mjs', 'stateless'] },
   fastsvc: { argv: fastsvc('bench/fastsvc.svc.yaml'), hint: 'run `npm run build` first' },
   // fastsvc with its OAuth server, one per provider (SQLite file in BENCH_DATA_DIR, a temp folder per run).
-  'fastsvc-oauth-memory': { argv: fastsvcOAuth('bench/fastsvc-oauth-memory.svc.yaml'), hint: 'run `npm run build` first' },
-  'fastsvc-oauth-sqlite': { argv: fastsvcOAuth('bench/fastsvc-oauth-sqlite.svc.yaml'), hint: 'run `npm run build` first' },
+  'fastsvc-oauth-memory': { argv: fastsvc('bench/fastsvc-oauth-memory.svc.yaml'), hint: 'run `npm run build` first' },
+  'fastsvc-oauth-sqlite': { argv: fastsvc('bench/fastsvc-oauth-sqlite.svc.yaml'), hint: 'run `npm run build` first' },
 };
 
 const ECHO = '/echo';

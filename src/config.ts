@@ -8,7 +8,6 @@ import { ManifestError, SvcError } from './errors.js';
 import { manifestValidator } from './manifest/validate.js';
 import type { AuthProfile, BearerAuthConfig, OAuthConfig, Routes, ServerSettings } from './manifest/types.gen.js';
 import type { OAuthProvider } from './auth/oauth/provider.js';
-import type { OAuthRateLimits } from './auth/oauth/server.js';
 
 export type { AuthProfile, BearerAuthConfig, OAuthConfig, Routes, ServerSettings };
 
@@ -21,8 +20,6 @@ export interface SvcServerConfig {
   oauth?: OAuthConfig;
   /** The OAuth state store; default from oauth.provider (InMemoryOAuthProvider or SQLiteOAuthProvider). */
   oauth_provider?: OAuthProvider;
-  /** Code API only: per-IP limits for /token, /register and logins (default DEFAULT_RATE_LIMITS; the benchmark raises them). */
-  oauth_rate_limits?: Partial<OAuthRateLimits>;
   profile?: AuthProfile;
   /** Folder that relative paths (token_file, sqlite files) resolve against. Default: cwd. */
   base_dir?: string;
@@ -42,7 +39,7 @@ export type ResolvedConfig = SvcServerConfig & {
 
 export function resolveConfig(config: SvcServerConfig): ResolvedConfig {
   const check = manifestValidator;
-  const { oauth_provider, oauth_rate_limits, base_dir, manifest_path, config_hash, ...sections } = config;
+  const { oauth_provider, base_dir, manifest_path, config_hash, ...sections } = config;
   const doc: Record<string, unknown> = structuredClone({ version: 1, name: 'config', ...sections, server: sections.server ?? {}, routes: sections.routes ?? {}, profile: sections.profile ?? {} });
   if (!check(doc)) {
     throw new ManifestError((check.errors ?? []).map((e) => new SvcError('SCHEMA_VIOLATION', `config${e.instancePath.replace(/\//g, '.')}: ${e.message}`)));
@@ -53,7 +50,7 @@ export function resolveConfig(config: SvcServerConfig): ResolvedConfig {
   delete doc.resources;
   delete doc.prompts;
   delete doc.description;
-  return { ...(doc as SvcServerConfig), oauth_provider, oauth_rate_limits, base_dir: base_dir ?? process.cwd(), manifest_path, config_hash } as ResolvedConfig;
+  return { ...(doc as SvcServerConfig), oauth_provider, base_dir: base_dir ?? process.cwd(), manifest_path, config_hash } as ResolvedConfig;
 }
 
 export function profileScopes(profile: AuthProfile | undefined): string[] {

@@ -288,6 +288,63 @@ export interface OAuthConfig {
      */
     scopes?: Scope[];
   }[];
+  /**
+   * Per-client-address token buckets for the OAuth endpoints; past them the answer is 429 with Retry-After. Behind a proxy every client shares the proxy's address: raise them accordingly.
+   */
+  rate_limits?: {
+    /**
+     * POST /token, per IP address.
+     */
+    token?: {
+      /**
+       * Requests allowed at once before the rate applies.
+       */
+      burst?: number;
+      /**
+       * Sustained requests per minute.
+       */
+      per_minute?: number;
+    };
+    /**
+     * POST /register, per IP address.
+     */
+    register?: {
+      /**
+       * Requests allowed at once before the rate applies.
+       */
+      burst?: number;
+      /**
+       * Sustained requests per minute.
+       */
+      per_minute?: number;
+    };
+    /**
+     * Login attempts (users mode), per IP address.
+     */
+    login_per_ip?: {
+      /**
+       * Requests allowed at once before the rate applies.
+       */
+      burst?: number;
+      /**
+       * Sustained requests per minute.
+       */
+      per_minute?: number;
+    };
+    /**
+     * Login attempts (users mode), per username.
+     */
+    login_per_user?: {
+      /**
+       * Requests allowed at once before the rate applies.
+       */
+      burst?: number;
+      /**
+       * Sustained requests per minute.
+       */
+      per_minute?: number;
+    };
+  };
 }
 /**
  * What the server publishes about its authorization: issuer, endpoints and scopes. Every scope used anywhere must be declared here.

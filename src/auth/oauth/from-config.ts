@@ -1,7 +1,7 @@
 // The OAuthServer a SvcServerConfig asks for (what createApp calls). Guarantees:
 // undefined unless oauth.enabled; the provider is config.oauth_provider when the code
-// API gives one, else built from oauth.provider (memory, or sqlite at its path), and the
-// rate limits are config.oauth_rate_limits (code API) over the defaults; the
+// API gives one, else built from oauth.provider (memory, or sqlite at its path); the rate
+// limits are oauth.rate_limits (defaults in the schema); the
 // issuer is oauth.issuer, else the base URL, and profile.issuer may not contradict it;
 // oidc-provider is not even loaded when OAuth is off.
 
@@ -13,7 +13,7 @@ import type { OAuthConfig } from '../../manifest/types.gen.js';
 import type { OAuthProvider } from './provider.js';
 import { InMemoryOAuthProvider } from './providers/memory.js';
 import { SQLiteOAuthProvider } from './providers/sqlite.js';
-import type { OAuthServer } from './server.js';
+import type { OAuthRateLimits, OAuthServer } from './server.js';
 
 export async function oauthServerFromConfig(cfg: ResolvedConfig, o: { baseUrl: string; logger: Logger; name: string }): Promise<OAuthServer | undefined> {
   if (!cfg.oauth?.enabled) return undefined;
@@ -37,7 +37,7 @@ export async function oauthServerFromConfig(cfg: ResolvedConfig, o: { baseUrl: s
       logger: o.logger,
       manifestDir: cfg.base_dir,
       name: o.name,
-      limits: cfg.oauth_rate_limits,
+      limits: rateLimits(cfg.oauth),
     });
   } catch (e) {
     await provider.close();
@@ -50,4 +50,15 @@ export function providerFromConfig(oauth: OAuthConfig, baseDir: string): OAuthPr
   if (p.type === 'memory') return new InMemoryOAuthProvider();
   if (!p.path) throw new SvcError('OAUTH_CONFIG', 'oauth.provider.type sqlite needs a path', { path: '/oauth/provider/path' });
   return new SQLiteOAuthProvider(resolve(baseDir, p.path));
+}
+
+function rateLimits(oauth: OAuthConfig): Partial<OAuthRateLimits> {
+  const r = oauth.rate_limits ?? {};
+  const bucket = (b: { burst?: number; per_minute?: number } | undefined) => (b ? { burst: b.burst ?? 1, perMinute: b.per_minute ?? 1 } : undefined);
+  const out: Partial<OAuthRateLimits> = {};
+  if (r.token) out.token = bucket(r.token);
+  if (r.register) out.register = bucket(r.register);
+  if (r.login_per_ip) out.loginPerIp = bucket(r.login_per_ip);
+  if (r.login_per_user) out.loginPerUser = bucket(r.login_per_user);
+  return out;
 }
