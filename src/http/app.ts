@@ -7,7 +7,7 @@
 // in the query string are refused; the OAuth engine sees only its own paths (it never
 // calls next()).
 
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import express, { type Application, type NextFunction, type Request, type Response } from 'express';
 import expressWs from 'express-ws';
 import { readFileSync } from 'node:fs';
@@ -19,19 +19,22 @@ import { logger as rootLogger, type Logger } from '../log.js';
 import { Runtime } from '../runtime/runtime.js';
 import { BearerAuth } from '../auth/bearer.js';
 import { ANONYMOUS, createGate, type AuthGate } from '../auth/gate.js';
+import type { Principal } from '../core/types.js';
 import { oauthServerFromConfig } from '../auth/oauth/from-config.js';
 import { parseByteSize } from '../util/bytes.js';
 import { svcRouter } from '../transports/svc-rest.js';
 import { mountMcp } from '../transports/mcp-http.js';
 import { mountWs } from '../transports/ws.js';
 import { errorHandler, sendError } from './errors.js';
-import { hostCheck } from './host-check.js';
+import { hostCheck, hostRefusal } from './host-check.js';
 import { publicHandlers, type ServerStatus } from './public-routes.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 
 export interface AppHandle {
   app: Application;
+  /** The request listener serve() installs: the Express app, with a direct path for POST /mcp. */
+  handler: (req: IncomingMessage, res: ServerResponse) => void;
   runtime: Runtime;
   gate: AuthGate;
   config: ResolvedConfig;
@@ -71,7 +74,8 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   const wss = expressWs(app, opts.server).getWss();
 
   // One front-door layer for every request: tokens only in headers, then Host/Origin.
-  const checkHost = hostCheck({ bindHost: cfg.server.host, allowedHosts: cfg.server.allowed_hosts, allowedOrigins: cfg.server.allowed_origins });
+  const hostPolicy = { bindHost: cfg.server.host, allowedHosts: cfg.server.allowed_hosts, allowedOrigins: cfg.server.allowed_origins };
+  const checkHost = hostCheck(hostPolicy);
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (req.url.includes('access_token=') && typeof req.query.access_token === 'string') {
       return sendError(res, new SvcError('INVALID_REQUEST', 'tokens are accepted only in the Authorization header'));
@@ -106,9 +110,29 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   app.use((req, res) => sendError(res, new SvcError('NOT_FOUND', `no route ${req.method} ${req.path}`)));
   app.use(errorHandler(log, gate));
 
+  // The direct path: a clean POST /mcp (no query string, allowed Host and Origin, a
+  // valid token) skips Express's router and goes straight to the transport, which
+  // uses only Node's request/response API. Everything else — every refusal included —
+  // goes through the Express app, so each error is produced in one place.
+  const refusal = hostRefusal(hostPolicy);
+  const mcpProtected = isProtected('/mcp');
+  const direct = async (req: IncomingMessage, res: ServerResponse) => {
+    let p: Principal = ANONYMOUS;
+    if (mcpProtected) {
+      const r = await gate.authenticate(req.headers.authorization);
+      if (r instanceof SvcError) return void app(req, res);
+      p = r;
+    }
+    await mcp!.post(req, res, p);
+  };
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
+    if (mcp && req.method === 'POST' && req.url === '/mcp' && !refusal(req.headers.host, req.headers.origin)) void direct(req, res);
+    else app(req, res);
+  };
+
   status.ready = true;
   return {
-    app, runtime, gate, config: cfg, status, bearer, logger: log, baseUrl,
+    app, handler, runtime, gate, config: cfg, status, bearer, logger: log, baseUrl,
     closeStreams() {
       mcp?.endStreams();
       ws?.close();

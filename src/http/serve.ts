@@ -44,7 +44,7 @@ export async function serve(svc: FastSvc, config: SvcServerConfig, where: { host
     throw e;
   }
   server.off('request', notReady);
-  server.on('request', handle.app);
+  server.on('request', handle.handler);
   let closing: Promise<void> | undefined;
   return {
     url,

@@ -7,7 +7,8 @@
 // nothing per request outlives the request; idle sessions expire and their number is capped.
 
 import { randomUUID } from 'node:crypto';
-import express, { type Application, type Request, type RequestHandler, type Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import express, { type Application, type RequestHandler } from 'express';
 import type { AuthGate } from '../auth/gate.js';
 import type { ResolvedConfig } from '../config.js';
 import type { Principal } from '../core/types.js';
@@ -32,6 +33,8 @@ export interface McpDeps {
 }
 
 export interface McpHandle {
+  /** POST /mcp for a principal the caller authenticated (the server's direct path; see http/app.ts). */
+  post(req: IncomingMessage, res: ServerResponse, p: Principal): Promise<void>;
   sessionCount(): number;
   /** End sessions idle for longer than the limit (runs every minute by itself). */
   sweep(now?: number): void;
@@ -48,7 +51,7 @@ interface Entry {
   readonly session: McpSession;
   lastSeen: number;
   busy: number;
-  stream?: { res: Response; timer: NodeJS.Timeout };
+  stream?: { res: ServerResponse; timer: NodeJS.Timeout };
 }
 
 const KEEPALIVE_MS = 25_000;
@@ -85,7 +88,7 @@ export function mountMcp(app: Application, deps: McpDeps): McpHandle {
   const sweeper = setInterval(sweep, Math.min(60_000, idleMs)).unref();
 
   /** The session a request names, or the HTTP answer already sent. */
-  const sessionFor = (req: Request, res: Response, p: Principal): Entry | undefined => {
+  const sessionFor = (req: IncomingMessage, res: ServerResponse, p: Principal): Entry | undefined => {
     const id = req.headers['mcp-session-id'];
     if (typeof id !== 'string' || !id) return void reject(res, new SvcError('INVALID_REQUEST', 'the Mcp-Session-Id header is required after initialize'));
     const e = sessions.get(id);
@@ -122,8 +125,8 @@ export function mountMcp(app: Application, deps: McpDeps): McpHandle {
     return entry;
   };
 
-  const post: RequestHandler = async (req, res) => {
-    const p = res.locals.principal as Principal;
+  /** POST /mcp for an authenticated principal. Uses only Node's request/response API, so the server can call it directly. */
+  const handlePost = async (req: IncomingMessage, res: ServerResponse, p: Principal): Promise<void> => {
     const accept = accepts(req);
     if (!accept.json && !accept.sse) return reject(res, new SvcError('INVALID_REQUEST', 'Accept must include application/json or text/event-stream'), 406);
     if (mediaType(req.headers['content-type']) !== 'application/json') return reject(res, new SvcError('INVALID_REQUEST', 'Content-Type must be application/json'), 415);
@@ -133,7 +136,7 @@ export function mountMcp(app: Application, deps: McpDeps): McpHandle {
       body = JSON.parse(await readBody(req, bodyLimit));
     } catch (e) {
       if (e instanceof SvcError) return reject(res, e);
-      return void res.status(400).json(failure(null, RPC.PARSE_ERROR, 'the body is not valid JSON'));
+      return sendJson(res, 400, failure(null, RPC.PARSE_ERROR, 'the body is not valid JSON'));
     }
 
     const isInit = (m: unknown) => isRecord(m) && m.method === 'initialize';
@@ -158,7 +161,7 @@ export function mountMcp(app: Application, deps: McpDeps): McpHandle {
         log.warn({ event: 'access.denied', sub: p.sub, client_id: p.clientId, transport: 'mcp', kind: what![0], name: key, required: d.required, missing: d.missing }, `403 step-up on /mcp: ${m.method} ${String(key)} needs ${d.missing.join(' ')}`);
         res.setHeader('WWW-Authenticate', gate.challenge({ error: 'insufficient_scope', scopes: d.required, route: '/mcp' }));
         const err = new SvcError('INSUFFICIENT_SCOPE', `${what![0]} ${String(key)} requires scope ${d.missing.join(' ')}`, { data: { required: d.required, missing: d.missing } });
-        return void res.status(403).json(errorFrom(idOf(m), err));
+        return sendJson(res, 403, errorFrom(idOf(m), err));
       }
     }
 
@@ -169,7 +172,7 @@ export function mountMcp(app: Application, deps: McpDeps): McpHandle {
       if (!hasRequest) {
         // Notifications and answers get 202; a message that is neither gets its -32600 with a 400.
         const answer = await e.session.handle(body, p, { catalog: cat });
-        return void (answer === undefined ? res.status(202).end() : res.status(400).json(answer));
+        return answer === undefined ? sendEmpty(res, 202) : sendJson(res, 400, answer);
       }
       const reply = new PostReply(res, accept, (m) => standalone(e, m));
       const answer = await e.session.handle(body, p, { reply: reply.sink, catalog: cat });
@@ -212,11 +215,12 @@ export function mountMcp(app: Application, deps: McpDeps): McpHandle {
     const e = sessionFor(req, res, res.locals.principal as Principal);
     if (!e) return;
     end(e, 'deleted by the client');
-    res.status(204).end();
+    sendEmpty(res, 204);
   };
 
   const router = express.Router();
-  router.post('/', wrap(post, log));
+  const post = guarded(handlePost, log);
+  router.post('/', (req, res) => post(req, res, res.locals.principal as Principal));
   router.get('/', get);
   router.delete('/', del);
   router.all('/', (_req, res) => {
@@ -227,6 +231,7 @@ export function mountMcp(app: Application, deps: McpDeps): McpHandle {
   else app.use('/mcp', router);
 
   return {
+    post,
     sessionCount: () => sessions.size,
     sweep,
     endStreams() {
@@ -251,11 +256,11 @@ function standalone(e: Entry, m: JsonRpcMessage): boolean {
  */
 class PostReply {
   #mode: 'pending' | 'sse' | 'done' = 'pending';
-  readonly #res: Response;
+  readonly #res: ServerResponse;
   readonly #accept: { json: boolean; sse: boolean };
   readonly #fallback: Sink;
 
-  constructor(res: Response, accept: { json: boolean; sse: boolean }, fallback: Sink) {
+  constructor(res: ServerResponse, accept: { json: boolean; sse: boolean }, fallback: Sink) {
     this.#res = res;
     this.#accept = accept;
     this.#fallback = fallback;
@@ -277,8 +282,8 @@ class PostReply {
     const res = this.#res;
     if (mode === 'done' || res.destroyed) return;
     if (mode === 'pending') {
-      if (answer === undefined) return void res.status(202).end();
-      if (this.#accept.json) return void res.status(200).json(answer);
+      if (answer === undefined) return sendEmpty(res, 202);
+      if (this.#accept.json) return sendJson(res, 200, answer);
       startSse(res);
     }
     for (const m of answer === undefined ? [] : Array.isArray(answer) ? answer : [answer]) writeEvent(res, m);
@@ -286,8 +291,22 @@ class PostReply {
   }
 }
 
-function startSse(res: Response, sessionId?: string): void {
-  res.status(200);
+/** A JSON answer with Node's own response API (the POST handler also runs outside Express). */
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
+}
+
+function sendEmpty(res: ServerResponse, status: number): void {
+  res.statusCode = status;
+  res.end();
+}
+
+function startSse(res: ServerResponse, sessionId?: string): void {
+  res.statusCode = 200;
   res.setHeader('Content-Type', 'text/event-stream');
   res.setHeader('Cache-Control', 'no-cache, no-transform');
   res.setHeader('X-Accel-Buffering', 'no');
@@ -295,24 +314,24 @@ function startSse(res: Response, sessionId?: string): void {
   res.flushHeaders();
 }
 
-function writeEvent(res: Response, m: JsonRpcMessage): boolean {
+function writeEvent(res: ServerResponse, m: JsonRpcMessage): boolean {
   if (res.writableEnded || res.destroyed) return false;
   res.write(`event: message\ndata: ${JSON.stringify(m)}\n\n`);
   return true;
 }
 
-function reject(res: Response, err: SvcError, status = err.status): void {
-  res.status(status).json(errorFrom(null, err));
+function reject(res: ServerResponse, err: SvcError, status = err.status): void {
+  sendJson(res, status, errorFrom(null, err));
 }
 
-function versionOk(req: Request, res: Response): boolean {
+function versionOk(req: IncomingMessage, res: ServerResponse): boolean {
   const v = req.headers['mcp-protocol-version'];
   if (v === undefined || (typeof v === 'string' && isSupportedVersion(v))) return true;
   reject(res, new SvcError('INVALID_REQUEST', `unsupported MCP-Protocol-Version ${String(v)}`));
   return false;
 }
 
-function accepts(req: Request): { json: boolean; sse: boolean } {
+function accepts(req: IncomingMessage): { json: boolean; sse: boolean } {
   const a = (req.headers.accept ?? '*/*').toLowerCase();
   return { json: /application\/json|application\/\*|\*\/\*/.test(a), sse: a.includes('text/event-stream') };
 }
@@ -329,7 +348,7 @@ function idOf(m: Record<string, unknown>): JsonRpcId | null {
   return typeof m.id === 'string' || typeof m.id === 'number' ? m.id : null;
 }
 
-function readBody(req: Request, limit: number): Promise<string> {
+function readBody(req: IncomingMessage, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length']);
     const tooLarge = () => new SvcError('PAYLOAD_TOO_LARGE', `the body exceeds server.body_limit (${limit} bytes)`);
@@ -351,13 +370,13 @@ function readBody(req: Request, limit: number): Promise<string> {
 }
 
 /** An unexpected throw in the POST handler becomes a JSON-RPC internal error, logged once. */
-function wrap(h: RequestHandler, log: Logger): RequestHandler {
-  return async (req, res, next) => {
+function guarded(h: (req: IncomingMessage, res: ServerResponse, p: Principal) => Promise<void>, log: Logger) {
+  return async (req: IncomingMessage, res: ServerResponse, p: Principal): Promise<void> => {
     try {
-      await h(req, res, next);
+      await h(req, res, p);
     } catch (e) {
       log.error({ err: e }, 'mcp POST failed');
-      if (!res.headersSent) res.status(500).json(failure(null, RPC.INTERNAL, 'internal error'));
+      if (!res.headersSent) sendJson(res, 500, failure(null, RPC.INTERNAL, 'internal error'));
       else res.end();
     }
   };
