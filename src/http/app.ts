@@ -22,7 +22,7 @@ import { ANONYMOUS, createGate, type AuthGate } from '../auth/gate.js';
 import type { Principal } from '../core/types.js';
 import { oauthServerFromConfig } from '../auth/oauth/from-config.js';
 import { parseByteSize } from '../util/bytes.js';
-import { svcRouter } from '../transports/svc-rest.js';
+import { svcTransport } from '../transports/svc-rest.js';
 import { mountMcp } from '../transports/mcp-http.js';
 import { mountWs } from '../transports/ws.js';
 import { errorHandler, sendError } from './errors.js';
@@ -90,7 +90,8 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   // The transports first: the hot paths match after one layer. Their paths never
   // overlap the OAuth engine's, which handles only its own paths.
   const bodyLimit = parseByteSize(cfg.server.body_limit);
-  if (isPublic('/svc') || isProtected('/svc')) app.use('/svc', guard('/svc'), svcRouter({ runtime, gate, logger: log, bodyLimit }));
+  const svcT = isPublic('/svc') || isProtected('/svc') ? svcTransport({ runtime, gate, logger: log, bodyLimit }) : undefined;
+  if (svcT) app.use('/svc', guard('/svc'), svcT.router);
   const mcp = isPublic('/mcp') || isProtected('/mcp') ? mountMcp(app, { runtime, gate, config: cfg, logger: log, guard: guard('/mcp') }) : undefined;
   const ws = isPublic('/ws') || isProtected('/ws') ? mountWs(app, { runtime, gate, config: cfg, logger: log, wss }) : undefined;
   oauth?.mount(app); // discovery, OAuth endpoints, login/consent pages: no body parser of ours runs before them
@@ -110,24 +111,35 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   app.use((req, res) => sendError(res, new SvcError('NOT_FOUND', `no route ${req.method} ${req.path}`)));
   app.use(errorHandler(log, gate));
 
-  // The direct path: a clean POST /mcp (no query string, allowed Host and Origin, a
-  // valid token) skips Express's router and goes straight to the transport, which
-  // uses only Node's request/response API. Everything else — every refusal included —
+  // The direct paths: a clean POST /mcp or POST /svc/tools/NAME (no query string,
+  // allowed Host and Origin, a valid token) skips Express's router and goes straight
+  // to the transport's handler, which uses only Node's request/response API — the
+  // same handler the Express route runs. Everything else, every refusal included,
   // goes through the Express app, so each error is produced in one place.
   const refusal = hostRefusal(hostPolicy);
-  const mcpProtected = isProtected('/mcp');
-  const direct = async (req: IncomingMessage, res: ServerResponse) => {
-    let p: Principal = ANONYMOUS;
-    if (mcpProtected) {
-      const r = await gate.authenticate(req.headers.authorization);
-      if (r instanceof SvcError) return void app(req, res);
-      p = r;
-    }
-    await mcp!.post(req, res, p);
+  const principalFor = async (route: string, req: IncomingMessage): Promise<Principal | undefined> => {
+    if (!isProtected(route)) return ANONYMOUS;
+    const r = await gate.authenticate(req.headers.authorization);
+    return r instanceof SvcError ? undefined : r;
   };
-  const handler = (req: IncomingMessage, res: ServerResponse) => {
-    if (mcp && req.method === 'POST' && req.url === '/mcp' && !refusal(req.headers.host, req.headers.origin)) void direct(req, res);
+  const directMcp = async (req: IncomingMessage, res: ServerResponse) => {
+    const p = await principalFor('/mcp', req);
+    if (p) await mcp!.post(req, res, p);
     else app(req, res);
+  };
+  const directTool = async (req: IncomingMessage, res: ServerResponse, name: string) => {
+    const p = await principalFor('/svc', req);
+    if (p) await svcT!.callTool(req, res, p, name);
+    else app(req, res);
+  };
+  const TOOLS = '/svc/tools/';
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
+    const url = req.url ?? '';
+    if (req.method === 'POST' && !refusal(req.headers.host, req.headers.origin)) {
+      if (mcp && url === '/mcp') return void directMcp(req, res);
+      if (svcT && url.startsWith(TOOLS) && /^[A-Za-z0-9_.-]+$/.test(url.slice(TOOLS.length))) return void directTool(req, res, url.slice(TOOLS.length));
+    }
+    app(req, res);
   };
 
   status.ready = true;

@@ -3,20 +3,22 @@
 // registry; 401/403 always carry WWW-Authenticate; an unexpected error becomes a
 // 500 INTERNAL with a request id and is logged, never shown with its stack.
 
+import type { ServerResponse } from 'node:http';
 import type { Request, Response, NextFunction } from 'express';
 import { randomUUID } from 'node:crypto';
 import { SvcError } from '../errors.js';
 import type { AuthGate } from '../auth/gate.js';
 import type { Logger } from '../log.js';
+import { sendJson } from './raw.js';
 
-export function sendError(res: Response, err: SvcError, gate?: AuthGate, route?: string): void {
+export function sendError(res: ServerResponse, err: SvcError, gate?: AuthGate, route?: string): void {
   if (gate && err.code === 'UNAUTHENTICATED') {
     const error = (err.data?.error as 'invalid_token' | undefined) ?? undefined;
     res.setHeader('WWW-Authenticate', gate.challenge({ error, route, description: error ? err.message : undefined }));
   } else if (gate && err.code === 'INSUFFICIENT_SCOPE') {
     res.setHeader('WWW-Authenticate', gate.challenge({ error: 'insufficient_scope', scopes: err.data?.required as string[], route, description: err.message }));
   }
-  res.status(err.status).json({ error: err.toJSON() });
+  sendJson(res, err.status, { error: err.toJSON() });
 }
 
 export function toSvcError(e: unknown, log: Logger): SvcError {

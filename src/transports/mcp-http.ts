@@ -16,6 +16,7 @@ import { SvcError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { parseByteSize } from '../util/bytes.js';
+import { readBody, sendEmpty, sendJson } from '../http/raw.js';
 import { errorFrom, failure, RPC, type JsonRpcId, type JsonRpcMessage } from '../mcp/jsonrpc.js';
 import { isSupportedVersion, McpSession, type HandleResult, type Sink } from '../mcp/protocol.js';
 
@@ -291,20 +292,6 @@ class PostReply {
   }
 }
 
-/** A JSON answer with Node's own response API (the POST handler also runs outside Express). */
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(text));
-  res.end(text);
-}
-
-function sendEmpty(res: ServerResponse, status: number): void {
-  res.statusCode = status;
-  res.end();
-}
-
 function startSse(res: ServerResponse, sessionId?: string): void {
   res.statusCode = 200;
   res.setHeader('Content-Type', 'text/event-stream');
@@ -346,27 +333,6 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 
 function idOf(m: Record<string, unknown>): JsonRpcId | null {
   return typeof m.id === 'string' || typeof m.id === 'number' ? m.id : null;
-}
-
-function readBody(req: IncomingMessage, limit: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length']);
-    const tooLarge = () => new SvcError('PAYLOAD_TOO_LARGE', `the body exceeds server.body_limit (${limit} bytes)`);
-    if (declared > limit) return reject(tooLarge());
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > limit) {
-        req.removeAllListeners('data');
-        req.resume();
-        return reject(tooLarge());
-      }
-      chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 /** An unexpected throw in the POST handler becomes a JSON-RPC internal error, logged once. */

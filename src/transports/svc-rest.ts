@@ -7,6 +7,7 @@
 // Errors: {error: {code, message, ...}} with the registry's status; a backend
 // failure is 502 BACKEND_FAILED, a timeout 504 BACKEND_TIMEOUT.
 
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Principal, ToolResult } from '../core/types.js';
 import { SvcError } from '../errors.js';
@@ -15,14 +16,40 @@ import type { AuthGate } from '../auth/gate.js';
 import type { Logger } from '../log.js';
 import { sendError, toSvcError } from '../http/errors.js';
 import { makeContext } from './call-context.js';
+import { readBody, sendJson } from '../http/raw.js';
 
-export function svcRouter(deps: { runtime: Runtime; gate: AuthGate; logger: Logger; bodyLimit: number }): Router {
+export interface SvcTransport {
+  router: Router;
+  /** POST /svc/tools/NAME for a principal the caller authenticated (the server's direct path; see http/app.ts). */
+  callTool(req: IncomingMessage, res: ServerResponse, p: Principal, name: string): Promise<void>;
+}
+
+export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: Logger; bodyLimit: number }): SvcTransport {
   const { runtime, gate, logger } = deps;
   const r = express.Router();
   const json = express.json({ limit: deps.bodyLimit, strict: false, type: () => true });
   const principalOf = (res: Response) => res.locals.principal as Principal;
   const ctx = (req: Request, res: Response) => makeContext(principalOf(res), 'svc', logger, (abort) => res.on('close', () => { if (!res.writableFinished) abort(); }));
-  const fail = (res: Response, e: unknown) => sendError(res, toSvcError(e, logger), gate, '/svc');
+  const fail = (res: ServerResponse, e: unknown) => sendError(res, toSvcError(e, logger), gate, '/svc');
+
+  /** POST /svc/tools/NAME on Node's own request/response API: the Express route and the server's direct path both run it. */
+  const callTool = async (req: IncomingMessage, res: ServerResponse, p: Principal, name: string): Promise<void> => {
+    try {
+      const text = await readBody(req, deps.bodyLimit);
+      let args: unknown;
+      try {
+        args = text.trim() === '' ? {} : JSON.parse(text);
+      } catch {
+        throw new SvcError('INVALID_REQUEST', 'request body is not valid JSON');
+      }
+      const context = makeContext(p, 'svc', logger, (abort) => res.on('close', () => { if (!res.writableFinished) abort(); }));
+      const result = await runtime.callTool(name, args, context);
+      if (result.isError) return sendJson(res, 502, { error: { code: 'BACKEND_FAILED', message: textOf(result), content: result.content } });
+      sendJson(res, 200, toolBody(result));
+    } catch (e) {
+      fail(res, e);
+    }
+  };
 
   r.get('/', (_req, res) => {
     const p = principalOf(res);
@@ -35,18 +62,7 @@ export function svcRouter(deps: { runtime: Runtime; gate: AuthGate; logger: Logg
     });
   });
 
-  r.post('/tools/:name', json, async (req, res) => {
-    try {
-      const result = await runtime.callTool(req.params.name as string, req.body ?? {}, ctx(req, res));
-      if (result.isError) {
-        res.status(502).json({ error: { code: 'BACKEND_FAILED', message: textOf(result), content: result.content } });
-        return;
-      }
-      res.json(toolBody(result));
-    } catch (e) {
-      fail(res, e);
-    }
-  });
+  r.post('/tools/:name', (req, res) => callTool(req, res, principalOf(res), req.params.name as string));
 
   r.get('/resources', async (req, res) => {
     const uri = req.query.uri;
@@ -67,7 +83,7 @@ export function svcRouter(deps: { runtime: Runtime; gate: AuthGate; logger: Logg
   });
 
   r.use((_req, res) => fail(res, new SvcError('NOT_FOUND', 'no such /svc route')));
-  return r;
+  return { router: r, callTool };
 }
 
 function textOf(result: ToolResult): string {

@@ -1,0 +1,50 @@
+// Request and response helpers on Node's own http API, shared by the transports'
+// hot paths (which the server may call without Express) and by Express routes.
+// Guarantees: a body is read up to `limit` bytes and never beyond (413
+// PAYLOAD_TOO_LARGE, declared or actual); compressed bodies are refused rather
+// than misread; JSON answers carry an exact Content-Length.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { SvcError } from '../errors.js';
+
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
+}
+
+export function sendEmpty(res: ServerResponse, status: number): void {
+  res.statusCode = status;
+  res.end();
+}
+
+export function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const encoding = req.headers['content-encoding'];
+    if (encoding !== undefined && encoding !== 'identity') {
+      req.resume();
+      return reject(new SvcError('INVALID_REQUEST', `Content-Encoding ${encoding} is not accepted; send the body uncompressed`));
+    }
+    const declared = Number(req.headers['content-length']);
+    const tooLarge = () => new SvcError('PAYLOAD_TOO_LARGE', `the body exceeds server.body_limit (${limit} bytes)`);
+    if (declared > limit) {
+      req.resume();
+      return reject(tooLarge());
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > limit) {
+        req.removeAllListeners('data');
+        req.resume();
+        return reject(tooLarge());
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
