@@ -5,7 +5,9 @@
 // res.locals.principal; public routes get the anonymous principal, which holds no
 // scope (so only capabilities without required_scopes are usable there); tokens
 // in the query string are refused; the OAuth engine sees only its own paths (it never
-// calls next()).
+// calls next()); the server's direct paths (handler: POST /mcp, POST /svc/tools/NAME)
+// run the same transport handlers as the Express routes and hand every request they
+// would refuse to the Express app.
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import express, { type Application, type NextFunction, type Request, type Response } from 'express';
