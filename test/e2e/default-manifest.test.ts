@@ -16,9 +16,8 @@ import { parse } from 'yaml';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { WebSocketClientTransport } from '@modelcontextprotocol/sdk/client/websocket.js';
-import { auth, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { authorize, Browser, discover, exchange, insecure, register } from './oauth-harness.js';
+import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { authorize, discover, exchange, insecure, register, ScriptedProvider } from './oauth-harness.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -201,7 +200,7 @@ describe('npm start\'s manifest (root svc.yaml) served by the real CLI, OAuth on
   });
 
   it('the MCP SDK client\'s own OAuth support: discovers, registers, authorizes, meets 403 insufficient_scope on notes.add, steps up and succeeds', async () => {
-    const provider = new ScriptedProvider();
+    const provider = new ScriptedProvider(CALLBACK, 'default-manifest SDK');
     const mcpUrl = new URL(`${url}/mcp`);
     assert.equal(await auth(provider, { serverUrl: mcpUrl, scope: 'greet.use' }), 'REDIRECT');
     const first = provider.authorizationUrls[0]!;
@@ -279,65 +278,3 @@ describe('npm start\'s manifest (root svc.yaml) served by the real CLI, OAuth on
     assert.equal((await callSvc(url, fresh.access_token, 'greet.hello', { name: 'new code' })).body.result, 'Hello, new code!');
   });
 });
-
-/**
- * An OAuthClientProvider whose browser step is scripted: redirectToAuthorization follows the
- * authorization URL with a cookie-keeping client and keeps the code from the callback. It keeps
- * no refresh token: SDK 1.32 answers a 403 insufficient_scope by refreshing when it holds one,
- * and a refresh cannot widen scope (RFC 6749 §6), so step-up needs a new authorization.
- */
-class ScriptedProvider implements OAuthClientProvider {
-  registrations = 0;
-  saved?: OAuthTokens;
-  readonly authorizationUrls: URL[] = [];
-  #client?: OAuthClientInformationMixed;
-  #verifier = '';
-  #code?: Promise<string>;
-
-  get redirectUrl() {
-    return CALLBACK;
-  }
-
-  get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'default-manifest SDK', redirect_uris: [CALLBACK], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
-  }
-
-  clientInformation() {
-    return this.#client;
-  }
-
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    if (!this.#client) this.registrations++;
-    this.#client = info;
-  }
-
-  tokens() {
-    return this.saved;
-  }
-
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = { ...tokens, refresh_token: undefined };
-  }
-
-  async redirectToAuthorization(url: URL) {
-    this.authorizationUrls.push(url);
-    this.#code = new Browser(url.origin).follow(url.href).then(({ leftTo }) => {
-      const code = leftTo?.searchParams.get('code');
-      if (!code) throw new Error(`no code in ${leftTo?.href}`);
-      return code;
-    });
-    await this.#code;
-  }
-
-  code(): Promise<string> {
-    return this.#code!;
-  }
-
-  saveCodeVerifier(v: string) {
-    this.#verifier = v;
-  }
-
-  codeVerifier() {
-    return this.#verifier;
-  }
-}

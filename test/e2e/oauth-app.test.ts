@@ -9,12 +9,11 @@ import * as oauth from 'oauth4webapi';
 import { pino } from 'pino';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { auth, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { FastSvc } from '../../src/core/fast-svc.js';
 import { serve, type Served } from '../../src/http/serve.js';
 import { RawMcp, RawWs } from '../helpers/mcp-app.js';
-import { Browser, exchange, insecure, authorize } from './oauth-harness.js';
+import { exchange, insecure, authorize, ScriptedProvider } from './oauth-harness.js';
 
 const SCOPES = [{ name: 'files.read', description: 'Read files' }, { name: 'files.write', description: 'Change files' }];
 const CALLBACK = 'http://127.0.0.1:59999/callback';
@@ -123,7 +122,7 @@ describe('OAuth on the real server: /svc, /mcp and /ws', () => {
   });
 
   it('the MCP SDK client discovers, registers, authorizes, meets 403 insufficient_scope, re-authorizes wider and succeeds', async () => {
-    const provider = new ScriptedProvider();
+    const provider = new ScriptedProvider(CALLBACK, 'SDK e2e');
     const mcpUrl = new URL(`${served.url}/mcp`);
     // First authorization through the SDK's own auth(), narrower than the tool will need.
     assert.equal(await auth(provider, { serverUrl: mcpUrl, scope: 'files.read' }), 'REDIRECT');
@@ -150,65 +149,3 @@ describe('OAuth on the real server: /svc, /mcp and /ws', () => {
     await client.close();
   });
 });
-
-/**
- * An OAuthClientProvider whose browser step is scripted: redirectToAuthorization follows the
- * authorization URL with a cookie-keeping client and keeps the code from the callback. It keeps
- * no refresh token: SDK 1.32 answers a 403 insufficient_scope by refreshing when it holds one,
- * and a refresh cannot widen scope (RFC 6749 §6), so step-up needs a new authorization.
- */
-class ScriptedProvider implements OAuthClientProvider {
-  registrations = 0;
-  saved?: OAuthTokens;
-  readonly authorizationUrls: URL[] = [];
-  #client?: OAuthClientInformationMixed;
-  #verifier = '';
-  #code?: Promise<string>;
-
-  get redirectUrl() {
-    return CALLBACK;
-  }
-
-  get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'SDK e2e', redirect_uris: [CALLBACK], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
-  }
-
-  clientInformation() {
-    return this.#client;
-  }
-
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    if (!this.#client) this.registrations++;
-    this.#client = info;
-  }
-
-  tokens() {
-    return this.saved;
-  }
-
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = { ...tokens, refresh_token: undefined };
-  }
-
-  async redirectToAuthorization(url: URL) {
-    this.authorizationUrls.push(url);
-    this.#code = new Browser(url.origin).follow(url.href).then(({ leftTo }) => {
-      const code = leftTo?.searchParams.get('code');
-      if (!code) throw new Error(`no code in ${leftTo?.href}`);
-      return code;
-    });
-    await this.#code;
-  }
-
-  code(): Promise<string> {
-    return this.#code!;
-  }
-
-  saveCodeVerifier(v: string) {
-    this.#verifier = v;
-  }
-
-  codeVerifier() {
-    return this.#verifier;
-  }
-}

@@ -7,6 +7,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as oauth from 'oauth4webapi';
 import { pino } from 'pino';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { createOAuthServer, type OAuthServer, type OAuthServerOptions } from '../../src/auth/oauth/server.js';
 import { InMemoryOAuthProvider } from '../../src/auth/oauth/providers/memory.js';
 import type { OAuthConfig } from '../../src/manifest/types.gen.js';
@@ -179,4 +181,69 @@ export async function postForm(url: string, form: Record<string, string>, header
 export async function whoami(url: string, token: string) {
   const res = await fetch(`${url}/svc/whoami`, { headers: { authorization: `Bearer ${token}` } });
   return { status: res.status, body: (await res.json()) as Record<string, unknown>, challenge: res.headers.get('www-authenticate') };
+}
+
+/**
+ * An OAuthClientProvider whose browser step is scripted: redirectToAuthorization follows the
+ * authorization URL with a cookie-keeping client and keeps the code from the callback. It keeps
+ * no refresh token: SDK 1.32 answers a 403 insufficient_scope by refreshing when it holds one,
+ * and a refresh cannot widen scope (RFC 6749 §6), so step-up needs a new authorization.
+ */
+export class ScriptedProvider implements OAuthClientProvider {
+  registrations = 0;
+  saved?: OAuthTokens;
+  readonly authorizationUrls: URL[] = [];
+  #client?: OAuthClientInformationMixed;
+  #verifier = '';
+  #code?: Promise<string>;
+
+  /** callback: a loopback redirect URI nothing listens on (the scripted browser stops there). */
+  constructor(readonly callback: string, readonly clientName: string) {}
+
+  get redirectUrl() {
+    return this.callback;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return { client_name: this.clientName, redirect_uris: [this.callback], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+  }
+
+  clientInformation() {
+    return this.#client;
+  }
+
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    if (!this.#client) this.registrations++;
+    this.#client = info;
+  }
+
+  tokens() {
+    return this.saved;
+  }
+
+  saveTokens(tokens: OAuthTokens) {
+    this.saved = { ...tokens, refresh_token: undefined };
+  }
+
+  async redirectToAuthorization(url: URL) {
+    this.authorizationUrls.push(url);
+    this.#code = new Browser(url.origin).follow(url.href).then(({ leftTo }) => {
+      const code = leftTo?.searchParams.get('code');
+      if (!code) throw new Error(`no code in ${leftTo?.href}`);
+      return code;
+    });
+    await this.#code;
+  }
+
+  code(): Promise<string> {
+    return this.#code!;
+  }
+
+  saveCodeVerifier(v: string) {
+    this.#verifier = v;
+  }
+
+  codeVerifier() {
+    return this.#verifier;
+  }
 }

@@ -54,9 +54,8 @@ function mcpOutcome(cap: Capability, answer: Json, status = 200): Outcome {
 }
 
 function mcpRequest(cap: Capability): [string, Json] {
-  if (cap.kind === 'tool') return ['tools/call', { name: cap.name, arguments: cap.args }];
-  if (cap.kind === 'prompt') return ['prompts/get', { name: cap.name, arguments: cap.args }];
-  return ['resources/read', { uri: cap.uri }];
+  if (cap.kind === 'resource') return ['resources/read', { uri: cap.uri }];
+  return [cap.kind === 'tool' ? 'tools/call' : 'prompts/get', { name: cap.name, arguments: cap.args }];
 }
 
 interface Driver { name: string; run(c: Case): Promise<Outcome>; close?(): void }

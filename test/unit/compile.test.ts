@@ -12,7 +12,7 @@ import type { ErrorCode } from '../../src/errors.js';
 const INVALID = fileURLToPath(new URL('../fixtures/invalid/', import.meta.url));
 const VALID = fileURLToPath(new URL('../fixtures/valid/', import.meta.url));
 
-type Expect = { code: ErrorCode; line: number; col: number };
+type Expect = { code: ErrorCode; line?: number; col?: number };
 
 /** fixture → every problem it must produce (order-insensitive, nothing more). */
 const CASES: Record<string, { why: string; problems: Expect[] }> = {

@@ -158,7 +158,7 @@ describe('mcp protocol core', () => {
     got.length = 0;
     assert.deepEqual((await call(session, 'logging/setLevel', { level: 'debug' })).result, {});
     await call(session, 'tools/call', { name: 'chatty' }, principal(), reply);
-    assert.deepEqual(got.map((m) => (m as { params: { level: string } }).params.level), ['debug', 'info']);
+    assert.deepEqual(got.map((m) => (m as unknown as { params: { level: string } }).params.level), ['debug', 'info']);
     assert.equal((await call(session, 'logging/setLevel', { level: 'loud' })).error?.code, -32602);
   });
 
