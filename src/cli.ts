@@ -198,8 +198,19 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (e: unknown) => {
-    process.stderr.write(`svc: ${e instanceof SvcError ? e.format() : (e as Error).message}\n`);
-    logger.error({ err: e }, 'fatal');
+    const hint = listenHint(e as NodeJS.ErrnoException & { address?: string; port?: number });
+    process.stderr.write(`svc: ${hint ?? (e instanceof SvcError ? e.format() : (e as Error).message)}\n`);
+    if (!hint && !(e instanceof SvcError)) logger.error({ err: e }, 'fatal'); // a bug: keep the stack in the log
     process.exitCode = 1;
   },
 );
+
+/** What to do when the socket cannot be bound (the commonest first-run failure). */
+function listenHint(e: NodeJS.ErrnoException & { address?: string; port?: number }): string | undefined {
+  if (e?.syscall !== 'listen') return undefined;
+  const where = `${e.address}:${e.port}`;
+  if (e.code === 'EADDRINUSE') return `${where} is already in use: stop the other server, or pick another port with --port N (or PORT=N; --port 0 takes a free one)`;
+  if (e.code === 'EACCES') return `not allowed to listen on ${where}: use a port above 1023, or run with the right to bind it`;
+  if (e.code === 'EADDRNOTAVAIL') return `${e.address} is not an address of this machine: fix server.host, --host or HOST`;
+  return undefined;
+}

@@ -48,3 +48,14 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
     req.on('error', reject);
   });
 }
+
+/** A JSON body (an empty body is {}); malformed JSON is INVALID_REQUEST. */
+export async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
+  const text = await readBody(req, limit);
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new SvcError('INVALID_REQUEST', 'request body is not valid JSON');
+  }
+}

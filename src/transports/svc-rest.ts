@@ -8,7 +8,7 @@
 // failure is 502 BACKEND_FAILED, a timeout 504 BACKEND_TIMEOUT.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import express, { type Request, type Response, type Router } from 'express';
+import express, { type Response, type Router } from 'express';
 import type { Principal, ToolResult } from '../core/types.js';
 import { SvcError } from '../errors.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -16,7 +16,7 @@ import type { AuthGate } from '../auth/gate.js';
 import type { Logger } from '../log.js';
 import { sendError, toSvcError } from '../http/errors.js';
 import { makeContext } from './call-context.js';
-import { readBody, sendJson } from '../http/raw.js';
+import { readJson, sendJson } from '../http/raw.js';
 
 export interface SvcTransport {
   router: Router;
@@ -27,23 +27,15 @@ export interface SvcTransport {
 export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: Logger; bodyLimit: number }): SvcTransport {
   const { runtime, gate, logger } = deps;
   const r = express.Router();
-  const json = express.json({ limit: deps.bodyLimit, strict: false, type: () => true });
   const principalOf = (res: Response) => res.locals.principal as Principal;
-  const ctx = (req: Request, res: Response) => makeContext(principalOf(res), 'svc', logger, (abort) => res.on('close', () => { if (!res.writableFinished) abort(); }));
+  /** A call context whose signal aborts when the caller goes away before the answer. */
+  const ctx = (p: Principal, res: ServerResponse) => makeContext(p, 'svc', logger, (abort) => res.on('close', () => { if (!res.writableFinished) abort(); }));
   const fail = (res: ServerResponse, e: unknown) => sendError(res, toSvcError(e, logger), gate, '/svc');
 
   /** POST /svc/tools/NAME on Node's own request/response API: the Express route and the server's direct path both run it. */
   const callTool = async (req: IncomingMessage, res: ServerResponse, p: Principal, name: string): Promise<void> => {
     try {
-      const text = await readBody(req, deps.bodyLimit);
-      let args: unknown;
-      try {
-        args = text.trim() === '' ? {} : JSON.parse(text);
-      } catch {
-        throw new SvcError('INVALID_REQUEST', 'request body is not valid JSON');
-      }
-      const context = makeContext(p, 'svc', logger, (abort) => res.on('close', () => { if (!res.writableFinished) abort(); }));
-      const result = await runtime.callTool(name, args, context);
+      const result = await runtime.callTool(name, await readJson(req, deps.bodyLimit), ctx(p, res));
       if (result.isError) return sendJson(res, 502, { error: { code: 'BACKEND_FAILED', message: textOf(result), content: result.content } });
       sendJson(res, 200, toolBody(result));
     } catch (e) {
@@ -68,15 +60,15 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
     const uri = req.query.uri;
     if (typeof uri !== 'string' || !uri) return fail(res, new SvcError('INVALID_REQUEST', 'give the resource as ?uri=…'));
     try {
-      res.json({ contents: await runtime.readResource(uri, ctx(req, res)) });
+      res.json({ contents: await runtime.readResource(uri, ctx(principalOf(res), res)) });
     } catch (e) {
       fail(res, e);
     }
   });
 
-  r.post('/prompts/:name', json, async (req, res) => {
+  r.post('/prompts/:name', async (req, res) => {
     try {
-      res.json(await runtime.getPrompt(req.params.name as string, req.body ?? {}, ctx(req, res)));
+      res.json(await runtime.getPrompt(req.params.name as string, await readJson(req, deps.bodyLimit), ctx(principalOf(res), res)));
     } catch (e) {
       fail(res, e);
     }

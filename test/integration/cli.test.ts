@@ -241,6 +241,21 @@ tools:
       assert.doesNotMatch(r.stderr, STACK_FRAME);
     });
 
+    it('a port already in use exits 1 with one line saying what to do, and no stack trace', async () => {
+      const blocker = net.createServer();
+      await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', () => r()));
+      const port = (blocker.address() as net.AddressInfo).port;
+      try {
+        const r = await run(['serve', join(ROOT, 'svc.yaml'), '--port', String(port)], { env: childEnv({ SVC_TOKEN: 't' }) });
+        assert.equal(r.code, 1);
+        assert.equal(r.stdout, '');
+        assert.match(r.stderr, new RegExp(`127\\.0\\.0\\.1:${port} is already in use: .*--port N`));
+        assert.doesNotMatch(r.stderr, STACK_FRAME);
+      } finally {
+        blocker.close();
+      }
+    });
+
     it('a manifest that fails while assembling (missing fs root) exits 1 without a stack trace', async () => {
       const dir = mkdtempSync(join(tmp, 'assemble-'));
       writeFileSync(join(dir, 'svc.yaml'), `version: 1
