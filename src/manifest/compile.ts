@@ -6,6 +6,7 @@
 import { SvcError, type ErrorCode } from '../errors.js';
 import { newInputAjv } from '../core/catalog.js';
 import { compileTemplate } from '../runtime/template.js';
+import { sqlParamNames } from '../runtime/sql-params.js';
 import type { SvcManifest, Tool } from './types.gen.js';
 
 export const KNOWN_ROUTES = ['/', '/docs', '/healthz', '/readyz', '/metadata', '/svc', '/mcp', '/ws'] as const;
@@ -140,10 +141,12 @@ function checkTool(t: Tool, path: Path, ajv: ReturnType<typeof newInputAjv>, pro
     if (t.fs.op === 'write') check(t.fs.content, [...path, 'fs', 'content']);
   }
   if (t.sqlite) {
-    // Parameters outside string literals, quoted identifiers and comments (as the backend binds them).
-    const sql = t.sqlite.query.replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"|`(?:[^`]|``)*`|\[[^\]]*\]|--[^\n]*|\/\*[\s\S]*?(?:\*\/|$)/g, ' ');
-    for (const m of sql.matchAll(/[:@$]([A-Za-z_][A-Za-z0-9_]*)/g)) {
-      if (!props.has(m[1]!)) problem('TEMPLATE_ARG_UNKNOWN', [...path, 'sqlite', 'query'], `${who}: query parameter :${m[1]} is not a property of input_schema`);
+    try {
+      for (const name of sqlParamNames(t.sqlite.query)) {
+        if (!props.has(name)) problem('TEMPLATE_ARG_UNKNOWN', [...path, 'sqlite', 'query'], `${who}: query parameter :${name} is not a property of input_schema`);
+      }
+    } catch (e) {
+      problem('BACKEND_CONFIG', [...path, 'sqlite', 'query'], `${who}: ${(e as Error).message}`);
     }
   }
 }

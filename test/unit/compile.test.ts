@@ -38,6 +38,7 @@ const CASES: Record<string, { why: string; problems: Expect[] }> = {
   'template-arg-unknown-exec.yaml': { why: 'exec argv names an undefined argument', problems: [{ code: 'TEMPLATE_ARG_UNKNOWN', line: 15, col: 11 }] },
   'template-arg-unknown-prompt.yaml': { why: 'prompt message names an undeclared argument', problems: [{ code: 'TEMPLATE_ARG_UNKNOWN', line: 12, col: 15 }] },
   'template-arg-unknown-sqlite.yaml': { why: 'sqlite :param not in input_schema', problems: [{ code: 'TEMPLATE_ARG_UNKNOWN', line: 13, col: 14 }] },
+  'backend-config-sqlite-positional.yaml': { why: 'sqlite positional ? parameter (arguments bind by name only)', problems: [{ code: 'BACKEND_CONFIG', line: 13, col: 14 }] },
   'route-both-lists.yaml': { why: 'route both public and protected', problems: [{ code: 'ROUTE_CONFLICT', line: 5, col: 25 }] },
   'route-unknown.yaml': { why: 'unknown route', problems: [{ code: 'ROUTE_CONFLICT', line: 6, col: 21 }] },
   'auth-missing.yaml': { why: 'protected routes without auth', problems: [{ code: 'AUTH_MISSING', line: 5, col: 14 }] },
