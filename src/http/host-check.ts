@@ -6,13 +6,8 @@
 
 import type { Request, Response, NextFunction } from 'express';
 import { SvcError } from '../errors.js';
+import { isLoopbackHost } from '../util/loopback.js';
 import { sendError } from './errors.js';
-
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
-
-export function isLoopbackHost(host: string): boolean {
-  return LOOPBACK_NAMES.has(host) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
 
 /** Hostname of a Host header value (strips the port; keeps IPv6 brackets). */
 export function hostName(hostHeader: string): string {

@@ -7,6 +7,7 @@ import { SvcError, type ErrorCode } from '../errors.js';
 import { newInputAjv } from '../core/catalog.js';
 import { compileTemplate } from '../runtime/template.js';
 import { sqlParamNames } from '../runtime/sql-params.js';
+import { isLoopbackUrl } from '../util/loopback.js';
 import type { SvcManifest, Tool } from './types.gen.js';
 
 export const KNOWN_ROUTES = ['/', '/docs', '/healthz', '/readyz', '/metadata', '/svc', '/mcp', '/ws'] as const;
@@ -169,15 +170,6 @@ function checkOAuth(m: SvcManifest, problem: (c: ErrorCode, p: Path, msg: string
       if (!/^[a-z][a-z0-9+.-]*:/i.test(u) || u.includes('#')) problem('OAUTH_CONFIG', ['oauth', 'clients', i, 'redirect_uris', j], `redirect URI ${u} must be absolute and have no fragment`);
     });
   });
-}
-
-export function isLoopbackUrl(url: string): boolean {
-  try {
-    const h = new URL(url).hostname;
-    return h === 'localhost' || h === '[::1]' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
-  } catch {
-    return false;
-  }
 }
 
 function checkNames(text: string, known: ReadonlySet<string>, path: Path, who: string, problem: (c: ErrorCode, p: Path, m: string) => void): void {

@@ -12,6 +12,7 @@ import Provider, { type ClientMetadata } from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { Principal } from '../../core/types.js';
 import { SvcError } from '../../errors.js';
+import { isLoopbackHost } from '../../util/loopback.js';
 import type { AuthProfile, OAuthConfig } from '../../manifest/types.gen.js';
 import { createAccounts } from './accounts.js';
 import { interactionRouter } from './interactions.js';
@@ -87,7 +88,7 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
   }
   const issuer = opts.issuer;
   const audience = parseUrl(opts.baseUrl, 'base_url').origin;
-  if (mode === 'auto' && !isLoopback(issuerUrl.hostname)) {
+  if (mode === 'auto' && !isLoopbackHost(issuerUrl.hostname)) {
     throw new SvcError('OAUTH_CONFIG', `oauth.login.mode auto approves every request without a page; it is allowed only on a loopback issuer, not ${issuerUrl.host}`, { path: '/oauth/login/mode' });
   }
   if (mode === 'users' && !(oauth.users ?? []).length) {
@@ -218,7 +219,7 @@ function staticClient(c: NonNullable<OAuthConfig['clients']>[number], dir: strin
   const secret = c.client_secret ?? (c.client_secret_file ? readFileSync(resolve(dir, c.client_secret_file), 'utf8').trim() : undefined);
   const native = c.redirect_uris.every((u) => {
     const p = URL.parse(u);
-    return p?.protocol === 'http:' && isLoopback(p.hostname);
+    return p?.protocol === 'http:' && isLoopbackHost(p.hostname);
   });
   return {
     client_id: c.client_id,
@@ -259,7 +260,3 @@ function parseUrl(v: string, what: string): URL {
   return u;
 }
 
-export function isLoopback(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '');
-  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
-}
