@@ -28,7 +28,7 @@ import { svcTransport } from '../transports/svc-rest.js';
 import { mountMcp } from '../transports/mcp-http.js';
 import { mountWs } from '../transports/ws.js';
 import { errorHandler, sendError } from './errors.js';
-import { hostCheck, hostRefusal } from './host-check.js';
+import { hostRefusal } from './host-check.js';
 import { publicHandlers, type ServerStatus } from './public-routes.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
@@ -77,12 +77,14 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
 
   // One front-door layer for every request: tokens only in headers, then Host/Origin.
   const hostPolicy = { bindHost: cfg.server.host, allowedHosts: cfg.server.allowed_hosts, allowedOrigins: cfg.server.allowed_origins };
-  const checkHost = hostCheck(hostPolicy);
+  const refusal = hostRefusal(hostPolicy);
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (req.url.includes('access_token=') && typeof req.query.access_token === 'string') {
       return sendError(res, new SvcError('INVALID_REQUEST', 'tokens are accepted only in the Authorization header'));
     }
-    checkHost(req, res, next);
+    const bad = refusal(req.headers.host, req.headers.origin);
+    if (bad) return sendError(res, bad);
+    next();
   });
 
   const isPublic = (r: string) => cfg.routes.public.includes(r);
@@ -118,7 +120,6 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   // to the transport's handler, which uses only Node's request/response API — the
   // same handler the Express route runs. Everything else, every refusal included,
   // goes through the Express app, so each error is produced in one place.
-  const refusal = hostRefusal(hostPolicy);
   const principalFor = async (route: string, req: IncomingMessage): Promise<Principal | undefined> => {
     if (!isProtected(route)) return ANONYMOUS;
     const r = await gate.authenticate(req.headers.authorization);

@@ -2,12 +2,11 @@
 // to a loopback address and server.allowed_hosts is empty, only loopback Host
 // names are accepted; a request with an Origin header is accepted only from an
 // allowed origin (server.allowed_origins, or the same host, or loopback when bound
-// to loopback); everything else gets 403 FORBIDDEN_ORIGIN before any route runs.
+// to loopback); hostRefusal() names the refusal (403 FORBIDDEN_ORIGIN), which the
+// app's front door and the /ws handshake answer before any route runs.
 
-import type { Request, Response, NextFunction } from 'express';
 import { SvcError } from '../errors.js';
 import { isLoopbackHost } from '../util/loopback.js';
-import { sendError } from './errors.js';
 
 /** Hostname of a Host header value (strips the port; keeps IPv6 brackets). */
 export function hostName(hostHeader: string): string {
@@ -49,11 +48,3 @@ export function hostRefusal(opts: HostPolicy): (host: string | undefined, origin
   };
 }
 
-export function hostCheck(opts: HostPolicy) {
-  const refusal = hostRefusal(opts);
-  return (req: Request, res: Response, next: NextFunction) => {
-    const err = refusal(req.headers.host, req.headers.origin);
-    if (err) return sendError(res, err);
-    next();
-  };
-}
