@@ -32,7 +32,7 @@ export const CODES = {
   INSUFFICIENT_SCOPE: { status: 403, rpc: -32003, doc: 'The caller lacks a scope the capability requires; data lists required and missing.' },
   FORBIDDEN_ORIGIN: { status: 403, rpc: -32003, doc: 'Host or Origin header not allowed (DNS-rebinding protection).' },
   NOT_FOUND: { status: 404, rpc: -32602, doc: 'No capability, route or session by that name.' },
-  INVALID_INPUT: { status: 400, rpc: -32602, doc: 'Arguments do not match the input schema; details lists the schema errors.' },
+  INVALID_INPUT: { status: 400, rpc: -32602, doc: 'Arguments do not match the input schema; errors lists the problems (path, message, params), at most 10.' },
   INVALID_REQUEST: { status: 400, rpc: -32600, doc: 'The request itself is malformed (bad JSON, wrong method, bad header).' },
   PAYLOAD_TOO_LARGE: { status: 413, rpc: -32600, doc: 'The body exceeds server.body_limit.' },
   RATE_LIMITED: { status: 429, rpc: -32000, doc: 'Too many attempts; retry after the Retry-After header.' },

@@ -1,13 +1,19 @@
 // The informational routes: /, /docs, /healthz, /readyz, /metadata. Guarantees:
 // they read only the current catalog and the server status (no secrets: token
 // values never appear, only which auth mode is on); /readyz is 503 until the
-// server is ready and while it drains; /docs is escaped, script-free HTML.
+// server is ready and while it drains; / and /docs are escaped, script-free HTML.
+// The root page says in two lines how an MCP client connects; each tool on /docs
+// has a curl command that runs as pasted (with $TOKEN set), its body an example
+// built from the input schema and checked against the tool's own validator.
 
 import type { Request, Response } from 'express';
-import type { Catalog } from '../core/catalog.js';
+import type { Catalog, ToolEntry } from '../core/catalog.js';
 import type { ResolvedConfig } from '../config.js';
 import { profileScopes } from '../config.js';
-import { esc, page } from './html.js';
+import { esc, inline, page } from './html.js';
+import { curlForTool } from './curl-snippet.js';
+import { exampleInput } from './example-input.js';
+import { inputProblems, summarize } from '../runtime/input-errors.js';
 
 export interface ServerStatus {
   ready: boolean;
@@ -73,9 +79,9 @@ export const publicHandlers = (d: PublicDeps) => ({
     const m = metadata(d);
     if (req.accepts(['html', 'json']) === 'json') return void res.json(m);
     const links = ['/docs', '/metadata', '/healthz', '/readyz'].filter((r) => d.config.routes.public.includes(r) || d.config.routes.protected.includes(r));
-    res.type('html').send(page(m.name, `<h1>${esc(m.name)}</h1><p>${esc(m.description)}</p>
+    res.type('html').send(page(m.name, `<h1>${esc(m.name)}</h1><p>${inline(m.description)}</p>
 <p>${m.capabilities.tools} tools · ${m.capabilities.resources} resources · ${m.capabilities.prompts} prompts · auth: ${esc(m.auth.mode)}</p>
-<ul>${links.map((l) => `<li><a href="${l}">${l}</a></li>`).join('')}</ul>
+${mcpHint(d, m)}<ul>${links.map((l) => `<li><a href="${l}">${l}</a></li>`).join('')}</ul>
 <p class="muted">Endpoints: ${m.transports.map((t) => `<code>${t}</code>`).join(' ')}</p>`));
   },
   '/docs': (_req: Request, res: Response) => {
@@ -88,25 +94,53 @@ function docsPage(d: PublicDeps): string {
   const m = metadata(d);
   const descs = new Map((d.config.profile.scopes ?? []).map((s) => (typeof s === 'string' ? [s, ''] : [s.name, s.description ?? ''])));
   const scopes = (list: readonly string[]) => (list.length ? list.map((s) => `<span class="scope">${esc(s)}</span>`).join('') : '<span class="muted">any authenticated caller</span>');
-  const base = esc(m.base_url);
+  const svcRouted = routed(d, '/svc');
+  const bearer = d.config.routes.protected.includes('/svc');
   const tools = [...cat.tools.values()].map((t) => `<section id="tool-${esc(t.def.name)}"><h3><code>${esc(t.def.name)}</code>${t.def.title ? ' — ' + esc(t.def.title) : ''}</h3>
-<p>${esc(t.def.description)}</p><p>Scopes: ${scopes(t.required)} · output: ${esc(t.outputMode)}</p>
+<p>${inline(t.def.description)}</p><p>Scopes: ${scopes(t.required)} · output: ${esc(t.outputMode)}</p>
 <details><summary>Input schema</summary><pre>${esc(JSON.stringify(t.def.input_schema ?? { type: 'object' }, null, 2))}</pre></details>
-<pre>curl -X POST ${base}/svc/tools/${esc(t.def.name)} -H 'Authorization: Bearer $TOKEN' -H 'Content-Type: application/json' -d '{…}'</pre></section>`).join('');
+${svcRouted ? snippet(t, m.base_url, bearer) : ''}</section>`).join('');
   const resources = [...cat.resources.values(), ...cat.templates].map((r) => `<section><h3><code>${esc(r.def.uri ?? r.def.uri_template)}</code> — ${esc(r.def.name)}</h3>
-<p>${esc(r.def.description ?? '')}</p><p>Scopes: ${scopes(r.required)} · ${esc(r.def.mime_type ?? 'text/plain')}</p></section>`).join('');
-  const prompts = [...cat.prompts.values()].map((p) => `<section><h3><code>${esc(p.def.name)}</code></h3><p>${esc(p.def.description ?? '')}</p>
+<p>${inline(r.def.description ?? '')}</p><p>Scopes: ${scopes(r.required)} · ${esc(r.def.mime_type ?? 'text/plain')}</p></section>`).join('');
+  const prompts = [...cat.prompts.values()].map((p) => `<section><h3><code>${esc(p.def.name)}</code></h3><p>${inline(p.def.description ?? '')}</p>
 <p>Scopes: ${scopes(p.required)}</p><p>Arguments: ${(p.def.arguments ?? []).map((a) => `<code>${esc(a.name)}</code>${a.required ? '*' : ''}`).join(' ') || '<span class="muted">none</span>'}</p></section>`).join('');
   const auth = m.auth.mode === 'none'
     ? '<p>No authentication is configured.</p>'
     : `<p>Send <code>Authorization: Bearer &lt;token&gt;</code> on ${m.routes.protected.map((r) => `<code>${esc(r)}</code>`).join(' ')}.
 ${m.auth.mode.includes('oauth') ? ` Get a token from the OAuth 2.1 server: discovery at <code>${esc(m.profile.issuer)}/.well-known/oauth-authorization-server</code> (authorization code + PKCE S256).` : ' The operator gives you a static token.'}
 A missing scope answers 403 with <code>WWW-Authenticate: Bearer error="insufficient_scope", scope="…"</code>.</p>
-<table><tr><th>Scope</th><th>Meaning</th></tr>${[...descs].map(([s, t]) => `<tr><td><span class="scope">${esc(s)}</span></td><td>${esc(t)}</td></tr>`).join('')}</table>`;
-  return page(`${m.name} — docs`, `<h1>${esc(m.name)}</h1><p>${esc(m.description)}</p>
+${bearer && svcRouted ? '<p>The curl commands below read the token from the shell: <code>export TOKEN=…</code> first.</p>' : ''}
+<table><tr><th>Scope</th><th>Meaning</th></tr>${[...descs].map(([s, t]) => `<tr><td><span class="scope">${esc(s)}</span></td><td>${inline(t)}</td></tr>`).join('')}</table>`;
+  return page(`${m.name} — docs`, `<h1>${esc(m.name)}</h1><p>${inline(m.description)}</p>
+${mcpHint(d, m)}
 <h2>Authentication</h2>${auth}
 <h2>Tools (${cat.tools.size})</h2>${tools || '<p class="muted">none</p>'}
 <h2>Resources (${cat.resources.size + cat.templates.length})</h2>${resources || '<p class="muted">none</p>'}
 <h2>Prompts (${cat.prompts.size})</h2>${prompts || '<p class="muted">none</p>'}
 <p class="muted">config ${esc(m.config_hash.slice(0, 12))} · transports ${m.transports.map((t) => esc(t)).join(' ')}</p>`);
+}
+
+function routed(d: PublicDeps, route: string): boolean {
+  return d.config.routes.public.includes(route) || d.config.routes.protected.includes(route);
+}
+
+/** Two lines: where an MCP client connects, and how it authenticates. */
+function mcpHint(d: PublicDeps, m: ReturnType<typeof metadata>): string {
+  if (!routed(d, '/mcp')) return '';
+  const url = `${m.base_url.replace(/\/+$/, '')}/mcp`;
+  const bearer = '<code>Authorization: Bearer &lt;token&gt;</code>';
+  const auth = d.config.routes.public.includes('/mcp') ? 'none: <code>/mcp</code> is public.'
+    : m.auth.mode.includes('oauth')
+      ? `OAuth 2.1 — the client finds the authorization server from the 401 (<code>${esc(url.replace(/\/mcp$/, ''))}/.well-known/oauth-protected-resource/mcp</code>)${m.auth.mode.includes('bearer') ? `, or send ${bearer} with a static token` : ''}.`
+      : `send ${bearer} with the token the operator gave you.`;
+  const ws = routed(d, '/ws') ? '; JSON-RPC over WebSocket at <code>/ws</code>' : '';
+  return `<p>MCP clients connect to <code>${esc(url)}</code> (Streamable HTTP${ws}).<br>Auth: ${auth}</p>`;
+}
+
+/** The tool's curl command; a note when its example body does not meet the tool's own input schema. */
+function snippet(t: ToolEntry, baseUrl: string, bearer: boolean): string {
+  const body = exampleInput(t.def.input_schema);
+  const ok = t.validate(structuredClone(body));
+  const note = ok ? '' : `<p class="muted">Edit the body before running: ${esc(summarize(inputProblems(t.validate.errors)))}.</p>`;
+  return `<pre class="cmd">${esc(curlForTool({ baseUrl, tool: t.def.name, body, bearer }))}</pre>${note}`;
 }

@@ -10,6 +10,7 @@ import { findResource, type Catalog, type ToolEntry } from '../core/catalog.js';
 import type { CallContext, Principal, PromptMessage, ResourceContents, ToolDef, ToolResult } from '../core/types.js';
 import { decide, type Decision } from '../policy/scopes.js';
 import { RESULTS_PREFIX, ResultStore } from './results.js';
+import { inputProblems, summarize } from './input-errors.js';
 import type { Logger } from '../log.js';
 
 export type Kind = 'tool' | 'resource' | 'prompt';
@@ -72,7 +73,10 @@ export class Runtime {
       throw new SvcError('INVALID_INPUT', 'arguments must be a JSON object', { data: { errors: [{ path: '', message: 'must be object' }] } });
     }
     if (!entry.validate(input)) {
-      throw new SvcError('INVALID_INPUT', `invalid arguments for ${name}`, { data: { errors: schemaErrors(entry) } });
+      const problems = inputProblems(entry.validate.errors);
+      throw new SvcError('INVALID_INPUT', `invalid arguments for ${name}: ${summarize(problems)}`, {
+        data: { errors: problems.errors, ...(problems.omitted > 0 && { omitted: problems.omitted }) },
+      });
     }
     let out: unknown;
     try {
@@ -189,9 +193,14 @@ export class Runtime {
   }
 }
 
-/** A backend failure as an MCP tool result: the model sees the error, the protocol call succeeds. */
+/**
+ * A failed call as an MCP tool result: the model sees the error, the protocol call succeeds.
+ * The text says what was wrong; structuredContent is {error} exactly as /svc answers it
+ * (code, message, and for INVALID_INPUT the `errors` list). fastsvc tools declare no
+ * outputSchema, so clients do not check it against one.
+ */
 export function toolErrorResult(err: SvcError): ToolResult {
-  return { content: [{ type: 'text', text: `${err.code}: ${err.message}` }], isError: true };
+  return { content: [{ type: 'text', text: `${err.code}: ${err.message}` }], structuredContent: { error: err.toJSON() }, isError: true };
 }
 
 /** Runs a handler with a deadline: its signal aborts and the call fails with BACKEND_TIMEOUT. */
@@ -227,10 +236,6 @@ function requiredFor(cat: Catalog, kind: Kind, key: string): readonly string[] |
   if (kind === 'prompt') return cat.prompts.get(key)?.required;
   if (key.startsWith(RESULTS_PREFIX)) return [];
   return findResource(cat, key)?.entry.required;
-}
-
-function schemaErrors(entry: ToolEntry): { path: string; message: string; params?: unknown }[] {
-  return (entry.validate.errors ?? []).map((e) => ({ path: e.instancePath || '/', message: e.message ?? 'invalid', params: e.params }));
 }
 
 function diffLists(a: Catalog, b: Catalog): ChangeSet {

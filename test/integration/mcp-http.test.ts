@@ -215,6 +215,22 @@ describe('/mcp Streamable HTTP', () => {
     assert.deepEqual(answer.result, { content: [{ type: 'text', text: 'hello Ada' }] });
   });
 
+  it('answers invalid tool arguments with a tool error that says what was wrong, as /svc does', async () => {
+    const c = new RawMcp(app.url, app.tokens.reader);
+    await c.initialize();
+    const args = { text: 42, extra: 'do-not-echo-me' };
+    const { answer } = await c.request('tools/call', { name: 'echo', arguments: args });
+    const r = answer!.result as { isError: boolean; content: { text: string }[]; structuredContent: { error: Record<string, unknown> } };
+    assert.equal(r.isError, true);
+    assert.match(r.content[0]!.text, /^INVALID_INPUT: invalid arguments for echo: /);
+    assert.match(r.content[0]!.text, /\/text: must be string/);
+    assert.match(r.content[0]!.text, /\/: must NOT have additional properties \("extra"\)/);
+    const svc = await fetch(`${app.url}/svc/tools/echo`, { method: 'POST', headers: { authorization: `Bearer ${app.tokens.reader}`, 'content-type': 'application/json' }, body: JSON.stringify(args) });
+    assert.equal(svc.status, 400);
+    assert.deepEqual(r.structuredContent, await svc.json(), 'the same {error} body /svc answers');
+    assert.ok(!JSON.stringify(r).includes('do-not-echo-me'));
+  });
+
   it('refuses malformed requests with the right status and JSON-RPC code', async () => {
     const c = new RawMcp(app.url, app.tokens.reader);
     await c.initialize();

@@ -78,6 +78,23 @@ describe('/ws JSON-RPC over WebSocket', () => {
     c.socket.close();
   });
 
+  it('answers invalid tool arguments with the problems: a tool error on 2025-11-25, -32602 with data before it', async () => {
+    const latest = RawWs.open(app.url, app.tokens.reader);
+    await latest.initialize();
+    const r = (await latest.call('tools/call', { name: 'echo', arguments: { text: 1 } })).result as { isError: boolean; content: { text: string }[]; structuredContent: { error: { code: string; errors: { path: string; message: string }[] } } };
+    assert.equal(r.isError, true);
+    assert.match(r.content[0]!.text, /\/text: must be string/);
+    assert.deepEqual(r.structuredContent.error.errors.map((e) => [e.path, e.message]), [['/text', 'must be string']]);
+    latest.socket.close();
+    const older = RawWs.open(app.url, app.tokens.reader);
+    await older.initialize('2025-06-18');
+    const e = (await older.call('tools/call', { name: 'echo', arguments: {} })).error as { code: number; message: string; data: { errors: { path: string }[] } };
+    assert.equal(e.code, -32602);
+    assert.match(e.message, /must have required property 'text'/);
+    assert.deepEqual(e.data.errors.map((x) => x.path), ['/']);
+    older.socket.close();
+  });
+
   it('answers hostile frames with JSON-RPC errors and keeps serving', async () => {
     const c = RawWs.open(app.url, app.tokens.reader);
     await c.initialize();

@@ -17,6 +17,11 @@ const log = pino({ level: 'silent' });
 function app(extraTool = false): FastSvc {
   const svc = new FastSvc({ name: 'unit', version: '9.9.9', instructions: 'be nice' });
   svc.tool({ name: 'echo', description: 'echo', input_schema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, handler: (i) => `echo:${i.text}` });
+  svc.tool({
+    name: 'paint', description: 'strict input',
+    input_schema: { type: 'object', properties: { color: { enum: ['red', 'green'] }, coats: { type: 'integer', minimum: 1 } }, required: ['color', 'coats'], additionalProperties: false },
+    handler: (i) => `${i.coats} coats of ${i.color}`,
+  });
   svc.tool({ name: 'secret', description: 'needs admin', required_scopes: ['admin', 'read'], handler: () => 'classified' });
   svc.tool({ name: 'broken', description: 'fails', handler: () => { throw new SvcError('BACKEND_FAILED', 'upstream 500'); } });
   svc.tool({
@@ -146,6 +151,37 @@ describe('mcp protocol core', () => {
     assert.equal(r.isError, true);
     const older = await started('2025-06-18');
     assert.equal((await call(older.session, 'tools/call', { name: 'echo', arguments: {} })).error?.code, -32602);
+  });
+
+  it('says what was wrong with the arguments: readable text, and the /svc error (path, message, params) as structuredContent', async () => {
+    const { session } = await started('2025-11-25');
+    const args = { color: 'blue', coats: 'hunter2-secret-value', brush: true };
+    const r = (await call(session, 'tools/call', { name: 'paint', arguments: args })).result as {
+      isError: boolean; content: { type: string; text: string }[];
+      structuredContent: { error: { code: string; errors: { path: string; message: string; params?: Record<string, unknown> }[] } };
+    };
+    assert.equal(r.isError, true);
+    const text = r.content[0]!.text;
+    assert.match(text, /^INVALID_INPUT: invalid arguments for paint: /);
+    assert.match(text, /\/color: must be equal to one of the allowed values \("red", "green"\)/);
+    assert.match(text, /\/coats: must be integer/);
+    assert.match(text, /must NOT have additional properties \("brush"\)/);
+    assert.ok(!text.includes('hunter2'), 'argument values are never echoed');
+    const { error } = r.structuredContent;
+    assert.equal(error.code, 'INVALID_INPUT');
+    assert.deepEqual(error.errors.find((e) => e.path === '/color')?.params, { allowedValues: ['red', 'green'] });
+    assert.ok(error.errors.some((e) => e.path === '/coats' && e.message === 'must be integer'));
+    assert.ok(!JSON.stringify(r).includes('hunter2'), 'argument values are never echoed');
+  });
+
+  it('before 2025-11-25 the -32602 error carries the same list in its message and data', async () => {
+    const { session } = await started('2025-06-18');
+    const e = (await call(session, 'tools/call', { name: 'paint', arguments: { color: 'blue', coats: 2 } })).error!;
+    assert.equal(e.code, -32602);
+    assert.match(e.message, /\/color: must be equal to one of the allowed values \("red", "green"\)/);
+    const data = e.data as { code: string; errors: { path: string }[] };
+    assert.equal(data.code, 'INVALID_INPUT');
+    assert.deepEqual(data.errors.map((x) => x.path), ['/color']);
   });
 
   it('sends progress only with a progress token, and logs at or above the level set', async () => {

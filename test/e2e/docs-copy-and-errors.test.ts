@@ -1,0 +1,107 @@
+// What a person copies from the pages and what a model reads from a refusal, against the
+// real `svc serve` (examples/bearer-tokens copied to a temp dir, plus one tool whose example
+// has every character a shell or HTML could trip on): the curl command /docs shows for a
+// tool, unescaped from the HTML and run by bash with TOKEN set, returns the tool's result;
+// descriptions render `inline code`; the root page says where an MCP client connects and how
+// it authenticates; the MCP SDK client sees why its arguments were refused.
+
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { parse, stringify } from 'yaml';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ROOT, serveCli, type ServeCli } from '../helpers/serve-cli.js';
+
+const run = promisify(execFile);
+const TRICKY = `it's <b>"$HOME"</b> & \`date\``;
+
+function unescapeHtml(s: string): string {
+  return s.replace(/&(amp|lt|gt|quot|#39);/g, (_m, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e]!);
+}
+
+/** The curl command of one tool, as a reader copies it from the page. */
+function snippetOf(html: string, tool: string): string {
+  const section = new RegExp(`<section id="tool-${tool.replace(/\./g, '\\.')}">([\\s\\S]*?)</section>`).exec(html)?.[1];
+  assert.ok(section, `no section for ${tool}`);
+  const pre = /<pre class="cmd">([\s\S]*?)<\/pre>/.exec(section)?.[1];
+  assert.ok(pre, `no curl command for ${tool}`);
+  return unescapeHtml(pre);
+}
+
+describe('e2e: /docs commands run as pasted; refusals say why', function () {
+  this.timeout(30_000);
+  const tokens = { admin: randomBytes(18).toString('base64url'), ci: randomBytes(18).toString('base64url'), reader: randomBytes(18).toString('base64url') };
+  let dir: string;
+  let svc: ServeCli;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'svc-docs-'));
+    cpSync(join(ROOT, 'examples', 'bearer-tokens'), dir, { recursive: true });
+    writeFileSync(join(dir, 'reader.token'), `${tokens.reader}\n`);
+    const m = parse(readFileSync(join(dir, 'svc.yaml'), 'utf8'));
+    m.tools.push({
+      name: 'echo.say',
+      description: 'Says `text` back <verbatim>.',
+      input_schema: { type: 'object', properties: { text: { type: 'string', examples: [TRICKY] } }, required: ['text'], additionalProperties: false },
+      required_scopes: ['status.read'],
+      template: '{{text}}',
+    });
+    writeFileSync(join(dir, 'svc.yaml'), stringify(m));
+    svc = await serveCli(join(dir, 'svc.yaml'), { ADMIN_TOKEN: tokens.admin, CI_TOKEN: tokens.ci });
+  });
+  after(async () => {
+    await svc?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const bash = (cmd: string, token: string) => run('/bin/bash', ['-c', cmd], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TOKEN: token } });
+
+  it('each tool’s curl command, copied from /docs and run with $TOKEN set, returns the tool’s result', async () => {
+    const html = await (await fetch(`${svc.url}/docs`)).text();
+    const status = snippetOf(html, 'status.get');
+    assert.ok(status.includes(`'${svc.url}/svc/tools/status.get'`), 'the server’s own base URL');
+    assert.ok(status.includes('"Authorization: Bearer $TOKEN"'), 'the token in double quotes, so the shell expands it');
+    assert.deepEqual(JSON.parse((await bash(status, tokens.admin)).stdout).result, 'api: healthy');
+    assert.deepEqual(JSON.parse((await bash(snippetOf(html, 'deploy.start'), tokens.ci)).stdout).result, 'deploying api v1.4.2');
+    assert.deepEqual(JSON.parse((await bash(snippetOf(html, 'admin.flush'), tokens.admin)).stdout).result, 'flushed');
+  });
+
+  it('quotes a body with a single quote, $, backticks and HTML so it reaches the tool unchanged', async () => {
+    const html = await (await fetch(`${svc.url}/docs`)).text();
+    assert.ok(!html.includes('<b>'), 'the example is HTML-escaped on the page');
+    const out = JSON.parse((await bash(snippetOf(html, 'echo.say'), tokens.reader)).stdout);
+    assert.equal(out.result, TRICKY);
+  });
+
+  it('renders `inline code` in descriptions as escaped <code>', async () => {
+    const html = await (await fetch(`${svc.url}/docs`)).text();
+    assert.ok(html.includes('<p>Says <code>text</code> back &lt;verbatim&gt;.</p>'), 'description with inline code');
+  });
+
+  it('the root page tells an MCP client where to connect and how to authenticate', async () => {
+    const html = await (await fetch(`${svc.url}/`, { headers: { accept: 'text/html' } })).text();
+    assert.ok(html.includes(`<code>${svc.url}/mcp</code>`), 'the /mcp URL');
+    assert.match(html, /Auth: send <code>Authorization: Bearer &lt;token&gt;<\/code>/);
+  });
+
+  it('the MCP SDK client sees which argument was wrong and what is allowed', async () => {
+    const client = new Client({ name: 'e2e', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${tokens.admin}` } } }));
+    try {
+      const r = await client.callTool({ name: 'status.get', arguments: { service: 'db', secret: 'never-echoed' } });
+      assert.equal(r.isError, true);
+      const text = (r.content as { type: string; text: string }[])[0]!.text;
+      assert.match(text, /\/service: must be equal to one of the allowed values \("api", "web", "worker"\)/);
+      const errors = (r.structuredContent as { error: { errors: { path: string; message: string; params: Record<string, unknown> }[] } }).error.errors;
+      assert.deepEqual(errors.find((e) => e.path === '/service')?.params, { allowedValues: ['api', 'web', 'worker'] });
+      assert.ok(!JSON.stringify(r).includes('never-echoed'));
+    } finally {
+      await client.close();
+    }
+  });
+});
