@@ -27,6 +27,7 @@ import { parseByteSize } from '../util/bytes.js';
 import { svcTransport } from '../transports/svc-rest.js';
 import { mountMcp } from '../transports/mcp-http.js';
 import { mountWs } from '../transports/ws.js';
+import { SessionRegistry } from '../mcp/sessions.js';
 import { errorHandler, sendError } from './errors.js';
 import { hostRefusal } from './host-check.js';
 import { publicHandlers, type ServerStatus } from './public-routes.js';
@@ -39,6 +40,8 @@ export interface AppHandle {
   handler: (req: IncomingMessage, res: ServerResponse) => void;
   runtime: Runtime;
   gate: AuthGate;
+  /** Every live MCP session, on /mcp and /ws. */
+  sessions: SessionRegistry;
   config: ResolvedConfig;
   status: ServerStatus;
   bearer?: BearerAuth;
@@ -96,8 +99,9 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   const bodyLimit = parseByteSize(cfg.server.body_limit);
   const svcT = isPublic('/svc') || isProtected('/svc') ? svcTransport({ runtime, gate, logger: log, bodyLimit }) : undefined;
   if (svcT) app.use('/svc', guard('/svc'), svcT.router);
-  const mcp = isPublic('/mcp') || isProtected('/mcp') ? mountMcp(app, { runtime, gate, config: cfg, logger: log, guard: guard('/mcp') }) : undefined;
-  const ws = isPublic('/ws') || isProtected('/ws') ? mountWs(app, { runtime, gate, config: cfg, logger: log, wss }) : undefined;
+  const sessions = new SessionRegistry({ logger: log, idleMs: cfg.server.mcp_session_idle_ms, maxSessions: cfg.server.mcp_max_sessions });
+  const mcp = isPublic('/mcp') || isProtected('/mcp') ? mountMcp(app, { runtime, gate, config: cfg, logger: log, sessions, guard: guard('/mcp') }) : undefined;
+  if (isPublic('/ws') || isProtected('/ws')) mountWs(app, { runtime, gate, config: cfg, logger: log, wss, sessions });
   oauth?.mount(app); // discovery, OAuth endpoints, login/consent pages: no body parser of ours runs before them
 
   const handlers = publicHandlers({
@@ -147,14 +151,13 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
 
   status.ready = true;
   return {
-    app, handler, runtime, gate, config: cfg, status, bearer, logger: log, baseUrl,
+    app, handler, runtime, gate, sessions, config: cfg, status, bearer, logger: log, baseUrl,
     closeStreams() {
-      mcp?.endStreams();
-      ws?.close();
+      sessions.endChannels('mcp');
+      sessions.close('ws');
     },
     async close() {
-      mcp?.close();
-      ws?.close();
+      sessions.close();
       bearer?.close();
       await oauth?.close();
     },

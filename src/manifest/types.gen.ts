@@ -118,6 +118,14 @@ export interface ServerSettings {
    */
   ws_ping_interval_ms?: number;
   /**
+   * An MCP session (2025-era /mcp, Mcp-Session-Id) unused this long, with no open GET stream, is ended.
+   */
+  mcp_session_idle_ms?: number;
+  /**
+   * Most MCP sessions open at once on /mcp; opening one more ends the least recently used idle one (or answers 503 when all are busy).
+   */
+  mcp_max_sessions?: number;
+  /**
    * On SIGTERM, how long in-flight requests may run before the process exits anyway.
    */
   drain_timeout_ms?: number;
@@ -777,6 +785,14 @@ export interface ServerSettings1 {
    * Interval of WebSocket keep-alive pings; a socket that misses one pong is closed.
    */
   ws_ping_interval_ms?: number;
+  /**
+   * An MCP session (2025-era /mcp, Mcp-Session-Id) unused this long, with no open GET stream, is ended.
+   */
+  mcp_session_idle_ms?: number;
+  /**
+   * Most MCP sessions open at once on /mcp; opening one more ends the least recently used idle one (or answers 503 when all are busy).
+   */
+  mcp_max_sessions?: number;
   /**
    * On SIGTERM, how long in-flight requests may run before the process exits anyway.
    */

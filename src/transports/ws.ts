@@ -13,7 +13,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Application } from 'express';
 import type expressWs from 'express-ws';
-import type { WebSocket, WebSocketServer } from 'ws';
+import type { WebSocketServer } from 'ws';
 import type { AuthGate } from '../auth/gate.js';
 import type { ResolvedConfig } from '../config.js';
 import type { Principal } from '../core/types.js';
@@ -25,6 +25,7 @@ import type { Runtime } from '../runtime/runtime.js';
 import { parseByteSize } from '../util/bytes.js';
 import { errorOf, failure, RPC } from '../mcp/jsonrpc.js';
 import { McpSession, type Sink } from '../mcp/protocol.js';
+import type { SessionRegistry } from '../mcp/sessions.js';
 
 export const WS_CLOSE = Object.freeze({
   CREDENTIAL_INVALID: 4401,
@@ -40,17 +41,13 @@ export interface WsDeps {
   logger: Logger;
   /** The express-ws WebSocketServer (expressWs(...).getWss()); its handshake options are set here. */
   wss: WebSocketServer;
-}
-
-export interface WsHandle {
-  socketCount(): number;
-  /** Close every socket with 1001. */
-  close(): void;
+  /** Each socket's session is registered here; ending it closes the socket with 1001. */
+  sessions: SessionRegistry;
 }
 
 type Verdict = { ok: true; principal: Principal } | { ok: false; err: SvcError; headers?: Record<string, string> };
 
-export function mountWs(app: Application, deps: WsDeps): WsHandle {
+export function mountWs(app: Application, deps: WsDeps): void {
   const { runtime, gate, config } = deps;
   const log = deps.logger.child({ transport: 'ws' });
   const maxPayload = parseByteSize(config.server.body_limit);
@@ -59,7 +56,6 @@ export function mountWs(app: Application, deps: WsDeps): WsHandle {
   const isProtected = config.routes.protected.includes('/ws');
   const refusal = hostRefusal({ bindHost: config.server.host, allowedHosts: config.server.allowed_hosts, allowedOrigins: config.server.allowed_origins });
   const principals = new WeakMap<IncomingMessage, Principal>();
-  const sockets = new Set<WebSocket>();
 
   const verify = async (req: IncomingMessage): Promise<Verdict> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -98,7 +94,6 @@ export function mountWs(app: Application, deps: WsDeps): WsHandle {
   (app as expressWs.Application).ws('/ws', (ws, req) => {
     const principal = principals.get(req);
     if (!principal) return ws.close(WS_CLOSE.CREDENTIAL_INVALID, 'not authenticated');
-    sockets.add(ws);
     let alive = true;
     let inflight = 0;
     // Credential re-checks run in arrival order so a message is never dispatched ahead of an earlier one.
@@ -113,7 +108,10 @@ export function mountWs(app: Application, deps: WsDeps): WsHandle {
       ws.send(JSON.stringify(m));
       return true;
     };
-    const session = new McpSession({ runtime, logger: log, transport: 'ws', send });
+    const entry = deps.sessions.create(principal, 'ws', () => new McpSession({ runtime, logger: log, transport: 'ws', send }))!;
+    const session = entry.session;
+    deps.sessions.add(entry);
+    deps.sessions.attach(entry, { send, end: () => ws.close(WS_CLOSE.GOING_AWAY, 'server shutting down') });
     const stillValid = async (): Promise<boolean> => {
       if (principal.kind === 'anonymous' || await gate.stillValid(principal)) return true;
       log.info({ event: 'ws.revoked', sub: principal.sub }, 'closing /ws socket: credential no longer valid');
@@ -134,8 +132,7 @@ export function mountWs(app: Application, deps: WsDeps): WsHandle {
     ws.on('error', (err) => log.debug({ err }, 'ws protocol error'));
     ws.on('close', () => {
       for (const t of timers) clearTimeout(t);
-      sockets.delete(ws);
-      session.close();
+      deps.sessions.end(entry, 'socket closed');
     });
     // ws 7 (bundled by express-ws) hands text frames over as strings and binary frames as Buffers.
     ws.on('message', async (data: Buffer | string) => {
@@ -167,13 +164,6 @@ export function mountWs(app: Application, deps: WsDeps): WsHandle {
       }
     });
   });
-
-  return {
-    socketCount: () => sockets.size,
-    close() {
-      for (const ws of sockets) ws.close(WS_CLOSE.GOING_AWAY, 'server shutting down');
-    },
-  };
 }
 
 function requestIds(msg: unknown): (string | number)[] {

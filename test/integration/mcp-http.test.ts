@@ -16,6 +16,7 @@ import { resolveConfig } from '../../src/config.js';
 import type { Principal } from '../../src/core/types.js';
 import { Runtime } from '../../src/runtime/runtime.js';
 import { mountMcp } from '../../src/transports/mcp-http.js';
+import { SessionRegistry } from '../../src/mcp/sessions.js';
 import { JSON_AND_SSE, notesApp, RawMcp, readMessages, startMcpApp, type McpApp } from '../helpers/mcp-app.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -302,16 +303,17 @@ describe('/mcp Streamable HTTP', () => {
   });
 });
 
-describe('mountMcp session limits', () => {
+describe('MCP session registry limits (through mountMcp)', () => {
   const anyone: Principal = { sub: 'someone', kind: 'static', scopes: new Set() };
   let server: http.Server;
   let url: string;
-  let handle: ReturnType<typeof mountMcp>;
+  let sessions: SessionRegistry;
 
   before(async () => {
     const logger = pino({ level: 'silent' });
     const app = express();
-    handle = mountMcp(app, {
+    sessions = new SessionRegistry({ logger, idleMs: 60_000, maxSessions: 2 });
+    mountMcp(app, {
       runtime: new Runtime(buildCatalog(notesApp()), { inlineLimit: 16384, logger }),
       gate: createGate({ realm: 'limits', defaultScopes: () => [] }),
       config: resolveConfig({ server: { host: '127.0.0.1' } }),
@@ -320,15 +322,14 @@ describe('mountMcp session limits', () => {
         res.locals.principal = anyone;
         next();
       },
-      sessionIdleMs: 60_000,
-      maxSessions: 2,
+      sessions,
     });
     server = http.createServer(app);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   after(() => {
-    handle.close();
+    sessions.close();
     server.close();
   });
 
@@ -340,22 +341,22 @@ describe('mountMcp session limits', () => {
     assert.equal((await a.request('ping')).res.status, 200, 'a is now more recent than b');
     const c = new RawMcp(url);
     await c.initialize();
-    assert.equal(handle.sessionCount(), 2);
+    assert.equal(sessions.count('mcp'), 2);
     assert.equal((await b.request('ping')).res.status, 404);
     assert.equal((await a.request('ping')).res.status, 200);
     assert.equal((await c.request('ping')).res.status, 200);
   });
 
   it('ends sessions idle past the limit, and keeps one with an open GET stream', async () => {
-    handle.sweep(Date.now() + 3_600_000);
-    assert.equal(handle.sessionCount(), 0);
+    sessions.sweep(Date.now() + 3_600_000);
+    assert.equal(sessions.count('mcp'), 0);
     const idle = new RawMcp(url);
     await idle.initialize();
     const listening = new RawMcp(url);
     await listening.initialize();
     const stream = await fetch(`${url}/mcp`, { headers: listening.headers({ accept: 'text/event-stream' }) });
     assert.equal(stream.status, 200);
-    handle.sweep(Date.now() + 3_600_000);
+    sessions.sweep(Date.now() + 3_600_000);
     assert.equal((await idle.request('ping')).res.status, 404);
     assert.equal((await listening.request('ping')).res.status, 200);
     await stream.body?.cancel();

@@ -1,0 +1,155 @@
+// The MCP session registry: every live McpSession of the server, whatever carries it
+// (/mcp's Mcp-Session-Id sessions, /ws's one session per socket). Transports only
+// decode and encode; the registry owns the sessions' lifetime.
+// Guarantees: a session is found only by the principal that opened it (same subject
+// and principal kind) — any other caller is told exactly what an unknown id gets, so
+// its existence is not disclosed; the map's iteration order is recency order, so the
+// least recently used session is the first one; `sweep()` ends idle /mcp sessions
+// (not busy, no open stream) and runs by itself; at most `maxSessions` /mcp sessions
+// exist: opening one more ends the least recently used idle one, and fails when every
+// session is busy; ending a session closes it and whatever channel the transport
+// attached (its GET stream, its socket) exactly once.
+
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../core/types.js';
+import type { Logger } from '../log.js';
+import type { McpSession, Sink } from './protocol.js';
+
+export type SessionTransport = 'mcp' | 'ws';
+
+/** Something the transport keeps open for a session (an SSE stream, a socket): messages with no request to ride on go there. */
+export interface SessionChannel {
+  send: Sink;
+  end(): void;
+}
+
+export interface SessionEntry {
+  readonly id: string;
+  readonly transport: SessionTransport;
+  readonly sub: string;
+  readonly kind: Principal['kind'];
+  readonly session: McpSession;
+  lastSeen: number;
+  /** Requests being handled right now; a busy session is never swept or evicted. */
+  busy: number;
+  /** The transport's standing channel for this session, if one is open. */
+  channel?: SessionChannel;
+}
+
+export interface SessionRegistryOptions {
+  logger: Logger;
+  /** An /mcp session unused this long is ended. */
+  idleMs: number;
+  /** At most this many /mcp sessions. */
+  maxSessions: number;
+}
+
+export class SessionRegistry {
+  readonly #entries = new Map<string, SessionEntry>();
+  readonly #counts: Record<SessionTransport, number> = { mcp: 0, ws: 0 };
+  readonly #log: Logger;
+  readonly #idleMs: number;
+  readonly #max: number;
+  readonly #sweeper: NodeJS.Timeout;
+
+  constructor(opts: SessionRegistryOptions) {
+    this.#log = opts.logger;
+    this.#idleMs = opts.idleMs;
+    this.#max = opts.maxSessions;
+    this.#sweeper = setInterval(() => this.sweep(), Math.min(60_000, opts.idleMs)).unref();
+  }
+
+  /**
+   * A new entry for `p`, not yet registered (an /mcp session is registered once its
+   * initialize succeeds; see add()). Undefined when the /mcp cap is reached and every
+   * session is busy.
+   */
+  create(p: Principal, transport: SessionTransport, makeSession: (entry: SessionEntry) => McpSession): SessionEntry | undefined {
+    if (transport === 'mcp' && this.#counts.mcp >= this.#max) {
+      const lru = this.#first((e) => e.transport === 'mcp' && !e.busy);
+      if (!lru) return undefined;
+      this.end(lru, 'evicted: session cap reached');
+    }
+    const entry = { id: randomUUID(), transport, sub: p.sub, kind: p.kind, lastSeen: Date.now(), busy: 0 } as SessionEntry;
+    (entry as { session: McpSession }).session = makeSession(entry);
+    return entry;
+  }
+
+  add(entry: SessionEntry): void {
+    this.#entries.set(entry.id, entry);
+    this.#counts[entry.transport]++;
+    this.#log.debug({ session: entry.id, sub: entry.sub, transport: entry.transport, version: entry.session.protocolVersion }, 'mcp session opened');
+  }
+
+  /** The session `id` names, if `p` opened it; it becomes the most recently used. */
+  find(id: string, p: Principal): SessionEntry | undefined {
+    const e = this.#entries.get(id);
+    if (!e || e.sub !== p.sub || e.kind !== p.kind) return undefined;
+    this.touch(e);
+    return e;
+  }
+
+  touch(e: SessionEntry): void {
+    e.lastSeen = Date.now();
+    if (this.#entries.delete(e.id)) this.#entries.set(e.id, e);
+  }
+
+  /** Replace the session's standing channel (ending the previous one). */
+  attach(e: SessionEntry, channel: SessionChannel): void {
+    e.channel?.end();
+    e.channel = channel;
+  }
+
+  /** Forget the channel if it is still the one attached (the transport saw it close). */
+  detach(e: SessionEntry, channel: SessionChannel): void {
+    if (e.channel === channel) e.channel = undefined;
+    e.lastSeen = Date.now();
+  }
+
+  /** Deliver a message on the session's standing channel; false when none is open. */
+  static send(e: SessionEntry, m: Parameters<Sink>[0]): boolean {
+    return e.channel ? e.channel.send(m) : false;
+  }
+
+  end(e: SessionEntry, why: string): void {
+    if (this.#entries.delete(e.id)) this.#counts[e.transport]--;
+    else if (e.session.closed) return;
+    e.session.close();
+    const channel = e.channel;
+    e.channel = undefined;
+    channel?.end();
+    this.#log.debug({ session: e.id, sub: e.sub, transport: e.transport, why }, 'mcp session ended');
+  }
+
+  /** End /mcp sessions idle for longer than the limit. */
+  sweep(now = Date.now()): void {
+    for (const e of [...this.#entries.values()]) {
+      if (e.transport === 'mcp' && !e.busy && !e.channel && now - e.lastSeen > this.#idleMs) this.end(e, 'idle');
+    }
+  }
+
+  count(transport?: SessionTransport): number {
+    return transport ? this.#counts[transport] : this.#entries.size;
+  }
+
+  /** End the standing channels of one transport's sessions (the sessions stay; clients may reconnect). */
+  endChannels(transport: SessionTransport): void {
+    for (const e of this.#entries.values()) {
+      if (e.transport !== transport || !e.channel) continue;
+      const channel = e.channel;
+      e.channel = undefined;
+      channel.end();
+    }
+  }
+
+  /** End every session of one transport, or of all. */
+  close(transport?: SessionTransport): void {
+    if (!transport) clearInterval(this.#sweeper);
+    for (const e of [...this.#entries.values()]) if (!transport || e.transport === transport) this.end(e, 'server closing');
+  }
+
+  #first(match: (e: SessionEntry) => boolean): SessionEntry | undefined {
+    for (const e of this.#entries.values()) if (match(e)) return e;
+    return undefined;
+  }
+}
