@@ -307,7 +307,7 @@ export interface OAuthConfig {
     scopes?: Scope[];
   }[];
   /**
-   * Per-client-address token buckets for the OAuth endpoints; past them the answer is 429 with Retry-After. Behind a proxy every client shares the proxy's address: raise them accordingly.
+   * Per-client-address token buckets for the OAuth endpoints; past them the answer is 429 with Retry-After. Behind a proxy every client shares the proxy's address unless server.trust_proxy names that proxy.
    */
   rate_limits?: {
     /**
