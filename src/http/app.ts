@@ -29,7 +29,9 @@ import { mountMcp } from '../transports/mcp-http.js';
 import { mountWs } from '../transports/ws.js';
 import { SessionRegistry } from '../mcp/sessions.js';
 import { errorHandler, sendError } from './errors.js';
-import { hostRefusal } from './host-check.js';
+import { corsHandler } from './cors.js';
+import { callerResolver, forwardedBase } from './forwarded.js';
+import { hostPolicy, hostRefusal } from './host-check.js';
 import { publicHandlers, type ServerStatus } from './public-routes.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
@@ -59,6 +61,8 @@ export interface CreateAppOptions {
   logger?: Logger;
   /** A token to use when auth.generate_if_unset applies (keeps it stable across reloads). */
   generatedToken?: string;
+  /** The listening socket's URL (serve() knows it): the base URL when base_url is unset. */
+  listenUrl?: string;
 }
 
 export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: CreateAppOptions = {}): Promise<AppHandle> {
@@ -67,8 +71,10 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   const allScopes = profileScopes(cfg.profile);
   const runtime = new Runtime(buildCatalog(svc, { hash: cfg.config_hash }), { inlineLimit: cfg.server.inline_limit, logger: log });
   const bearer = cfg.auth ? new BearerAuth(cfg.auth, allScopes, log, opts.generatedToken) : undefined;
-  const baseUrl = () => cfg.base_url ?? `http://${cfg.server.host}:${cfg.server.port}`;
-  const oauth = await oauthServerFromConfig(cfg, { baseUrl: baseUrl(), logger: log, name: svc.name });
+  const listenUrl = opts.listenUrl ?? `http://${cfg.server.host}:${cfg.server.port}`;
+  const baseUrl = () => cfg.base_url ?? listenUrl;
+  const caller = callerResolver(cfg.server.trust_proxy);
+  const oauth = await oauthServerFromConfig(cfg, { baseUrl: baseUrl(), logger: log, name: svc.name, caller });
   const gate = createGate({ bearer, oauth, realm: svc.name, defaultScopes: () => [] });
   const status: ServerStatus = { ready: false, draining: false, started_at: new Date().toISOString() };
 
@@ -79,8 +85,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   const wss = expressWs(app, opts.server).getWss();
 
   // One front-door layer for every request: tokens only in headers, then Host/Origin.
-  const hostPolicy = { bindHost: cfg.server.host, allowedHosts: cfg.server.allowed_hosts, allowedOrigins: cfg.server.allowed_origins };
-  const refusal = hostRefusal(hostPolicy);
+  const refusal = hostRefusal(hostPolicy(cfg.server));
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (req.url.includes('access_token=') && typeof req.query.access_token === 'string') {
       return sendError(res, new SvcError('INVALID_REQUEST', 'tokens are accepted only in the Authorization header'));
@@ -89,10 +94,13 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
     if (bad) return sendError(res, bad);
     next();
   });
+  // CORS (server.cors) after the Origin check, before any auth: it answers preflights itself.
+  const cors = corsHandler(cfg.server.cors);
+  if (cors) app.use((req: Request, res: Response, next: NextFunction) => void (cors(req, res) || next()));
 
   const isPublic = (r: string) => cfg.routes.public.includes(r);
   const isProtected = (r: string) => cfg.routes.protected.includes(r);
-  const guard = (route: string) => (isProtected(route) ? authenticate(gate, route, log) : anonymous);
+  const guard = (route: string) => (isProtected(route) ? authenticate(gate, route, log, (req) => caller(req).ip) : anonymous);
 
   // The transports first: the hot paths match after one layer. Their paths never
   // overlap the OAuth engine's, which handles only its own paths.
@@ -110,6 +118,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
     status,
     authMode: () => [bearer && 'bearer', oauth && 'oauth'].filter(Boolean).join('+') || 'none',
     baseUrl,
+    publicBaseUrl: (req) => cfg.base_url ?? forwardedBase(caller(req), req.headers.host) ?? listenUrl,
     version: VERSION,
   });
   for (const [route, handler] of Object.entries(handlers)) {
@@ -143,8 +152,15 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? '';
     if (req.method === 'POST' && !refusal(req.headers.host, req.headers.origin)) {
-      if (mcp && url === '/mcp') return void directMcp(req, res);
-      if (svcT && url.startsWith(TOOLS) && /^[A-Za-z0-9_.-]+$/.test(url.slice(TOOLS.length))) return void directTool(req, res, url.slice(TOOLS.length));
+      // A POST is never a preflight: cors only adds its headers (the Express layer does the same).
+      if (mcp && url === '/mcp') {
+        cors?.(req, res);
+        return void directMcp(req, res);
+      }
+      if (svcT && url.startsWith(TOOLS) && /^[A-Za-z0-9_.-]+$/.test(url.slice(TOOLS.length))) {
+        cors?.(req, res);
+        return void directTool(req, res, url.slice(TOOLS.length));
+      }
     }
     app(req, res);
   };
@@ -164,11 +180,11 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   };
 }
 
-function authenticate(gate: AuthGate, route: string, log: Logger) {
+function authenticate(gate: AuthGate, route: string, log: Logger, clientIp: (req: IncomingMessage) => string) {
   return async (req: Request, res: Response, next: NextFunction) => {
     const r = await gate.authenticate(req.headers.authorization);
     if (r instanceof SvcError) {
-      log.info({ event: 'auth.failed', route, method: req.method, ip: req.socket.remoteAddress, reason: r.message }, `401 on ${route}: ${r.message}`);
+      log.info({ event: 'auth.failed', route, method: req.method, ip: clientIp(req), reason: r.message }, `401 on ${route}: ${r.message}`);
       return sendError(res, r, gate, route);
     }
     res.locals.principal = r;

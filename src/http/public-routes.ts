@@ -1,6 +1,8 @@
 // The informational routes: /, /docs, /healthz, /readyz, /metadata. Guarantees:
 // they read only the current catalog and the server status (no secrets: token
-// values never appear, only which auth mode is on); /readyz is 503 until the
+// values never appear, only which auth mode is on); base_url is the configured one,
+// else what a trusted proxy reports (server.trust_proxy), else the listening address,
+// while the OAuth issuer never follows the request; /readyz is 503 until the
 // server is ready and while it drains; / and /docs are escaped, script-free HTML.
 // The root page says in two lines how an MCP client connects; each tool on /docs
 // has a curl command that runs as pasted (with $TOKEN set), its body an example
@@ -28,11 +30,14 @@ export interface PublicDeps {
   config: ResolvedConfig;
   status: ServerStatus;
   authMode: () => string;
+  /** The stable base URL (the OAuth issuer's default). */
   baseUrl: () => string;
+  /** The base URL this request's caller reached. */
+  publicBaseUrl: (req: Request) => string;
   version: string;
 }
 
-export function metadata(d: PublicDeps) {
+export function metadata(d: PublicDeps, req: Request) {
   const cat = d.catalog();
   const c = d.config;
   const issuer = c.oauth?.enabled ? c.oauth.issuer ?? d.baseUrl() : c.profile.issuer;
@@ -40,7 +45,7 @@ export function metadata(d: PublicDeps) {
     name: cat.name,
     description: cat.description,
     version: d.version,
-    base_url: d.baseUrl(),
+    base_url: d.publicBaseUrl(req),
     transports: (['/svc', '/mcp', '/ws'] as const).filter((r) => c.routes.public.includes(r) || c.routes.protected.includes(r)),
     routes: { public: c.routes.public, protected: c.routes.protected },
     auth: { mode: d.authMode() },
@@ -72,11 +77,11 @@ export const publicHandlers = (d: PublicDeps) => ({
       restart_required: d.status.restart_required ?? [],
     });
   },
-  '/metadata': (_req: Request, res: Response) => {
-    res.json(metadata(d));
+  '/metadata': (req: Request, res: Response) => {
+    res.json(metadata(d, req));
   },
   '/': (req: Request, res: Response) => {
-    const m = metadata(d);
+    const m = metadata(d, req);
     if (req.accepts(['html', 'json']) === 'json') return void res.json(m);
     const links = ['/docs', '/metadata', '/healthz', '/readyz'].filter((r) => d.config.routes.public.includes(r) || d.config.routes.protected.includes(r));
     res.type('html').send(page(m.name, `<h1>${esc(m.name)}</h1><p>${inline(m.description)}</p>
@@ -84,14 +89,14 @@ export const publicHandlers = (d: PublicDeps) => ({
 ${mcpHint(d, m)}<ul>${links.map((l) => `<li><a href="${l}">${l}</a></li>`).join('')}</ul>
 <p class="muted">Endpoints: ${m.transports.map((t) => `<code>${t}</code>`).join(' ')}</p>`));
   },
-  '/docs': (_req: Request, res: Response) => {
-    res.type('html').send(docsPage(d));
+  '/docs': (req: Request, res: Response) => {
+    res.type('html').send(docsPage(d, req));
   },
 });
 
-function docsPage(d: PublicDeps): string {
+function docsPage(d: PublicDeps, req: Request): string {
   const cat = d.catalog();
-  const m = metadata(d);
+  const m = metadata(d, req);
   const descs = new Map((d.config.profile.scopes ?? []).map((s) => (typeof s === 'string' ? [s, ''] : [s.name, s.description ?? ''])));
   const scopes = (list: readonly string[]) => (list.length ? list.map((s) => `<span class="scope">${esc(s)}</span>`).join('') : '<span class="muted">any authenticated caller</span>');
   const svcRouted = routed(d, '/svc');

@@ -38,7 +38,7 @@ export async function serve(svc: FastSvc, config: SvcServerConfig, where: { host
   const url = `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
   let handle: AppHandle;
   try {
-    handle = await createApp(svc, { ...config, base_url: config.base_url ?? url, server: { ...config.server, host, port: addr.port } }, { ...opts, server });
+    handle = await createApp(svc, { ...config, server: { ...config.server, host, port: addr.port } }, { ...opts, server, listenUrl: url });
   } catch (e) {
     server.close();
     throw e;

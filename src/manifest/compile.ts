@@ -8,6 +8,7 @@ import { newInputAjv } from '../core/catalog.js';
 import { compileTemplate } from '../runtime/template.js';
 import { sqlParamNames } from '../runtime/sql-params.js';
 import { isLoopbackUrl } from '../util/loopback.js';
+import { trustFunction } from '../util/proxy-trust.js';
 import type { SvcManifest, Tool } from './types.gen.js';
 
 export const KNOWN_ROUTES = ['/', '/docs', '/healthz', '/readyz', '/metadata', '/svc', '/mcp', '/ws'] as const;
@@ -72,6 +73,14 @@ export function compilePlan(m: SvcManifest, file: string, locate: Locate): { pla
     });
   }
   if (m.oauth?.enabled) checkOAuth(m, problem, checkScopes);
+  const trust = m.server?.trust_proxy;
+  if (trust !== undefined) {
+    try {
+      trustFunction(trust);
+    } catch (e) {
+      problem('SCHEMA_VIOLATION', ['server', 'trust_proxy'], (e as Error).message);
+    }
+  }
 
   // Tools
   unique((m.tools ?? []).map((t) => t.name), ['tools'], 'tool', problem);

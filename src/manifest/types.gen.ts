@@ -110,6 +110,11 @@ export interface ServerSettings {
    */
   allowed_origins?: string[];
   /**
+   * Reverse proxies to trust for X-Forwarded-For/-Proto/-Host: a number of hops (0: none, X-Forwarded-* are never read; 1: the direct peer is a proxy) or a list of proxy addresses and CIDRs (also the names loopback and private). Decides the client address in logs and rate limits, and the base URL in /metadata when base_url is unset. Never the OAuth issuer.
+   */
+  trust_proxy?: number | [string, ...string[]];
+  cors?: CorsSettings;
+  /**
    * Requests a single WebSocket may have unanswered at once; more are refused with a JSON-RPC error.
    */
   ws_max_in_flight?: number;
@@ -129,6 +134,19 @@ export interface ServerSettings {
    * On SIGTERM, how long in-flight requests may run before the process exits anyway.
    */
   drain_timeout_ms?: number;
+}
+/**
+ * CORS for browser-based clients on /mcp, /svc and the OAuth endpoints they call (token, registration, revocation, discovery). Off while origins is empty.
+ */
+export interface CorsSettings {
+  /**
+   * Origins (scheme://host[:port], exact match) allowed to call from a browser. They also pass the Origin check.
+   */
+  origins?: string[];
+  /**
+   * Seconds a browser may cache a preflight answer (Access-Control-Max-Age).
+   */
+  max_age?: number;
 }
 /**
  * Which routes are public (no token) and which are protected (token required). Known routes: /, /docs, /healthz, /readyz, /metadata, /svc, /mcp, /ws.
@@ -297,7 +315,7 @@ export interface OAuthConfig {
     scopes?: Scope[];
   }[];
   /**
-   * Per-client-address token buckets for the OAuth endpoints; past them the answer is 429 with Retry-After. Behind a proxy every client shares the proxy's address: raise them accordingly.
+   * Per-client-address token buckets for the OAuth endpoints; past them the answer is 429 with Retry-After. Behind a proxy every client shares the proxy's address unless server.trust_proxy names that proxy.
    */
   rate_limits?: {
     /**
@@ -778,6 +796,11 @@ export interface ServerSettings1 {
    */
   allowed_origins?: string[];
   /**
+   * Reverse proxies to trust for X-Forwarded-For/-Proto/-Host: a number of hops (0: none, X-Forwarded-* are never read; 1: the direct peer is a proxy) or a list of proxy addresses and CIDRs (also the names loopback and private). Decides the client address in logs and rate limits, and the base URL in /metadata when base_url is unset. Never the OAuth issuer.
+   */
+  trust_proxy?: number | [string, ...string[]];
+  cors?: CorsSettings;
+  /**
    * Requests a single WebSocket may have unanswered at once; more are refused with a JSON-RPC error.
    */
   ws_max_in_flight?: number;
@@ -797,6 +820,22 @@ export interface ServerSettings1 {
    * On SIGTERM, how long in-flight requests may run before the process exits anyway.
    */
   drain_timeout_ms?: number;
+}
+/**
+ * CORS for browser-based clients on /mcp, /svc and the OAuth endpoints they call (token, registration, revocation, discovery). Off while origins is empty.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "CorsSettings".
+ */
+export interface CorsSettings1 {
+  /**
+   * Origins (scheme://host[:port], exact match) allowed to call from a browser. They also pass the Origin check.
+   */
+  origins?: string[];
+  /**
+   * Seconds a browser may cache a preflight answer (Access-Control-Max-Age).
+   */
+  max_age?: number;
 }
 /**
  * Which routes are public (no token) and which are protected (token required). Known routes: /, /docs, /healthz, /readyz, /metadata, /svc, /mcp, /ws.

@@ -19,7 +19,8 @@ import type { ResolvedConfig } from '../config.js';
 import type { Principal } from '../core/types.js';
 import { SvcError } from '../errors.js';
 import { ANONYMOUS } from '../auth/gate.js';
-import { hostRefusal } from '../http/host-check.js';
+import { callerResolver } from '../http/forwarded.js';
+import { hostPolicy, hostRefusal } from '../http/host-check.js';
 import type { Logger } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { parseByteSize } from '../util/bytes.js';
@@ -54,7 +55,8 @@ export function mountWs(app: Application, deps: WsDeps): void {
   const maxInFlight = config.server.ws_max_in_flight;
   const pingEvery = config.server.ws_ping_interval_ms;
   const isProtected = config.routes.protected.includes('/ws');
-  const refusal = hostRefusal({ bindHost: config.server.host, allowedHosts: config.server.allowed_hosts, allowedOrigins: config.server.allowed_origins });
+  const refusal = hostRefusal(hostPolicy(config.server));
+  const caller = callerResolver(config.server.trust_proxy);
   const principals = new WeakMap<IncomingMessage, Principal>();
 
   const verify = async (req: IncomingMessage): Promise<Verdict> => {
@@ -69,7 +71,7 @@ export function mountWs(app: Application, deps: WsDeps): void {
     const r = await gate.authenticate(req.headers.authorization);
     if (!(r instanceof SvcError)) return { ok: true, principal: r };
     const error = r.data?.error as 'invalid_token' | undefined;
-    log.info({ event: 'auth.failed', route: '/ws', ip: req.socket.remoteAddress, reason: r.message }, `401 on /ws: ${r.message}`);
+    log.info({ event: 'auth.failed', route: '/ws', ip: caller(req).ip, reason: r.message }, `401 on /ws: ${r.message}`);
     return { ok: false, err: r, headers: { 'WWW-Authenticate': gate.challenge({ error, route: '/ws', description: error ? r.message : undefined }) } };
   };
 

@@ -6,7 +6,9 @@
 // oidc-provider is not even loaded when OAuth is off.
 
 import { resolve } from 'node:path';
+import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
+import type { Caller } from '../../http/forwarded.js';
 import { profileScopes, type ResolvedConfig } from '../../config.js';
 import { SvcError } from '../../errors.js';
 import type { OAuthConfig } from '../../manifest/types.gen.js';
@@ -15,7 +17,7 @@ import { InMemoryOAuthProvider } from './providers/memory.js';
 import { SQLiteOAuthProvider } from './providers/sqlite.js';
 import type { OAuthRateLimits, OAuthServer } from './server.js';
 
-export async function oauthServerFromConfig(cfg: ResolvedConfig, o: { baseUrl: string; logger: Logger; name: string }): Promise<OAuthServer | undefined> {
+export async function oauthServerFromConfig(cfg: ResolvedConfig, o: { baseUrl: string; logger: Logger; name: string; caller?: (req: IncomingMessage) => Caller }): Promise<OAuthServer | undefined> {
   if (!cfg.oauth?.enabled) return undefined;
   const baseUrl = o.baseUrl.replace(/\/+$/, '');
   const issuer = cfg.oauth.issuer ?? baseUrl;
@@ -38,6 +40,7 @@ export async function oauthServerFromConfig(cfg: ResolvedConfig, o: { baseUrl: s
       manifestDir: cfg.base_dir,
       name: o.name,
       limits: rateLimits(cfg.oauth),
+      caller: o.caller,
     });
   } catch (e) {
     await provider.close();

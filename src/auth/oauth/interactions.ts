@@ -6,6 +6,7 @@
 // oidc-provider Grant and remembered per user and client.
 
 import express, { type Request, type Response, type Router } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type Provider from 'oidc-provider';
 import type { Logger } from 'pino';
@@ -29,6 +30,8 @@ export interface InteractionDeps {
   isDynamic(clientId: string): boolean;
   csrfKey: Buffer;
   loginLimits: { ip: RateLimiter; user: RateLimiter };
+  /** The client address (server.trust_proxy applied): the login rate limit's key and the logs' ip. */
+  clientIp(req: IncomingMessage): string;
   /** Where "user U consented to client C" is remembered: key rememberKey(U, C) → { grantId }. */
   remembered: Adapter;
   grantTtl: number;
@@ -127,17 +130,17 @@ export function interactionRouter(d: InteractionDeps): Router {
     if (!csrfOk(details.uid, body.csrf)) return sendPage(res, 403, errorPage('Request refused', 'The form was not issued by this server (CSRF check failed). Reload the page.'));
     const username = typeof body.username === 'string' ? body.username.slice(0, 200) : '';
     const password = typeof body.password === 'string' ? body.password.slice(0, 1000) : '';
-    const wait = Math.max(d.loginLimits.ip.take(req.socket.remoteAddress ?? '?'), d.loginLimits.user.take(username.toLowerCase()));
+    const wait = Math.max(d.loginLimits.ip.take(d.clientIp(req)), d.loginLimits.user.take(username.toLowerCase()));
     const client = await clientOf(details);
     const view = { uid: details.uid, csrf: csrfFor(details.uid), serverName: d.serverName, clientName: client?.clientName ?? String(details.params.client_id), username };
     if (wait > 0) {
-      d.log.warn({ event: 'oauth.login_rate_limited', ip: req.socket.remoteAddress }, 'login attempts rate-limited');
+      d.log.warn({ event: 'oauth.login_rate_limited', ip: d.clientIp(req) }, 'login attempts rate-limited');
       res.set('Retry-After', String(wait));
       return sendPage(res, 429, loginPage({ ...view, error: `Too many sign-in attempts. Try again in ${wait} seconds.` }));
     }
     const accountId = await d.accounts.verify(username, password);
     if (!accountId) {
-      d.log.info({ event: 'oauth.login_failed', ip: req.socket.remoteAddress }, 'login failed');
+      d.log.info({ event: 'oauth.login_failed', ip: d.clientIp(req) }, 'login failed');
       return sendPage(res, 401, loginPage({ ...view, error: 'Wrong username or password.' }));
     }
     d.log.info({ event: 'oauth.login', sub: accountId }, 'user signed in');

@@ -2,15 +2,20 @@
 // what a protected resource needs from it. Guarantees: discovery documents come from the
 // configured issuer and base URL only; oidc-provider sees only its own paths (it never
 // calls next()) and no body parser runs before it; /token, /register and logins are
-// rate-limited; an access token is accepted only while it, its grant and its subject
+// rate-limited per client address (server.trust_proxy applied); oidc-provider reads
+// X-Forwarded-* only as the trusted proxies set them (stripped otherwise), so its
+// absolute URLs and secure cookies follow a TLS-terminating proxy while the issuer stays
+// fixed; an access token is accepted only while it, its grant and its subject
 // exist, so a revocation or a replay takes effect on the very next request.
 
 import type { Application, NextFunction, Request, Response } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import Provider, { type ClientMetadata } from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { Principal } from '../../core/types.js';
+import { callerResolver, type Caller } from '../../http/forwarded.js';
 import { SvcError } from '../../errors.js';
 import { isLoopbackHost } from '../../util/loopback.js';
 import type { AuthProfile, OAuthConfig } from '../../manifest/types.gen.js';
@@ -57,6 +62,8 @@ export interface OAuthServerOptions {
   /** Shown on login/consent pages and as resource_name. */
   name?: string;
   limits?: Partial<OAuthRateLimits>;
+  /** Who is calling (server.trust_proxy applied). Without it: the socket peer, no proxy trusted. */
+  caller?: (req: IncomingMessage) => Caller;
 }
 
 export interface OAuthServer {
@@ -126,6 +133,8 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
   const provider = new Provider(issuer, oidcConfiguration({
     oauth, mode, scopes: opts.scopes, audience, acceptResource, keys, provider: store, accounts, clients, isDynamic, remembered,
   }));
+  // Koa reads X-Forwarded-*; mount() leaves it only what trusted proxies said.
+  provider.proxy = true;
   logEvents(provider, log);
   // RFC 6749 §3.3: a request without `scope` asks for the client's default — its allowed scopes.
   provider.use(async (ctx, next) => {
@@ -143,14 +152,21 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
   const registration = oauth.registration?.enabled ?? false;
   const oidcPaths = new RegExp(`^/(authorize(/[A-Za-z0-9_-]+)?|token|revoke|introspect|jwks${registration ? '|register' : ''})$`);
   const name = opts.name ?? 'fastsvc';
+  const caller = opts.caller ?? callerResolver(0);
   const asMetadata = authorizationServerMetadata({ issuer, profile: opts.profile, registration, scopes: opts.scopes });
   const prm = (resource: string) => protectedResourceMetadata({ resource, issuer, scopes: opts.scopes, name });
 
   return {
     mount(app) {
       const publicJson = (doc: Record<string, unknown>) => (_req: Request, res: Response) => {
-        res.set({ 'Access-Control-Allow-Origin': '*', 'Cache-Control': 'public, max-age=300' }).json(doc);
+        // Public documents: readable from any origin, unless server.cors already answered for this one.
+        if (!res.getHeader('Access-Control-Allow-Origin')) res.set('Access-Control-Allow-Origin', '*');
+        res.set('Cache-Control', 'public, max-age=300').json(doc);
       };
+      app.use((req: Request, _res: Response, next: NextFunction) => {
+        trustedForwardedHeaders(req, caller(req));
+        next();
+      });
       app.get('/.well-known/oauth-authorization-server', publicJson(asMetadata));
       app.get(PRM_PATH, publicJson(prm(audience)));
       for (const r of routes) app.get(`${PRM_PATH}${r}`, publicJson(prm(`${audience}${r}`)));
@@ -160,14 +176,16 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
         csrfKey: Buffer.from(keys.cookieKeys[0]!, 'base64url'),
         loginLimits: { ip: new RateLimiter(limits.loginPerIp), user: new RateLimiter(limits.loginPerUser) },
         grantTtl: oauth.refresh_token_ttl,
+        clientIp: (req) => caller(req).ip,
       }));
       app.use((req: Request, res: Response, next: NextFunction) => {
         if (!oidcPaths.test(req.path)) return next();
         if (req.method === 'POST') {
           const limiter = req.path === '/token' ? tokenLimit : req.path === '/register' ? registerLimit : undefined;
-          const wait = limiter?.take(req.socket.remoteAddress ?? '?') ?? 0;
+          const ip = caller(req).ip;
+          const wait = limiter?.take(ip) ?? 0;
           if (wait > 0) {
-            log.warn({ event: 'oauth.rate_limited', path: req.path, ip: req.socket.remoteAddress }, `${req.path} rate-limited`);
+            log.warn({ event: 'oauth.rate_limited', path: req.path, ip }, `${req.path} rate-limited`);
             res.status(429).set({ 'Retry-After': String(wait), 'Cache-Control': 'no-store' })
               .json({ error: 'temporarily_unavailable', error_description: `too many requests; retry after ${wait} s` });
             return;
@@ -252,6 +270,15 @@ function logEvents(provider: Provider, log: Logger): void {
       log.info({ event: `oauth.${ev}`, error: e.error, detail: e.error_detail ?? e.error_description, client_id: ctx.oidc?.client?.clientId }, `${ev}: ${e.error}`);
     });
   }
+}
+
+/** Rewrite X-Forwarded-For/-Proto/-Host to exactly what the trusted proxies reported (nothing when none is trusted). */
+function trustedForwardedHeaders(req: IncomingMessage, c: Caller): void {
+  for (const h of ['x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host']) delete req.headers[h];
+  if (!c.viaProxy) return;
+  req.headers['x-forwarded-for'] = c.ip;
+  if (c.proto) req.headers['x-forwarded-proto'] = c.proto;
+  if (c.host) req.headers['x-forwarded-host'] = c.host;
 }
 
 function parseUrl(v: string, what: string): URL {

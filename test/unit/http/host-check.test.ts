@@ -37,4 +37,13 @@ describe('hostRefusal (DNS-rebinding protection)', () => {
     assert.equal(refused(check('mcp.example.com', 'https://mcp.example.com')), undefined);
     assert.equal(refused(check('mcp.example.com', 'https://evil.example.com')), 'FORBIDDEN_ORIGIN');
   });
+
+  it('accepts server.cors origins as well, without switching the loopback defaults off', () => {
+    const check = hostRefusal({ bindHost: '127.0.0.1', allowedHosts: [], allowedOrigins: [], corsOrigins: ['https://app.example.com'] });
+    assert.equal(refused(check('127.0.0.1:8080', 'https://app.example.com')), undefined);
+    assert.equal(refused(check('127.0.0.1:8080', 'https://APP.example.com')), undefined);
+    assert.equal(refused(check('127.0.0.1:8080', 'http://localhost:5173')), undefined);
+    assert.equal(refused(check('127.0.0.1:8080', 'https://other.example.com')), 'FORBIDDEN_ORIGIN');
+    assert.equal(refused(check('evil.example.com', 'https://app.example.com')), 'FORBIDDEN_ORIGIN');
+  });
 });
