@@ -28,6 +28,7 @@ import { svcTransport } from '../transports/svc-rest.js';
 import { mountMcp } from '../transports/mcp-http.js';
 import { mountWs } from '../transports/ws.js';
 import { errorHandler, sendError } from './errors.js';
+import { frontDoor } from './front-door.js';
 import { hostRefusal } from './host-check.js';
 import { publicHandlers, type ServerStatus } from './public-routes.js';
 
@@ -78,14 +79,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   // One front-door layer for every request: tokens only in headers, then Host/Origin.
   const hostPolicy = { bindHost: cfg.server.host, allowedHosts: cfg.server.allowed_hosts, allowedOrigins: cfg.server.allowed_origins };
   const refusal = hostRefusal(hostPolicy);
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    if (req.url.includes('access_token=') && typeof req.query.access_token === 'string') {
-      return sendError(res, new SvcError('INVALID_REQUEST', 'tokens are accepted only in the Authorization header'));
-    }
-    const bad = refusal(req.headers.host, req.headers.origin);
-    if (bad) return sendError(res, bad);
-    next();
-  });
+  app.use(frontDoor(refusal, log));
 
   const isPublic = (r: string) => cfg.routes.public.includes(r);
   const isProtected = (r: string) => cfg.routes.protected.includes(r);
