@@ -31,7 +31,7 @@ const WEB_CALLBACK = 'https://app.example/cb';
 const LOOPBACK_CALLBACK = 'http://127.0.0.1:59999/callback';
 // Debian's /usr/bin/chromium is a shell script with a bashism (`[: unexpected operator`
 // under sh); the binary it wraps needs none of its set-up for headless use.
-const CHROMIUM = existsSync('/usr/lib/chromium/chromium') ? '/usr/lib/chromium/chromium' : '/usr/bin/chromium';
+const CHROMIUM = '/usr/lib/chromium/chromium';
 
 async function launch(): Promise<{ ctx: BrowserContext; close(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'fastsvc-chromium-'));
