@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as oauth from 'oauth4webapi';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import WebSocket from 'ws';
 import { parse, stringify } from 'yaml';
 import { hashPassword } from '../../src/auth/oauth/password.js';
 import { ROOT, serveCli, type CliServer } from '../helpers/cli-server.js';
@@ -285,7 +286,7 @@ describe('OAuth sign-in in headless Chromium through `svc serve`', () => {
       assert.match(await p2.getByRole('alert').textContent() ?? '', /Too many sign-in attempts/);
     });
 
-    it('answers a refused form post on the sign-in pages with an HTML page and logs it; API routes keep JSON', async () => {
+    it('answers a refused form post on the sign-in pages with an HTML page and logs it; API routes and the /ws handshake keep their answers and are logged too', async () => {
       const before = refusals(srv).length;
       // A page with an opaque origin (data: URL) posting to /authorize: the browser sends Origin null.
       const page = await browser.ctx.newPage();
@@ -312,9 +313,16 @@ describe('OAuth sign-in in headless Chromium through `svc serve`', () => {
       const query = await raw(url, 'GET', '/healthz?access_token=sekrit-in-the-query', {});
       assert.equal(query.status, 400);
       assert.match(query.type, /^application\/json/);
+      const wsStatus = await new Promise<number>((resolve, reject) => {
+        const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/ws`, 'mcp', { origin: 'https://evil.example' });
+        ws.on('unexpected-response', (_req, res) => resolve(res.statusCode!));
+        ws.on('open', () => reject(new Error('the /ws handshake was accepted')));
+        ws.on('error', () => {});
+      });
+      assert.equal(wsStatus, 403);
 
-      // The server writes its log asynchronously: wait for the five lines.
-      for (let i = 0; i < 100 && refusals(srv).length < before + 5; i++) await new Promise((r) => setTimeout(r, 20));
+      // The server writes its log asynchronously: wait for the six lines.
+      for (let i = 0; i < 100 && refusals(srv).length < before + 6; i++) await new Promise((r) => setTimeout(r, 20));
       const lines = refusals(srv).slice(before);
       assert.deepEqual(lines.map((l) => [l.reason, l.method, l.path, l.host, l.origin]), [
         ['origin_null', 'POST', '/authorize', new URL(url).host, 'null'],
@@ -322,6 +330,7 @@ describe('OAuth sign-in in headless Chromium through `svc serve`', () => {
         ['origin_null', 'POST', '/svc/tools/notes.search', new URL(url).host, 'null'],
         ['host_not_allowed', 'GET', '/authorize', 'evil.example', undefined],
         ['token_in_query', 'GET', '/healthz', new URL(url).host, undefined],
+        ['origin_not_allowed', 'GET', '/ws', new URL(url).host, 'https://evil.example'],
       ]);
       assert.ok(lines.every((l) => l.level === 40 && typeof l.ip === 'string'), JSON.stringify(lines));
       assert.doesNotMatch(srv.stderr(), /sekrit|wonderland/, 'no credential reaches the log');
