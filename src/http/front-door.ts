@@ -31,7 +31,7 @@ export function logRefusal(log: Logger, req: IncomingMessage, err: SvcError): vo
   log.warn({
     event: 'front_door.refused', reason, code: err.code, status: err.status, method: req.method, path,
     host: clip(req.headers.host), origin: clip(req.headers.origin), ip: req.socket.remoteAddress,
-  }, `${err.status} ${req.method} ${path}: ${err.message}`);
+  }, `${err.status} ${req.method} ${path}: ${clip(err.message)}`);
 }
 
 export function frontDoor(refusal: ReturnType<typeof hostRefusal>, log: Logger) {
