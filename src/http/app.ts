@@ -31,6 +31,7 @@ import { SessionRegistry } from '../mcp/sessions.js';
 import { errorHandler, sendError } from './errors.js';
 import { corsHandler } from './cors.js';
 import { callerResolver, forwardedBase } from './forwarded.js';
+import { frontDoor } from './front-door.js';
 import { hostPolicy, hostRefusal } from './host-check.js';
 import { publicHandlers, type ServerStatus } from './public-routes.js';
 
@@ -86,14 +87,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
 
   // One front-door layer for every request: tokens only in headers, then Host/Origin.
   const refusal = hostRefusal(hostPolicy(cfg.server));
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    if (req.url.includes('access_token=') && typeof req.query.access_token === 'string') {
-      return sendError(res, new SvcError('INVALID_REQUEST', 'tokens are accepted only in the Authorization header'));
-    }
-    const bad = refusal(req.headers.host, req.headers.origin);
-    if (bad) return sendError(res, bad);
-    next();
-  });
+  app.use(frontDoor(refusal, log, (req) => caller(req).ip));
   // CORS (server.cors) after the Origin check, before any auth: it answers preflights itself.
   const cors = corsHandler(cfg.server.cors);
   if (cors) app.use((req: Request, res: Response, next: NextFunction) => void (cors(req, res) || next()));

@@ -4,8 +4,10 @@
 // allowed origin (server.allowed_origins, or the same host, or loopback when bound
 // to loopback, or a server.cors origin — a browser app allowed to call across origins
 // must first pass this check, and listing it there does not switch the defaults off);
-// hostRefusal() names the refusal (403 FORBIDDEN_ORIGIN), which the
-// app's front door and the /ws handshake answer before any route runs.
+// `Origin: null` is refused unless the caller says the route guards itself with a CSRF
+// token (the sign-in form posts); hostRefusal() names the refusal (403 FORBIDDEN_ORIGIN,
+// data.reason a RefusalReason), which the app's front door and the /ws handshake answer
+// before any route runs.
 
 import { SvcError } from '../errors.js';
 import { isLoopbackHost } from '../util/loopback.js';
@@ -19,6 +21,9 @@ export function hostName(hostHeader: string): string {
   return i === -1 ? h : h.slice(0, i);
 }
 
+/** Why a request was refused at the front door; logged and sent as error.reason. */
+export type RefusalReason = 'host_not_allowed' | 'origin_null' | 'origin_not_allowed' | 'token_in_query';
+
 export interface HostPolicy { bindHost: string; allowedHosts: readonly string[]; allowedOrigins: readonly string[]; corsOrigins?: readonly string[] }
 
 /** The policy server settings ask for (the front door and the /ws handshake use the same one). */
@@ -26,8 +31,13 @@ export function hostPolicy(s: { host: string; allowed_hosts: readonly string[]; 
   return { bindHost: s.host, allowedHosts: s.allowed_hosts, allowedOrigins: s.allowed_origins, corsOrigins: s.cors.origins ?? [] };
 }
 
-/** The decision itself, without Express (the /ws handshake uses it too): a FORBIDDEN_ORIGIN error, or undefined when allowed. */
-export function hostRefusal(opts: HostPolicy): (host: string | undefined, origin: string | undefined) => SvcError | undefined {
+/**
+ * The decision itself, without Express (the /ws handshake uses it too): a FORBIDDEN_ORIGIN
+ * error, or undefined when allowed. `csrfGuarded`: the route checks its own CSRF token, so
+ * `Origin: null` (what a browser sends when the page's referrer policy hides its origin)
+ * is no evidence of a cross-site request there; a foreign Origin still is.
+ */
+export function hostRefusal(opts: HostPolicy): (host: string | undefined, origin: string | undefined, csrfGuarded?: boolean) => SvcError | undefined {
   const loopbackBound = isLoopbackHost(opts.bindHost);
   const hosts = new Set(opts.allowedHosts.map((h) => h.toLowerCase()));
   const origins = new Set(opts.allowedOrigins.map(normalizeOrigin));
@@ -49,10 +59,11 @@ export function hostRefusal(opts: HostPolicy): (host: string | undefined, origin
     if (u.host === host.toLowerCase()) return true;
     return origins.size === 0 && loopbackBound && isLoopbackHost(u.hostname);
   };
-  return (host, origin) => {
-    if (!hostOk(host)) return new SvcError('FORBIDDEN_ORIGIN', `Host ${host ?? '(none)'} is not allowed`);
-    if (origin === 'null') return new SvcError('FORBIDDEN_ORIGIN', 'Origin null is not allowed');
-    if (origin !== undefined && !originOk(origin, host!)) return new SvcError('FORBIDDEN_ORIGIN', `Origin ${origin} is not allowed`);
+  const refuse = (reason: RefusalReason, message: string) => new SvcError('FORBIDDEN_ORIGIN', message, { data: { reason } });
+  return (host, origin, csrfGuarded = false) => {
+    if (!hostOk(host)) return refuse('host_not_allowed', `Host ${host ?? '(none)'} is not allowed`);
+    if (origin === 'null') return csrfGuarded ? undefined : refuse('origin_null', 'Origin null is not allowed');
+    if (origin !== undefined && !originOk(origin, host!)) return refuse('origin_not_allowed', `Origin ${origin} is not allowed`);
     return undefined;
   };
 }

@@ -20,6 +20,7 @@ import type { Principal } from '../core/types.js';
 import { SvcError } from '../errors.js';
 import { ANONYMOUS } from '../auth/gate.js';
 import { callerResolver } from '../http/forwarded.js';
+import { logRefusal } from '../http/front-door.js';
 import { hostPolicy, hostRefusal } from '../http/host-check.js';
 import type { Logger } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -62,9 +63,12 @@ export function mountWs(app: Application, deps: WsDeps): void {
   const verify = async (req: IncomingMessage): Promise<Verdict> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== '/ws' && url.pathname !== '/ws/') return { ok: false, err: new SvcError('NOT_FOUND', `no WebSocket route ${url.pathname}`) };
-    const bad = refusal(req.headers.host, req.headers.origin);
-    if (bad) return { ok: false, err: bad };
-    if (url.searchParams.has('access_token')) return { ok: false, err: new SvcError('INVALID_REQUEST', 'tokens are accepted only in the Authorization header') };
+    const bad = refusal(req.headers.host, req.headers.origin)
+      ?? (url.searchParams.has('access_token') ? new SvcError('INVALID_REQUEST', 'tokens are accepted only in the Authorization header', { data: { reason: 'token_in_query' } }) : undefined);
+    if (bad) {
+      logRefusal(log, req, bad, caller(req).ip);
+      return { ok: false, err: bad };
+    }
     const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim());
     if (!offered.includes('mcp')) return { ok: false, err: new SvcError('INVALID_REQUEST', 'offer the WebSocket subprotocol "mcp"') };
     if (!isProtected) return { ok: true, principal: ANONYMOUS };

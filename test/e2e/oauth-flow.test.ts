@@ -1,4 +1,5 @@
-// The whole OAuth 2.1 flow against a real server on 127.0.0.1:0, driven by an
+// The whole OAuth 2.1 flow against the OAuth server on 127.0.0.1:0 (mounted by
+// oauth-harness.ts, whose header says why it is not `svc serve`), driven by an
 // independent client (oauth4webapi): discovery, registration, PKCE with resource,
 // code, token, refresh rotation, replay detection, revocation, and every bad input
 // answered with its RFC error code — never a 500, never a usable token left behind.

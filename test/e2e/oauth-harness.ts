@@ -2,6 +2,12 @@
 // an Express app with the OAuthServer mounted and one protected probe route
 // (/svc/whoami) that authenticates exactly as the gate does; plus a cookie-keeping,
 // redirect-following browser stand-in and an oauth4webapi PKCE flow.
+// Why not `svc serve`: these tests are about the authorization server module itself, with
+// settings a manifest cannot give (a 1 s code TTL — the schema's minimum is 10 —, an
+// injected provider, no profile or tools to declare) and a whoami probe that shows the
+// verified principal; a server per case costs milliseconds instead of a process. It has
+// no front door (Host/Origin, token in the query): flows a browser makes through the
+// whole server are in oauth-pages.test.ts, against `svc serve`.
 import express from 'express';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -38,6 +38,15 @@ export interface InteractionDeps {
   log: Logger;
 }
 
+/**
+ * The form posts that check their own CSRF token (bound to the interaction, whose cookie
+ * must name the same uid): the front door may let `Origin: null` through to them.
+ */
+export const CSRF_GUARDED_POST = /^\/interaction\/[^/]+\/(login|consent)$/;
+
+/** The pages a person's browser opens while signing in: refusals there are answered with a page. */
+export const SIGN_IN_PAGES = /^\/(authorize(\/|$)|interaction\/)/;
+
 export const rememberKey = (accountId: string, clientId: string) => `${accountId}\n${clientId}`;
 
 const splitScopes = (v: unknown) => (typeof v === 'string' ? [...new Set(v.split(' ').filter(Boolean))] : []);

@@ -1,6 +1,9 @@
 // The authorization server's HTML pages: login, consent and error. Guarantees: every
 // interpolated value is escaped (esc), no script, labelled form controls, one small
-// inline stylesheet; callers send them with security headers (sendPage).
+// inline stylesheet; callers send them with security headers (sendPage). The referrer
+// policy is same-origin: the page's address (with its interaction id) never goes to
+// another site, and the browser still names this origin on the page's own form posts,
+// which the front door's Origin check needs (no-referrer made every post `Origin: null`).
 
 import type { Response } from 'express';
 import { esc } from '../../http/html.js';
@@ -18,7 +21,7 @@ code{font:13px ui-monospace,monospace;background:#eef1fb;color:#123b8a;border-ra
 
 function layout(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">`
-    + `<meta name="referrer" content="no-referrer"><title>${esc(title)}</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`;
+    + `<meta name="referrer" content="same-origin"><title>${esc(title)}</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`;
 }
 
 /** Send a page that is never cached, framed, or allowed to run script. */
@@ -29,7 +32,7 @@ export function sendPage(res: Response, status: number, html: string): void {
     Pragma: 'no-cache',
     'X-Frame-Options': 'DENY',
     'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'no-referrer',
+    'Referrer-Policy': 'same-origin',
     'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
   }).send(html);
 }

@@ -21,6 +21,14 @@ describe('hostRefusal (DNS-rebinding protection)', () => {
     assert.equal(refused(check('127.0.0.1:8080', 'not a url')), 'FORBIDDEN_ORIGIN');
   });
 
+  it('accepts Origin "null" only where the route guards itself with a CSRF token; foreign Origins and Hosts stay refused there', () => {
+    const check = hostRefusal({ bindHost: '0.0.0.0', allowedHosts: ['svc.example.com'], allowedOrigins: ['https://svc.example.com'] });
+    assert.equal(refused(check('svc.example.com', 'null', true)), undefined);
+    assert.equal(check('svc.example.com', 'null', false)?.data?.reason, 'origin_null');
+    assert.equal(check('svc.example.com', 'https://evil.example.com', true)?.data?.reason, 'origin_not_allowed');
+    assert.equal(check('evil.example.com', 'null', true)?.data?.reason, 'host_not_allowed');
+  });
+
   it('lets server.allowed_hosts and allowed_origins replace the defaults', () => {
     const check = hostRefusal({ bindHost: '127.0.0.1', allowedHosts: ['mcp.example.com', 'api.example.com:8443'], allowedOrigins: ['https://app.example.com/'] });
     assert.equal(refused(check('mcp.example.com:9000', undefined)), undefined);
