@@ -28,7 +28,7 @@ import { svcTransport } from '../transports/svc-rest.js';
 import { mountMcp } from '../transports/mcp-http.js';
 import { mountWs } from '../transports/ws.js';
 import { errorHandler, sendError } from './errors.js';
-import { hostRefusal } from './host-check.js';
+import { hostRefusal, invalidHost } from './host-check.js';
 import { publicHandlers, type ServerStatus } from './public-routes.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
@@ -75,10 +75,12 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   // Without a server, express-ws makes one and app.listen() uses it, so /ws works there too.
   const wss = expressWs(app, opts.server).getWss();
 
-  // One front-door layer for every request: tokens only in headers, then Host/Origin.
+  // One front-door layer for every request: a well-formed Host, tokens only in headers, then Host/Origin.
   const hostPolicy = { bindHost: cfg.server.host, allowedHosts: cfg.server.allowed_hosts, allowedOrigins: cfg.server.allowed_origins };
   const refusal = hostRefusal(hostPolicy);
   app.use((req: Request, res: Response, next: NextFunction) => {
+    const badHost = invalidHost(req.headers.host);
+    if (badHost) return sendError(res, badHost);
     if (req.url.includes('access_token=') && typeof req.query.access_token === 'string') {
       return sendError(res, new SvcError('INVALID_REQUEST', 'tokens are accepted only in the Authorization header'));
     }
@@ -138,7 +140,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   const TOOLS = '/svc/tools/';
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? '';
-    if (req.method === 'POST' && !refusal(req.headers.host, req.headers.origin)) {
+    if (req.method === 'POST' && !invalidHost(req.headers.host) && !refusal(req.headers.host, req.headers.origin)) {
       if (mcp && url === '/mcp') return void directMcp(req, res);
       if (svcT && url.startsWith(TOOLS) && /^[A-Za-z0-9_.-]+$/.test(url.slice(TOOLS.length))) return void directTool(req, res, url.slice(TOOLS.length));
     }

@@ -3,7 +3,8 @@
 // names are accepted; a request with an Origin header is accepted only from an
 // allowed origin (server.allowed_origins, or the same host, or loopback when bound
 // to loopback); hostRefusal() names the refusal (403 FORBIDDEN_ORIGIN), which the
-// app's front door and the /ws handshake answer before any route runs.
+// app's front door and the /ws handshake answer before any route runs. Before it,
+// validHostHeader() refuses a Host that is not a host[:port] at all (400 INVALID_HOST).
 
 import { SvcError } from '../errors.js';
 import { isLoopbackHost } from '../util/loopback.js';
@@ -14,6 +15,17 @@ export function hostName(hostHeader: string): string {
   if (h.startsWith('[')) return h.slice(0, h.indexOf(']') + 1);
   const i = h.lastIndexOf(':');
   return i === -1 ? h : h.slice(0, i);
+}
+
+// A reg-name or IPv4 (RFC 3986 unreserved, sub-delims, pct-encoded) or a bracketed IPv6 literal, then an optional port.
+const HOST_RE = /^(?:\[[0-9A-Fa-f:.]+(?:%25[\w.~-]+)?\]|[\w.~!$&'()*+,;=%-]+)(?::(\d{1,5}))?$/;
+
+/** INVALID_HOST when a Host header is present but is not host[:port] (`@`, `/`, `#`, a port over 65535…); undefined otherwise. */
+export function invalidHost(host: string | undefined): SvcError | undefined {
+  if (host === undefined) return undefined; // absence is hostRefusal's decision
+  const m = HOST_RE.exec(host);
+  if (m && (m[1] === undefined || Number(m[1]) <= 65535)) return undefined;
+  return new SvcError('INVALID_HOST', 'the Host header is not a valid host[:port]');
 }
 
 export interface HostPolicy { bindHost: string; allowedHosts: readonly string[]; allowedOrigins: readonly string[] }

@@ -17,6 +17,7 @@ import type { Logger } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { parseByteSize } from '../util/bytes.js';
 import { readBody, sendEmpty, sendJson } from '../http/raw.js';
+import { toSvcError } from '../http/errors.js';
 import { errorFrom, failure, RPC, type JsonRpcId, type JsonRpcMessage } from '../mcp/jsonrpc.js';
 import { isSupportedVersion, McpSession, type HandleResult, type Sink } from '../mcp/protocol.js';
 
@@ -136,8 +137,8 @@ export function mountMcp(app: Application, deps: McpDeps): McpHandle {
     try {
       body = JSON.parse(await readBody(req, bodyLimit));
     } catch (e) {
-      if (e instanceof SvcError) return reject(res, e);
-      return sendJson(res, 400, failure(null, RPC.PARSE_ERROR, 'the body is not valid JSON'));
+      if (e instanceof SyntaxError) return sendJson(res, 400, failure(null, RPC.PARSE_ERROR, 'the body is not valid JSON'));
+      return reject(res, toSvcError(e, log)); // CANCELLED (the client went away) is logged there as request.aborted
     }
 
     const isInit = (m: unknown) => isRecord(m) && m.method === 'initialize';

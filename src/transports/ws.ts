@@ -19,7 +19,7 @@ import type { ResolvedConfig } from '../config.js';
 import type { Principal } from '../core/types.js';
 import { SvcError } from '../errors.js';
 import { ANONYMOUS } from '../auth/gate.js';
-import { hostRefusal } from '../http/host-check.js';
+import { hostRefusal, invalidHost } from '../http/host-check.js';
 import type { Logger } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { parseByteSize } from '../util/bytes.js';
@@ -64,7 +64,7 @@ export function mountWs(app: Application, deps: WsDeps): WsHandle {
   const verify = async (req: IncomingMessage): Promise<Verdict> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== '/ws' && url.pathname !== '/ws/') return { ok: false, err: new SvcError('NOT_FOUND', `no WebSocket route ${url.pathname}`) };
-    const bad = refusal(req.headers.host, req.headers.origin);
+    const bad = invalidHost(req.headers.host) ?? refusal(req.headers.host, req.headers.origin);
     if (bad) return { ok: false, err: bad };
     if (url.searchParams.has('access_token')) return { ok: false, err: new SvcError('INVALID_REQUEST', 'tokens are accepted only in the Authorization header') };
     const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim());
