@@ -10,6 +10,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { waitFor } from '../helpers/wait.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -77,14 +78,6 @@ function freePort(): Promise<number> {
       srv.close(() => resolve(port));
     });
   });
-}
-
-async function until(what: string, probe: () => boolean | Promise<boolean>, attempts = 400): Promise<void> {
-  for (let i = 0; i < attempts; i++) {
-    if (await probe()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  assert.fail(`gave up waiting for: ${what}`);
 }
 
 describe('cli', function () {
@@ -214,7 +207,7 @@ tools:
 `);
       const s = await startServe([join(dir, 'svc.yaml')]);
       const call = fetch(s.url + '/svc/tools/slow.op', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-      await until('the slow call has started', () => existsSync(join(dir, 'started.flag')));
+      await waitFor(() => existsSync(join(dir, 'started.flag')) || undefined, 'the slow call has started', 10_000, 25);
       s.child.kill('SIGTERM');
       const res = await call;
       assert.equal(res.status, 200);
