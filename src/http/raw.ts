@@ -45,8 +45,11 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
       chunks.push(c);
     });
     req.on('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
-    // A client that disconnects mid-body is not a malformed request: CANCELLED.
-    req.on('error', (e) => reject(req.complete ? e : new SvcError('CANCELLED', 'the client closed the connection before the body ended', { cause: e })));
+    // A client that disconnects mid-body (even before we listen) is not a malformed request: CANCELLED.
+    const cut = (cause?: unknown) => new SvcError('CANCELLED', 'the client closed the connection before the body ended', { cause });
+    if (req.destroyed && !req.complete) return reject(cut());
+    req.on('error', (e) => reject(req.complete ? e : cut(e)));
+    req.on('close', () => req.complete || reject(cut()));
   });
 }
 
