@@ -31,6 +31,7 @@ export const CODES = {
   UNAUTHENTICATED: { status: 401, rpc: -32001, doc: 'No bearer token, or one that is unknown, expired, revoked or for another audience.' },
   INSUFFICIENT_SCOPE: { status: 403, rpc: -32003, doc: 'The caller lacks a scope the capability requires; data lists required and missing.' },
   FORBIDDEN_ORIGIN: { status: 403, rpc: -32003, doc: 'Host or Origin header not allowed (DNS-rebinding protection).' },
+  INVALID_HOST: { status: 400, rpc: -32600, doc: 'The Host header is not a valid host[:port] (answered before any route, /ws upgrade included).' },
   NOT_FOUND: { status: 404, rpc: -32602, doc: 'No capability, route or session by that name.' },
   INVALID_INPUT: { status: 400, rpc: -32602, doc: 'Arguments do not match the input schema; errors lists the problems (path, message, params), at most 10.' },
   INVALID_REQUEST: { status: 400, rpc: -32600, doc: 'The request itself is malformed (bad JSON, wrong method, bad header).' },
@@ -38,6 +39,7 @@ export const CODES = {
   RATE_LIMITED: { status: 429, rpc: -32000, doc: 'Too many attempts; retry after the Retry-After header.' },
   BACKEND_FAILED: { status: 502, rpc: -32000, doc: 'The backend answered with an error (non-2xx, non-zero exit, query error).' },
   BACKEND_TIMEOUT: { status: 504, rpc: -32000, doc: 'The backend did not answer within its timeout.' },
+  CANCELLED: { status: 499, rpc: -32800, doc: 'The caller went away (disconnected or cancelled) before the answer; logged, rarely seen by anyone.' },
   NOT_READY: { status: 503, rpc: -32000, doc: 'The server is starting or draining.' },
   INTERNAL: { status: 500, rpc: -32603, doc: 'A bug: logged with a request id, never with secrets.' },
 } as const satisfies Record<string, CodeInfo>;

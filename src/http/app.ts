@@ -32,7 +32,7 @@ import { errorHandler, sendError } from './errors.js';
 import { corsHandler } from './cors.js';
 import { callerResolver, forwardedBase } from './forwarded.js';
 import { frontDoor } from './front-door.js';
-import { hostPolicy, hostRefusal } from './host-check.js';
+import { hostPolicy, hostRefusal, invalidHost } from './host-check.js';
 import { publicHandlers, type ServerStatus } from './public-routes.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
@@ -85,7 +85,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   // Without a server, express-ws makes one and app.listen() uses it, so /ws works there too.
   const wss = expressWs(app, opts.server).getWss();
 
-  // One front-door layer for every request: tokens only in headers, then Host/Origin.
+  // One front-door layer for every request: a well-formed Host, tokens only in headers, then Host/Origin.
   const refusal = hostRefusal(hostPolicy(cfg.server));
   app.use(frontDoor(refusal, log, (req) => caller(req).ip));
   // CORS (server.cors) after the Origin check, before any auth: it answers preflights itself.
@@ -145,7 +145,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   const TOOLS = '/svc/tools/';
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? '';
-    if (req.method === 'POST' && !refusal(req.headers.host, req.headers.origin)) {
+    if (req.method === 'POST' && !invalidHost(req.headers.host) && !refusal(req.headers.host, req.headers.origin)) {
       // A POST is never a preflight: cors only adds its headers (the Express layer does the same).
       if (mcp && url === '/mcp') {
         cors?.(req, res);

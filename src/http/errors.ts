@@ -1,7 +1,9 @@
 // Mapping errors to HTTP answers. Guarantees: one JSON error shape everywhere on
 // HTTP — {"error": {"code", "message", ...data}} — with the status from the code
 // registry; 401/403 always carry WWW-Authenticate; an unexpected error becomes a
-// 500 INTERNAL with a request id and is logged, never shown with its stack.
+// 500 INTERNAL with a request id and is logged, never shown with its stack; a
+// client that went away mid-request (CANCELLED, a body stream cut short) is logged
+// at info as `request.aborted`, without a stack, and is not an "unexpected error".
 
 import type { ServerResponse } from 'node:http';
 import type { Request, Response, NextFunction } from 'express';
@@ -21,8 +23,18 @@ export function sendError(res: ServerResponse, err: SvcError, gate?: AuthGate, r
   sendJson(res, err.status, { error: err.toJSON() });
 }
 
+/** A client that closed its connection before the answer: Node's body 'aborted' error or raw-body's `request.aborted`. */
+function clientAborted(e: unknown): boolean {
+  const ex = e as { type?: string; code?: string; message?: string } | undefined;
+  return ex?.type === 'request.aborted' || (ex?.code === 'ECONNRESET' && ex.message === 'aborted');
+}
+
 export function toSvcError(e: unknown, log: Logger): SvcError {
-  if (e instanceof SvcError) return e;
+  if (clientAborted(e)) e = new SvcError('CANCELLED', 'the client closed the connection before the request ended');
+  if (e instanceof SvcError) {
+    if (e.code === 'CANCELLED') log.info({ event: 'request.aborted', reason: e.message }, 'the client went away before the answer');
+    return e;
+  }
   const ex = e as { type?: string; status?: number; message?: string };
   if (ex?.type === 'entity.too.large') return new SvcError('PAYLOAD_TOO_LARGE', 'request body too large');
   if (ex?.type === 'entity.parse.failed') return new SvcError('INVALID_REQUEST', 'request body is not valid JSON');
@@ -34,8 +46,9 @@ export function toSvcError(e: unknown, log: Logger): SvcError {
 
 /** Express error middleware: the last word on any error a route let through. */
 export function errorHandler(log: Logger, gate?: AuthGate) {
-  return (err: unknown, req: Request, res: Response, next: NextFunction) => {
-    if (res.headersSent) return next(err);
-    sendError(res, toSvcError(err, log), gate, req.path);
+  return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const e = toSvcError(err, log); // logged here, once
+    if (res.headersSent) return void res.destroy(); // too late for an error answer
+    sendError(res, e, gate, req.path);
   };
 }

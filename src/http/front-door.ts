@@ -1,5 +1,6 @@
 // The front door: the first layer every HTTP request meets, before any route. Guarantees:
-// a token in the query string is refused; Host and Origin are checked (host-check.ts),
+// a Host that is not host[:port] is refused (400); a token in the query string is
+// refused; Host and Origin are checked (host-check.ts),
 // with `Origin: null` let through only to the sign-in form posts that check their own
 // CSRF token; every refusal is logged as one `front_door.refused` line (reason, method,
 // path without its query string, host, origin, the caller's ip as server.trust_proxy
@@ -14,9 +15,10 @@ import { errorPage, sendPage } from '../auth/oauth/pages.js';
 import { SvcError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { sendError } from './errors.js';
-import type { hostRefusal, RefusalReason } from './host-check.js';
+import { invalidHost, type hostRefusal, type RefusalReason } from './host-check.js';
 
 const HINTS: Record<RefusalReason, string> = {
+  host_invalid: 'The Host header is not a valid host[:port].',
   host_not_allowed: 'This server does not answer at this address (server.allowed_hosts).',
   origin_null: 'Your browser did not say which site sent this request, and this address only accepts requests it can trace to a trusted site.',
   origin_not_allowed: 'The request came from a site this server does not trust (server.allowed_origins).',
@@ -38,9 +40,9 @@ export function logRefusal(log: Logger, req: IncomingMessage, err: SvcError, ip:
 /** `ipOf`: the caller's address as server.trust_proxy resolves it. */
 export function frontDoor(refusal: ReturnType<typeof hostRefusal>, log: Logger, ipOf: (req: IncomingMessage) => string | undefined) {
   return (req: Request, res: Response, next: NextFunction) => {
-    const bad = req.url.includes('access_token=') && typeof req.query.access_token === 'string'
+    const bad = invalidHost(req.headers.host) ?? (req.url.includes('access_token=') && typeof req.query.access_token === 'string'
       ? new SvcError('INVALID_REQUEST', 'tokens are accepted only in the Authorization header', { data: { reason: 'token_in_query' } })
-      : refusal(req.headers.host, req.headers.origin, req.method === 'POST' && CSRF_GUARDED_POST.test(req.path));
+      : refusal(req.headers.host, req.headers.origin, req.method === 'POST' && CSRF_GUARDED_POST.test(req.path)));
     if (!bad) return next();
     logRefusal(log, req, bad, ipOf(req));
     const browser = (req.method === 'GET' || req.method === 'POST') && SIGN_IN_PAGES.test(req.path)

@@ -8,6 +8,7 @@
 // token (the sign-in form posts); hostRefusal() names the refusal (403 FORBIDDEN_ORIGIN,
 // data.reason a RefusalReason), which the app's front door and the /ws handshake answer
 // before any route runs.
+// Before it, invalidHost() refuses a Host that is not a host[:port] at all (400 INVALID_HOST).
 
 import { SvcError } from '../errors.js';
 import { isLoopbackHost } from '../util/loopback.js';
@@ -22,7 +23,18 @@ export function hostName(hostHeader: string): string {
 }
 
 /** Why a request was refused at the front door; logged and sent as error.reason. */
-export type RefusalReason = 'host_not_allowed' | 'origin_null' | 'origin_not_allowed' | 'token_in_query';
+export type RefusalReason = 'host_invalid' | 'host_not_allowed' | 'origin_null' | 'origin_not_allowed' | 'token_in_query';
+
+// A reg-name or IPv4 (RFC 3986 unreserved, sub-delims, pct-encoded) or a bracketed IPv6 literal, then an optional port.
+const HOST_RE = /^(?:\[[0-9A-Fa-f:.]+(?:%25[\w.~-]+)?\]|[\w.~!$&'()*+,;=%-]+)(?::(\d{1,5}))?$/;
+
+/** INVALID_HOST when a Host header is present but is not host[:port] (`@`, `/`, `#`, a port over 65535…); undefined otherwise. */
+export function invalidHost(host: string | undefined): SvcError | undefined {
+  if (host === undefined) return undefined; // absence is hostRefusal's decision
+  const m = HOST_RE.exec(host);
+  if (m && (m[1] === undefined || Number(m[1]) <= 65535)) return undefined;
+  return new SvcError('INVALID_HOST', 'the Host header is not a valid host[:port]', { data: { reason: 'host_invalid' } });
+}
 
 export interface HostPolicy { bindHost: string; allowedHosts: readonly string[]; allowedOrigins: readonly string[]; corsOrigins?: readonly string[] }
 

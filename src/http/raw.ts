@@ -1,8 +1,8 @@
 // Request and response helpers on Node's own http API, shared by the transports'
 // hot paths (which the server may call without Express) and by Express routes.
 // Guarantees: a body is read up to `limit` bytes and never beyond (413
-// PAYLOAD_TOO_LARGE, declared or actual); compressed bodies are refused rather
-// than misread; JSON answers carry an exact Content-Length.
+// PAYLOAD_TOO_LARGE, declared or actual); a body cut short by the client is
+// CANCELLED; compressed bodies are refused rather than misread; JSON answers carry an exact Content-Length.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SvcError } from '../errors.js';
@@ -45,7 +45,11 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
       chunks.push(c);
     });
     req.on('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
+    // A client that disconnects mid-body (even before we listen) is not a malformed request: CANCELLED.
+    const cut = (cause?: unknown) => new SvcError('CANCELLED', 'the client closed the connection before the body ended', { cause });
+    if (req.destroyed && !req.complete) return reject(cut());
+    req.on('error', (e) => reject(req.complete ? e : cut(e)));
+    req.on('close', () => req.complete || reject(cut()));
   });
 }
 

@@ -2,12 +2,15 @@
 // port 0 resolves to a real port before the app (and any OAuth issuer) is
 // built, so base_url is always the reachable URL; close() drains — new
 // connections refused, /readyz answers 503, in-flight requests get up to
-// server.drain_timeout_ms — then releases everything the app holds.
+// server.drain_timeout_ms — then releases everything the app holds; a client
+// slower than server.headers_timeout_ms / request_timeout_ms to send its request
+// gets 408 and is disconnected, an idle keep-alive connection is closed after
+// server.keep_alive_timeout_ms.
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastSvc } from '../core/fast-svc.js';
-import type { SvcServerConfig } from '../config.js';
+import { resolveConfig, type ResolvedConfig, type SvcServerConfig } from '../config.js';
 import { createApp, type AppHandle, type CreateAppOptions } from './app.js';
 
 export interface Served {
@@ -18,9 +21,10 @@ export interface Served {
 }
 
 export async function serve(svc: FastSvc, config: SvcServerConfig, where: { host?: string; port?: number } = {}, opts: Omit<CreateAppOptions, 'server'> = {}): Promise<Served> {
-  const host = where.host ?? config.server?.host ?? '127.0.0.1';
-  const port = where.port ?? config.server?.port ?? 8080;
-  const server = http.createServer({ requestTimeout: 120_000, headersTimeout: 30_000, keepAliveTimeout: 5_000 });
+  const settings = resolveConfig(config).server; // the schema's defaults; a bad config fails before anything listens
+  const host = where.host ?? settings.host;
+  const port = where.port ?? settings.port;
+  const server = http.createServer(socketLimits(settings));
   // Until the app is built, every request (including /readyz) answers 503 NOT_READY.
   const notReady = (_req: http.IncomingMessage, res: http.ServerResponse) => {
     res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
@@ -52,6 +56,15 @@ export async function serve(svc: FastSvc, config: SvcServerConfig, where: { host
     handle,
     close: () => (closing ??= drain(server, handle)),
   };
+}
+
+/** Node's socket limits from the manifest's server section. */
+function socketLimits(s: ResolvedConfig['server']): http.ServerOptions {
+  const requestTimeout = s.request_timeout_ms;
+  const headersTimeout = Math.min(s.headers_timeout_ms, requestTimeout); // Node refuses a headers limit above the request limit
+  // Node enforces both limits on a periodic sweep (30 s by default): sweep often enough that a limit means what it says.
+  const connectionsCheckingInterval = Math.min(30_000, Math.ceil(headersTimeout / 4));
+  return { requestTimeout, headersTimeout, keepAliveTimeout: s.keep_alive_timeout_ms, connectionsCheckingInterval };
 }
 
 async function drain(server: http.Server, handle: AppHandle): Promise<void> {

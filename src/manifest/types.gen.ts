@@ -134,6 +134,18 @@ export interface ServerSettings {
    * On SIGTERM, how long in-flight requests may run before the process exits anyway.
    */
   drain_timeout_ms?: number;
+  /**
+   * Longest a client may take to send one whole request (headers and body); a slower one is answered 408 and its connection closed. Answers and streams are not limited by it.
+   */
+  request_timeout_ms?: number;
+  /**
+   * Longest a client may take to send a request's headers (capped at request_timeout_ms); a slower one is answered 408 and its connection closed.
+   */
+  headers_timeout_ms?: number;
+  /**
+   * How long an idle keep-alive connection stays open waiting for the next request.
+   */
+  keep_alive_timeout_ms?: number;
 }
 /**
  * CORS for browser-based clients on /mcp, /svc and the OAuth endpoints they call (token, registration, revocation, discovery). Off while origins is empty.
@@ -820,6 +832,18 @@ export interface ServerSettings1 {
    * On SIGTERM, how long in-flight requests may run before the process exits anyway.
    */
   drain_timeout_ms?: number;
+  /**
+   * Longest a client may take to send one whole request (headers and body); a slower one is answered 408 and its connection closed. Answers and streams are not limited by it.
+   */
+  request_timeout_ms?: number;
+  /**
+   * Longest a client may take to send a request's headers (capped at request_timeout_ms); a slower one is answered 408 and its connection closed.
+   */
+  headers_timeout_ms?: number;
+  /**
+   * How long an idle keep-alive connection stays open waiting for the next request.
+   */
+  keep_alive_timeout_ms?: number;
 }
 /**
  * CORS for browser-based clients on /mcp, /svc and the OAuth endpoints they call (token, registration, revocation, discovery). Off while origins is empty.

@@ -307,7 +307,7 @@ export class McpSession {
       };
       const onAbort = () => {
         done('the call that made this request ended');
-        reject(new SvcError('BACKEND_FAILED', `${method} abandoned: the call was cancelled`));
+        reject(new SvcError('CANCELLED', `${method} abandoned: the call was cancelled`));
       };
       const timer = setTimeout(() => {
         done('timed out');

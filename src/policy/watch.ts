@@ -1,10 +1,15 @@
 // Watches the manifest for every way a file gets replaced: in-place write, editor
-// write-to-temp-then-rename, delete then re-create, and the Kubernetes ConfigMap swap
-// (svc.yaml -> ..data/svc.yaml, ..data renamed over). Guarantees: the manifest's
-// folder is watched (chokidar, symlinks followed), so replacement by rename is seen;
-// any event starts a debounce (trailing debounceMs, at most 4× that for a continuous
-// burst), after which the file is read and hashed — onChange runs only when the
-// bytes differ from the last ones loaded (no-op events, an unreadable/deleted file
+// write-to-temp-then-rename, delete then re-create, and a symlink swap anywhere on the
+// manifest's path (the Kubernetes ConfigMap `..data` rename with or without the old
+// folder's deletion, git-sync's `current -> worktree` link, `ln -sfn` of the file).
+// Guarantees: the folders that decide what the path resolves to are watched (chokidar,
+// depth 0): the parent of every symlink met while resolving it and the real folder of
+// the file, recomputed on every check, so a swap re-aims the watch; as a fallback a
+// cheap poll (one stat of the manifest every pollMs, 1 s by default) pokes the watcher
+// when the resolved file's identity or times change, so a missed event costs at most
+// pollMs. Any event starts a debounce (trailing debounceMs, at most 4× that for a
+// continuous burst), after which the file is read and hashed — onChange runs only when
+// the bytes differ from the last ones loaded (no-op events, an unreadable/deleted file
 // and unrelated files in the folder never reload). "Loaded" is what onChange reports
 // it read, and the file is re-checked after every onChange and once more 2×debounceMs
 // after each firing (chokidar drops a second change event within 50 ms of the first),
@@ -12,8 +17,9 @@
 
 import { watch, type FSWatcher } from 'chokidar';
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { lstatSync, readlinkSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { dirname, join, parse, resolve, sep } from 'node:path';
 import { logger as rootLogger, type Logger } from '../log.js';
 
 export interface ManifestWatcher {
@@ -32,15 +38,54 @@ export interface WatchOptions {
   /** sha256 (hex) of the bytes already loaded; events that leave the file so are ignored. */
   initialHash?: string;
   debounceMs?: number;
+  /** Interval of the fallback poll (one stat of the manifest). */
+  pollMs?: number;
   logger?: Logger;
 }
 
 export const DEFAULT_DEBOUNCE_MS = 50;
+export const DEFAULT_POLL_MS = 1000;
+const MAX_SYMLINK_HOPS = 40;
+
+/**
+ * The folders whose entries decide what `file` resolves to: the parent of each symlink
+ * met while resolving it (as real paths), and the real folder of the file — or, when a
+ * component is missing, the deepest existing folder, where it would reappear.
+ */
+export function pathFolders(file: string): string[] {
+  const folders = new Set<string>();
+  const root = parse(file).root;
+  let cur = root;
+  let rest = file.slice(root.length).split(sep).filter(Boolean);
+  let hops = 0;
+  while (rest.length) {
+    const next = join(cur, rest.shift()!);
+    try {
+      if (!lstatSync(next).isSymbolicLink()) {
+        cur = next;
+        continue;
+      }
+      const target = readlinkSync(next);
+      if (++hops > MAX_SYMLINK_HOPS) break;
+      folders.add(cur);
+      const targetRoot = parse(target).root;
+      if (targetRoot) cur = targetRoot;
+      rest = [...target.slice(targetRoot.length).split(sep).filter(Boolean), ...rest];
+    } catch {
+      folders.add(cur); // missing: watch where it would be created
+      return [...folders];
+    }
+  }
+  folders.add(dirname(cur));
+  return [...folders];
+}
 
 export function watchManifest(o: WatchOptions): ManifestWatcher {
   const log = (o.logger ?? rootLogger).child({ module: 'watch' });
   const file = resolve(o.file);
   const debounceMs = o.debounceMs ?? DEFAULT_DEBOUNCE_MS;
+  const pollMs = o.pollMs ?? DEFAULT_POLL_MS;
+  let watched = new Set(pathFolders(file));
   let lastHash = o.initialHash;
   let timer: NodeJS.Timeout | undefined;
   let recheck: NodeJS.Timeout | undefined;
@@ -58,6 +103,7 @@ export function watchManifest(o: WatchOptions): ManifestWatcher {
     try {
       do {
         again = false;
+        retarget();
         let hash: string;
         try {
           hash = createHash('sha256').update(await readFile(file)).digest('hex');
@@ -101,14 +147,46 @@ export function watchManifest(o: WatchOptions): ManifestWatcher {
     timer = setTimeout(fire, Math.max(0, Math.min(debounceMs, burstStart + 4 * debounceMs - now)));
   };
 
-  const watcher: FSWatcher = watch(dirname(file), {
+  const watcher: FSWatcher = watch([...watched], {
     ignoreInitial: true,
     depth: 0,
-    followSymlinks: true,
+    followSymlinks: false, // pathFolders() follows them: a link's own change is the event we need
     atomic: false,
     persistent: true,
   });
   watcher.on('all', poke);
+
+  /** After a symlink swap the path resolves through other folders: watch those instead. */
+  function retarget(): void {
+    if (closed) return;
+    const now = new Set(pathFolders(file));
+    const added = [...now].filter((d) => !watched.has(d));
+    const gone = [...watched].filter((d) => !now.has(d));
+    if (!added.length && !gone.length) return;
+    watched = now;
+    if (gone.length) watcher.unwatch(gone);
+    if (added.length) watcher.add(added);
+    log.debug({ event: 'watch.retargeted', file, folders: [...now] }, 'the manifest path resolves through other folders now');
+  }
+
+  // The fallback poll: one stat (following every link) per pollMs; a different file or new times poke the watcher.
+  const identity = async (): Promise<string> => {
+    try {
+      const st = await stat(file);
+      return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+    } catch (e) {
+      return (e as NodeJS.ErrnoException).code ?? 'unreadable';
+    }
+  };
+  let seen: Promise<string> = identity();
+  const poll = setInterval(() => {
+    seen = seen.then(async (before) => {
+      const now = await identity();
+      if (now !== before) poke();
+      return now;
+    });
+  }, pollMs);
+  poll.unref();
   watcher.on('error', (e) => log.warn({ event: 'watch.error', file, err: e }, 'manifest watcher error'));
   // Once watching, look once: an edit made before the watch began has no event of its own.
   const ready = new Promise<void>((r) => watcher.once('ready', () => r())).then(() => void check());
@@ -118,6 +196,7 @@ export function watchManifest(o: WatchOptions): ManifestWatcher {
     ready,
     async close() {
       closed = true;
+      clearInterval(poll);
       clearTimeout(timer);
       clearTimeout(recheck);
       await watcher.close();

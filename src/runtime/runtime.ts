@@ -83,6 +83,8 @@ export class Runtime {
       out = entry.def.timeout_ms === undefined ? await entry.def.handler(input as Record<string, unknown>, ctx) : await withTimeout(entry.def, input as Record<string, unknown>, ctx);
     } catch (e) {
       if (e instanceof SvcError) throw e;
+      // A handler that gave up because the caller went away (an AbortError, say) did not fail: the abort's reason is the answer.
+      if (ctx.signal.aborted && ctx.signal.reason instanceof SvcError) throw ctx.signal.reason;
       ctx.log.error({ err: e, tool: name }, 'tool handler threw');
       throw new SvcError('BACKEND_FAILED', `tool ${name} failed: ${(e as Error)?.message ?? String(e)}`);
     }

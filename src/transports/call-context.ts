@@ -25,7 +25,7 @@ export function makeContext(principal: Principal, transport: CallContext['transp
     get signal() {
       if (!controller) {
         const c = (controller = new AbortController());
-        onClose?.(() => c.abort(new SvcError('BACKEND_TIMEOUT', 'the caller went away')));
+        onClose?.(() => c.abort(new SvcError('CANCELLED', 'the caller went away')));
       }
       return controller.signal;
     },

@@ -18,6 +18,7 @@ import type { Logger } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { parseByteSize } from '../util/bytes.js';
 import { readBody, sendEmpty, sendJson } from '../http/raw.js';
+import { toSvcError } from '../http/errors.js';
 import { errorFrom, failure, RPC, type JsonRpcId, type JsonRpcMessage } from '../mcp/jsonrpc.js';
 import { isSupportedVersion, McpSession } from '../mcp/protocol.js';
 import { SessionRegistry, type SessionEntry } from '../mcp/sessions.js';
@@ -82,8 +83,8 @@ function postHandler(deps: McpDeps, log: Logger) {
     try {
       body = JSON.parse(await readBody(req, bodyLimit));
     } catch (e) {
-      if (e instanceof SvcError) return reject(res, e);
-      return sendJson(res, 400, failure(null, RPC.PARSE_ERROR, 'the body is not valid JSON'));
+      if (e instanceof SyntaxError) return sendJson(res, 400, failure(null, RPC.PARSE_ERROR, 'the body is not valid JSON'));
+      return reject(res, toSvcError(e, log)); // CANCELLED (the client went away) is logged there as request.aborted
     }
     const messages = Array.isArray(body) ? body : [body];
     if (Array.isArray(body) && body.some(isInit)) return reject(res, new SvcError('INVALID_REQUEST', 'initialize must be sent alone, not in a batch'));

@@ -5,7 +5,8 @@
 //   GET  /svc/resources?uri=URI    → {contents}
 //   POST /svc/prompts/:name        body = arguments → {description?, messages}
 // Errors: {error: {code, message, ...}} with the registry's status; a backend
-// failure is 502 BACKEND_FAILED, a timeout 504 BACKEND_TIMEOUT.
+// failure (an error tool result included) is 502 BACKEND_FAILED, a timeout 504
+// BACKEND_TIMEOUT, each with the status the error table gives it.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Response, type Router } from 'express';
@@ -36,7 +37,7 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
   const callTool = async (req: IncomingMessage, res: ServerResponse, p: Principal, name: string): Promise<void> => {
     try {
       const result = await runtime.callTool(name, await readJson(req, deps.bodyLimit), ctx(p, res));
-      if (result.isError) return sendJson(res, 502, { error: { code: 'BACKEND_FAILED', message: textOf(result), content: result.content } });
+      if (result.isError) return fail(res, new SvcError('BACKEND_FAILED', textOf(result), { data: { content: result.content } }));
       sendJson(res, 200, toolBody(result));
     } catch (e) {
       fail(res, e);

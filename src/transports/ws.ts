@@ -21,7 +21,7 @@ import { SvcError } from '../errors.js';
 import { ANONYMOUS } from '../auth/gate.js';
 import { callerResolver } from '../http/forwarded.js';
 import { logRefusal } from '../http/front-door.js';
-import { hostPolicy, hostRefusal } from '../http/host-check.js';
+import { hostPolicy, hostRefusal, invalidHost } from '../http/host-check.js';
 import type { Logger } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { parseByteSize } from '../util/bytes.js';
@@ -63,7 +63,7 @@ export function mountWs(app: Application, deps: WsDeps): void {
   const verify = async (req: IncomingMessage): Promise<Verdict> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== '/ws' && url.pathname !== '/ws/') return { ok: false, err: new SvcError('NOT_FOUND', `no WebSocket route ${url.pathname}`) };
-    const bad = refusal(req.headers.host, req.headers.origin)
+    const bad = invalidHost(req.headers.host) ?? refusal(req.headers.host, req.headers.origin)
       ?? (url.searchParams.has('access_token') ? new SvcError('INVALID_REQUEST', 'tokens are accepted only in the Authorization header', { data: { reason: 'token_in_query' } }) : undefined);
     if (bad) {
       logRefusal(log, req, bad, caller(req).ip);

@@ -9,6 +9,7 @@
 // required scopes in the refusal otherwise), and a mix is detectable.
 
 import { randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +20,8 @@ import { serve, type Served } from '../../src/http/serve.js';
 import { loadManifest } from '../../src/manifest/index.js';
 import { createReloader, type Reloader } from '../../src/policy/reloader.js';
 import { watchManifest, type ManifestWatcher } from '../../src/policy/watch.js';
+
+export { waitFor } from './wait.js';
 
 export const TOKENS = {
   reader: randomBytes(18).toString('base64url'), // holds p.read
@@ -91,9 +94,10 @@ export function writeByRename(file: string, text: string): void {
 /**
  * The Kubernetes ConfigMap mount: svc.yaml -> ..data/svc.yaml, ..data -> ..<version>/;
  * an update writes a new version folder, points ..data_tmp at it, renames ..data_tmp
- * over ..data (atomic), then deletes the old folder.
+ * over ..data (atomic), then deletes the old folder (unless keepOld: the deletion is
+ * not what the watcher may rely on).
  */
-export function configMapLayout(text: string): Layout {
+export function configMapLayout(text: string, o: { keepOld?: boolean } = {}): Layout {
   const dir = mkdtempSync(join(tmpdir(), 'fastsvc-cm-'));
   let version = `..2026_11_22_${++tick}`;
   mkdirSync(join(dir, version));
@@ -109,10 +113,48 @@ export function configMapLayout(text: string): Layout {
       writeFileSync(join(dir, next, 'svc.yaml'), t);
       symlinkSync(next, join(dir, '..data_tmp'));
       renameSync(join(dir, '..data_tmp'), join(dir, '..data'));
-      rmSync(join(dir, version), { recursive: true, force: true });
+      if (!o.keepOld) rmSync(join(dir, version), { recursive: true, force: true });
       version = next;
     },
   };
+}
+
+/**
+ * git-sync: the manifest is DIR/current/svc.yaml and current -> wt-N, a worktree; an
+ * update checks out wt-N+1, points current.tmp at it and renames that over current.
+ * Old worktrees stay.
+ */
+export function gitSyncLayout(text: string): Layout {
+  const dir = mkdtempSync(join(tmpdir(), 'fastsvc-gitsync-'));
+  const checkout = (t: string) => {
+    const wt = `wt-${++tick}`;
+    mkdirSync(join(dir, wt));
+    writeFileSync(join(dir, wt, 'svc.yaml'), t);
+    return wt;
+  };
+  symlinkSync(checkout(text), join(dir, 'current'));
+  return {
+    dir,
+    file: join(dir, 'current', 'svc.yaml'),
+    write(t) {
+      symlinkSync(checkout(t), join(dir, 'current.tmp'));
+      renameSync(join(dir, 'current.tmp'), join(dir, 'current'));
+    },
+  };
+}
+
+/** By hand: DIR/svc.yaml -> versions/vN.yaml, re-aimed with `ln -sfn` (unlink, then a new link). */
+export function linkedFileLayout(text: string): Layout {
+  const dir = mkdtempSync(join(tmpdir(), 'fastsvc-ln-'));
+  mkdirSync(join(dir, 'versions'));
+  const version = (t: string) => {
+    const v = join('versions', `v${++tick}.yaml`);
+    writeFileSync(join(dir, v), t);
+    return v;
+  };
+  const file = join(dir, 'svc.yaml');
+  symlinkSync(version(text), file);
+  return { dir, file, write: (t) => void execFileSync('ln', ['-sfn', version(t), file]) };
 }
 
 export interface TestServer {
@@ -152,22 +194,6 @@ export async function startServer(file: string, o: { watch?: boolean; graceMs?: 
       await reloader.close();
     },
   };
-}
-
-/** Poll until probe returns a value other than undefined: at most timeoutMs, every everyMs. */
-export async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 5000, everyMs = 20): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

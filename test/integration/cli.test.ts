@@ -1,36 +1,23 @@
 // The `svc` command as users run it: `node dist/cli.js …` in a child process
 // (run `npm run build` first; `npm test` does). Exit codes, the
 // FILE:LINE:COL: CODE: message format, --json, the single listening line,
-// PORT, SIGTERM draining, init, and the generated development token.
+// PORT, SIGTERM draining, init, and the generated development token. The serve
+// process helpers live in test/helpers/serve-process.ts.
 
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { childEnv, CLI, ROOT, startServe, stop } from '../helpers/serve-process.js';
+import { waitFor } from '../helpers/wait.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CLI = join(ROOT, 'dist', 'cli.js');
 const INVALID = join(ROOT, 'test', 'fixtures', 'invalid');
 const PROBLEM_LINE = /^(.+):(\d+):(\d+): ([A-Z][A-Z_]+): \S.*$/;
 const STACK_FRAME = /^\s+at .+\(?.*:\d+:\d+\)?$/m;
 
 interface Run { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
-
-/** Environment for children: ours minus SVC_TOKEN/PORT/HOST, plus overrides. */
-function childEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env.SVC_TOKEN;
-  delete env.PORT;
-  delete env.HOST;
-  for (const [k, v] of Object.entries(extra)) {
-    if (v === undefined) delete env[k];
-    else env[k] = v;
-  }
-  return env;
-}
 
 function run(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
@@ -44,30 +31,6 @@ function run(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {
   });
 }
 
-interface Server { child: ChildProcess; url: string; stdout: () => string; stderr: () => string; exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }> }
-
-/** Starts `svc serve …` and resolves once the listening line is printed. */
-function startServe(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Server> {
-  const child = spawn(process.execPath, [CLI, 'serve', ...args], { cwd: opts.cwd ?? ROOT, env: opts.env ?? childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
-  return new Promise((resolve, reject) => {
-    child.stderr!.setEncoding('utf8').on('data', (c) => (stderr += c));
-    child.stdout!.setEncoding('utf8').on('data', (c: string) => {
-      stdout += c;
-      const m = /^listening on (http:\/\/\S+)\n/.exec(stdout);
-      if (m) resolve({ child, url: m[1]!, stdout: () => stdout, stderr: () => stderr, exit });
-    });
-    void exit.then(({ code, signal }) => reject(new Error(`serve exited (${code ?? signal}) before listening; stderr:\n${stderr}`)));
-  });
-}
-
-async function stop(s: Server): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGTERM');
-  return s.exit;
-}
-
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
@@ -77,14 +40,6 @@ function freePort(): Promise<number> {
       srv.close(() => resolve(port));
     });
   });
-}
-
-async function until(what: string, probe: () => boolean | Promise<boolean>, attempts = 400): Promise<void> {
-  for (let i = 0; i < attempts; i++) {
-    if (await probe()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  assert.fail(`gave up waiting for: ${what}`);
 }
 
 describe('cli', function () {
@@ -214,7 +169,7 @@ tools:
 `);
       const s = await startServe([join(dir, 'svc.yaml')]);
       const call = fetch(s.url + '/svc/tools/slow.op', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-      await until('the slow call has started', () => existsSync(join(dir, 'started.flag')));
+      await waitFor(() => existsSync(join(dir, 'started.flag')) || undefined, 'the slow call has started', 10_000, 25);
       s.child.kill('SIGTERM');
       const res = await call;
       assert.equal(res.status, 200);

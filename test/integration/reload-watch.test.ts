@@ -1,13 +1,14 @@
 // Hot reload, how the file is replaced: the watcher sees an in-place write, an editor's
-// write-to-temp-then-rename, delete then re-create and the Kubernetes ConfigMap symlink
-// swap; identical content and unrelated files never reload; a burst of edits ends on the
-// last one.
+// write-to-temp-then-rename, delete then re-create, and a symlink swap anywhere on the
+// path (the Kubernetes ConfigMap swap with and without the old folder's deletion,
+// git-sync's current -> worktree link, `ln -sfn` of the file); identical content and
+// unrelated files never reload; a burst of edits ends on the last one.
 
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { callSvc, configMapLayout, getJson, manifest, plainLayout, startServer, TOKENS, waitFor, writeByRename, type Layout, type TestServer } from '../helpers/reload.js';
+import { callSvc, configMapLayout, getJson, gitSyncLayout, linkedFileLayout, manifest, plainLayout, startServer, TOKENS, waitFor, writeByRename, type Layout, type TestServer } from '../helpers/reload.js';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -67,6 +68,29 @@ describe('hot reload: watching the manifest', () => {
       assert.equal((await getJson(`${s.url}/metadata`)).body.config_hash, sha256(text));
     }
   });
+
+  const swaps: [string, (text: string) => Layout][] = [
+    ['the ConfigMap swap without deleting the old folder', (t) => configMapLayout(t, { keepOld: true })],
+    ['git-sync: DIR/current/svc.yaml with current -> worktree re-aimed', gitSyncLayout],
+    ['ln -sfn of the manifest itself to a new target', linkedFileLayout],
+  ];
+  for (const [what, make] of swaps) {
+    it(`a symlink swap: ${what}`, async () => {
+      layout = make(manifest({ policy: 'A' }));
+      s = await startServer(layout.file);
+      for (const p of ['B', 'A', 'B'] as const) {
+        const text = manifest({ policy: p, tools: [{ name: `swap.${p}${reloads(s)}` }] });
+        layout.write(text);
+        await waitFor(() => policyIs(s!, p), `policy ${p} after ${what}`);
+        assert.equal((await getJson(`${s.url}/metadata`)).body.config_hash, sha256(text));
+      }
+      // The watch followed the swaps: an in-place edit of the file the path now resolves to is seen too.
+      const last = manifest({ policy: 'A', tools: [{ name: 'swap.in_place' }] });
+      writeFileSync(layout.file, last);
+      await waitFor(() => policyIs(s!, 'A'), `policy A after an in-place edit behind ${what}`);
+      assert.equal((await getJson(`${s.url}/metadata`)).body.config_hash, sha256(last));
+    });
+  }
 
   it('ten rapid edits: the last one wins', async () => {
     layout = plainLayout(manifest({ policy: 'A' }));

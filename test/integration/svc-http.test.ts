@@ -14,6 +14,7 @@ import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { loadManifest } from '../../src/manifest/index.js';
 import { serve, type Served } from '../../src/http/serve.js';
+import { waitFor } from '../helpers/wait.js';
 
 const silent = pino({ level: 'silent' });
 const tok = () => randomBytes(24).toString('base64url');
@@ -137,14 +138,6 @@ function challenge(header: string | null): Record<string, string> {
   const out: Record<string, string> = {};
   for (const m of header.slice(7).matchAll(/([a-z_]+)="([^"]*)"/g)) out[m[1]!] = m[2]!;
   return out;
-}
-
-async function until(what: string, probe: () => Promise<boolean>, attempts = 200): Promise<void> {
-  for (let i = 0; i < attempts; i++) {
-    if (await probe()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  assert.fail(`gave up waiting for: ${what}`);
 }
 
 describe('/svc and public routes over HTTP', function () {
@@ -403,7 +396,7 @@ describe('/svc and public routes over HTTP', function () {
       assert.equal((await request(base, '/svc', { token: T.main })).status, 200);
       const next = tok();
       writeFileSync(join(dir, 'secrets', 'main.token'), next + '\n');
-      await until('the new token is accepted', async () => (await request(base, '/svc', { token: next })).status === 200);
+      await waitFor(async () => (await request(base, '/svc', { token: next })).status === 200 || undefined, 'the new token is accepted');
       assert.equal((await request(base, '/svc', { token: T.main })).status, 401);
       // Named tokens are untouched by the rotation.
       assert.equal((await request(base, '/svc', { token: T.reader })).status, 200);

@@ -1,6 +1,6 @@
 // Small pieces every backend shares: spec-error and abort errors, byte limits,
 // excerpts, and a deadline signal. Guarantees: a deadline reports whether it was
-// the timeout (BACKEND_TIMEOUT) or the caller's signal (aborted) that fired.
+// the timeout (BACKEND_TIMEOUT) or the caller's signal (CANCELLED) that fired.
 
 import { SvcError } from '../../errors.js';
 import { parseByteSize } from '../../util/bytes.js';
@@ -10,9 +10,9 @@ export function configError(kind: string, message: string): SvcError {
   return new SvcError('BACKEND_CONFIG', `${kind} backend: ${message}`);
 }
 
-/** The caller went away (ctx.signal aborted); the runtime normally answers nothing. */
+/** The caller went away (ctx.signal aborted): CANCELLED, never a backend failure or timeout. */
 export function abortedError(kind: string): SvcError {
-  return new SvcError('BACKEND_FAILED', `${kind} backend: call aborted`, { data: { reason: 'aborted' } });
+  return new SvcError('CANCELLED', `${kind} backend: call aborted`, { data: { reason: 'aborted' } });
 }
 
 export function timeoutError(kind: string, ms: number): SvcError {

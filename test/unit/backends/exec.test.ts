@@ -135,7 +135,7 @@ describe('exec backend', () => {
       const p = run({ argv: nodeScript(code), timeout_ms: 60000 }, {}, ctx);
       while (!fs.existsSync(pidFile) || fs.readFileSync(pidFile, 'utf8') === '') await new Promise((r) => setTimeout(r, 10));
       ctx.controller.abort();
-      const err = await rejectsWithCode(p, 'BACKEND_FAILED');
+      const err = await rejectsWithCode(p, 'CANCELLED');
       assert.equal(err.data!.reason, 'aborted');
       await gone(pidFile);
     });
@@ -144,7 +144,7 @@ describe('exec backend', () => {
       const ctx = makeContext();
       ctx.controller.abort();
       const marker = path.join(dir, 'never');
-      await rejectsWithCode(run({ argv: ['sh', '-c', 'touch "$0"', marker] }, {}, ctx), 'BACKEND_FAILED');
+      await rejectsWithCode(run({ argv: ['sh', '-c', 'touch "$0"', marker] }, {}, ctx), 'CANCELLED');
       assert.equal(fs.existsSync(marker), false);
     });
 

@@ -103,7 +103,7 @@ describe('fs backend', () => {
     it('honours an aborted signal', async () => {
       const ctx = makeContext();
       ctx.controller.abort();
-      assert.equal((await rejectsWithCode(backend({})({ path: 'a.txt' }, ctx), 'BACKEND_FAILED')).data!.reason, 'aborted');
+      assert.equal((await rejectsWithCode(backend({})({ path: 'a.txt' }, ctx), 'CANCELLED')).data!.reason, 'aborted');
     });
   });
 

@@ -179,7 +179,7 @@ describe('http backend', () => {
       const ctx = makeContext();
       const p = run({ url: `${base}/hang`, timeout_ms: 60000 }, {}, ctx);
       setTimeout(() => ctx.controller.abort(), 20);
-      const err = await rejectsWithCode(p, 'BACKEND_FAILED');
+      const err = await rejectsWithCode(p, 'CANCELLED');
       assert.equal(err.data!.reason, 'aborted');
     });
 

@@ -66,7 +66,7 @@ describe('module backend', () => {
     const fn = await moduleBackend('./handlers/h.js#echo', env);
     const ctx = makeContext();
     ctx.controller.abort();
-    assert.equal((await rejectsWithCode(fn({}, ctx), 'BACKEND_FAILED')).data!.reason, 'aborted');
+    assert.equal((await rejectsWithCode(fn({}, ctx), 'CANCELLED')).data!.reason, 'aborted');
   });
 
   it('reuses the loaded module while the file is unchanged and loads a new version after it changes', async () => {

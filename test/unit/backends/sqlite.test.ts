@@ -128,7 +128,7 @@ describe('sqlite backend', () => {
     it('honours an aborted signal', async () => {
       const c = ctx();
       c.controller.abort();
-      assert.equal((await rejectsWithCode(make({})({}, c), 'BACKEND_FAILED')).data!.reason, 'aborted');
+      assert.equal((await rejectsWithCode(make({})({}, c), 'CANCELLED')).data!.reason, 'aborted');
     });
   });
 
