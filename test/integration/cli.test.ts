@@ -9,40 +9,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { childEnv, CLI, PROBLEM_LINE, ROOT, run, STACK_FRAME } from '../helpers/cli.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CLI = join(ROOT, 'dist', 'cli.js');
 const INVALID = join(ROOT, 'test', 'fixtures', 'invalid');
-const PROBLEM_LINE = /^(.+):(\d+):(\d+): ([A-Z][A-Z_]+): \S.*$/;
-const STACK_FRAME = /^\s+at .+\(?.*:\d+:\d+\)?$/m;
-
-interface Run { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
-
-/** Environment for children: ours minus SVC_TOKEN/PORT/HOST, plus overrides. */
-function childEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env.SVC_TOKEN;
-  delete env.PORT;
-  delete env.HOST;
-  for (const [k, v] of Object.entries(extra)) {
-    if (v === undefined) delete env[k];
-    else env[k] = v;
-  }
-  return env;
-}
-
-function run(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd ?? ROOT, env: opts.env ?? childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c) => (stderr += c));
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
-}
 
 interface Server { child: ChildProcess; url: string; stdout: () => string; stderr: () => string; exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }> }
 
