@@ -1,78 +1,160 @@
 #!/usr/bin/env node
-// The `svc` command — the only reader of argv and env. Forms scripts rely on:
-//   svc serve [manifest] [--host H] [--port N] [--no-watch]   → prints "listening on http://HOST:PORT"
-//   svc validate [manifest] [--json]                           → exit 0, or 1 with FILE:LINE:COL: CODE: message lines
-//   svc init [dir]                                             → writes a commented starter svc.yaml
-//   svc hash-password                                          → reads a password on stdin, prints its scrypt hash
-// Guarantees: stdout carries only the listening line (logs go to stderr);
-// SIGTERM/SIGINT drain and exit 0; SIGHUP reloads the manifest; a bad manifest never prints a stack trace.
+// The `fastsvc` command (also installed as `svc`) — the only reader of argv and env.
+// Forms scripts rely on:
+//   fastsvc serve [manifest] [--host H] [--port N] [--no-watch]   → prints "listening on http://HOST:PORT"
+//   fastsvc validate [manifest] [--json] [--no-io] [--allow-unset-env]
+//                                                 → exit 0, or 1 with FILE:LINE:COL: CODE: message lines
+//   fastsvc init [dir]                            → writes a commented starter svc.yaml
+//   fastsvc hash-password                         → reads a password on stdin, prints its scrypt hash
+// Guarantees: every command answers --help (its usage, exit 0) and refuses an
+// unknown flag or a surplus argument (one line naming it, then usage, exit 2);
+// stdout carries only the listening line (logs go to stderr); SIGTERM/SIGINT
+// drain and exit 0; SIGHUP reloads the manifest; a bad manifest never prints a stack trace.
 
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { checkManifest, loadManifest } from './manifest/index.js';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { checkIO, checkManifest, loadManifest } from './manifest/index.js';
 import { ManifestError, SvcError } from './errors.js';
 import { serve } from './http/serve.js';
 import { logger } from './log.js';
-import { STARTER_MANIFEST } from './starter.js';
+import { starterManifest } from './starter.js';
 import { createReloader } from './policy/reloader.js';
 import { watchManifest } from './policy/watch.js';
 import { hashPassword } from './auth/oauth/password.js';
 
-interface Args { positional: string[]; flags: Map<string, string | true> }
+const PROG = 'fastsvc';
+// dist/cli.js (and src/cli.ts) sit one level below the package root.
+const PACKAGE_ROOT = fileURLToPath(new URL('../', import.meta.url));
+const SCHEMA_FILE = join(PACKAGE_ROOT, 'schema', 'svc.schema.json');
 
-function parseArgs(argv: string[]): Args {
-  const positional: string[] = [];
-  const flags = new Map<string, string | true>();
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (!a.startsWith('--')) {
-      positional.push(a);
-      continue;
-    }
-    const eq = a.indexOf('=');
-    if (eq !== -1) flags.set(a.slice(2, eq), a.slice(eq + 1));
-    else if (['host', 'port'].includes(a.slice(2)) && argv[i + 1] !== undefined) flags.set(a.slice(2), argv[++i]!);
-    else flags.set(a.slice(2), true);
-  }
-  return { positional, flags };
+type Values = Record<string, string | boolean | undefined>;
+
+interface Command {
+  /** The synopsis line (after "usage: "). */
+  usage: string;
+  /** What it does and what each option means. */
+  help: string;
+  options: NonNullable<ParseArgsConfig['options']>;
+  maxPositionals: number;
+  run(values: Values, positionals: string[]): Promise<number> | number;
 }
 
+const COMMANDS: Record<string, Command> = {
+  serve: {
+    usage: `${PROG} serve [manifest] [--host H] [--port N] [--no-watch]`,
+    help: `Serves the manifest (default ./svc.yaml). When ready, prints one line to stdout:
+"listening on http://HOST:PORT". SIGTERM or SIGINT drains and exits 0; SIGHUP reloads.
+
+options:
+  --host H      address to bind (overrides server.host; env HOST)
+  --port N      port to bind, 0 picks a free one (overrides server.port; env PORT)
+  --no-watch    do not reload the policy when the manifest changes
+  -h, --help    show this help`,
+    options: { host: { type: 'string' }, port: { type: 'string' }, 'no-watch': { type: 'boolean' } },
+    maxPositionals: 1,
+    run: (v, p) => cmdServe(p[0] ?? 'svc.yaml', v),
+  },
+  validate: {
+    usage: `${PROG} validate [manifest] [--json] [--no-io] [--allow-unset-env]`,
+    help: `Checks the manifest (default ./svc.yaml) as serve would, without serving or any
+network call. Exit 0 when valid; otherwise exit 1 and one line per problem on stderr:
+FILE:LINE:COL: CODE: message.
+
+options:
+  --json              print {valid, file, config_hash, problems, unset_env} on stdout
+  --no-io             skip the checks that read other files: SQLite files and queries,
+                      exec programs (on PATH), content and secret files, fs roots, module files
+  --allow-unset-env   an unset \${VAR} without a default gets the placeholder "unset:VAR"
+                      instead of an error; the unset names are listed as a note (CI without secrets)
+  -h, --help          show this help`,
+    options: { json: { type: 'boolean' }, 'no-io': { type: 'boolean' }, 'allow-unset-env': { type: 'boolean' } },
+    maxPositionals: 1,
+    run: (v, p) => cmdValidate(p[0] ?? 'svc.yaml', v),
+  },
+  init: {
+    usage: `${PROG} init [dir]`,
+    help: `Writes a commented starter svc.yaml into dir (default .); never overwrites one.
+Its first line points editors at the JSON schema shipped in this package.
+
+options:
+  -h, --help    show this help`,
+    options: {},
+    maxPositionals: 1,
+    run: (_v, p) => cmdInit(p[0] ?? '.'),
+  },
+  'hash-password': {
+    usage: `${PROG} hash-password`,
+    help: `Reads a password on stdin (not echoed on a terminal) and prints its scrypt hash,
+for oauth.users[].password_hash.
+
+options:
+  -h, --help    show this help`,
+    options: {},
+    maxPositionals: 0,
+    run: () => cmdHashPassword(),
+  },
+};
+
 const USAGE = `usage:
-  svc serve [manifest] [--host H] [--port N] [--no-watch]
-  svc validate [manifest] [--json]
-  svc init [dir]
-  svc hash-password        (password on stdin; prints a hash for oauth.users[].password_hash)`;
+${Object.values(COMMANDS).map((c) => `  ${c.usage}`).join('\n')}
+  ${PROG} help [command]
+  ${PROG} --version
+
+"${PROG} COMMAND --help" describes a command. Also installed as "svc".`;
 
 async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  const args = parseArgs(rest);
-  switch (command) {
-    case 'serve':
-      return cmdServe(args);
-    case 'validate':
-      return cmdValidate(args);
-    case 'init':
-      return cmdInit(args);
-    case 'hash-password':
-      return cmdHashPassword();
-    case undefined:
-    case 'help':
-    case '--help':
-    case '-h':
-      process.stdout.write(USAGE + '\n');
-      return command === undefined ? 2 : 0;
-    default:
-      process.stderr.write(`svc: unknown command ${command}\n${USAGE}\n`);
-      return 2;
+  const [name, ...rest] = argv;
+  if (name === undefined) return usageError(USAGE);
+  if (name === 'help' || name === '--help' || name === '-h') {
+    const topic = name === 'help' ? rest[0] : undefined;
+    if (topic === undefined) return say(USAGE);
+    const cmd = COMMANDS[topic];
+    return cmd ? say(commandHelp(cmd)) : usageError(USAGE, `unknown command ${topic}`);
   }
+  if (name === '--version') return say(JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')).version);
+  const cmd = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!cmd) return usageError(USAGE, name.startsWith('-') ? `unknown option ${name}` : `unknown command ${name}`);
+
+  let parsed: { values: Values; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: rest, options: { ...cmd.options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  } catch (e) {
+    return usageError(`usage: ${cmd.usage}`, argError(e as Error & { code?: string }), name);
+  }
+  if (parsed.values.help) return say(commandHelp(cmd));
+  if (parsed.positionals.length > cmd.maxPositionals) return usageError(`usage: ${cmd.usage}`, `unexpected argument ${parsed.positionals[cmd.maxPositionals]}`, name);
+  return cmd.run(parsed.values, parsed.positionals);
+}
+
+function commandHelp(cmd: Command): string {
+  return `usage: ${cmd.usage}\n\n${cmd.help}`;
+}
+
+function say(text: string): number {
+  process.stdout.write(text + '\n');
+  return 0;
+}
+
+/** One line saying what is wrong (when there is something), then the usage; exit 2. */
+function usageError(usage: string, problem?: string, command?: string): number {
+  process.stderr.write((problem ? `${PROG}${command ? ' ' + command : ''}: ${problem}\n` : '') + usage + '\n');
+  return 2;
+}
+
+/** node:util parseArgs errors, said shortly. */
+function argError(e: Error & { code?: string }): string {
+  if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${/'([^']+)'/.exec(e.message)?.[1] ?? ''}`.trimEnd();
+  if (e.code?.startsWith('ERR_PARSE_ARGS_')) return e.message;
+  throw e;
 }
 
 function printProblems(problems: SvcError[]): void {
   for (const p of problems) process.stderr.write(p.format() + '\n');
 }
 
-async function cmdServe(args: Args): Promise<number> {
-  const file = args.positional[0] ?? 'svc.yaml';
+async function cmdServe(file: string, flags: Values): Promise<number> {
   let loaded;
   try {
     loaded = await loadManifest(file);
@@ -83,13 +165,13 @@ async function cmdServe(args: Args): Promise<number> {
     }
     throw e;
   }
-  const flagPort = args.flags.get('port');
+  const flagPort = flags.port;
   const port = typeof flagPort === 'string' ? Number(flagPort) : process.env.PORT ? Number(process.env.PORT) : undefined;
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
-    process.stderr.write(`svc: --port must be an integer 0..65535\n`);
+    process.stderr.write(`${PROG} serve: --port must be an integer 0..65535\n`);
     return 2;
   }
-  const flagHost = args.flags.get('host');
+  const flagHost = flags.host;
   const host = typeof flagHost === 'string' ? flagHost : process.env.HOST || undefined;
   const served = await serve(loaded.svc, loaded.config, { host, port });
   const generated = served.handle.bearer?.generated;
@@ -98,7 +180,7 @@ async function cmdServe(args: Args): Promise<number> {
   }
   // Hot reload: the watcher (unless --no-watch) and SIGHUP both go through the one serialized reloader.
   const reloader = createReloader({ file, handle: served.handle, current: loaded, logger });
-  const watcher = args.flags.has('no-watch') ? undefined : watchManifest({ file, initialHash: loaded.hash, logger, onChange: async () => (await reloader.reload('watch')).hash_read });
+  const watcher = flags['no-watch'] ? undefined : watchManifest({ file, initialHash: loaded.hash, logger, onChange: async () => (await reloader.reload('watch')).hash_read });
   process.on('SIGHUP', () => void reloader.reload('SIGHUP', { force: true }));
   // Edits made after the listening line are seen: the watcher is ready first.
   await watcher?.ready;
@@ -122,30 +204,33 @@ async function cmdServe(args: Args): Promise<number> {
   return -1; // keep running
 }
 
-function cmdValidate(args: Args): number {
-  const file = args.positional[0] ?? 'svc.yaml';
-  const checked = checkManifest(file);
-  if (args.flags.has('json')) {
-    process.stdout.write(JSON.stringify({ valid: checked.problems.length === 0, file, config_hash: checked.hash, problems: checked.problems.map((p) => p.toJSON()) }, null, 2) + '\n');
-  } else if (checked.problems.length) {
-    printProblems(checked.problems);
-  } else {
+async function cmdValidate(file: string, flags: Values): Promise<number> {
+  const checked = checkManifest(file, process.env, { allowUnsetEnv: !!flags['allow-unset-env'] });
+  const problems = checked.plan && !flags['no-io'] ? await checkIO(checked.plan, file, checked.locate) : checked.problems;
+  if (flags.json) {
+    process.stdout.write(JSON.stringify({ valid: problems.length === 0, file, config_hash: checked.hash, problems: problems.map((p) => p.toJSON()), unset_env: checked.unsetEnv }, null, 2) + '\n');
+    return problems.length ? 1 : 0;
+  }
+  if (problems.length) printProblems(problems);
+  else {
     const m = checked.plan!.manifest;
     process.stdout.write(`${file}: ok — ${m.tools?.length ?? 0} tools, ${m.resources?.length ?? 0} resources, ${m.prompts?.length ?? 0} prompts\n`);
   }
-  return checked.problems.length ? 1 : 0;
+  if (checked.unsetEnv.length) process.stdout.write(`${file}: note: validated with placeholders for unset environment variables: ${checked.unsetEnv.join(', ')}\n`);
+  return problems.length ? 1 : 0;
 }
 
-function cmdInit(args: Args): number {
-  const dir = args.positional[0] ?? '.';
+function cmdInit(dir: string): number {
   const file = join(dir, 'svc.yaml');
   if (existsSync(file)) {
-    process.stderr.write(`svc: ${file} already exists; not overwriting\n`);
+    process.stderr.write(`${PROG} init: ${file} already exists; not overwriting\n`);
     return 1;
   }
   mkdirSync(dir, { recursive: true });
-  writeFileSync(file, STARTER_MANIFEST, { flag: 'wx' });
-  process.stdout.write(`wrote ${file}\nnext: svc validate ${file} && svc serve ${file}\n`);
+  // This package's own schema, relative to the new file: ./node_modules/fastsvc/schema/… after `npm install fastsvc`.
+  const ref = relative(resolve(dir), SCHEMA_FILE).split(sep).join('/');
+  writeFileSync(file, starterManifest(ref.startsWith('.') ? ref : './' + ref), { flag: 'wx' });
+  process.stdout.write(`wrote ${file}\nnext: npx ${PROG} validate ${file} && npx ${PROG} serve ${file}\n`);
   return 0;
 }
 
@@ -153,10 +238,10 @@ async function cmdHashPassword(): Promise<number> {
   if (process.stdin.isTTY) process.stderr.write('password (input hidden; end with Enter): ');
   const password = await readSecretLine();
   if (!password) {
-    process.stderr.write('svc: empty password\n');
+    process.stderr.write(`${PROG} hash-password: empty password\n`);
     return 1;
   }
-  if (password.length < 8) process.stderr.write('svc: warning: passwords shorter than 8 characters are weak\n');
+  if (password.length < 8) process.stderr.write(`${PROG} hash-password: warning: passwords shorter than 8 characters are weak\n`);
   process.stdout.write((await hashPassword(password)) + '\n');
   return 0;
 }
@@ -199,7 +284,7 @@ main(process.argv.slice(2)).then(
   },
   (e: unknown) => {
     const hint = listenHint(e as NodeJS.ErrnoException & { address?: string; port?: number });
-    process.stderr.write(`svc: ${hint ?? (e instanceof SvcError ? e.format() : (e as Error).message)}\n`);
+    process.stderr.write(`${PROG}: ${hint ?? (e instanceof SvcError ? e.format() : (e as Error).message)}\n`);
     if (!hint && !(e instanceof SvcError)) logger.error({ err: e }, 'fatal'); // a bug: keep the stack in the log
     process.exitCode = 1;
   },

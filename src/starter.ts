@@ -1,7 +1,9 @@
-// The manifest `svc init` writes: small, commented, valid as written.
+// The manifest `fastsvc init` writes: small, commented, valid as written.
+// `schemaRef` is where the editor finds the schema: the CLI passes the path of
+// the schema shipped in its own package, relative to the new file.
 
-export const STARTER_MANIFEST = `# yaml-language-server: $schema=https://fastsvc.dev/schema/svc.schema.json
-# A fastsvc manifest. Check it with \`svc validate\`, run it with \`svc serve\`.
+export const starterManifest = (schemaRef: string): string => `# yaml-language-server: $schema=${schemaRef}
+# A fastsvc manifest. Check it with \`npx fastsvc validate\`, run it with \`npx fastsvc serve\`.
 version: 1
 name: my-service
 description: What this server offers, in one sentence.

@@ -2,10 +2,12 @@
 // handlers are the declared backends, and the SvcServerConfig. Guarantees: this
 // is the only stage of loading that touches files besides load.ts (secrets in
 // *_file fields, static content files, SQLite databases, JS modules); every
-// backend is built up front so a broken one fails the load, not the first call;
-// dispose() releases what the backends hold (database handles).
+// backend is built up front so a broken one fails the load, not the first call,
+// each failure at the line:col of the field it concerns; with `probe` (what
+// `svc validate` runs, see check-io.ts) the same lookups run read-only and no
+// module code is loaded; dispose() releases what the backends hold (database handles).
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { dirname, extname, resolve } from 'node:path';
 import { FastSvc } from '../core/fast-svc.js';
 import type { CallContext, ContentBlock, PromptMessage, ResourceContents, ToolResult } from '../core/types.js';
@@ -30,9 +32,9 @@ export interface Assembled {
 
 type Locate = (path: readonly (string | number)[]) => { line: number; col: number };
 
-export async function assemble(plan: Plan, file: string, hash: string, locate: Locate): Promise<Assembled> {
+export async function assemble(plan: Plan, file: string, hash: string, locate: Locate, opts: { probe?: boolean } = {}): Promise<Assembled> {
   const m = plan.manifest;
-  const env: BackendEnv = { manifestDir: dirname(resolve(file)) };
+  const env: BackendEnv = { manifestDir: dirname(resolve(file)), ...(opts.probe && { probe: true }) };
   const disposers: (() => void)[] = [];
   const problems: SvcError[] = [];
   const svc = new FastSvc({ name: m.name, description: m.description });
@@ -41,9 +43,11 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
     try {
       await build();
     } catch (e) {
-      const { line, col } = locate(path);
+      // A SvcError's path (set by `under`) says which field of the item it concerns.
+      const at = [...path, ...(e instanceof SvcError && e.path ? e.path.split('/').map((k) => (/^\d+$/.test(k) ? Number(k) : k)) : [])];
+      const { line, col } = locate(at);
       const code = e instanceof SvcError ? e.code : (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'FILE_UNREADABLE' : 'BACKEND_CONFIG';
-      problems.push(new SvcError(code, (e as Error).message, { file, line, col }));
+      problems.push(new SvcError(code, (e as Error).message, { file, line, col, path: '/' + at.join('/') }));
     }
   };
 
@@ -65,8 +69,8 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
   for (const [i, r] of (m.resources ?? []).entries()) await attempt(['resources', i], async () => {
     svc.resource({ ...resourceMeta(r), read: await resourceReader(r, env) });
   });
-  for (const [i, p] of (m.prompts ?? []).entries()) await attempt(['prompts', i], () => {
-    svc.prompt(promptDef(p, env));
+  for (const [i, p] of (m.prompts ?? []).entries()) await attempt(['prompts', i], async () => {
+    svc.prompt(await promptDef(p, env));
   });
   const clients: NonNullable<SvcServerConfig['oauth']>['clients'] = m.oauth?.clients?.map((c) => c);
   for (const [i, c] of (m.oauth?.clients ?? []).entries()) {
@@ -104,19 +108,38 @@ async function toolHandler(t: Tool, env: BackendEnv, disposers: (() => void)[]):
     return isError ? (input) => ({ content: [{ type: 'text', text: tpl.render(input) }], isError: true }) : (input) => tpl.render(input);
   }
   if (t.content) {
-    const blocks = t.content.map((c) => contentBlock(c, env));
+    const blocks = await Promise.all(t.content.map((c, j) => under(`content/${j}`, () => contentBlock(c, env))));
     return (input): ToolResult => ({ content: blocks.map((b) => b(input)), ...(isError && { isError: true }) });
   }
   let fn: BackendFn;
-  if (t.http) fn = httpBackend(t.http, env);
-  else if (t.exec) fn = execBackend(t.exec, env);
-  else if (t.fs) fn = fsBackend(t.fs, env);
+  if (t.http) fn = await under('http', () => httpBackend(t.http!, env));
+  else if (t.exec) fn = await under('exec', () => execBackend(t.exec!, env));
+  else if (t.fs) fn = await under('fs', () => fsBackend(t.fs!, env));
   else if (t.sqlite) {
-    const b = sqliteBackend(t.sqlite, env);
+    const b = await under('sqlite', () => sqliteBackend(t.sqlite!, env));
     disposers.push(() => b.close());
     fn = b;
-  } else fn = await moduleBackend(t.module!, env);
+  } else fn = await under('module', () => moduleBackend(t.module!, env));
   return fn;
+}
+
+/** Builds one part of an item; a SvcError it throws gets `at` put in front of its (spec-relative) path. */
+async function under<T>(at: string, build: () => T | Promise<T>): Promise<T> {
+  try {
+    return await build();
+  } catch (e) {
+    if (e instanceof SvcError) e.path = e.path ? `${at}/${e.path}` : at;
+    throw e;
+  }
+}
+
+/** Reads a file the manifest names (relative to it); FILE_UNREADABLE at the `file` field when it cannot. */
+function readDataFile(rel: string, env: BackendEnv): Buffer {
+  try {
+    return readFileSync(resolve(env.manifestDir, rel));
+  } catch (e) {
+    throw new SvcError('FILE_UNREADABLE', `cannot read ${JSON.stringify(rel)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { path: 'file' });
+  }
 }
 
 /** A static content block, its text templated with the call's arguments. */
@@ -128,7 +151,7 @@ function contentBlock(c: ContentSpec, env: BackendEnv): (vars: Record<string, un
     }
     case 'image':
     case 'audio': {
-      const data = c.data ?? (c.file ? readFileSync(resolve(env.manifestDir, c.file)).toString('base64') : '');
+      const data = c.data ?? (c.file ? readDataFile(c.file, env).toString('base64') : '');
       const mimeType = c.mime_type ?? guessMime(c.file ?? '');
       return () => ({ type: c.type as 'image' | 'audio', data, mimeType });
     }
@@ -162,9 +185,11 @@ async function resourceReader(r: Resource, env: BackendEnv): Promise<(uri: strin
   }
   if (r.file !== undefined) {
     const path = resolve(env.manifestDir, r.file);
+    // Read per request (it may change), but it must be a file now.
+    if (!isFile(path)) throw new SvcError('FILE_UNREADABLE', `${JSON.stringify(r.file)} is not an existing file`, { path: 'file' });
     return async (uri) => [await readFileContent(path, uri, mimeType)];
   }
-  const fn = r.http ? httpBackend(r.http, env, { bytes: !isTextMime(mimeType) }) : await moduleBackend(r.module!, env);
+  const fn = r.http ? await under('http', () => httpBackend(r.http!, env, { bytes: !isTextMime(mimeType) })) : await under('module', () => moduleBackend(r.module!, env));
   return async (uri, vars, ctx) => {
     const out = await fn({ ...vars, uri }, ctx);
     if (Array.isArray(out)) return out as ResourceContents[];
@@ -173,11 +198,11 @@ async function resourceReader(r: Resource, env: BackendEnv): Promise<(uri: strin
   };
 }
 
-function promptDef(p: Prompt, env: BackendEnv) {
-  const messages = p.messages.map((msg) => {
-    const block = msg.content ? contentBlock(msg.content, env) : contentBlock({ type: 'text', text: msg.text ?? '' }, env);
+async function promptDef(p: Prompt, env: BackendEnv) {
+  const messages = await Promise.all(p.messages.map(async (msg, k) => {
+    const block = msg.content ? await under(`messages/${k}/content`, () => contentBlock(msg.content!, env)) : contentBlock({ type: 'text', text: msg.text ?? '' }, env);
     return (vars: Record<string, unknown>): PromptMessage => ({ role: msg.role, content: block(vars) });
-  });
+  }));
   return {
     name: p.name,
     title: p.title,
@@ -193,6 +218,14 @@ function readSecret(path: string, manifest: string): string {
     return readFileSync(path, 'utf8').trim();
   } catch (e) {
     throw new SvcError('FILE_UNREADABLE', `cannot read secret file ${path}: ${(e as NodeJS.ErrnoException).code}`, { file: manifest });
+  }
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
   }
 }
 

@@ -1,10 +1,11 @@
 // The manifest pipeline: load → validate → compile (→ assemble). Guarantees:
-// checkManifest() never throws and never runs a backend (it is `svc validate`);
+// checkManifest() never throws and never builds a backend (`svc validate`
+// then runs checkIO unless --no-io);
 // loadManifest() returns the code API's own objects or throws ManifestError
 // carrying every problem as FILE:LINE:COL: CODE: message.
 
 import { ManifestError, type SvcError } from '../errors.js';
-import { readSource } from './load.js';
+import { readSource, type SourceOptions } from './load.js';
 import { validateManifest } from './validate.js';
 import { compilePlan, type Plan } from './compile.js';
 import { assemble, type Assembled } from './assemble.js';
@@ -14,12 +15,14 @@ export interface Checked {
   hash: string;
   plan?: Plan;
   problems: SvcError[];
+  /** ${VAR}s given a placeholder because they are unset (only with allowUnsetEnv). */
+  unsetEnv: string[];
   locate(path: readonly (string | number)[]): { line: number; col: number };
 }
 
-export function checkManifest(file: string, env: NodeJS.ProcessEnv = process.env): Checked {
-  const src = readSource(file, env);
-  const base = { file, hash: src.hash, locate: src.locate };
+export function checkManifest(file: string, env: NodeJS.ProcessEnv = process.env, opts: SourceOptions = {}): Checked {
+  const src = readSource(file, env, opts);
+  const base = { file, hash: src.hash, unsetEnv: src.unsetEnv, locate: src.locate };
   if (src.problems.length) return { ...base, problems: src.problems };
   const v = validateManifest(src);
   if (!v.manifest) return { ...base, problems: v.problems };
@@ -39,4 +42,5 @@ export async function loadManifest(file: string, env: NodeJS.ProcessEnv = proces
   return { ...assembled, plan: checked.plan, hash: checked.hash };
 }
 
+export { checkIO } from './check-io.js';
 export type { Plan };

@@ -2,8 +2,9 @@
 // Guarantees: YAML syntax errors come back as SvcErrors with line:col (never a
 // throw with a stack); ${VAR} and ${VAR:-default} are replaced in string
 // scalars (`$${` writes a literal `${`); an unset variable without a default is
-// an ENV_UNSET problem at its node; `locate(path)` maps any JSON path in the
-// result back to a line and column of the file.
+// an ENV_UNSET problem at its node — or, with `allowUnsetEnv` (`svc validate
+// --allow-unset-env`), the placeholder `unset:NAME`, listed in `unsetEnv`;
+// `locate(path)` maps any JSON path in the result back to a line and column.
 
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -17,22 +18,29 @@ export interface Source {
   hash: string;
   value: unknown;
   problems: SvcError[];
+  /** Variables replaced by a placeholder (only with `allowUnsetEnv`), sorted, each once. */
+  unsetEnv: string[];
   /** `at: 'key'` points at the key of the last path element (an unknown field) rather than its value. */
   locate(path: readonly (string | number)[], at?: 'value' | 'key'): { line: number; col: number };
 }
 
-export function readSource(file: string, env: NodeJS.ProcessEnv = process.env): Source {
+export interface SourceOptions {
+  /** An unset ${VAR} without a default becomes `unset:VAR` instead of an ENV_UNSET problem. */
+  allowUnsetEnv?: boolean;
+}
+
+export function readSource(file: string, env: NodeJS.ProcessEnv = process.env, opts: SourceOptions = {}): Source {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
     const err = new SvcError('FILE_UNREADABLE', `cannot read manifest: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { file, line: 1, col: 1 });
-    return { file, text: '', hash: '', value: undefined, problems: [err], locate: () => ({ line: 1, col: 1 }) };
+    return { file, text: '', hash: '', value: undefined, problems: [err], unsetEnv: [], locate: () => ({ line: 1, col: 1 }) };
   }
-  return parseSource(file, text, env);
+  return parseSource(file, text, env, opts);
 }
 
-export function parseSource(file: string, text: string, env: NodeJS.ProcessEnv = process.env): Source {
+export function parseSource(file: string, text: string, env: NodeJS.ProcessEnv = process.env, opts: SourceOptions = {}): Source {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const at = (offset: number) => {
@@ -46,11 +54,17 @@ export function parseSource(file: string, text: string, env: NodeJS.ProcessEnv =
     problems.push(new SvcError(code, e.message.split('\n')[0]!, { file, line, col }));
   }
   const hash = createHash('sha256').update(text).digest('hex');
-  if (problems.length) return { file, text, hash, value: undefined, problems, locate: () => ({ line: 1, col: 1 }) };
+  if (problems.length) return { file, text, hash, value: undefined, problems, unsetEnv: [], locate: () => ({ line: 1, col: 1 }) };
 
-  interpolate(doc, env, (node, message) => {
+  const unset = new Set<string>();
+  interpolate(doc, env, (node, name) => {
+    if (opts.allowUnsetEnv) {
+      unset.add(name);
+      return `unset:${name}`;
+    }
     const { line, col } = at(node.range?.[0] ?? 0);
-    problems.push(new SvcError('ENV_UNSET', message, { file, line, col }));
+    problems.push(new SvcError('ENV_UNSET', `environment variable ${name} is not set (write \${${name}:-default} to allow that)`, { file, line, col }));
+    return '';
   });
 
   const keyOf = (path: readonly (string | number)[]) => {
@@ -76,12 +90,13 @@ export function parseSource(file: string, text: string, env: NodeJS.ProcessEnv =
     return { line: 1, col: 1 };
   };
 
-  return { file, text, hash, value: doc.toJS({ maxAliasCount: 100 }), problems, locate };
+  return { file, text, hash, value: doc.toJS({ maxAliasCount: 100 }), problems, unsetEnv: [...unset].sort(), locate };
 }
 
 const VAR = /\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
-function interpolate(doc: Document, env: NodeJS.ProcessEnv, report: (node: Node, message: string) => void): void {
+/** `unset` is told each unset variable without a default and returns the text to put in its place. */
+function interpolate(doc: Document, env: NodeJS.ProcessEnv, unset: (node: Node, name: string) => string): void {
   visit(doc, {
     Scalar(_key, node) {
       if (typeof node.value !== 'string' || !node.value.includes('${')) return;
@@ -90,8 +105,7 @@ function interpolate(doc: Document, env: NodeJS.ProcessEnv, report: (node: Node,
         const v = env[name];
         if (v !== undefined && v !== '') return v;
         if (fallback !== undefined) return fallback;
-        report(node, `environment variable ${name} is not set (write \${${name}:-default} to allow that)`);
-        return '';
+        return unset(node, name);
       });
     },
   });

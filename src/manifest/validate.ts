@@ -1,12 +1,15 @@
 // Stage 2: check the loaded value against schema/svc.schema.json.
 // Guarantees: all schema problems are reported at once, each at the line:col of
-// the offending node; defaults from the schema are filled in (ajv useDefaults),
-// so later stages never invent a default of their own.
+// the offending node; an unknown field close to an allowed one says "did you
+// mean …?"; defaults from the schema are filled in (ajv useDefaults), so later
+// stages never invent a default of their own.
 
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { SvcError } from '../errors.js';
 import type { Source } from './load.js';
 import type { SvcManifest } from './types.gen.js';
+import { allowedFields } from './schema-fields.js';
+import { closestName } from '../util/did-you-mean.js';
 // Precompiled from the schema by scripts/gen-types.mjs (ajv standalone; a test
 // fails when it is stale), so neither start-up nor a reload compiles the schema.
 import { validate as generated } from './manifest-validator.gen.js';
@@ -24,7 +27,9 @@ export function validateManifest(src: Source): { manifest?: SvcManifest; problem
     const path = pointerToPath(e.instancePath);
     const target = e.keyword === 'additionalProperties' ? [...path, (e.params as { additionalProperty: string }).additionalProperty] : path;
     const { line, col } = src.locate(target, e.keyword === 'additionalProperties' ? 'key' : 'value');
-    return new SvcError('SCHEMA_VIOLATION', describe(e), { file: src.file, line, col, path: e.instancePath || '/' });
+    const suggestion = e.keyword === 'additionalProperties' ? closestName(target[target.length - 1] as string, allowedFields(path)) : undefined;
+    const message = describe(e) + (suggestion ? `; did you mean "${suggestion}"?` : '');
+    return new SvcError('SCHEMA_VIOLATION', message, { file: src.file, line, col, path: e.instancePath || '/', ...(suggestion && { data: { suggestion } }) });
   });
   return { problems };
 }

@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { parse, stringify } from 'yaml';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ROOT, serveCli, type ServeCli } from '../helpers/serve-cli.js';
+import { ROOT, serveCli, type ServeChild } from '../helpers/cli.js';
 
 const run = promisify(execFile);
 const TRICKY = `it's <b>"$HOME"</b> & \`date\``;
@@ -37,7 +37,7 @@ describe('e2e: /docs commands run as pasted; refusals say why', function () {
   this.timeout(30_000);
   const tokens = { admin: randomBytes(18).toString('base64url'), ci: randomBytes(18).toString('base64url'), reader: randomBytes(18).toString('base64url') };
   let dir: string;
-  let svc: ServeCli;
+  let svc: ServeChild;
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'svc-docs-'));
@@ -52,7 +52,7 @@ describe('e2e: /docs commands run as pasted; refusals say why', function () {
       template: '{{text}}',
     });
     writeFileSync(join(dir, 'svc.yaml'), stringify(m));
-    svc = await serveCli(join(dir, 'svc.yaml'), { ADMIN_TOKEN: tokens.admin, CI_TOKEN: tokens.ci });
+    svc = await serveCli(join(dir, 'svc.yaml'), { env: { ADMIN_TOKEN: tokens.admin, CI_TOKEN: tokens.ci } });
   });
   after(async () => {
     await svc?.stop();

@@ -12,7 +12,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { childEnv, CLI, startServe, stop, type Server } from '../helpers/serve-process.js';
+import { childEnv, CLI, startServe, stop, type ServeChild } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
 
 const TOKEN = randomBytes(18).toString('base64url');
@@ -41,14 +41,10 @@ function raw(port: number, request: string | ((sock: net.Socket) => void)): Prom
 
 const codeOf = (a: RawAnswer) => (JSON.parse(a.body) as { error: { code: string } }).error.code;
 
-function logLines(s: Server): Record<string, unknown>[] {
-  return s.stderr().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
-}
-
 describe('hostile clients against svc serve', function () {
   this.timeout(30_000);
   let dir: string;
-  let s: Server;
+  let s: ServeChild;
   let port: number;
 
   before(async () => {
@@ -117,7 +113,7 @@ describe('hostile clients against svc serve', function () {
 
   it('a client that disconnects mid-body is logged as request.aborted at info, with no error line or stack', async () => {
     for (const path of ['/svc/tools/x', '/mcp']) {
-      const before = logLines(s).filter((l) => l.event === 'request.aborted').length;
+      const before = s.logs().filter((l) => l.event === 'request.aborted').length;
       const sock = net.connect(port, '127.0.0.1');
       await new Promise<void>((resolve, reject) => {
         sock.on('error', reject);
@@ -129,10 +125,10 @@ describe('hostile clients against svc serve', function () {
         });
       });
       sock.destroy();
-      const line = await waitFor(() => logLines(s).filter((l) => l.event === 'request.aborted')[before], `request.aborted after a cut ${path} body`);
+      const line = await waitFor(() => s.logs().filter((l) => l.event === 'request.aborted')[before], `request.aborted after a cut ${path} body`);
       assert.equal(line.level, 30, 'logged at info');
     }
-    const bad = logLines(s).filter((l) => (l.level as number) >= 50 || JSON.stringify(l).includes('    at '));
+    const bad = s.logs().filter((l) => (l.level as number) >= 50 || JSON.stringify(l).includes('    at '));
     assert.deepEqual(bad, [], 'no error-level line and no stack');
   });
 });

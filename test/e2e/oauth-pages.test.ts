@@ -24,7 +24,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import WebSocket from 'ws';
 import { parse, stringify } from 'yaml';
 import { hashPassword } from '../../src/auth/oauth/password.js';
-import { ROOT, serveCli, type CliServer } from '../helpers/cli-server.js';
+import { ROOT, serveCli, type ServeChild } from '../helpers/cli.js';
 import { discover, exchange, register } from './oauth-harness.js';
 
 const ARTIFACTS = join(ROOT, 'test-artifacts');
@@ -120,7 +120,7 @@ async function hostedManifest(dir: string): Promise<string> {
   return file;
 }
 
-const refusals = (s: CliServer) => s.logs().filter((l) => l.event === 'front_door.refused');
+const refusals = (s: ServeChild) => s.logs().filter((l) => l.event === 'front_door.refused');
 
 describe('OAuth sign-in in headless Chromium through `svc serve`', () => {
   before(() => {
@@ -131,7 +131,7 @@ describe('OAuth sign-in in headless Chromium through `svc serve`', () => {
   describe('the hosted example (login.mode users)', function () {
     this.timeout(120_000);
     let dir: string;
-    let srv: CliServer;
+    let srv: ServeChild;
     let url: string;
     let browser: Awaited<ReturnType<typeof launch>>;
 
@@ -141,7 +141,7 @@ describe('OAuth sign-in in headless Chromium through `svc serve`', () => {
       url = srv.url;
     });
     after(async () => {
-      assert.equal(await srv?.stop(), 0);
+      assert.equal((await srv?.stop())?.code, 0);
       rmSync(dir, { recursive: true, force: true });
     });
     beforeEach(async () => {
@@ -340,7 +340,7 @@ describe('OAuth sign-in in headless Chromium through `svc serve`', () => {
   describe('the default manifest (login.mode auto)', function () {
     this.timeout(60_000);
     let dir: string;
-    let srv: CliServer;
+    let srv: ServeChild;
 
     before(async () => {
       if (!existsSync(join(ROOT, 'demo', 'notes.db'))) execFileSync(process.execPath, [join(ROOT, 'scripts', 'make-demo-db.mjs')], { cwd: ROOT });
@@ -350,7 +350,7 @@ describe('OAuth sign-in in headless Chromium through `svc serve`', () => {
       srv = await serveCli(join(dir, 'svc.yaml'), { env: { SVC_TOKEN: undefined } });
     });
     after(async () => {
-      assert.equal(await srv?.stop(), 0);
+      assert.equal((await srv?.stop())?.code, 0);
       rmSync(dir, { recursive: true, force: true });
     });
 

@@ -1,7 +1,9 @@
-// The real `svc serve` as operators run it (`node dist/cli.js serve …`, built by `npm run
-// build`): a child process with SVC_TOKEN/PORT/HOST removed from the environment (plus
-// overrides), resolved once it prints `listening on http://HOST:PORT`, with its stderr
-// (the JSON log) kept and parsed on demand, and a SIGTERM stop.
+// The real command line as operators and scripts run it: `node dist/cli.js …` in a child
+// process (run `npm run build` first). run() runs a command to its end; startServe() and
+// serveCli() start `svc serve` and resolve once it prints `listening on http://HOST:PORT`,
+// keeping stdout and stderr (logs() parses stderr's JSON log lines). Children get our
+// environment minus SVC_TOKEN/PORT/HOST plus the test's overrides, and every server
+// started here is killed when the test process exits, even after a failed test.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -10,17 +12,14 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const CLI = join(ROOT, 'dist', 'cli.js');
 
-export interface ServeChild {
-  child: ChildProcess;
-  url: string;
-  stderr(): string;
-  /** The JSON log lines on stderr so far (non-JSON lines skipped). */
-  logs(): Record<string, unknown>[];
-  exit: Promise<number | null>;
-  stop(): Promise<number | null>;
-}
+/** One problem line: FILE:LINE:COL: CODE: message. */
+export const PROBLEM_LINE = /^(.+):(\d+):(\d+): ([A-Z][A-Z_]+): \S.*$/;
+export const STACK_FRAME = /^\s+at .+\(?.*:\d+:\d+\)?$/m;
 
-/** Our environment minus SVC_TOKEN/PORT/HOST, with the given overrides (undefined deletes). */
+export interface Exit { code: number | null; signal: NodeJS.Signals | null }
+export interface Run extends Exit { stdout: string; stderr: string }
+
+/** Environment for children: ours minus SVC_TOKEN/PORT/HOST, LOG_LEVEL info, plus overrides (undefined deletes). */
 export function childEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info' };
   for (const k of ['SVC_TOKEN', 'PORT', 'HOST']) delete env[k];
@@ -31,14 +30,51 @@ export function childEnv(extra: Record<string, string | undefined> = {}): NodeJS
   return env;
 }
 
+/** Runs `node dist/cli.js ARGS` (or another program with `program`) to its end; no shell. */
+export function run(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; program?: string[] } = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const [cmd, ...pre] = opts.program ?? [process.execPath, CLI];
+    const child = spawn(cmd!, [...pre, ...args], { cwd: opts.cwd ?? ROOT, env: opts.env ?? childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c) => (stderr += c));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+export interface ServeChild {
+  child: ChildProcess;
+  url: string;
+  stdout(): string;
+  stderr(): string;
+  /** stderr's JSON log lines so far, parsed (other lines skipped). */
+  logs(): Record<string, unknown>[];
+  exit: Promise<Exit>;
+  /** SIGTERM (unless it already ended), then how it exited. */
+  stop(): Promise<Exit>;
+}
+
+const live = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const c of live) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+});
+
+/** Starts `svc serve ARGS` and resolves once the listening line is printed. */
 export function startServe(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<ServeChild> {
   const child = spawn(process.execPath, [CLI, 'serve', ...args], { cwd: opts.cwd ?? ROOT, env: opts.env ?? childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  live.add(child);
   let stdout = '';
   let stderr = '';
-  const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const exit = new Promise<Exit>((resolve) => child.on('close', (code, signal) => {
+    live.delete(child);
+    resolve({ code, signal });
+  }));
   const logs = () => stderr.split('\n').flatMap((l) => {
     try {
-      return [JSON.parse(l) as Record<string, unknown>];
+      const v = JSON.parse(l);
+      return v && typeof v === 'object' ? [v as Record<string, unknown>] : [];
     } catch {
       return [];
     }
@@ -50,20 +86,28 @@ export function startServe(args: string[], opts: { cwd?: string; env?: NodeJS.Pr
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`no listening line: ${stderr.slice(-1000)}`));
+      reject(new Error(`no listening line within 20 s; stderr:\n${stderr.slice(-2000)}`));
     }, 20_000);
     child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
     child.stdout!.setEncoding('utf8').on('data', (c: string) => {
       stdout += c;
       const m = /^listening on (http:\/\/\S+)\n/.exec(stdout);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, url: m[1]!, stderr: () => stderr, logs, exit, stop });
-      }
-    });
-    void exit.then((code) => {
+      if (!m) return;
       clearTimeout(timer);
-      reject(new Error(`serve exited (${code}) before listening; stderr:\n${stderr.slice(-1000)}`));
+      resolve({ child, url: m[1]!, stdout: () => stdout, stderr: () => stderr, logs, exit, stop });
+    });
+    void exit.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`svc serve exited (${code ?? signal}) before listening; stderr:\n${stderr.slice(-2000)}`));
     });
   });
+}
+
+export function stop(s: ServeChild): Promise<Exit> {
+  return s.stop();
+}
+
+/** `svc serve FILE --port 0 [args]` with childEnv(env). */
+export function serveCli(file: string, o: { args?: string[]; env?: Record<string, string | undefined>; cwd?: string } = {}): Promise<ServeChild> {
+  return startServe([file, '--port', '0', ...(o.args ?? [])], { cwd: o.cwd, env: childEnv(o.env) });
 }

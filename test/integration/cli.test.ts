@@ -5,31 +5,14 @@
 // process helpers live in test/helpers/serve-process.ts.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { childEnv, CLI, ROOT, startServe, stop } from '../helpers/serve-process.js';
+import { childEnv, CLI, PROBLEM_LINE, ROOT, run, startServe, stop, STACK_FRAME } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
 
 const INVALID = join(ROOT, 'test', 'fixtures', 'invalid');
-const PROBLEM_LINE = /^(.+):(\d+):(\d+): ([A-Z][A-Z_]+): \S.*$/;
-const STACK_FRAME = /^\s+at .+\(?.*:\d+:\d+\)?$/m;
-
-interface Run { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
-
-function run(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd ?? ROOT, env: opts.env ?? childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c) => (stderr += c));
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
-}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -50,6 +50,14 @@ describe('load: environment interpolation', () => {
     assert.deepEqual(src.problems.map((p) => `${p.code}@${p.line}:${p.col}`), ['ENV_UNSET@4:6', 'ENV_UNSET@5:8']);
   });
 
+  it('allowUnsetEnv: an unset variable becomes unset:NAME, listed once, not a problem; defaults still apply', () => {
+    const src = parseSource('t.yaml', 'a: "${NOPE}"\nb: "x-${NOPE}-${OTHER}"\nc: ${D:-dflt}\n', {}, { allowUnsetEnv: true });
+    assert.deepEqual(src.problems, []);
+    assert.deepEqual(src.value, { a: 'unset:NOPE', b: 'x-unset:NOPE-unset:OTHER', c: 'dflt' });
+    assert.deepEqual(src.unsetEnv, ['NOPE', 'OTHER']);
+    assert.deepEqual(parseSource('t.yaml', 'a: "${NOPE}"\n', {}).unsetEnv, []);
+  });
+
   it('the config hash is the sha256 of the raw text, before interpolation', () => {
     const a = parseSource('t.yaml', 'x: ${A}\n', { A: '1' });
     const b = parseSource('t.yaml', 'x: ${A}\n', { A: '2' });

@@ -6,8 +6,9 @@ import { SvcError } from '../../errors.js';
 import { parseByteSize } from '../../util/bytes.js';
 import type { ByteSizeSpec } from './types.js';
 
-export function configError(kind: string, message: string): SvcError {
-  return new SvcError('BACKEND_CONFIG', `${kind} backend: ${message}`);
+/** `field`: where in the backend's spec the problem is (`path`, `argv/0`), so the loader can point at it. */
+export function configError(kind: string, message: string, field?: string): SvcError {
+  return new SvcError('BACKEND_CONFIG', `${kind} backend: ${message}`, { path: field });
 }
 
 /** The caller went away (ctx.signal aborted): CANCELLED, never a backend failure or timeout. */

@@ -104,10 +104,10 @@ function resolveCwd(manifestDir: string, cwd: string): string {
   try {
     real = realpathSync(path.resolve(base, cwd));
   } catch {
-    throw configError(KIND, `cwd ${JSON.stringify(cwd)} does not exist`);
+    throw configError(KIND, `cwd ${JSON.stringify(cwd)} does not exist`, 'cwd');
   }
-  if (real !== base && !real.startsWith(base + path.sep)) throw configError(KIND, `cwd ${JSON.stringify(cwd)} leaves the manifest folder`);
-  if (!statSync(real).isDirectory()) throw configError(KIND, `cwd ${JSON.stringify(cwd)} is not a directory`);
+  if (real !== base && !real.startsWith(base + path.sep)) throw configError(KIND, `cwd ${JSON.stringify(cwd)} leaves the manifest folder`, 'cwd');
+  if (!statSync(real).isDirectory()) throw configError(KIND, `cwd ${JSON.stringify(cwd)} is not a directory`, 'cwd');
   return real;
 }
 
@@ -125,7 +125,7 @@ function pickEnv(names: readonly string[]): Record<string, string> {
 /** argv[0]: a path (resolved against the manifest folder) or a bare name looked up on the child's PATH. */
 function resolveProgram(prog: string, manifestDir: string, pathVar: string | undefined): string {
   if (prog === '' || prog.includes('\0') || prog.includes('{{')) {
-    throw configError(KIND, `argv[0] must be a plain program name or path, got ${JSON.stringify(prog)}`);
+    throw configError(KIND, `argv[0] must be a plain program name or path, got ${JSON.stringify(prog)}`, 'argv/0');
   }
   const candidates = prog.includes('/')
     ? [path.resolve(manifestDir, prog)]
@@ -138,5 +138,5 @@ function resolveProgram(prog: string, manifestDir: string, pathVar: string | und
       // not this one
     }
   }
-  throw configError(KIND, `program ${JSON.stringify(prog)} not found or not executable` + (prog.includes('/') ? '' : ' on the allowed PATH'));
+  throw configError(KIND, `program ${JSON.stringify(prog)} not found or not executable` + (prog.includes('/') ? '' : ' on the allowed PATH'), 'argv/0');
 }

@@ -48,14 +48,14 @@ export function fsBackend(spec: FsSpec, env: BackendEnv): BackendFn {
 }
 
 function resolveRoot(manifestDir: string, root: string): string {
-  if (typeof root !== 'string' || root === '' || root.includes('\0')) throw configError(KIND, 'root must be a non-empty path');
+  if (typeof root !== 'string' || root === '' || root.includes('\0')) throw configError(KIND, 'root must be a non-empty path', 'root');
   try {
     const real = realpathSync(path.resolve(manifestDir, root));
     if (statSync(real).isDirectory()) return real;
   } catch {
     // reported below
   }
-  throw configError(KIND, `root ${JSON.stringify(root)} is not an existing directory`);
+  throw configError(KIND, `root ${JSON.stringify(root)} is not an existing directory`, 'root');
 }
 
 function traversal(message: string): SvcError {

@@ -1,6 +1,6 @@
 // The module backend (escape hatch): "./file.js#export" relative to the manifest,
 // called with (input, context). Guarantees: the export is a function (else
-// BACKEND_CONFIG); a file changed on disk (mtime) is imported afresh by the next
+// BACKEND_CONFIG); a probe checks the file exists but never runs its code; a file changed on disk (mtime) is imported afresh by the next
 // moduleBackend() call; a handler's non-SvcError throw becomes BACKEND_FAILED.
 
 import { stat } from 'node:fs/promises';
@@ -26,6 +26,7 @@ export async function moduleBackend(ref: string, env: BackendEnv): Promise<Backe
   } catch {
     throw configError(KIND, `${rel} does not exist or is not a file`);
   }
+  if (env.probe) return () => Promise.reject(new SvcError('NOT_READY', `${KIND} backend: built to be checked, not called`));
   // ESM caches by URL: a new mtime gives a new URL, so an edited handler is loaded anew.
   const url = pathToFileURL(file);
   url.searchParams.set('v', String(mtime));

@@ -1,6 +1,7 @@
 // The sqlite backend: one statement prepared at build time, arguments bound only as
 // named parameters (never spliced into SQL). Guarantees: read-only unless writable
-// (a writing statement on a read-only db is BACKEND_CONFIG); readers → at most
+// (a writing statement on a read-only db is BACKEND_CONFIG; a probe always opens
+// read-only and only prepares); readers → at most
 // max_rows rows, writers → {changes, last_insert_rowid}; SQL errors → BACKEND_FAILED.
 
 import Database from 'better-sqlite3';
@@ -25,9 +26,9 @@ export function sqliteBackend(spec: SqliteSpec, env: BackendEnv): SqliteBackend 
 
   let db: Database.Database;
   try {
-    db = new Database(path.resolve(env.manifestDir, spec.path), { readonly: !writable, fileMustExist: true, timeout: timeoutMs });
+    db = new Database(path.resolve(env.manifestDir, spec.path), { readonly: !writable || !!env.probe, fileMustExist: true, timeout: timeoutMs });
   } catch (e) {
-    throw configError(KIND, `cannot open ${JSON.stringify(spec.path)}: ${(e as Error).message}`);
+    throw configError(KIND, `cannot open ${JSON.stringify(spec.path)}: ${(e as Error).message}`, 'path');
   }
   let stmt: Database.Statement;
   try {
@@ -35,7 +36,7 @@ export function sqliteBackend(spec: SqliteSpec, env: BackendEnv): SqliteBackend 
     if (!writable && !stmt.readonly) throw new Error('the statement writes but the database is not declared writable');
   } catch (e) {
     db.close();
-    throw configError(KIND, `query: ${(e as Error).message}`);
+    throw configError(KIND, `query: ${(e as Error).message}`, 'query');
   }
 
   const run = async (input: Record<string, unknown>, ctx: { signal: AbortSignal }): Promise<unknown> => {

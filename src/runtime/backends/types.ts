@@ -8,6 +8,11 @@ import type { CallContext } from '../../core/types.js';
 export interface BackendEnv {
   /** Directory of the manifest; relative paths in specs resolve against it. */
   manifestDir: string;
+  /**
+   * Build only to check the spec (`svc validate`): the same lookups, but databases
+   * are opened read-only and module code is not loaded. The result is never called.
+   */
+  probe?: boolean;
 }
 
 /**
