@@ -211,8 +211,10 @@ async function cmdValidate(file: string, flags: Values): Promise<number> {
     process.stdout.write(JSON.stringify({ valid: problems.length === 0, file, config_hash: checked.hash, problems: problems.map((p) => p.toJSON()), unset_env: checked.unsetEnv }, null, 2) + '\n');
     return problems.length ? 1 : 0;
   }
-  if (problems.length) printProblems(problems);
-  else {
+  if (problems.length) {
+    printProblems(problems);
+    if (problems.some((p) => p.code === 'ENV_UNSET')) process.stderr.write('hint: --allow-unset-env validates the rest without these variables (in CI, for secrets set only where the server runs)\n');
+  } else {
     const m = checked.plan!.manifest;
     process.stdout.write(`${file}: ok — ${m.tools?.length ?? 0} tools, ${m.resources?.length ?? 0} resources, ${m.prompts?.length ?? 0} prompts\n`);
   }
