@@ -7,7 +7,9 @@
 // in the query string are refused; the OAuth engine sees only its own paths (it never
 // calls next()); the server's direct paths (handler: POST /mcp, POST /svc/tools/NAME)
 // run the same transport handlers as the Express routes and hand every request they
-// would refuse to the Express app.
+// would refuse to the Express app. The live policy (catalog, profile, bearer tokens)
+// is one PolicyStore shared by the runtime, the auth gate and the public routes; the
+// auth check takes one snapshot per request.
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import express, { type Application, type NextFunction, type Request, type Response } from 'express';
@@ -19,7 +21,8 @@ import { resolveConfig, profileScopes, type ResolvedConfig, type SvcServerConfig
 import { SvcError } from '../errors.js';
 import { logger as rootLogger, type Logger } from '../log.js';
 import { Runtime } from '../runtime/runtime.js';
-import { BearerAuth } from '../auth/bearer.js';
+import { TokenTable, watchTokenFiles } from '../auth/bearer.js';
+import { PolicyStore } from '../policy/store.js';
 import { ANONYMOUS, createGate, type AuthGate } from '../auth/gate.js';
 import type { Principal } from '../core/types.js';
 import { oauthServerFromConfig } from '../auth/oauth/from-config.js';
@@ -42,12 +45,14 @@ export interface AppHandle {
   /** The request listener serve() installs: the Express app, with a direct path for POST /mcp. */
   handler: (req: IncomingMessage, res: ServerResponse) => void;
   runtime: Runtime;
+  /** The live policy: hand it to createReloader, read current() for the catalog, profile and tokens. */
+  store: PolicyStore;
   gate: AuthGate;
   /** Every live MCP session, on /mcp and /ws. */
   sessions: SessionRegistry;
+  /** The start-up config; its live parts (profile, auth tokens) may since have been replaced in store. */
   config: ResolvedConfig;
   status: ServerStatus;
-  bearer?: BearerAuth;
   logger: Logger;
   /** The public base URL (config.base_url, or the listening address). */
   baseUrl(): string;
@@ -69,14 +74,15 @@ export interface CreateAppOptions {
 export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: CreateAppOptions = {}): Promise<AppHandle> {
   const log = opts.logger ?? rootLogger;
   const cfg = resolveConfig(config);
-  const allScopes = profileScopes(cfg.profile);
-  const runtime = new Runtime(buildCatalog(svc, { hash: cfg.config_hash }), { inlineLimit: cfg.server.inline_limit, logger: log });
-  const bearer = cfg.auth ? new BearerAuth(cfg.auth, allScopes, log, opts.generatedToken) : undefined;
+  const tokens = cfg.auth ? TokenTable.build(cfg.auth, profileScopes(cfg.profile), log, undefined, opts.generatedToken) : undefined;
+  const store = new PolicyStore({ catalog: buildCatalog(svc, { hash: cfg.config_hash }), profile: cfg.profile, tokens }, log);
+  const unwatchTokens = watchTokenFiles(store, log);
+  const runtime = new Runtime(store, { inlineLimit: cfg.server.inline_limit, logger: log });
   const listenUrl = opts.listenUrl ?? `http://${cfg.server.host}:${cfg.server.port}`;
   const baseUrl = () => cfg.base_url ?? listenUrl;
   const caller = callerResolver(cfg.server.trust_proxy);
   const oauth = await oauthServerFromConfig(cfg, { baseUrl: baseUrl(), logger: log, name: svc.name, caller });
-  const gate = createGate({ bearer, oauth, realm: svc.name, defaultScopes: () => [] });
+  const gate = createGate({ policy: () => store.current(), oauth, realm: svc.name, defaultScopes: () => [] });
   const status: ServerStatus = { ready: false, draining: false, started_at: new Date().toISOString() };
 
   const app = express();
@@ -107,10 +113,10 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   oauth?.mount(app); // discovery, OAuth endpoints, login/consent pages: no body parser of ours runs before them
 
   const handlers = publicHandlers({
-    catalog: () => runtime.current(),
+    policy: () => store.current(),
     config: cfg,
     status,
-    authMode: () => [bearer && 'bearer', oauth && 'oauth'].filter(Boolean).join('+') || 'none',
+    authMode: () => [tokens && 'bearer', oauth && 'oauth'].filter(Boolean).join('+') || 'none',
     baseUrl,
     publicBaseUrl: (req) => cfg.base_url ?? forwardedBase(caller(req), req.headers.host) ?? listenUrl,
     version: VERSION,
@@ -161,14 +167,14 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
 
   status.ready = true;
   return {
-    app, handler, runtime, gate, sessions, config: cfg, status, bearer, logger: log, baseUrl,
+    app, handler, runtime, store, gate, sessions, config: cfg, status, logger: log, baseUrl,
     closeStreams() {
       sessions.endChannels('mcp');
       sessions.close('ws');
     },
     async close() {
       sessions.close();
-      bearer?.close();
+      unwatchTokens();
       await oauth?.close();
     },
   };
