@@ -9,7 +9,9 @@
 // run the same transport handlers as the Express routes and hand every request they
 // would refuse to the Express app. The live policy (catalog, profile, bearer tokens)
 // is one PolicyStore shared by the runtime, the auth gate and the public routes; the
-// auth check takes one snapshot per request.
+// guard takes one snapshot per request, authenticates with it and hands it to the
+// transport as res.locals.policy (the direct paths pass it as an argument), so the
+// bearer check and the runtime's decision use the same policy.
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import express, { type Application, type NextFunction, type Request, type Response } from 'express';
@@ -22,7 +24,7 @@ import { SvcError } from '../errors.js';
 import { logger as rootLogger, type Logger } from '../log.js';
 import { Runtime } from '../runtime/runtime.js';
 import { TokenTable, watchTokenFiles } from '../auth/bearer.js';
-import { PolicyStore } from '../policy/store.js';
+import { PolicyStore, type PolicySnapshot } from '../policy/store.js';
 import { ANONYMOUS, createGate, type AuthGate } from '../auth/gate.js';
 import type { Principal } from '../core/types.js';
 import { oauthServerFromConfig } from '../auth/oauth/from-config.js';
@@ -100,7 +102,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
 
   const isPublic = (r: string) => cfg.routes.public.includes(r);
   const isProtected = (r: string) => cfg.routes.protected.includes(r);
-  const guard = (route: string) => (isProtected(route) ? authenticate(gate, route, log, (req) => caller(req).ip) : anonymous);
+  const guard = (route: string) => (isProtected(route) ? authenticate(gate, store, route, log, (req) => caller(req).ip) : anonymous(store));
 
   // The transports first: the hot paths match after one layer. Their paths never
   // overlap the OAuth engine's, which handles only its own paths.
@@ -133,19 +135,21 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   // to the transport's handler, which uses only Node's request/response API — the
   // same handler the Express route runs. Everything else, every refusal included,
   // goes through the Express app, so each error is produced in one place.
-  const principalFor = async (route: string, req: IncomingMessage): Promise<Principal | undefined> => {
+  const principalFor = async (route: string, req: IncomingMessage, snap: PolicySnapshot): Promise<Principal | undefined> => {
     if (!isProtected(route)) return ANONYMOUS;
-    const r = await gate.authenticate(req.headers.authorization);
+    const r = await gate.authenticate(req.headers.authorization, snap);
     return r instanceof SvcError ? undefined : r;
   };
   const directMcp = async (req: IncomingMessage, res: ServerResponse) => {
-    const p = await principalFor('/mcp', req);
-    if (p) await mcp!.post(req, res, p);
+    const snap = store.current();
+    const p = await principalFor('/mcp', req, snap);
+    if (p) await mcp!.post(req, res, p, snap.catalog);
     else app(req, res);
   };
   const directTool = async (req: IncomingMessage, res: ServerResponse, name: string) => {
-    const p = await principalFor('/svc', req);
-    if (p) await svcT!.callTool(req, res, p, name);
+    const snap = store.current();
+    const p = await principalFor('/svc', req, snap);
+    if (p) await svcT!.callTool(req, res, p, name, snap.catalog);
     else app(req, res);
   };
   const TOOLS = '/svc/tools/';
@@ -180,19 +184,25 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   };
 }
 
-function authenticate(gate: AuthGate, route: string, log: Logger, clientIp: (req: IncomingMessage) => string) {
+/** The protected-route guard: authenticates against one policy snapshot and hands it on as res.locals.policy. */
+function authenticate(gate: AuthGate, store: PolicyStore, route: string, log: Logger, clientIp: (req: IncomingMessage) => string) {
   return async (req: Request, res: Response, next: NextFunction) => {
-    const r = await gate.authenticate(req.headers.authorization);
+    const snap = store.current();
+    const r = await gate.authenticate(req.headers.authorization, snap);
     if (r instanceof SvcError) {
       log.info({ event: 'auth.failed', route, method: req.method, ip: clientIp(req), reason: r.message }, `401 on ${route}: ${r.message}`);
       return sendError(res, r, gate, route);
     }
     res.locals.principal = r;
+    res.locals.policy = snap;
     next();
   };
 }
 
-function anonymous(_req: Request, res: Response, next: NextFunction) {
-  res.locals.principal = ANONYMOUS;
-  next();
+function anonymous(store: PolicyStore) {
+  return (_req: Request, res: Response, next: NextFunction) => {
+    res.locals.principal = ANONYMOUS;
+    res.locals.policy = store.current();
+    next();
+  };
 }
