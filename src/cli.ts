@@ -174,12 +174,12 @@ async function cmdServe(file: string, flags: Values): Promise<number> {
   const flagHost = flags.host;
   const host = typeof flagHost === 'string' ? flagHost : process.env.HOST || undefined;
   const served = await serve(loaded.svc, loaded.config, { host, port });
-  const generated = served.handle.bearer?.generated;
+  const generated = served.handle.store.current().tokens?.generated;
   if (generated) {
     process.stderr.write(`\nNo token was set (auth.token is empty), so one was generated for this run:\n\n  export SVC_TOKEN=${generated}\n\nSet SVC_TOKEN yourself to keep a token across restarts.\n\n`);
   }
   // Hot reload: the watcher (unless --no-watch) and SIGHUP both go through the one serialized reloader.
-  const reloader = createReloader({ file, handle: served.handle, current: loaded, logger });
+  const reloader = createReloader({ file, store: served.handle.store, status: served.handle.status, current: loaded, logger });
   const watcher = flags['no-watch'] ? undefined : watchManifest({ file, initialHash: loaded.hash, logger, onChange: async () => (await reloader.reload('watch')).hash_read });
   process.on('SIGHUP', () => void reloader.reload('SIGHUP', { force: true }));
   // Edits made after the listening line are seen: the watcher is ready first.

@@ -1,15 +1,18 @@
 // Static bearer tokens: the main token and named service-account tokens.
-// Guarantees: a presented token is compared against every configured token in
-// constant time (SHA-256 digests, timingSafeEqual; no early exit); a token read
-// from a file is re-read when the file changes, and a principal authenticated
-// with the old value stops being valid (stillValid) at once; tokens are never
-// logged — only their names.
+// Guarantees: a TokenTable is immutable and lives in the policy store's snapshot;
+// a presented token is compared against every configured token in constant time
+// (SHA-256 digests, timingSafeEqual; no early exit); a token read from a file is
+// re-read when the file changes (watchTokenFiles swaps a new snapshot into the
+// store), and a principal authenticated with the old value stops being valid
+// (stillValid) at once; an unchanged token keeps its principal across rebuilds;
+// tokens are never logged — only their names.
 
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync, watch, type FSWatcher } from 'node:fs';
 import type { Principal } from '../core/types.js';
 import type { BearerAuthConfig } from '../config.js';
 import type { Logger } from '../log.js';
+import type { PolicyStore } from '../policy/store.js';
 
 interface Entry {
   name: string;
@@ -18,21 +21,44 @@ interface Entry {
   principal: Principal;
 }
 
-export class BearerAuth {
-  #entries: Entry[] = [];
-  readonly #watchers: FSWatcher[] = [];
-  readonly #log: Logger;
-  /** Set when the main token was generated at start-up (printed once by the CLI). */
+export class TokenTable {
+  readonly #entries: readonly Entry[];
+  readonly #config: BearerAuthConfig;
+  readonly #allScopes: readonly string[];
+  /** Set when the main token was generated at start-up (printed once by the CLI); kept by every rebuild. */
   readonly generated?: string;
 
-  constructor(config: BearerAuthConfig, allScopes: readonly string[], log: Logger, generated?: string) {
-    this.#log = log;
+  private constructor(entries: readonly Entry[], config: BearerAuthConfig, allScopes: readonly string[], generated: string | undefined) {
+    this.#entries = Object.freeze(entries);
+    this.#config = config;
+    this.#allScopes = allScopes;
+    this.generated = generated;
+  }
+
+  /**
+   * The table for an auth section. With `previous`, its generated token is kept and an
+   * unchanged token (same name, value and scopes) keeps its Principal object, so sockets
+   * opened with it stay valid; any change invalidates it.
+   */
+  static build(config: BearerAuthConfig, allScopes: readonly string[], log: Logger, previous?: TokenTable, generated?: string): TokenTable {
     const mainUnset = !config.token && !config.token_file;
-    if (mainUnset && config.generate_if_unset) this.generated = generated ?? randomBytes(32).toString('base64url');
-    this.#entries = this.#build(config, allScopes);
-    for (const file of new Set(this.#entries.map((e) => e.file).filter((f): f is string => !!f))) {
-      this.#watchFile(file, config, allScopes);
+    const gen = previous ? previous.generated : mainUnset && config.generate_if_unset ? generated ?? randomBytes(32).toString('base64url') : undefined;
+    const old = new Map((previous ? previous.#entries : []).map((e) => [e.name, e]));
+    const entry = (name: string, token: string, scopes: readonly string[], file?: string): Entry => {
+      const next = makeEntry(name, token, scopes, file);
+      const was = old.get(name);
+      const same = was && was.digest.equals(next.digest) && was.principal.scopes.size === scopes.length && scopes.every((x) => was.principal.scopes.has(x));
+      return same ? was : next;
+    };
+    const entries: Entry[] = [];
+    const main = config.token || (config.token_file ? readToken(config.token_file, log) : gen);
+    if (main) entries.push(entry(config.subject ?? 'operator', main, config.scopes ?? allScopes, config.token_file));
+    for (const t of config.tokens ?? []) {
+      const value = t.token || (t.token_file ? readToken(t.token_file, log) : undefined);
+      if (value) entries.push(entry(t.name, value, t.scopes, t.token_file));
+      else log.warn({ event: 'auth.token_disabled', name: t.name }, `token ${t.name} has no value; it is disabled`);
     }
+    return new TokenTable(entries, config, allScopes, gen);
   }
 
   /** The principal for this token, or undefined. Constant time in the token's value. */
@@ -49,53 +75,44 @@ export class BearerAuth {
     return this.#entries.some((e) => e.principal === p);
   }
 
-  /** Apply a reloaded auth section (token scopes, added or removed tokens). */
-  update(config: BearerAuthConfig, allScopes: readonly string[]): void {
-    this.#entries = this.#build(config, allScopes);
+  /** The token files this table read. */
+  files(): string[] {
+    return [...new Set(this.#entries.map((e) => e.file).filter((f): f is string => !!f))];
   }
 
-  close(): void {
-    for (const w of this.#watchers) w.close();
+  /** The same table built again from its files: this one when no token value changed. */
+  reread(log: Logger): TokenTable {
+    const next = TokenTable.build(this.#config, this.#allScopes, log, this);
+    const values = (t: TokenTable) => t.#entries.map((e) => e.digest.toString('hex')).join();
+    return values(next) === values(this) ? this : next;
   }
+}
 
-  #build(config: BearerAuthConfig, allScopes: readonly string[]): Entry[] {
-    // An unchanged token (same name, value and scopes) keeps its Principal object, so
-    // sockets opened with it stay valid across a reload; any change invalidates it.
-    const previous = new Map(this.#entries.map((e) => [e.name, e]));
-    const entry = (name: string, token: string, scopes: readonly string[], file?: string): Entry => {
-      const next = makeEntry(name, token, scopes, file);
-      const old = previous.get(name);
-      const same = old && old.digest.equals(next.digest) && old.principal.scopes.size === scopes.length && scopes.every((x) => old.principal.scopes.has(x));
-      return same ? old : next;
-    };
-    const entries: Entry[] = [];
-    const main = config.token || (config.token_file ? readToken(config.token_file, this.#log) : this.generated);
-    if (main) entries.push(entry(config.subject ?? 'operator', main, config.scopes ?? allScopes, config.token_file));
-    for (const t of config.tokens ?? []) {
-      const value = t.token || (t.token_file ? readToken(t.token_file, this.#log) : undefined);
-      if (value) entries.push(entry(t.name, value, t.scopes, t.token_file));
-      else this.#log.warn({ event: 'auth.token_disabled', name: t.name }, `token ${t.name} has no value; it is disabled`);
-    }
-    return entries;
-  }
-
-  #watchFile(file: string, config: BearerAuthConfig, allScopes: readonly string[]): void {
+/**
+ * Watch the token files of the store's current table; a changed value swaps a snapshot
+ * with the re-read table into the store. Returns a function that stops watching.
+ */
+export function watchTokenFiles(store: PolicyStore, log: Logger): () => void {
+  const watchers: FSWatcher[] = [];
+  for (const file of store.current().tokens?.files() ?? []) {
     // Watch the folder: editors and Kubernetes replace files by rename, which a file watch misses.
     const dir = file.slice(0, file.lastIndexOf('/')) || '.';
     try {
-      const w = watch(dir, { persistent: false }, () => {
-        const before = this.#entries.map((e) => e.digest.toString('hex')).join();
-        const next = this.#build(config, allScopes);
-        if (next.map((e) => e.digest.toString('hex')).join() !== before) {
-          this.#entries = next;
-          this.#log.info({ event: 'auth.token_rotated', file }, 'token file changed: tokens reloaded');
+      watchers.push(watch(dir, { persistent: false }, () => {
+        const snap = store.current();
+        const next = snap.tokens?.reread(log);
+        if (next && next !== snap.tokens) {
+          store.swap({ ...snap, tokens: next });
+          log.info({ event: 'auth.token_rotated', file }, 'token file changed: tokens reloaded');
         }
-      });
-      this.#watchers.push(w);
+      }));
     } catch (e) {
-      this.#log.warn({ err: e, file }, 'cannot watch token file; rotation needs a restart');
+      log.warn({ err: e, file }, 'cannot watch token file; rotation needs a restart');
     }
   }
+  return () => {
+    for (const w of watchers) w.close();
+  };
 }
 
 function makeEntry(name: string, token: string, scopes: readonly string[], file?: string): Entry {

@@ -1,12 +1,13 @@
 // The auth gate in front of protected routes. Guarantees: a bearer is checked
-// against the static tokens first, then as an OAuth access token; tokens are
+// against the static tokens of the policy snapshot it is given (else the store's
+// current one) first, then as an OAuth access token; tokens are
 // read only from the Authorization header; every 401/403 carries a
 // WWW-Authenticate challenge that starts with exactly "Bearer " (RFC 6750), with
 // resource_metadata when the OAuth server publishes protected-resource metadata.
 
 import { SvcError } from '../errors.js';
 import type { Principal } from '../core/types.js';
-import type { BearerAuth } from './bearer.js';
+import type { PolicySnapshot } from '../policy/store.js';
 
 export interface AccessTokenVerifier {
   verifyAccessToken(token: string): Promise<Principal | null>;
@@ -15,7 +16,8 @@ export interface AccessTokenVerifier {
 }
 
 export interface AuthGate {
-  authenticate(authorization: string | undefined): Promise<Principal | SvcError>;
+  /** snapshot: the policy this request runs under (default: the current one). */
+  authenticate(authorization: string | undefined, snapshot?: PolicySnapshot): Promise<Principal | SvcError>;
   stillValid(p: Principal): Promise<boolean>;
   challenge(o: { error?: 'invalid_token' | 'insufficient_scope'; scopes?: readonly string[]; description?: string; route?: string }): string;
 }
@@ -25,19 +27,19 @@ export const ANONYMOUS: Principal = Object.freeze({ sub: 'anonymous', scopes: ne
 
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
-export function createGate(opts: { bearer?: BearerAuth; oauth?: AccessTokenVerifier; realm: string; defaultScopes: () => readonly string[] }): AuthGate {
-  const { bearer, oauth } = opts;
+export function createGate(opts: { policy?: () => PolicySnapshot; oauth?: AccessTokenVerifier; realm: string; defaultScopes: () => readonly string[] }): AuthGate {
+  const { policy, oauth } = opts;
   return {
-    async authenticate(authorization) {
+    async authenticate(authorization, snapshot = policy?.()) {
       if (!authorization) return new SvcError('UNAUTHENTICATED', 'a bearer token is required (Authorization: Bearer <token>)');
       const m = BEARER.exec(authorization);
       if (!m) return new SvcError('UNAUTHENTICATED', 'malformed Authorization header: expected "Bearer <token>"', { data: { error: 'invalid_token' } });
       const token = m[1]!;
-      const p = bearer?.match(token) ?? (oauth ? await oauth.verifyAccessToken(token) : null);
+      const p = snapshot?.tokens?.match(token) ?? (oauth ? await oauth.verifyAccessToken(token) : null);
       return p ?? new SvcError('UNAUTHENTICATED', 'the token is unknown, expired, revoked or for another resource', { data: { error: 'invalid_token' } });
     },
     async stillValid(p) {
-      if (p.kind === 'static') return bearer?.stillValid(p) ?? false;
+      if (p.kind === 'static') return policy?.().tokens?.stillValid(p) ?? false;
       if (p.expiresAt !== undefined && p.expiresAt * 1000 <= Date.now()) return false;
       return oauth ? oauth.isActive(p) : false;
     },

@@ -7,7 +7,11 @@
 // in the query string are refused; the OAuth engine sees only its own paths (it never
 // calls next()); the server's direct paths (handler: POST /mcp, POST /svc/tools/NAME)
 // run the same transport handlers as the Express routes and hand every request they
-// would refuse to the Express app.
+// would refuse to the Express app. The live policy (catalog, profile, bearer tokens)
+// is one PolicyStore shared by the runtime, the auth gate and the public routes; the
+// guard takes one snapshot per request, authenticates with it and hands it to the
+// transport as res.locals.policy (the direct paths pass it as an argument), so the
+// bearer check and the runtime's decision use the same policy.
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import express, { type Application, type NextFunction, type Request, type Response } from 'express';
@@ -19,7 +23,8 @@ import { resolveConfig, profileScopes, type ResolvedConfig, type SvcServerConfig
 import { SvcError } from '../errors.js';
 import { logger as rootLogger, type Logger } from '../log.js';
 import { Runtime } from '../runtime/runtime.js';
-import { BearerAuth } from '../auth/bearer.js';
+import { TokenTable, watchTokenFiles } from '../auth/bearer.js';
+import { PolicyStore, type PolicySnapshot } from '../policy/store.js';
 import { ANONYMOUS, createGate, type AuthGate } from '../auth/gate.js';
 import type { Principal } from '../core/types.js';
 import { oauthServerFromConfig } from '../auth/oauth/from-config.js';
@@ -42,12 +47,14 @@ export interface AppHandle {
   /** The request listener serve() installs: the Express app, with a direct path for POST /mcp. */
   handler: (req: IncomingMessage, res: ServerResponse) => void;
   runtime: Runtime;
+  /** The live policy: hand it to createReloader, read current() for the catalog, profile and tokens. */
+  store: PolicyStore;
   gate: AuthGate;
   /** Every live MCP session, on /mcp and /ws. */
   sessions: SessionRegistry;
+  /** The start-up config; its live parts (profile, auth tokens) may since have been replaced in store. */
   config: ResolvedConfig;
   status: ServerStatus;
-  bearer?: BearerAuth;
   logger: Logger;
   /** The public base URL (config.base_url, or the listening address). */
   baseUrl(): string;
@@ -69,14 +76,15 @@ export interface CreateAppOptions {
 export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: CreateAppOptions = {}): Promise<AppHandle> {
   const log = opts.logger ?? rootLogger;
   const cfg = resolveConfig(config);
-  const allScopes = profileScopes(cfg.profile);
-  const runtime = new Runtime(buildCatalog(svc, { hash: cfg.config_hash }), { inlineLimit: cfg.server.inline_limit, logger: log });
-  const bearer = cfg.auth ? new BearerAuth(cfg.auth, allScopes, log, opts.generatedToken) : undefined;
+  const tokens = cfg.auth ? TokenTable.build(cfg.auth, profileScopes(cfg.profile), log, undefined, opts.generatedToken) : undefined;
+  const store = new PolicyStore({ catalog: buildCatalog(svc, { hash: cfg.config_hash }), profile: cfg.profile, tokens }, log);
+  const unwatchTokens = watchTokenFiles(store, log);
+  const runtime = new Runtime(store, { inlineLimit: cfg.server.inline_limit, logger: log });
   const listenUrl = opts.listenUrl ?? `http://${cfg.server.host}:${cfg.server.port}`;
   const baseUrl = () => cfg.base_url ?? listenUrl;
   const caller = callerResolver(cfg.server.trust_proxy);
   const oauth = await oauthServerFromConfig(cfg, { baseUrl: baseUrl(), logger: log, name: svc.name, caller });
-  const gate = createGate({ bearer, oauth, realm: svc.name, defaultScopes: () => [] });
+  const gate = createGate({ policy: () => store.current(), oauth, realm: svc.name, defaultScopes: () => [] });
   const status: ServerStatus = { ready: false, draining: false, started_at: new Date().toISOString() };
 
   const app = express();
@@ -94,7 +102,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
 
   const isPublic = (r: string) => cfg.routes.public.includes(r);
   const isProtected = (r: string) => cfg.routes.protected.includes(r);
-  const guard = (route: string) => (isProtected(route) ? authenticate(gate, route, log, (req) => caller(req).ip) : anonymous);
+  const guard = (route: string) => (isProtected(route) ? authenticate(gate, store, route, log, (req) => caller(req).ip) : anonymous(store));
 
   // The transports first: the hot paths match after one layer. Their paths never
   // overlap the OAuth engine's, which handles only its own paths.
@@ -107,10 +115,10 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   oauth?.mount(app); // discovery, OAuth endpoints, login/consent pages: no body parser of ours runs before them
 
   const handlers = publicHandlers({
-    catalog: () => runtime.current(),
+    policy: () => store.current(),
     config: cfg,
     status,
-    authMode: () => [bearer && 'bearer', oauth && 'oauth'].filter(Boolean).join('+') || 'none',
+    authMode: () => [tokens && 'bearer', oauth && 'oauth'].filter(Boolean).join('+') || 'none',
     baseUrl,
     publicBaseUrl: (req) => cfg.base_url ?? forwardedBase(caller(req), req.headers.host) ?? listenUrl,
     version: VERSION,
@@ -127,19 +135,21 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   // to the transport's handler, which uses only Node's request/response API — the
   // same handler the Express route runs. Everything else, every refusal included,
   // goes through the Express app, so each error is produced in one place.
-  const principalFor = async (route: string, req: IncomingMessage): Promise<Principal | undefined> => {
+  const principalFor = async (route: string, req: IncomingMessage, snap: PolicySnapshot): Promise<Principal | undefined> => {
     if (!isProtected(route)) return ANONYMOUS;
-    const r = await gate.authenticate(req.headers.authorization);
+    const r = await gate.authenticate(req.headers.authorization, snap);
     return r instanceof SvcError ? undefined : r;
   };
   const directMcp = async (req: IncomingMessage, res: ServerResponse) => {
-    const p = await principalFor('/mcp', req);
-    if (p) await mcp!.post(req, res, p);
+    const snap = store.current();
+    const p = await principalFor('/mcp', req, snap);
+    if (p) await mcp!.post(req, res, p, snap.catalog);
     else app(req, res);
   };
   const directTool = async (req: IncomingMessage, res: ServerResponse, name: string) => {
-    const p = await principalFor('/svc', req);
-    if (p) await svcT!.callTool(req, res, p, name);
+    const snap = store.current();
+    const p = await principalFor('/svc', req, snap);
+    if (p) await svcT!.callTool(req, res, p, name, snap.catalog);
     else app(req, res);
   };
   const TOOLS = '/svc/tools/';
@@ -161,32 +171,38 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
 
   status.ready = true;
   return {
-    app, handler, runtime, gate, sessions, config: cfg, status, bearer, logger: log, baseUrl,
+    app, handler, runtime, store, gate, sessions, config: cfg, status, logger: log, baseUrl,
     closeStreams() {
       sessions.endChannels('mcp');
       sessions.close('ws');
     },
     async close() {
       sessions.close();
-      bearer?.close();
+      unwatchTokens();
       await oauth?.close();
     },
   };
 }
 
-function authenticate(gate: AuthGate, route: string, log: Logger, clientIp: (req: IncomingMessage) => string) {
+/** The protected-route guard: authenticates against one policy snapshot and hands it on as res.locals.policy. */
+function authenticate(gate: AuthGate, store: PolicyStore, route: string, log: Logger, clientIp: (req: IncomingMessage) => string) {
   return async (req: Request, res: Response, next: NextFunction) => {
-    const r = await gate.authenticate(req.headers.authorization);
+    const snap = store.current();
+    const r = await gate.authenticate(req.headers.authorization, snap);
     if (r instanceof SvcError) {
       log.info({ event: 'auth.failed', route, method: req.method, ip: clientIp(req), reason: r.message }, `401 on ${route}: ${r.message}`);
       return sendError(res, r, gate, route);
     }
     res.locals.principal = r;
+    res.locals.policy = snap;
     next();
   };
 }
 
-function anonymous(_req: Request, res: Response, next: NextFunction) {
-  res.locals.principal = ANONYMOUS;
-  next();
+function anonymous(store: PolicyStore) {
+  return (_req: Request, res: Response, next: NextFunction) => {
+    res.locals.principal = ANONYMOUS;
+    res.locals.policy = store.current();
+    next();
+  };
 }

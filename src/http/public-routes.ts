@@ -1,6 +1,7 @@
 // The informational routes: /, /docs, /healthz, /readyz, /metadata. Guarantees:
-// they read only the current catalog and the server status (no secrets: token
-// values never appear, only which auth mode is on); base_url is the configured one,
+// each answer reads the policy store's snapshot once (catalog and profile: one
+// policy per page) and the server status (no secrets: token values never appear,
+// only which auth mode is on); base_url is the configured one,
 // else what a trusted proxy reports (server.trust_proxy), else the listening address,
 // while the OAuth issuer never follows the request; /readyz is 503 until the
 // server is ready and while it drains; / and /docs are escaped, script-free HTML.
@@ -9,24 +10,25 @@
 // built from the input schema and checked against the tool's own validator.
 
 import type { Request, Response } from 'express';
-import type { Catalog, ToolEntry } from '../core/catalog.js';
+import type { ToolEntry } from '../core/catalog.js';
 import type { ResolvedConfig } from '../config.js';
+import type { PolicySnapshot } from '../policy/store.js';
+import type { ReloadStatus } from '../policy/reloader.js';
 import { profileScopes } from '../config.js';
 import { esc, inline, page } from './html.js';
 import { curlForTool } from './curl-snippet.js';
 import { exampleInput } from './example-input.js';
 import { inputProblems, summarize } from '../runtime/input-errors.js';
 
-export interface ServerStatus {
+export interface ServerStatus extends ReloadStatus {
   ready: boolean;
   draining: boolean;
   started_at: string;
-  last_reload?: { at: string; ok: boolean; error?: string; hash: string; changes?: unknown };
-  restart_required?: string[];
 }
 
 export interface PublicDeps {
-  catalog: () => Catalog;
+  policy: () => PolicySnapshot;
+  /** The start-up config: routes, oauth and base_url are restart-only; the live profile is in policy(). */
   config: ResolvedConfig;
   status: ServerStatus;
   authMode: () => string;
@@ -37,10 +39,11 @@ export interface PublicDeps {
   version: string;
 }
 
-export function metadata(d: PublicDeps, req: Request) {
-  const cat = d.catalog();
+export function metadata(d: PublicDeps, req: Request, snap: PolicySnapshot = d.policy()) {
+  const cat = snap.catalog;
   const c = d.config;
-  const issuer = c.oauth?.enabled ? c.oauth.issuer ?? d.baseUrl() : c.profile.issuer;
+  const profile = snap.profile;
+  const issuer = c.oauth?.enabled ? c.oauth.issuer ?? d.baseUrl() : profile.issuer;
   return {
     name: cat.name,
     description: cat.description,
@@ -51,9 +54,9 @@ export function metadata(d: PublicDeps, req: Request) {
     auth: { mode: d.authMode() },
     profile: {
       issuer,
-      authorization_url: c.profile.authorization_url ?? (issuer ? `${issuer}/authorize` : undefined),
-      token_url: c.profile.token_url ?? (issuer ? `${issuer}/token` : undefined),
-      scopes: profileScopes(c.profile),
+      authorization_url: profile.authorization_url ?? (issuer ? `${issuer}/authorize` : undefined),
+      token_url: profile.token_url ?? (issuer ? `${issuer}/token` : undefined),
+      scopes: profileScopes(profile),
     },
     capabilities: { tools: cat.tools.size, resources: cat.resources.size + cat.templates.length, prompts: cat.prompts.size },
     config_hash: cat.hash,
@@ -72,7 +75,7 @@ export const publicHandlers = (d: PublicDeps) => ({
     const ok = d.status.ready && !d.status.draining;
     res.status(ok ? 200 : 503).json({
       status: ok ? 'ready' : d.status.draining ? 'draining' : 'starting',
-      config_hash: d.catalog().hash,
+      config_hash: d.policy().catalog.hash,
       last_reload: d.status.last_reload ?? null,
       restart_required: d.status.restart_required ?? [],
     });
@@ -95,9 +98,10 @@ ${mcpHint(d, m)}<ul>${links.map((l) => `<li><a href="${l}">${l}</a></li>`).join(
 });
 
 function docsPage(d: PublicDeps, req: Request): string {
-  const cat = d.catalog();
-  const m = metadata(d, req);
-  const descs = new Map((d.config.profile.scopes ?? []).map((s) => (typeof s === 'string' ? [s, ''] : [s.name, s.description ?? ''])));
+  const snap = d.policy();
+  const cat = snap.catalog;
+  const m = metadata(d, req, snap);
+  const descs = new Map((snap.profile.scopes ?? []).map((s) => (typeof s === 'string' ? [s, ''] : [s.name, s.description ?? ''])));
   const scopes = (list: readonly string[]) => (list.length ? list.map((s) => `<span class="scope">${esc(s)}</span>`).join('') : '<span class="muted">any authenticated caller</span>');
   const svcRouted = routed(d, '/svc');
   const bearer = d.config.routes.protected.includes('/svc');

@@ -3,9 +3,9 @@
 //   buildCatalog). On any failure nothing changes: the last good generation keeps
 //   serving, each problem is logged as FILE:LINE:COL: CODE: message and shown in
 //   status.last_reload.
-// - On success the new catalog, the bearer tokens' scopes and profile are applied in
-//   one synchronous step (runtime.swap is one assignment; no request can run between
-//   the parts), then ONE line `config.reloaded` is logged: hashes before/after, the
+// - On success the reloader builds the next policy snapshot (catalog, profile, bearer
+//   token table) and applies it with one PolicyStore.swap — one assignment, so no
+//   request sees parts of two policies — then ONE line `config.reloaded` is logged: hashes before/after, the
 //   capabilities added/removed/changed, and the per-scope access diff.
 // - Restart-required policy: APPLY THE REST. Fields only a restart can apply (auth
 //   mode on/off, base_url, server.*, routes.*, oauth.*) keep their start-up values, are
@@ -16,15 +16,24 @@
 //   current, so a call that started on it can finish; close() disposes all of them.
 // - Reloads are serialized: a reload asked for while one runs joins a single follow-up
 //   run that starts when it ends (last edit wins).
+// - It knows the server only through the policy store and the reload status it
+//   writes; nothing here depends on the HTTP layer.
 
 import { buildCatalog, type Catalog } from '../core/catalog.js';
 import { profileScopes, resolveConfig, type ResolvedConfig } from '../config.js';
 import { ManifestError, SvcError } from '../errors.js';
-import type { AppHandle } from '../http/app.js';
+import { TokenTable } from '../auth/bearer.js';
 import { logger as rootLogger, type Logger } from '../log.js';
 import { assemble } from '../manifest/assemble.js';
 import { checkManifest, type Loaded } from '../manifest/index.js';
 import { diffAccess, diffCapabilities, isEmptyChange, restartRequired, stable, type AccessDiff, type CapabilityChanges } from './reload-diff.js';
+import type { PolicySnapshot, PolicyStore } from './store.js';
+
+/** What the server reports about reloads (/readyz, /metadata): written only by the reloader. */
+export interface ReloadStatus {
+  last_reload?: { at: string; ok: boolean; error?: string; hash: string; changes?: unknown };
+  restart_required?: string[];
+}
 
 export interface ReloadOutcome {
   ok: boolean;
@@ -55,7 +64,9 @@ export interface Reloader {
 
 export interface ReloaderOptions {
   file: string;
-  handle: AppHandle;
+  /** The store the server reads its policy from; the reloader swaps the next snapshot into it. */
+  store: PolicyStore;
+  status: ReloadStatus;
   /** The generation the server was started with; the reloader owns its disposal from now on. */
   current: Loaded;
   logger?: Logger;
@@ -66,10 +77,10 @@ export interface ReloaderOptions {
 
 export function createReloader(o: ReloaderOptions): Reloader {
   const log = (o.logger ?? rootLogger).child({ module: 'reload' });
-  const { handle, file } = o;
+  const { store, status, file } = o;
   const env = o.env ?? process.env;
-  const graceMs = o.graceMs ?? handle.config.server.drain_timeout_ms;
   const started = resolveConfig(o.current.config);
+  const graceMs = o.graceMs ?? started.server.drain_timeout_ms;
   let cur = o.current;
   let applied = started;
   let closed = false;
@@ -88,8 +99,8 @@ export function createReloader(o: ReloaderOptions): Reloader {
     const lines = problems.map((p) => p.format());
     for (const line of lines) log.error({ event: 'config.reload_failed', reason, file, problem: line }, line);
     log.warn({ event: 'config.reload_rejected', reason, file, hash_active: cur.hash, hash_rejected: hash, problems: lines.length, duration_ms: ms(t0) }, `reload rejected (${lines.length} problem${lines.length === 1 ? '' : 's'}); still serving ${cur.hash.slice(0, 12)}`);
-    handle.status.last_reload = { at, ok: false, error: lines.join('\n'), hash };
-    return { ok: false, reason, at, hash_before: cur.hash, hash_after: cur.hash, hash_read: hash, problems: lines, restart_required: handle.status.restart_required ?? [] };
+    status.last_reload = { at, ok: false, error: lines.join('\n'), hash };
+    return { ok: false, reason, at, hash_before: cur.hash, hash_after: cur.hash, hash_read: hash, problems: lines, restart_required: status.restart_required ?? [] };
   };
 
   const runOnce = async (reason: string, force: boolean): Promise<ReloadOutcome> => {
@@ -101,11 +112,11 @@ export function createReloader(o: ReloaderOptions): Reloader {
     const checked = checkManifest(file, env);
     if (!checked.plan) return failed(reason, at, t0, checked.hash, checked.problems);
     if (checked.hash === before && !force) {
-      if (handle.status.last_reload && !handle.status.last_reload.ok) {
-        handle.status.last_reload = { at, ok: true, hash: before, changes: null };
+      if (status.last_reload && !status.last_reload.ok) {
+        status.last_reload = { at, ok: true, hash: before, changes: null };
         log.info({ event: 'config.reload_recovered', reason, file, hash: before }, 'manifest is back to the running config');
       }
-      return { ok: true, reason, at, hash_before: before, hash_after: before, hash_read: before, unchanged: true, restart_required: handle.status.restart_required ?? [] };
+      return { ok: true, reason, at, hash_before: before, hash_after: before, hash_read: before, unchanged: true, restart_required: status.restart_required ?? [] };
     }
 
     let next: Loaded;
@@ -128,10 +139,10 @@ export function createReloader(o: ReloaderOptions): Reloader {
       return failed(reason, at, t0, checked.hash, e instanceof ManifestError ? e.problems : [asSvcError(e, file)]);
     }
 
-    // Apply: one synchronous block — no request is handled between these statements.
-    const prevCatalog = handle.runtime.current();
-    const live = applyLiveConfig(handle, applied, config);
-    handle.runtime.swap(catalog);
+    // Apply: one swap of the whole snapshot; the bookkeeping after it is the reloader's own.
+    const prevCatalog = store.current().catalog;
+    const { snapshot, live } = nextSnapshot(store.current(), applied, config, catalog, log);
+    store.swap(snapshot);
     const prev = cur;
     cur = next;
     applied = config;
@@ -140,8 +151,8 @@ export function createReloader(o: ReloaderOptions): Reloader {
     const changes = diffCapabilities(prev.plan.manifest, next.plan.manifest);
     const access = diffAccess(prevCatalog, catalog);
     const restart = restartRequired(started, config);
-    handle.status.restart_required = restart;
-    handle.status.last_reload = { at, ok: true, hash: next.hash, changes };
+    status.restart_required = restart;
+    status.last_reload = { at, ok: true, hash: next.hash, changes };
     log.info({
       event: 'config.reloaded', reason, file, hash_before: before, hash_after: next.hash,
       changes, access, live_config: live, restart_required: restart, duration_ms: ms(t0),
@@ -196,21 +207,22 @@ export function createReloader(o: ReloaderOptions): Reloader {
   };
 }
 
-/** Apply the live parts of the config (bearer tokens and their scopes, profile); returns which were applied. */
-function applyLiveConfig(handle: AppHandle, prev: ResolvedConfig, next: ResolvedConfig): string[] {
+/** The next policy: the new catalog, plus the live parts of the config (profile, bearer tokens and their scopes) that changed; returns which were applied. */
+function nextSnapshot(cur: PolicySnapshot, prev: ResolvedConfig, next: ResolvedConfig, catalog: Catalog, log: Logger): { snapshot: PolicySnapshot; live: string[] } {
   const live: string[] = [];
   const profileChanged = stable(prev.profile) !== stable(next.profile);
-  if (profileChanged) {
-    handle.config.profile = next.profile;
-    live.push('profile');
-  }
+  if (profileChanged) live.push('profile');
   // Auth mode on/off is restart-required; tokens and scopes within the mode are live.
-  if (handle.bearer && next.auth && prev.auth && (stable(prev.auth) !== stable(next.auth) || profileChanged)) {
-    handle.bearer.update(next.auth, profileScopes(next.profile));
-    handle.config.auth = next.auth;
-    live.push('auth');
-  }
-  return live;
+  const auth = cur.tokens && prev.auth && next.auth && (stable(prev.auth) !== stable(next.auth) || profileChanged) ? next.auth : undefined;
+  if (auth) live.push('auth');
+  return {
+    snapshot: {
+      catalog,
+      profile: profileChanged ? next.profile : cur.profile,
+      tokens: auth ? TokenTable.build(auth, profileScopes(next.profile), log, cur.tokens) : cur.tokens,
+    },
+    live,
+  };
 }
 
 function summary(c: CapabilityChanges): string {

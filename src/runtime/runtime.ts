@@ -1,6 +1,6 @@
 // The runtime: the one place a call is decided and run, whatever the transport.
-// Guarantees: each call reads the current catalog once (so a reload never mixes
-// two policies in one decision); the scope check is decide() and every denial is
+// Guarantees: each call reads the policy store's current catalog once, or uses the
+// one the transport passes (so a reload never mixes two policies in one decision); the scope check is decide() and every denial is
 // logged with caller, capability and missing scopes; input is validated by the
 // catalog's precompiled validator before any backend runs; results are shaped by
 // output_mode and inline_ok the same way on every transport.
@@ -12,9 +12,10 @@ import { decide, type Decision } from '../policy/scopes.js';
 import { RESULTS_PREFIX, ResultStore } from './results.js';
 import { inputProblems, summarize } from './input-errors.js';
 import type { Logger } from '../log.js';
+import { PolicyStore, type ChangeSet } from '../policy/store.js';
 
+export type { ChangeSet };
 export type Kind = 'tool' | 'resource' | 'prompt';
-export interface ChangeSet { tools: boolean; resources: boolean; prompts: boolean }
 
 export interface RuntimeOptions {
   inlineLimit: number;
@@ -22,49 +23,37 @@ export interface RuntimeOptions {
 }
 
 export class Runtime {
-  #catalog: Catalog;
+  readonly #store: PolicyStore;
   readonly #opts: RuntimeOptions;
   readonly #results = new ResultStore();
-  readonly #listeners = new Set<(c: ChangeSet) => void>();
   readonly #listCache = new WeakMap<Catalog, WeakMap<ReadonlySet<string>, Record<string, object[]>>>();
 
-  constructor(catalog: Catalog, opts: RuntimeOptions) {
-    this.#catalog = catalog;
+  /** A server passes its policy store; a bare catalog (tests, the code API without a server) gets a store of its own. */
+  constructor(policy: PolicyStore | Catalog, opts: RuntimeOptions) {
+    this.#store = policy instanceof PolicyStore ? policy : new PolicyStore({ catalog: policy, profile: { scopes: [] } }, opts.logger);
     this.#opts = opts;
   }
 
+  /** The catalog of the store's current snapshot. */
   current(): Catalog {
-    return this.#catalog;
+    return this.#store.current().catalog;
   }
 
-  /** Replace the catalog in one assignment; returns what changed and tells listeners. */
+  /** Replace only the catalog (through the store: one assignment); returns what changed and tells listeners. */
   swap(next: Catalog): ChangeSet {
-    const prev = this.#catalog;
-    this.#catalog = next;
-    const changes = diffLists(prev, next);
-    if (changes.tools || changes.resources || changes.prompts) {
-      for (const fn of this.#listeners) {
-        try {
-          fn(changes);
-        } catch (e) {
-          this.#opts.logger.error({ err: e }, 'change listener failed');
-        }
-      }
-    }
-    return changes;
+    return this.#store.swap({ ...this.#store.current(), catalog: next });
   }
 
   onChange(fn: (c: ChangeSet) => void): () => void {
-    this.#listeners.add(fn);
-    return () => this.#listeners.delete(fn);
+    return this.#store.onChange(fn);
   }
 
-  check(kind: Kind, nameOrUri: string, p: Principal, cat: Catalog = this.#catalog): Decision | undefined {
+  check(kind: Kind, nameOrUri: string, p: Principal, cat: Catalog = this.current()): Decision | undefined {
     const required = requiredFor(cat, kind, nameOrUri);
     return required === undefined ? undefined : decide(required, p.scopes);
   }
 
-  async callTool(name: string, args: unknown, ctx: CallContext, cat: Catalog = this.#catalog): Promise<ToolResult> {
+  async callTool(name: string, args: unknown, ctx: CallContext, cat: Catalog = this.current()): Promise<ToolResult> {
     const entry = cat.tools.get(name);
     if (!entry) throw new SvcError('NOT_FOUND', `no tool named ${name}`);
     this.#authorize(entry.required, ctx, 'tool', name);
@@ -91,7 +80,7 @@ export class Runtime {
     return this.#shape(entry, out, ctx.principal);
   }
 
-  async readResource(uri: string, ctx: CallContext, cat: Catalog = this.#catalog): Promise<ResourceContents[]> {
+  async readResource(uri: string, ctx: CallContext, cat: Catalog = this.current()): Promise<ResourceContents[]> {
     if (uri.startsWith(RESULTS_PREFIX)) {
       const held = this.#results.get(ctx.principal.sub, uri);
       if (!held) throw new SvcError('NOT_FOUND', `no resource ${uri}`);
@@ -103,7 +92,7 @@ export class Runtime {
     return await found.entry.def.read(uri, found.vars, ctx);
   }
 
-  async getPrompt(name: string, args: unknown, ctx: CallContext, cat: Catalog = this.#catalog): Promise<{ description?: string; messages: PromptMessage[] }> {
+  async getPrompt(name: string, args: unknown, ctx: CallContext, cat: Catalog = this.current()): Promise<{ description?: string; messages: PromptMessage[] }> {
     const entry = cat.prompts.get(name);
     if (!entry) throw new SvcError('NOT_FOUND', `no prompt named ${name}`);
     this.#authorize(entry.required, ctx, 'prompt', name);
@@ -123,26 +112,26 @@ export class Runtime {
     return { ...(entry.def.description && { description: entry.def.description }), messages };
   }
 
-  listTools(p: Principal, cat: Catalog = this.#catalog): object[] {
+  listTools(p: Principal, cat: Catalog = this.current()): object[] {
     return this.#list(cat, p, 'tools', () => [...cat.tools.values()]);
   }
 
-  listResources(p: Principal, cat: Catalog = this.#catalog): object[] {
+  listResources(p: Principal, cat: Catalog = this.current()): object[] {
     return this.#list(cat, p, 'resources', () => [...cat.resources.values()]);
   }
 
-  listResourceTemplates(p: Principal, cat: Catalog = this.#catalog): object[] {
+  listResourceTemplates(p: Principal, cat: Catalog = this.current()): object[] {
     return this.#list(cat, p, 'templates', () => [...cat.templates]);
   }
 
-  listPrompts(p: Principal, cat: Catalog = this.#catalog): object[] {
+  listPrompts(p: Principal, cat: Catalog = this.current()): object[] {
     return this.#list(cat, p, 'prompts', () => [...cat.prompts.values()]);
   }
 
   /** Completion values for a prompt argument (its declared `values`), filtered by prefix. */
   complete(ref: { type: string; name?: string; uri?: string }, argName: string, value: string, p: Principal): string[] {
     if (ref.type !== 'ref/prompt' || !ref.name) return [];
-    const entry = this.#catalog.prompts.get(ref.name);
+    const entry = this.current().prompts.get(ref.name);
     if (!entry || !decide(entry.required, p.scopes).ok) return [];
     const arg = entry.def.arguments?.find((a) => a.name === argName);
     return (arg?.values ?? []).filter((v) => v.startsWith(value)).slice(0, 100);
@@ -238,13 +227,4 @@ function requiredFor(cat: Catalog, kind: Kind, key: string): readonly string[] |
   if (kind === 'prompt') return cat.prompts.get(key)?.required;
   if (key.startsWith(RESULTS_PREFIX)) return [];
   return findResource(cat, key)?.entry.required;
-}
-
-function diffLists(a: Catalog, b: Catalog): ChangeSet {
-  const sig = (entries: Iterable<{ wire: object; required: readonly string[] }>) => JSON.stringify([...entries].map((e) => [e.wire, e.required]));
-  return {
-    tools: sig(a.tools.values()) !== sig(b.tools.values()),
-    resources: sig([...a.resources.values(), ...a.templates]) !== sig([...b.resources.values(), ...b.templates]),
-    prompts: sig(a.prompts.values()) !== sig(b.prompts.values()),
-  };
 }

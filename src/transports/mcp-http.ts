@@ -6,15 +6,18 @@
 // caller lacks scopes for is answered 403 with an insufficient_scope challenge before
 // dispatch; a POST is answered as JSON unless the call sends something before its
 // result (then, if the client accepts it, the answer turns into an SSE stream);
-// nothing per request outlives the request.
+// nothing per request outlives the request; a POST runs on one catalog, the policy
+// snapshot its caller was authenticated with (res.locals.policy, or the direct path's).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Application, type RequestHandler } from 'express';
 import type { AuthGate } from '../auth/gate.js';
 import type { ResolvedConfig } from '../config.js';
+import type { Catalog } from '../core/catalog.js';
 import type { Principal } from '../core/types.js';
 import { SvcError } from '../errors.js';
 import type { Logger } from '../log.js';
+import type { PolicySnapshot } from '../policy/store.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { parseByteSize } from '../util/bytes.js';
 import { readBody, sendEmpty, sendJson } from '../http/raw.js';
@@ -35,8 +38,8 @@ export interface McpDeps {
 }
 
 export interface McpHandle {
-  /** POST /mcp for a principal the caller authenticated (the server's direct path; see http/app.ts). */
-  post(req: IncomingMessage, res: ServerResponse, p: Principal): Promise<void>;
+  /** POST /mcp for a principal the caller authenticated with the policy of `cat` (the server's direct path; see http/app.ts). */
+  post(req: IncomingMessage, res: ServerResponse, p: Principal, cat?: Catalog): Promise<void>;
 }
 
 const KEEPALIVE_MS = 25_000;
@@ -50,7 +53,7 @@ export function mountMcp(app: Application, deps: McpDeps): McpHandle {
   const log = deps.logger.child({ transport: 'mcp' });
   const post = guarded(postHandler(deps, log), log);
   const router = express.Router();
-  router.post('/', (req, res) => post(req, res, res.locals.principal as Principal));
+  router.post('/', (req, res) => post(req, res, res.locals.principal as Principal, (res.locals.policy as PolicySnapshot | undefined)?.catalog));
   router.get('/', getHandler(deps.sessions));
   router.delete('/', (req, res) => {
     if (!versionOk(req, res)) return;
@@ -74,7 +77,7 @@ function postHandler(deps: McpDeps, log: Logger) {
   const bodyLimit = parseByteSize(deps.config.server.body_limit);
   const isInit = (m: unknown) => isRecord(m) && m.method === 'initialize';
 
-  return async (req: IncomingMessage, res: ServerResponse, p: Principal): Promise<void> => {
+  return async (req: IncomingMessage, res: ServerResponse, p: Principal, pinned?: Catalog): Promise<void> => {
     const accept = accepts(req);
     if (!accept.json && !accept.sse) return reject(res, new SvcError('INVALID_REQUEST', 'Accept must include application/json or text/event-stream'), 406);
     if (mediaType(req.headers['content-type']) !== 'application/json') return reject(res, new SvcError('INVALID_REQUEST', 'Content-Type must be application/json'), 415);
@@ -99,7 +102,7 @@ function postHandler(deps: McpDeps, log: Logger) {
       if (!e) return;
     }
 
-    const cat = runtime.current();
+    const cat = pinned ?? runtime.current();
     if (stepUp(deps, log, res, messages, p, cat)) return;
 
     const entry = e;
@@ -202,10 +205,10 @@ function idOf(m: Record<string, unknown>): JsonRpcId | null {
 }
 
 /** An unexpected throw in the POST handler becomes a JSON-RPC internal error, logged once. */
-function guarded(h: (req: IncomingMessage, res: ServerResponse, p: Principal) => Promise<void>, log: Logger) {
-  return async (req: IncomingMessage, res: ServerResponse, p: Principal): Promise<void> => {
+function guarded(h: (req: IncomingMessage, res: ServerResponse, p: Principal, cat?: Catalog) => Promise<void>, log: Logger) {
+  return async (req: IncomingMessage, res: ServerResponse, p: Principal, cat?: Catalog): Promise<void> => {
     try {
-      await h(req, res, p);
+      await h(req, res, p, cat);
     } catch (e) {
       log.error({ err: e }, 'mcp POST failed');
       if (!res.headersSent) sendJson(res, 500, failure(null, RPC.INTERNAL, 'internal error'));

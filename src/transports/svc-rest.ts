@@ -1,5 +1,6 @@
 // The native transport, /svc. Guarantees: plain JSON over HTTP, decided by the
-// shared runtime (no policy here). Routes and shapes (documented in README):
+// shared runtime (no policy here) on one catalog per request: the policy snapshot
+// its caller was authenticated with (res.locals.policy, or the direct path's). Routes and shapes (documented in README):
 //   GET  /svc                      → {tools, resources, resource_templates, prompts} the caller may use
 //   POST /svc/tools/:name          body = arguments → {result, content, structured_content?}
 //   GET  /svc/resources?uri=URI    → {contents}
@@ -11,6 +12,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Response, type Router } from 'express';
 import type { Principal, ToolResult } from '../core/types.js';
+import type { Catalog } from '../core/catalog.js';
+import type { PolicySnapshot } from '../policy/store.js';
 import { SvcError } from '../errors.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { AuthGate } from '../auth/gate.js';
@@ -21,22 +24,24 @@ import { readJson, sendJson } from '../http/raw.js';
 
 export interface SvcTransport {
   router: Router;
-  /** POST /svc/tools/NAME for a principal the caller authenticated (the server's direct path; see http/app.ts). */
-  callTool(req: IncomingMessage, res: ServerResponse, p: Principal, name: string): Promise<void>;
+  /** POST /svc/tools/NAME for a principal the caller authenticated with the policy of `cat` (the server's direct path; see http/app.ts). */
+  callTool(req: IncomingMessage, res: ServerResponse, p: Principal, name: string, cat?: Catalog): Promise<void>;
 }
 
 export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: Logger; bodyLimit: number }): SvcTransport {
   const { runtime, gate, logger } = deps;
   const r = express.Router();
   const principalOf = (res: Response) => res.locals.principal as Principal;
+  /** The request's catalog; undefined lets the runtime read the current one. */
+  const catalogOf = (res: Response) => (res.locals.policy as PolicySnapshot | undefined)?.catalog;
   /** A call context whose signal aborts when the caller goes away before the answer. */
   const ctx = (p: Principal, res: ServerResponse) => makeContext(p, 'svc', logger, (abort) => res.on('close', () => { if (!res.writableFinished) abort(); }));
   const fail = (res: ServerResponse, e: unknown) => sendError(res, toSvcError(e, logger), gate, '/svc');
 
   /** POST /svc/tools/NAME on Node's own request/response API: the Express route and the server's direct path both run it. */
-  const callTool = async (req: IncomingMessage, res: ServerResponse, p: Principal, name: string): Promise<void> => {
+  const callTool = async (req: IncomingMessage, res: ServerResponse, p: Principal, name: string, cat?: Catalog): Promise<void> => {
     try {
-      const result = await runtime.callTool(name, await readJson(req, deps.bodyLimit), ctx(p, res));
+      const result = await runtime.callTool(name, await readJson(req, deps.bodyLimit), ctx(p, res), cat);
       if (result.isError) return fail(res, new SvcError('BACKEND_FAILED', textOf(result), { data: { content: result.content } }));
       sendJson(res, 200, toolBody(result));
     } catch (e) {
@@ -46,7 +51,7 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
 
   r.get('/', (_req, res) => {
     const p = principalOf(res);
-    const cat = runtime.current(); // one policy for the whole listing
+    const cat = catalogOf(res) ?? runtime.current(); // one policy for the whole listing
     res.json({
       tools: runtime.listTools(p, cat),
       resources: runtime.listResources(p, cat),
@@ -55,13 +60,13 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
     });
   });
 
-  r.post('/tools/:name', (req, res) => callTool(req, res, principalOf(res), req.params.name as string));
+  r.post('/tools/:name', (req, res) => callTool(req, res, principalOf(res), req.params.name as string, catalogOf(res)));
 
   r.get('/resources', async (req, res) => {
     const uri = req.query.uri;
     if (typeof uri !== 'string' || !uri) return fail(res, new SvcError('INVALID_REQUEST', 'give the resource as ?uri=…'));
     try {
-      res.json({ contents: await runtime.readResource(uri, ctx(principalOf(res), res)) });
+      res.json({ contents: await runtime.readResource(uri, ctx(principalOf(res), res), catalogOf(res)) });
     } catch (e) {
       fail(res, e);
     }
@@ -69,7 +74,7 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
 
   r.post('/prompts/:name', async (req, res) => {
     try {
-      res.json(await runtime.getPrompt(req.params.name as string, await readJson(req, deps.bodyLimit), ctx(principalOf(res), res)));
+      res.json(await runtime.getPrompt(req.params.name as string, await readJson(req, deps.bodyLimit), ctx(principalOf(res), res), catalogOf(res)));
     } catch (e) {
       fail(res, e);
     }

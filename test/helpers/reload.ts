@@ -173,7 +173,7 @@ export async function startServer(file: string, o: { watch?: boolean; graceMs?: 
   const logger = pino({ level: 'debug' }, { write: (line: string) => void logs.push(JSON.parse(line)) });
   const loaded = await loadManifest(file);
   const served = await serve(loaded.svc, loaded.config, { host: '127.0.0.1', port: 0 }, { logger });
-  const reloader = createReloader({ file, handle: served.handle, current: loaded, logger, graceMs: o.graceMs });
+  const reloader = createReloader({ file, store: served.handle.store, status: served.handle.status, current: loaded, logger, graceMs: o.graceMs });
   let changes = 0;
   const onChange = async () => {
     changes++;

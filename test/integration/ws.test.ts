@@ -5,6 +5,8 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import WebSocket from 'ws';
+import { pino } from 'pino';
+import { TokenTable } from '../../src/auth/bearer.js';
 import { SCOPES, RawWs, startMcpApp, type McpApp } from '../helpers/mcp-app.js';
 
 /** Try an upgrade; resolve to the HTTP answer if it is refused, or 'open' if a socket opened. */
@@ -161,7 +163,9 @@ describe('/ws credentials that lapse on an open socket', () => {
     await idle.initialize();
     assert.deepEqual((await busy.call('ping')).result, {});
     const cfg = app.authConfig();
-    app.served.handle.bearer!.update({ ...cfg, tokens: cfg.tokens!.map((t) => (t.name === 'reader' ? { ...t, token: 'rotated-reader-token' } : t)) }, SCOPES);
+    const { store } = app.served.handle;
+    const rotated = { ...cfg, tokens: cfg.tokens!.map((t) => (t.name === 'reader' ? { ...t, token: 'rotated-reader-token' } : t)) };
+    store.swap({ ...store.current(), tokens: TokenTable.build(rotated, SCOPES, pino({ level: 'silent' }), store.current().tokens) });
     busy.send({ jsonrpc: '2.0', id: 'after-rotation', method: 'tools/list' });
     assert.deepEqual(await busy.closedWith(), { code: 4401, reason: 'credential expired or revoked' });
     assert.ok(!busy.messages.some((m) => m.id === 'after-rotation'), 'no answer after the credential lapsed');

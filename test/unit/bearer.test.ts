@@ -1,39 +1,66 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pino } from 'pino';
-import { BearerAuth } from '../../src/auth/bearer.js';
+import { TokenTable } from '../../src/auth/bearer.js';
 
 const log = pino({ level: 'silent' });
 
-describe('BearerAuth', () => {
+describe('TokenTable', () => {
   it('matches each configured token to its own principal and scopes', () => {
-    const auth = new BearerAuth({ token: 'main-token', tokens: [{ name: 'ci', token: 'ci-token', scopes: ['a'] }] }, ['a', 'b'], log);
+    const auth = TokenTable.build({ token: 'main-token', tokens: [{ name: 'ci', token: 'ci-token', scopes: ['a'] }] }, ['a', 'b'], log);
     assert.deepEqual([...auth.match('main-token')!.scopes], ['a', 'b']);
     assert.equal(auth.match('ci-token')!.sub, 'ci');
     assert.equal(auth.match('ci-token-'), undefined);
     assert.equal(auth.match(''), undefined);
   });
 
-  it('keeps principals of unchanged tokens valid across update(), and drops changed ones', () => {
+  it('a rebuild keeps principals of unchanged tokens, drops changed ones, and leaves the old table as it was', () => {
     const config = { token: 'main-token', tokens: [{ name: 'ci', token: 'ci-token', scopes: ['a'] }, { name: 'bot', token: 'bot-token', scopes: ['a'] }] };
-    const auth = new BearerAuth(config, ['a', 'b'], log);
+    const auth = TokenTable.build(config, ['a', 'b'], log);
     const main = auth.match('main-token')!;
     const ci = auth.match('ci-token')!;
     const bot = auth.match('bot-token')!;
-    auth.update({ ...config, tokens: [{ name: 'ci', token: 'ci-token', scopes: ['a', 'b'] }, { name: 'bot', token: 'bot-token', scopes: ['a'] }] }, ['a', 'b']);
-    assert.equal(auth.stillValid(main), true, 'unchanged main token stays valid');
-    assert.equal(auth.stillValid(bot), true, 'unchanged named token stays valid');
-    assert.equal(auth.stillValid(ci), false, 'a token whose scopes changed must re-authenticate');
-    assert.deepEqual([...auth.match('ci-token')!.scopes], ['a', 'b']);
-    auth.update({ token: 'other-token' }, ['a', 'b']);
-    assert.equal(auth.stillValid(main), false, 'a rotated value invalidates the old principal');
-    assert.equal(auth.match('bot-token'), undefined);
+    const next = TokenTable.build({ ...config, tokens: [{ name: 'ci', token: 'ci-token', scopes: ['a', 'b'] }, { name: 'bot', token: 'bot-token', scopes: ['a'] }] }, ['a', 'b'], log, auth);
+    assert.equal(next.stillValid(main), true, 'unchanged main token stays valid');
+    assert.equal(next.stillValid(bot), true, 'unchanged named token stays valid');
+    assert.equal(next.stillValid(ci), false, 'a token whose scopes changed must re-authenticate');
+    assert.deepEqual([...next.match('ci-token')!.scopes], ['a', 'b']);
+    assert.equal(auth.stillValid(ci), true, 'the previous table is immutable');
+    const other = TokenTable.build({ token: 'other-token' }, ['a', 'b'], log, next);
+    assert.equal(other.stillValid(main), false, 'a rotated value invalidates the old principal');
+    assert.equal(other.match('bot-token'), undefined);
   });
 
-  it('generates a main token only when asked and none is set', () => {
-    assert.equal(new BearerAuth({ token: 'x', generate_if_unset: true }, [], log).generated, undefined);
-    const g = new BearerAuth({ generate_if_unset: true }, [], log);
+  it('generates a main token only when asked and none is set, and keeps it across rebuilds', () => {
+    assert.equal(TokenTable.build({ token: 'x', generate_if_unset: true }, [], log).generated, undefined);
+    const g = TokenTable.build({ generate_if_unset: true }, [], log);
     assert.match(g.generated!, /^[A-Za-z0-9_-]{43}$/);
     assert.ok(g.match(g.generated!));
-    assert.equal(new BearerAuth({}, [], log).generated, undefined);
+    assert.equal(TokenTable.build({}, [], log).generated, undefined);
+    const again = TokenTable.build({ generate_if_unset: true }, ['a'], log, g);
+    assert.equal(again.generated, g.generated);
+    assert.ok(again.match(g.generated!));
+  });
+
+  it('reread() returns the same table while the file is unchanged, and a new one when its value changes', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fastsvc-bearer-'));
+    try {
+      const file = join(dir, 'main.token');
+      writeFileSync(file, 'first-value\n');
+      const t = TokenTable.build({ token_file: file }, ['a'], log);
+      assert.deepEqual(t.files(), [file]);
+      const p = t.match('first-value')!;
+      assert.equal(t.reread(log), t);
+      writeFileSync(file, 'second-value\n');
+      const next = t.reread(log);
+      assert.notEqual(next, t);
+      assert.equal(next.stillValid(p), false);
+      assert.equal(next.match('first-value'), undefined);
+      assert.equal(next.match('second-value')!.sub, 'operator');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,0 +1,72 @@
+// The policy store: the one place the live policy lives. Guarantees: current()
+// returns a frozen snapshot {catalog, profile, tokens} — everything a reload or a
+// token-file rotation can change while the server runs; swap(next) replaces it in
+// one assignment, so a reader that took a snapshot keeps a consistent one however
+// long it holds it, and no reader ever sees parts of two policies; swap returns the
+// change set of the listed capabilities and tells each listener once, only when a
+// list changed (MCP sessions send list_changed from it). Restart-only settings stay
+// in the start-up config; reload status (last_reload, restart_required) is not
+// policy and lives with the server status.
+
+import type { Catalog } from '../core/catalog.js';
+import type { ResolvedConfig } from '../config.js';
+import type { TokenTable } from '../auth/bearer.js';
+import type { Logger } from '../log.js';
+
+export interface PolicySnapshot {
+  readonly catalog: Catalog;
+  /** The manifest's profile (scopes and their descriptions, issuer URLs) as /docs and /metadata show it. */
+  readonly profile: ResolvedConfig['profile'];
+  /** The static bearer tokens; absent when bearer auth is off (a restart-only choice). */
+  readonly tokens?: TokenTable;
+}
+
+/** Which capability lists differ between two snapshots (what list_changed notifications need). */
+export interface ChangeSet { tools: boolean; resources: boolean; prompts: boolean }
+
+export class PolicyStore {
+  #current: PolicySnapshot;
+  readonly #listeners = new Set<(c: ChangeSet) => void>();
+  readonly #log?: Logger;
+
+  constructor(initial: PolicySnapshot, log?: Logger) {
+    this.#current = Object.freeze({ ...initial });
+    this.#log = log;
+  }
+
+  current(): PolicySnapshot {
+    return this.#current;
+  }
+
+  /** Replace the snapshot in one assignment; returns what changed in the lists and tells listeners once. */
+  swap(next: PolicySnapshot): ChangeSet {
+    const prev = this.#current;
+    this.#current = Object.freeze({ ...next });
+    const changes = diffLists(prev.catalog, next.catalog);
+    if (changes.tools || changes.resources || changes.prompts) {
+      for (const fn of this.#listeners) {
+        try {
+          fn(changes);
+        } catch (e) {
+          this.#log?.error({ err: e }, 'change listener failed');
+        }
+      }
+    }
+    return changes;
+  }
+
+  onChange(fn: (c: ChangeSet) => void): () => void {
+    this.#listeners.add(fn);
+    return () => this.#listeners.delete(fn);
+  }
+}
+
+function diffLists(a: Catalog, b: Catalog): ChangeSet {
+  if (a === b) return { tools: false, resources: false, prompts: false };
+  const sig = (entries: Iterable<{ wire: object; required: readonly string[] }>) => JSON.stringify([...entries].map((e) => [e.wire, e.required]));
+  return {
+    tools: sig(a.tools.values()) !== sig(b.tools.values()),
+    resources: sig([...a.resources.values(), ...a.templates]) !== sig([...b.resources.values(), ...b.templates]),
+    prompts: sig(a.prompts.values()) !== sig(b.prompts.values()),
+  };
+}
