@@ -25,7 +25,7 @@ import { logger as rootLogger, type Logger } from '../log.js';
 import { Runtime } from '../runtime/runtime.js';
 import { TokenTable, watchTokenFiles } from '../auth/bearer.js';
 import { PolicyStore, type PolicySnapshot } from '../policy/store.js';
-import { ANONYMOUS, createGate, type AuthGate } from '../auth/gate.js';
+import { createGate, type AuthGate } from '../auth/gate.js';
 import type { Principal } from '../core/types.js';
 import { oauthServerFromConfig } from '../auth/oauth/from-config.js';
 import { parseByteSize } from '../util/bytes.js';
@@ -36,8 +36,8 @@ import { SessionRegistry } from '../mcp/sessions.js';
 import { errorHandler, sendError } from './errors.js';
 import { corsHandler } from './cors.js';
 import { callerResolver, forwardedBase } from './forwarded.js';
-import { frontDoor } from './front-door.js';
-import { hostPolicy, hostRefusal, invalidHost } from './host-check.js';
+import { createFrontDoor } from './front-door.js';
+import { hostPolicy, hostRefusal } from './host-check.js';
 import { publicHandlers, type ServerStatus } from './public-routes.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
@@ -94,15 +94,15 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   const wss = expressWs(app, opts.server).getWss();
 
   // One front-door layer for every request: a well-formed Host, tokens only in headers, then Host/Origin.
-  const refusal = hostRefusal(hostPolicy(cfg.server));
-  app.use(frontDoor(refusal, log, (req) => caller(req).ip));
+  const isPublic = (r: string) => cfg.routes.public.includes(r);
+  const isProtected = (r: string) => cfg.routes.protected.includes(r);
+  const door = createFrontDoor({ refusal: hostRefusal(hostPolicy(cfg.server)), gate, store, log, ipOf: (req) => caller(req).ip, isProtected });
+  app.use(door.middleware());
   // CORS (server.cors) after the Origin check, before any auth: it answers preflights itself.
   const cors = corsHandler(cfg.server.cors);
   if (cors) app.use((req: Request, res: Response, next: NextFunction) => void (cors(req, res) || next()));
 
-  const isPublic = (r: string) => cfg.routes.public.includes(r);
-  const isProtected = (r: string) => cfg.routes.protected.includes(r);
-  const guard = (route: string) => (isProtected(route) ? authenticate(gate, store, route, log, (req) => caller(req).ip) : anonymous(store));
+  const guard = door.guard;
 
   // The transports first: the hot paths match after one layer. Their paths never
   // overlap the OAuth engine's, which handles only its own paths.
@@ -111,7 +111,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   if (svcT) app.use('/svc', guard('/svc'), svcT.router);
   const sessions = new SessionRegistry({ logger: log, idleMs: cfg.server.mcp_session_idle_ms, maxSessions: cfg.server.mcp_max_sessions });
   const mcp = isPublic('/mcp') || isProtected('/mcp') ? mountMcp(app, { runtime, gate, config: cfg, logger: log, sessions, guard: guard('/mcp') }) : undefined;
-  if (isPublic('/ws') || isProtected('/ws')) mountWs(app, { runtime, gate, config: cfg, logger: log, wss, sessions });
+  if (isPublic('/ws') || isProtected('/ws')) mountWs(app, { runtime, gate, door, store, config: cfg, logger: log, wss, sessions });
   oauth?.mount(app); // discovery, OAuth endpoints, login/consent pages: no body parser of ours runs before them
 
   const handlers = publicHandlers({
@@ -136,8 +136,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   // same handler the Express route runs. Everything else, every refusal included,
   // goes through the Express app, so each error is produced in one place.
   const principalFor = async (route: string, req: IncomingMessage, snap: PolicySnapshot): Promise<Principal | undefined> => {
-    if (!isProtected(route)) return ANONYMOUS;
-    const r = await gate.authenticate(req.headers.authorization, snap);
+    const r = await door.admit(req, route, snap, true);
     return r instanceof SvcError ? undefined : r;
   };
   const directMcp = async (req: IncomingMessage, res: ServerResponse) => {
@@ -155,7 +154,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   const TOOLS = '/svc/tools/';
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? '';
-    if (req.method === 'POST' && !invalidHost(req.headers.host) && !refusal(req.headers.host, req.headers.origin)) {
+    if (req.method === 'POST' && !door.refuse(req)) {
       // A POST is never a preflight: cors only adds its headers (the Express layer does the same).
       if (mcp && url === '/mcp') {
         cors?.(req, res);
@@ -181,28 +180,5 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
       unwatchTokens();
       await oauth?.close();
     },
-  };
-}
-
-/** The protected-route guard: authenticates against one policy snapshot and hands it on as res.locals.policy. */
-function authenticate(gate: AuthGate, store: PolicyStore, route: string, log: Logger, clientIp: (req: IncomingMessage) => string) {
-  return async (req: Request, res: Response, next: NextFunction) => {
-    const snap = store.current();
-    const r = await gate.authenticate(req.headers.authorization, snap);
-    if (r instanceof SvcError) {
-      log.info({ event: 'auth.failed', route, method: req.method, ip: clientIp(req), reason: r.message }, `401 on ${route}: ${r.message}`);
-      return sendError(res, r, gate, route);
-    }
-    res.locals.principal = r;
-    res.locals.policy = snap;
-    next();
-  };
-}
-
-function anonymous(store: PolicyStore) {
-  return (_req: Request, res: Response, next: NextFunction) => {
-    res.locals.principal = ANONYMOUS;
-    res.locals.policy = store.current();
-    next();
   };
 }

@@ -1,19 +1,24 @@
-// The front door: the first layer every HTTP request meets, before any route. Guarantees:
-// a Host that is not host[:port] is refused (400); a token in the query string is
-// refused; Host and Origin are checked (host-check.ts),
-// with `Origin: null` let through only to the sign-in form posts that check their own
-// CSRF token; every refusal is logged as one `front_door.refused` line (reason, method,
+// The front door: one module decides whether a request may enter, and as whom, for
+// every route and transport (the Express app, the server's direct paths, the /ws
+// handshake). Guarantees: a Host that is not host[:port] is refused (400); a token in
+// the query string is refused; Host and Origin are checked (host-check.ts), with
+// `Origin: null` let through only to the sign-in form posts that check their own CSRF
+// token; every refusal is logged as one `front_door.refused` line (reason, method,
 // path without its query string, host, origin, the caller's ip as server.trust_proxy
-// resolves it — never a header that carries a
-// credential); a browser on the sign-in pages gets the refusal as a small HTML page,
-// everyone else the JSON error shape.
+// resolves it — never a header that carries a credential); a browser on the sign-in
+// pages gets the refusal as a small HTML page, everyone else the JSON error shape.
+// On a protected route the caller is authenticated against one policy snapshot and
+// every failure is one `auth.failed` line; on a public route the caller is anonymous.
 
 import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
+import { ANONYMOUS, type AuthGate } from '../auth/gate.js';
 import { CSRF_GUARDED_POST, SIGN_IN_PAGES } from '../auth/oauth/interactions.js';
 import { errorPage, sendPage } from '../auth/oauth/pages.js';
+import type { Principal } from '../core/types.js';
 import { SvcError } from '../errors.js';
 import type { Logger } from '../log.js';
+import type { PolicySnapshot, PolicyStore } from '../policy/store.js';
 import { sendError } from './errors.js';
 import { invalidHost, type hostRefusal, type RefusalReason } from './host-check.js';
 
@@ -28,7 +33,7 @@ const HINTS: Record<RefusalReason, string> = {
 const clip = (v: string | undefined) => (v === undefined ? undefined : v.slice(0, 200));
 
 /** One structured line per refusal; `path` is the URL path only, so a token in the query is never written. */
-export function logRefusal(log: Logger, req: IncomingMessage, err: SvcError, ip: string | undefined): void {
+function logRefusal(log: Logger, req: IncomingMessage, err: SvcError, ip: string | undefined): void {
   const path = clip((req.url ?? '/').split('?')[0]);
   const reason = err.data?.reason as RefusalReason | undefined;
   log.warn({
@@ -37,18 +42,73 @@ export function logRefusal(log: Logger, req: IncomingMessage, err: SvcError, ip:
   }, `${err.status} ${req.method} ${path}: ${clip(err.message)}`);
 }
 
-/** `ipOf`: the caller's address as server.trust_proxy resolves it. */
-export function frontDoor(refusal: ReturnType<typeof hostRefusal>, log: Logger, ipOf: (req: IncomingMessage) => string | undefined) {
-  return (req: Request, res: Response, next: NextFunction) => {
-    const bad = invalidHost(req.headers.host) ?? (req.url.includes('access_token=') && typeof req.query.access_token === 'string'
-      ? new SvcError('INVALID_REQUEST', 'tokens are accepted only in the Authorization header', { data: { reason: 'token_in_query' } })
-      : refusal(req.headers.host, req.headers.origin, req.method === 'POST' && CSRF_GUARDED_POST.test(req.path)));
-    if (!bad) return next();
-    logRefusal(log, req, bad, ipOf(req));
-    const browser = (req.method === 'GET' || req.method === 'POST') && SIGN_IN_PAGES.test(req.path)
-      && req.accepts(['application/json', 'text/html']) === 'text/html';
-    if (!browser) return sendError(res, bad);
-    const hint = HINTS[bad.data?.reason as RefusalReason] ?? '';
-    sendPage(res, bad.status, errorPage('Request refused', `${bad.message}. ${hint}`));
+export interface FrontDoorDeps {
+  refusal: ReturnType<typeof hostRefusal>;
+  gate: AuthGate;
+  store: PolicyStore;
+  log: Logger;
+  /** The caller's address as server.trust_proxy resolves it. */
+  ipOf: (req: IncomingMessage) => string | undefined;
+  isProtected: (route: string) => boolean;
+}
+
+export interface FrontDoor {
+  /** Why this request may not enter at all (Host, Origin, a token in the query), or undefined. Logs nothing. */
+  refuse(req: IncomingMessage): SvcError | undefined;
+  /** refuse(), logging the refusal. */
+  check(req: IncomingMessage): SvcError | undefined;
+  /**
+   * Who the caller is on `route` (anonymous on a public route), or the 401 error, logged as
+   * auth.failed unless `quiet` (the direct paths, which hand a failure to the Express app to answer and log).
+   */
+  admit(req: IncomingMessage, route: string, snap: PolicySnapshot, quiet?: boolean): Promise<Principal | SvcError>;
+  /** Express: the refusal layer every request passes first. */
+  middleware(): (req: Request, res: Response, next: NextFunction) => void;
+  /** Express: admit() for a route; sets res.locals.principal and res.locals.policy (the snapshot it used). */
+  guard(route: string): (req: Request, res: Response, next: NextFunction) => void;
+}
+
+export function createFrontDoor(d: FrontDoorDeps): FrontDoor {
+  const refuse = (req: IncomingMessage): SvcError | undefined => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    return invalidHost(req.headers.host)
+      ?? (q !== -1 && new URLSearchParams(url.slice(q + 1)).has('access_token')
+        ? new SvcError('INVALID_REQUEST', 'tokens are accepted only in the Authorization header', { data: { reason: 'token_in_query' } })
+        : d.refusal(req.headers.host, req.headers.origin, req.method === 'POST' && CSRF_GUARDED_POST.test(q === -1 ? url : url.slice(0, q))));
+  };
+  const check = (req: IncomingMessage) => {
+    const bad = refuse(req);
+    if (bad) logRefusal(d.log, req, bad, d.ipOf(req));
+    return bad;
+  };
+  const admit = async (req: IncomingMessage, route: string, snap: PolicySnapshot, quiet = false): Promise<Principal | SvcError> => {
+    if (!d.isProtected(route)) return ANONYMOUS;
+    const r = await d.gate.authenticate(req.headers.authorization, snap);
+    if (r instanceof SvcError && !quiet) {
+      d.log.info({ event: 'auth.failed', route, method: req.method, ip: d.ipOf(req), reason: r.message }, `401 on ${route}: ${r.message}`);
+    }
+    return r;
+  };
+  return {
+    refuse, check, admit,
+    middleware: () => (req, res, next) => {
+      const bad = check(req);
+      if (!bad) return next();
+      const browser = (req.method === 'GET' || req.method === 'POST') && SIGN_IN_PAGES.test(req.path)
+        && req.accepts(['application/json', 'text/html']) === 'text/html';
+      if (!browser) return sendError(res, bad);
+      const hint = HINTS[bad.data?.reason as RefusalReason] ?? '';
+      sendPage(res, bad.status, errorPage('Request refused', `${bad.message}. ${hint}`));
+    },
+    guard: (route) => (req, res, next) => {
+      const snap = d.store.current();
+      void admit(req, route, snap).then((r) => {
+        if (r instanceof SvcError) return sendError(res, r, d.gate, route);
+        res.locals.principal = r;
+        res.locals.policy = snap;
+        next();
+      }, next);
+    },
   };
 }

@@ -9,6 +9,7 @@ import { SvcError } from '../errors.js';
 import { findResource, type Catalog, type ToolEntry } from '../core/catalog.js';
 import type { CallContext, Principal, PromptMessage, ResourceContents, ToolDef, ToolResult } from '../core/types.js';
 import { decide, type Decision } from '../policy/scopes.js';
+import { denial } from './denial.js';
 import { RESULTS_PREFIX, ResultStore } from './results.js';
 import { inputProblems, summarize } from './input-errors.js';
 import type { Logger } from '../log.js';
@@ -147,14 +148,7 @@ export class Runtime {
 
   #authorize(required: readonly string[], ctx: CallContext, kind: Kind, name: string): void {
     const d = decide(required, ctx.principal.scopes);
-    if (d.ok) return;
-    ctx.log.warn({
-      event: 'access.denied', sub: ctx.principal.sub, client_id: ctx.principal.clientId, transport: ctx.transport,
-      kind, name, required: d.required, missing: d.missing,
-    }, `denied ${kind} ${name} to ${ctx.principal.sub}: missing ${d.missing.join(' ')}`);
-    throw new SvcError('INSUFFICIENT_SCOPE', `${kind} ${name} requires scope ${d.missing.join(' ')}`, {
-      data: { required: d.required, missing: d.missing },
-    });
+    if (!d.ok) throw denial(ctx.log, ctx.principal, ctx.transport, kind, name, d);
   }
 
   #shape(entry: ToolEntry, out: unknown, p: Principal): ToolResult {

@@ -19,6 +19,7 @@ import { SvcError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { PolicySnapshot } from '../policy/store.js';
 import type { Runtime } from '../runtime/runtime.js';
+import { denial } from '../runtime/denial.js';
 import { parseByteSize } from '../util/bytes.js';
 import { readBody, sendEmpty, sendJson } from '../http/raw.js';
 import { toSvcError } from '../http/errors.js';
@@ -140,9 +141,8 @@ function stepUp(deps: McpDeps, log: Logger, res: ServerResponse, messages: unkno
     const key = what && m.params[what[1]];
     const d = what && typeof key === 'string' ? deps.runtime.check(what[0], key, p, cat) : undefined;
     if (!d || d.ok) continue;
-    log.warn({ event: 'access.denied', sub: p.sub, client_id: p.clientId, transport: 'mcp', kind: what![0], name: key, required: d.required, missing: d.missing }, `403 step-up on /mcp: ${m.method} ${String(key)} needs ${d.missing.join(' ')}`);
+    const err = denial(log, p, 'mcp', what![0], key as string, d);
     res.setHeader('WWW-Authenticate', deps.gate.challenge({ error: 'insufficient_scope', scopes: d.required, route: '/mcp' }));
-    const err = new SvcError('INSUFFICIENT_SCOPE', `${what![0]} ${String(key)} requires scope ${d.missing.join(' ')}`, { data: { required: d.required, missing: d.missing } });
     sendJson(res, 403, errorFrom(idOf(m), err));
     return true;
   }

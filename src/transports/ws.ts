@@ -1,5 +1,6 @@
 // /ws: MCP's JSON-RPC over one WebSocket (subprotocol `mcp`), the same session core as /mcp.
-// Guarantees: Host/Origin, the subprotocol and the bearer token are checked during the
+// Guarantees: the front door (src/http/front-door.ts: Host/Origin, tokens only in headers,
+// the bearer token), then the subprotocol, are checked during the
 // handshake, so a refused upgrade is a plain HTTP answer (401 with the challenge, 403,
 // 404, 400) and never an open socket; the credential is re-checked on every message and
 // periodically, and a socket whose credential lapsed is closed with 4401; a malformed
@@ -18,10 +19,8 @@ import type { AuthGate } from '../auth/gate.js';
 import type { ResolvedConfig } from '../config.js';
 import type { Principal } from '../core/types.js';
 import { SvcError } from '../errors.js';
-import { ANONYMOUS } from '../auth/gate.js';
-import { callerResolver } from '../http/forwarded.js';
-import { logRefusal } from '../http/front-door.js';
-import { hostPolicy, hostRefusal, invalidHost } from '../http/host-check.js';
+import type { FrontDoor } from '../http/front-door.js';
+import type { PolicyStore } from '../policy/store.js';
 import type { Logger } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { parseByteSize } from '../util/bytes.js';
@@ -41,6 +40,9 @@ export interface WsDeps {
   gate: AuthGate;
   config: ResolvedConfig;
   logger: Logger;
+  /** Decides whether a handshake may enter, and as whom. */
+  door: FrontDoor;
+  store: PolicyStore;
   /** The express-ws WebSocketServer (expressWs(...).getWss()); its handshake options are set here. */
   wss: WebSocketServer;
   /** Each socket's session is registered here; ending it closes the socket with 1001. */
@@ -55,27 +57,18 @@ export function mountWs(app: Application, deps: WsDeps): void {
   const maxPayload = parseByteSize(config.server.body_limit);
   const maxInFlight = config.server.ws_max_in_flight;
   const pingEvery = config.server.ws_ping_interval_ms;
-  const isProtected = config.routes.protected.includes('/ws');
-  const refusal = hostRefusal(hostPolicy(config.server));
-  const caller = callerResolver(config.server.trust_proxy);
   const principals = new WeakMap<IncomingMessage, Principal>();
 
   const verify = async (req: IncomingMessage): Promise<Verdict> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== '/ws' && url.pathname !== '/ws/') return { ok: false, err: new SvcError('NOT_FOUND', `no WebSocket route ${url.pathname}`) };
-    const bad = invalidHost(req.headers.host) ?? refusal(req.headers.host, req.headers.origin)
-      ?? (url.searchParams.has('access_token') ? new SvcError('INVALID_REQUEST', 'tokens are accepted only in the Authorization header', { data: { reason: 'token_in_query' } }) : undefined);
-    if (bad) {
-      logRefusal(log, req, bad, caller(req).ip);
-      return { ok: false, err: bad };
-    }
+    const bad = deps.door.check(req);
+    if (bad) return { ok: false, err: bad };
     const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim());
     if (!offered.includes('mcp')) return { ok: false, err: new SvcError('INVALID_REQUEST', 'offer the WebSocket subprotocol "mcp"') };
-    if (!isProtected) return { ok: true, principal: ANONYMOUS };
-    const r = await gate.authenticate(req.headers.authorization);
+    const r = await deps.door.admit(req, '/ws', deps.store.current());
     if (!(r instanceof SvcError)) return { ok: true, principal: r };
     const error = r.data?.error as 'invalid_token' | undefined;
-    log.info({ event: 'auth.failed', route: '/ws', ip: caller(req).ip, reason: r.message }, `401 on /ws: ${r.message}`);
     return { ok: false, err: r, headers: { 'WWW-Authenticate': gate.challenge({ error, route: '/ws', description: error ? r.message : undefined }) } };
   };
 
