@@ -10,7 +10,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { SvcError } from '../errors.js';
 import type { FastSvc } from './fast-svc.js';
-import type { JsonSchemaObject, PromptDef, ResourceDef, ToolDef } from './types.js';
+import type { CacheHint, JsonSchemaObject, PromptDef, ResourceDef, ToolDef } from './types.js';
 
 // ajv-formats ships CJS with a default export; under NodeNext it arrives as a namespace.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
@@ -43,6 +43,8 @@ export interface Catalog {
   readonly version: string;
   readonly description: string;
   readonly instructions?: string;
+  /** Caching hint of discover and the lists (MCP 2026-07-28). */
+  readonly cache?: CacheHint;
   readonly tools: ReadonlyMap<string, ToolEntry>;
   readonly resources: ReadonlyMap<string, ResourceEntry>;
   readonly templates: readonly ResourceEntry[];
@@ -158,6 +160,7 @@ export function buildCatalog(svc: FastSvc, opts: { hash?: string } = {}): Catalo
     version: svc.version,
     description: svc.description,
     instructions: svc.instructions,
+    cache: svc.cache,
     tools, resources, templates: Object.freeze(templates), prompts, hash,
   });
 }

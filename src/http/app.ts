@@ -154,6 +154,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
     app, handler, runtime, gate, sessions, config: cfg, status, bearer, logger: log, baseUrl,
     closeStreams() {
       sessions.endChannels('mcp');
+      mcp?.closeStreams();
       sessions.close('ws');
     },
     async close() {
