@@ -17,6 +17,7 @@ import type { CacheHint, CallChannel, CallContext, LogLevel, Principal } from '.
 import type { Logger } from '../log.js';
 import { RESULTS_PREFIX } from '../runtime/results.js';
 import { findResource } from '../core/catalog.js';
+import { PROTOCOL_VERSIONS } from './protocol.js';
 import { errorFrom, failure, RPC, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from './jsonrpc.js';
 import { isObject, MethodNotFound, runMethod, SHARED_METHODS, type McpRuntime } from './methods.js';
 import { headerProblem, type HeaderView } from './modern-headers.js';
@@ -24,6 +25,8 @@ import { headerProblem, type HeaderView } from './modern-headers.js';
 export const MODERN_VERSION = '2026-07-28';
 /** Versions served statelessly (a request whose _meta names another gets -32022). */
 export const MODERN_VERSIONS: readonly string[] = [MODERN_VERSION];
+/** Every version the server serves in either era, modern first (server/discover's supportedVersions). */
+export const SUPPORTED_VERSIONS: readonly string[] = [...MODERN_VERSIONS, ...PROTOCOL_VERSIONS];
 
 export const META = Object.freeze({
   protocolVersion: 'io.modelcontextprotocol/protocolVersion',

@@ -26,7 +26,7 @@ import { readBody, sendEmpty, sendJson } from '../http/raw.js';
 import { classify, errorFrom, failure, RPC, type JsonRpcId, type JsonRpcMessage, type JsonRpcRequest } from '../mcp/jsonrpc.js';
 import { isSupportedVersion, LATEST_PROTOCOL_VERSION, McpSession, PROTOCOL_VERSIONS } from '../mcp/protocol.js';
 import { eraOf } from '../mcp/era.js';
-import { META, MODERN_VERSIONS, ModernProtocol } from '../mcp/modern.js';
+import { META, ModernProtocol, SUPPORTED_VERSIONS } from '../mcp/modern.js';
 import type { HeaderView } from '../mcp/modern-headers.js';
 import { SessionRegistry, type SessionEntry } from '../mcp/sessions.js';
 import { PostReply, startSse, writeEvent, type Accepts } from './sse.js';
@@ -48,8 +48,6 @@ export interface McpHandle {
   closeStreams(): void;
 }
 
-/** Every version /mcp serves, modern first (server/discover's supportedVersions). */
-export const SUPPORTED_VERSIONS: readonly string[] = [...MODERN_VERSIONS, ...PROTOCOL_VERSIONS];
 
 const KEEPALIVE_MS = 25_000;
 const CHECKED: Record<string, ['tool' | 'resource' | 'prompt', 'name' | 'uri']> = {
