@@ -67,7 +67,7 @@ describe('MCP era selection (eraOf)', () => {
 describe('MCP 2026-07-28 admission (order, codes, statuses)', () => {
   const h = (o: Record<string, string>) => (n: string) => o[n];
   const good = { 'mcp-method': 'tools/call', 'mcp-protocol-version': V, 'mcp-name': 'echo' };
-  const call1 = (params: Record<string, unknown>, m = meta()) => ({ jsonrpc: '2.0' as const, id: 7, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' }, ...params, _meta: m } });
+  const call1 = (params: Record<string, unknown>, m: Record<string, unknown> = meta()) => ({ jsonrpc: '2.0' as const, id: 7, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' }, ...params, _meta: m } });
   const table: [string, JsonRpcRequest, Record<string, string>, number, number][] = [
     ['Mcp-Method missing first, even before bad _meta', { ...call1({}), params: {} }, { 'mcp-protocol-version': V }, 400, -32020],
     ['Mcp-Method differs (case matters)', call1({}), { ...good, 'mcp-method': 'TOOLS/CALL' }, 400, -32020],
