@@ -31,12 +31,10 @@ export function headerProblem(method: string, p: Record<string, unknown>, header
   if (name === undefined) return 'the Mcp-Name header has an invalid base64 value';
   if (name !== body) return `Header mismatch: Mcp-Name header value '${raw}' does not match body ${nameField} '${String(body)}'`;
   if (method !== 'tools/call' || typeof body !== 'string') return undefined;
-  const props = (schemaOf(body) as { properties?: Record<string, unknown> } | undefined)?.properties;
-  if (!props) return undefined;
+  const mirrored = mirroredArgs(schemaOf(body));
+  if (!mirrored.length) return undefined;
   const args = (p.arguments ?? {}) as Record<string, unknown>;
-  for (const [key, prop] of Object.entries(props)) {
-    const header = (prop as Record<string, unknown> | null)?.['x-mcp-header'];
-    if (typeof header !== 'string') continue;
+  for (const [key, header] of mirrored) {
     const value = args[key];
     if (value === undefined || value === null) continue;
     const got = headers(`mcp-param-${header.toLowerCase()}`);
@@ -46,6 +44,23 @@ export function headerProblem(method: string, p: Record<string, unknown>, header
     if (!sameValue(decoded, value)) return `Header mismatch: Mcp-Param-${header} header value '${got}' does not match arguments.${key}`;
   }
   return undefined;
+}
+
+const MIRRORED = new WeakMap<object, [string, string][]>();
+
+/** [argument, header name] for each input schema property carrying x-mcp-header; computed once per schema object. */
+function mirroredArgs(schema: unknown): [string, string][] {
+  if (schema === null || typeof schema !== 'object') return [];
+  let found = MIRRORED.get(schema);
+  if (!found) {
+    const props = (schema as { properties?: Record<string, unknown> }).properties ?? {};
+    found = Object.entries(props).flatMap(([key, prop]) => {
+      const header = (prop as Record<string, unknown> | null)?.['x-mcp-header'];
+      return typeof header === 'string' ? [[key, header] as [string, string]] : [];
+    });
+    MIRRORED.set(schema, found);
+  }
+  return found;
 }
 
 function sameValue(header: string, value: unknown): boolean {

@@ -110,6 +110,7 @@ interface Hint { ttlMs: number; cacheScope: 'public' | 'private' }
 export class ModernProtocol {
   readonly #opts: ModernOptions;
   readonly #hints = new WeakMap<Catalog, ListHints>();
+  readonly #meta = new WeakMap<Catalog, Record<string, unknown>>();
 
   constructor(opts: ModernOptions) {
     this.#opts = opts;
@@ -215,14 +216,22 @@ export class ModernProtocol {
   }
 
   #result(cat: Catalog, value: Record<string, unknown>, hint: Hint | undefined): Record<string, unknown> {
-    const resultType = typeof value.resultType === 'string' ? value.resultType : 'complete';
-    const meta = isObject(value._meta) ? value._meta : undefined;
-    return {
-      ...value,
-      resultType,
-      ...(hint && resultType === 'complete' && hint),
-      _meta: { ...meta, [META.serverInfo]: { name: cat.name, version: cat.version } },
-    };
+    const out: Record<string, unknown> = { ...value };
+    if (typeof out.resultType !== 'string') out.resultType = 'complete';
+    if (hint && out.resultType === 'complete') {
+      out.ttlMs = hint.ttlMs;
+      out.cacheScope = hint.cacheScope;
+    }
+    const own = this.#serverMeta(cat);
+    out._meta = isObject(value._meta) ? { ...value._meta, ...own } : own;
+    return out;
+  }
+
+  /** The result _meta naming this server, one shared object per catalog. */
+  #serverMeta(cat: Catalog): Record<string, unknown> {
+    let m = this.#meta.get(cat);
+    if (!m) this.#meta.set(cat, (m = Object.freeze({ [META.serverInfo]: Object.freeze({ name: cat.name, version: cat.version }) })));
+    return m;
   }
 
   #hintFor(method: string, p: Record<string, unknown>, cat: Catalog): Hint | undefined {
