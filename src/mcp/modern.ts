@@ -91,9 +91,11 @@ export interface RoundRequest {
 }
 
 /**
- * THE integration point with the multi-round-trip support (src/mcp/input-rounds.ts, built separately).
- * At merge this body becomes `return withInputRounds(rounds, req, base, run);`. Until then a
- * server→client request cannot be carried over stateless HTTP, so it fails the call.
+ * THE integration point with the multi-round-trip support (src/mcp/input-rounds.ts, built separately):
+ * every tools/call, prompts/get and resources/read runs inside it. At merge this body becomes
+ * `return withInputRounds(rounds, req, base, run);` (its InputRequiredResult passes through #result
+ * untouched but for _meta). Until then a server→client request cannot be carried over stateless
+ * HTTP, so it fails the call.
  */
 function withInput<R>(_req: RoundRequest, base: Pick<CallChannel, 'progress' | 'log'>, run: (channel: CallChannel) => Promise<R>): Promise<R> {
   return run({
@@ -161,11 +163,15 @@ export class ModernProtocol {
     try {
       if (msg.method === 'server/discover') return ok(id, this.#result(cat, this.#discover(cat), this.#listHints(cat).discover));
       if (msg.method === 'subscriptions/listen') throw new SvcError('INVALID_REQUEST', 'subscriptions/listen needs a stream: use POST /mcp with Accept: text/event-stream, or /ws');
-      const value = await runMethod(msg.method, p, {
+      const run = (channel: CallChannel) => runMethod(msg.method, p, {
         runtime: this.#opts.runtime, catalog: cat, principal,
-        context: () => this.#context(msg, meta, principal, sink, signal),
+        context: () => this.#context(principal, channel, signal),
         inputErrorsAsToolResults: true,
       });
+      const base = this.#base(msg, meta, sink);
+      const value = NAMED[msg.method]
+        ? await withInput({ method: msg.method as RoundRequest['method'], name: String(p[NAMED[msg.method]!]), params: p, principal, clientCapabilities: meta.capabilities }, base, (ch) => run(declaredOnly(ch, meta.capabilities)))
+        : await run({ ...base, request: NO_REQUESTS });
       return ok(id, this.#result(cat, value as Record<string, unknown>, this.#hintFor(msg.method, p, cat)));
     } catch (e) {
       return this.#error(id, msg.method, e);
@@ -268,10 +274,11 @@ export class ModernProtocol {
     return h;
   }
 
-  #context(msg: JsonRpcRequest, meta: ModernMeta, principal: Principal, sink: (m: JsonRpcNotification) => boolean, signal?: () => AbortSignal): CallContext {
+  /** Progress and log delivery for one request: progress only with a progressToken, logs only at or above the request's logLevel. */
+  #base(msg: JsonRpcRequest, meta: ModernMeta, sink: (m: JsonRpcNotification) => boolean): Pick<CallChannel, 'progress' | 'log'> {
     const m = msg.params?._meta as Record<string, unknown>;
     const token = typeof m.progressToken === 'string' || typeof m.progressToken === 'number' ? m.progressToken : undefined;
-    const base: Pick<CallChannel, 'progress' | 'log'> = {
+    return {
       progress: async (progress, total, message) => {
         if (token === undefined) return;
         sink({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress, ...(total !== undefined && { total }), ...(message !== undefined && { message }) } });
@@ -281,35 +288,18 @@ export class ModernProtocol {
         sink({ jsonrpc: '2.0', method: 'notifications/message', params: { level, data, ...(logger !== undefined && { logger }) } });
       },
     };
-    const caps = meta.capabilities;
-    const p = msg.params ?? {};
-    const req: RoundRequest = {
-      method: msg.method as RoundRequest['method'],
-      name: String(NAMED[msg.method] ? p[NAMED[msg.method]!] : ''),
-      params: p, principal, clientCapabilities: caps,
-    };
-    let channel: CallChannel | undefined;
-    const ctx: CallContext = {
+  }
+
+  #context(principal: Principal, channel: CallChannel, signal?: () => AbortSignal): CallContext {
+    return {
       principal,
+      channel,
       get signal() {
         return signal ? signal() : NEVER;
       },
       log: this.#opts.logger,
       transport: this.#opts.transport,
-      get channel() {
-        return (channel ??= {
-          ...base,
-          request: (method, params, o) => {
-            const cap = NEEDS[method];
-            if (cap && !(cap in caps)) {
-              return Promise.reject(new SvcError('MISSING_CLIENT_CAPABILITY', `Missing required client capability: ${cap} (${method})`, { data: { requiredCapabilities: { [cap]: {} } } }));
-            }
-            return withInput(req, base, (ch) => ch.request(method, params, o));
-          },
-        });
-      },
     };
-    return ctx;
   }
 
   #error(id: JsonRpcId, method: string, e: unknown): ModernAnswer {
@@ -324,6 +314,26 @@ export class ModernProtocol {
 }
 
 const NEVER = new AbortController().signal;
+
+/** Methods without input rounds (lists, completions) cannot ask the client anything. */
+const NO_REQUESTS: CallChannel['request'] = async (method) => {
+  throw new SvcError('BACKEND_FAILED', `${method} can be asked only while serving tools/call, prompts/get or resources/read`);
+};
+
+/** A channel whose server→client requests need the capability declared in this request's _meta (else -32021). */
+function declaredOnly(ch: CallChannel, caps: Record<string, unknown>): CallChannel {
+  return {
+    progress: ch.progress,
+    log: ch.log,
+    request: (method, params, o) => {
+      const cap = NEEDS[method];
+      if (cap && !(cap in caps)) {
+        return Promise.reject(new SvcError('MISSING_CLIENT_CAPABILITY', `Missing required client capability: ${cap} (${method})`, { data: { requiredCapabilities: { [cap]: {} } } }));
+      }
+      return ch.request(method, params, o);
+    },
+  };
+}
 
 function ok(id: JsonRpcId, value: unknown): ModernAnswer {
   return { status: 200, answer: { jsonrpc: '2.0', id, result: value } };
