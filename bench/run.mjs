@@ -220,7 +220,7 @@ async function measureMemory(entry) {
     return row;
   }
   try {
-    const scn = { name: entry.name, kind: 'mcp', session: true };
+    const scn = { name: entry.name, kind: 'mcp', session: !entry.modern, modern: entry.modern };
     await withTarget(scn, server.url, async (kind, t) => {
       await kind.check(t);
       await kind.load(t, { amount: cfg.memoryWarmupCalls });

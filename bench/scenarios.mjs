@@ -47,6 +47,7 @@ export const SCENARIOS = [
   { name: 'sdk-stateless', server: 'sdk-stateless', kind: 'mcp', session: false, label: 'MCP SDK stateless, JSON' },
   { name: 'fastsvc-svc', server: 'fastsvc', kind: 'http', path: SVC, auth: true, label: 'fastsvc /svc tool call, bearer + scope' },
   { name: 'fastsvc-mcp', server: 'fastsvc', kind: 'mcp', session: true, label: 'fastsvc /mcp tools/call, one session, JSON' },
+  { name: 'fastsvc-mcp-2026', server: 'fastsvc', kind: 'mcp', modern: true, label: 'fastsvc /mcp tools/call, MCP 2026-07-28 (stateless, _meta), JSON' },
   { name: 'fastsvc-ws-1x10', server: 'fastsvc', kind: 'ws', sockets: 1, inFlight: 10, label: 'fastsvc /ws, 1 socket × 10 in flight' },
   { name: 'fastsvc-ws-10x1', server: 'fastsvc', kind: 'ws', sockets: 10, inFlight: 1, label: 'fastsvc /ws, 10 sockets × 1 in flight' },
   // OAuth access tokens on /svc and /mcp: the token lookup (memory provider; SQLite for /svc too) is on every request.
@@ -61,11 +62,12 @@ export const SCENARIOS = [
 ];
 
 /** The ratio columns: each scenario's req/s divided by these scenarios' req/s in the same run. */
-export const BASELINES = ['express', 'sdk-stateful', 'sdk-stateless'];
+export const BASELINES = ['express', 'sdk-stateful', 'sdk-stateless', 'fastsvc-mcp'];
 
-/** Memory flatness (--memory): `calls` tools/call on one /mcp session; RSS after warm-up vs at the end. */
+/** Memory flatness (--memory): `calls` tools/call on one /mcp session (`modern`: stateless 2026-07-28 calls); RSS after warm-up vs at the end. */
 export const MEMORY = [
   { name: 'memory-fastsvc-mcp', server: 'fastsvc', calls: 200_000, smokeCalls: 5_000 },
+  { name: 'memory-fastsvc-mcp-2026', server: 'fastsvc', modern: true, calls: 200_000, smokeCalls: 5_000 },
   // The SDK 1.x stateful JSON mode keeps ~5.7 KiB per call (PERF-NOTES); capped so it cannot eat the machine.
   { name: 'memory-sdk-stateful', server: 'sdk-stateful', calls: 30_000, smokeCalls: 5_000 },
 ];
@@ -87,6 +89,8 @@ export const TARGETS = [
   { what: '/mcp tools/call ≥ 2× SDK stateful', ratio: ['fastsvc-mcp', 'sdk-stateful'], min: 2 },
   { what: '/mcp tools/call ≥ 4× SDK stateless', ratio: ['fastsvc-mcp', 'sdk-stateless'], min: 4 },
   { what: '/mcp memory flat: Δ RSS ≤ 50 MB over the run', flat: 'memory-fastsvc-mcp', max: 50 },
+  { what: '/mcp 2026-07-28 tools/call ≥ 1× a call on a 2025 session (issue 11)', ratio: ['fastsvc-mcp-2026', 'fastsvc-mcp'], min: 1 },
+  { what: '/mcp 2026-07-28 memory flat: Δ RSS ≤ 50 MB over 200k calls (issue 11)', flat: 'memory-fastsvc-mcp-2026', max: 50 },
   { what: '/ws 1 socket × 10 in flight ≥ 1× Express echo', ratio: ['fastsvc-ws-1x10', 'express'], min: 1 },
   { what: 'OAuth-authorized /svc call ≥ 0.7× Express echo', ratio: ['fastsvc-oauth-svc', 'express'], min: 0.7 },
   { what: 'OAuth-authorized /mcp call ≥ 0.7× Express echo', ratio: ['fastsvc-oauth-mcp', 'express'], min: 0.7 },

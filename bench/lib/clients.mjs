@@ -1,5 +1,5 @@
 // How the harness talks to each scenario kind: `http` (one JSON POST), `mcp` (Streamable HTTP: initialize
-// handshake when the scenario has a session, then tools/call), `ws` (MCP over WebSocket, subprotocol "mcp"),
+// handshake when the scenario has a session, then tools/call; `modern`: 2026-07-28, stateless, _meta and headers), `ws` (MCP over WebSocket, subprotocol "mcp"),
 // `oauth-code` (POST /token code exchanges from a pool minted before the clock starts) and `oauth-refresh`
 // (POST /token refresh grants, one rotating chain per connection). Each kind is open → check → load → close.
 // check sends one call and throws unless the right answer comes back (an echoed text; for the token kinds, a
@@ -16,6 +16,9 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 const MCP_ACCEPT = 'application/json, text/event-stream';
 const callParams = { name: TOOL, arguments: { text: TEXT } };
 const rpc = (id, method, params) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
+/** MCP 2026-07-28 (`modern: true`): no handshake; every call carries its version and capabilities in _meta and the standard headers. */
+export const MODERN_VERSION = '2026-07-28';
+const modernCallParams = { ...callParams, _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN_VERSION, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'fastsvc-bench', version: '1.0.0' } } };
 const initParams = { protocolVersion: MCP_VERSION, capabilities: {}, clientInfo: { name: 'fastsvc-bench', version: '1.0.0' } };
 
 /** One HTTP request on a fresh connection; resolves { status, headers, body } (body as text). */
@@ -76,6 +79,10 @@ const mcpKind = {
   async open(scn, base, token) {
     const url = base + (scn.path ?? '/mcp');
     const headers = { ...JSON_HEADERS, accept: MCP_ACCEPT, ...bearer(token), 'mcp-protocol-version': MCP_VERSION };
+    if (scn.modern) {
+      Object.assign(headers, { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'tools/call', 'mcp-name': TOOL });
+      return { url, method: 'POST', headers, bodyFor: (n) => rpc(n, 'tools/call', modernCallParams), session: false };
+    }
     if (scn.session) {
       const { 'mcp-protocol-version': _, ...initHeaders } = headers;
       const init = await request(url, { method: 'POST', headers: initHeaders, body: rpc(0, 'initialize', initParams) });

@@ -10,7 +10,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { SvcError } from '../errors.js';
 import type { FastSvc } from './fast-svc.js';
-import type { JsonSchemaObject, PromptDef, ResourceDef, ToolDef } from './types.js';
+import type { CacheHint, JsonSchemaObject, PromptDef, ResourceDef, ToolDef } from './types.js';
 
 // ajv-formats ships CJS with a default export; under NodeNext it arrives as a namespace.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
@@ -43,6 +43,8 @@ export interface Catalog {
   readonly version: string;
   readonly description: string;
   readonly instructions?: string;
+  /** Caching hint of discover and the lists (MCP 2026-07-28). */
+  readonly cache?: CacheHint;
   readonly tools: ReadonlyMap<string, ToolEntry>;
   readonly resources: ReadonlyMap<string, ResourceEntry>;
   readonly templates: readonly ResourceEntry[];
@@ -59,7 +61,10 @@ export interface InputCompiler {
   compile(schema: object): ValidateFunction;
 }
 
-const INPUT_OPTS = { allErrors: true, strict: true, strictTypes: false, strictTuples: false, strictRequired: false, useDefaults: true, coerceTypes: false } as const;
+// x-mcp-header (MCP 2026-07-28, SEP-2243) names the Mcp-Param-* header that mirrors an argument; it is an annotation.
+const INPUT_OPTS = { keywords: ['x-mcp-header'], allErrors: true, strict: true, strictTypes: false, strictTuples: false, strictRequired: false, useDefaults: true, coerceTypes: false };
+// Ajv's 2020-12 dialect lacks $anchor: accepted as an annotation (a $ref by anchor name does not resolve).
+const INPUT_OPTS_2020 = { ...INPUT_OPTS, keywords: ['x-mcp-header', '$anchor'] };
 
 // Meta-schema checks use two long-lived instances: validateSchema() caches
 // nothing about the schema it checks, and the meta-schemas compile only once per
@@ -82,10 +87,10 @@ export function newInputAjv(): InputCompiler {
   return {
     compile(schema) {
       const wants2020 = is2020(schema);
-      const checker = wants2020 ? (meta2020 ??= new Ajv2020(INPUT_OPTS)) : (meta7 ??= new Ajv(INPUT_OPTS));
+      const checker = wants2020 ? (meta2020 ??= new Ajv2020(INPUT_OPTS_2020)) : (meta7 ??= new Ajv(INPUT_OPTS));
       if (!checker.validateSchema(schema)) throw new Error(`schema is invalid: ${checker.errorsText(checker.errors, { dataVar: 'input_schema' })}`);
       if (!wants2020) return draft7.compile(schema);
-      draft2020 ??= addFormats(new Ajv2020(opts) as unknown as Ajv) as unknown as Ajv2020;
+      draft2020 ??= addFormats(new Ajv2020({ ...INPUT_OPTS_2020, validateSchema: false }) as unknown as Ajv) as unknown as Ajv2020;
       return draft2020.compile(schema);
     },
   };
@@ -158,6 +163,7 @@ export function buildCatalog(svc: FastSvc, opts: { hash?: string } = {}): Catalo
     version: svc.version,
     description: svc.description,
     instructions: svc.instructions,
+    cache: svc.cache,
     tools, resources, templates: Object.freeze(templates), prompts, hash,
   });
 }

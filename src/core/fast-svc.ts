@@ -4,7 +4,7 @@
 // compiled into a frozen Catalog only by catalog.ts.
 
 import { SvcError } from '../errors.js';
-import type { PromptDef, ResourceDef, ToolDef } from './types.js';
+import type { CacheHint, PromptDef, ResourceDef, ToolDef } from './types.js';
 
 export interface FastSvcOptions {
   name: string;
@@ -12,6 +12,8 @@ export interface FastSvcOptions {
   description?: string;
   /** Text shown to MCP clients in the initialize answer. */
   instructions?: string;
+  /** Caching hint of discover and the lists on MCP 2026-07-28. */
+  cache?: CacheHint;
 }
 
 export class FastSvc {
@@ -19,6 +21,7 @@ export class FastSvc {
   readonly version: string;
   readonly description: string;
   readonly instructions?: string;
+  readonly cache?: CacheHint;
   readonly tools = new Map<string, ToolDef>();
   readonly resources = new Map<string, ResourceDef>();
   readonly prompts = new Map<string, PromptDef>();
@@ -28,6 +31,7 @@ export class FastSvc {
     this.version = opts.version ?? '0.1.0';
     this.description = opts.description ?? '';
     this.instructions = opts.instructions;
+    this.cache = opts.cache;
   }
 
   tool(def: ToolDef): this {

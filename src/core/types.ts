@@ -84,6 +84,12 @@ export interface ToolDef {
   handler: ToolHandler;
 }
 
+/** MCP 2026-07-28 caching hint (ttlMs, cacheScope); `auto` is public only for an answer the same for every caller on a public route. */
+export interface CacheHint {
+  ttl_ms: number;
+  scope: 'auto' | 'public' | 'private';
+}
+
 export interface ResourceDef {
   /** Fixed URI, or omit and give uri_template. */
   uri?: string;
@@ -93,6 +99,8 @@ export interface ResourceDef {
   description?: string;
   mime_type?: string;
   required_scopes?: string[];
+  /** How long a read may be reused (MCP 2026-07-28 ttlMs/cacheScope on resources/read). */
+  cache?: CacheHint;
   /** vars holds the template variables (empty for fixed URIs). */
   read: (uri: string, vars: Record<string, string>, ctx: CallContext) => Promise<ResourceContents[]> | ResourceContents[];
 }

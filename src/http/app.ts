@@ -173,6 +173,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
     app, handler, runtime, store, gate, sessions, config: cfg, status, logger: log, baseUrl,
     closeStreams() {
       sessions.endChannels('mcp');
+      mcp?.closeStreams();
       sessions.close('ws');
     },
     async close() {

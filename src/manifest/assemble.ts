@@ -37,7 +37,7 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
   const env: BackendEnv = { manifestDir: dirname(resolve(file)), ...(opts.probe && { probe: true }) };
   const disposers: (() => void)[] = [];
   const problems: SvcError[] = [];
-  const svc = new FastSvc({ name: m.name, description: m.description });
+  const svc = new FastSvc({ name: m.name, description: m.description, cache: m.cache });
   // Build every item, collecting failures at their node, so one load reports them all.
   const attempt = async (path: (string | number)[], build: () => Promise<void> | void) => {
     try {
@@ -170,7 +170,7 @@ function contentBlock(c: ContentSpec, env: BackendEnv): (vars: Record<string, un
 }
 
 function resourceMeta(r: Resource) {
-  return { uri: r.uri, uri_template: r.uri_template, name: r.name, title: r.title, description: r.description, mime_type: r.mime_type, required_scopes: [...(r.required_scopes ?? [])] };
+  return { uri: r.uri, uri_template: r.uri_template, name: r.name, title: r.title, description: r.description, mime_type: r.mime_type, required_scopes: [...(r.required_scopes ?? [])], cache: r.cache };
 }
 
 async function resourceReader(r: Resource, env: BackendEnv): Promise<(uri: string, vars: Record<string, string>, ctx: CallContext) => Promise<ResourceContents[]>> {

@@ -68,6 +68,7 @@ export interface SvcManifest {
   auth?: BearerAuthConfig;
   oauth?: OAuthConfig;
   profile?: AuthProfile;
+  cache?: CacheHint;
   /**
    * Tools callers can invoke.
    */
@@ -415,6 +416,19 @@ export interface AuthProfile {
   )[];
 }
 /**
+ * Caching hint of MCP 2026-07-28 server/discover and the tools, resources, templates and prompts lists. A list filtered by the caller's scopes is always private.
+ */
+export interface CacheHint {
+  /**
+   * How long the answer stays fresh, in milliseconds (ttlMs); 0: immediately stale.
+   */
+  ttl_ms: number;
+  /**
+   * cacheScope. auto: public only on a public /mcp route for an answer that cannot depend on the caller; public: shareable unless the answer depends on the caller's scopes (then always private); private: only within the same authorization.
+   */
+  scope: 'auto' | 'public' | 'private';
+}
+/**
  * A tool. Exactly one backend: template, content, http, exec, fs, sqlite or module.
  *
  * This interface was referenced by `SvcManifest`'s JSON-Schema
@@ -690,6 +704,7 @@ export interface Resource {
    * A list of scopes; every one must be declared in profile.scopes.
    */
   required_scopes?: Scope[];
+  cache?: CacheHint1;
   /**
    * Content: templated text.
    */
@@ -704,6 +719,19 @@ export interface Resource {
   file?: string;
   http?: HttpBackend;
   module?: ModuleRef;
+}
+/**
+ * Caching hint of MCP 2026-07-28 resources/read of this resource. A resource that requires scopes is always private.
+ */
+export interface CacheHint1 {
+  /**
+   * How long the answer stays fresh, in milliseconds (ttlMs); 0: immediately stale.
+   */
+  ttl_ms: number;
+  /**
+   * cacheScope. auto: public only on a public /mcp route for an answer that cannot depend on the caller; public: shareable unless the answer depends on the caller's scopes (then always private); private: only within the same authorization.
+   */
+  scope: 'auto' | 'public' | 'private';
 }
 /**
  * A prompt template: declared arguments and templated messages.
@@ -933,4 +961,20 @@ export interface InputSchema1 {
    * false refuses arguments not listed in properties; a schema constrains them.
    */
   additionalProperties?: boolean | {};
+}
+/**
+ * MCP 2026-07-28 caching hint: clients may reuse the answer for ttl_ms; scope says whether a shared cache may serve it to other callers.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "CacheHint".
+ */
+export interface CacheHint2 {
+  /**
+   * How long the answer stays fresh, in milliseconds (ttlMs); 0: immediately stale.
+   */
+  ttl_ms: number;
+  /**
+   * cacheScope. auto: public only on a public /mcp route for an answer that cannot depend on the caller; public: shareable unless the answer depends on the caller's scopes (then always private); private: only within the same authorization.
+   */
+  scope: 'auto' | 'public' | 'private';
 }

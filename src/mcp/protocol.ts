@@ -8,7 +8,7 @@
 import { isSvcError, SvcError } from '../errors.js';
 import type { Catalog } from '../core/catalog.js';
 import type { CallChannel, CallContext, LogLevel, Principal } from '../core/types.js';
-import { toolErrorResult, type Runtime } from '../runtime/runtime.js';
+import { isObject, MethodNotFound, runMethod, str, type McpRuntime } from './methods.js';
 import type { Logger } from '../log.js';
 import {
   classify, errorFrom, errorOf, failure, result, RPC,
@@ -32,9 +32,7 @@ export const SERVER_CAPABILITIES = Object.freeze({
   completions: {},
 });
 
-export type McpRuntime = Pick<Runtime,
-  'current' | 'callTool' | 'readResource' | 'getPrompt' | 'check' | 'listTools' | 'listResources'
-  | 'listResourceTemplates' | 'listPrompts' | 'complete' | 'onChange'>;
+export type { McpRuntime } from './methods.js';
 
 /** Delivers one outgoing message; returns false when nothing can carry it now. */
 export type Sink = (msg: JsonRpcMessage) => boolean;
@@ -70,8 +68,6 @@ const NEEDS: Record<string, string> = {
 };
 
 const CANCELLED = Symbol('cancelled by client');
-
-class MethodNotFound extends Error {}
 
 interface Pending {
   settle(msg: JsonRpcResponse): void;
@@ -208,36 +204,10 @@ export class McpSession {
     const rt = this.#opts.runtime;
     const p = msg.params ?? {};
     switch (msg.method) {
-      case 'tools/list':
-        noCursor(p);
-        return { tools: rt.listTools(principal, cat) };
-      case 'resources/list':
-        noCursor(p);
-        return { resources: rt.listResources(principal, cat) };
-      case 'resources/templates/list':
-        noCursor(p);
-        return { resourceTemplates: rt.listResourceTemplates(principal, cat) };
-      case 'prompts/list':
-        noCursor(p);
-        return { prompts: rt.listPrompts(principal, cat) };
-      case 'tools/call': {
-        const name = str(p, 'name');
-        try {
-          return await rt.callTool(name, p.arguments, this.#context(msg, principal, signal, out), cat);
-        } catch (e) {
-          if (isSvcError(e) && (e.code === 'BACKEND_FAILED' || e.code === 'BACKEND_TIMEOUT'
-            || (e.code === 'INVALID_INPUT' && this.#version >= '2025-11-25'))) return toolErrorResult(e);
-          throw e;
-        }
-      }
-      case 'resources/read':
-        return { contents: await rt.readResource(str(p, 'uri'), this.#context(msg, principal, signal, out), cat) };
-      case 'prompts/get':
-        return await rt.getPrompt(str(p, 'name'), p.arguments, this.#context(msg, principal, signal, out), cat);
       case 'resources/subscribe': {
         const uri = str(p, 'uri');
         const d = rt.check('resource', uri, principal, cat);
-        if (!d) throw new SvcError('NOT_FOUND', `no resource ${uri}`);
+        if (!d) throw new SvcError('NOT_FOUND', `no resource ${uri}`, { data: { uri } });
         if (!d.ok) throw new SvcError('INSUFFICIENT_SCOPE', `resource ${uri} requires scope ${d.missing.join(' ')}`, { data: { required: d.required, missing: d.missing } });
         if (!this.#subs.has(uri) && this.#subs.size >= (this.#opts.maxSubscriptions ?? 256)) {
           throw new SvcError('RATE_LIMITED', 'too many resource subscriptions on this session');
@@ -248,16 +218,6 @@ export class McpSession {
       case 'resources/unsubscribe':
         this.#subs.delete(str(p, 'uri'));
         return {};
-      case 'completion/complete': {
-        const ref = p.ref;
-        const arg = p.argument;
-        if (!isObject(ref) || typeof ref.type !== 'string') throw new SvcError('INVALID_INPUT', 'params.ref must be an object with a type');
-        if (!isObject(arg) || typeof arg.name !== 'string' || typeof arg.value !== 'string') {
-          throw new SvcError('INVALID_INPUT', 'params.argument must be {name, value} strings');
-        }
-        const values = rt.complete(ref as { type: string; name?: string; uri?: string }, arg.name, arg.value, principal);
-        return { completion: { values, total: values.length, hasMore: false } };
-      }
       case 'logging/setLevel': {
         const rank = LOG_LEVELS.indexOf(p.level as LogLevel);
         if (rank < 0) throw new SvcError('INVALID_INPUT', `params.level must be one of ${LOG_LEVELS.join(', ')}`);
@@ -265,7 +225,11 @@ export class McpSession {
         return {};
       }
       default:
-        throw new MethodNotFound(msg.method);
+        return runMethod(msg.method, p, {
+          runtime: rt, catalog: cat, principal,
+          context: () => this.#context(msg, principal, signal, out),
+          inputErrorsAsToolResults: this.#version >= '2025-11-25',
+        });
     }
   }
 
@@ -342,19 +306,4 @@ export class McpSession {
     this.#opts.logger.error({ err: e, method }, 'mcp request failed unexpectedly');
     return failure(id, RPC.INTERNAL, 'internal error');
   }
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
-function str(p: Record<string, unknown>, key: string): string {
-  const v = p[key];
-  if (typeof v !== 'string' || v === '') throw new SvcError('INVALID_INPUT', `params.${key} must be a non-empty string`);
-  return v;
-}
-
-/** Every list fits one page, so no cursor was ever issued: any cursor is invalid (-32602). */
-function noCursor(p: Record<string, unknown>): void {
-  if (p.cursor !== undefined) throw new SvcError('INVALID_INPUT', 'unknown cursor: every list is returned in one page');
 }

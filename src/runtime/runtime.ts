@@ -84,11 +84,11 @@ export class Runtime {
   async readResource(uri: string, ctx: CallContext, cat: Catalog = this.current()): Promise<ResourceContents[]> {
     if (uri.startsWith(RESULTS_PREFIX)) {
       const held = this.#results.get(ctx.principal.sub, uri);
-      if (!held) throw new SvcError('NOT_FOUND', `no resource ${uri}`);
+      if (!held) throw new SvcError('NOT_FOUND', `no resource ${uri}`, { data: { uri } });
       return [held];
     }
     const found = findResource(cat, uri);
-    if (!found) throw new SvcError('NOT_FOUND', `no resource ${uri}`);
+    if (!found) throw new SvcError('NOT_FOUND', `no resource ${uri}`, { data: { uri } });
     this.#authorize(found.entry.required, ctx, 'resource', uri);
     return await found.entry.def.read(uri, found.vars, ctx);
   }

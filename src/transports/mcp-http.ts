@@ -8,6 +8,11 @@
 // result (then, if the client accepts it, the answer turns into an SSE stream);
 // nothing per request outlives the request; a POST runs on one catalog, the policy
 // snapshot its caller was authenticated with (res.locals.policy, or the direct path's).
+// Both MCP eras share the endpoint, chosen per request by what it says (src/mcp/era.ts): a
+// 2025 client gets the initialize handshake and Mcp-Session-Id sessions; a 2026-07-28
+// request is served statelessly by src/mcp/modern.ts (header checks with the revision's
+// HTTP statuses, no session, GET/DELETE answered 405, subscriptions/listen as an SSE
+// stream that a server shutdown ends).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Application, type RequestHandler } from 'express';
@@ -23,8 +28,11 @@ import { denial } from '../runtime/denial.js';
 import { parseByteSize } from '../util/bytes.js';
 import { readBody, sendEmpty, sendJson } from '../http/raw.js';
 import { toSvcError } from '../http/errors.js';
-import { errorFrom, failure, RPC, type JsonRpcId, type JsonRpcMessage } from '../mcp/jsonrpc.js';
-import { isSupportedVersion, McpSession } from '../mcp/protocol.js';
+import { classify, errorFrom, failure, RPC, type JsonRpcId, type JsonRpcMessage, type JsonRpcRequest } from '../mcp/jsonrpc.js';
+import { isSupportedVersion, LATEST_PROTOCOL_VERSION, McpSession, PROTOCOL_VERSIONS } from '../mcp/protocol.js';
+import { eraOf } from '../mcp/era.js';
+import { META, ModernProtocol, SUPPORTED_VERSIONS } from '../mcp/modern.js';
+import type { HeaderView } from '../mcp/modern-headers.js';
 import { SessionRegistry, type SessionEntry } from '../mcp/sessions.js';
 import { PostReply, startSse, writeEvent, type Accepts } from './sse.js';
 
@@ -41,7 +49,10 @@ export interface McpDeps {
 export interface McpHandle {
   /** POST /mcp for a principal the caller authenticated with the policy of `cat` (the server's direct path; see http/app.ts). */
   post(req: IncomingMessage, res: ServerResponse, p: Principal, cat?: Catalog): Promise<void>;
+  /** End every open 2026-07-28 subscriptions/listen stream with its final response (server shutdown). */
+  closeStreams(): void;
 }
+
 
 const KEEPALIVE_MS = 25_000;
 const CHECKED: Record<string, ['tool' | 'resource' | 'prompt', 'name' | 'uri']> = {
@@ -52,12 +63,14 @@ const CHECKED: Record<string, ['tool' | 'resource' | 'prompt', 'name' | 'uri']> 
 
 export function mountMcp(app: Application, deps: McpDeps): McpHandle {
   const log = deps.logger.child({ transport: 'mcp' });
-  const post = guarded(postHandler(deps, log), log);
+  const modern = new ModernProtocol({ runtime: deps.runtime, logger: log, transport: 'mcp', routePublic: deps.config.routes.public.includes('/mcp'), supportedVersions: SUPPORTED_VERSIONS });
+  const listens = new Set<() => void>();
+  const post = guarded(postHandler(deps, log, modern, listens), log);
   const router = express.Router();
   router.post('/', (req, res) => post(req, res, res.locals.principal as Principal, (res.locals.policy as PolicySnapshot | undefined)?.catalog));
-  router.get('/', getHandler(deps.sessions));
+  router.get('/', (req, res, next) => (modernOnly(req, res) ? undefined : next()), getHandler(deps.sessions));
   router.delete('/', (req, res) => {
-    if (!versionOk(req, res)) return;
+    if (modernOnly(req, res) || !versionOk(req, res)) return;
     const e = sessionFor(deps.sessions, req, res, res.locals.principal as Principal);
     if (!e) return;
     deps.sessions.end(e, 'deleted by the client');
@@ -69,11 +82,25 @@ export function mountMcp(app: Application, deps: McpDeps): McpHandle {
   });
   if (deps.guard) app.use('/mcp', deps.guard, router);
   else app.use('/mcp', router);
-  return { post };
+  return {
+    post,
+    closeStreams: () => {
+      for (const end of [...listens]) end();
+    },
+  };
+}
+
+/** GET and DELETE belong to 2025 sessions: a 2026-07-28 request (no session, a non-2025 version header) gets 405. True when answered. */
+function modernOnly(req: IncomingMessage, res: ServerResponse): boolean {
+  const hv = req.headers['mcp-protocol-version'];
+  if (eraOf({ session: typeof req.headers['mcp-session-id'] === 'string', headerVersion: typeof hv === 'string' ? hv : undefined }) === 'legacy') return false;
+  res.setHeader('Allow', 'POST');
+  reject(res, new SvcError('INVALID_REQUEST', `MCP ${hv} has no ${req.method} on /mcp: send every request as a POST`), 405);
+  return true;
 }
 
 /** POST /mcp for an authenticated principal. Uses only Node's request/response API, so the server can call it directly. */
-function postHandler(deps: McpDeps, log: Logger) {
+function postHandler(deps: McpDeps, log: Logger, modern: ModernProtocol, listens: Set<() => void>) {
   const { runtime, sessions } = deps;
   const bodyLimit = parseByteSize(deps.config.server.body_limit);
   const isInit = (m: unknown) => isRecord(m) && m.method === 'initialize';
@@ -82,7 +109,6 @@ function postHandler(deps: McpDeps, log: Logger) {
     const accept = accepts(req);
     if (!accept.json && !accept.sse) return reject(res, new SvcError('INVALID_REQUEST', 'Accept must include application/json or text/event-stream'), 406);
     if (mediaType(req.headers['content-type']) !== 'application/json') return reject(res, new SvcError('INVALID_REQUEST', 'Content-Type must be application/json'), 415);
-    if (!versionOk(req, res)) return;
     let body: unknown;
     try {
       body = JSON.parse(await readBody(req, bodyLimit));
@@ -90,6 +116,17 @@ function postHandler(deps: McpDeps, log: Logger) {
       if (e instanceof SyntaxError) return sendJson(res, 400, failure(null, RPC.PARSE_ERROR, 'the body is not valid JSON'));
       return reject(res, toSvcError(e, log)); // CANCELLED (the client went away) is logged there as request.aborted
     }
+    if (!Array.isArray(body)) {
+      const hv = req.headers['mcp-protocol-version'];
+      const era = eraOf({
+        session: typeof req.headers['mcp-session-id'] === 'string',
+        method: isRecord(body) && typeof body.method === 'string' ? body.method : undefined,
+        headerVersion: typeof hv === 'string' ? hv : undefined,
+        metaVersion: isRecord(body) && isRecord(body.params) && isRecord(body.params._meta) ? body.params._meta[META.protocolVersion] : undefined,
+      });
+      if (era === 'modern') return modernPost(deps, log, modern, listens, req, res, p, body, accept, pinned ?? deps.runtime.current());
+    }
+    if (!versionOk(req, res)) return;
     const messages = Array.isArray(body) ? body : [body];
     if (Array.isArray(body) && body.some(isInit)) return reject(res, new SvcError('INVALID_REQUEST', 'initialize must be sent alone, not in a batch'));
 
@@ -130,6 +167,60 @@ function postHandler(deps: McpDeps, log: Logger) {
       entry.busy--;
       entry.lastSeen = Date.now();
     }
+  };
+}
+
+/** One 2026-07-28 POST: admitted in the revision's order, stepped up like a 2025 call, served with no session. */
+async function modernPost(deps: McpDeps, log: Logger, modern: ModernProtocol, listens: Set<() => void>, req: IncomingMessage, res: ServerResponse, p: Principal, body: unknown, accept: Accepts, cat: Catalog): Promise<void> {
+  const c = classify(body);
+  if (c.kind === 'invalid') return sendJson(res, 400, failure(c.id, RPC.INVALID_REQUEST, c.reason));
+  if (c.kind === 'response') return sendJson(res, 400, failure(c.msg.id, RPC.INVALID_REQUEST, 'a 2026-07-28 server sends no requests, so there is nothing to answer'));
+  if (c.kind === 'notification') return sendEmpty(res, 202);
+  const msg = c.msg;
+  const adm = modern.admit(msg, headerView(req), cat);
+  if (!adm.ok) return sendJson(res, adm.status, adm.answer);
+  if (stepUp(deps, log, res, [msg], p, cat)) return;
+  if (msg.method === 'subscriptions/listen') return listenStream(modern, listens, res, msg, p, accept);
+  const reply = new PostReply(res, accept, () => false);
+  let signal: AbortSignal | undefined;
+  const lazySignal = () => {
+    if (!signal) {
+      const ac = new AbortController();
+      signal = ac.signal;
+      res.once('close', () => {
+        if (!res.writableFinished) ac.abort(new SvcError('BACKEND_TIMEOUT', 'the client closed the stream'));
+      });
+    }
+    return signal;
+  };
+  const { status, answer } = await modern.handle(msg, adm.meta, p, reply.sink, cat, lazySignal);
+  if (status !== 200 && !reply.streaming) return res.destroyed ? undefined : sendJson(res, status, answer);
+  reply.finish(answer);
+}
+
+/** subscriptions/listen: an SSE stream that opens with the acknowledgement and carries the tagged change notifications until either side ends it. */
+function listenStream(modern: ModernProtocol, listens: Set<() => void>, res: ServerResponse, msg: JsonRpcRequest, p: Principal, accept: Accepts): void {
+  if (!accept.sse) return reject(res, new SvcError('INVALID_REQUEST', 'subscriptions/listen answers with an event stream: Accept must include text/event-stream'), 406);
+  startSse(res);
+  const sub = modern.listen(msg, p, (m) => writeEvent(res, m));
+  writeEvent(res, sub.ack);
+  const timer = setInterval(() => res.write(': keep-alive\n\n'), KEEPALIVE_MS).unref();
+  const end = () => {
+    writeEvent(res, modern.listenEnd(msg.id));
+    res.end();
+  };
+  listens.add(end);
+  res.on('close', () => {
+    clearInterval(timer);
+    sub.stop();
+    listens.delete(end);
+  });
+}
+
+function headerView(req: IncomingMessage): HeaderView {
+  return (name) => {
+    const v = req.headers[name];
+    return Array.isArray(v) ? v.join(', ') : v;
   };
 }
 
@@ -183,7 +274,7 @@ function reject(res: ServerResponse, err: SvcError, status = err.status): void {
 function versionOk(req: IncomingMessage, res: ServerResponse): boolean {
   const v = req.headers['mcp-protocol-version'];
   if (v === undefined || (typeof v === 'string' && isSupportedVersion(v))) return true;
-  reject(res, new SvcError('INVALID_REQUEST', `unsupported MCP-Protocol-Version ${String(v)}`));
+  reject(res, new SvcError('INVALID_REQUEST', `unsupported MCP-Protocol-Version ${String(v)} (2025 sessions speak ${PROTOCOL_VERSIONS.join(', ')}; ${LATEST_PROTOCOL_VERSION} is the latest)`));
   return false;
 }
 

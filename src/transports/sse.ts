@@ -27,6 +27,11 @@ export class PostReply {
     this.#fallback = fallback;
   }
 
+  /** The answer has turned into an SSE stream (its status line is sent). */
+  get streaming(): boolean {
+    return this.#mode === 'sse';
+  }
+
   readonly sink: Sink = (m) => {
     if (this.#mode === 'done' || this.#res.destroyed) return this.#fallback(m);
     if (this.#mode === 'pending') {

@@ -7,6 +7,11 @@
 // frame gets a -32700 answer, never a crash; messages over server.body_limit close the
 // socket with 1009; at most ws_max_in_flight requests run per socket; a socket that
 // misses a pong, or stops reading its answers, is dropped.
+// Both MCP eras share a socket: a message carrying the 2026-07-28 _meta (or server/discover,
+// subscriptions/listen) is served statelessly by src/mcp/modern.ts, on its own, whatever
+// came before; anything else goes to the socket's 2025 session. A modern
+// subscriptions/listen streams its tagged notifications on the socket until the client sends
+// notifications/cancelled for it or the socket closes.
 //
 // Close codes: 4401 credential expired/revoked/rotated · 1009 message too big · 1008 the
 // client does not read its answers · 1001 server shutting down.
@@ -24,8 +29,10 @@ import type { PolicyStore } from '../policy/store.js';
 import type { Logger } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { parseByteSize } from '../util/bytes.js';
-import { errorOf, failure, RPC } from '../mcp/jsonrpc.js';
+import { classify, errorOf, failure, RPC, type JsonRpcId } from '../mcp/jsonrpc.js';
 import { McpSession, type Sink } from '../mcp/protocol.js';
+import { eraOf } from '../mcp/era.js';
+import { META, ModernProtocol, SUPPORTED_VERSIONS } from '../mcp/modern.js';
 import type { SessionRegistry } from '../mcp/sessions.js';
 
 export const WS_CLOSE = Object.freeze({
@@ -58,6 +65,7 @@ export function mountWs(app: Application, deps: WsDeps): void {
   const maxInFlight = config.server.ws_max_in_flight;
   const pingEvery = config.server.ws_ping_interval_ms;
   const principals = new WeakMap<IncomingMessage, Principal>();
+  const modern = new ModernProtocol({ runtime, logger: log, transport: 'ws', routePublic: config.routes.public.includes('/ws'), supportedVersions: SUPPORTED_VERSIONS });
 
   const verify = async (req: IncomingMessage): Promise<Verdict> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -109,6 +117,31 @@ export function mountWs(app: Application, deps: WsDeps): void {
     };
     const entry = deps.sessions.create(principal, 'ws', () => new McpSession({ runtime, logger: log, transport: 'ws', send }))!;
     const session = entry.session;
+    const listens = new Map<JsonRpcId, () => void>();
+    /** One 2026-07-28 message: stateless, nothing from earlier messages is used. */
+    const serveModern = async (msg: unknown): Promise<void> => {
+      const c = classify(msg);
+      if (c.kind === 'invalid') return void send(failure(c.id, RPC.INVALID_REQUEST, c.reason));
+      if (c.kind === 'response') return;
+      if (c.kind === 'notification') {
+        const id = c.msg.params?.requestId;
+        if (c.msg.method === 'notifications/cancelled' && (typeof id === 'string' || typeof id === 'number')) listens.get(id)?.();
+        return;
+      }
+      const cat = runtime.current();
+      const adm = modern.admit(c.msg, undefined, cat);
+      if (!adm.ok) return void send(adm.answer);
+      if (c.msg.method === 'subscriptions/listen') {
+        const sub = modern.listen(c.msg, principal, send);
+        listens.get(c.msg.id)?.();
+        listens.set(c.msg.id, () => {
+          sub.stop();
+          listens.delete(c.msg.id);
+        });
+        return void send(sub.ack);
+      }
+      send((await modern.handle(c.msg, adm.meta, principal, send, cat)).answer);
+    };
     deps.sessions.add(entry);
     deps.sessions.attach(entry, { send, end: () => ws.close(WS_CLOSE.GOING_AWAY, 'server shutting down') });
     const stillValid = async (): Promise<boolean> => {
@@ -131,6 +164,7 @@ export function mountWs(app: Application, deps: WsDeps): void {
     ws.on('error', (err) => log.debug({ err }, 'ws protocol error'));
     ws.on('close', () => {
       for (const t of timers) clearTimeout(t);
+      for (const stop of [...listens.values()]) stop();
       deps.sessions.end(entry, 'socket closed');
     });
     // ws 7 (bundled by express-ws) hands text frames over as strings and binary frames as Buffers.
@@ -153,6 +187,7 @@ export function mountWs(app: Application, deps: WsDeps): void {
       inflight += requests.length;
       try {
         if (!(await ok)) return;
+        if (isModern(msg, session.initialized) || listens.has(cancelledId(msg) ?? '')) return await serveModern(msg);
         const answer = await session.handle(msg, principal);
         for (const m of answer === undefined ? [] : Array.isArray(answer) ? answer : [answer]) send(m);
       } catch (e) {
@@ -163,6 +198,24 @@ export function mountWs(app: Application, deps: WsDeps): void {
       }
     });
   });
+}
+
+/** The requestId of a notifications/cancelled message. */
+function cancelledId(msg: unknown): JsonRpcId | undefined {
+  const m = msg as { method?: unknown; params?: { requestId?: unknown } } | null;
+  const id = m?.method === 'notifications/cancelled' ? m.params?.requestId : undefined;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+}
+
+function isModern(msg: unknown, initialized: boolean): boolean {
+  if (msg === null || typeof msg !== 'object' || Array.isArray(msg)) return false;
+  const m = msg as { method?: unknown; params?: { _meta?: Record<string, unknown> } };
+  const meta = m.params && typeof m.params === 'object' ? m.params._meta : undefined;
+  return eraOf({
+    session: initialized,
+    method: typeof m.method === 'string' ? m.method : undefined,
+    metaVersion: meta && typeof meta === 'object' ? meta[META.protocolVersion] : undefined,
+  }) === 'modern';
 }
 
 function requestIds(msg: unknown): (string | number)[] {

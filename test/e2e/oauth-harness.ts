@@ -199,6 +199,8 @@ export class ScriptedProvider implements OAuthClientProvider {
   registrations = 0;
   saved?: OAuthTokens;
   readonly authorizationUrls: URL[] = [];
+  /** The RFC 9207 `iss` of the last authorization response (SDK 2.x checks it). */
+  iss?: string;
   #client?: OAuthClientInformationMixed;
   #verifier = '';
   #code?: Promise<string>;
@@ -236,6 +238,7 @@ export class ScriptedProvider implements OAuthClientProvider {
     this.#code = new Browser(url.origin).follow(url.href).then(({ leftTo }) => {
       const code = leftTo?.searchParams.get('code');
       if (!code) throw new Error(`no code in ${leftTo?.href}`);
+      this.iss = leftTo?.searchParams.get('iss') ?? undefined;
       return code;
     });
     await this.#code;

@@ -40,3 +40,12 @@ export async function elicitationEnums(_input, ctx) {
   });
   return `Elicitation completed: ${text}`;
 }
+
+// test_streaming_elicitation: a progress notification first, then one elicitation. On 2026-07-28 the
+// elicitation travels as an input request of the result, never as a request frame on the stream.
+export async function streamingElicitation(_input, ctx) {
+  await ctx.channel.progress(0, 1, 'asking for a name');
+  await ctx.channel.log('info', 'about to ask for a name');
+  const text = await elicit(ctx, 'What is your name?', { name: { type: 'string' } }, ['name']);
+  return `Elicitation completed: ${text}`;
+}

@@ -11,3 +11,10 @@ export async function toolWithLogging(_input, ctx) {
   await ctx.channel.log('info', 'Tool execution completed');
   return 'Tool with logging executed successfully';
 }
+
+// test_logging_tool: one info message. On 2026-07-28 it reaches the client only when the request's
+// _meta names io.modelcontextprotocol/logLevel (at info or below).
+export async function loggingTool(_input, ctx) {
+  await ctx.channel.log('info', 'test_logging_tool ran');
+  return 'Logging tool executed';
+}

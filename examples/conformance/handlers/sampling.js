@@ -8,3 +8,12 @@ export async function sampling({ prompt }, ctx) {
   });
   return `LLM response: ${answer?.content?.text ?? 'No response'}`;
 }
+
+// test_missing_capability: one sampling request; a 2026-07-28 request that did not declare sampling gets -32021.
+export async function samplingCheck(_input, ctx) {
+  const answer = await ctx.channel.request('sampling/createMessage', {
+    messages: [{ role: 'user', content: { type: 'text', text: 'Say hello' } }],
+    maxTokens: 20,
+  });
+  return `LLM response: ${answer?.content?.text ?? 'No response'}`;
+}

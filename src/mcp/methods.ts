@@ -1,0 +1,92 @@
+// The MCP methods both protocol eras share, as one stateless table: lists, calls,
+// reads, prompts and completions over the Runtime. The 2025 session (protocol.ts) and
+// the 2026-07-28 stateless path (modern.ts) both dispatch here, so a method behaves the
+// same whichever era asked. Guarantees: nothing here keeps state between calls; the
+// CallContext is built only for methods that run a capability; lists are the Runtime's
+// (already filtered by the caller's scopes); an unknown method throws MethodNotFound.
+
+import { isSvcError, SvcError } from '../errors.js';
+import type { Catalog } from '../core/catalog.js';
+import type { CallContext, Principal } from '../core/types.js';
+import { toolErrorResult, type Runtime } from '../runtime/runtime.js';
+
+export type McpRuntime = Pick<Runtime,
+  'current' | 'callTool' | 'readResource' | 'getPrompt' | 'check' | 'listTools' | 'listResources'
+  | 'listResourceTemplates' | 'listPrompts' | 'complete' | 'onChange'>;
+
+export class MethodNotFound extends Error {}
+
+export interface MethodEnv {
+  runtime: McpRuntime;
+  catalog: Catalog;
+  principal: Principal;
+  /** Builds the call context; called only by methods that run a capability. */
+  context(): CallContext;
+  /** Invalid tool arguments become an isError result (2025-11-25 and later) instead of -32602. */
+  inputErrorsAsToolResults: boolean;
+}
+
+/** The shared methods, by name. */
+export const SHARED_METHODS: ReadonlySet<string> = new Set([
+  'tools/list', 'resources/list', 'resources/templates/list', 'prompts/list',
+  'tools/call', 'resources/read', 'prompts/get', 'completion/complete',
+]);
+
+export async function runMethod(method: string, p: Record<string, unknown>, env: MethodEnv): Promise<unknown> {
+  const { runtime: rt, catalog: cat, principal } = env;
+  switch (method) {
+    case 'tools/list':
+      noCursor(p);
+      return { tools: rt.listTools(principal, cat) };
+    case 'resources/list':
+      noCursor(p);
+      return { resources: rt.listResources(principal, cat) };
+    case 'resources/templates/list':
+      noCursor(p);
+      return { resourceTemplates: rt.listResourceTemplates(principal, cat) };
+    case 'prompts/list':
+      noCursor(p);
+      return { prompts: rt.listPrompts(principal, cat) };
+    case 'tools/call': {
+      const name = str(p, 'name');
+      try {
+        return await rt.callTool(name, p.arguments, env.context(), cat);
+      } catch (e) {
+        if (isSvcError(e) && (e.code === 'BACKEND_FAILED' || e.code === 'BACKEND_TIMEOUT'
+          || (e.code === 'INVALID_INPUT' && env.inputErrorsAsToolResults))) return toolErrorResult(e);
+        throw e;
+      }
+    }
+    case 'resources/read':
+      return { contents: await rt.readResource(str(p, 'uri'), env.context(), cat) };
+    case 'prompts/get':
+      return await rt.getPrompt(str(p, 'name'), p.arguments, env.context(), cat);
+    case 'completion/complete': {
+      const ref = p.ref;
+      const arg = p.argument;
+      if (!isObject(ref) || typeof ref.type !== 'string') throw new SvcError('INVALID_INPUT', 'params.ref must be an object with a type');
+      if (!isObject(arg) || typeof arg.name !== 'string' || typeof arg.value !== 'string') {
+        throw new SvcError('INVALID_INPUT', 'params.argument must be {name, value} strings');
+      }
+      const values = rt.complete(ref as { type: string; name?: string; uri?: string }, arg.name, arg.value, principal);
+      return { completion: { values, total: values.length, hasMore: false } };
+    }
+    default:
+      throw new MethodNotFound(method);
+  }
+}
+
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+export function str(p: Record<string, unknown>, key: string): string {
+  const v = p[key];
+  if (typeof v !== 'string' || v === '') throw new SvcError('INVALID_INPUT', `params.${key} must be a non-empty string`);
+  return v;
+}
+
+/** Every list fits one page, so no cursor was ever issued: any cursor is invalid (-32602). */
+function noCursor(p: Record<string, unknown>): void {
+  if (p.cursor !== undefined) throw new SvcError('INVALID_INPUT', 'unknown cursor: every list is returned in one page');
+}

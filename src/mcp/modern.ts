@@ -1,0 +1,368 @@
+// MCP revision 2026-07-28 ("modern"): every request stands alone. Its protocol version and
+// client capabilities travel in params._meta; there is no initialize, no session and no
+// server→client request. One ModernProtocol per transport serves every modern request
+// through the same stateless method table as the 2025 session (methods.ts).
+// Guarantees: a request is checked in the revision's order (Mcp-Method header, required
+// _meta, header/_meta version agreement, supported version, Mcp-Name and Mcp-Param-*
+// headers, known method) and refused with the revision's code and HTTP status; nothing is
+// constructed or compiled per request beyond the call context; every result carries
+// resultType and the serverInfo _meta, cacheable results carry ttlMs and cacheScope (never
+// `public` when the answer depends on the caller's scopes); notifications/message is sent
+// only when the request named a logLevel; a server→client request the client did not
+// declare the capability for is refused with -32021 (MISSING_CLIENT_CAPABILITY).
+
+import { isSvcError, SvcError } from '../errors.js';
+import type { Catalog } from '../core/catalog.js';
+import type { CacheHint, CallChannel, CallContext, LogLevel, Principal } from '../core/types.js';
+import type { Logger } from '../log.js';
+import { RESULTS_PREFIX } from '../runtime/results.js';
+import { findResource } from '../core/catalog.js';
+import { PROTOCOL_VERSIONS } from './protocol.js';
+import { errorFrom, failure, RPC, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from './jsonrpc.js';
+import { isObject, MethodNotFound, runMethod, SHARED_METHODS, type McpRuntime } from './methods.js';
+import { headerProblem, type HeaderView } from './modern-headers.js';
+
+export const MODERN_VERSION = '2026-07-28';
+/** Versions served statelessly (a request whose _meta names another gets -32022). */
+export const MODERN_VERSIONS: readonly string[] = [MODERN_VERSION];
+/** Every version the server serves in either era, modern first (server/discover's supportedVersions). */
+export const SUPPORTED_VERSIONS: readonly string[] = [...MODERN_VERSIONS, ...PROTOCOL_VERSIONS];
+
+export const META = Object.freeze({
+  protocolVersion: 'io.modelcontextprotocol/protocolVersion',
+  clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
+  clientInfo: 'io.modelcontextprotocol/clientInfo',
+  logLevel: 'io.modelcontextprotocol/logLevel',
+  serverInfo: 'io.modelcontextprotocol/serverInfo',
+  subscriptionId: 'io.modelcontextprotocol/subscriptionId',
+});
+
+const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+
+/** Methods of this revision; anything else (initialize, ping, logging/setLevel, resources/(un)subscribe…) is 404 / -32601. */
+export const MODERN_METHODS: ReadonlySet<string> = new Set([...SHARED_METHODS, 'server/discover', 'subscriptions/listen']);
+
+/** Methods whose Mcp-Name header mirrors a body field. */
+const NAMED: Record<string, string> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+
+/** The client capability each server→client request needs. */
+const NEEDS: Record<string, string> = { 'sampling/createMessage': 'sampling', 'elicitation/create': 'elicitation', 'roots/list': 'roots' };
+
+const CAPABILITIES = Object.freeze({
+  tools: { listChanged: true },
+  resources: { subscribe: true, listChanged: true },
+  prompts: { listChanged: true },
+  logging: {},
+  completions: {},
+});
+
+/** What a modern request declared in its _meta, after admission. */
+export interface ModernMeta {
+  readonly version: string;
+  readonly capabilities: Record<string, unknown>;
+  /** Rank in LOG_LEVELS of the requested logLevel; -1: the request asked for no log messages. */
+  readonly logRank: number;
+}
+
+export type Admission = { ok: true; meta: ModernMeta } | { ok: false; status: number; answer: JsonRpcResponse };
+
+export interface ModernAnswer {
+  status: number;
+  answer: JsonRpcResponse;
+}
+
+export interface ModernOptions {
+  runtime: McpRuntime;
+  logger: Logger;
+  transport: 'mcp' | 'ws';
+  /** The route serving this transport is public: a caller-independent answer may then be cached as `public`. */
+  routePublic: boolean;
+  /** Every version the server serves in either era, modern first (discover's supportedVersions). */
+  supportedVersions: readonly string[];
+}
+
+/** One input-capable request (tools/call, prompts/get, resources/read), as the multi-round-trip support sees it. */
+export interface RoundRequest {
+  method: 'tools/call' | 'prompts/get' | 'resources/read';
+  name: string;
+  params: Record<string, unknown>;
+  principal: Principal;
+  clientCapabilities: Record<string, unknown>;
+}
+
+/**
+ * THE integration point with the multi-round-trip support (src/mcp/input-rounds.ts, built separately):
+ * every tools/call, prompts/get and resources/read runs inside it. At merge this body becomes
+ * `return withInputRounds(rounds, req, base, run);` (its InputRequiredResult passes through #result
+ * untouched but for _meta). Until then a server→client request cannot be carried over stateless
+ * HTTP, so it fails the call.
+ */
+function withInput<R>(_req: RoundRequest, base: Pick<CallChannel, 'progress' | 'log'>, run: (channel: CallChannel) => Promise<R>): Promise<R> {
+  return run({
+    ...base,
+    request: async (method) => {
+      throw new SvcError('BACKEND_FAILED', `${method}: input requests need the multi-round-trip support of MCP 2026-07-28`);
+    },
+  });
+}
+
+interface ListHints { discover: Hint; tools: Hint; resources: Hint; templates: Hint; prompts: Hint }
+interface Hint { ttlMs: number; cacheScope: 'public' | 'private' }
+
+export class ModernProtocol {
+  readonly #opts: ModernOptions;
+  readonly #hints = new WeakMap<Catalog, ListHints>();
+  readonly #meta = new WeakMap<Catalog, Record<string, unknown>>();
+
+  constructor(opts: ModernOptions) {
+    this.#opts = opts;
+  }
+
+  /**
+   * Admission in the revision's order. `headers` is absent on transports without HTTP headers (/ws),
+   * where the header checks do not apply.
+   */
+  admit(msg: JsonRpcRequest, headers?: HeaderView, cat: Catalog = this.#opts.runtime.current()): Admission {
+    const id = msg.id;
+    const p = msg.params ?? {};
+    if (headers) {
+      const m = headers('mcp-method');
+      if (m === undefined || m !== msg.method) return refuse(id, 'HEADER_MISMATCH', m === undefined ? 'the Mcp-Method header is required' : `Header mismatch: Mcp-Method header value '${m}' does not match body method '${msg.method}'`);
+    }
+    const meta = p._meta;
+    const version = isObject(meta) ? meta[META.protocolVersion] : undefined;
+    const caps = isObject(meta) ? meta[META.clientCapabilities] : undefined;
+    if (typeof version !== 'string' || !isObject(caps)) {
+      return refuse(id, 'INVALID_INPUT', `params._meta must carry "${META.protocolVersion}" (a string) and "${META.clientCapabilities}" (an object)`);
+    }
+    if (headers) {
+      const hv = headers('mcp-protocol-version');
+      if (hv !== version) return refuse(id, 'HEADER_MISMATCH', hv === undefined ? 'the MCP-Protocol-Version header is required' : `Header mismatch: MCP-Protocol-Version header value '${hv}' does not match _meta protocolVersion '${version}'`);
+    }
+    if (!MODERN_VERSIONS.includes(version)) {
+      return refuse(id, 'UNSUPPORTED_PROTOCOL_VERSION', `Unsupported protocol version ${version}: per-request _meta serves ${MODERN_VERSIONS.join(', ')}; 2025-era versions need initialize`, { supported: [...this.#opts.supportedVersions], requested: version });
+    }
+    if (headers) {
+      const problem = headerProblem(msg.method, p, headers, NAMED[msg.method], (name) => cat.tools.get(name)?.wire.inputSchema);
+      if (problem) return refuse(id, 'HEADER_MISMATCH', problem);
+    }
+    if (!MODERN_METHODS.has(msg.method)) return { ok: false, status: 404, answer: failure(id, RPC.METHOD_NOT_FOUND, `method not found in MCP ${MODERN_VERSION}: ${msg.method}`) };
+    let logRank = -1;
+    const level = isObject(meta) ? meta[META.logLevel] : undefined;
+    if (level !== undefined) {
+      logRank = LOG_LEVELS.indexOf(level as LogLevel);
+      if (logRank < 0) return refuse(id, 'INVALID_INPUT', `_meta "${META.logLevel}" must be one of ${LOG_LEVELS.join(', ')}`);
+    }
+    return { ok: true, meta: { version, capabilities: caps, logRank } };
+  }
+
+  /** Serve one admitted request. `sink` carries the request's own notifications (progress, logs); `signal` (made on first use) aborts when the client goes away. */
+  async handle(msg: JsonRpcRequest, meta: ModernMeta, principal: Principal, sink: (m: JsonRpcNotification) => boolean, cat: Catalog, signal?: () => AbortSignal): Promise<ModernAnswer> {
+    const id = msg.id;
+    const p = msg.params ?? {};
+    try {
+      if (msg.method === 'server/discover') return ok(id, this.#result(cat, this.#discover(cat), this.#listHints(cat).discover));
+      if (msg.method === 'subscriptions/listen') throw new SvcError('INVALID_REQUEST', 'subscriptions/listen needs a stream: use POST /mcp with Accept: text/event-stream, or /ws');
+      const run = (channel: CallChannel) => runMethod(msg.method, p, {
+        runtime: this.#opts.runtime, catalog: cat, principal,
+        context: () => this.#context(principal, channel, signal),
+        inputErrorsAsToolResults: true,
+      });
+      const base = this.#base(msg, meta, sink);
+      const value = NAMED[msg.method]
+        ? await withInput({ method: msg.method as RoundRequest['method'], name: String(p[NAMED[msg.method]!]), params: p, principal, clientCapabilities: meta.capabilities }, base, (ch) => run(declaredOnly(ch, meta.capabilities)))
+        : await run({ ...base, request: NO_REQUESTS });
+      return ok(id, this.#result(cat, value as Record<string, unknown>, this.#hintFor(msg.method, p, cat)));
+    } catch (e) {
+      return this.#error(id, msg.method, e);
+    }
+  }
+
+  /**
+   * subscriptions/listen: returns the acknowledgement (the honoured subset of the filter) and a
+   * stop function; `send` receives each later notification, tagged with the subscription id.
+   * A principal is told only about lists and resources it may see.
+   */
+  listen(msg: JsonRpcRequest, principal: Principal, send: (m: JsonRpcNotification) => boolean): { ack: JsonRpcNotification; stop(): void } {
+    const rt = this.#opts.runtime;
+    const filter = isObject(msg.params?.notifications) ? msg.params!.notifications as Record<string, unknown> : {};
+    const honored: Record<string, unknown> = {};
+    for (const k of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged']) if (filter[k] === true) honored[k] = true;
+    const cat0 = rt.current();
+    const uris = Array.isArray(filter.resourceSubscriptions)
+      ? [...new Set(filter.resourceSubscriptions.filter((u): u is string => typeof u === 'string' && rt.check('resource', u, principal, cat0)?.ok === true))]
+      : undefined;
+    if (uris) honored.resourceSubscriptions = uris;
+    const tag = { [META.subscriptionId]: msg.id };
+    const note = (method: string, extra?: Record<string, unknown>) => send({ jsonrpc: '2.0', method, params: { _meta: tag, ...extra } });
+    let seen = cat0;
+    const stop = rt.onChange((c) => {
+      const prev = seen;
+      const next = (seen = rt.current());
+      const changed = (list: (p: Principal, cat: Catalog) => object[]) => JSON.stringify(list.call(rt, principal, prev)) !== JSON.stringify(list.call(rt, principal, next));
+      if (honored.toolsListChanged && c.tools && changed(rt.listTools)) note('notifications/tools/list_changed');
+      if (honored.promptsListChanged && c.prompts && changed(rt.listPrompts)) note('notifications/prompts/list_changed');
+      if (honored.resourcesListChanged && c.resources && (changed(rt.listResources) || changed(rt.listResourceTemplates))) note('notifications/resources/list_changed');
+      if (c.resources) for (const uri of uris ?? []) if (rt.check('resource', uri, principal, next)?.ok) note('notifications/resources/updated', { uri });
+    });
+    return { ack: { jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: tag, notifications: honored } }, stop };
+  }
+
+  /** The graceful end of a listen stream (server shutting down). */
+  listenEnd(id: JsonRpcId): JsonRpcResponse {
+    return { jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: { [META.subscriptionId]: id } } };
+  }
+
+  #discover(cat: Catalog): Record<string, unknown> {
+    return {
+      supportedVersions: [...this.#opts.supportedVersions],
+      capabilities: CAPABILITIES,
+      ...(cat.instructions && { instructions: cat.instructions }),
+    };
+  }
+
+  #result(cat: Catalog, value: Record<string, unknown>, hint: Hint | undefined): Record<string, unknown> {
+    const out: Record<string, unknown> = { ...value };
+    if (typeof out.resultType !== 'string') out.resultType = 'complete';
+    if (hint && out.resultType === 'complete') {
+      out.ttlMs = hint.ttlMs;
+      out.cacheScope = hint.cacheScope;
+    }
+    const own = this.#serverMeta(cat);
+    out._meta = isObject(value._meta) ? { ...value._meta, ...own } : own;
+    return out;
+  }
+
+  /** The result _meta naming this server, one shared object per catalog. */
+  #serverMeta(cat: Catalog): Record<string, unknown> {
+    let m = this.#meta.get(cat);
+    if (!m) this.#meta.set(cat, (m = Object.freeze({ [META.serverInfo]: Object.freeze({ name: cat.name, version: cat.version }) })));
+    return m;
+  }
+
+  #hintFor(method: string, p: Record<string, unknown>, cat: Catalog): Hint | undefined {
+    switch (method) {
+      case 'tools/list': return this.#listHints(cat).tools;
+      case 'prompts/list': return this.#listHints(cat).prompts;
+      case 'resources/list': return this.#listHints(cat).resources;
+      case 'resources/templates/list': return this.#listHints(cat).templates;
+      case 'resources/read': {
+        const uri = p.uri as string;
+        if (uri.startsWith(RESULTS_PREFIX)) return { ttlMs: 0, cacheScope: 'private' };
+        const entry = findResource(cat, uri)?.entry;
+        return hintOf(entry?.def.cache, (entry?.required.length ?? 0) > 0, this.#opts.routePublic);
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  /** Cache hints of the lists and discover, computed once per catalog. */
+  #listHints(cat: Catalog): ListHints {
+    let h = this.#hints.get(cat);
+    if (h) return h;
+    const scoped = (entries: Iterable<{ required: readonly string[] }>) => [...entries].some((e) => e.required.length > 0);
+    const pub = this.#opts.routePublic;
+    h = {
+      discover: hintOf(cat.cache, false, pub),
+      tools: hintOf(cat.cache, scoped(cat.tools.values()), pub),
+      prompts: hintOf(cat.cache, scoped(cat.prompts.values()), pub),
+      resources: hintOf(cat.cache, scoped(cat.resources.values()), pub),
+      templates: hintOf(cat.cache, scoped(cat.templates), pub),
+    };
+    this.#hints.set(cat, h);
+    return h;
+  }
+
+  /** Progress and log delivery for one request: progress only with a progressToken, logs only at or above the request's logLevel. */
+  #base(msg: JsonRpcRequest, meta: ModernMeta, sink: (m: JsonRpcNotification) => boolean): Pick<CallChannel, 'progress' | 'log'> {
+    const m = msg.params?._meta as Record<string, unknown>;
+    const token = typeof m.progressToken === 'string' || typeof m.progressToken === 'number' ? m.progressToken : undefined;
+    return {
+      progress: async (progress, total, message) => {
+        if (token === undefined) return;
+        sink({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress, ...(total !== undefined && { total }), ...(message !== undefined && { message }) } });
+      },
+      log: async (level, data, logger) => {
+        if (meta.logRank < 0 || LOG_LEVELS.indexOf(level) < meta.logRank) return;
+        sink({ jsonrpc: '2.0', method: 'notifications/message', params: { level, data, ...(logger !== undefined && { logger }) } });
+      },
+    };
+  }
+
+  #context(principal: Principal, channel: CallChannel, signal?: () => AbortSignal): CallContext {
+    return {
+      principal,
+      channel,
+      get signal() {
+        return signal ? signal() : NEVER;
+      },
+      log: this.#opts.logger,
+      transport: this.#opts.transport,
+    };
+  }
+
+  #error(id: JsonRpcId, method: string, e: unknown): ModernAnswer {
+    if (e instanceof MethodNotFound) return { status: 404, answer: failure(id, RPC.METHOD_NOT_FOUND, `method not found: ${method}`) };
+    if (isSvcError(e)) {
+      const status = e.code === 'MISSING_CLIENT_CAPABILITY' || e.code === 'HEADER_MISMATCH' || e.code === 'UNSUPPORTED_PROTOCOL_VERSION' ? 400 : 200;
+      return { status, answer: modernError(id, e) };
+    }
+    this.#opts.logger.error({ err: e, method }, 'mcp request failed unexpectedly');
+    return { status: 500, answer: failure(id, RPC.INTERNAL, 'internal error') };
+  }
+}
+
+const NEVER = new AbortController().signal;
+
+/** Methods without input rounds (lists, completions) cannot ask the client anything. */
+const NO_REQUESTS: CallChannel['request'] = async (method) => {
+  throw new SvcError('BACKEND_FAILED', `${method} can be asked only while serving tools/call, prompts/get or resources/read`);
+};
+
+/** A channel whose server→client requests need the capability declared in this request's _meta (else -32021). */
+function declaredOnly(ch: CallChannel, caps: Record<string, unknown>): CallChannel {
+  return {
+    progress: ch.progress,
+    log: ch.log,
+    request: (method, params, o) => {
+      const cap = NEEDS[method];
+      if (cap && !(cap in caps)) {
+        return Promise.reject(new SvcError('MISSING_CLIENT_CAPABILITY', `Missing required client capability: ${cap} (${method})`, { data: { requiredCapabilities: { [cap]: {} } } }));
+      }
+      return ch.request(method, params, o);
+    },
+  };
+}
+
+function ok(id: JsonRpcId, value: unknown): ModernAnswer {
+  return { status: 200, answer: { jsonrpc: '2.0', id, result: value } };
+}
+
+/**
+ * A SvcError as a 2026 JSON-RPC error. The spec's own error shapes (-32021, -32022) keep their
+ * `data` exactly as the revision defines it; fastsvc's errors add data.code as on the 2025 path.
+ */
+function modernError(id: JsonRpcId | null, e: SvcError): JsonRpcResponse {
+  if (e.code === 'MISSING_CLIENT_CAPABILITY' || e.code === 'UNSUPPORTED_PROTOCOL_VERSION' || e.code === 'HEADER_MISMATCH') {
+    return failure(id, e.rpcCode, e.message, e.data);
+  }
+  return errorFrom(id, e);
+}
+
+function refuse(id: JsonRpcId, code: 'HEADER_MISMATCH' | 'INVALID_INPUT' | 'UNSUPPORTED_PROTOCOL_VERSION', message: string, data?: Record<string, unknown>): Admission {
+  const e = new SvcError(code, message, data ? { data } : {});
+  return { ok: false, status: 400, answer: modernError(id, e) };
+}
+
+/**
+ * The cache hint of one answer. `auto` is `public` only on a public route for an answer that
+ * cannot depend on the caller; an answer filtered by the caller's scopes is always `private`.
+ * No hint (a code-built app that set none) is ttlMs 0: immediately stale, as the revision reads
+ * a missing hint.
+ */
+export function hintOf(hint: CacheHint | undefined, dependsOnCaller: boolean, routePublic: boolean): Hint {
+  const scope = hint?.scope ?? 'auto';
+  const pub = !dependsOnCaller && (scope === 'public' || (scope === 'auto' && routePublic));
+  return { ttlMs: hint?.ttl_ms ?? 0, cacheScope: pub ? 'public' : 'private' };
+}
