@@ -10,6 +10,7 @@ import { dirname, extname, resolve } from 'node:path';
 import { FastSvc } from '../core/fast-svc.js';
 import type { CallContext, ContentBlock, PromptMessage, ResourceContents, ToolResult } from '../core/types.js';
 import { ManifestError, SvcError } from '../errors.js';
+import { MIN_STATE_KEY } from '../mcp/request-state.js';
 import { compileTemplate } from '../runtime/template.js';
 import { httpBackend } from '../runtime/backends/http.js';
 import { execBackend } from '../runtime/backends/exec.js';
@@ -74,6 +75,13 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
       clients![i] = { ...c, client_secret: readSecret(resolve(env.manifestDir, c.client_secret_file!), file) };
     });
   }
+  let server = m.server;
+  const keyFile = m.server?.request_state_key_file;
+  if (keyFile) await attempt(['server', 'request_state_key_file'], () => {
+    const key = readSecret(resolve(env.manifestDir, keyFile), file);
+    if (key.length < MIN_STATE_KEY) throw new SvcError('SCHEMA_VIOLATION', `server.request_state_key_file holds ${key.length} characters; the key needs at least ${MIN_STATE_KEY}`);
+    server = { ...m.server, request_state_key: key };
+  });
   if (problems.length) {
     disposers.forEach((d) => d());
     throw new ManifestError(problems);
@@ -81,7 +89,7 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
 
   const config: SvcServerConfig = {
     base_url: m.base_url,
-    server: m.server,
+    server,
     routes: m.routes,
     auth: m.auth && { ...m.auth, ...(m.auth.token_file && { token_file: resolve(env.manifestDir, m.auth.token_file) }), tokens: m.auth.tokens?.map((t) => ({ ...t, ...(t.token_file && { token_file: resolve(env.manifestDir, t.token_file) }) })) },
     oauth: m.oauth && {

@@ -8,6 +8,7 @@ import { newInputAjv } from '../core/catalog.js';
 import { compileTemplate } from '../runtime/template.js';
 import { sqlParamNames } from '../runtime/sql-params.js';
 import { isLoopbackUrl } from '../util/loopback.js';
+import { MIN_STATE_KEY } from '../mcp/request-state.js';
 import type { SvcManifest, Tool } from './types.gen.js';
 
 export const KNOWN_ROUTES = ['/', '/docs', '/healthz', '/readyz', '/metadata', '/svc', '/mcp', '/ws'] as const;
@@ -72,6 +73,9 @@ export function compilePlan(m: SvcManifest, file: string, locate: Locate): { pla
     });
   }
   if (m.oauth?.enabled) checkOAuth(m, problem, checkScopes);
+  const srv = m.server;
+  if (srv?.request_state_key && srv.request_state_key_file) problem('SCHEMA_VIOLATION', ['server', 'request_state_key_file'], 'give server.request_state_key or server.request_state_key_file, not both');
+  if (srv?.request_state_key && srv.request_state_key.length < MIN_STATE_KEY) problem('SCHEMA_VIOLATION', ['server', 'request_state_key'], `server.request_state_key needs at least ${MIN_STATE_KEY} characters (e.g. openssl rand -base64 32)`);
 
   // Tools
   unique((m.tools ?? []).map((t) => t.name), ['tools'], 'tool', problem);

@@ -129,6 +129,18 @@ export interface ServerSettings {
    * On SIGTERM, how long in-flight requests may run before the process exits anyway.
    */
   drain_timeout_ms?: number;
+  /**
+   * MCP 2026-07-28: HMAC key (at least 32 characters, e.g. ${SVC_REQUEST_STATE_KEY}) sealing the requestState of input_required rounds. Unset: 32 random bytes per process, so set it when several replicas serve one client.
+   */
+  request_state_key?: string;
+  /**
+   * Path (relative to the manifest) of a file holding request_state_key, read at start-up.
+   */
+  request_state_key_file?: string;
+  /**
+   * MCP 2026-07-28: how long the requestState of an input_required round stays valid; the client must answer within it.
+   */
+  request_state_ttl_ms?: number;
 }
 /**
  * Which routes are public (no token) and which are protected (token required). Known routes: /, /docs, /healthz, /readyz, /metadata, /svc, /mcp, /ws.
@@ -797,6 +809,18 @@ export interface ServerSettings1 {
    * On SIGTERM, how long in-flight requests may run before the process exits anyway.
    */
   drain_timeout_ms?: number;
+  /**
+   * MCP 2026-07-28: HMAC key (at least 32 characters, e.g. ${SVC_REQUEST_STATE_KEY}) sealing the requestState of input_required rounds. Unset: 32 random bytes per process, so set it when several replicas serve one client.
+   */
+  request_state_key?: string;
+  /**
+   * Path (relative to the manifest) of a file holding request_state_key, read at start-up.
+   */
+  request_state_key_file?: string;
+  /**
+   * MCP 2026-07-28: how long the requestState of an input_required round stays valid; the client must answer within it.
+   */
+  request_state_ttl_ms?: number;
 }
 /**
  * Which routes are public (no token) and which are protected (token required). Known routes: /, /docs, /healthz, /readyz, /metadata, /svc, /mcp, /ws.
