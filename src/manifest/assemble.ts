@@ -66,8 +66,8 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
   for (const [i, r] of (m.resources ?? []).entries()) await attempt(['resources', i], async () => {
     svc.resource({ ...resourceMeta(r), read: await resourceReader(r, env) });
   });
-  for (const [i, p] of (m.prompts ?? []).entries()) await attempt(['prompts', i], () => {
-    svc.prompt(promptDef(p, env));
+  for (const [i, p] of (m.prompts ?? []).entries()) await attempt(['prompts', i], async () => {
+    svc.prompt(await promptDef(p, env));
   });
   const clients: NonNullable<SvcServerConfig['oauth']>['clients'] = m.oauth?.clients?.map((c) => c);
   for (const [i, c] of (m.oauth?.clients ?? []).entries()) {
@@ -181,19 +181,30 @@ async function resourceReader(r: Resource, env: BackendEnv): Promise<(uri: strin
   };
 }
 
-function promptDef(p: Prompt, env: BackendEnv) {
-  const messages = p.messages.map((msg) => {
+async function promptDef(p: Prompt, env: BackendEnv) {
+  const messages = (p.messages ?? []).map((msg) => {
     const block = msg.content ? contentBlock(msg.content, env) : contentBlock({ type: 'text', text: msg.text ?? '' }, env);
     return (vars: Record<string, unknown>): PromptMessage => ({ role: msg.role, content: block(vars) });
   });
+  const fn = p.module === undefined ? undefined : await moduleBackend(p.module, env);
   return {
     name: p.name,
     title: p.title,
     description: p.description,
     arguments: p.arguments?.map((a) => ({ name: a.name, description: a.description, required: a.required, values: a.values })),
     required_scopes: [...(p.required_scopes ?? [])],
-    get: (args: Record<string, string>) => messages.map((m) => m(args)),
+    get: fn
+      ? async (args: Record<string, string>, ctx: CallContext) => promptMessages(await fn(args, ctx), p.name)
+      : (args: Record<string, string>) => messages.map((m) => m(args)),
   };
+}
+
+/** A prompt module's return value, checked: an array of {role: user|assistant, content: {type, ...}}. */
+function promptMessages(v: unknown, name: string): PromptMessage[] {
+  const ok = Array.isArray(v) && v.every((m) => m !== null && typeof m === 'object' && (m.role === 'user' || m.role === 'assistant')
+    && m.content !== null && typeof m.content === 'object' && typeof m.content.type === 'string');
+  if (!ok) throw new SvcError('BACKEND_FAILED', `prompt ${name}: the module must return an array of {role: user|assistant, content: {type, ...}}`, { data: { reason: 'bad_prompt_messages' } });
+  return v as PromptMessage[];
 }
 
 function readSecret(path: string, manifest: string): string {

@@ -101,7 +101,8 @@ export function compilePlan(m: SvcManifest, file: string, locate: Locate): { pla
     checkScopes(p.required_scopes, [...path, 'required_scopes'], `prompt ${p.name}`);
     unique((p.arguments ?? []).map((x) => x.name), [...path, 'arguments'], 'argument', problem);
     const args = new Set((p.arguments ?? []).map((x) => x.name));
-    p.messages.forEach((msg, j) => {
+    if ((p.messages === undefined) === (p.module === undefined)) problem('BACKEND_CONFIG', path, `prompt ${p.name}: give exactly one of messages or module`);
+    p.messages?.forEach((msg, j) => {
       if ((msg.text === undefined) === (msg.content === undefined)) problem('BACKEND_CONFIG', [...path, 'messages', j], `prompt ${p.name}: a message needs exactly one of text or content`);
       const text = msg.text ?? msg.content?.text;
       if (text !== undefined) checkNames(text, args, [...path, 'messages', j, ...(msg.text !== undefined ? ['text'] : ['content', 'text'])], `prompt ${p.name}`, problem);

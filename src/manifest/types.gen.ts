@@ -688,7 +688,7 @@ export interface Resource {
   module?: ModuleRef;
 }
 /**
- * A prompt template: declared arguments and templated messages.
+ * A prompt: declared arguments and either templated messages or a module that returns the messages.
  *
  * This interface was referenced by `SvcManifest`'s JSON-Schema
  * via the `definition` "Prompt".
@@ -711,15 +711,19 @@ export interface Prompt {
    */
   arguments?: PromptArgument[];
   /**
-   * The messages returned, in order; their text is templated with the arguments.
+   * The messages returned, in order; their text is templated with the arguments. Give messages or module, not both.
    *
    * @minItems 1
    */
-  messages: [PromptMessage, ...PromptMessage[]];
+  messages?: [PromptMessage, ...PromptMessage[]];
   /**
    * A list of scopes; every one must be declared in profile.scopes.
    */
   required_scopes?: Scope[];
+  /**
+   * Escape hatch: ./file.js#exportName, relative to the manifest, called with (input, context).
+   */
+  module?: string;
 }
 /**
  * This interface was referenced by `SvcManifest`'s JSON-Schema
