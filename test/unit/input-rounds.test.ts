@@ -181,7 +181,7 @@ describe('the same module tool in the 2025 era', () => {
     const out: JsonRpcMessage[] = [];
     const pending = session.handle({ jsonrpc: '2.0', id: 'c1', method: 'tools/call', params: { name: 'test_input_required_result_elicitation', arguments: {} } }, ada, { reply: (m) => (out.push(m), true) });
     await new Promise((r) => setImmediate(r));
-    const req = out[0] as { id: string; method: string; params: { message: string } };
+    const req = out[0] as unknown as { id: string; method: string; params: { message: string } };
     assert.equal(req.method, 'elicitation/create');
     assert.equal(req.params.message, 'What is your name?');
     await session.handle({ jsonrpc: '2.0', id: req.id, result: accept({ name: 'Ada' }) }, ada);
