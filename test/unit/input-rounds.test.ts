@@ -169,6 +169,17 @@ describe('input_required rounds (withInputRounds)', () => {
     assert.deepEqual(fromValue.sealer.open(fromFile.sealer.seal(b, { a: { x: 1 } }), b), { a: { x: 1 } });
     assert.throws(() => inputRoundsFor({ request_state_key: 'short', request_state_ttl_ms: 1000 }, dir), (e) => isSvcError(e) && e.code === 'SCHEMA_VIOLATION');
   });
+
+  it('reads server.request_state_key_file when the manifest loads, and refuses a short one there', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fastsvc-rounds-'));
+    const manifest = path.join(dir, 'svc.yaml');
+    fs.writeFileSync(manifest, 'version: 1\nname: t\nserver: { request_state_key_file: state.key }\nroutes: { public: [/healthz], protected: [] }\n');
+    fs.writeFileSync(path.join(dir, 'state.key'), `${'s'.repeat(32)}\n`);
+    const loaded = await loadManifest(manifest, {});
+    assert.equal(loaded.config.server?.request_state_key, 's'.repeat(32));
+    fs.writeFileSync(path.join(dir, 'state.key'), 'short\n');
+    await assert.rejects(loadManifest(manifest, {}), (e: { problems?: { code: string }[] }) => e.problems?.[0]?.code === 'SCHEMA_VIOLATION');
+  });
 });
 
 describe('the same module tool in the 2025 era', () => {
