@@ -80,8 +80,9 @@ export async function withInputRounds<R>(rounds: InputRounds, req: RoundRequest,
   const carried = state === undefined ? {} : rounds.sealer.open(state, binding);
   const answers: Record<string, unknown> = { ...responses, ...carried };
 
-  const used: Record<string, unknown> = {};
-  const asked: NonNullable<InputRequiredResult['inputRequests']> = {};
+  // Keys come from handlers: null-prototype maps keep a key such as __proto__ an ordinary entry.
+  const used: Record<string, unknown> = Object.create(null);
+  const asked: NonNullable<InputRequiredResult['inputRequests']> = Object.create(null);
   let n = 0;
   const caps = req.clientCapabilities;
   const channel: CallChannel = {
