@@ -26,18 +26,12 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SUITE = join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
 const EXAMPLE = join(ROOT, 'examples/conformance');
 const REVISIONS = ['2025-11-25', '2026-07-28'];
-const MRTR = 'multi-round-trip input (input_required results, requestState) lands with src/mcp/input-rounds.ts and its fixtures';
-/** Scored scenarios known to fail, `REV:scenario` → reason. */
-const EXPECTED_FAILURES = new Map([
-  'basic-elicitation', 'basic-sampling', 'basic-list-roots', 'request-state', 'multiple-input-requests',
-  'multi-round', 'non-tool-request', 'result-type', 'tampered-state', 'capability-check',
-].map((s) => [`2026-07-28:input-required-result-${s}`, MRTR]));
+/** Scored scenarios known to fail, `REV:scenario` → reason (none today; an entry that passes fails the run). */
+const EXPECTED_FAILURES = new Map();
 /** Warnings (SHOULD checks) known to remain, `REV:scenario:check` → reason. */
 const EXPECTED_WARNINGS = new Map([
   ['2026-07-28:server-stateless:sep-2575-server-sends-tools-list-changed-on-subscription', 'lists change only when the manifest reloads; there is no tool that mutates them (test_trigger_tool_change)'],
   ['2026-07-28:server-stateless:sep-2575-server-sends-prompts-list-changed-on-subscription', 'lists change only when the manifest reloads; there is no tool that mutates them (test_trigger_prompt_change)'],
-  ['2026-07-28:input-required-result-missing-input-response:sep-2322-missing-response-rerequests', MRTR],
-  ['2026-07-28:input-required-result-ignore-extra-params:sep-2322-ignore-unexpected-params', MRTR],
 ]);
 
 const args = process.argv.slice(2);

@@ -40,6 +40,8 @@ export const CODES = {
   MISSING_CLIENT_CAPABILITY: { status: 400, rpc: -32021, doc: 'MCP 2026-07-28: the operation needs a client capability this request did not declare; data.requiredCapabilities names it.' },
   UNSUPPORTED_PROTOCOL_VERSION: { status: 400, rpc: -32022, doc: 'MCP: the request names a protocol version this server does not serve that way; data lists supported and requested.' },
   METHOD_NOT_FOUND: { status: 404, rpc: -32601, doc: 'MCP 2026-07-28: no such method in this revision (initialize, ping, logging/setLevel and resources/(un)subscribe are 2025-era only).' },
+  REQUEST_STATE_INVALID: { status: 400, rpc: -32602, doc: 'MCP 2026-07-28: requestState is tampered, expired, already used, or issued for another caller, tool or arguments; call again without it.' },
+  INPUT_RESPONSES_INVALID: { status: 400, rpc: -32602, doc: 'MCP 2026-07-28: inputResponses is not an object of objects.' },
   RATE_LIMITED: { status: 429, rpc: -32000, doc: 'Too many attempts; retry after the Retry-After header.' },
   BACKEND_FAILED: { status: 502, rpc: -32000, doc: 'The backend answered with an error (non-2xx, non-zero exit, query error).' },
   BACKEND_TIMEOUT: { status: 504, rpc: -32000, doc: 'The backend did not answer within its timeout.' },

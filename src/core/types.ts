@@ -43,8 +43,14 @@ export interface PromptMessage {
 export interface CallChannel {
   progress(progress: number, total?: number, message?: string): Promise<void>;
   log(level: LogLevel, data: unknown, logger?: string): Promise<void>;
-  /** Send a request to the client (sampling/createMessage, elicitation/create, roots/list). */
-  request(method: string, params: Record<string, unknown>, opts?: { timeoutMs?: number }): Promise<unknown>;
+  /**
+   * Ask the client (sampling/createMessage, elicitation/create, roots/list) and get its answer.
+   * 2025 era: a server→client request. 2026 era: an input_required round; the handler runs
+   * again with the answer, and `key` (default: the n-th request of the run) names the request.
+   */
+  request(method: string, params: Record<string, unknown>, opts?: { timeoutMs?: number; key?: string }): Promise<unknown>;
+  /** Whether the client declared the capability `method` needs (for this request, in the 2026 era). */
+  supports(method: string): boolean;
 }
 
 export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';

@@ -33,6 +33,7 @@ import { svcTransport } from '../transports/svc-rest.js';
 import { mountMcp } from '../transports/mcp-http.js';
 import { mountWs } from '../transports/ws.js';
 import { SessionRegistry } from '../mcp/sessions.js';
+import { inputRoundsFor } from '../mcp/input-rounds.js';
 import { errorHandler, sendError } from './errors.js';
 import { corsHandler } from './cors.js';
 import { callerResolver, forwardedBase } from './forwarded.js';
@@ -110,8 +111,9 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   const svcT = isPublic('/svc') || isProtected('/svc') ? svcTransport({ runtime, gate, logger: log, bodyLimit }) : undefined;
   if (svcT) app.use('/svc', guard('/svc'), svcT.router);
   const sessions = new SessionRegistry({ logger: log, idleMs: cfg.server.mcp_session_idle_ms, maxSessions: cfg.server.mcp_max_sessions });
-  const mcp = isPublic('/mcp') || isProtected('/mcp') ? mountMcp(app, { runtime, gate, config: cfg, logger: log, sessions, guard: guard('/mcp') }) : undefined;
-  if (isPublic('/ws') || isProtected('/ws')) mountWs(app, { runtime, gate, door, store, config: cfg, logger: log, wss, sessions });
+  const rounds = inputRoundsFor(cfg.server, cfg.base_dir);
+  const mcp = isPublic('/mcp') || isProtected('/mcp') ? mountMcp(app, { runtime, gate, config: cfg, logger: log, sessions, rounds, guard: guard('/mcp') }) : undefined;
+  if (isPublic('/ws') || isProtected('/ws')) mountWs(app, { runtime, gate, door, store, config: cfg, logger: log, wss, sessions, rounds });
   oauth?.mount(app); // discovery, OAuth endpoints, login/consent pages: no body parser of ours runs before them
 
   const handlers = publicHandlers({

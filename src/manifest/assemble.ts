@@ -12,6 +12,7 @@ import { dirname, extname, resolve } from 'node:path';
 import { FastSvc } from '../core/fast-svc.js';
 import type { CallContext, ContentBlock, PromptMessage, ResourceContents, ToolResult } from '../core/types.js';
 import { ManifestError, SvcError } from '../errors.js';
+import { MIN_STATE_KEY } from '../mcp/request-state.js';
 import { compileTemplate } from '../runtime/template.js';
 import { httpBackend } from '../runtime/backends/http.js';
 import { execBackend } from '../runtime/backends/exec.js';
@@ -78,6 +79,13 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
       clients![i] = { ...c, client_secret: readSecret(resolve(env.manifestDir, c.client_secret_file!), file) };
     });
   }
+  let server = m.server;
+  const keyFile = m.server?.request_state_key_file;
+  if (keyFile) await attempt(['server', 'request_state_key_file'], () => {
+    const key = readSecret(resolve(env.manifestDir, keyFile), file);
+    if (key.length < MIN_STATE_KEY) throw new SvcError('SCHEMA_VIOLATION', `server.request_state_key_file holds ${key.length} characters; the key needs at least ${MIN_STATE_KEY}`);
+    server = { ...m.server, request_state_key: key };
+  });
   if (problems.length) {
     disposers.forEach((d) => d());
     throw new ManifestError(problems);
@@ -85,7 +93,7 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
 
   const config: SvcServerConfig = {
     base_url: m.base_url,
-    server: m.server,
+    server,
     routes: m.routes,
     auth: m.auth && { ...m.auth, ...(m.auth.token_file && { token_file: resolve(env.manifestDir, m.auth.token_file) }), tokens: m.auth.tokens?.map((t) => ({ ...t, ...(t.token_file && { token_file: resolve(env.manifestDir, t.token_file) }) })) },
     oauth: m.oauth && {
@@ -199,18 +207,29 @@ async function resourceReader(r: Resource, env: BackendEnv): Promise<(uri: strin
 }
 
 async function promptDef(p: Prompt, env: BackendEnv) {
-  const messages = await Promise.all(p.messages.map(async (msg, k) => {
+  const messages = await Promise.all((p.messages ?? []).map(async (msg, k) => {
     const block = msg.content ? await under(`messages/${k}/content`, () => contentBlock(msg.content!, env)) : contentBlock({ type: 'text', text: msg.text ?? '' }, env);
     return (vars: Record<string, unknown>): PromptMessage => ({ role: msg.role, content: block(vars) });
   }));
+  const fn = p.module === undefined ? undefined : await under('module', () => moduleBackend(p.module!, env));
   return {
     name: p.name,
     title: p.title,
     description: p.description,
     arguments: p.arguments?.map((a) => ({ name: a.name, description: a.description, required: a.required, values: a.values })),
     required_scopes: [...(p.required_scopes ?? [])],
-    get: (args: Record<string, string>) => messages.map((m) => m(args)),
+    get: fn
+      ? async (args: Record<string, string>, ctx: CallContext) => promptMessages(await fn(args, ctx), p.name)
+      : (args: Record<string, string>) => messages.map((m) => m(args)),
   };
+}
+
+/** A prompt module's return value, checked: an array of {role: user|assistant, content: {type, ...}}. */
+function promptMessages(v: unknown, name: string): PromptMessage[] {
+  const ok = Array.isArray(v) && v.every((m) => m !== null && typeof m === 'object' && (m.role === 'user' || m.role === 'assistant')
+    && m.content !== null && typeof m.content === 'object' && typeof m.content.type === 'string');
+  if (!ok) throw new SvcError('BACKEND_FAILED', `prompt ${name}: the module must return an array of {role: user|assistant, content: {type, ...}}`, { data: { reason: 'bad_prompt_messages' } });
+  return v as PromptMessage[];
 }
 
 function readSecret(path: string, manifest: string): string {

@@ -9,6 +9,7 @@ import { compileTemplate } from '../runtime/template.js';
 import { sqlParamNames } from '../runtime/sql-params.js';
 import { isLoopbackUrl } from '../util/loopback.js';
 import { trustFunction } from '../util/proxy-trust.js';
+import { MIN_STATE_KEY } from '../mcp/request-state.js';
 import type { SvcManifest, Tool } from './types.gen.js';
 
 export const KNOWN_ROUTES = ['/', '/docs', '/healthz', '/readyz', '/metadata', '/svc', '/mcp', '/ws'] as const;
@@ -81,6 +82,9 @@ export function compilePlan(m: SvcManifest, file: string, locate: Locate): { pla
       problem('SCHEMA_VIOLATION', ['server', 'trust_proxy'], (e as Error).message);
     }
   }
+  const srv = m.server;
+  if (srv?.request_state_key && srv.request_state_key_file) problem('SCHEMA_VIOLATION', ['server', 'request_state_key_file'], 'give server.request_state_key or server.request_state_key_file, not both');
+  if (srv?.request_state_key && srv.request_state_key.length < MIN_STATE_KEY) problem('SCHEMA_VIOLATION', ['server', 'request_state_key'], `server.request_state_key needs at least ${MIN_STATE_KEY} characters (e.g. openssl rand -base64 32)`);
 
   // Tools
   unique((m.tools ?? []).map((t) => t.name), ['tools'], 'tool', problem);
@@ -106,7 +110,8 @@ export function compilePlan(m: SvcManifest, file: string, locate: Locate): { pla
     checkScopes(p.required_scopes, [...path, 'required_scopes'], `prompt ${p.name}`);
     unique((p.arguments ?? []).map((x) => x.name), [...path, 'arguments'], 'argument', problem);
     const args = new Set((p.arguments ?? []).map((x) => x.name));
-    p.messages.forEach((msg, j) => {
+    if ((p.messages === undefined) === (p.module === undefined)) problem('BACKEND_CONFIG', path, `prompt ${p.name}: give exactly one of messages or module`);
+    p.messages?.forEach((msg, j) => {
       if ((msg.text === undefined) === (msg.content === undefined)) problem('BACKEND_CONFIG', [...path, 'messages', j], `prompt ${p.name}: a message needs exactly one of text or content`);
       const text = msg.text ?? msg.content?.text;
       if (text !== undefined) checkNames(text, args, [...path, 'messages', j, ...(msg.text !== undefined ? ['text'] : ['content', 'text'])], `prompt ${p.name}`, problem);

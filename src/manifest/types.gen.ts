@@ -147,6 +147,18 @@ export interface ServerSettings {
    * How long an idle keep-alive connection stays open waiting for the next request.
    */
   keep_alive_timeout_ms?: number;
+  /**
+   * MCP 2026-07-28: HMAC key (at least 32 characters, e.g. ${SVC_REQUEST_STATE_KEY}) sealing the requestState of input_required rounds. Unset: 32 random bytes per process, so set it when several replicas serve one client.
+   */
+  request_state_key?: string;
+  /**
+   * Path (relative to the manifest) of a file holding request_state_key, read at start-up.
+   */
+  request_state_key_file?: string;
+  /**
+   * MCP 2026-07-28: how long the requestState of an input_required round stays valid; the client must answer within it.
+   */
+  request_state_ttl_ms?: number;
 }
 /**
  * CORS for browser-based clients on /mcp, /svc and the OAuth endpoints they call (token, registration, revocation, discovery). Off while origins is empty.
@@ -734,7 +746,7 @@ export interface CacheHint1 {
   scope: 'auto' | 'public' | 'private';
 }
 /**
- * A prompt template: declared arguments and templated messages.
+ * A prompt: declared arguments and either templated messages or a module that returns the messages.
  *
  * This interface was referenced by `SvcManifest`'s JSON-Schema
  * via the `definition` "Prompt".
@@ -757,15 +769,19 @@ export interface Prompt {
    */
   arguments?: PromptArgument[];
   /**
-   * The messages returned, in order; their text is templated with the arguments.
+   * The messages returned, in order; their text is templated with the arguments. Give messages or module, not both.
    *
    * @minItems 1
    */
-  messages: [PromptMessage, ...PromptMessage[]];
+  messages?: [PromptMessage, ...PromptMessage[]];
   /**
    * A list of scopes; every one must be declared in profile.scopes.
    */
   required_scopes?: Scope[];
+  /**
+   * Escape hatch: ./file.js#exportName, relative to the manifest, called with (input, context).
+   */
+  module?: string;
 }
 /**
  * This interface was referenced by `SvcManifest`'s JSON-Schema
@@ -872,6 +888,18 @@ export interface ServerSettings1 {
    * How long an idle keep-alive connection stays open waiting for the next request.
    */
   keep_alive_timeout_ms?: number;
+  /**
+   * MCP 2026-07-28: HMAC key (at least 32 characters, e.g. ${SVC_REQUEST_STATE_KEY}) sealing the requestState of input_required rounds. Unset: 32 random bytes per process, so set it when several replicas serve one client.
+   */
+  request_state_key?: string;
+  /**
+   * Path (relative to the manifest) of a file holding request_state_key, read at start-up.
+   */
+  request_state_key_file?: string;
+  /**
+   * MCP 2026-07-28: how long the requestState of an input_required round stays valid; the client must answer within it.
+   */
+  request_state_ttl_ms?: number;
 }
 /**
  * CORS for browser-based clients on /mcp, /svc and the OAuth endpoints they call (token, registration, revocation, discovery). Off while origins is empty.

@@ -21,6 +21,7 @@ import { PROTOCOL_VERSIONS } from './protocol.js';
 import { errorFrom, failure, RPC, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from './jsonrpc.js';
 import { isObject, MethodNotFound, runMethod, SHARED_METHODS, type McpRuntime } from './methods.js';
 import { headerProblem, type HeaderView } from './modern-headers.js';
+import { withInputRounds, type InputRounds, type RoundRequest } from './input-rounds.js';
 
 export const MODERN_VERSION = '2026-07-28';
 /** Versions served statelessly (a request whose _meta names another gets -32022). */
@@ -44,9 +45,6 @@ export const MODERN_METHODS: ReadonlySet<string> = new Set([...SHARED_METHODS, '
 
 /** Methods whose Mcp-Name header mirrors a body field. */
 const NAMED: Record<string, string> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
-
-/** The client capability each server→client request needs. */
-const NEEDS: Record<string, string> = { 'sampling/createMessage': 'sampling', 'elicitation/create': 'elicitation', 'roots/list': 'roots' };
 
 const CAPABILITIES = Object.freeze({
   tools: { listChanged: true },
@@ -79,33 +77,11 @@ export interface ModernOptions {
   routePublic: boolean;
   /** Every version the server serves in either era, modern first (discover's supportedVersions). */
   supportedVersions: readonly string[];
+  /** Signs and checks the multi-round-trip state (one per server, shared by /mcp and /ws). */
+  rounds: InputRounds;
 }
 
 /** One input-capable request (tools/call, prompts/get, resources/read), as the multi-round-trip support sees it. */
-export interface RoundRequest {
-  method: 'tools/call' | 'prompts/get' | 'resources/read';
-  name: string;
-  params: Record<string, unknown>;
-  principal: Principal;
-  clientCapabilities: Record<string, unknown>;
-}
-
-/**
- * THE integration point with the multi-round-trip support (src/mcp/input-rounds.ts, built separately):
- * every tools/call, prompts/get and resources/read runs inside it. At merge this body becomes
- * `return withInputRounds(rounds, req, base, run);` (its InputRequiredResult passes through #result
- * untouched but for _meta). Until then a server→client request cannot be carried over stateless
- * HTTP, so it fails the call.
- */
-function withInput<R>(_req: RoundRequest, base: Pick<CallChannel, 'progress' | 'log'>, run: (channel: CallChannel) => Promise<R>): Promise<R> {
-  return run({
-    ...base,
-    request: async (method) => {
-      throw new SvcError('BACKEND_FAILED', `${method}: input requests need the multi-round-trip support of MCP 2026-07-28`);
-    },
-  });
-}
-
 interface ListHints { discover: Hint; tools: Hint; resources: Hint; templates: Hint; prompts: Hint }
 interface Hint { ttlMs: number; cacheScope: 'public' | 'private' }
 
@@ -170,8 +146,8 @@ export class ModernProtocol {
       });
       const base = this.#base(msg, meta, sink);
       const value = NAMED[msg.method]
-        ? await withInput({ method: msg.method as RoundRequest['method'], name: String(p[NAMED[msg.method]!]), params: p, principal, clientCapabilities: meta.capabilities }, base, (ch) => run(declaredOnly(ch, meta.capabilities)))
-        : await run({ ...base, request: NO_REQUESTS });
+        ? await withInputRounds(this.#opts.rounds, { method: msg.method as RoundRequest['method'], name: String(p[NAMED[msg.method]!]), params: p, principal, clientCapabilities: meta.capabilities }, base, run)
+        : await run({ ...base, request: NO_REQUESTS, supports: () => false });
       return ok(id, this.#result(cat, value as Record<string, unknown>, this.#hintFor(msg.method, p, cat)));
     } catch (e) {
       return this.#error(id, msg.method, e);
@@ -319,21 +295,6 @@ const NEVER = new AbortController().signal;
 const NO_REQUESTS: CallChannel['request'] = async (method) => {
   throw new SvcError('BACKEND_FAILED', `${method} can be asked only while serving tools/call, prompts/get or resources/read`);
 };
-
-/** A channel whose server→client requests need the capability declared in this request's _meta (else -32021). */
-function declaredOnly(ch: CallChannel, caps: Record<string, unknown>): CallChannel {
-  return {
-    progress: ch.progress,
-    log: ch.log,
-    request: (method, params, o) => {
-      const cap = NEEDS[method];
-      if (cap && !(cap in caps)) {
-        return Promise.reject(new SvcError('MISSING_CLIENT_CAPABILITY', `Missing required client capability: ${cap} (${method})`, { data: { requiredCapabilities: { [cap]: {} } } }));
-      }
-      return ch.request(method, params, o);
-    },
-  };
-}
 
 function ok(id: JsonRpcId, value: unknown): ModernAnswer {
   return { status: 200, answer: { jsonrpc: '2.0', id, result: value } };

@@ -250,6 +250,7 @@ export class McpSession {
         out({ jsonrpc: '2.0', method: 'notifications/message', params: { level, data, ...(logger !== undefined && { logger }) } });
       },
       request: (method, params, o) => this.#ask(out, method, params, o?.timeoutMs, signal),
+      supports: (method) => !NEEDS[method] || NEEDS[method]! in this.#clientCaps,
     };
     return { principal, signal, log: this.#opts.logger, transport: this.#opts.transport, channel };
   }

@@ -13,6 +13,7 @@ export const NO_CHANNEL: CallChannel = Object.freeze({
   request: async (method: string) => {
     throw new SvcError('INVALID_REQUEST', `${method} needs an MCP client (/mcp or /ws); /svc cannot ask the client`);
   },
+  supports: () => false,
 });
 
 export function makeContext(principal: Principal, transport: CallContext['transport'], log: Logger, onClose?: (abort: () => void) => void, channel: CallChannel = NO_CHANNEL): CallContext {

@@ -34,6 +34,7 @@ import { eraOf } from '../mcp/era.js';
 import { META, ModernProtocol, SUPPORTED_VERSIONS } from '../mcp/modern.js';
 import type { HeaderView } from '../mcp/modern-headers.js';
 import { SessionRegistry, type SessionEntry } from '../mcp/sessions.js';
+import type { InputRounds } from '../mcp/input-rounds.js';
 import { PostReply, startSse, writeEvent, type Accepts } from './sse.js';
 
 export interface McpDeps {
@@ -42,6 +43,8 @@ export interface McpDeps {
   config: ResolvedConfig;
   logger: Logger;
   sessions: SessionRegistry;
+  /** Multi-round-trip state for 2026-07-28 requests (one per server). */
+  rounds: InputRounds;
   /** Runs before the transport and sets res.locals.principal (the route's auth or the anonymous principal). */
   guard?: RequestHandler;
 }
@@ -63,7 +66,7 @@ const CHECKED: Record<string, ['tool' | 'resource' | 'prompt', 'name' | 'uri']> 
 
 export function mountMcp(app: Application, deps: McpDeps): McpHandle {
   const log = deps.logger.child({ transport: 'mcp' });
-  const modern = new ModernProtocol({ runtime: deps.runtime, logger: log, transport: 'mcp', routePublic: deps.config.routes.public.includes('/mcp'), supportedVersions: SUPPORTED_VERSIONS });
+  const modern = new ModernProtocol({ runtime: deps.runtime, logger: log, transport: 'mcp', routePublic: deps.config.routes.public.includes('/mcp'), supportedVersions: SUPPORTED_VERSIONS, rounds: deps.rounds });
   const listens = new Set<() => void>();
   const post = guarded(postHandler(deps, log, modern, listens), log);
   const router = express.Router();

@@ -34,6 +34,7 @@ import { McpSession, type Sink } from '../mcp/protocol.js';
 import { eraOf } from '../mcp/era.js';
 import { META, ModernProtocol, SUPPORTED_VERSIONS } from '../mcp/modern.js';
 import type { SessionRegistry } from '../mcp/sessions.js';
+import type { InputRounds } from '../mcp/input-rounds.js';
 
 export const WS_CLOSE = Object.freeze({
   CREDENTIAL_INVALID: 4401,
@@ -54,6 +55,8 @@ export interface WsDeps {
   wss: WebSocketServer;
   /** Each socket's session is registered here; ending it closes the socket with 1001. */
   sessions: SessionRegistry;
+  /** Multi-round-trip state for 2026-07-28 messages (one per server, shared with /mcp). */
+  rounds: InputRounds;
 }
 
 type Verdict = { ok: true; principal: Principal } | { ok: false; err: SvcError; headers?: Record<string, string> };
@@ -65,7 +68,7 @@ export function mountWs(app: Application, deps: WsDeps): void {
   const maxInFlight = config.server.ws_max_in_flight;
   const pingEvery = config.server.ws_ping_interval_ms;
   const principals = new WeakMap<IncomingMessage, Principal>();
-  const modern = new ModernProtocol({ runtime, logger: log, transport: 'ws', routePublic: config.routes.public.includes('/ws'), supportedVersions: SUPPORTED_VERSIONS });
+  const modern = new ModernProtocol({ runtime, logger: log, transport: 'ws', routePublic: config.routes.public.includes('/ws'), supportedVersions: SUPPORTED_VERSIONS, rounds: deps.rounds });
 
   const verify = async (req: IncomingMessage): Promise<Verdict> => {
     const url = new URL(req.url ?? '/', 'http://localhost');

@@ -14,7 +14,7 @@ import WebSocket from 'ws';
 import { auth as modernAuth, Client as ModernClient, StreamableHTTPClientTransport as ModernTransport, UnauthorizedError as ModernUnauthorized } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { serveCli, ROOT, type ServeCli } from '../helpers/serve-cli.js';
+import { serveCli, ROOT, type ServeChild } from '../helpers/cli.js';
 import { ScriptedProvider } from './oauth-harness.js';
 
 // Nothing listens here: the scripted browser stops at the first redirect off the server.
@@ -37,7 +37,7 @@ function recordingFetch(seen: { sent: (string | null)[]; got: (string | null)[];
 describe('MCP 2026-07-28 and 2025-11-25 side by side (real svc serve, real clients)', function () {
   this.timeout(60_000);
   let dir: string;
-  let srv: ServeCli;
+  let srv: ServeChild;
   const token = randomBytes(24).toString('base64url');
 
   before(async () => {
@@ -45,7 +45,7 @@ describe('MCP 2026-07-28 and 2025-11-25 side by side (real svc serve, real clien
     dir = mkdtempSync(join(tmpdir(), 'fastsvc-eras-'));
     cpSync(join(ROOT, 'svc.yaml'), join(dir, 'svc.yaml'));
     cpSync(join(ROOT, 'demo'), join(dir, 'demo'), { recursive: true });
-    srv = await serveCli(join(dir, 'svc.yaml'), { SVC_TOKEN: token });
+    srv = await serveCli(join(dir, 'svc.yaml'), { env: { SVC_TOKEN: token } });
   });
 
   after(async () => {

@@ -13,6 +13,7 @@ const noopChannel: CallChannel = {
   progress: async () => undefined,
   log: async () => undefined,
   request: async () => undefined,
+  supports: () => false,
 };
 
 export function makeContext(overrides: Partial<CallContext> & { scopes?: string[] } = {}): TestContext {

@@ -17,6 +17,7 @@ import type { Principal } from '../../src/core/types.js';
 import { Runtime } from '../../src/runtime/runtime.js';
 import { mountMcp } from '../../src/transports/mcp-http.js';
 import { SessionRegistry } from '../../src/mcp/sessions.js';
+import { InputRounds } from '../../src/mcp/input-rounds.js';
 import { JSON_AND_SSE, notesApp, RawMcp, readMessages, startMcpApp, type McpApp } from '../helpers/mcp-app.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -323,6 +324,7 @@ describe('MCP session registry limits (through mountMcp)', () => {
         next();
       },
       sessions,
+      rounds: new InputRounds({ ttlMs: 60_000 }),
     });
     server = http.createServer(app);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

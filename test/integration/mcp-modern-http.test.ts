@@ -10,7 +10,7 @@ import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { serveCli, type ServeCli } from '../helpers/serve-cli.js';
+import { serveCli, type ServeChild } from '../helpers/cli.js';
 
 const V = '2026-07-28';
 const META = { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': {} };
@@ -45,7 +45,7 @@ describe('MCP 2026-07-28 over HTTP on the real server', function () {
   this.timeout(30_000);
   let dir: string;
   let file: string;
-  let srv: ServeCli;
+  let srv: ServeChild;
 
   const write = (tools: string[], prompts?: string[]) => {
     writeFileSync(`${file}.tmp`, manifest(tools, prompts));
@@ -109,6 +109,6 @@ describe('MCP 2026-07-28 over HTTP on the real server', function () {
     const final = (await it.next()).value!;
     assert.deepEqual(final, { jsonrpc: '2.0', id: 'listen-1', result: { resultType: 'complete', _meta: { [SUB]: 'listen-1' } } });
     assert.equal((await it.next()).done, true, 'the stream ends after the final response');
-    assert.equal(await stopped, 0);
+    assert.equal((await stopped).code, 0);
   });
 });

@@ -45,6 +45,9 @@ const CASES: Record<string, { why: string; problems: Expect[] }> = {
   'backend-two.yaml': { why: 'a tool with two backends', problems: [{ code: 'BACKEND_CONFIG', line: 8, col: 5 }] },
   'backend-none.yaml': { why: 'a tool with no backend', problems: [{ code: 'BACKEND_CONFIG', line: 5, col: 5 }] },
   'backend-argv0-templated.yaml': { why: 'exec argv[0] templated', problems: [{ code: 'BACKEND_CONFIG', line: 12, col: 14 }] },
+  'prompt-messages-and-module.yaml': { why: 'a prompt with both messages and module, and one with neither', problems: [{ code: 'BACKEND_CONFIG', line: 5, col: 5 }, { code: 'BACKEND_CONFIG', line: 8, col: 5 }] },
+  'request-state-key-short.yaml': { why: 'server.request_state_key shorter than 32 characters', problems: [{ code: 'SCHEMA_VIOLATION', line: 4, col: 22 }] },
+  'request-state-key-and-file.yaml': { why: 'server.request_state_key and request_state_key_file both given', problems: [{ code: 'SCHEMA_VIOLATION', line: 5, col: 27 }] },
   'oauth-auto-non-loopback.yaml': { why: 'auto login with a non-loopback issuer', problems: [{ code: 'OAUTH_CONFIG', line: 8, col: 11 }] },
   'multiple-problems.yaml': {
     why: 'several problems, all reported in one pass',

@@ -3,6 +3,7 @@
 // not use shows), resultType and serverInfo on results, cache hints, logLevel-gated logs, and
 // -32021 for a server→client request the request's capabilities do not allow.
 
+import { InputRounds } from '../../src/mcp/input-rounds.js';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import { FastSvc } from '../../src/core/fast-svc.js';
@@ -37,7 +38,7 @@ const req = (method: string, params: Record<string, unknown> = {}, id = 1): Json
 const runtimes = new WeakMap<ModernProtocol, Runtime>();
 
 function make(rt = runtime(), routePublic = true): ModernProtocol {
-  const p = new ModernProtocol({ runtime: rt, logger: log, transport: 'mcp', routePublic, supportedVersions: SUPPORTED_VERSIONS });
+  const p = new ModernProtocol({ runtime: rt, logger: log, transport: 'mcp', routePublic, supportedVersions: SUPPORTED_VERSIONS, rounds: new InputRounds({ ttlMs: 60_000 }) });
   runtimes.set(p, rt);
   return p;
 }
