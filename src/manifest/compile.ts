@@ -9,10 +9,10 @@ import { compileTemplate } from '../runtime/template.js';
 import { sqlParamNames } from '../runtime/sql-params.js';
 import { isLoopbackUrl } from '../util/loopback.js';
 import { trustFunction } from '../util/proxy-trust.js';
+import { BACKEND_KINDS } from '../runtime/backends/registry.js';
 import type { SvcManifest, Tool } from './types.gen.js';
 
 export const KNOWN_ROUTES = ['/', '/docs', '/healthz', '/readyz', '/metadata', '/svc', '/mcp', '/ws'] as const;
-const BACKENDS = ['template', 'content', 'http', 'exec', 'fs', 'sqlite', 'module'] as const;
 const RESOURCE_SOURCES = ['text', 'blob', 'file', 'http', 'module'] as const;
 
 export interface Plan {
@@ -119,8 +119,8 @@ export function compilePlan(m: SvcManifest, file: string, locate: Locate): { pla
 }
 
 function checkTool(t: Tool, path: Path, ajv: ReturnType<typeof newInputAjv>, problem: (c: ErrorCode, p: Path, m: string) => void, checkScopes: (l: readonly string[] | undefined, p: Path, w: string) => void): void {
-  const backends = BACKENDS.filter((k) => t[k] !== undefined);
-  if (backends.length !== 1) problem('BACKEND_CONFIG', path, `tool ${t.name}: give exactly one backend (${BACKENDS.join(', ')}); found ${backends.join(', ') || 'none'}`);
+  const backends = BACKEND_KINDS.filter((k) => t[k] !== undefined);
+  if (backends.length !== 1) problem('BACKEND_CONFIG', path, `tool ${t.name}: give exactly one backend (${BACKEND_KINDS.join(', ')}); found ${backends.join(', ') || 'none'}`);
   checkScopes(t.required_scopes, [...path, 'required_scopes'], `tool ${t.name}`);
   let props = new Set<string>();
   try {

@@ -2,12 +2,13 @@
 // named parameters (never spliced into SQL). Guarantees: read-only unless writable
 // (a writing statement on a read-only db is BACKEND_CONFIG; a probe always opens
 // read-only and only prepares); readers → at most
-// max_rows rows, writers → {changes, last_insert_rowid}; SQL errors → BACKEND_FAILED.
+// max_rows rows, writers → {changes, last_insert_rowid}; SQL errors → BACKEND_FAILED,
+// waiting for a lock longer than timeout_ms → BACKEND_TIMEOUT.
 
 import Database from 'better-sqlite3';
 import path from 'node:path';
 import { SvcError } from '../../errors.js';
-import { abortedError, configError, positiveInt } from './common.js';
+import { abortedError, configError, positiveInt, timeoutError } from './common.js';
 import { sqlParamNames } from '../sql-params.js';
 import { BACKEND_DEFAULTS, type BackendEnv, type BackendFn, type SqliteSpec } from './types.js';
 
@@ -57,6 +58,11 @@ export function sqliteBackend(spec: SqliteSpec, env: BackendEnv): SqliteBackend 
     } catch (e) {
       if (!db.open) throw new SvcError('BACKEND_FAILED', `${KIND} backend: database closed`, { data: { reason: 'closed' } });
       const code = (e as { code?: unknown }).code;
+      // timeout_ms is how long a statement waits for another connection's lock.
+      if (typeof code === 'string' && code.startsWith('SQLITE_BUSY')) {
+        const err = timeoutError(KIND, timeoutMs);
+        throw new SvcError(err.code, err.message, { data: { ...err.data, sqlite_code: code }, cause: e });
+      }
       throw new SvcError('BACKEND_FAILED', `${KIND} backend: ${(e as Error).message}`, {
         data: { reason: 'sql_error', ...(typeof code === 'string' && { sqlite_code: code }) },
         cause: e,

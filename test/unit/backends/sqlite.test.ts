@@ -103,12 +103,13 @@ describe('sqlite backend', () => {
       assert.equal(err.data!.sqlite_code, 'SQLITE_CONSTRAINT_UNIQUE');
     });
 
-    it('fails with BACKEND_FAILED (SQLITE_BUSY) after the busy timeout while another connection holds a lock', async () => {
+    it('fails with BACKEND_TIMEOUT (SQLITE_BUSY) after the busy timeout while another connection holds a lock', async () => {
       const ins = make({ query: 'INSERT INTO x VALUES (:v)', writable: true, timeout_ms: 50 });
       const other = new Database(path.join(dir, 'app.db'));
       other.exec('BEGIN EXCLUSIVE');
       try {
-        const err = await rejectsWithCode(ins({ v: 'late' }, ctx()), 'BACKEND_FAILED');
+        const err = await rejectsWithCode(ins({ v: 'late' }, ctx()), 'BACKEND_TIMEOUT');
+        assert.equal(err.data!.timeout_ms, 50);
         assert.match(String(err.data!.sqlite_code), /^SQLITE_BUSY/);
       } finally {
         other.exec('ROLLBACK');
