@@ -5,7 +5,8 @@
 // file plus one row here; a row says whether its calls are bounded (timeout,
 // caller abort, output cap — what test/unit/backends/contract.test.ts checks);
 // a row's build throws BACKEND_CONFIG (or FILE_UNREADABLE) for a bad spec and,
-// with env.probe, only checks (read-only, no module code, no network).
+// with env.probe, only checks (read-only, no module code, no network). Specs
+// arrive validated, the schema's defaults filled in (the casts below say so).
 
 import type { ToolResult } from '../../core/types.js';
 import { SvcError } from '../../errors.js';
@@ -17,7 +18,7 @@ import { fsBackend } from './fs.js';
 import { httpBackend } from './http.js';
 import { moduleBackend } from './module.js';
 import { sqliteBackend } from './sqlite.js';
-import type { BackendEnv, BackendFn } from './types.js';
+import type { BackendEnv, BackendFn, ExecSpec, FsSpec, HttpSpec, SqliteSpec } from './types.js';
 
 export interface Built {
   fn: BackendFn;
@@ -43,13 +44,13 @@ export type BackendKind = 'template' | 'content' | 'http' | 'exec' | 'fs' | 'sql
 export const BACKENDS: { readonly [K in BackendKind]: Row<K> } = {
   template: { bounded: false, build: (spec, _env, o) => templateFn(spec, o.isError === true) },
   content: { bounded: false, build: (spec, env, o) => contentFn(spec, env, o.isError === true) },
-  http: { bounded: true, build: (spec, env, o) => ({ fn: httpBackend(spec, env, { bytes: o.bytes }) }) },
-  exec: { bounded: true, build: (spec, env) => ({ fn: execBackend(spec, env) }) },
-  fs: { bounded: true, build: (spec, env) => ({ fn: fsBackend(spec, env) }) },
+  http: { bounded: true, build: (spec, env, o) => ({ fn: httpBackend(spec as HttpSpec, env, { bytes: o.bytes }) }) },
+  exec: { bounded: true, build: (spec, env) => ({ fn: execBackend(spec as ExecSpec, env) }) },
+  fs: { bounded: true, build: (spec, env) => ({ fn: fsBackend(spec as FsSpec, env) }) },
   sqlite: {
     bounded: true,
     build: (spec, env) => {
-      const b = sqliteBackend(spec, env);
+      const b = sqliteBackend(spec as SqliteSpec, env);
       return { fn: b, dispose: () => b.close() };
     },
   },

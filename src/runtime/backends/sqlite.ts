@@ -10,19 +10,18 @@ import path from 'node:path';
 import { SvcError } from '../../errors.js';
 import { abortedError, configError, positiveInt, timeoutError } from './common.js';
 import { sqlParamNames } from '../sql-params.js';
-import { BACKEND_DEFAULTS, type BackendEnv, type BackendFn, type SqliteSpec } from './types.js';
+import { type BackendEnv, type BackendFn, type SqliteSpec } from './types.js';
 
 const KIND = 'sqlite';
 
 export type SqliteBackend = BackendFn & { close(): void };
 
 export function sqliteBackend(spec: SqliteSpec, env: BackendEnv): SqliteBackend {
-  const d = BACKEND_DEFAULTS.sqlite;
   if (typeof spec.path !== 'string' || spec.path === '') throw configError(KIND, 'path must be a non-empty string');
   if (typeof spec.query !== 'string') throw configError(KIND, 'query must be a string');
-  const writable = spec.writable ?? d.writable;
-  const timeoutMs = positiveInt(KIND, 'timeout_ms', spec.timeout_ms ?? d.timeout_ms);
-  const maxRows = positiveInt(KIND, 'max_rows', spec.max_rows ?? d.max_rows);
+  const writable = spec.writable;
+  const timeoutMs = positiveInt(KIND, 'timeout_ms', spec.timeout_ms);
+  const maxRows = positiveInt(KIND, 'max_rows', spec.max_rows);
   const names = sqlParamNames(spec.query);
 
   let db: Database.Database;

@@ -7,6 +7,7 @@ import { sqliteBackend, type SqliteBackend } from '../../../src/runtime/backends
 import { sqlParamNames } from '../../../src/runtime/sql-params.js';
 import type { SqliteSpec } from '../../../src/runtime/backends/types.js';
 import { makeContext } from '../../helpers/context.js';
+import { withDefaults } from '../../helpers/schema-defaults.js';
 import { rejectsWithCode, throwsWithCode } from '../../helpers/errors.js';
 
 const HOSTILE = `O'Brien "quoted" '; DROP TABLE x; --`;
@@ -37,7 +38,7 @@ describe('sqlite backend', () => {
   });
 
   const make = (spec: Partial<SqliteSpec>): SqliteBackend => {
-    const b = sqliteBackend({ path: 'app.db', query: 'SELECT 1', ...spec }, env);
+    const b = sqliteBackend(withDefaults('SqliteBackend', { path: 'app.db', query: 'SELECT 1', ...spec }), env);
     open.push(b);
     return b;
   };
@@ -120,7 +121,7 @@ describe('sqlite backend', () => {
 
   describe('lifecycle', () => {
     it('close() releases the database; later calls answer BACKEND_FAILED', async () => {
-      const b = sqliteBackend({ path: 'app.db', query: 'SELECT 1 AS one' }, env);
+      const b = sqliteBackend(withDefaults('SqliteBackend', { path: 'app.db', query: 'SELECT 1 AS one' }), env);
       assert.deepEqual(await b({}, ctx()), [{ one: 1 }]);
       b.close();
       assert.equal((await rejectsWithCode(b({}, ctx()), 'BACKEND_FAILED')).data!.reason, 'closed');
