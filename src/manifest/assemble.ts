@@ -54,7 +54,7 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
       name: t.name,
       title: t.title,
       description: t.description,
-      input_schema: (t.input_schema ?? { type: 'object', properties: {} }) as never,
+      input_schema: t.input_schema as never,
       output_mode: t.output_mode,
       inline_ok: t.inline_ok,
       required_scopes: [...(t.required_scopes ?? [])],
@@ -121,7 +121,7 @@ function resourceMeta(r: Resource) {
 }
 
 async function resourceReader(r: Resource, env: BackendEnv): Promise<(uri: string, vars: Record<string, string>, ctx: CallContext) => Promise<ResourceContents[]>> {
-  const mimeType = r.mime_type ?? 'text/plain';
+  const mimeType = r.mime_type!; // the schema's default is filled in
   if (r.text !== undefined) {
     const tpl = compileTemplate(r.text);
     return async (uri, vars) => [{ uri, mimeType, text: tpl.render(vars) }];

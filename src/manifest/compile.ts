@@ -165,7 +165,7 @@ function checkOAuth(m: SvcManifest, problem: (c: ErrorCode, p: Path, msg: string
   const o = m.oauth!;
   const issuer = o.issuer ?? m.base_url;
   if (o.provider?.type === 'sqlite' && !o.provider.path) problem('OAUTH_CONFIG', ['oauth', 'provider'], 'provider type sqlite needs a path');
-  if ((o.login?.mode ?? 'auto') === 'auto' && issuer && !isLoopbackUrl(issuer)) {
+  if (o.login?.mode === 'auto' && issuer && !isLoopbackUrl(issuer)) {
     problem('OAUTH_CONFIG', ['oauth', 'login', 'mode'], `login mode auto approves every request without a page; it is allowed only for a loopback issuer, not ${issuer}`);
   }
   if (o.login?.mode === 'users' && !(o.users?.length)) problem('OAUTH_CONFIG', ['oauth', 'users'], 'login mode users needs at least one user');

@@ -59,7 +59,8 @@ export interface ReloaderOptions {
   /** The generation the server was started with; the reloader owns its disposal from now on. */
   current: Loaded;
   logger?: Logger;
-  env?: NodeJS.ProcessEnv;
+  /** Where ${VAR}s in the manifest come from (the CLI passes process.env). */
+  env: NodeJS.ProcessEnv;
   /** Delay before a retired generation's backends are disposed. Default: server.drain_timeout_ms. */
   graceMs?: number;
 }
@@ -67,7 +68,7 @@ export interface ReloaderOptions {
 export function createReloader(o: ReloaderOptions): Reloader {
   const log = (o.logger ?? rootLogger).child({ module: 'reload' });
   const { handle, file } = o;
-  const env = o.env ?? process.env;
+  const env = o.env;
   const graceMs = o.graceMs ?? handle.config.server.drain_timeout_ms;
   const started = resolveConfig(o.current.config);
   let cur = o.current;
