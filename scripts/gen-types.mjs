@@ -1,7 +1,8 @@
 // Generates, from schema/svc.schema.json, src/manifest/types.gen.ts (the manifest's
-// TypeScript types) and src/manifest/manifest-validator.gen.js (the manifest
-// validator, precompiled by ajv's standalone mode so start-up and reload skip
-// compiling the schema). `node scripts/gen-types.mjs` writes both; `--check`
+// TypeScript types), src/manifest/manifest-validator.gen.js (the manifest
+// validator) and src/manifest/config-validator.gen.js (the code API's
+// SvcServerConfig, definitions/SvcServerConfig), both precompiled by ajv's
+// standalone mode so start-up and reload skip compiling the schema. `node scripts/gen-types.mjs` writes both; `--check`
 // exits 1 when either is stale.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { compile } from 'json-schema-to-typescript';
@@ -12,11 +13,17 @@ const root = new URL('..', import.meta.url);
 const schema = JSON.parse(readFileSync(new URL('schema/svc.schema.json', root), 'utf8'));
 const out = new URL('src/manifest/types.gen.ts', root);
 const validatorOut = new URL('src/manifest/manifest-validator.gen.js', root);
+const configValidatorOut = new URL('src/manifest/config-validator.gen.js', root);
 
-/** The same options src/manifest/validate.ts documents: all errors, strict, schema defaults applied. */
-export function generateValidator() {
+/**
+ * The same options src/manifest/validate.ts documents: all errors, strict, schema defaults applied.
+ * `ref`: a definition inside the schema to validate against instead of the whole manifest.
+ */
+export function generateValidator(ref) {
   const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false, useDefaults: true, allowUnionTypes: true, code: { source: true, esm: true } });
-  let code = standaloneCode.default ? standaloneCode.default(ajv, ajv.compile(schema)) : standaloneCode(ajv, ajv.compile(schema));
+  ajv.addSchema(schema);
+  const fn = ajv.getSchema(ref ? `${schema.$id}${ref}` : schema.$id);
+  let code = standaloneCode.default ? standaloneCode.default(ajv, fn) : standaloneCode(ajv, fn);
   // ajv emits require() for its runtime helpers even in ESM mode: turn them into imports.
   const helpers = new Map();
   code = code.replace(/require\("ajv\/dist\/runtime\/([a-z0-9]+)"\)\.default/g, (_m, name) => {
@@ -38,7 +45,7 @@ export async function generate() {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const files = [[out, await generate()], [validatorOut, generateValidator()]];
+  const files = [[out, await generate()], [validatorOut, generateValidator()], [configValidatorOut, generateValidator('#/definitions/SvcServerConfig')]];
   if (process.argv.includes('--check')) {
     for (const [file, text] of files) {
       let current = '';

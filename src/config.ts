@@ -2,55 +2,56 @@
 // createApp, and exactly what the YAML loader builds from svc.yaml's server,
 // routes, auth, oauth and profile sections. Guarantees: resolveConfig() applies
 // the schema's defaults (the schema is the only place defaults live) and rejects
-// a config the schema rejects, so both doors end in the same object.
+// a config the schema rejects (its own schema entry, definitions/SvcServerConfig,
+// sharing the manifest's section definitions), so both doors end in the same object.
 
 import { ManifestError, SvcError } from './errors.js';
-import { manifestValidator } from './manifest/validate.js';
-import type { AuthProfile, BearerAuthConfig, OAuthConfig, Routes, ServerSettings } from './manifest/types.gen.js';
+import type { ValidateFunction } from 'ajv';
+// Precompiled from definitions/SvcServerConfig by scripts/gen-types.mjs, like the manifest's.
+import { validate as generatedConfigValidator } from './manifest/config-validator.gen.js';
+import type { AuthProfile, BearerAuthConfig, OAuthConfig, Routes, ServerSettings, SvcServerConfig as ConfigSections } from './manifest/types.gen.js';
 import type { OAuthProvider } from './auth/oauth/provider.js';
 
 export type { AuthProfile, BearerAuthConfig, OAuthConfig, Routes, ServerSettings };
 
-export interface SvcServerConfig {
-  /** Public URL (scheme://host:port). Default: the listening socket's address. */
-  base_url?: string;
-  server?: ServerSettings;
-  routes?: Routes;
-  auth?: BearerAuthConfig;
-  oauth?: OAuthConfig;
+const configValidator = generatedConfigValidator as unknown as ValidateFunction;
+
+/** definitions/SvcServerConfig of the schema, plus the OAuth state store (an object, so not in the schema). */
+export type SvcServerConfig = ConfigSections & {
   /** The OAuth state store; default from oauth.provider (InMemoryOAuthProvider or SQLiteOAuthProvider). */
   oauth_provider?: OAuthProvider;
-  profile?: AuthProfile;
-  /** Folder that relative paths (token_file, sqlite files) resolve against. Default: cwd. */
-  base_dir?: string;
-  /** The manifest file this config came from, if any (for logs and reload). */
-  manifest_path?: string;
-  /** sha256 of the manifest file; shown in /metadata. */
-  config_hash?: string;
-}
+};
+
+type Bucket = { burst: number; per_minute: number };
+
+/** The oauth section with every schema default applied. */
+export type ResolvedOAuth = OAuthConfig & {
+  access_token_ttl: number;
+  refresh_token_ttl: number;
+  code_ttl: number;
+  login: { mode: 'auto' | 'users'; subject: string };
+  registration: { enabled: boolean };
+  rate_limits: { token: Bucket; register: Bucket; login_per_ip: Bucket; login_per_user: Bucket };
+  provider: NonNullable<OAuthConfig['provider']>;
+};
 
 /** A config with every schema default applied. */
 export type ResolvedConfig = SvcServerConfig & {
   server: Required<Omit<ServerSettings, never>>;
   routes: Required<Routes>;
+  oauth?: ResolvedOAuth;
   profile: AuthProfile & { scopes: NonNullable<AuthProfile['scopes']> };
   base_dir: string;
 };
 
+/** The code API's config checked against definitions/SvcServerConfig, the schema's defaults filled in. */
 export function resolveConfig(config: SvcServerConfig): ResolvedConfig {
-  const check = manifestValidator;
-  const { oauth_provider, base_dir, manifest_path, config_hash, ...sections } = config;
-  const doc: Record<string, unknown> = structuredClone({ version: 1, name: 'config', ...sections, server: sections.server ?? {}, routes: sections.routes ?? {}, profile: sections.profile ?? {} });
-  if (!check(doc)) {
-    throw new ManifestError((check.errors ?? []).map((e) => new SvcError('SCHEMA_VIOLATION', `config${e.instancePath.replace(/\//g, '.')}: ${e.message}`)));
+  const { oauth_provider, ...rest } = config;
+  const doc = structuredClone(rest) as Record<string, unknown>;
+  if (!configValidator(doc)) {
+    throw new ManifestError((configValidator.errors ?? []).map((e) => new SvcError('SCHEMA_VIOLATION', `config${e.instancePath.replace(/\//g, '.')}: ${e.message}`, { path: e.instancePath || '/' })));
   }
-  delete doc.version;
-  delete doc.name;
-  delete doc.tools;
-  delete doc.resources;
-  delete doc.prompts;
-  delete doc.description;
-  return { ...(doc as SvcServerConfig), oauth_provider, base_dir: base_dir ?? process.cwd(), manifest_path, config_hash } as ResolvedConfig;
+  return { ...(doc as SvcServerConfig), oauth_provider, base_dir: (doc.base_dir as string | undefined) ?? process.cwd() } as ResolvedConfig;
 }
 
 export function profileScopes(profile: AuthProfile | undefined): string[] {

@@ -8,22 +8,19 @@
 // module code is loaded; dispose() releases what the backends hold (database handles).
 
 import { readFileSync, statSync } from 'node:fs';
-import { dirname, extname, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { FastSvc } from '../core/fast-svc.js';
-import type { CallContext, ContentBlock, PromptMessage, ResourceContents, ToolResult } from '../core/types.js';
+import type { CallContext, PromptMessage, ResourceContents } from '../core/types.js';
 import { ManifestError, SvcError } from '../errors.js';
 import { MIN_STATE_KEY } from '../mcp/request-state.js';
 import { compileTemplate } from '../runtime/template.js';
-import { httpBackend } from '../runtime/backends/http.js';
-import { execBackend } from '../runtime/backends/exec.js';
-import { fsBackend } from '../runtime/backends/fs.js';
-import { sqliteBackend } from '../runtime/backends/sqlite.js';
-import { moduleBackend } from '../runtime/backends/module.js';
+import { BACKEND_KINDS, buildBackend } from '../runtime/backends/registry.js';
+import { contentBlock } from '../runtime/backends/content.js';
 import { isTextMime, readFileContent } from '../runtime/backends/file-content.js';
 import type { BackendEnv, BackendFn } from '../runtime/backends/types.js';
 import type { SvcServerConfig } from '../config.js';
 import type { Plan } from './compile.js';
-import type { ContentBlock as ContentSpec, Prompt, Resource, Tool } from './types.gen.js';
+import type { Prompt, Resource, Tool } from './types.gen.js';
 
 export interface Assembled {
   svc: FastSvc;
@@ -58,7 +55,7 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
       name: t.name,
       title: t.title,
       description: t.description,
-      input_schema: (t.input_schema ?? { type: 'object', properties: {} }) as never,
+      input_schema: t.input_schema as never,
       output_mode: t.output_mode,
       inline_ok: t.inline_ok,
       required_scopes: [...(t.required_scopes ?? [])],
@@ -109,26 +106,12 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
   return { svc, config, dispose: () => disposers.forEach((d) => d()) };
 }
 
-async function toolHandler(t: Tool, env: BackendEnv, disposers: (() => void)[]): Promise<(input: Record<string, unknown>, ctx: CallContext) => unknown> {
-  const isError = t.is_error === true;
-  if (t.template !== undefined) {
-    const tpl = compileTemplate(t.template);
-    return isError ? (input) => ({ content: [{ type: 'text', text: tpl.render(input) }], isError: true }) : (input) => tpl.render(input);
-  }
-  if (t.content) {
-    const blocks = await Promise.all(t.content.map((c, j) => under(`content/${j}`, () => contentBlock(c, env))));
-    return (input): ToolResult => ({ content: blocks.map((b) => b(input)), ...(isError && { isError: true }) });
-  }
-  let fn: BackendFn;
-  if (t.http) fn = await under('http', () => httpBackend(t.http!, env));
-  else if (t.exec) fn = await under('exec', () => execBackend(t.exec!, env));
-  else if (t.fs) fn = await under('fs', () => fsBackend(t.fs!, env));
-  else if (t.sqlite) {
-    const b = await under('sqlite', () => sqliteBackend(t.sqlite!, env));
-    disposers.push(() => b.close());
-    fn = b;
-  } else fn = await under('module', () => moduleBackend(t.module!, env));
-  return fn;
+async function toolHandler(t: Tool, env: BackendEnv, disposers: (() => void)[]): Promise<BackendFn> {
+  // compile checked that exactly one kind is given.
+  const kind = BACKEND_KINDS.find((k) => t[k] !== undefined)!;
+  const built = await under(kind, () => buildBackend(kind, t[kind] as never, env, { isError: t.is_error === true }));
+  if (built.dispose) disposers.push(built.dispose);
+  return built.fn;
 }
 
 /** Builds one part of an item; a SvcError it throws gets `at` put in front of its (spec-relative) path. */
@@ -141,48 +124,12 @@ async function under<T>(at: string, build: () => T | Promise<T>): Promise<T> {
   }
 }
 
-/** Reads a file the manifest names (relative to it); FILE_UNREADABLE at the `file` field when it cannot. */
-function readDataFile(rel: string, env: BackendEnv): Buffer {
-  try {
-    return readFileSync(resolve(env.manifestDir, rel));
-  } catch (e) {
-    throw new SvcError('FILE_UNREADABLE', `cannot read ${JSON.stringify(rel)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { path: 'file' });
-  }
-}
-
-/** A static content block, its text templated with the call's arguments. */
-function contentBlock(c: ContentSpec, env: BackendEnv): (vars: Record<string, unknown>) => ContentBlock {
-  switch (c.type) {
-    case 'text': {
-      const tpl = compileTemplate(c.text ?? '');
-      return (vars) => ({ type: 'text', text: tpl.render(vars) });
-    }
-    case 'image':
-    case 'audio': {
-      const data = c.data ?? (c.file ? readDataFile(c.file, env).toString('base64') : '');
-      const mimeType = c.mime_type ?? guessMime(c.file ?? '');
-      return () => ({ type: c.type as 'image' | 'audio', data, mimeType });
-    }
-    case 'resource': {
-      const tpl = c.text !== undefined ? compileTemplate(c.text) : undefined;
-      const uriTpl = compileTemplate(c.uri ?? 'about:blank');
-      const mimeType = c.mime_type ?? 'text/plain';
-      return (vars) => {
-        const uri = uriTpl.render(vars);
-        return { type: 'resource', resource: tpl ? { uri, mimeType, text: tpl.render(vars) } : { uri, mimeType, blob: c.blob ?? '' } };
-      };
-    }
-    case 'resource_link':
-      return () => ({ type: 'resource_link', uri: c.uri ?? '', name: c.name ?? c.uri ?? '', ...(c.mime_type && { mimeType: c.mime_type }) });
-  }
-}
-
 function resourceMeta(r: Resource) {
   return { uri: r.uri, uri_template: r.uri_template, name: r.name, title: r.title, description: r.description, mime_type: r.mime_type, required_scopes: [...(r.required_scopes ?? [])], cache: r.cache };
 }
 
 async function resourceReader(r: Resource, env: BackendEnv): Promise<(uri: string, vars: Record<string, string>, ctx: CallContext) => Promise<ResourceContents[]>> {
-  const mimeType = r.mime_type ?? 'text/plain';
+  const mimeType = r.mime_type!; // the schema's default is filled in
   if (r.text !== undefined) {
     const tpl = compileTemplate(r.text);
     return async (uri, vars) => [{ uri, mimeType, text: tpl.render(vars) }];
@@ -197,7 +144,7 @@ async function resourceReader(r: Resource, env: BackendEnv): Promise<(uri: strin
     if (!isFile(path)) throw new SvcError('FILE_UNREADABLE', `${JSON.stringify(r.file)} is not an existing file`, { path: 'file' });
     return async (uri) => [await readFileContent(path, uri, mimeType)];
   }
-  const fn = r.http ? await under('http', () => httpBackend(r.http!, env, { bytes: !isTextMime(mimeType) })) : await under('module', () => moduleBackend(r.module!, env));
+  const { fn } = r.http ? await under('http', () => buildBackend('http', r.http!, env, { bytes: !isTextMime(mimeType) })) : await under('module', () => buildBackend('module', r.module!, env));
   return async (uri, vars, ctx) => {
     const out = await fn({ ...vars, uri }, ctx);
     if (Array.isArray(out)) return out as ResourceContents[];
@@ -211,7 +158,7 @@ async function promptDef(p: Prompt, env: BackendEnv) {
     const block = msg.content ? await under(`messages/${k}/content`, () => contentBlock(msg.content!, env)) : contentBlock({ type: 'text', text: msg.text ?? '' }, env);
     return (vars: Record<string, unknown>): PromptMessage => ({ role: msg.role, content: block(vars) });
   }));
-  const fn = p.module === undefined ? undefined : await under('module', () => moduleBackend(p.module!, env));
+  const fn = p.module === undefined ? undefined : (await under('module', () => buildBackend('module', p.module!, env))).fn;
   return {
     name: p.name,
     title: p.title,
@@ -246,10 +193,4 @@ function isFile(path: string): boolean {
   } catch {
     return false;
   }
-}
-
-const MIME: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp', '.wav': 'audio/wav', '.mp3': 'audio/mpeg', '.ogg': 'audio/ogg' };
-
-function guessMime(file: string): string {
-  return MIME[extname(file).toLowerCase()] ?? 'application/octet-stream';
 }

@@ -10,10 +10,10 @@ import { sqlParamNames } from '../runtime/sql-params.js';
 import { isLoopbackUrl } from '../util/loopback.js';
 import { trustFunction } from '../util/proxy-trust.js';
 import { MIN_STATE_KEY } from '../mcp/request-state.js';
+import { BACKEND_KINDS } from '../runtime/backends/registry.js';
 import type { SvcManifest, Tool } from './types.gen.js';
 
 export const KNOWN_ROUTES = ['/', '/docs', '/healthz', '/readyz', '/metadata', '/svc', '/mcp', '/ws'] as const;
-const BACKENDS = ['template', 'content', 'http', 'exec', 'fs', 'sqlite', 'module'] as const;
 const RESOURCE_SOURCES = ['text', 'blob', 'file', 'http', 'module'] as const;
 
 export interface Plan {
@@ -124,8 +124,8 @@ export function compilePlan(m: SvcManifest, file: string, locate: Locate): { pla
 }
 
 function checkTool(t: Tool, path: Path, ajv: ReturnType<typeof newInputAjv>, problem: (c: ErrorCode, p: Path, m: string) => void, checkScopes: (l: readonly string[] | undefined, p: Path, w: string) => void): void {
-  const backends = BACKENDS.filter((k) => t[k] !== undefined);
-  if (backends.length !== 1) problem('BACKEND_CONFIG', path, `tool ${t.name}: give exactly one backend (${BACKENDS.join(', ')}); found ${backends.join(', ') || 'none'}`);
+  const backends = BACKEND_KINDS.filter((k) => t[k] !== undefined);
+  if (backends.length !== 1) problem('BACKEND_CONFIG', path, `tool ${t.name}: give exactly one backend (${BACKEND_KINDS.join(', ')}); found ${backends.join(', ') || 'none'}`);
   checkScopes(t.required_scopes, [...path, 'required_scopes'], `tool ${t.name}`);
   let props = new Set<string>();
   try {
@@ -170,7 +170,7 @@ function checkOAuth(m: SvcManifest, problem: (c: ErrorCode, p: Path, msg: string
   const o = m.oauth!;
   const issuer = o.issuer ?? m.base_url;
   if (o.provider?.type === 'sqlite' && !o.provider.path) problem('OAUTH_CONFIG', ['oauth', 'provider'], 'provider type sqlite needs a path');
-  if ((o.login?.mode ?? 'auto') === 'auto' && issuer && !isLoopbackUrl(issuer)) {
+  if (o.login?.mode === 'auto' && issuer && !isLoopbackUrl(issuer)) {
     problem('OAUTH_CONFIG', ['oauth', 'login', 'mode'], `login mode auto approves every request without a page; it is allowed only for a loopback issuer, not ${issuer}`);
   }
   if (o.login?.mode === 'users' && !(o.users?.length)) problem('OAUTH_CONFIG', ['oauth', 'users'], 'login mode users needs at least one user');

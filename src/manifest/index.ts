@@ -2,7 +2,8 @@
 // checkManifest() never throws and never builds a backend (`svc validate`
 // then runs checkIO unless --no-io);
 // loadManifest() returns the code API's own objects or throws ManifestError
-// carrying every problem as FILE:LINE:COL: CODE: message.
+// carrying every problem as FILE:LINE:COL: CODE: message. ${VAR}s come from the
+// `env` the caller passes (src/cli.ts passes process.env; nothing here reads it).
 
 import { ManifestError, type SvcError } from '../errors.js';
 import { readSource, type SourceOptions } from './load.js';
@@ -20,7 +21,7 @@ export interface Checked {
   locate(path: readonly (string | number)[]): { line: number; col: number };
 }
 
-export function checkManifest(file: string, env: NodeJS.ProcessEnv = process.env, opts: SourceOptions = {}): Checked {
+export function checkManifest(file: string, env: NodeJS.ProcessEnv, opts: SourceOptions = {}): Checked {
   const src = readSource(file, env, opts);
   const base = { file, hash: src.hash, unsetEnv: src.unsetEnv, locate: src.locate };
   if (src.problems.length) return { ...base, problems: src.problems };
@@ -35,7 +36,7 @@ export interface Loaded extends Assembled {
   hash: string;
 }
 
-export async function loadManifest(file: string, env: NodeJS.ProcessEnv = process.env): Promise<Loaded> {
+export async function loadManifest(file: string, env: NodeJS.ProcessEnv): Promise<Loaded> {
   const checked = checkManifest(file, env);
   if (!checked.plan) throw new ManifestError(checked.problems);
   const assembled = await assemble(checked.plan, file, checked.hash, checked.locate);

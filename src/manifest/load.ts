@@ -29,7 +29,7 @@ export interface SourceOptions {
   allowUnsetEnv?: boolean;
 }
 
-export function readSource(file: string, env: NodeJS.ProcessEnv = process.env, opts: SourceOptions = {}): Source {
+export function readSource(file: string, env: NodeJS.ProcessEnv, opts: SourceOptions = {}): Source {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -40,7 +40,7 @@ export function readSource(file: string, env: NodeJS.ProcessEnv = process.env, o
   return parseSource(file, text, env, opts);
 }
 
-export function parseSource(file: string, text: string, env: NodeJS.ProcessEnv = process.env, opts: SourceOptions = {}): Source {
+export function parseSource(file: string, text: string, env: NodeJS.ProcessEnv, opts: SourceOptions = {}): Source {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const at = (offset: number) => {

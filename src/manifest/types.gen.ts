@@ -967,6 +967,156 @@ export interface AuthProfile1 {
   )[];
 }
 /**
+ * The code API's server config (createApp(svc, config), serve()): a manifest's server, routes, auth, oauth and profile sections, plus where relative paths resolve and where the config came from. svc.yaml's loader builds exactly this.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "SvcServerConfig".
+ */
+export interface SvcServerConfig {
+  /**
+   * Public URL (scheme://host:port), as a manifest's base_url. Default: the listening socket's address.
+   */
+  base_url?: string;
+  server?: ServerSettings2;
+  routes?: Routes2;
+  auth?: BearerAuthConfig;
+  oauth?: OAuthConfig;
+  profile?: AuthProfile2;
+  /**
+   * Folder that relative paths (token_file, sqlite files) resolve against. Default: the working directory.
+   */
+  base_dir?: string;
+  /**
+   * The manifest file this config came from, if any (for logs and reload).
+   */
+  manifest_path?: string;
+  /**
+   * sha256 of the manifest file; shown in /metadata.
+   */
+  config_hash?: string;
+}
+/**
+ * Listening socket and request limits.
+ */
+export interface ServerSettings2 {
+  /**
+   * Address to bind. 127.0.0.1 keeps the server on this machine.
+   */
+  host?: string;
+  /**
+   * Port to bind; 0 picks a free one. The PORT env var and --port override it.
+   */
+  port?: number;
+  /**
+   * Largest accepted request body (HTTP) or WebSocket message; larger ones get 413 / close 1009.
+   */
+  body_limit?: number | string;
+  /**
+   * Results larger than this many bytes from tools with inline_ok: false are returned as a resource link instead of inline.
+   */
+  inline_limit?: number;
+  /**
+   * Host header values accepted (DNS-rebinding protection). Empty: loopback names when bound to loopback, anything otherwise.
+   */
+  allowed_hosts?: string[];
+  /**
+   * Origin header values accepted when a request carries one. Empty: same-origin and loopback origins only.
+   */
+  allowed_origins?: string[];
+  /**
+   * Reverse proxies to trust for X-Forwarded-For/-Proto/-Host: a number of hops (0: none, X-Forwarded-* are never read; 1: the direct peer is a proxy) or a list of proxy addresses and CIDRs (also the names loopback and private). Decides the client address in logs and rate limits, and the base URL in /metadata when base_url is unset. Never the OAuth issuer.
+   */
+  trust_proxy?: number | [string, ...string[]];
+  cors?: CorsSettings;
+  /**
+   * Requests a single WebSocket may have unanswered at once; more are refused with a JSON-RPC error.
+   */
+  ws_max_in_flight?: number;
+  /**
+   * Interval of WebSocket keep-alive pings; a socket that misses one pong is closed.
+   */
+  ws_ping_interval_ms?: number;
+  /**
+   * An MCP session (2025-era /mcp, Mcp-Session-Id) unused this long, with no open GET stream, is ended.
+   */
+  mcp_session_idle_ms?: number;
+  /**
+   * Most MCP sessions open at once on /mcp; opening one more ends the least recently used idle one (or answers 503 when all are busy).
+   */
+  mcp_max_sessions?: number;
+  /**
+   * On SIGTERM, how long in-flight requests may run before the process exits anyway.
+   */
+  drain_timeout_ms?: number;
+  /**
+   * Longest a client may take to send one whole request (headers and body); a slower one is answered 408 and its connection closed. Answers and streams are not limited by it.
+   */
+  request_timeout_ms?: number;
+  /**
+   * Longest a client may take to send a request's headers (capped at request_timeout_ms); a slower one is answered 408 and its connection closed.
+   */
+  headers_timeout_ms?: number;
+  /**
+   * How long an idle keep-alive connection stays open waiting for the next request.
+   */
+  keep_alive_timeout_ms?: number;
+  /**
+   * MCP 2026-07-28: HMAC key (at least 32 characters, e.g. ${SVC_REQUEST_STATE_KEY}) sealing the requestState of input_required rounds. Unset: 32 random bytes per process, so set it when several replicas serve one client.
+   */
+  request_state_key?: string;
+  /**
+   * Path (relative to the manifest) of a file holding request_state_key, read at start-up.
+   */
+  request_state_key_file?: string;
+  /**
+   * MCP 2026-07-28: how long the requestState of an input_required round stays valid; the client must answer within it.
+   */
+  request_state_ttl_ms?: number;
+}
+/**
+ * Which routes are public (no token) and which are protected (token required). Known routes: /, /docs, /healthz, /readyz, /metadata, /svc, /mcp, /ws.
+ */
+export interface Routes2 {
+  /**
+   * Routes served without a token.
+   */
+  public?: string[];
+  /**
+   * Routes that require a bearer token.
+   */
+  protected?: string[];
+}
+/**
+ * What the server publishes about its authorization: issuer, endpoints and scopes. Every scope used anywhere must be declared here.
+ */
+export interface AuthProfile2 {
+  /**
+   * Issuer published in metadata. Default: oauth.issuer.
+   */
+  issuer?: string;
+  /**
+   * Authorization endpoint published in metadata. Default: ISSUER/authorize.
+   */
+  authorization_url?: string;
+  /**
+   * Token endpoint published in metadata. Default: ISSUER/token.
+   */
+  token_url?: string;
+  /**
+   * Every scope this server knows, with an optional description shown on /docs and consent pages.
+   */
+  scopes?: (
+    | Scope
+    | {
+        name: Scope;
+        /**
+         * What the scope allows; shown on /docs and consent pages.
+         */
+        description?: string;
+      }
+  )[];
+}
+/**
  * JSON Schema of the arguments: an object schema.
  *
  * This interface was referenced by `SvcManifest`'s JSON-Schema

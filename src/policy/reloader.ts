@@ -70,7 +70,8 @@ export interface ReloaderOptions {
   /** The generation the server was started with; the reloader owns its disposal from now on. */
   current: Loaded;
   logger?: Logger;
-  env?: NodeJS.ProcessEnv;
+  /** Where ${VAR}s in the manifest come from (the CLI passes process.env). */
+  env: NodeJS.ProcessEnv;
   /** Delay before a retired generation's backends are disposed. Default: server.drain_timeout_ms. */
   graceMs?: number;
 }
@@ -78,7 +79,7 @@ export interface ReloaderOptions {
 export function createReloader(o: ReloaderOptions): Reloader {
   const log = (o.logger ?? rootLogger).child({ module: 'reload' });
   const { store, status, file } = o;
-  const env = o.env ?? process.env;
+  const env = o.env;
   const started = resolveConfig(o.current.config);
   const graceMs = o.graceMs ?? started.server.drain_timeout_ms;
   let cur = o.current;

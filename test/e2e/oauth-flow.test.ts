@@ -15,8 +15,9 @@ import { SQLiteOAuthProvider } from '../../src/auth/oauth/providers/sqlite.js';
 import { InMemoryOAuthProvider } from '../../src/auth/oauth/providers/memory.js';
 import { createOAuthServer } from '../../src/auth/oauth/server.js';
 import { pino } from 'pino';
+import { callerResolver } from '../../src/http/forwarded.js';
 import {
-  authorize, Browser, discover, exchange, insecure, postForm, register, startOAuthApp, whoami, type Harness,
+  authorize, Browser, discover, exchange, insecure, postForm, register, startOAuthApp, whoami, type Harness, resolvedOAuth,
 } from './oauth-harness.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -505,12 +506,12 @@ describe('OAuth 2.1 flow (oauth4webapi against a real server)', function () {
     });
 
     it('refuses auto login on a non-loopback issuer, users mode without users, and no scopes (OAUTH_CONFIG)', async () => {
-      const base = { profile: {}, baseUrl: 'https://api.example', protectedRoutes: ['/mcp'], scopes: ['a'], logger: pino({ level: 'silent' }), manifestDir: '.' };
+      const base = { profile: {}, baseUrl: 'https://api.example', protectedRoutes: ['/mcp'], scopes: ['a'], logger: pino({ level: 'silent' }), manifestDir: '.', name: 'x', caller: callerResolver(0) };
       const cases = [
-        { ...base, issuer: 'https://api.example', oauth: { enabled: true, login: { mode: 'auto' as const } } },
-        { ...base, issuer: 'http://127.0.0.1:1', oauth: { enabled: true, login: { mode: 'users' as const } } },
-        { ...base, issuer: 'http://127.0.0.1:1', scopes: [], oauth: { enabled: true } },
-        { ...base, issuer: 'http://127.0.0.1:1/oauth', oauth: { enabled: true } },
+        { ...base, issuer: 'https://api.example', oauth: resolvedOAuth({ login: { mode: 'auto' } }) },
+        { ...base, issuer: 'http://127.0.0.1:1', oauth: resolvedOAuth({ login: { mode: 'users' } }) },
+        { ...base, issuer: 'http://127.0.0.1:1', scopes: [], oauth: resolvedOAuth() },
+        { ...base, issuer: 'http://127.0.0.1:1/oauth', oauth: resolvedOAuth() },
       ];
       for (const c of cases) {
         await assert.rejects(createOAuthServer({ ...c, provider: new InMemoryOAuthProvider() }), (e: SvcError) => e instanceof SvcError && e.code === 'OAUTH_CONFIG');

@@ -18,6 +18,15 @@ import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } fr
 import { createOAuthServer, type OAuthServer, type OAuthServerOptions } from '../../src/auth/oauth/server.js';
 import { InMemoryOAuthProvider } from '../../src/auth/oauth/providers/memory.js';
 import type { OAuthConfig } from '../../src/manifest/types.gen.js';
+import { resolveConfig } from '../../src/config.js';
+import { callerResolver } from '../../src/http/forwarded.js';
+
+/** The oauth section as serve would give it (the schema's defaults, via resolveConfig), then overrides a manifest cannot give (code_ttl: 1). */
+export function resolvedOAuth(oauth: Partial<OAuthConfig> = {}) {
+  const { code_ttl, ...valid } = oauth;
+  const resolved = resolveConfig({ oauth: { enabled: true, ...valid } }).oauth!;
+  return { ...resolved, ...(code_ttl !== undefined && { code_ttl }) };
+}
 
 export const SCOPES = [
   { name: 'files.read', description: 'Read files' },
@@ -49,8 +58,9 @@ export async function startOAuthApp(o: Partial<Omit<OAuthServerOptions, 'oauth'>
     logger,
     manifestDir: process.cwd(),
     name: 'Test Server',
+    caller: callerResolver(0),
     ...o,
-    oauth: { enabled: true, registration: { enabled: true }, login: { mode: 'auto', subject: 'dev' }, ...o.oauth },
+    oauth: resolvedOAuth({ registration: { enabled: true }, login: { mode: 'auto', subject: 'dev' }, ...o.oauth }),
   });
   s.mount(app);
   app.get('/svc/whoami', async (req, res) => {

@@ -171,9 +171,9 @@ export interface TestServer {
 export async function startServer(file: string, o: { watch?: boolean; graceMs?: number } = {}): Promise<TestServer> {
   const logs: Record<string, unknown>[] = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => void logs.push(JSON.parse(line)) });
-  const loaded = await loadManifest(file);
+  const loaded = await loadManifest(file, process.env);
   const served = await serve(loaded.svc, loaded.config, { host: '127.0.0.1', port: 0 }, { logger });
-  const reloader = createReloader({ file, store: served.handle.store, status: served.handle.status, current: loaded, logger, graceMs: o.graceMs });
+  const reloader = createReloader({ file, store: served.handle.store, status: served.handle.status, current: loaded, logger, graceMs: o.graceMs, env: process.env });
   let changes = 0;
   const onChange = async () => {
     changes++;

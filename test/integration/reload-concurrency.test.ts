@@ -122,7 +122,7 @@ describe('hot reload: concurrency', () => {
       return stringify(doc);
     };
     writeFileSync(layout.file, withSqlite('A'));
-    const loaded = await loadManifest(layout.file);
+    const loaded = await loadManifest(layout.file, process.env);
     let disposedFirst = 0;
     const disposeFirst = loaded.dispose;
     loaded.dispose = () => {
@@ -131,7 +131,7 @@ describe('hot reload: concurrency', () => {
     };
     const logger = pino({ level: 'silent' });
     const served = await serve(loaded.svc, loaded.config, { host: '127.0.0.1', port: 0 }, { logger });
-    const reloader = createReloader({ file: layout.file, store: served.handle.store, status: served.handle.status, current: loaded, logger, graceMs: 30 });
+    const reloader = createReloader({ file: layout.file, store: served.handle.store, status: served.handle.status, current: loaded, logger, env: process.env, graceMs: 30 });
     try {
       const count = async () => {
         const res = await fetch(`${served.url}/svc/tools/db.count`, { method: 'POST', headers: { authorization: `Bearer ${TOKENS.reader}`, 'content-type': 'application/json' }, body: '{}' });

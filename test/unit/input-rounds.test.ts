@@ -32,7 +32,7 @@ describe('input_required rounds (withInputRounds)', () => {
   let runtime: Runtime;
   let rounds: InputRounds;
   before(async () => {
-    const loaded = await loadManifest(MANIFEST);
+    const loaded = await loadManifest(MANIFEST, process.env);
     runtime = new Runtime(buildCatalog(loaded.svc), { inlineLimit: 16384, logger: log });
   });
   beforeEach(() => {
@@ -184,7 +184,7 @@ describe('input_required rounds (withInputRounds)', () => {
 
 describe('the same module tool in the 2025 era', () => {
   it('asks through a server→client elicitation and returns the answer', async () => {
-    const loaded = await loadManifest(MANIFEST);
+    const loaded = await loadManifest(MANIFEST, process.env);
     const runtime = new Runtime(buildCatalog(loaded.svc), { inlineLimit: 16384, logger: log });
     const session = new McpSession({ runtime, logger: log, transport: 'mcp', send: () => true, requestTimeoutMs: 2000 });
     await session.handle({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { elicitation: {} }, clientInfo: { name: 't', version: '1' } } }, ada);

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { RateLimiter } from '../../src/auth/oauth/rate-limit.js';
-import { DEFAULT_RATE_LIMITS } from '../../src/auth/oauth/server.js';
+import { resolveConfig } from '../../src/config.js';
 
 describe('oauth rate limiter', () => {
   it('allows a burst, then refuses with a Retry-After in whole seconds, per key', () => {
@@ -13,13 +12,10 @@ describe('oauth rate limiter', () => {
   });
 });
 
-describe('OAuth rate-limit defaults', () => {
-  it('the engine fallback equals the oauth.rate_limits defaults in the schema (the schema is where defaults live)', () => {
-    const schema = JSON.parse(readFileSync(new URL('../../schema/svc.schema.json', import.meta.url), 'utf8'));
-    const d = schema.definitions.OAuthConfig.properties.rate_limits.properties;
-    const fromSchema = (k: string) => ({ burst: d[k].default.burst, perMinute: d[k].default.per_minute });
-    assert.deepEqual(DEFAULT_RATE_LIMITS, {
-      token: fromSchema('token'), register: fromSchema('register'), loginPerIp: fromSchema('login_per_ip'), loginPerUser: fromSchema('login_per_user'),
-    });
+describe('oauth.rate_limits from the schema', () => {
+  it('fills a bucket given in part from the schema (per_minute of token is 120, not a fallback of 1)', () => {
+    const o = resolveConfig({ oauth: { enabled: true, rate_limits: { token: { burst: 5 } } } }).oauth!;
+    assert.deepEqual(o.rate_limits.token, { burst: 5, per_minute: 120 });
+    assert.deepEqual(o.rate_limits.login_per_user, { burst: 5, per_minute: 5 });
   });
 });

@@ -2,7 +2,7 @@
 // subject's grantable scopes are a subset of profile.scopes; password checks take the
 // same scrypt work whether or not the username exists.
 
-import type { OAuthConfig } from '../../manifest/types.gen.js';
+import type { ResolvedOAuth } from '../../config.js';
 import { verifyPassword } from './password.js';
 
 export interface Accounts {
@@ -16,10 +16,10 @@ export interface Accounts {
 // A well-formed hash of nothing anyone knows, checked when the username is unknown.
 const DECOY = 'scrypt$32768$8$1$QnVyblRoZURlY295U2FsdA$ZGVjb3ktaGFzaC1uZXZlci1tYXRjaGVzLWFueXRoaW5nISE';
 
-export function createAccounts(oauth: OAuthConfig, profileScopes: readonly string[]): Accounts {
+export function createAccounts(oauth: ResolvedOAuth, profileScopes: readonly string[]): Accounts {
   const all = new Set(profileScopes);
-  if ((oauth.login?.mode ?? 'auto') === 'auto') {
-    const subject = oauth.login?.subject ?? 'dev';
+  if (oauth.login.mode === 'auto') {
+    const subject = oauth.login.subject;
     return {
       has: (sub) => sub === subject,
       scopes: () => all,

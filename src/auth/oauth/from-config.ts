@@ -9,15 +9,14 @@ import { resolve } from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import type { Caller } from '../../http/forwarded.js';
-import { profileScopes, type ResolvedConfig } from '../../config.js';
+import { profileScopes, type ResolvedConfig, type ResolvedOAuth } from '../../config.js';
 import { SvcError } from '../../errors.js';
-import type { OAuthConfig } from '../../manifest/types.gen.js';
 import type { OAuthProvider } from './provider.js';
 import { InMemoryOAuthProvider } from './providers/memory.js';
 import { SQLiteOAuthProvider } from './providers/sqlite.js';
-import type { OAuthRateLimits, OAuthServer } from './server.js';
+import type { OAuthServer } from './server.js';
 
-export async function oauthServerFromConfig(cfg: ResolvedConfig, o: { baseUrl: string; logger: Logger; name: string; caller?: (req: IncomingMessage) => Caller }): Promise<OAuthServer | undefined> {
+export async function oauthServerFromConfig(cfg: ResolvedConfig, o: { baseUrl: string; logger: Logger; name: string; caller: (req: IncomingMessage) => Caller }): Promise<OAuthServer | undefined> {
   if (!cfg.oauth?.enabled) return undefined;
   const baseUrl = o.baseUrl.replace(/\/+$/, '');
   const issuer = cfg.oauth.issuer ?? baseUrl;
@@ -39,7 +38,6 @@ export async function oauthServerFromConfig(cfg: ResolvedConfig, o: { baseUrl: s
       logger: o.logger,
       manifestDir: cfg.base_dir,
       name: o.name,
-      limits: rateLimits(cfg.oauth),
       caller: o.caller,
     });
   } catch (e) {
@@ -48,20 +46,9 @@ export async function oauthServerFromConfig(cfg: ResolvedConfig, o: { baseUrl: s
   }
 }
 
-export function providerFromConfig(oauth: OAuthConfig, baseDir: string): OAuthProvider {
-  const p = oauth.provider ?? { type: 'memory' };
+export function providerFromConfig(oauth: ResolvedOAuth, baseDir: string): OAuthProvider {
+  const p = oauth.provider;
   if (p.type === 'memory') return new InMemoryOAuthProvider();
   if (!p.path) throw new SvcError('OAUTH_CONFIG', 'oauth.provider.type sqlite needs a path', { path: '/oauth/provider/path' });
   return new SQLiteOAuthProvider(resolve(baseDir, p.path));
-}
-
-function rateLimits(oauth: OAuthConfig): Partial<OAuthRateLimits> {
-  const r = oauth.rate_limits ?? {};
-  const bucket = (b: { burst?: number; per_minute?: number } | undefined) => (b ? { burst: b.burst ?? 1, perMinute: b.per_minute ?? 1 } : undefined);
-  const out: Partial<OAuthRateLimits> = {};
-  if (r.token) out.token = bucket(r.token);
-  if (r.register) out.register = bucket(r.register);
-  if (r.login_per_ip) out.loginPerIp = bucket(r.login_per_ip);
-  if (r.login_per_user) out.loginPerUser = bucket(r.login_per_user);
-  return out;
 }

@@ -7,7 +7,7 @@
 // dev interactions) are on.
 
 import { errors, interactionPolicy, type Configuration, type ClientMetadata, type KoaContextWithOIDC } from 'oidc-provider';
-import type { OAuthConfig } from '../../manifest/types.gen.js';
+import type { ResolvedOAuth } from '../../config.js';
 import type { Accounts } from './accounts.js';
 import { rememberKey } from './interactions.js';
 import { AUTH_METHODS } from './metadata.js';
@@ -24,7 +24,7 @@ export const ROUTES = {
 } as const;
 
 export interface OidcConfigDeps {
-  oauth: Required<Pick<OAuthConfig, 'access_token_ttl' | 'refresh_token_ttl' | 'code_ttl'>> & OAuthConfig;
+  oauth: ResolvedOAuth;
   mode: 'auto' | 'users';
   scopes: readonly string[];
   audience: string;
@@ -82,7 +82,7 @@ export function oidcConfiguration(d: OidcConfigDeps): Configuration {
       rpInitiatedLogout: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
       userinfo: { enabled: false },
-      registration: { enabled: oauth.registration?.enabled ?? false, initialAccessToken: false, issueRegistrationAccessToken: false },
+      registration: { enabled: oauth.registration.enabled, initialAccessToken: false, issueRegistrationAccessToken: false },
       revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
       introspection: {
         enabled: true,

@@ -15,10 +15,11 @@ import { resolve } from 'node:path';
 import Provider, { type ClientMetadata } from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { Principal } from '../../core/types.js';
-import { callerResolver, type Caller } from '../../http/forwarded.js';
+import type { Caller } from '../../http/forwarded.js';
 import { SvcError } from '../../errors.js';
 import { isLoopbackHost } from '../../util/loopback.js';
 import type { AuthProfile, OAuthConfig } from '../../manifest/types.gen.js';
+import type { ResolvedOAuth } from '../../config.js';
 import { createAccounts } from './accounts.js';
 import { interactionRouter } from './interactions.js';
 import { VerifiedTokens } from './token-cache.js';
@@ -35,16 +36,9 @@ export interface OAuthRateLimits {
   loginPerUser: BucketLimits;
 }
 
-export const DEFAULT_RATE_LIMITS: OAuthRateLimits = {
-  token: { burst: 60, perMinute: 120 },
-  register: { burst: 10, perMinute: 10 },
-  loginPerIp: { burst: 10, perMinute: 10 },
-  loginPerUser: { burst: 5, perMinute: 5 },
-};
-
 export interface OAuthServerOptions {
-  /** The oauth section with the schema's defaults applied. */
-  oauth: OAuthConfig;
+  /** The oauth section with the schema's defaults applied (resolveConfig). */
+  oauth: ResolvedOAuth;
   profile: AuthProfile;
   /** Issuer exactly as published: scheme://host[:port], no path. */
   issuer: string;
@@ -60,10 +54,11 @@ export interface OAuthServerOptions {
   /** Folder that client_secret_file paths resolve against. */
   manifestDir: string;
   /** Shown on login/consent pages and as resource_name. */
-  name?: string;
+  name: string;
+  /** Overrides of oauth.rate_limits, for tests that need limits a manifest cannot give. */
   limits?: Partial<OAuthRateLimits>;
-  /** Who is calling (server.trust_proxy applied). Without it: the socket peer, no proxy trusted. */
-  caller?: (req: IncomingMessage) => Caller;
+  /** Who is calling (server.trust_proxy applied). */
+  caller: (req: IncomingMessage) => Caller;
 }
 
 export interface OAuthServer {
@@ -82,13 +77,8 @@ const PRM_PATH = '/.well-known/oauth-protected-resource';
 
 export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuthServer> {
   const log = opts.logger.child({ module: 'oauth' });
-  const oauth = {
-    ...opts.oauth,
-    access_token_ttl: opts.oauth.access_token_ttl ?? 900,
-    refresh_token_ttl: opts.oauth.refresh_token_ttl ?? 1_209_600,
-    code_ttl: opts.oauth.code_ttl ?? 60,
-  };
-  const mode = oauth.login?.mode ?? 'auto';
+  const oauth = opts.oauth;
+  const mode = oauth.login.mode;
   const issuerUrl = parseUrl(opts.issuer, 'oauth.issuer');
   if (issuerUrl.pathname !== '/' || issuerUrl.search || opts.issuer.endsWith('/')) {
     throw new SvcError('OAUTH_CONFIG', `oauth.issuer ${opts.issuer} must be scheme://host[:port] with no path`, { path: '/oauth/issuer' });
@@ -146,13 +136,13 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
   });
   const callback = provider.callback();
 
-  const limits = { ...DEFAULT_RATE_LIMITS, ...opts.limits };
+  const limits = { ...rateLimits(oauth.rate_limits), ...opts.limits };
   const tokenLimit = new RateLimiter(limits.token);
   const registerLimit = new RateLimiter(limits.register);
-  const registration = oauth.registration?.enabled ?? false;
+  const registration = oauth.registration.enabled;
   const oidcPaths = new RegExp(`^/(authorize(/[A-Za-z0-9_-]+)?|token|revoke|introspect|jwks${registration ? '|register' : ''})$`);
-  const name = opts.name ?? 'fastsvc';
-  const caller = opts.caller ?? callerResolver(0);
+  const name = opts.name;
+  const caller = opts.caller;
   const asMetadata = authorizationServerMetadata({ issuer, profile: opts.profile, registration, scopes: opts.scopes });
   const prm = (resource: string) => protectedResourceMetadata({ resource, issuer, scopes: opts.scopes, name });
 
@@ -171,7 +161,7 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
       app.get(PRM_PATH, publicJson(prm(audience)));
       for (const r of routes) app.get(`${PRM_PATH}${r}`, publicJson(prm(`${audience}${r}`)));
       app.use(interactionRouter({
-        provider, mode, autoSubject: oauth.login?.subject ?? 'dev', accounts, audience, serverName: name, isDynamic, remembered, log,
+        provider, mode, autoSubject: oauth.login.subject, accounts, audience, serverName: name, isDynamic, remembered, log,
         scopes: (opts.profile.scopes ?? []).map((s) => (typeof s === 'string' ? { name: s } : s)),
         csrfKey: Buffer.from(keys.cookieKeys[0]!, 'base64url'),
         loginLimits: { ip: new RateLimiter(limits.loginPerIp), user: new RateLimiter(limits.loginPerUser) },
@@ -287,3 +277,8 @@ function parseUrl(v: string, what: string): URL {
   return u;
 }
 
+/** oauth.rate_limits (the schema's defaults filled in) as the limiter wants them. */
+function rateLimits(r: ResolvedOAuth['rate_limits']): OAuthRateLimits {
+  const bucket = (b: { burst: number; per_minute: number }): BucketLimits => ({ burst: b.burst, perMinute: b.per_minute });
+  return { token: bucket(r.token), register: bucket(r.register), loginPerIp: bucket(r.login_per_ip), loginPerUser: bucket(r.login_per_user) };
+}

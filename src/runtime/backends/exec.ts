@@ -9,23 +9,22 @@ import path from 'node:path';
 import { SvcError } from '../../errors.js';
 import { compileTemplate } from '../template.js';
 import { abortedError, byteLimit, configError, positiveInt, tail, timeoutError } from './common.js';
-import { BACKEND_DEFAULTS, type BackendEnv, type BackendFn, type ExecSpec } from './types.js';
+import { type BackendEnv, type BackendFn, type ExecSpec } from './types.js';
 
 const KIND = 'exec';
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const STDERR_KEEP = 8192;
 
 export function execBackend(spec: ExecSpec, env: BackendEnv): BackendFn {
-  const d = BACKEND_DEFAULTS.exec;
   if (!Array.isArray(spec.argv) || spec.argv.length === 0 || !spec.argv.every((a) => typeof a === 'string')) {
     throw configError(KIND, 'argv must be a non-empty array of strings');
   }
-  const cwd = resolveCwd(env.manifestDir, spec.cwd ?? d.cwd);
-  const childEnv = pickEnv(spec.env ?? d.env);
+  const cwd = resolveCwd(env.manifestDir, spec.cwd);
+  const childEnv = pickEnv(spec.env);
   const program = resolveProgram(spec.argv[0]!, env.manifestDir, childEnv.PATH);
   const args = spec.argv.slice(1).map((a) => compileTemplate(a));
-  const timeoutMs = positiveInt(KIND, 'timeout_ms', spec.timeout_ms ?? d.timeout_ms);
-  const maxBytes = byteLimit(KIND, spec.max_bytes ?? d.max_bytes);
+  const timeoutMs = positiveInt(KIND, 'timeout_ms', spec.timeout_ms);
+  const maxBytes = byteLimit(KIND, spec.max_bytes);
 
   return (input, ctx) => {
     const argv = args.map((t) => t.render(input));

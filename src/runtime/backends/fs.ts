@@ -10,7 +10,7 @@ import { SvcError } from '../../errors.js';
 import type { CallContext } from '../../core/types.js';
 import { compileTemplate, type Template } from '../template.js';
 import { abortedError, byteLimit, configError } from './common.js';
-import { BACKEND_DEFAULTS, type BackendEnv, type BackendFn, type FsSpec } from './types.js';
+import { type BackendEnv, type BackendFn, type FsSpec } from './types.js';
 
 const KIND = 'fs';
 const { O_RDONLY, O_WRONLY, O_CREAT, O_NOFOLLOW, O_NONBLOCK } = constants;
@@ -23,16 +23,15 @@ export interface FsEntry {
 }
 
 export function fsBackend(spec: FsSpec, env: BackendEnv): BackendFn {
-  const d = BACKEND_DEFAULTS.fs;
   if (spec.op !== 'read' && spec.op !== 'list' && spec.op !== 'write') throw configError(KIND, `unknown op ${JSON.stringify(spec.op)}`);
   const root = resolveRoot(env.manifestDir, spec.root);
-  const pathT = compileTemplate(spec.path ?? d.path);
-  const maxBytes = byteLimit(KIND, spec.max_bytes ?? d.max_bytes);
+  const pathT = compileTemplate(spec.path);
+  const maxBytes = byteLimit(KIND, spec.max_bytes);
   const within = (real: string): boolean => real === root || real.startsWith(root + path.sep);
 
   const run: (rel: string, ctx: CallContext, input: Record<string, unknown>) => Promise<unknown> =
     spec.op === 'write'
-      ? writer(root, within, compileTemplate(spec.content ?? d.content), maxBytes)
+      ? writer(root, within, compileTemplate(spec.content), maxBytes)
       : spec.op === 'read'
         ? (rel, ctx) => readFile(root, rel, within, maxBytes, ctx)
         : (rel, ctx) => listDir(root, rel, within, maxBytes, ctx);

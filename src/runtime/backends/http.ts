@@ -7,7 +7,7 @@ import { SvcError } from '../../errors.js';
 import type { CallContext } from '../../core/types.js';
 import { compileTemplate, lookup, type Template } from '../template.js';
 import { byteLimit, configError, deadline, head, positiveInt } from './common.js';
-import { BACKEND_DEFAULTS, type BackendEnv, type BackendFn, type HttpSpec } from './types.js';
+import { type BackendEnv, type BackendFn, type HttpSpec } from './types.js';
 
 const KIND = 'http';
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
@@ -26,18 +26,17 @@ export interface HttpOptions {
 }
 
 export function httpBackend(spec: HttpSpec, _env: BackendEnv, opts: HttpOptions = {}): BackendFn {
-  const d = BACKEND_DEFAULTS.http;
-  const method = spec.method ?? d.method;
+  const method = spec.method;
   if (!METHODS.has(method)) throw configError(KIND, `unknown method ${JSON.stringify(method)}`);
-  const timeoutMs = positiveInt(KIND, 'timeout_ms', spec.timeout_ms ?? d.timeout_ms);
-  const maxBytes = byteLimit(KIND, spec.max_bytes ?? d.max_bytes);
+  const timeoutMs = positiveInt(KIND, 'timeout_ms', spec.timeout_ms);
+  const maxBytes = byteLimit(KIND, spec.max_bytes);
   if (typeof spec.url !== 'string') throw configError(KIND, 'url must be a string');
   const url = compileTemplate(spec.url);
   checkUrl(url.render({}), (msg) => configError(KIND, `url ${JSON.stringify(spec.url)}: ${msg}`));
-  const headers = compileHeaders(spec.headers ?? d.headers);
+  const headers = compileHeaders(spec.headers);
   const body = spec.body === undefined ? undefined : compileBody(spec.body);
   if (body && (method === 'GET' || method === 'DELETE')) throw configError(KIND, `${method} requests take no body`);
-  const hasContentType = Object.keys(spec.headers ?? {}).some((k) => k.toLowerCase() === 'content-type');
+  const hasContentType = Object.keys(spec.headers).some((k) => k.toLowerCase() === 'content-type');
 
   return async (input, ctx) => {
     const target = renderUrl(url, input);

@@ -1,6 +1,6 @@
 // The module backend (escape hatch): "./file.js#export" relative to the manifest,
 // called with (input, context). Guarantees: the export is a function (else
-// BACKEND_CONFIG); a probe checks the file exists but never runs its code; a file changed on disk (mtime) is imported afresh by the next
+// BACKEND_CONFIG); a throw after the caller's abort is CANCELLED; a probe checks the file exists but never runs its code; a file changed on disk (mtime) is imported afresh by the next
 // moduleBackend() call; a handler's non-SvcError throw becomes BACKEND_FAILED.
 
 import { stat } from 'node:fs/promises';
@@ -44,6 +44,8 @@ export async function moduleBackend(ref: string, env: BackendEnv): Promise<Backe
     try {
       return await fn(input, ctx);
     } catch (e) {
+      // A handler that stopped because the caller went away: CANCELLED, not a failure.
+      if (ctx.signal.aborted && !(e instanceof SvcError)) throw abortedError(KIND);
       throw asSvcError(e, ref);
     }
   };

@@ -2,26 +2,26 @@
 // named parameters (never spliced into SQL). Guarantees: read-only unless writable
 // (a writing statement on a read-only db is BACKEND_CONFIG; a probe always opens
 // read-only and only prepares); readers → at most
-// max_rows rows, writers → {changes, last_insert_rowid}; SQL errors → BACKEND_FAILED.
+// max_rows rows, writers → {changes, last_insert_rowid}; SQL errors → BACKEND_FAILED,
+// waiting for a lock longer than timeout_ms → BACKEND_TIMEOUT.
 
 import Database from 'better-sqlite3';
 import path from 'node:path';
 import { SvcError } from '../../errors.js';
-import { abortedError, configError, positiveInt } from './common.js';
+import { abortedError, configError, positiveInt, timeoutError } from './common.js';
 import { sqlParamNames } from '../sql-params.js';
-import { BACKEND_DEFAULTS, type BackendEnv, type BackendFn, type SqliteSpec } from './types.js';
+import { type BackendEnv, type BackendFn, type SqliteSpec } from './types.js';
 
 const KIND = 'sqlite';
 
 export type SqliteBackend = BackendFn & { close(): void };
 
 export function sqliteBackend(spec: SqliteSpec, env: BackendEnv): SqliteBackend {
-  const d = BACKEND_DEFAULTS.sqlite;
   if (typeof spec.path !== 'string' || spec.path === '') throw configError(KIND, 'path must be a non-empty string');
   if (typeof spec.query !== 'string') throw configError(KIND, 'query must be a string');
-  const writable = spec.writable ?? d.writable;
-  const timeoutMs = positiveInt(KIND, 'timeout_ms', spec.timeout_ms ?? d.timeout_ms);
-  const maxRows = positiveInt(KIND, 'max_rows', spec.max_rows ?? d.max_rows);
+  const writable = spec.writable;
+  const timeoutMs = positiveInt(KIND, 'timeout_ms', spec.timeout_ms);
+  const maxRows = positiveInt(KIND, 'max_rows', spec.max_rows);
   const names = sqlParamNames(spec.query);
 
   let db: Database.Database;
@@ -57,6 +57,11 @@ export function sqliteBackend(spec: SqliteSpec, env: BackendEnv): SqliteBackend 
     } catch (e) {
       if (!db.open) throw new SvcError('BACKEND_FAILED', `${KIND} backend: database closed`, { data: { reason: 'closed' } });
       const code = (e as { code?: unknown }).code;
+      // timeout_ms is how long a statement waits for another connection's lock.
+      if (typeof code === 'string' && code.startsWith('SQLITE_BUSY')) {
+        const err = timeoutError(KIND, timeoutMs);
+        throw new SvcError(err.code, err.message, { data: { ...err.data, sqlite_code: code }, cause: e });
+      }
       throw new SvcError('BACKEND_FAILED', `${KIND} backend: ${(e as Error).message}`, {
         data: { reason: 'sql_error', ...(typeof code === 'string' && { sqlite_code: code }) },
         cause: e,

@@ -5,6 +5,10 @@ import path from 'node:path';
 import { execBackend } from '../../../src/runtime/backends/exec.js';
 import type { ExecSpec } from '../../../src/runtime/backends/types.js';
 import { makeContext } from '../../helpers/context.js';
+import { withDefaults } from '../../helpers/schema-defaults.js';
+
+/** A spec as a test writes it: argv any list (bad ones too), the rest defaulted from the schema. */
+type Loose = { argv: string[] } & Partial<Omit<ExecSpec, 'argv'>>;
 import { rejectsWithCode, throwsWithCode } from '../../helpers/errors.js';
 
 const NODE = process.execPath;
@@ -51,7 +55,7 @@ describe('exec backend', () => {
 
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  const run = (spec: ExecSpec, input: Record<string, unknown> = {}, ctx = makeContext()) => execBackend(spec, env)(input, ctx);
+  const run = (spec: Loose, input: Record<string, unknown> = {}, ctx = makeContext()) => execBackend(withDefaults('ExecBackend', spec), env)(input, ctx);
   const nodeScript = (code: string, ...rest: string[]): string[] => [NODE, '-e', code, ...rest];
 
   describe('running', () => {
@@ -154,7 +158,7 @@ describe('exec backend', () => {
   });
 
   describe('spec checks (BACKEND_CONFIG)', () => {
-    const bad: [string, ExecSpec][] = [
+    const bad: [string, Loose][] = [
       ['an empty argv', { argv: [] as unknown as string[] }],
       ['a templated argv[0]', { argv: ['{{prog}}'] }],
       ['a program that does not exist', { argv: ['./bin/missing'] }],
@@ -168,7 +172,7 @@ describe('exec backend', () => {
     ];
     for (const [what, spec] of bad) {
       it(`refuses ${what}`, () => {
-        throwsWithCode(() => execBackend(spec, env), 'BACKEND_CONFIG');
+        throwsWithCode(() => execBackend(withDefaults('ExecBackend', spec), env), 'BACKEND_CONFIG');
       });
     }
   });

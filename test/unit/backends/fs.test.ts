@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fsBackend, safeRelative } from '../../../src/runtime/backends/fs.js';
 import type { FsSpec } from '../../../src/runtime/backends/types.js';
 import { makeContext } from '../../helpers/context.js';
+import { withDefaults } from '../../helpers/schema-defaults.js';
 import { rejectsWithCode, throwsWithCode } from '../../helpers/errors.js';
 
 describe('fs backend', () => {
@@ -31,7 +32,7 @@ describe('fs backend', () => {
 
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  const backend = (spec: Partial<FsSpec>) => fsBackend({ root: 'data', op: 'read', ...spec } as FsSpec, env);
+  const backend = (spec: Partial<FsSpec>) => fsBackend(withDefaults('FsBackend', { root: 'data', op: 'read', ...spec }), env);
   const read = (p: string, spec: Partial<FsSpec> = {}) => backend({ op: 'read', ...spec })({ path: p }, makeContext());
 
   const TRAVERSALS = [

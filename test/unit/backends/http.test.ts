@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { httpBackend } from '../../../src/runtime/backends/http.js';
 import type { HttpSpec } from '../../../src/runtime/backends/types.js';
 import { makeContext } from '../../helpers/context.js';
+import { withDefaults } from '../../helpers/schema-defaults.js';
 import { rejectsWithCode, throwsWithCode } from '../../helpers/errors.js';
 
 interface Seen {
@@ -80,7 +81,8 @@ describe('http backend', () => {
     seen.length = 0;
   });
 
-  const run = (spec: HttpSpec, input: Record<string, unknown> = {}, ctx = makeContext()) => httpBackend(spec, env)(input, ctx);
+  const spec = (s: Partial<HttpSpec>): HttpSpec => withDefaults('HttpBackend', s);
+  const run = (s: Partial<HttpSpec>, input: Record<string, unknown> = {}, ctx = makeContext()) => httpBackend(spec(s), env)(input, ctx);
 
   describe('requests', () => {
     it('returns the body text of a 2xx answer (GET by default)', async () => {
@@ -126,7 +128,7 @@ describe('http backend', () => {
     });
 
     it('sends a JSON body: string leaves templated, lone placeholders keep their type, missing ones dropped', async () => {
-      const spec: HttpSpec = {
+      const spec: Partial<HttpSpec> = {
         method: 'POST',
         url: `${base}/echo`,
         body: { n: '{{n}}', s: 'n={{n}}', flag: '{{flag}}', obj: '{{obj}}', deep: '{{obj.k}}', list: ['{{n}}', 7, null, true], missing: '{{nope}}' },
@@ -143,7 +145,7 @@ describe('http backend', () => {
     });
 
     it('resolves with a Buffer when asked for bytes', async () => {
-      const out = await httpBackend({ url: `${base}/text` }, env, { bytes: true })({}, makeContext());
+      const out = await httpBackend(spec({ url: `${base}/text` }), env, { bytes: true })({}, makeContext());
       assert.ok(Buffer.isBuffer(out));
       assert.equal(out.toString('utf8'), 'héllo');
     });
@@ -219,7 +221,7 @@ describe('http backend', () => {
     });
 
     it('turns POST into GET without a body on 303, keeps it on 307', async () => {
-      const spec = (code: number): HttpSpec => ({ method: 'POST', url: `${base}/redirect/${code}/${encodeURIComponent('/echo/x')}`, body: { a: '{{a}}' } });
+      const spec = (code: number): Partial<HttpSpec> => ({ method: 'POST', url: `${base}/redirect/${code}/${encodeURIComponent('/echo/x')}`, body: { a: '{{a}}' } });
       const after303 = JSON.parse((await run(spec(303), { a: 1 })) as string);
       assert.equal(after303.method, 'GET');
       assert.equal(after303.body, '');
@@ -234,7 +236,7 @@ describe('http backend', () => {
   });
 
   describe('spec checks (BACKEND_CONFIG)', () => {
-    const bad: [string, HttpSpec][] = [
+    const bad: [string, Partial<HttpSpec>][] = [
       ['a non-http scheme', { url: 'file:///etc/passwd' }],
       ['a URL that does not parse', { url: 'not a url {{x}}' }],
       ['an unknown method', { url: `${base}/x`, method: 'TRACE' as 'GET' }],
@@ -246,7 +248,7 @@ describe('http backend', () => {
     ];
     for (const [what, spec] of bad) {
       it(`refuses ${what}`, () => {
-        throwsWithCode(() => httpBackend(spec, env), 'BACKEND_CONFIG');
+        throwsWithCode(() => httpBackend(withDefaults('HttpBackend', spec), env), 'BACKEND_CONFIG');
       });
     }
   });

@@ -7,6 +7,7 @@ import { sqliteBackend, type SqliteBackend } from '../../../src/runtime/backends
 import { sqlParamNames } from '../../../src/runtime/sql-params.js';
 import type { SqliteSpec } from '../../../src/runtime/backends/types.js';
 import { makeContext } from '../../helpers/context.js';
+import { withDefaults } from '../../helpers/schema-defaults.js';
 import { rejectsWithCode, throwsWithCode } from '../../helpers/errors.js';
 
 const HOSTILE = `O'Brien "quoted" '; DROP TABLE x; --`;
@@ -37,7 +38,7 @@ describe('sqlite backend', () => {
   });
 
   const make = (spec: Partial<SqliteSpec>): SqliteBackend => {
-    const b = sqliteBackend({ path: 'app.db', query: 'SELECT 1', ...spec }, env);
+    const b = sqliteBackend(withDefaults('SqliteBackend', { path: 'app.db', query: 'SELECT 1', ...spec }), env);
     open.push(b);
     return b;
   };
@@ -103,12 +104,13 @@ describe('sqlite backend', () => {
       assert.equal(err.data!.sqlite_code, 'SQLITE_CONSTRAINT_UNIQUE');
     });
 
-    it('fails with BACKEND_FAILED (SQLITE_BUSY) after the busy timeout while another connection holds a lock', async () => {
+    it('fails with BACKEND_TIMEOUT (SQLITE_BUSY) after the busy timeout while another connection holds a lock', async () => {
       const ins = make({ query: 'INSERT INTO x VALUES (:v)', writable: true, timeout_ms: 50 });
       const other = new Database(path.join(dir, 'app.db'));
       other.exec('BEGIN EXCLUSIVE');
       try {
-        const err = await rejectsWithCode(ins({ v: 'late' }, ctx()), 'BACKEND_FAILED');
+        const err = await rejectsWithCode(ins({ v: 'late' }, ctx()), 'BACKEND_TIMEOUT');
+        assert.equal(err.data!.timeout_ms, 50);
         assert.match(String(err.data!.sqlite_code), /^SQLITE_BUSY/);
       } finally {
         other.exec('ROLLBACK');
@@ -119,7 +121,7 @@ describe('sqlite backend', () => {
 
   describe('lifecycle', () => {
     it('close() releases the database; later calls answer BACKEND_FAILED', async () => {
-      const b = sqliteBackend({ path: 'app.db', query: 'SELECT 1 AS one' }, env);
+      const b = sqliteBackend(withDefaults('SqliteBackend', { path: 'app.db', query: 'SELECT 1 AS one' }), env);
       assert.deepEqual(await b({}, ctx()), [{ one: 1 }]);
       b.close();
       assert.equal((await rejectsWithCode(b({}, ctx()), 'BACKEND_FAILED')).data!.reason, 'closed');
