@@ -36,10 +36,14 @@ export type ResolvedOAuth = OAuthConfig & {
 };
 
 /** A config with every schema default applied. */
+/** BearerAuthConfig with the schema's defaults filled in. */
+export type ResolvedBearerAuth = BearerAuthConfig & Required<Pick<BearerAuthConfig, 'subject'>>;
+
 export type ResolvedConfig = SvcServerConfig & {
   server: Required<Omit<ServerSettings, never>>;
   routes: Required<Routes>;
   oauth?: ResolvedOAuth;
+  auth?: ResolvedBearerAuth;
   profile: AuthProfile & { scopes: NonNullable<AuthProfile['scopes']> };
   base_dir: string;
 };

@@ -10,7 +10,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync, watch, type FSWatcher } from 'node:fs';
 import type { Principal } from '../core/types.js';
-import type { BearerAuthConfig } from '../config.js';
+import type { ResolvedBearerAuth } from '../config.js';
 import type { Logger } from '../log.js';
 import type { PolicyStore } from '../policy/store.js';
 
@@ -23,12 +23,12 @@ interface Entry {
 
 export class TokenTable {
   readonly #entries: readonly Entry[];
-  readonly #config: BearerAuthConfig;
+  readonly #config: ResolvedBearerAuth;
   readonly #allScopes: readonly string[];
   /** Set when the main token was generated at start-up (printed once by the CLI); kept by every rebuild. */
   readonly generated?: string;
 
-  private constructor(entries: readonly Entry[], config: BearerAuthConfig, allScopes: readonly string[], generated: string | undefined) {
+  private constructor(entries: readonly Entry[], config: ResolvedBearerAuth, allScopes: readonly string[], generated: string | undefined) {
     this.#entries = Object.freeze(entries);
     this.#config = config;
     this.#allScopes = allScopes;
@@ -40,7 +40,7 @@ export class TokenTable {
    * unchanged token (same name, value and scopes) keeps its Principal object, so sockets
    * opened with it stay valid; any change invalidates it.
    */
-  static build(config: BearerAuthConfig, allScopes: readonly string[], log: Logger, previous?: TokenTable, generated?: string): TokenTable {
+  static build(config: ResolvedBearerAuth, allScopes: readonly string[], log: Logger, previous?: TokenTable, generated?: string): TokenTable {
     const mainUnset = !config.token && !config.token_file;
     const gen = previous ? previous.generated : mainUnset && config.generate_if_unset ? generated ?? randomBytes(32).toString('base64url') : undefined;
     const old = new Map((previous ? previous.#entries : []).map((e) => [e.name, e]));
@@ -52,7 +52,7 @@ export class TokenTable {
     };
     const entries: Entry[] = [];
     const main = config.token || (config.token_file ? readToken(config.token_file, log) : gen);
-    if (main) entries.push(entry(config.subject ?? 'operator', main, config.scopes ?? allScopes, config.token_file));
+    if (main) entries.push(entry(config.subject, main, config.scopes ?? allScopes, config.token_file));
     for (const t of config.tokens ?? []) {
       const value = t.token || (t.token_file ? readToken(t.token_file, log) : undefined);
       if (value) entries.push(entry(t.name, value, t.scopes, t.token_file));

@@ -2,6 +2,7 @@
 // answers, never an open socket), the MCP methods over frames, hostile frames, the size limit
 // (1009), the in-flight cap, credentials that lapse on an open socket (4401) and keep-alive.
 
+import { resolveConfig } from '../../src/config.js';
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import WebSocket from 'ws';
@@ -165,7 +166,7 @@ describe('/ws credentials that lapse on an open socket', () => {
     const cfg = app.authConfig();
     const { store } = app.served.handle;
     const rotated = { ...cfg, tokens: cfg.tokens!.map((t) => (t.name === 'reader' ? { ...t, token: 'rotated-reader-token' } : t)) };
-    store.swap({ ...store.current(), tokens: TokenTable.build(rotated, SCOPES, pino({ level: 'silent' }), store.current().tokens) });
+    store.swap({ ...store.current(), tokens: TokenTable.build(resolveConfig({ auth: rotated }).auth!, SCOPES, pino({ level: 'silent' }), store.current().tokens) });
     busy.send({ jsonrpc: '2.0', id: 'after-rotation', method: 'tools/list' });
     assert.deepEqual(await busy.closedWith(), { code: 4401, reason: 'credential expired or revoked' });
     assert.ok(!busy.messages.some((m) => m.id === 'after-rotation'), 'no answer after the credential lapsed');

@@ -1,3 +1,4 @@
+import { resolveConfig, type BearerAuthConfig } from '../../src/config.js';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,9 +8,12 @@ import { TokenTable } from '../../src/auth/bearer.js';
 
 const log = pino({ level: 'silent' });
 
+/** An auth section as the server holds it: the schema's defaults filled in. */
+const resolved = (auth: BearerAuthConfig) => resolveConfig({ auth }).auth!;
+
 describe('TokenTable', () => {
   it('matches each configured token to its own principal and scopes', () => {
-    const auth = TokenTable.build({ token: 'main-token', tokens: [{ name: 'ci', token: 'ci-token', scopes: ['a'] }] }, ['a', 'b'], log);
+    const auth = TokenTable.build(resolved({ token: 'main-token', tokens: [{ name: 'ci', token: 'ci-token', scopes: ['a'] }] }), ['a', 'b'], log);
     assert.deepEqual([...auth.match('main-token')!.scopes], ['a', 'b']);
     assert.equal(auth.match('ci-token')!.sub, 'ci');
     assert.equal(auth.match('ci-token-'), undefined);
@@ -18,28 +22,28 @@ describe('TokenTable', () => {
 
   it('a rebuild keeps principals of unchanged tokens, drops changed ones, and leaves the old table as it was', () => {
     const config = { token: 'main-token', tokens: [{ name: 'ci', token: 'ci-token', scopes: ['a'] }, { name: 'bot', token: 'bot-token', scopes: ['a'] }] };
-    const auth = TokenTable.build(config, ['a', 'b'], log);
+    const auth = TokenTable.build(resolved(config), ['a', 'b'], log);
     const main = auth.match('main-token')!;
     const ci = auth.match('ci-token')!;
     const bot = auth.match('bot-token')!;
-    const next = TokenTable.build({ ...config, tokens: [{ name: 'ci', token: 'ci-token', scopes: ['a', 'b'] }, { name: 'bot', token: 'bot-token', scopes: ['a'] }] }, ['a', 'b'], log, auth);
+    const next = TokenTable.build(resolved({ ...config, tokens: [{ name: 'ci', token: 'ci-token', scopes: ['a', 'b'] }, { name: 'bot', token: 'bot-token', scopes: ['a'] }] }), ['a', 'b'], log, auth);
     assert.equal(next.stillValid(main), true, 'unchanged main token stays valid');
     assert.equal(next.stillValid(bot), true, 'unchanged named token stays valid');
     assert.equal(next.stillValid(ci), false, 'a token whose scopes changed must re-authenticate');
     assert.deepEqual([...next.match('ci-token')!.scopes], ['a', 'b']);
     assert.equal(auth.stillValid(ci), true, 'the previous table is immutable');
-    const other = TokenTable.build({ token: 'other-token' }, ['a', 'b'], log, next);
+    const other = TokenTable.build(resolved({ token: 'other-token' }), ['a', 'b'], log, next);
     assert.equal(other.stillValid(main), false, 'a rotated value invalidates the old principal');
     assert.equal(other.match('bot-token'), undefined);
   });
 
   it('generates a main token only when asked and none is set, and keeps it across rebuilds', () => {
-    assert.equal(TokenTable.build({ token: 'x', generate_if_unset: true }, [], log).generated, undefined);
-    const g = TokenTable.build({ generate_if_unset: true }, [], log);
+    assert.equal(TokenTable.build(resolved({ token: 'x', generate_if_unset: true }), [], log).generated, undefined);
+    const g = TokenTable.build(resolved({ generate_if_unset: true }), [], log);
     assert.match(g.generated!, /^[A-Za-z0-9_-]{43}$/);
     assert.ok(g.match(g.generated!));
-    assert.equal(TokenTable.build({}, [], log).generated, undefined);
-    const again = TokenTable.build({ generate_if_unset: true }, ['a'], log, g);
+    assert.equal(TokenTable.build(resolved({}), [], log).generated, undefined);
+    const again = TokenTable.build(resolved({ generate_if_unset: true }), ['a'], log, g);
     assert.equal(again.generated, g.generated);
     assert.ok(again.match(g.generated!));
   });
@@ -49,7 +53,7 @@ describe('TokenTable', () => {
     try {
       const file = join(dir, 'main.token');
       writeFileSync(file, 'first-value\n');
-      const t = TokenTable.build({ token_file: file }, ['a'], log);
+      const t = TokenTable.build(resolved({ token_file: file }), ['a'], log);
       assert.deepEqual(t.files(), [file]);
       const p = t.match('first-value')!;
       assert.equal(t.reread(log), t);

@@ -1,6 +1,7 @@
 // The policy store: a reader holding a snapshot keeps it across swaps; a swap is
 // seen whole by the next reader; listeners are told once per swap with the change set.
 
+import { resolveConfig } from '../../src/config.js';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import { buildCatalog } from '../../src/core/catalog.js';
@@ -18,12 +19,12 @@ function catalog(tools: string[]) {
 
 describe('PolicyStore', () => {
   it('swap replaces the whole snapshot at once; a snapshot taken before keeps its catalog, profile and tokens', () => {
-    const first = { catalog: catalog(['a.one']), profile: { scopes: ['s.read'] }, tokens: TokenTable.build({ token: 'old-token' }, ['s.read'], log) };
+    const first = { catalog: catalog(['a.one']), profile: { scopes: ['s.read'] }, tokens: TokenTable.build(resolveConfig({ auth: { token: 'old-token' } }).auth!, ['s.read'], log) };
     const store = new PolicyStore(first, log);
     const held = store.current();
     assert.ok(Object.isFrozen(held));
 
-    const next = { catalog: catalog(['a.one', 'b.two']), profile: { scopes: ['s.read', 's.write'] }, tokens: TokenTable.build({ token: 'new-token' }, ['s.read', 's.write'], log) };
+    const next = { catalog: catalog(['a.one', 'b.two']), profile: { scopes: ['s.read', 's.write'] }, tokens: TokenTable.build(resolveConfig({ auth: { token: 'new-token' } }).auth!, ['s.read', 's.write'], log) };
     store.swap(next);
 
     assert.deepEqual([...held.catalog.tools.keys()], ['a.one']);
