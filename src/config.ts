@@ -6,16 +6,18 @@
 
 import { ManifestError, SvcError } from './errors.js';
 import { manifestValidator } from './manifest/validate.js';
-import type { AuthProfile, BearerAuthConfig, OAuthConfig, Routes, ServerSettings } from './manifest/types.gen.js';
+import type { AuditConfig, AuthProfile, BearerAuthConfig, OAuthConfig, Routes, ServerSettings } from './manifest/types.gen.js';
 import type { OAuthProvider } from './auth/oauth/provider.js';
 
-export type { AuthProfile, BearerAuthConfig, OAuthConfig, Routes, ServerSettings };
+export type { AuditConfig, AuthProfile, BearerAuthConfig, OAuthConfig, Routes, ServerSettings };
 
 export interface SvcServerConfig {
   /** Public URL (scheme://host:port). Default: the listening socket's address. */
   base_url?: string;
   server?: ServerSettings;
   routes?: Routes;
+  /** The decision audit log's sink; absent: no audit log. */
+  audit?: AuditConfig;
   auth?: BearerAuthConfig;
   oauth?: OAuthConfig;
   /** The OAuth state store; default from oauth.provider (InMemoryOAuthProvider or SQLiteOAuthProvider). */

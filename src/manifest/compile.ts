@@ -12,7 +12,7 @@ import { trustFunction } from '../util/proxy-trust.js';
 import { MIN_STATE_KEY } from '../mcp/request-state.js';
 import type { SvcManifest, Tool } from './types.gen.js';
 
-export const KNOWN_ROUTES = ['/', '/docs', '/healthz', '/readyz', '/metadata', '/svc', '/mcp', '/ws'] as const;
+export const KNOWN_ROUTES = ['/', '/docs', '/healthz', '/readyz', '/metadata', '/svc', '/mcp', '/ws', '/metrics'] as const;
 const BACKENDS = ['template', 'content', 'http', 'exec', 'fs', 'sqlite', 'module'] as const;
 const RESOURCE_SOURCES = ['text', 'blob', 'file', 'http', 'module'] as const;
 

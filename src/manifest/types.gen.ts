@@ -65,6 +65,7 @@ export interface SvcManifest {
   base_url?: string;
   server?: ServerSettings;
   routes?: Routes;
+  audit?: AuditConfig;
   auth?: BearerAuthConfig;
   oauth?: OAuthConfig;
   profile?: AuthProfile;
@@ -174,7 +175,7 @@ export interface CorsSettings {
   max_age?: number;
 }
 /**
- * Which routes are public (no token) and which are protected (token required). Known routes: /, /docs, /healthz, /readyz, /metadata, /svc, /mcp, /ws.
+ * Which routes are public (no token) and which are protected (token required). Known routes: /, /docs, /healthz, /readyz, /metadata, /svc, /mcp, /ws, /metrics.
  */
 export interface Routes {
   /**
@@ -185,6 +186,30 @@ export interface Routes {
    * Routes that require a bearer token.
    */
   protected?: string[];
+}
+/**
+ * The decision audit log: one JSON line per authorization decision (allow, deny, quota refusal, token issuance, refresh, revocation, registration, reload), written to its own sink so it can be shipped apart from the debug logs. Absent: no audit log.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "AuditConfig".
+ */
+export interface AuditConfig {
+  /**
+   * Where events go: "stderr", or {file: PATH} (appended to, created if missing; a relative path is resolved against the manifest folder; rotate it with logrotate copytruncate).
+   */
+  to:
+    | 'stderr'
+    | {
+        file: string;
+      };
+  /**
+   * File sink only: "always" writes each event synchronously and fsyncs it before the request goes on; "never" buffers writes and leaves flushing to the operating system (faster; events of the last moments before a crash may be lost).
+   */
+  fsync?: 'always' | 'never';
+  /**
+   * Record allowed calls too (one event per call). false records only denials, refusals, token and reload events.
+   */
+  allow?: boolean;
 }
 /**
  * Static bearer tokens. token/token_file is the main token; tokens adds named service-account tokens with their own scopes.
@@ -918,7 +943,7 @@ export interface CorsSettings1 {
   max_age?: number;
 }
 /**
- * Which routes are public (no token) and which are protected (token required). Known routes: /, /docs, /healthz, /readyz, /metadata, /svc, /mcp, /ws.
+ * Which routes are public (no token) and which are protected (token required). Known routes: /, /docs, /healthz, /readyz, /metadata, /svc, /mcp, /ws, /metrics.
  *
  * This interface was referenced by `SvcManifest`'s JSON-Schema
  * via the `definition` "Routes".
