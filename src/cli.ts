@@ -151,6 +151,12 @@ function argError(e: Error & { code?: string }): string {
   throw e;
 }
 
+/** A path relative to the working directory when it is inside it, else absolute. */
+function shortPath(abs: string): string {
+  const rel = relative(process.cwd(), abs);
+  return rel && !rel.startsWith('..') ? rel : abs;
+}
+
 function printProblems(problems: SvcError[]): void {
   for (const p of problems) process.stderr.write(p.format() + '\n');
 }
@@ -204,7 +210,7 @@ async function cmdServe(file: string, flags: Values): Promise<number> {
   const cat = served.handle.store.current().catalog;
   process.stderr.write(startupLine({
     name: loaded.svc.name, url: served.url, tools: cat.tools.size, resources: cat.resources.size + cat.templates.length, prompts: cat.prompts.size,
-    config: served.handle.config, watching: watcher ? relative(process.cwd(), loaded.config.manifest_path ?? file) || file : undefined,
+    config: served.handle.config, watching: watcher ? shortPath(loaded.config.manifest_path ?? resolve(file)) : undefined,
   }) + '\n');
   logger.info({ event: 'server.started', url: served.url, manifest: relative(process.cwd(), loaded.config.manifest_path ?? file), config_hash: loaded.hash }, `serving ${loaded.svc.name}`);
   return -1; // keep running
