@@ -200,6 +200,9 @@ export interface AuditConfig {
   to:
     | 'stderr'
     | {
+        /**
+         * The audit file: appended to, created with its folder if missing; relative to the manifest folder.
+         */
         file: string;
       };
   /**
