@@ -8,7 +8,7 @@
 //   request sees parts of two policies — then ONE line `config.reloaded` is logged: hashes before/after, the
 //   capabilities added/removed/changed, and the per-scope access diff.
 // - Restart-required policy: APPLY THE REST. Fields only a restart can apply (auth
-//   mode on/off, base_url, server.*, routes.*, oauth.*) keep their start-up values, are
+//   mode on/off, base_url, audit, server.*, routes.*, oauth.*) keep their start-up values, are
 //   listed in status.restart_required (compared with the start-up config, so reverting
 //   the edit clears them), and everything else in the edit is applied.
 // - Old backends (SQLite handles) are disposed graceMs (default server.drain_timeout_ms,

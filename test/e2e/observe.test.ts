@@ -21,6 +21,7 @@ import { authorize, discover, exchange, insecure, register } from './oauth-harne
 
 const READER = secret(randomBytes(18).toString('base64url'));
 const OPS = secret(randomBytes(18).toString('base64url'));
+const SCRAPE = secret(randomBytes(18).toString('base64url'));
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 
 const manifest = (extra = '') => `version: 1
@@ -32,6 +33,7 @@ auth:
   tokens:
     - { name: reader, token: "\${READER_TOKEN}", scopes: [notes.read] }
     - { name: ops, token: "\${OPS_TOKEN}", scopes: [notes.read, notes.admin] }
+    - { name: prometheus, token: "\${SCRAPE_TOKEN}", scopes: [] }
 oauth:
   enabled: true
   registration: { enabled: true }
@@ -63,7 +65,8 @@ describe('svc serve: audit log, /metrics, start-up line', function () {
     headers: { 'content-type': 'application/json', ...(token !== undefined && { authorization: `Bearer ${token}` }), ...headers },
   });
   const metrics = async () => {
-    const res = await fetch(`${srv.url}/metrics`, { headers: { authorization: `Bearer ${OPS}` } });
+    // The README's scraper set-up: a named token holding no scope.
+    const res = await fetch(`${srv.url}/metrics`, { headers: { authorization: `Bearer ${SCRAPE}` } });
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
     return parseProm(await res.text());
@@ -72,7 +75,7 @@ describe('svc serve: audit log, /metrics, start-up line', function () {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'fastsvc-observe-'));
     writeFileSync(join(dir, 'svc.yaml'), manifest());
-    srv = await serveCli(join(dir, 'svc.yaml'), { env: { READER_TOKEN: READER, OPS_TOKEN: OPS } });
+    srv = await serveCli(join(dir, 'svc.yaml'), { env: { READER_TOKEN: READER, OPS_TOKEN: OPS, SCRAPE_TOKEN: SCRAPE } });
   });
   after(async () => {
     await srv?.stop();
