@@ -30,7 +30,8 @@ export class Metrics {
   readonly #tokens: Counter<'event'>;
   readonly #reloads: Counter<'result'>;
   readonly #config: Gauge<'config_hash'>;
-  readonly #inFlight: Gauge;
+  /** Calls running now: a plain number on the hot path, read into its gauge at scrape time. */
+  #running = 0;
   readonly #bound = new Map<string, Map<string, Map<string, Bound>>>();
 
   constructor(src: MetricsSources, configHash: string | undefined) {
@@ -45,7 +46,8 @@ export class Metrics {
     this.#tokens = new Counter({ name: 'fastsvc_oauth_tokens_total', help: 'OAuth tokens issued, refreshed and revoked.', labelNames: ['event'], registers });
     this.#reloads = new Counter({ name: 'fastsvc_reloads_total', help: 'Manifest reloads by result (applied, rejected, restart_required, unchanged).', labelNames: ['result'], registers });
     this.#config = new Gauge({ name: 'fastsvc_config_info', help: 'The manifest being served: 1, labelled with its sha256.', labelNames: ['config_hash'], registers });
-    this.#inFlight = new Gauge({ name: 'fastsvc_calls_in_flight', help: 'Capability calls running now.', registers });
+    const running = () => this.#running;
+    new Gauge({ name: 'fastsvc_calls_in_flight', help: 'Capability calls running now.', registers, collect() { this.set(running()); } });
     new Gauge({
       name: 'fastsvc_open_sessions', help: 'Open MCP sessions: transport="mcp" (Streamable HTTP sessions) and transport="ws" (WebSocket sockets).', labelNames: ['transport'], registers,
       collect() {
@@ -70,12 +72,12 @@ export class Metrics {
   }
 
   started(): void {
-    this.#inFlight.inc();
+    this.#running++;
   }
 
   /** One finished call: seconds it took and its outcome ('ok' or an error code). */
   finished(b: Bound, seconds: number, outcome: string): void {
-    this.#inFlight.dec();
+    this.#running--;
     b.duration.observe(seconds);
     let c = b.outcomes.get(outcome);
     if (!c) b.outcomes.set(outcome, (c = this.#calls.labels(b.labels[0], b.labels[1], b.labels[2], outcome)));
