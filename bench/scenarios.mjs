@@ -22,6 +22,8 @@ export const SERVERS = {
   'sdk-stateful': { argv: ['bench/peers/sdk-server.mjs', 'stateful'] },
   'sdk-stateless': { argv: ['bench/peers/sdk-server.mjs', 'stateless'] },
   fastsvc: { argv: fastsvc('bench/fastsvc.svc.yaml'), hint: 'run `npm run build` first' },
+  // The same manifest with /metrics unrouted, so metrics are off (issue 15: metrics-on vs metrics-off).
+  'fastsvc-nometrics': { argv: fastsvc('bench/fastsvc-nometrics.svc.yaml'), hint: 'run `npm run build` first' },
   // fastsvc with its OAuth server, one per provider (SQLite file in BENCH_DATA_DIR, a temp folder per run).
   'fastsvc-oauth-memory': { argv: fastsvc('bench/fastsvc-oauth-memory.svc.yaml'), hint: 'run `npm run build` first' },
   'fastsvc-oauth-sqlite': { argv: fastsvc('bench/fastsvc-oauth-sqlite.svc.yaml'), hint: 'run `npm run build` first' },
@@ -48,6 +50,8 @@ export const SCENARIOS = [
   { name: 'fastsvc-svc', server: 'fastsvc', kind: 'http', path: SVC, auth: true, label: 'fastsvc /svc tool call, bearer + scope' },
   { name: 'fastsvc-mcp', server: 'fastsvc', kind: 'mcp', session: true, label: 'fastsvc /mcp tools/call, one session, JSON' },
   { name: 'fastsvc-mcp-2026', server: 'fastsvc', kind: 'mcp', modern: true, label: 'fastsvc /mcp tools/call, MCP 2026-07-28 (stateless, _meta), JSON' },
+  { name: 'fastsvc-svc-nometrics', server: 'fastsvc-nometrics', kind: 'http', path: SVC, auth: true, label: 'fastsvc /svc tool call, metrics off (/metrics not routed)' },
+  { name: 'fastsvc-mcp-nometrics', server: 'fastsvc-nometrics', kind: 'mcp', session: true, label: 'fastsvc /mcp tools/call, one session, metrics off' },
   { name: 'fastsvc-ws-1x10', server: 'fastsvc', kind: 'ws', sockets: 1, inFlight: 10, label: 'fastsvc /ws, 1 socket × 10 in flight' },
   { name: 'fastsvc-ws-10x1', server: 'fastsvc', kind: 'ws', sockets: 10, inFlight: 1, label: 'fastsvc /ws, 10 sockets × 1 in flight' },
   // OAuth access tokens on /svc and /mcp: the token lookup (memory provider; SQLite for /svc too) is on every request.
@@ -94,6 +98,8 @@ export const TARGETS = [
   { what: '/ws 1 socket × 10 in flight ≥ 1× Express echo', ratio: ['fastsvc-ws-1x10', 'express'], min: 1 },
   { what: 'OAuth-authorized /svc call ≥ 0.7× Express echo', ratio: ['fastsvc-oauth-svc', 'express'], min: 0.7 },
   { what: 'OAuth-authorized /mcp call ≥ 0.7× Express echo', ratio: ['fastsvc-oauth-mcp', 'express'], min: 0.7 },
+  { what: '/svc call with metrics on ≥ 0.95× metrics off (issue 15)', ratio: ['fastsvc-svc', 'fastsvc-svc-nometrics'], min: 0.95 },
+  { what: '/mcp tools/call with metrics on ≥ 0.95× metrics off (issue 15)', ratio: ['fastsvc-mcp', 'fastsvc-mcp-nometrics'], min: 0.95 },
   { what: 'fastsvc start-up to ready < 500 ms', startup: 'fastsvc', max: 500 },
   { what: 'fastsvc idle RSS < 90 MB', rss: 'fastsvc', max: 90 },
   { what: 'reload latency p50 < 150 ms (issue 5)', reload: 'reload-fastsvc', pct: 'p50', max: 150 },

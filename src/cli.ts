@@ -22,6 +22,7 @@ import { logger } from './log.js';
 import { starterManifest } from './starter.js';
 import { createReloader } from './policy/reloader.js';
 import { watchManifest } from './policy/watch.js';
+import { startupLine } from './observe/startup-line.js';
 import { hashPassword } from './auth/oauth/password.js';
 
 const PROG = 'fastsvc';
@@ -150,6 +151,12 @@ function argError(e: Error & { code?: string }): string {
   throw e;
 }
 
+/** A path relative to the working directory when it is inside it, else absolute. */
+function shortPath(abs: string): string {
+  const rel = relative(process.cwd(), abs);
+  return rel && !rel.startsWith('..') ? rel : abs;
+}
+
 function printProblems(problems: SvcError[]): void {
   for (const p of problems) process.stderr.write(p.format() + '\n');
 }
@@ -179,7 +186,7 @@ async function cmdServe(file: string, flags: Values): Promise<number> {
     process.stderr.write(`\nNo token was set (auth.token is empty), so one was generated for this run:\n\n  export SVC_TOKEN=${generated}\n\nSet SVC_TOKEN yourself to keep a token across restarts.\n\n`);
   }
   // Hot reload: the watcher (unless --no-watch) and SIGHUP both go through the one serialized reloader.
-  const reloader = createReloader({ file, store: served.handle.store, status: served.handle.status, current: loaded, logger, env: process.env });
+  const reloader = createReloader({ file, store: served.handle.store, status: served.handle.status, current: loaded, logger, env: process.env, observer: served.handle.observer });
   const watcher = flags['no-watch'] ? undefined : watchManifest({ file, initialHash: loaded.hash, logger, onChange: async () => (await reloader.reload('watch')).hash_read });
   process.on('SIGHUP', () => void reloader.reload('SIGHUP', { force: true }));
   // Edits made after the listening line are seen: the watcher is ready first.
@@ -200,6 +207,11 @@ async function cmdServe(file: string, flags: Values): Promise<number> {
   process.on('SIGINT', () => void stop('SIGINT'));
   // Printed only now: a supervisor may send SIGTERM the moment it reads this line.
   process.stdout.write(`listening on ${served.url}\n`);
+  const cat = served.handle.store.current().catalog;
+  process.stderr.write(startupLine({
+    name: loaded.svc.name, url: served.url, tools: cat.tools.size, resources: cat.resources.size + cat.templates.length, prompts: cat.prompts.size,
+    config: served.handle.config, watching: watcher ? shortPath(loaded.config.manifest_path ?? resolve(file)) : undefined,
+  }) + '\n');
   logger.info({ event: 'server.started', url: served.url, manifest: relative(process.cwd(), loaded.config.manifest_path ?? file), config_hash: loaded.hash }, `serving ${loaded.svc.name}`);
   return -1; // keep running
 }

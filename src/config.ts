@@ -9,10 +9,10 @@ import { ManifestError, SvcError } from './errors.js';
 import type { ValidateFunction } from 'ajv';
 // Precompiled from definitions/SvcServerConfig by scripts/gen-types.mjs, like the manifest's.
 import { validate as generatedConfigValidator } from './manifest/config-validator.gen.js';
-import type { AuthProfile, BearerAuthConfig, OAuthConfig, Routes, ServerSettings, SvcServerConfig as ConfigSections } from './manifest/types.gen.js';
+import type { AuditConfig, AuthProfile, BearerAuthConfig, OAuthConfig, Routes, ServerSettings, SvcServerConfig as ConfigSections } from './manifest/types.gen.js';
 import type { OAuthProvider } from './auth/oauth/provider.js';
 
-export type { AuthProfile, BearerAuthConfig, OAuthConfig, Routes, ServerSettings };
+export type { AuditConfig, AuthProfile, BearerAuthConfig, OAuthConfig, Routes, ServerSettings };
 
 const configValidator = generatedConfigValidator as unknown as ValidateFunction;
 
@@ -35,10 +35,10 @@ export type ResolvedOAuth = OAuthConfig & {
   provider: NonNullable<OAuthConfig['provider']>;
 };
 
-/** A config with every schema default applied. */
 /** BearerAuthConfig with the schema's defaults filled in. */
 export type ResolvedBearerAuth = BearerAuthConfig & Required<Pick<BearerAuthConfig, 'subject'>>;
 
+/** A config with every schema default applied. */
 export type ResolvedConfig = SvcServerConfig & {
   server: Required<Omit<ServerSettings, never>>;
   routes: Required<Routes>;

@@ -63,6 +63,8 @@ export interface CallContext {
   readonly transport: 'svc' | 'mcp' | 'ws' | 'code';
   /** Present on /mcp and /ws; on /svc its methods are no-ops and request() rejects. */
   readonly channel: CallChannel;
+  /** The MCP request's `_meta` (its `traceparent` parents the call's trace span), when the call came over MCP. */
+  readonly meta?: Readonly<Record<string, unknown>>;
 }
 
 export type JsonSchemaObject = {

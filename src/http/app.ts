@@ -11,7 +11,9 @@
 // is one PolicyStore shared by the runtime, the auth gate and the public routes; the
 // guard takes one snapshot per request, authenticates with it and hands it to the
 // transport as res.locals.policy (the direct paths pass it as an argument), so the
-// bearer check and the runtime's decision use the same policy.
+// bearer check and the runtime's decision use the same policy. The app's Observer
+// (audit log per `audit`, metrics when /metrics is routed, tracing when an OpenTelemetry
+// SDK is registered) is shared by the runtime, the front door and the OAuth server.
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import express, { type Application, type NextFunction, type Request, type Response } from 'express';
@@ -40,6 +42,9 @@ import { callerResolver, forwardedBase } from './forwarded.js';
 import { createFrontDoor } from './front-door.js';
 import { hostPolicy, hostRefusal } from './host-check.js';
 import { publicHandlers, type ServerStatus } from './public-routes.js';
+import { Observer } from '../observe/observer.js';
+import { createAudit } from '../observe/audit.js';
+import { Metrics } from '../observe/metrics.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 
@@ -51,6 +56,8 @@ export interface AppHandle {
   /** The live policy: hand it to createReloader, read current() for the catalog, profile and tokens. */
   store: PolicyStore;
   gate: AuthGate;
+  /** Audit log, metrics, tracing: hand it to createReloader. */
+  observer: Observer;
   /** Every live MCP session, on /mcp and /ws. */
   sessions: SessionRegistry;
   /** The start-up config; its live parts (profile, auth tokens) may since have been replaced in store. */
@@ -80,11 +87,17 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   const tokens = cfg.auth ? TokenTable.build(cfg.auth, profileScopes(cfg.profile), log, undefined, opts.generatedToken) : undefined;
   const store = new PolicyStore({ catalog: buildCatalog(svc, { hash: cfg.config_hash }), profile: cfg.profile, tokens }, log);
   const unwatchTokens = watchTokenFiles(store, log);
-  const runtime = new Runtime(store, { inlineLimit: cfg.server.inline_limit, logger: log });
+  const isPublic = (r: string) => cfg.routes.public.includes(r);
+  const isProtected = (r: string) => cfg.routes.protected.includes(r);
+  // Metrics are collected only when /metrics is served (listed in routes), so removing the route turns them off.
+  let sessions: SessionRegistry | undefined;
+  const metrics = isPublic('/metrics') || isProtected('/metrics') ? new Metrics({ sessions: (t) => sessions?.count(t) ?? 0 }, cfg.config_hash) : undefined;
+  const observer = new Observer(createAudit(cfg.audit), metrics);
+  const runtime = new Runtime(store, { inlineLimit: cfg.server.inline_limit, logger: log, observer });
   const listenUrl = opts.listenUrl ?? `http://${cfg.server.host}:${cfg.server.port}`;
   const baseUrl = () => cfg.base_url ?? listenUrl;
   const caller = callerResolver(cfg.server.trust_proxy);
-  const oauth = await oauthServerFromConfig(cfg, { baseUrl: baseUrl(), logger: log, name: svc.name, caller });
+  const oauth = await oauthServerFromConfig(cfg, { baseUrl: baseUrl(), logger: log, name: svc.name, caller, observer });
   const gate = createGate({ policy: () => store.current(), oauth, realm: svc.name, defaultScopes: () => [] });
   const status: ServerStatus = { ready: false, draining: false, started_at: new Date().toISOString() };
 
@@ -95,9 +108,8 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   const wss = expressWs(app, opts.server).getWss();
 
   // One front-door layer for every request: a well-formed Host, tokens only in headers, then Host/Origin.
-  const isPublic = (r: string) => cfg.routes.public.includes(r);
-  const isProtected = (r: string) => cfg.routes.protected.includes(r);
-  const door = createFrontDoor({ refusal: hostRefusal(hostPolicy(cfg.server)), gate, store, log, ipOf: (req) => caller(req).ip, isProtected });
+  const ipOf = (req: IncomingMessage) => caller(req).ip;
+  const door = createFrontDoor({ refusal: hostRefusal(hostPolicy(cfg.server)), gate, store, log, ipOf, isProtected, observer });
   app.use(door.middleware());
   // CORS (server.cors) after the Origin check, before any auth: it answers preflights itself.
   const cors = corsHandler(cfg.server.cors);
@@ -110,10 +122,10 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   const bodyLimit = parseByteSize(cfg.server.body_limit);
   const svcT = isPublic('/svc') || isProtected('/svc') ? svcTransport({ runtime, gate, logger: log, bodyLimit }) : undefined;
   if (svcT) app.use('/svc', guard('/svc'), svcT.router);
-  const sessions = new SessionRegistry({ logger: log, idleMs: cfg.server.mcp_session_idle_ms, maxSessions: cfg.server.mcp_max_sessions });
+  sessions = new SessionRegistry({ logger: log, idleMs: cfg.server.mcp_session_idle_ms, maxSessions: cfg.server.mcp_max_sessions });
   const rounds = inputRoundsFor(cfg.server, cfg.base_dir);
   const mcp = isPublic('/mcp') || isProtected('/mcp') ? mountMcp(app, { runtime, gate, config: cfg, logger: log, sessions, rounds, guard: guard('/mcp') }) : undefined;
-  if (isPublic('/ws') || isProtected('/ws')) mountWs(app, { runtime, gate, door, store, config: cfg, logger: log, wss, sessions, rounds });
+  if (isPublic('/ws') || isProtected('/ws')) mountWs(app, { runtime, gate, door, ipOf, store, config: cfg, logger: log, wss, sessions, rounds });
   oauth?.mount(app); // discovery, OAuth endpoints, login/consent pages: no body parser of ours runs before them
 
   const handlers = publicHandlers({
@@ -127,6 +139,11 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   });
   for (const [route, handler] of Object.entries(handlers)) {
     if (isPublic(route) || isProtected(route)) app.get(route, guard(route), handler);
+  }
+  if (metrics) {
+    app.get('/metrics', guard('/metrics'), (_req, res, next) => {
+      metrics.text().then(({ body, contentType }) => res.type(contentType).set('cache-control', 'no-store').send(body), next);
+    });
   }
 
   app.use((req, res) => sendError(res, new SvcError('NOT_FOUND', `no route ${req.method} ${req.path}`)));
@@ -144,13 +161,13 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   const directMcp = async (req: IncomingMessage, res: ServerResponse) => {
     const snap = store.current();
     const p = await principalFor('/mcp', req, snap);
-    if (p) await mcp!.post(req, res, p, snap.catalog);
+    if (p) await observer.enter(req, ipOf, () => mcp!.post(req, res, p, snap.catalog));
     else app(req, res);
   };
   const directTool = async (req: IncomingMessage, res: ServerResponse, name: string) => {
     const snap = store.current();
     const p = await principalFor('/svc', req, snap);
-    if (p) await svcT!.callTool(req, res, p, name, snap.catalog);
+    if (p) await observer.enter(req, ipOf, () => svcT!.callTool(req, res, p, name, snap.catalog));
     else app(req, res);
   };
   const TOOLS = '/svc/tools/';
@@ -172,7 +189,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
 
   status.ready = true;
   return {
-    app, handler, runtime, store, gate, sessions, config: cfg, status, logger: log, baseUrl,
+    app, handler, runtime, store, gate, observer, sessions, config: cfg, status, logger: log, baseUrl,
     closeStreams() {
       sessions.endChannels('mcp');
       mcp?.closeStreams();
@@ -182,6 +199,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
       sessions.close();
       unwatchTokens();
       await oauth?.close();
+      observer.close();
     },
   };
 }

@@ -9,6 +9,8 @@
 // pages gets the refusal as a small HTML page, everyone else the JSON error shape.
 // On a protected route the caller is authenticated against one policy snapshot and
 // every failure is one `auth.failed` line; on a public route the caller is anonymous.
+// Every refusal and 401 is also reported to the Observer (a `deny` audit event, an
+// auth-failure count), and guard() runs the rest of the request in its request scope.
 
 import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
@@ -21,6 +23,7 @@ import type { Logger } from '../log.js';
 import type { PolicySnapshot, PolicyStore } from '../policy/store.js';
 import { sendError } from './errors.js';
 import { invalidHost, type hostRefusal, type RefusalReason } from './host-check.js';
+import type { Observer } from '../observe/observer.js';
 
 const HINTS: Record<RefusalReason, string> = {
   host_invalid: 'The Host header is not a valid host[:port].',
@@ -50,6 +53,13 @@ export interface FrontDoorDeps {
   /** The caller's address as server.trust_proxy resolves it. */
   ipOf: (req: IncomingMessage) => string | undefined;
   isProtected: (route: string) => boolean;
+  observer: Observer;
+}
+
+/** The reason code of a 401: no Authorization header, one that is not `Bearer <token>`, or a token nobody knows. */
+function authReason(authorization: string | undefined): string {
+  if (!authorization) return 'missing_token';
+  return /^Bearer +\S/i.test(authorization) ? 'invalid_token' : 'malformed_authorization';
 }
 
 export interface FrontDoor {
@@ -79,14 +89,20 @@ export function createFrontDoor(d: FrontDoorDeps): FrontDoor {
   };
   const check = (req: IncomingMessage) => {
     const bad = refuse(req);
-    if (bad) logRefusal(d.log, req, bad, d.ipOf(req));
+    if (bad) {
+      const ip = d.ipOf(req);
+      logRefusal(d.log, req, bad, ip);
+      d.observer.refused(String(bad.data?.reason ?? bad.code.toLowerCase()), (req.url ?? '/').split('?')[0]!.slice(0, 200), ip);
+    }
     return bad;
   };
   const admit = async (req: IncomingMessage, route: string, snap: PolicySnapshot, quiet = false): Promise<Principal | SvcError> => {
     if (!d.isProtected(route)) return ANONYMOUS;
     const r = await d.gate.authenticate(req.headers.authorization, snap);
     if (r instanceof SvcError && !quiet) {
-      d.log.info({ event: 'auth.failed', route, method: req.method, ip: d.ipOf(req), reason: r.message }, `401 on ${route}: ${r.message}`);
+      const ip = d.ipOf(req);
+      d.log.info({ event: 'auth.failed', route, method: req.method, ip, reason: r.message }, `401 on ${route}: ${r.message}`);
+      d.observer.refused(authReason(req.headers.authorization), route, ip);
     }
     return r;
   };
@@ -107,7 +123,7 @@ export function createFrontDoor(d: FrontDoorDeps): FrontDoor {
         if (r instanceof SvcError) return sendError(res, r, d.gate, route);
         res.locals.principal = r;
         res.locals.policy = snap;
-        next();
+        d.observer.enter(req, d.ipOf, next);
       }, next);
     },
   };

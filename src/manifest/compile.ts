@@ -13,7 +13,7 @@ import { MIN_STATE_KEY } from '../mcp/request-state.js';
 import { BACKEND_KINDS } from '../runtime/backends/registry.js';
 import type { SvcManifest, Tool } from './types.gen.js';
 
-export const KNOWN_ROUTES = ['/', '/docs', '/healthz', '/readyz', '/metadata', '/svc', '/mcp', '/ws'] as const;
+export const KNOWN_ROUTES = ['/', '/docs', '/healthz', '/readyz', '/metadata', '/svc', '/mcp', '/ws', '/metrics'] as const;
 const RESOURCE_SOURCES = ['text', 'blob', 'file', 'http', 'module'] as const;
 
 export interface Plan {

@@ -65,6 +65,7 @@ export interface SvcManifest {
   base_url?: string;
   server?: ServerSettings;
   routes?: Routes;
+  audit?: AuditConfig;
   auth?: BearerAuthConfig;
   oauth?: OAuthConfig;
   profile?: AuthProfile;
@@ -174,7 +175,7 @@ export interface CorsSettings {
   max_age?: number;
 }
 /**
- * Which routes are public (no token) and which are protected (token required). Known routes: /, /docs, /healthz, /readyz, /metadata, /svc, /mcp, /ws.
+ * Which routes are public (no token) and which are protected (token required). Known routes: /, /docs, /healthz, /readyz, /metadata, /svc, /mcp, /ws, /metrics.
  */
 export interface Routes {
   /**
@@ -185,6 +186,33 @@ export interface Routes {
    * Routes that require a bearer token.
    */
   protected?: string[];
+}
+/**
+ * The decision audit log: one JSON line per authorization decision (allow, deny, quota refusal, token issuance, refresh, revocation, registration, reload), written to its own sink so it can be shipped apart from the debug logs. Absent: no audit log.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "AuditConfig".
+ */
+export interface AuditConfig {
+  /**
+   * Where events go: "stderr", or {file: PATH} (appended to, created if missing; a relative path is resolved against the manifest folder; rotate it with logrotate copytruncate).
+   */
+  to:
+    | 'stderr'
+    | {
+        /**
+         * The audit file: appended to, created with its folder if missing; relative to the manifest folder.
+         */
+        file: string;
+      };
+  /**
+   * File sink only: "always" writes each event synchronously and fsyncs it before the request goes on; "never" buffers writes and leaves flushing to the operating system (faster; events of the last moments before a crash may be lost).
+   */
+  fsync?: 'always' | 'never';
+  /**
+   * Record allowed calls too (one event per call). false records only denials, refusals, token and reload events.
+   */
+  allow?: boolean;
 }
 /**
  * Static bearer tokens. token/token_file is the main token; tokens adds named service-account tokens with their own scopes.
@@ -918,7 +946,7 @@ export interface CorsSettings1 {
   max_age?: number;
 }
 /**
- * Which routes are public (no token) and which are protected (token required). Known routes: /, /docs, /healthz, /readyz, /metadata, /svc, /mcp, /ws.
+ * Which routes are public (no token) and which are protected (token required). Known routes: /, /docs, /healthz, /readyz, /metadata, /svc, /mcp, /ws, /metrics.
  *
  * This interface was referenced by `SvcManifest`'s JSON-Schema
  * via the `definition` "Routes".
@@ -979,6 +1007,7 @@ export interface SvcServerConfig {
   base_url?: string;
   server?: ServerSettings2;
   routes?: Routes2;
+  audit?: AuditConfig;
   auth?: BearerAuthConfig;
   oauth?: OAuthConfig;
   profile?: AuthProfile2;
@@ -1074,7 +1103,7 @@ export interface ServerSettings2 {
   request_state_ttl_ms?: number;
 }
 /**
- * Which routes are public (no token) and which are protected (token required). Known routes: /, /docs, /healthz, /readyz, /metadata, /svc, /mcp, /ws.
+ * Which routes are public (no token) and which are protected (token required). Known routes: /, /docs, /healthz, /readyz, /metadata, /svc, /mcp, /ws, /metrics.
  */
 export interface Routes2 {
   /**

@@ -141,7 +141,7 @@ export class ModernProtocol {
       if (msg.method === 'subscriptions/listen') throw new SvcError('INVALID_REQUEST', 'subscriptions/listen needs a stream: use POST /mcp with Accept: text/event-stream, or /ws');
       const run = (channel: CallChannel) => runMethod(msg.method, p, {
         runtime: this.#opts.runtime, catalog: cat, principal,
-        context: () => this.#context(principal, channel, signal),
+        context: () => this.#context(principal, channel, signal, p._meta),
         inputErrorsAsToolResults: true,
       });
       const base = this.#base(msg, meta, sink);
@@ -266,10 +266,11 @@ export class ModernProtocol {
     };
   }
 
-  #context(principal: Principal, channel: CallChannel, signal?: () => AbortSignal): CallContext {
+  #context(principal: Principal, channel: CallChannel, signal: (() => AbortSignal) | undefined, meta: unknown): CallContext {
     return {
       principal,
       channel,
+      ...(isObject(meta) && { meta }),
       get signal() {
         return signal ? signal() : NEVER;
       },

@@ -252,7 +252,7 @@ export class McpSession {
       request: (method, params, o) => this.#ask(out, method, params, o?.timeoutMs, signal),
       supports: (method) => !NEEDS[method] || NEEDS[method]! in this.#clientCaps,
     };
-    return { principal, signal, log: this.#opts.logger, transport: this.#opts.transport, channel };
+    return { principal, signal, log: this.#opts.logger, transport: this.#opts.transport, channel, ...(isObject(meta) && { meta }) };
   }
 
   /** A server→client request. Failures are SvcError BACKEND_FAILED / BACKEND_TIMEOUT (a tool error if uncaught). */

@@ -60,6 +60,7 @@ export function restartRequired(running: ResolvedConfig, next: ResolvedConfig): 
   const out: string[] = [];
   if (!!running.auth !== !!next.auth) out.push('auth');
   if (stable(running.base_url) !== stable(next.base_url)) out.push('base_url');
+  if (stable(running.audit) !== stable(next.audit)) out.push('audit');
   for (const section of ['server', 'routes', 'oauth'] as const) {
     const x = running[section] as Record<string, unknown> | undefined;
     const y = next[section] as Record<string, unknown> | undefined;

@@ -8,7 +8,7 @@
 //   request sees parts of two policies — then ONE line `config.reloaded` is logged: hashes before/after, the
 //   capabilities added/removed/changed, and the per-scope access diff.
 // - Restart-required policy: APPLY THE REST. Fields only a restart can apply (auth
-//   mode on/off, base_url, server.*, routes.*, oauth.*) keep their start-up values, are
+//   mode on/off, base_url, audit, server.*, routes.*, oauth.*) keep their start-up values, are
 //   listed in status.restart_required (compared with the start-up config, so reverting
 //   the edit clears them), and everything else in the edit is applied.
 // - Old backends (SQLite handles) are disposed graceMs (default server.drain_timeout_ms,
@@ -18,6 +18,8 @@
 //   run that starts when it ends (last edit wins).
 // - It knows the server only through the policy store and the reload status it
 //   writes; nothing here depends on the HTTP layer.
+// - Each outcome is reported to the Observer: applied, rejected (with its problems) or
+//   restart_required as an audit event, and every result (unchanged too) as a count.
 
 import { buildCatalog, type Catalog } from '../core/catalog.js';
 import { profileScopes, resolveConfig, type ResolvedConfig } from '../config.js';
@@ -28,6 +30,7 @@ import { assemble } from '../manifest/assemble.js';
 import { checkManifest, type Loaded } from '../manifest/index.js';
 import { diffAccess, diffCapabilities, isEmptyChange, restartRequired, stable, type AccessDiff, type CapabilityChanges } from './reload-diff.js';
 import type { PolicySnapshot, PolicyStore } from './store.js';
+import type { Observer } from '../observe/observer.js';
 
 /** What the server reports about reloads (/readyz, /metadata): written only by the reloader. */
 export interface ReloadStatus {
@@ -74,6 +77,8 @@ export interface ReloaderOptions {
   env: NodeJS.ProcessEnv;
   /** Delay before a retired generation's backends are disposed. Default: server.drain_timeout_ms. */
   graceMs?: number;
+  /** Audit log and metrics (the app's: served.handle.observer). */
+  observer?: Observer;
 }
 
 export function createReloader(o: ReloaderOptions): Reloader {
@@ -161,10 +166,19 @@ export function createReloader(o: ReloaderOptions): Reloader {
     return { ok: true, reason, at, hash_before: before, hash_after: next.hash, hash_read: next.hash, changes, access, restart_required: restart };
   };
 
+  const report = (r: ReloadOutcome): ReloadOutcome => {
+    if (!o.observer) return r;
+    const result = !r.ok ? 'rejected' : r.unchanged ? 'unchanged' : r.restart_required.length ? 'restart_required' : 'applied';
+    o.observer.reloaded(result, {
+      reason: r.reason, file, hash_before: r.hash_before, hash_after: r.hash_after,
+      ...(r.problems && { problems: r.problems }), ...(r.restart_required.length && { restart_required: r.restart_required }),
+    }, r.hash_after);
+    return r;
+  };
   const safeRun = (reason: string, force: boolean) => runOnce(reason, force).catch((e: unknown) => {
     const at = new Date().toISOString();
     return failed(reason, at, performance.now(), '', [asSvcError(e, file)]);
-  });
+  }).then(report);
 
   let active: Promise<ReloadOutcome> | undefined;
   let queued: { reason: string; force: boolean; promise: Promise<ReloadOutcome> } | undefined;

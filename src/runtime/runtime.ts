@@ -3,7 +3,9 @@
 // one the transport passes (so a reload never mixes two policies in one decision); the scope check is decide() and every denial is
 // logged with caller, capability and missing scopes; input is validated by the
 // catalog's precompiled validator before any backend runs; results are shaped by
-// output_mode and inline_ok the same way on every transport.
+// output_mode and inline_ok the same way on every transport; every decision and call is
+// reported to the app's Observer (audit log, metrics, a span per call and per backend run)
+// when those are on, and costs nothing more when they are off.
 
 import { SvcError } from '../errors.js';
 import { findResource, type Catalog, type ToolEntry } from '../core/catalog.js';
@@ -14,6 +16,8 @@ import { RESULTS_PREFIX, ResultStore } from './results.js';
 import { inputProblems, summarize } from './input-errors.js';
 import type { Logger } from '../log.js';
 import { PolicyStore, type ChangeSet } from '../policy/store.js';
+import { Observer, UNKNOWN } from '../observe/observer.js';
+import { inBackendSpan, type CallSpan } from '../observe/tracing.js';
 
 export type { ChangeSet };
 export type Kind = 'tool' | 'resource' | 'prompt';
@@ -21,18 +25,27 @@ export type Kind = 'tool' | 'resource' | 'prompt';
 export interface RuntimeOptions {
   inlineLimit: number;
   logger: Logger;
+  /** Audit log, metrics and tracing; default: none. */
+  observer?: Observer;
 }
 
 export class Runtime {
   readonly #store: PolicyStore;
   readonly #opts: RuntimeOptions;
   readonly #results = new ResultStore();
+  readonly #obs: Observer;
   readonly #listCache = new WeakMap<Catalog, WeakMap<ReadonlySet<string>, Record<string, object[]>>>();
 
   /** A server passes its policy store; a bare catalog (tests, the code API without a server) gets a store of its own. */
   constructor(policy: PolicyStore | Catalog, opts: RuntimeOptions) {
     this.#store = policy instanceof PolicyStore ? policy : new PolicyStore({ catalog: policy, profile: { scopes: [] } }, opts.logger);
     this.#opts = opts;
+    this.#obs = opts.observer ?? Observer.NONE;
+  }
+
+  /** The app's audit log, metrics and tracing (the /mcp step-up reports its denials here too). */
+  get observer(): Observer {
+    return this.#obs;
   }
 
   /** The catalog of the store's current snapshot. */
@@ -55,6 +68,11 @@ export class Runtime {
   }
 
   async callTool(name: string, args: unknown, ctx: CallContext, cat: Catalog = this.current()): Promise<ToolResult> {
+    if (!this.#obs.timed()) return this.#callTool(name, args, ctx, cat);
+    return this.#obs.call('tools/call', 'tool', cat.tools.has(name) ? name : UNKNOWN, ctx, (cs) => this.#callTool(name, args, ctx, cat, cs));
+  }
+
+  async #callTool(name: string, args: unknown, ctx: CallContext, cat: Catalog, cs?: CallSpan): Promise<ToolResult> {
     const entry = cat.tools.get(name);
     if (!entry) throw new SvcError('NOT_FOUND', `no tool named ${name}`);
     this.#authorize(entry.required, ctx, 'tool', name);
@@ -70,7 +88,8 @@ export class Runtime {
     }
     let out: unknown;
     try {
-      out = entry.def.timeout_ms === undefined ? await entry.def.handler(input as Record<string, unknown>, ctx) : await withTimeout(entry.def, input as Record<string, unknown>, ctx);
+      const run = () => entry.def.timeout_ms === undefined ? entry.def.handler(input as Record<string, unknown>, ctx) : withTimeout(entry.def, input as Record<string, unknown>, ctx);
+      out = await (cs ? inBackendSpan(cs, name, ctx.transport, run) : run());
     } catch (e) {
       if (e instanceof SvcError) throw e;
       // A handler that gave up because the caller went away (an AbortError, say) did not fail: the abort's reason is the answer.
@@ -82,6 +101,12 @@ export class Runtime {
   }
 
   async readResource(uri: string, ctx: CallContext, cat: Catalog = this.current()): Promise<ResourceContents[]> {
+    if (!this.#obs.timed()) return this.#readResource(uri, ctx, cat);
+    const label = uri.startsWith(RESULTS_PREFIX) ? 'results' : findResource(cat, uri)?.entry.def.name ?? UNKNOWN;
+    return this.#obs.call('resources/read', 'resource', label, ctx, (cs) => this.#readResource(uri, ctx, cat, cs));
+  }
+
+  async #readResource(uri: string, ctx: CallContext, cat: Catalog, cs?: CallSpan): Promise<ResourceContents[]> {
     if (uri.startsWith(RESULTS_PREFIX)) {
       const held = this.#results.get(ctx.principal.sub, uri);
       if (!held) throw new SvcError('NOT_FOUND', `no resource ${uri}`, { data: { uri } });
@@ -90,10 +115,16 @@ export class Runtime {
     const found = findResource(cat, uri);
     if (!found) throw new SvcError('NOT_FOUND', `no resource ${uri}`, { data: { uri } });
     this.#authorize(found.entry.required, ctx, 'resource', uri);
-    return await found.entry.def.read(uri, found.vars, ctx);
+    const read = () => found.entry.def.read(uri, found.vars, ctx);
+    return await (cs ? inBackendSpan(cs, found.entry.def.name, ctx.transport, read) : read());
   }
 
   async getPrompt(name: string, args: unknown, ctx: CallContext, cat: Catalog = this.current()): Promise<{ description?: string; messages: PromptMessage[] }> {
+    if (!this.#obs.timed()) return this.#getPrompt(name, args, ctx, cat);
+    return this.#obs.call('prompts/get', 'prompt', cat.prompts.has(name) ? name : UNKNOWN, ctx, (cs) => this.#getPrompt(name, args, ctx, cat, cs));
+  }
+
+  async #getPrompt(name: string, args: unknown, ctx: CallContext, cat: Catalog, cs?: CallSpan): Promise<{ description?: string; messages: PromptMessage[] }> {
     const entry = cat.prompts.get(name);
     if (!entry) throw new SvcError('NOT_FOUND', `no prompt named ${name}`);
     this.#authorize(entry.required, ctx, 'prompt', name);
@@ -109,7 +140,8 @@ export class Runtime {
       else if (typeof v !== 'string') errors.push({ path: `/${k}`, message: 'must be string' });
     }
     if (errors.length) throw new SvcError('INVALID_INPUT', `invalid arguments for prompt ${name}`, { data: { errors } });
-    const messages = await entry.def.get(given as Record<string, string>, ctx);
+    const get = () => entry.def.get(given as Record<string, string>, ctx);
+    const messages = await (cs ? inBackendSpan(cs, name, ctx.transport, get) : get());
     return { ...(entry.def.description && { description: entry.def.description }), messages };
   }
 
@@ -148,7 +180,8 @@ export class Runtime {
 
   #authorize(required: readonly string[], ctx: CallContext, kind: Kind, name: string): void {
     const d = decide(required, ctx.principal.scopes);
-    if (!d.ok) throw denial(ctx.log, ctx.principal, ctx.transport, kind, name, d);
+    if (!d.ok) throw denial(ctx.log, ctx.principal, ctx.transport, kind, name, d, this.#obs);
+    this.#obs.allowed(ctx.principal, ctx.transport, kind, name, required);
   }
 
   #shape(entry: ToolEntry, out: unknown, p: Principal): ToolResult {

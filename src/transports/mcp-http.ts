@@ -235,7 +235,7 @@ function stepUp(deps: McpDeps, log: Logger, res: ServerResponse, messages: unkno
     const key = what && m.params[what[1]];
     const d = what && typeof key === 'string' ? deps.runtime.check(what[0], key, p, cat) : undefined;
     if (!d || d.ok) continue;
-    const err = denial(log, p, 'mcp', what![0], key as string, d);
+    const err = denial(log, p, 'mcp', what![0], key as string, d, deps.runtime.observer);
     res.setHeader('WWW-Authenticate', deps.gate.challenge({ error: 'insufficient_scope', scopes: d.required, route: '/mcp' }));
     sendJson(res, 403, errorFrom(idOf(m), err));
     return true;

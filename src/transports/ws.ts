@@ -50,6 +50,8 @@ export interface WsDeps {
   logger: Logger;
   /** Decides whether a handshake may enter, and as whom. */
   door: FrontDoor;
+  /** The caller's address as server.trust_proxy resolves it (the audit log's and tracing's request scope). */
+  ipOf: (req: IncomingMessage) => string | undefined;
   store: PolicyStore;
   /** The express-ws WebSocketServer (expressWs(...).getWss()); its handshake options are set here. */
   wss: WebSocketServer;
@@ -171,7 +173,9 @@ export function mountWs(app: Application, deps: WsDeps): void {
       deps.sessions.end(entry, 'socket closed');
     });
     // ws 7 (bundled by express-ws) hands text frames over as strings and binary frames as Buffers.
-    ws.on('message', async (data: Buffer | string) => {
+    // Each message runs in the upgrade request's scope (address, traceparent) when the audit log or tracing is on.
+    ws.on('message', (data: Buffer | string) => runtime.observer.enter(req, deps.ipOf, () => onMessage(data)));
+    const onMessage = async (data: Buffer | string) => {
       alive = true;
       let msg: unknown;
       try {
@@ -199,7 +203,7 @@ export function mountWs(app: Application, deps: WsDeps): void {
       } finally {
         inflight -= requests.length;
       }
-    });
+    };
   });
 }
 

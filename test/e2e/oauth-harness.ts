@@ -27,6 +27,7 @@ export function resolvedOAuth(oauth: Partial<OAuthConfig> = {}) {
   const resolved = resolveConfig({ oauth: { enabled: true, ...valid } }).oauth!;
   return { ...resolved, ...(code_ttl !== undefined && { code_ttl }) };
 }
+import { logLine, secret } from '../helpers/secrets.js';
 
 export const SCOPES = [
   { name: 'files.read', description: 'Read files' },
@@ -46,7 +47,10 @@ export async function startOAuthApp(o: Partial<Omit<OAuthServerOptions, 'oauth'>
   await new Promise<void>((r) => server.listen(o.port ?? 0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const logs: Record<string, unknown>[] = [];
-  const logger = pino({ level: 'debug' }, { write: (line: string) => void logs.push(JSON.parse(line)) });
+  const logger = pino({ level: 'debug' }, { write: (line: string) => {
+    logLine('oauth-harness', line);
+    logs.push(JSON.parse(line));
+  } });
   const app = express();
   const s = await createOAuthServer({
     issuer: url,
@@ -139,7 +143,9 @@ export async function register(as: oauth.AuthorizationServer, meta: Partial<oaut
     client_name: 'E2E Client',
     ...meta,
   }, insecure);
-  return oauth.processDynamicClientRegistrationResponse(res);
+  const client = await oauth.processDynamicClientRegistrationResponse(res);
+  secret(client.client_secret as string | undefined);
+  return client;
 }
 
 export interface AuthorizeParams {
@@ -152,7 +158,7 @@ export interface AuthorizeParams {
 
 /** Start an authorization request with PKCE S256 and follow it; returns the callback URL and the verifier. */
 export async function authorize(as: oauth.AuthorizationServer, client: oauth.Client, p: AuthorizeParams = {}) {
-  const verifier = oauth.generateRandomCodeVerifier();
+  const verifier = secret(oauth.generateRandomCodeVerifier());
   const state = oauth.generateRandomState();
   const redirectUri = p.redirectUri ?? (client.redirect_uris as string[])[0]!;
   const u = new URL(as.authorization_endpoint!);
@@ -174,11 +180,15 @@ export async function authorize(as: oauth.AuthorizationServer, client: oauth.Cli
 
 export async function exchange(as: oauth.AuthorizationServer, client: oauth.Client, auth: oauth.ClientAuth, a: { callback?: URL; verifier: string; state: string; redirectUri: string }, resource?: string) {
   const params = oauth.validateAuthResponse(as, client, a.callback!, a.state);
+  secret(params.get('code') ?? undefined);
   const res = await oauth.authorizationCodeGrantRequest(as, client, auth, params, a.redirectUri, a.verifier, {
     ...insecure,
     ...(resource && { additionalParameters: { resource } }),
   });
-  return oauth.processAuthorizationCodeResponse(as, client, res);
+  const tokens = await oauth.processAuthorizationCodeResponse(as, client, res);
+  secret(tokens.access_token);
+  secret(tokens.refresh_token);
+  return tokens;
 }
 
 /** POST a form to an endpoint and return status, headers and JSON body (for raw error checks). */

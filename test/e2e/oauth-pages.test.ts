@@ -26,6 +26,7 @@ import { parse, stringify } from 'yaml';
 import { hashPassword } from '../../src/auth/oauth/password.js';
 import { ROOT, serveCli, type ServeChild } from '../helpers/cli.js';
 import { discover, exchange, register } from './oauth-harness.js';
+import { secret } from '../helpers/secrets.js';
 
 const ARTIFACTS = join(ROOT, 'test-artifacts');
 const WEB_CALLBACK = 'https://app.example/cb';
@@ -51,7 +52,7 @@ async function launch(): Promise<{ ctx: BrowserContext; close(): Promise<void> }
  * back to (the client is not running: the navigation itself then fails, which is fine).
  */
 async function startAuthorization(page: Page, url: string, clientId: string, redirectUri: string, scope: string) {
-  const verifier = oauth.generateRandomCodeVerifier();
+  const verifier = secret(oauth.generateRandomCodeVerifier());
   const state = oauth.generateRandomState();
   const target = new URL(redirectUri);
   const sentBack = new Promise<URL>((resolve) => {
@@ -75,6 +76,7 @@ async function clickAway(page: Page, name: string) {
 }
 
 async function login(page: Page, username: string, password: string) {
+  secret(password);
   await page.getByLabel('Username').fill(username);
   await page.getByLabel('Password').fill(password);
   const [res] = await Promise.all([page.waitForNavigation().catch(() => null), page.getByRole('button', { name: 'Sign in' }).click()]);
@@ -106,7 +108,7 @@ async function hostedManifest(dir: string): Promise<string> {
   doc.auth.tokens[0].token = 'deploy-bot-token-for-the-browser-test';
   doc.oauth.provider = { type: 'sqlite', path: join(dir, 'oauth.db') };
   doc.oauth.users = [
-    { username: 'ada', password_hash: await hashPassword('wonderland', { N: 16384 }), scopes: ['notes.read', 'notes.write', 'notes.delete'] },
+    { username: 'ada', password_hash: await hashPassword(secret('wonderland'), { N: 16384 }), scopes: ['notes.read', 'notes.write', 'notes.delete'] },
     { username: 'lin', password_hash: await hashPassword('builder', { N: 16384 }), scopes: ['notes.read'] },
   ];
   doc.oauth.clients = [

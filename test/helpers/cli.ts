@@ -3,11 +3,14 @@
 // serveCli() start `svc serve` and resolve once it prints `listening on http://HOST:PORT`,
 // keeping stdout and stderr (logs() parses stderr's JSON log lines). Children get our
 // environment minus SVC_TOKEN/PORT/HOST plus the test's overrides, and every server
-// started here is killed when the test process exits, even after a failed test.
+// started here is killed when the test process exits, even after a failed test. Every
+// child's output goes to the secret scan (test/helpers/secrets.ts), and the values of
+// secret-named overrides passed to childEnv() (…TOKEN, …SECRET, …PASSWORD) are registered.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { logLine, secretsOfEnv } from './secrets.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const CLI = join(ROOT, 'dist', 'cli.js');
@@ -23,6 +26,7 @@ export interface Run extends Exit { stdout: string; stderr: string }
 export function childEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info' };
   for (const k of ['SVC_TOKEN', 'PORT', 'HOST']) delete env[k];
+  secretsOfEnv(extra);
   for (const [k, v] of Object.entries(extra)) {
     if (v === undefined) delete env[k];
     else env[k] = v;
@@ -37,8 +41,15 @@ export function run(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEn
     const child = spawn(cmd!, [...pre, ...args], { cwd: opts.cwd ?? ROOT, env: opts.env ?? childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c) => (stderr += c));
+    const source = `run ${args.slice(0, 2).join(' ')}`;
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+      stdout += c;
+      logLine(source, c);
+    });
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
+      stderr += c;
+      logLine(source, c);
+    });
     child.on('error', reject);
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
@@ -88,9 +99,14 @@ export function startServe(args: string[], opts: { cwd?: string; env?: NodeJS.Pr
       child.kill('SIGKILL');
       reject(new Error(`no listening line within 20 s; stderr:\n${stderr.slice(-2000)}`));
     }, 20_000);
-    child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const source = `serve ${args[0] ?? ''}`;
+    child.stderr!.setEncoding('utf8').on('data', (c: string) => {
+      stderr += c;
+      logLine(source, c);
+    });
     child.stdout!.setEncoding('utf8').on('data', (c: string) => {
       stdout += c;
+      logLine(source, c);
       const m = /^listening on (http:\/\/\S+)\n/.exec(stdout);
       if (!m) return;
       clearTimeout(timer);

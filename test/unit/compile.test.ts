@@ -113,7 +113,7 @@ describe('compile: valid manifests', () => {
     assert.equal(plan.manifest.name, 'minimal');
     assert.deepEqual([...plan.scopes], ['greet.use', 'notes.read']);
     assert.deepEqual([...plan.publicRoutes], ['/', '/docs', '/healthz', '/readyz', '/metadata']);
-    assert.deepEqual([...plan.protectedRoutes], ['/svc', '/mcp', '/ws']);
+    assert.deepEqual([...plan.protectedRoutes], ['/svc', '/mcp', '/ws', '/metrics']);
     const tool = plan.manifest.tools![0]!;
     assert.equal(tool.output_mode, 'scalar');
     assert.equal(tool.inline_ok, true);

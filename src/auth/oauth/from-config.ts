@@ -15,8 +15,9 @@ import type { OAuthProvider } from './provider.js';
 import { InMemoryOAuthProvider } from './providers/memory.js';
 import { SQLiteOAuthProvider } from './providers/sqlite.js';
 import type { OAuthServer } from './server.js';
+import type { Observer } from '../../observe/observer.js';
 
-export async function oauthServerFromConfig(cfg: ResolvedConfig, o: { baseUrl: string; logger: Logger; name: string; caller: (req: IncomingMessage) => Caller }): Promise<OAuthServer | undefined> {
+export async function oauthServerFromConfig(cfg: ResolvedConfig, o: { baseUrl: string; logger: Logger; name: string; caller: (req: IncomingMessage) => Caller; observer?: Observer }): Promise<OAuthServer | undefined> {
   if (!cfg.oauth?.enabled) return undefined;
   const baseUrl = o.baseUrl.replace(/\/+$/, '');
   const issuer = cfg.oauth.issuer ?? baseUrl;
@@ -39,6 +40,7 @@ export async function oauthServerFromConfig(cfg: ResolvedConfig, o: { baseUrl: s
       manifestDir: cfg.base_dir,
       name: o.name,
       caller: o.caller,
+      observer: o.observer,
     });
   } catch (e) {
     await provider.close();

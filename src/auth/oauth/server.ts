@@ -6,7 +6,9 @@
 // X-Forwarded-* only as the trusted proxies set them (stripped otherwise), so its
 // absolute URLs and secure cookies follow a TLS-terminating proxy while the issuer stays
 // fixed; an access token is accepted only while it, its grant and its subject
-// exist, so a revocation or a replay takes effect on the very next request.
+// exist, so a revocation or a replay takes effect on the very next request. Token
+// issuance, refresh, revocation, registration, refused grants and rate-limit refusals
+// are reported to the Observer (audit events and metrics; grant ids only as a hash).
 
 import type { Application, NextFunction, Request, Response } from 'express';
 import type { IncomingMessage } from 'node:http';
@@ -28,6 +30,8 @@ import { authorizationServerMetadata, protectedResourceMetadata } from './metada
 import { oidcConfiguration } from './oidc-config.js';
 import type { OAuthProvider } from './provider.js';
 import { RateLimiter, type BucketLimits } from './rate-limit.js';
+import { Observer } from '../../observe/observer.js';
+import { hashId } from '../../observe/audit.js';
 
 export interface OAuthRateLimits {
   token: BucketLimits;
@@ -59,6 +63,8 @@ export interface OAuthServerOptions {
   limits?: Partial<OAuthRateLimits>;
   /** Who is calling (server.trust_proxy applied). */
   caller: (req: IncomingMessage) => Caller;
+  /** Audit log and metrics; default: none. */
+  observer?: Observer;
 }
 
 export interface OAuthServer {
@@ -125,7 +131,9 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
   }));
   // Koa reads X-Forwarded-*; mount() leaves it only what trusted proxies said.
   provider.proxy = true;
+  const observer = opts.observer ?? Observer.NONE;
   logEvents(provider, log);
+  observeEvents(provider, observer);
   // RFC 6749 §3.3: a request without `scope` asks for the client's default — its allowed scopes.
   provider.use(async (ctx, next) => {
     if (ctx.path === '/authorize' && ctx.method === 'GET' && !ctx.query.scope && typeof ctx.query.client_id === 'string') {
@@ -176,12 +184,13 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
           const wait = limiter?.take(ip) ?? 0;
           if (wait > 0) {
             log.warn({ event: 'oauth.rate_limited', path: req.path, ip }, `${req.path} rate-limited`);
+            observer.refused('rate_limited', req.path, ip, 'refuse');
             res.status(429).set({ 'Retry-After': String(wait), 'Cache-Control': 'no-store' })
               .json({ error: 'temporarily_unavailable', error_description: `too many requests; retry after ${wait} s` });
             return;
           }
         }
-        void callback(req, res);
+        observer.enter(req, (r) => caller(r).ip, () => void callback(req, res));
       });
     },
 
@@ -260,6 +269,31 @@ function logEvents(provider: Provider, log: Logger): void {
       log.info({ event: `oauth.${ev}`, error: e.error, detail: e.error_detail ?? e.error_description, client_id: ctx.oidc?.client?.clientId }, `${ev}: ${e.error}`);
     });
   }
+}
+
+/** Audit events and token counts from oidc-provider's own events; a grant or token id is written only as a hash. */
+function observeEvents(provider: Provider, obs: Observer): void {
+  const who = (clientId?: string, sub?: string) => (sub || clientId ? { ...(sub && { sub }), ...(clientId && { client_id: clientId }) } : {});
+  provider.on('grant.success', (ctx) => {
+    const gt = String(ctx.oidc?.params?.grant_type ?? '');
+    const at = ctx.oidc?.entities?.AccessToken as { grantId?: string; accountId?: string; scope?: string } | undefined;
+    obs.oauth({
+      decision: gt === 'refresh_token' ? 'refresh' : 'issue', reason: gt || 'grant', transport: 'oauth',
+      detail: { ...who(ctx.oidc?.client?.clientId, at?.accountId), token_kind: 'oauth', ...(at?.grantId && { token_id: hashId(at.grantId) }), scopes_granted: (at?.scope ?? '').split(' ').filter(Boolean) },
+    });
+  });
+  provider.on('grant.error', (ctx, err) => {
+    obs.oauth({ decision: 'deny', reason: String((err as { error?: string }).error ?? 'grant_error'), transport: 'oauth', detail: who(ctx.oidc?.client?.clientId) });
+  });
+  provider.on('grant.revoked', (ctx, grantId) => {
+    obs.oauth({ decision: 'revoke', reason: `grant_revoked_${ctx.oidc?.route ?? 'server'}`, transport: 'oauth', detail: { ...who(ctx.oidc?.client?.clientId), token_id: hashId(grantId) } });
+  });
+  provider.on('registration_create.success', (ctx, client) => {
+    obs.oauth({ decision: 'register', reason: 'client_registered', transport: 'oauth', detail: { client_id: client.clientId } });
+  });
+  provider.on('registration_create.error', () => {
+    obs.oauth({ decision: 'deny', reason: 'registration_refused', transport: 'oauth' });
+  });
 }
 
 /** Rewrite X-Forwarded-For/-Proto/-Host to exactly what the trusted proxies reported (nothing when none is trusted). */

@@ -1,8 +1,11 @@
 // The http backend: one templated HTTP call per tool call. Guarantees: URL values
 // are percent-encoded and may not form dot segments; header values never carry
 // CR/LF; the response is capped at max_bytes while streaming; redirects are
-// followed (≤ 5) only within the same origin; non-2xx → BACKEND_FAILED {status, body}.
+// followed (≤ 5) only within the same origin; non-2xx → BACKEND_FAILED {status, body};
+// the active trace context is sent on as `traceparent`/`tracestate` (W3C) when an
+// OpenTelemetry SDK is registered, unless the manifest sets that header itself.
 
+import { context, propagation } from '@opentelemetry/api';
 import { SvcError } from '../../errors.js';
 import type { CallContext } from '../../core/types.js';
 import { compileTemplate, lookup, type Template } from '../template.js';
@@ -15,6 +18,7 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // CR/LF/NUL and other controls (header injection), and what HTTP cannot carry (> U+00FF).
 const BAD_HEADER_VALUE = /[^\t\x20-\xff]/;
 const MAX_REDIRECTS = 5;
+const HEADER_SETTER = { set: (h: Headers, k: string, v: string) => h.set(k, v) };
 const ERROR_BODY_BYTES = 4096;
 
 type Vars = Record<string, unknown>;
@@ -48,6 +52,7 @@ export function httpBackend(spec: HttpSpec, _env: BackendEnv, opts: HttpOptions 
       }
       reqHeaders.set(name, value);
     }
+    if (!reqHeaders.has('traceparent')) propagation.inject(context.active(), reqHeaders, HEADER_SETTER);
     let payload: string | undefined;
     if (body) {
       payload = JSON.stringify(body(input));

@@ -1,0 +1,108 @@
+// Prometheus metrics through prom-client, one Registry per app. Guarantees: calls by
+// kind, capability, transport and outcome; latency histograms per capability; auth
+// failures by reason; tokens issued/refreshed/revoked; reloads by result and the current
+// config hash as the label of an info gauge; open sessions and sockets, calls in flight;
+// prom-client's default process metrics (event-loop lag included). The hot path reuses
+// label children cached per (transport, kind, capability) and outcome, so a call
+// allocates no label set of its own; capability labels come from the manifest only
+// (an unknown name is counted as "_unknown"), so callers cannot grow the series.
+
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+type Inc = { inc(v?: number): void };
+type Observe = { observe(v: number): void };
+
+interface Bound {
+  readonly duration: Observe;
+  readonly outcomes: Map<string, Inc>;
+  readonly labels: readonly [string, string, string];
+}
+
+export interface MetricsSources {
+  sessions: (transport: 'mcp' | 'ws') => number;
+}
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly #calls: Counter<'kind' | 'capability' | 'transport' | 'outcome'>;
+  readonly #duration: Histogram<'kind' | 'capability'>;
+  readonly #authFailures: Counter<'reason'>;
+  readonly #tokens: Counter<'event'>;
+  readonly #reloads: Counter<'result'>;
+  readonly #config: Gauge<'config_hash'>;
+  /** Calls running now: a plain number on the hot path, read into its gauge at scrape time. */
+  #running = 0;
+  readonly #bound = new Map<string, Map<string, Map<string, Bound>>>();
+
+  constructor(src: MetricsSources, configHash: string | undefined) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.#calls = new Counter({ name: 'fastsvc_calls_total', help: 'Capability calls by kind, capability, transport and outcome (ok or the error code).', labelNames: ['kind', 'capability', 'transport', 'outcome'], registers });
+    this.#duration = new Histogram({
+      name: 'fastsvc_call_duration_seconds', help: 'Capability call latency, seconds.', labelNames: ['kind', 'capability'], registers,
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    });
+    this.#authFailures = new Counter({ name: 'fastsvc_auth_failures_total', help: 'Requests refused at authentication or authorization, by reason.', labelNames: ['reason'], registers });
+    this.#tokens = new Counter({ name: 'fastsvc_oauth_tokens_total', help: 'OAuth tokens issued, refreshed and revoked.', labelNames: ['event'], registers });
+    this.#reloads = new Counter({ name: 'fastsvc_reloads_total', help: 'Manifest reloads by result (applied, rejected, restart_required, unchanged).', labelNames: ['result'], registers });
+    this.#config = new Gauge({ name: 'fastsvc_config_info', help: 'The manifest being served: 1, labelled with its sha256.', labelNames: ['config_hash'], registers });
+    const running = () => this.#running;
+    new Gauge({ name: 'fastsvc_calls_in_flight', help: 'Capability calls running now.', registers, collect() { this.set(running()); } });
+    new Gauge({
+      name: 'fastsvc_open_sessions', help: 'Open MCP sessions: transport="mcp" (Streamable HTTP sessions) and transport="ws" (WebSocket sockets).', labelNames: ['transport'], registers,
+      collect() {
+        this.set({ transport: 'mcp' }, src.sessions('mcp'));
+        this.set({ transport: 'ws' }, src.sessions('ws'));
+      },
+    });
+    for (const e of ['issued', 'refreshed', 'revoked']) this.#tokens.labels(e);
+    for (const r of ['applied', 'rejected', 'restart_required', 'unchanged']) this.#reloads.labels(r);
+    this.setConfig(configHash);
+  }
+
+  /** The cached label children of one capability on one transport. */
+  bind(kind: string, capability: string, transport: string): Bound {
+    let byKind = this.#bound.get(transport);
+    if (!byKind) this.#bound.set(transport, (byKind = new Map()));
+    let byName = byKind.get(kind);
+    if (!byName) byKind.set(kind, (byName = new Map()));
+    let b = byName.get(capability);
+    if (!b) byName.set(capability, (b = { duration: this.#duration.labels(kind, capability), outcomes: new Map(), labels: [kind, capability, transport] }));
+    return b;
+  }
+
+  started(): void {
+    this.#running++;
+  }
+
+  /** One finished call: seconds it took and its outcome ('ok' or an error code). */
+  finished(b: Bound, seconds: number, outcome: string): void {
+    this.#running--;
+    b.duration.observe(seconds);
+    let c = b.outcomes.get(outcome);
+    if (!c) b.outcomes.set(outcome, (c = this.#calls.labels(b.labels[0], b.labels[1], b.labels[2], outcome)));
+    c.inc();
+  }
+
+  authFailure(reason: string): void {
+    this.#authFailures.labels(reason).inc();
+  }
+
+  token(event: 'issued' | 'refreshed' | 'revoked'): void {
+    this.#tokens.labels(event).inc();
+  }
+
+  reload(result: 'applied' | 'rejected' | 'restart_required' | 'unchanged', hash?: string): void {
+    this.#reloads.labels(result).inc();
+    if ((result === 'applied' || result === 'restart_required') && hash) this.setConfig(hash);
+  }
+
+  setConfig(hash: string | undefined): void {
+    this.#config.reset();
+    this.#config.set({ config_hash: hash ?? 'none' }, 1);
+  }
+
+  async text(): Promise<{ body: string; contentType: string }> {
+    return { body: await this.registry.metrics(), contentType: this.registry.contentType };
+  }
+}

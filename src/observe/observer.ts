@@ -1,0 +1,92 @@
+// One app's observability: the audit log, the metrics (when /metrics is served) and
+// tracing (when an OpenTelemetry SDK is registered), behind the few calls the runtime,
+// the front door, the OAuth server and the reloader make. Guarantees: with all three off
+// a call costs two property reads and one type check (no allocation, no request scope);
+// a call's outcome is 'ok', 'TOOL_ERROR' for an isError tool result, or the error code.
+
+import type { IncomingMessage } from 'node:http';
+import { context } from '@opentelemetry/api';
+import type { CallContext, Principal } from '../core/types.js';
+import { NO_AUDIT, type Audit, type AuditEvent } from './audit.js';
+import type { Metrics } from './metrics.js';
+import { getScope, runInScope, scopeOf } from './request-scope.js';
+import { endSpan, outcomeOf, parentContext, startCallSpan, tracingOn, type CallSpan } from './tracing.js';
+
+/** The capability label of a name the catalog does not know (so callers cannot grow the series). */
+export const UNKNOWN = '_unknown';
+
+export type ReloadResult = 'applied' | 'rejected' | 'restart_required' | 'unchanged';
+
+export class Observer {
+  static readonly NONE = new Observer(NO_AUDIT, undefined);
+
+  constructor(readonly audit: Audit, readonly metrics: Metrics | undefined) {}
+
+  /** Whether calls are timed or traced (else the runtime skips call()). */
+  timed(): boolean {
+    return this.metrics !== undefined || tracingOn();
+  }
+
+  /** Runs fn with the request's scope (address, trace headers) when the audit log or tracing needs it. */
+  enter<T>(req: IncomingMessage, ipOf: (req: IncomingMessage) => string | undefined, fn: () => T): T {
+    return this.audit.enabled || tracingOn() ? runInScope(scopeOf(req, ipOf(req)), fn) : fn();
+  }
+
+  /** One capability call: a span (tracing on), latency and outcome (metrics on). */
+  async call<T>(method: string, kind: string, label: string, ctx: CallContext, run: (span?: CallSpan) => Promise<T>): Promise<T> {
+    const m = this.metrics;
+    const bound = m?.bind(kind, label, ctx.transport);
+    const cs = tracingOn() ? startCallSpan(method, label, kind, ctx.transport, parentContext(ctx.meta, getScope())) : undefined;
+    m?.started();
+    const t0 = performance.now();
+    let outcome = 'ok';
+    try {
+      const r = await (cs ? context.with(cs.ctx, run, undefined, cs) : run());
+      if ((r as { isError?: unknown }).isError === true) outcome = 'TOOL_ERROR';
+      return r;
+    } catch (e) {
+      outcome = outcomeOf(e);
+      throw e;
+    } finally {
+      if (bound) m!.finished(bound, (performance.now() - t0) / 1000, outcome);
+      if (cs) endSpan(cs.span, outcome);
+    }
+  }
+
+  /** A call the scope check let through (recorded when audit.allow). */
+  allowed(p: Principal, transport: string, kind: string, name: string, required: readonly string[]): void {
+    if (this.audit.allows) this.audit.record({ decision: 'allow', reason: 'scopes_ok', principal: p, capability: `${kind}:${name}`, transport, scopes_required: required });
+  }
+
+  /** A call refused for missing scopes (403). */
+  denied(p: Principal, transport: string, kind: string, name: string, required: readonly string[]): void {
+    this.metrics?.authFailure('insufficient_scope');
+    this.audit.record({ decision: 'deny', reason: 'insufficient_scope', principal: p, capability: `${kind}:${name}`, transport, scopes_required: required });
+  }
+
+  /** A request refused before any capability: 401 (reason missing_token, invalid_token, …) or a front-door refusal. */
+  refused(reason: string, route: string, ip: string | undefined, decision: 'deny' | 'refuse' = 'deny'): void {
+    this.metrics?.authFailure(reason);
+    this.audit.record({ decision, reason, capability: route, ip });
+  }
+
+  /** OAuth server events (issue, refresh, revoke, register, a refused grant). */
+  oauth(e: AuditEvent): void {
+    if (e.decision === 'issue') this.metrics?.token('issued');
+    else if (e.decision === 'refresh') this.metrics?.token('refreshed');
+    else if (e.decision === 'revoke') this.metrics?.token('revoked');
+    else if (e.decision === 'deny' || e.decision === 'refuse') this.metrics?.authFailure(e.reason);
+    this.audit.record(e);
+  }
+
+  reloaded(result: ReloadResult, detail: Record<string, unknown>, hash?: string): void {
+    this.metrics?.reload(result, hash);
+    if (result === 'unchanged') return;
+    const decision = result === 'applied' ? 'reload_applied' : result === 'rejected' ? 'reload_rejected' : 'restart_required';
+    this.audit.record({ decision, reason: String(detail.reason ?? result), detail });
+  }
+
+  close(): void {
+    this.audit.close();
+  }
+}

@@ -1,0 +1,31 @@
+// The one readable start-up line `svc serve` prints on stderr beside its JSON logs:
+// what it loaded and how it is guarded. Guarantees: one line, no secret (modes and
+// paths only), stable order: name, URL, capability counts, auth, OAuth provider, audit
+// sink, metrics route, watched file.
+
+import type { ResolvedConfig } from '../config.js';
+
+export interface StartupFacts {
+  name: string;
+  url: string;
+  tools: number;
+  resources: number;
+  prompts: number;
+  config: ResolvedConfig;
+  /** The watched manifest (relative to cwd), or undefined with --no-watch. */
+  watching?: string;
+}
+
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+
+export function startupLine(f: StartupFacts): string {
+  const c = f.config;
+  const auth = [c.auth && 'bearer', c.oauth?.enabled && 'oauth'].filter(Boolean).join('+') || 'none';
+  const parts = [`${plural(f.tools, 'tool')}, ${plural(f.resources, 'resource')}, ${plural(f.prompts, 'prompt')}`, `auth ${auth}`];
+  if (c.oauth?.enabled) parts.push(`oauth provider ${c.oauth_provider ? 'custom' : c.oauth.provider?.type ?? 'memory'}`);
+  if (c.audit) parts.push(`audit to ${typeof c.audit.to === 'object' ? c.audit.to.file : c.audit.to}`);
+  const metrics = c.routes.public.includes('/metrics') ? 'public' : c.routes.protected.includes('/metrics') ? 'protected' : undefined;
+  parts.push(metrics ? `metrics at /metrics (${metrics})` : 'metrics off');
+  parts.push(f.watching ? `watching ${f.watching}` : 'not watching the manifest');
+  return `svc: serving ${f.name} on ${f.url}: ${parts.join('; ')}`;
+}
