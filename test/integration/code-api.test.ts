@@ -39,7 +39,7 @@ describe('code API: createApp + app.listen', () => {
 
   it('applies the schema defaults to a partial config', () => {
     assert.equal(handle.config.server.body_limit, '1mb');
-    assert.deepEqual(handle.config.routes.protected, ['/svc', '/mcp', '/ws']);
+    assert.deepEqual(handle.config.routes.protected, ['/svc', '/mcp', '/ws', '/metrics']);
   });
 
   it('serves /svc with the configured token and scopes', async () => {
