@@ -146,13 +146,17 @@ export function mountWs(app: Application, deps: WsDeps): void {
       send((await modern.handle(c.msg, adm.meta, principal, send, cat)).answer);
     };
     deps.sessions.add(entry);
-    deps.sessions.attach(entry, { send, end: () => ws.close(WS_CLOSE.GOING_AWAY, 'server shutting down') });
     const stillValid = async (): Promise<boolean> => {
       if (principal.kind === 'anonymous' || await gate.stillValid(principal)) return true;
       log.info({ event: 'ws.revoked', sub: principal.sub }, 'closing /ws socket: credential no longer valid');
       if (ws.readyState === ws.OPEN) ws.close(WS_CLOSE.CREDENTIAL_INVALID, 'credential expired or revoked');
       return false;
     };
+    deps.sessions.attach(entry, {
+      send,
+      end: () => ws.close(WS_CLOSE.GOING_AWAY, 'server shutting down'),
+      recheck: () => void (gateQueue = gateQueue.then(stillValid)),
+    });
     const timers = [setInterval(() => {
       if (!alive) return ws.terminate();
       alive = false;
