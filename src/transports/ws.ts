@@ -3,7 +3,7 @@
 // the bearer token), then the subprotocol, are checked during the
 // handshake, so a refused upgrade is a plain HTTP answer (401 with the challenge, 403,
 // 404, 400) and never an open socket; the credential is re-checked on every message and
-// periodically, and a socket whose credential lapsed is closed with 4401; a malformed
+// periodically (and at once when its OAuth grant is revoked on any replica), and a socket whose credential lapsed is closed with 4401; a malformed
 // frame gets a -32700 answer, never a crash; messages over server.body_limit close the
 // socket with 1009; at most ws_max_in_flight requests run per socket; a socket that
 // misses a pong, or stops reading its answers, is dropped.
