@@ -47,6 +47,7 @@ export const CODES = {
   BACKEND_TIMEOUT: { status: 504, rpc: -32000, doc: 'The backend did not answer within its timeout.' },
   CANCELLED: { status: 499, rpc: -32800, doc: 'The caller went away (disconnected or cancelled) before the answer; logged, rarely seen by anyone.' },
   NOT_READY: { status: 503, rpc: -32000, doc: 'The server is starting or draining.' },
+  STORE_UNAVAILABLE: { status: 503, rpc: -32000, doc: 'The shared OAuth store (PostgreSQL) is down or did not answer within its statement timeout; retry later.' },
   INTERNAL: { status: 500, rpc: -32603, doc: 'A bug: logged with a request id, never with secrets.' },
 } as const satisfies Record<string, CodeInfo>;
 

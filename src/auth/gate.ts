@@ -3,9 +3,11 @@
 // current one) first, then as an OAuth access token; tokens are
 // read only from the Authorization header; every 401/403 carries a
 // WWW-Authenticate challenge that starts with exactly "Bearer " (RFC 6750), with
-// resource_metadata when the OAuth server publishes protected-resource metadata.
+// resource_metadata when the OAuth server publishes protected-resource metadata; an
+// OAuth store that is down answers STORE_UNAVAILABLE (503), and stillValid keeps what
+// it cannot re-check (an open socket stays open until the store answers again).
 
-import { SvcError } from '../errors.js';
+import { isSvcError, SvcError } from '../errors.js';
 import type { Principal } from '../core/types.js';
 import type { PolicySnapshot } from '../policy/store.js';
 
@@ -35,13 +37,25 @@ export function createGate(opts: { policy?: () => PolicySnapshot; oauth?: Access
       const m = BEARER.exec(authorization);
       if (!m) return new SvcError('UNAUTHENTICATED', 'malformed Authorization header: expected "Bearer <token>"', { data: { error: 'invalid_token' } });
       const token = m[1]!;
-      const p = snapshot?.tokens?.match(token) ?? (oauth ? await oauth.verifyAccessToken(token) : null);
+      let p: Principal | null;
+      try {
+        p = snapshot?.tokens?.match(token) ?? (oauth ? await oauth.verifyAccessToken(token) : null);
+      } catch (e) {
+        if (isSvcError(e) && e.code === 'STORE_UNAVAILABLE') return e;
+        throw e;
+      }
       return p ?? new SvcError('UNAUTHENTICATED', 'the token is unknown, expired, revoked or for another resource', { data: { error: 'invalid_token' } });
     },
     async stillValid(p) {
       if (p.kind === 'static') return policy?.().tokens?.stillValid(p) ?? false;
       if (p.expiresAt !== undefined && p.expiresAt * 1000 <= Date.now()) return false;
-      return oauth ? oauth.isActive(p) : false;
+      if (!oauth) return false;
+      try {
+        return await oauth.isActive(p);
+      } catch (e) {
+        if (isSvcError(e) && e.code === 'STORE_UNAVAILABLE') return true;
+        throw e;
+      }
     },
     challenge(o) {
       const parts = [`realm="${opts.realm.replace(/["\\]/g, '')}"`];

@@ -127,6 +127,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   const mcp = isPublic('/mcp') || isProtected('/mcp') ? mountMcp(app, { runtime, gate, config: cfg, logger: log, sessions, rounds, guard: guard('/mcp') }) : undefined;
   if (isPublic('/ws') || isProtected('/ws')) mountWs(app, { runtime, gate, door, ipOf, store, config: cfg, logger: log, wss, sessions, rounds });
   oauth?.mount(app); // discovery, OAuth endpoints, login/consent pages: no body parser of ours runs before them
+  oauth?.onRevoked((grantId) => sessions.credentialRevoked(grantId)); // on every replica sharing the store
 
   const handlers = publicHandlers({
     policy: () => store.current(),
@@ -136,6 +137,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
     baseUrl,
     publicBaseUrl: (req) => cfg.base_url ?? forwardedBase(caller(req), req.headers.host) ?? listenUrl,
     version: VERSION,
+    storeReachable: oauth && (() => oauth.reachable()),
   });
   for (const [route, handler] of Object.entries(handlers)) {
     if (isPublic(route) || isProtected(route)) app.get(route, guard(route), handler);

@@ -4,7 +4,7 @@
 // only which auth mode is on); base_url is the configured one,
 // else what a trusted proxy reports (server.trust_proxy), else the listening address,
 // while the OAuth issuer never follows the request; /readyz is 503 until the
-// server is ready and while it drains; / and /docs are escaped, script-free HTML.
+// server is ready, while it drains and while a shared OAuth store is unreachable; / and /docs are escaped, script-free HTML.
 // The root page says in two lines how an MCP client connects; each tool on /docs
 // has a curl command that runs as pasted (with $TOKEN set), its body an example
 // built from the input schema and checked against the tool's own validator.
@@ -37,6 +37,8 @@ export interface PublicDeps {
   /** The base URL this request's caller reached. */
   publicBaseUrl: (req: Request) => string;
   version: string;
+  /** False while a store the server depends on (a shared OAuth store) is unreachable. */
+  storeReachable?: () => boolean;
 }
 
 export function metadata(d: PublicDeps, req: Request, snap: PolicySnapshot = d.policy()) {
@@ -72,9 +74,10 @@ export const publicHandlers = (d: PublicDeps) => ({
     res.json({ status: 'ok' });
   },
   '/readyz': (_req: Request, res: Response) => {
-    const ok = d.status.ready && !d.status.draining;
+    const store = d.storeReachable?.() ?? true;
+    const ok = d.status.ready && !d.status.draining && store;
     res.status(ok ? 200 : 503).json({
-      status: ok ? 'ready' : d.status.draining ? 'draining' : 'starting',
+      status: ok ? 'ready' : d.status.draining ? 'draining' : !d.status.ready ? 'starting' : 'store_unreachable',
       config_hash: d.policy().catalog.hash,
       last_reload: d.status.last_reload ?? null,
       restart_required: d.status.restart_required ?? [],

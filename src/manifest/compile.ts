@@ -170,6 +170,10 @@ function checkOAuth(m: SvcManifest, problem: (c: ErrorCode, p: Path, msg: string
   const o = m.oauth!;
   const issuer = o.issuer ?? m.base_url;
   if (o.provider?.type === 'sqlite' && !o.provider.path) problem('OAUTH_CONFIG', ['oauth', 'provider'], 'provider type sqlite needs a path');
+  if (o.provider?.type === 'postgres') {
+    if (!o.provider.url) problem('OAUTH_CONFIG', ['oauth', 'provider'], 'provider type postgres needs url: ${DATABASE_URL}');
+    if (!o.provider.key_secret) problem('OAUTH_CONFIG', ['oauth', 'provider'], 'provider type postgres needs key_secret (e.g. ${SVC_OAUTH_KEY_SECRET}, 32+ random characters), the same on every replica');
+  }
   if (o.login?.mode === 'auto' && issuer && !isLoopbackUrl(issuer)) {
     problem('OAUTH_CONFIG', ['oauth', 'login', 'mode'], `login mode auto approves every request without a page; it is allowed only for a loopback issuer, not ${issuer}`);
   }

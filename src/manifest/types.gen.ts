@@ -273,17 +273,33 @@ export interface OAuthConfig {
    */
   issuer?: string;
   /**
-   * Where OAuth state (clients, grants, tokens, keys) lives.
+   * Where OAuth state (clients, grants, tokens, keys) lives. postgres: shared by every replica on one database.
    */
   provider?: {
     /**
-     * memory: lost on restart. sqlite: durable in a file.
+     * memory: lost on restart. sqlite: durable in a file. postgres: durable and shared by replicas (url and key_secret required).
      */
-    type: 'memory' | 'sqlite';
+    type: 'memory' | 'sqlite' | 'postgres';
     /**
      * SQLite file path, relative to the manifest (sqlite only).
      */
     path?: string;
+    /**
+     * A secret value. Write ${ENV_VAR} rather than the secret itself; never commit a literal.
+     */
+    url?: string;
+    /**
+     * Most connections each replica opens to PostgreSQL (postgres only).
+     */
+    pool_size?: number;
+    /**
+     * A PostgreSQL query (or connect) taking longer fails with STORE_UNAVAILABLE (503) instead of hanging (postgres only).
+     */
+    statement_timeout_ms?: number;
+    /**
+     * A secret value. Write ${ENV_VAR} rather than the secret itself; never commit a literal.
+     */
+    key_secret?: string;
   };
   /**
    * Access token lifetime in seconds.

@@ -8,7 +8,9 @@
 // (not busy, no open stream) and runs by itself; at most `maxSessions` /mcp sessions
 // exist: opening one more ends the least recently used idle one, and fails when every
 // session is busy; ending a session closes it and whatever channel the transport
-// attached (its GET stream, its socket) exactly once.
+// attached (its GET stream, its socket) exactly once; credentialRevoked(id) ends the
+// /mcp sessions opened with that credential (an OAuth grant) and asks /ws channels to
+// re-check theirs (which closes them with 4401).
 
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../core/types.js';
@@ -21,6 +23,8 @@ export type SessionTransport = 'mcp' | 'ws';
 export interface SessionChannel {
   send: Sink;
   end(): void;
+  /** The session's credential was revoked somewhere: re-check it now (a socket closes itself). */
+  recheck?(): void;
 }
 
 export interface SessionEntry {
@@ -28,6 +32,8 @@ export interface SessionEntry {
   readonly transport: SessionTransport;
   readonly sub: string;
   readonly kind: Principal['kind'];
+  /** The principal's credential (an OAuth grant id), if it has one. */
+  readonly credentialId?: string;
   readonly session: McpSession;
   lastSeen: number;
   /** Requests being handled right now; a busy session is never swept or evicted. */
@@ -70,7 +76,7 @@ export class SessionRegistry {
       if (!lru) return undefined;
       this.end(lru, 'evicted: session cap reached');
     }
-    const entry = { id: randomUUID(), transport, sub: p.sub, kind: p.kind, lastSeen: Date.now(), busy: 0 } as SessionEntry;
+    const entry = { id: randomUUID(), transport, sub: p.sub, kind: p.kind, credentialId: p.credentialId, lastSeen: Date.now(), busy: 0 } as SessionEntry;
     (entry as { session: McpSession }).session = makeSession(entry);
     return entry;
   }
@@ -119,6 +125,15 @@ export class SessionRegistry {
     e.channel = undefined;
     channel?.end();
     this.#log.debug({ session: e.id, sub: e.sub, transport: e.transport, why }, 'mcp session ended');
+  }
+
+  /** The credential `credentialId` was revoked: /ws channels re-check it, /mcp sessions end. */
+  credentialRevoked(credentialId: string): void {
+    for (const e of [...this.#entries.values()]) {
+      if (e.credentialId !== credentialId) continue;
+      if (e.channel?.recheck) e.channel.recheck();
+      else this.end(e, 'credential revoked');
+    }
   }
 
   /** End /mcp sessions idle for longer than the limit. */

@@ -3,7 +3,7 @@
 // the bearer token), then the subprotocol, are checked during the
 // handshake, so a refused upgrade is a plain HTTP answer (401 with the challenge, 403,
 // 404, 400) and never an open socket; the credential is re-checked on every message and
-// periodically, and a socket whose credential lapsed is closed with 4401; a malformed
+// periodically (and at once when its OAuth grant is revoked on any replica), and a socket whose credential lapsed is closed with 4401; a malformed
 // frame gets a -32700 answer, never a crash; messages over server.body_limit close the
 // socket with 1009; at most ws_max_in_flight requests run per socket; a socket that
 // misses a pong, or stops reading its answers, is dropped.
@@ -148,13 +148,17 @@ export function mountWs(app: Application, deps: WsDeps): void {
       send((await modern.handle(c.msg, adm.meta, principal, send, cat)).answer);
     };
     deps.sessions.add(entry);
-    deps.sessions.attach(entry, { send, end: () => ws.close(WS_CLOSE.GOING_AWAY, 'server shutting down') });
     const stillValid = async (): Promise<boolean> => {
       if (principal.kind === 'anonymous' || await gate.stillValid(principal)) return true;
       log.info({ event: 'ws.revoked', sub: principal.sub }, 'closing /ws socket: credential no longer valid');
       if (ws.readyState === ws.OPEN) ws.close(WS_CLOSE.CREDENTIAL_INVALID, 'credential expired or revoked');
       return false;
     };
+    deps.sessions.attach(entry, {
+      send,
+      end: () => ws.close(WS_CLOSE.GOING_AWAY, 'server shutting down'),
+      recheck: () => void (gateQueue = gateQueue.then(stillValid)),
+    });
     const timers = [setInterval(() => {
       if (!alive) return ws.terminate();
       alive = false;

@@ -1,6 +1,8 @@
-// One contract suite over every OAuthProvider: the oidc-provider adapter interface
-// and key persistence; then what only a durable provider promises (restart, kill -9,
-// ids never stored in the clear).
+// One contract suite over every OAuthProvider (memory, SQLite, PostgreSQL on a
+// throwaway cluster from test/helpers/postgres.ts): the oidc-provider adapter interface,
+// single consumption and key persistence; then what only a durable provider promises
+// (restart, kill -9, ids never stored in the clear) and what only a shared one promises
+// (concurrent migrations and consumes, sealed keys, revocation notifications, outages).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -8,9 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import type { OAuthProvider } from '../../src/auth/oauth/provider.js';
+import pg from 'pg';
+import { AlreadyConsumed, type OAuthProvider } from '../../src/auth/oauth/provider.js';
 import { InMemoryOAuthProvider } from '../../src/auth/oauth/providers/memory.js';
 import { SQLiteOAuthProvider } from '../../src/auth/oauth/providers/sqlite.js';
+import { PostgresOAuthProvider, type PostgresOAuthProviderOptions } from '../../src/auth/oauth/providers/postgres.js';
+import { startPostgres, type PgCluster } from '../helpers/postgres.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const dirs: string[] = [];
@@ -21,16 +26,43 @@ const tmp = () => {
 };
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-const providers: { name: string; make: () => OAuthProvider }[] = [
+// One PostgreSQL cluster for this file; each contract test starts from empty tables.
+let cluster: PgCluster | undefined;
+const pgOptions = (extra: Partial<PostgresOAuthProviderOptions> = {}): PostgresOAuthProviderOptions =>
+  ({ url: cluster!.url(), poolSize: 4, statementTimeoutMs: 2000, keySecret: 'contract-suite-key-secret-0123456789', ...extra });
+before(async function () {
+  this.timeout(120_000);
+  cluster = await startPostgres();
+});
+after(() => cluster?.destroy());
+const sql = async (text: string) => {
+  const c = new pg.Client(cluster!.url());
+  await c.connect();
+  try {
+    return await c.query(text);
+  } finally {
+    await c.end();
+  }
+};
+
+const providers: { name: string; make: () => Promise<OAuthProvider> | OAuthProvider }[] = [
   { name: 'InMemoryOAuthProvider', make: () => new InMemoryOAuthProvider() },
   { name: 'SQLiteOAuthProvider', make: () => new SQLiteOAuthProvider(join(tmp(), 'oauth.db')) },
+  {
+    name: 'PostgresOAuthProvider',
+    make: async () => {
+      const p = await PostgresOAuthProvider.open(pgOptions());
+      await sql('TRUNCATE fastsvc_oauth_state, fastsvc_oauth_keys');
+      return p;
+    },
+  },
 ];
 
 for (const { name, make } of providers) {
   describe(`OAuthProvider contract: ${name}`, () => {
     let p: OAuthProvider;
-    beforeEach(() => {
-      p = make();
+    beforeEach(async () => {
+      p = await make();
     });
     afterEach(() => p.close());
 
@@ -71,6 +103,14 @@ for (const { name, make } of providers) {
       assert.ok(Math.abs(consumed - Date.now() / 1000) < 5);
     });
 
+    it('consumes an entry once: a second consume rejects with AlreadyConsumed', async () => {
+      const a = p.adapter('RefreshToken');
+      await a.upsert('rt-once', { jti: 'rt-once', kind: 'RefreshToken', grantId: 'g1' }, 60);
+      await a.consume('rt-once');
+      await assert.rejects(a.consume('rt-once'), AlreadyConsumed);
+      await a.consume('never-stored'); // nothing to mark: not an error
+    });
+
     it('destroys one entry', async () => {
       const a = p.adapter('RefreshToken');
       await a.upsert('rt-1', { jti: 'rt-1', kind: 'RefreshToken', grantId: 'g1' }, 60);
@@ -103,7 +143,7 @@ for (const { name, make } of providers) {
       await sleep(80);
       assert.equal(await a.find('i-short'), undefined);
       assert.equal(await a.findByUid('u-short'), undefined);
-      assert.equal(p.sweep?.(), 1);
+      assert.equal(await p.sweep?.(), 1);
       assert.ok(await a.find('i-long'));
       assert.ok(await p.adapter('Client').find('c-forever'));
     });
@@ -190,6 +230,108 @@ describe('SQLiteOAuthProvider durability', () => {
         assert.equal((await p.adapter('Client').find(`client-${i}`))?.client_id, `client-${i}`, `client-${i}`);
         assert.equal((await p.adapter('AccessToken').find(`token-${i}`))?.grantId, `grant-${i}`, `token-${i}`);
       }
+    } finally {
+      await p.close();
+    }
+  });
+});
+
+describe('PostgresOAuthProvider as a shared store', () => {
+  const open = (extra: Partial<PostgresOAuthProviderOptions> = {}) => PostgresOAuthProvider.open(pgOptions(extra));
+
+  it('migrates once when several processes open a fresh database together', async () => {
+    await sql('CREATE DATABASE fresh_migrate');
+    const ps = await Promise.all([1, 2, 3].map(() => open({ url: cluster!.url('fresh_migrate') })));
+    try {
+      assert.deepEqual(await ps[0]!.migrations(), [1]);
+    } finally {
+      await Promise.all(ps.map((p) => p.close()));
+    }
+  });
+
+  it('lets exactly one of many concurrent consumes of one code win', async () => {
+    const [a, b] = await Promise.all([open(), open()]);
+    try {
+      await a.adapter('AuthorizationCode').upsert('race-code', { jti: 'race-code', grantId: 'g-race' }, 60);
+      const results = await Promise.allSettled([a, b, a, b, a, b].map((p) => p.adapter('AuthorizationCode').consume('race-code')));
+      assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
+      for (const r of results) if (r.status === 'rejected') assert.ok(r.reason instanceof AlreadyConsumed);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it('stores keys sealed, agrees on the first keys saved, and refuses another key_secret', async () => {
+    await sql('TRUNCATE fastsvc_oauth_keys');
+    const [a, b] = await Promise.all([open(), open()]);
+    try {
+      const mine = { jwks: { keys: [{ kty: 'EC', d: 'PRIVATE_PART_0123456789', kid: 'ka' }] }, cookieKeys: ['COOKIE_KEY_A'] };
+      const theirs = { jwks: { keys: [{ kty: 'EC', d: 'OTHER_PRIVATE_PART', kid: 'kb' }] }, cookieKeys: ['COOKIE_KEY_B'] };
+      const [ka, kb] = await Promise.all([a.addKeysIfAbsent(mine), b.addKeysIfAbsent(theirs)]);
+      assert.deepEqual(ka, kb);
+      const raw = JSON.stringify((await sql('SELECT value FROM fastsvc_oauth_keys')).rows);
+      for (const s of ['PRIVATE_PART', 'COOKIE_KEY']) assert.ok(!raw.includes(s), `${s} must not be stored in the clear`);
+      const wrong = await open({ keySecret: 'another-secret-entirely-0123456789' });
+      await assert.rejects(wrong.loadKeys(), (e: { code?: string }) => e.code === 'OAUTH_CONFIG');
+      await wrong.close();
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it('tells every process about a revocation, and never stores a token id in the clear', async () => {
+    const [a, b] = await Promise.all([open(), open()]);
+    try {
+      const heard: string[] = [];
+      b.watch({ revoked: (g) => heard.push(g), listening: () => undefined });
+      await a.adapter('AccessToken').upsert('AT_secret_value_0123456789abcdef', { jti: 'AT_secret_value_0123456789abcdef', grantId: 'g-note' }, 60);
+      const raw = JSON.stringify((await sql('SELECT * FROM fastsvc_oauth_state')).rows);
+      assert.ok(raw.includes('g-note') && !raw.includes('AT_secret_value'));
+      await a.adapter('AccessToken').destroy('AT_secret_value_0123456789abcdef');
+      await a.adapter('Grant').destroy('g-other');
+      await a.adapter('RefreshToken').revokeByGrantId('g-none'); // nothing deleted: no notification
+      await a.adapter('Grant').upsert('g-third', { jti: 'g-third', accountId: 'ada' }, 60);
+      await a.adapter('Grant').destroy('g-third');
+      for (let i = 0; i < 100 && heard.length < 2; i++) await sleep(10);
+      assert.deepEqual(heard, ['g-note', 'g-third']);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it('answers STORE_UNAVAILABLE at the statement timeout instead of hanging', async () => {
+    const p = await open({ statementTimeoutMs: 300 });
+    const locker = new pg.Client(cluster!.url());
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE fastsvc_oauth_state IN ACCESS EXCLUSIVE MODE');
+      await assert.rejects(p.adapter('Client').find('c1'), (e: { code?: string }) => e.code === 'STORE_UNAVAILABLE');
+      await locker.query('ROLLBACK');
+      assert.equal(await p.adapter('Client').find('c1'), undefined);
+    } finally {
+      await locker.end();
+      await p.close();
+    }
+  });
+
+  it('reports the database unreachable while it is down and recovers by itself', async function () {
+    this.timeout(60_000);
+    const p = await open({ statementTimeoutMs: 1000 });
+    const seen: boolean[] = [];
+    p.watch({ revoked: () => undefined, listening: (up) => seen.push(up) });
+    try {
+      await p.adapter('Client').upsert('kept', { client_id: 'kept' });
+      assert.equal(p.reachable(), true);
+      cluster!.stop();
+      for (let i = 0; i < 200 && p.reachable(); i++) await sleep(25);
+      assert.equal(p.reachable(), false);
+      await assert.rejects(p.adapter('Client').find('kept'), (e: { code?: string }) => e.code === 'STORE_UNAVAILABLE');
+      cluster!.start();
+      for (let i = 0; i < 400 && !p.reachable(); i++) await sleep(25);
+      assert.equal(p.reachable(), true);
+      assert.deepEqual(seen, [false, true]);
+      assert.equal((await p.adapter('Client').find('kept'))?.client_id, 'kept');
     } finally {
       await p.close();
     }

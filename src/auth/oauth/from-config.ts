@@ -1,6 +1,7 @@
 // The OAuthServer a SvcServerConfig asks for (what createApp calls). Guarantees:
 // undefined unless oauth.enabled; the provider is config.oauth_provider when the code
-// API gives one, else built from oauth.provider (memory, or sqlite at its path); the rate
+// API gives one, else built from oauth.provider (memory, sqlite at its path, or postgres
+// at its url, migrated before the server starts); the rate
 // limits are oauth.rate_limits (defaults in the schema); the
 // issuer is oauth.issuer, else the base URL, and profile.issuer may not contradict it;
 // oidc-provider is not even loaded when OAuth is off.
@@ -14,6 +15,7 @@ import { SvcError } from '../../errors.js';
 import type { OAuthProvider } from './provider.js';
 import { InMemoryOAuthProvider } from './providers/memory.js';
 import { SQLiteOAuthProvider } from './providers/sqlite.js';
+import { PostgresOAuthProvider } from './providers/postgres.js';
 import type { OAuthServer } from './server.js';
 import type { Observer } from '../../observe/observer.js';
 
@@ -24,7 +26,7 @@ export async function oauthServerFromConfig(cfg: ResolvedConfig, o: { baseUrl: s
   if (cfg.profile.issuer !== undefined && cfg.profile.issuer !== issuer) {
     throw new SvcError('OAUTH_CONFIG', `profile.issuer ${cfg.profile.issuer} differs from the authorization server's issuer ${issuer}; clients would refuse its metadata`, { path: '/profile/issuer' });
   }
-  const provider = cfg.oauth_provider ?? providerFromConfig(cfg.oauth, cfg.base_dir);
+  const provider = cfg.oauth_provider ?? await providerFromConfig(cfg.oauth, cfg.base_dir, o.logger);
   try {
     // Loaded only when OAuth is on: oidc-provider prints a runtime warning at import on Node 20.
     const { createOAuthServer } = await import('./server.js');
@@ -48,9 +50,21 @@ export async function oauthServerFromConfig(cfg: ResolvedConfig, o: { baseUrl: s
   }
 }
 
-export function providerFromConfig(oauth: ResolvedOAuth, baseDir: string): OAuthProvider {
+export async function providerFromConfig(oauth: ResolvedOAuth, baseDir: string, logger?: Logger): Promise<OAuthProvider> {
   const p = oauth.provider;
   if (p.type === 'memory') return new InMemoryOAuthProvider();
+  if (p.type === 'postgres') {
+    if (!p.url || !p.key_secret) throw new SvcError('OAUTH_CONFIG', 'oauth.provider.type postgres needs url and key_secret', { path: '/oauth/provider' });
+    const log = logger?.child({ module: 'oauth.postgres' });
+    return PostgresOAuthProvider.open({
+      url: p.url,
+      // pool_size and statement_timeout_ms: the schema's defaults are already filled in (resolveConfig).
+      poolSize: p.pool_size!,
+      statementTimeoutMs: p.statement_timeout_ms!,
+      keySecret: p.key_secret,
+      onError: (err, what) => log?.warn({ event: 'oauth.store_error', err: err.message }, what),
+    });
+  }
   if (!p.path) throw new SvcError('OAUTH_CONFIG', 'oauth.provider.type sqlite needs a path', { path: '/oauth/provider/path' });
   return new SQLiteOAuthProvider(resolve(baseDir, p.path));
 }

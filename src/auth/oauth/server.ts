@@ -6,7 +6,11 @@
 // X-Forwarded-* only as the trusted proxies set them (stripped otherwise), so its
 // absolute URLs and secure cookies follow a TLS-terminating proxy while the issuer stays
 // fixed; an access token is accepted only while it, its grant and its subject
-// exist, so a revocation or a replay takes effect on the very next request. Token
+// exist, so a revocation or a replay takes effect on the very next request; on a
+// shared store (PostgreSQL) a revocation made by any replica drops this process's
+// cached tokens of that grant and is told to onRevoked() listeners, a replay lost
+// to another replica revokes the grant (store-guard.ts), and an unreachable store
+// answers 503. Token
 // issuance, refresh, revocation, registration, refused grants and rate-limit refusals
 // are reported to the Observer (audit events and metrics; grant ids only as a hash).
 
@@ -28,7 +32,8 @@ import { VerifiedTokens } from './token-cache.js';
 import { loadOrCreateKeys } from './keys.js';
 import { authorizationServerMetadata, protectedResourceMetadata } from './metadata.js';
 import { oidcConfiguration } from './oidc-config.js';
-import type { OAuthProvider } from './provider.js';
+import type { Adapter, OAuthProvider } from './provider.js';
+import { guardAdapter, storeError } from './store-guard.js';
 import { RateLimiter, type BucketLimits } from './rate-limit.js';
 import { Observer } from '../../observe/observer.js';
 import { hashId } from '../../observe/audit.js';
@@ -76,6 +81,10 @@ export interface OAuthServer {
   isActive(p: Principal): Promise<boolean>;
   /** Protected resource metadata URL for a protected route (path-inserted form), or the root form. */
   prmUrl(route?: string): string;
+  /** Called with the grant id of every revocation (by this process, or by any replica on a shared store). */
+  onRevoked(listener: (grantId: string) => void): void;
+  /** False while a shared store is unreachable. */
+  reachable(): boolean;
   close(): Promise<void>;
 }
 
@@ -119,9 +128,17 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
     return path === '' || routes.some((r) => path === r || path.startsWith(`${r}/`));
   };
 
-  const verified = new VerifiedTokens();
+  const revokedListeners: ((grantId: string) => void)[] = [];
+  const verified = new VerifiedTokens((grantId) => revokedListeners.forEach((l) => l(grantId)));
+  opts.provider.watch?.({ revoked: (grantId) => verified.revoked(grantId), listening: (up) => verified.trust(up) });
+  const adapters = new Map<string, Adapter>();
+  const adapterOf = (model: string): Adapter => {
+    let a = adapters.get(model);
+    if (!a) adapters.set(model, (a = verified.wrap(model, guardAdapter(model, opts.provider.adapter(model), adapterOf))));
+    return a;
+  };
   const store: OAuthProvider = {
-    adapter: (model) => verified.wrap(model, opts.provider.adapter(model)),
+    adapter: adapterOf,
     loadKeys: () => opts.provider.loadKeys(),
     saveKeys: (k) => opts.provider.saveKeys(k),
     close: () => opts.provider.close(),
@@ -153,6 +170,32 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
   const caller = opts.caller;
   const asMetadata = authorizationServerMetadata({ issuer, profile: opts.profile, registration, scopes: opts.scopes });
   const prm = (resource: string) => protectedResourceMetadata({ resource, issuer, scopes: opts.scopes, name });
+
+  const verify = async (token: string): Promise<Principal | null> => {
+    const cached = verified.get(token);
+    if (cached) return cached;
+    const epoch = verified.begin();
+    const at = await provider.AccessToken.find(token);
+    if (!at || !at.accountId || !at.grantId) return null;
+    if (![at.aud].flat().includes(audience)) return null;
+    if (!accounts.has(at.accountId) || !(await provider.Grant.find(at.grantId))) return null;
+    const principal: Principal = Object.freeze({
+      sub: at.accountId,
+      scopes: new Set((at.scope ?? '').split(' ').filter(Boolean)),
+      kind: 'oauth' as const,
+      clientId: at.clientId,
+      expiresAt: at.exp,
+      credentialId: at.grantId,
+    });
+    verified.set(token, principal, epoch);
+    return principal;
+  };
+  const active = async (p: Principal): Promise<boolean> => {
+    if (p.kind !== 'oauth' || !p.credentialId) return false;
+    if (p.expiresAt !== undefined && p.expiresAt * 1000 <= Date.now()) return false;
+    if (verified.knowsGrant(p.credentialId)) return true;
+    return accounts.has(p.sub) && !!(await provider.Grant.find(p.credentialId));
+  };
 
   return {
     mount(app) {
@@ -196,30 +239,23 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
 
     async verifyAccessToken(token) {
       if (token.length > 512) return null;
-      const cached = verified.get(token);
-      if (cached) return cached;
-      const epoch = verified.begin();
-      const at = await provider.AccessToken.find(token);
-      if (!at || !at.accountId || !at.grantId) return null;
-      if (![at.aud].flat().includes(audience)) return null;
-      if (!accounts.has(at.accountId) || !(await provider.Grant.find(at.grantId))) return null;
-      const principal: Principal = Object.freeze({
-        sub: at.accountId,
-        scopes: new Set((at.scope ?? '').split(' ').filter(Boolean)),
-        kind: 'oauth' as const,
-        clientId: at.clientId,
-        expiresAt: at.exp,
-        credentialId: at.grantId,
+      return verify(token).catch((e) => {
+        throw storeError(e);
       });
-      verified.set(token, principal, epoch);
-      return principal;
     },
 
     async isActive(p) {
-      if (p.kind !== 'oauth' || !p.credentialId) return false;
-      if (p.expiresAt !== undefined && p.expiresAt * 1000 <= Date.now()) return false;
-      if (verified.knowsGrant(p.credentialId)) return true;
-      return accounts.has(p.sub) && !!(await provider.Grant.find(p.credentialId));
+      return active(p).catch((e) => {
+        throw storeError(e);
+      });
+    },
+
+    onRevoked(listener) {
+      revokedListeners.push(listener);
+    },
+
+    reachable() {
+      return opts.provider.reachable?.() ?? true;
     },
 
     prmUrl(route) {

@@ -1,10 +1,13 @@
 // Verified access tokens, remembered so the hot path skips the store. Guarantees:
 // a cached principal is never served after its token expires, and never after its
-// token or its grant is revoked or destroyed — every such change passes through
-// the provider adapters this module wraps (the authorization server runs in this
-// one process), which drop the affected entries before and after the change; a
-// verification that overlapped any revocation is not cached (epoch check), so a
-// lookup racing a revocation cannot leave a stale entry; at most MAX entries.
+// token or its grant is revoked or destroyed — every such change in this process
+// passes through the provider adapters this module wraps, which drop the affected
+// entries before and after the change, and a shared store reports other processes'
+// revocations to revoked(); while a shared store's notifications cannot be heard
+// (trust(false)) nothing is served from or kept in the cache; a verification that
+// overlapped any revocation is not cached (epoch check), so a lookup racing a
+// revocation cannot leave a stale entry; at most MAX entries. Each revoked grant is
+// told to onRevoked (Grant destroyed, or its access tokens revoked).
 
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { Principal } from '../../core/types.js';
@@ -15,6 +18,24 @@ export class VerifiedTokens {
   readonly #byToken = new Map<string, Principal>();
   readonly #byGrant = new Map<string, Set<string>>();
   #epoch = 0;
+  #trusted = true;
+
+  constructor(readonly onRevoked: (grantId: string) => void = () => undefined) {}
+
+  /** A revocation made elsewhere (another replica): forget the grant's tokens, tell the listener. */
+  revoked(grantId: string): void {
+    this.#epoch++;
+    this.dropGrant(grantId);
+    this.onRevoked(grantId);
+  }
+
+  /** Whether revocations made elsewhere are heard; either way the cache starts empty. */
+  trust(up: boolean): void {
+    this.#epoch++;
+    this.#trusted = up;
+    this.#byToken.clear();
+    this.#byGrant.clear();
+  }
 
   /** Call before verifying in the store; pass the value to set(). */
   begin(): number {
@@ -22,6 +43,7 @@ export class VerifiedTokens {
   }
 
   get(token: string): Principal | undefined {
+    if (!this.#trusted) return undefined;
     const p = this.#byToken.get(token);
     if (!p) return undefined;
     if (p.expiresAt !== undefined && p.expiresAt * 1000 <= Date.now()) {
@@ -32,7 +54,7 @@ export class VerifiedTokens {
   }
 
   set(token: string, p: Principal, epoch: number): void {
-    if (epoch !== this.#epoch) return; // a revocation happened meanwhile: do not trust this result for later
+    if (epoch !== this.#epoch || !this.#trusted) return; // a revocation happened meanwhile: do not trust this result for later
     if (this.#byToken.size >= MAX) this.#drop(this.#byToken.keys().next().value!);
     this.#byToken.set(token, p);
     const grant = p.credentialId!;
@@ -43,7 +65,7 @@ export class VerifiedTokens {
 
   /** True while a grant has a live cached token (so it was found and not revoked since). */
   knowsGrant(grantId: string): boolean {
-    return this.#byGrant.has(grantId);
+    return this.#trusted && this.#byGrant.has(grantId);
   }
 
   dropGrant(grantId: string): void {
@@ -73,8 +95,12 @@ export class VerifiedTokens {
       findByUid: (uid: string) => inner.findByUid(uid),
       findByUserCode: (code: string) => inner.findByUserCode(code),
       consume: (id: string) => inner.consume(id),
-      destroy: (id: string) => revoking(dropId(id), () => inner.destroy(id)),
-      revokeByGrantId: (grantId: string) => revoking(() => this.dropGrant(grantId), () => inner.revokeByGrantId(grantId)),
+      destroy: (id: string) => revoking(dropId(id), () => inner.destroy(id)).then(() => {
+        if (model === 'Grant') this.onRevoked(id);
+      }),
+      revokeByGrantId: (grantId: string) => revoking(() => this.dropGrant(grantId), () => inner.revokeByGrantId(grantId)).then(() => {
+        if (model === 'AccessToken') this.onRevoked(grantId);
+      }),
     };
   }
 

@@ -3,7 +3,7 @@
 // (one contract suite), entries are copied in and out (callers cannot mutate stored
 // state), expired entries are invisible at once and removed by sweep(); all is lost on exit.
 
-import type { Adapter, AdapterPayload, OAuthKeys, OAuthProvider } from '../provider.js';
+import { AlreadyConsumed, type Adapter, type AdapterPayload, type OAuthKeys, type OAuthProvider } from '../provider.js';
 import { decodePayload, encodePayload, expiryOf, storageKey } from './stored-id.js';
 
 interface Entry {
@@ -19,6 +19,8 @@ const live = (e: Entry | undefined): e is Entry => e !== undefined && (e.expires
 
 class MemoryModel implements Adapter {
   readonly #entries = new Map<string, Entry>();
+
+  constructor(readonly model: string) {}
 
   async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
     this.#entries.set(storageKey(id), {
@@ -46,6 +48,7 @@ class MemoryModel implements Adapter {
 
   async consume(id: string): Promise<void> {
     const e = this.#entries.get(storageKey(id));
+    if (e?.consumedAt) throw new AlreadyConsumed(this.model);
     if (e) e.consumedAt = Math.floor(Date.now() / 1000);
   }
 
@@ -80,7 +83,7 @@ export class InMemoryOAuthProvider implements OAuthProvider {
 
   adapter(model: string): Adapter {
     let m = this.#models.get(model);
-    if (!m) this.#models.set(model, (m = new MemoryModel()));
+    if (!m) this.#models.set(model, (m = new MemoryModel(model)));
     return m;
   }
 

@@ -6,7 +6,7 @@
 import Database from 'better-sqlite3';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Adapter, AdapterPayload, OAuthKeys, OAuthProvider } from '../provider.js';
+import { AlreadyConsumed, type Adapter, type AdapterPayload, type OAuthKeys, type OAuthProvider } from '../provider.js';
 import { decodePayload, encodePayload, expiryOf, storageKey } from './stored-id.js';
 
 const SCHEMA = `
@@ -62,7 +62,8 @@ export class SQLiteOAuthProvider implements OAuthProvider {
         WHERE model = ? AND uid = ? AND (expires_at IS NULL OR expires_at > ?) LIMIT 1`),
       byUserCode: db.prepare<[string, string, number], Row>(`SELECT payload, consumed_at FROM oauth_state
         WHERE model = ? AND user_code = ? AND (expires_at IS NULL OR expires_at > ?) LIMIT 1`),
-      consume: db.prepare(`UPDATE oauth_state SET consumed_at = ? WHERE model = ? AND id = ?`),
+      consume: db.prepare(`UPDATE oauth_state SET consumed_at = ? WHERE model = ? AND id = ? AND consumed_at IS NULL`),
+      exists: db.prepare<[string, string], { one: number }>(`SELECT 1 AS one FROM oauth_state WHERE model = ? AND id = ?`),
       destroy: db.prepare(`DELETE FROM oauth_state WHERE model = ? AND id = ?`),
       revoke: db.prepare(`DELETE FROM oauth_state WHERE model = ? AND grant_id = ?`),
       sweep: db.prepare(`DELETE FROM oauth_state WHERE expires_at IS NOT NULL AND expires_at <= ?`),
@@ -92,7 +93,8 @@ export class SQLiteOAuthProvider implements OAuthProvider {
         return one(s.byUserCode.get(model, userCode, Date.now()), undefined);
       },
       async consume(id: string) {
-        s.consume.run(Math.floor(Date.now() / 1000), model, storageKey(id));
+        const key = storageKey(id);
+        if (s.consume.run(Math.floor(Date.now() / 1000), model, key).changes === 0 && s.exists.get(model, key)) throw new AlreadyConsumed(model);
       },
       async destroy(id: string) {
         s.destroy.run(model, storageKey(id));

@@ -1,0 +1,272 @@
+// PostgresOAuthProvider: OAuth state and keys in PostgreSQL, shared by every replica
+// that points at the same database. Guarantees: the schema is created and migrated on
+// open by versioned migrations under a transaction-scoped advisory lock, so replicas
+// starting together migrate once; one table keyed (model, id) with ids stored hashed
+// (stored-id.ts), each write one autocommit statement (durable when its promise
+// resolves); consume() is one conditional UPDATE, so of two replicas consuming the same
+// code exactly one succeeds and the other gets AlreadyConsumed; keys are stored sealed
+// under key_secret (key-seal.ts) and the first replica to save them wins; every
+// destroy/revoke NOTIFYs the grant id in the same statement, and one LISTEN connection
+// per process reports those to watch() (reconnecting every 500 ms while it is down,
+// telling listening(false) then listening(true)); a query that fails for want of the
+// database, or exceeds statement_timeout, rejects with STORE_UNAVAILABLE, never hangs.
+
+import pg from 'pg';
+import { SvcError } from '../../../errors.js';
+import { open, seal } from '../key-seal.js';
+import { AlreadyConsumed, type Adapter, type AdapterPayload, type OAuthKeys, type OAuthProvider, type StoreEvents } from '../provider.js';
+import { decodePayload, encodePayload, expiryOf, storageKey } from './stored-id.js';
+
+/** Applied in order, each once; append only — never edit a shipped migration. */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE fastsvc_oauth_state (
+     model       TEXT NOT NULL,
+     id          TEXT NOT NULL,
+     payload     TEXT NOT NULL,
+     grant_id    TEXT,
+     uid         TEXT,
+     user_code   TEXT,
+     expires_at  BIGINT,
+     consumed_at BIGINT,
+     PRIMARY KEY (model, id)
+   );
+   CREATE INDEX fastsvc_oauth_state_grant ON fastsvc_oauth_state (model, grant_id) WHERE grant_id IS NOT NULL;
+   CREATE INDEX fastsvc_oauth_state_uid ON fastsvc_oauth_state (model, uid) WHERE uid IS NOT NULL;
+   CREATE INDEX fastsvc_oauth_state_user_code ON fastsvc_oauth_state (model, user_code) WHERE user_code IS NOT NULL;
+   CREATE INDEX fastsvc_oauth_state_expiry ON fastsvc_oauth_state (expires_at) WHERE expires_at IS NOT NULL;
+   CREATE TABLE fastsvc_oauth_keys (name TEXT PRIMARY KEY, value TEXT NOT NULL);`,
+];
+
+/** pg_advisory_xact_lock key for migrations ("fastsvc1" as an int8). */
+const MIGRATION_LOCK = '7376410729497506097';
+export const REVOKED_CHANNEL = 'fastsvc_oauth_revoked';
+const RECONNECT_MS = 500;
+
+export interface PostgresOAuthProviderOptions {
+  /** Connection string, from the environment (${DATABASE_URL}). */
+  url: string;
+  poolSize: number;
+  /** Server-side statement_timeout for every query, in ms; also bounds connecting. */
+  statementTimeoutMs: number;
+  /** Secret the stored keys are sealed under; the same on every replica. */
+  keySecret: string;
+  /** How often expired rows are deleted, in ms. Default 10 minutes. */
+  sweepIntervalMs?: number;
+  /** Told about connection problems (never the connection string). */
+  onError?(err: Error, what: string): void;
+}
+
+type Row = { payload: string; consumed_at: string | null };
+
+export class PostgresOAuthProvider implements OAuthProvider {
+  readonly #pool: pg.Pool;
+  readonly #opts: PostgresOAuthProviderOptions;
+  readonly #watchers: StoreEvents[] = [];
+  #listener: pg.Client | undefined;
+  #listening = false;
+  #closed = false;
+  #retry: NodeJS.Timeout | undefined;
+  #sweeper: NodeJS.Timeout | undefined;
+
+  private constructor(opts: PostgresOAuthProviderOptions) {
+    this.#opts = opts;
+    this.#pool = new pg.Pool({
+      connectionString: opts.url,
+      max: opts.poolSize,
+      statement_timeout: opts.statementTimeoutMs,
+      query_timeout: opts.statementTimeoutMs + 1000,
+      connectionTimeoutMillis: opts.statementTimeoutMs,
+      idleTimeoutMillis: 30_000,
+      application_name: 'fastsvc',
+    });
+    // An idle client's connection dropped (database restart): the pool replaces it on next use.
+    this.#pool.on('error', (err) => opts.onError?.(err, 'idle connection lost'));
+  }
+
+  /** Connects, migrates, starts listening; rejects (STORE_UNAVAILABLE) if the database cannot be reached. */
+  static async open(opts: PostgresOAuthProviderOptions): Promise<PostgresOAuthProvider> {
+    const p = new PostgresOAuthProvider(opts);
+    try {
+      await p.#migrate();
+      await p.#listen();
+    } catch (e) {
+      await p.close();
+      throw e;
+    }
+    p.#sweeper = setInterval(() => void p.sweep().catch(() => undefined), opts.sweepIntervalMs ?? 600_000).unref();
+    return p;
+  }
+
+  /** Applied migration versions, for tests and `svc explain`. */
+  async migrations(): Promise<number[]> {
+    const r = await this.#q<{ version: number }>('SELECT version FROM fastsvc_schema_migrations ORDER BY version');
+    return r.rows.map((x) => Number(x.version));
+  }
+
+  adapter(model: string): Adapter {
+    const q = this.#q.bind(this);
+    const one = (rows: Row[], id: string | undefined) => (rows[0] ? decodePayload(rows[0].payload, id, rows[0].consumed_at === null ? null : Number(rows[0].consumed_at)) : undefined);
+    const liveBy = (column: string) => `SELECT payload, consumed_at FROM fastsvc_oauth_state
+      WHERE model = $1 AND ${column} = $2 AND (expires_at IS NULL OR expires_at > $3) LIMIT 1`;
+    return {
+      async upsert(id: string, payload: AdapterPayload, expiresIn?: number) {
+        await q(`INSERT INTO fastsvc_oauth_state (model, id, payload, grant_id, uid, user_code, expires_at, consumed_at)
+          VALUES ($1, $2, $3, $4, $5, $6, $7, NULL)
+          ON CONFLICT (model, id) DO UPDATE SET payload = excluded.payload, grant_id = excluded.grant_id, uid = excluded.uid,
+            user_code = excluded.user_code, expires_at = excluded.expires_at, consumed_at = NULL`,
+        [model, storageKey(id), encodePayload(payload), payload.grantId ?? null, payload.uid ?? null, payload.userCode ?? null, expiryOf(expiresIn)]);
+      },
+      async find(id: string) {
+        return one((await q<Row>(liveBy('id'), [model, storageKey(id), Date.now()])).rows, id);
+      },
+      async findByUid(uid: string) {
+        return one((await q<Row>(liveBy('uid'), [model, uid, Date.now()])).rows, undefined);
+      },
+      async findByUserCode(userCode: string) {
+        return one((await q<Row>(liveBy('user_code'), [model, userCode, Date.now()])).rows, undefined);
+      },
+      async consume(id: string) {
+        // One statement: mark it unless marked; report whether the row exists at all.
+        const r = await q<{ marked: boolean }>(`WITH m AS (
+            UPDATE fastsvc_oauth_state SET consumed_at = $3 WHERE model = $1 AND id = $2 AND consumed_at IS NULL RETURNING 1)
+          SELECT EXISTS (SELECT 1 FROM m) AS marked FROM fastsvc_oauth_state WHERE model = $1 AND id = $2`,
+        [model, storageKey(id), Math.floor(Date.now() / 1000)]);
+        if (r.rows[0] && !r.rows[0].marked) throw new AlreadyConsumed(model);
+      },
+      async destroy(id: string) {
+        await q(`WITH d AS (DELETE FROM fastsvc_oauth_state WHERE model = $1 AND id = $2 RETURNING grant_id)
+          SELECT pg_notify('${REVOKED_CHANNEL}', g) FROM (
+            SELECT CASE WHEN $1 = 'Grant' THEN $3 ELSE grant_id END AS g FROM d) n WHERE g IS NOT NULL`,
+        [model, storageKey(id), id]);
+      },
+      async revokeByGrantId(grantId: string) {
+        await q(`WITH d AS (DELETE FROM fastsvc_oauth_state WHERE model = $1 AND grant_id = $2 RETURNING 1)
+          SELECT pg_notify('${REVOKED_CHANNEL}', $2) WHERE EXISTS (SELECT 1 FROM d)`, [model, grantId]);
+      },
+    };
+  }
+
+  async loadKeys(): Promise<OAuthKeys | undefined> {
+    const r = await this.#q<{ value: string }>(`SELECT value FROM fastsvc_oauth_keys WHERE name = 'keys'`);
+    return r.rows[0] ? (JSON.parse(open(r.rows[0].value, this.#opts.keySecret)) as OAuthKeys) : undefined;
+  }
+
+  async saveKeys(keys: OAuthKeys): Promise<void> {
+    await this.#q(`INSERT INTO fastsvc_oauth_keys (name, value) VALUES ('keys', $1) ON CONFLICT (name) DO UPDATE SET value = excluded.value`,
+      [seal(JSON.stringify(keys), this.#opts.keySecret)]);
+  }
+
+  async addKeysIfAbsent(keys: OAuthKeys): Promise<OAuthKeys> {
+    await this.#q(`INSERT INTO fastsvc_oauth_keys (name, value) VALUES ('keys', $1) ON CONFLICT (name) DO NOTHING`,
+      [seal(JSON.stringify(keys), this.#opts.keySecret)]);
+    return (await this.loadKeys())!;
+  }
+
+  async sweep(): Promise<number> {
+    const r = await this.#q('DELETE FROM fastsvc_oauth_state WHERE expires_at IS NOT NULL AND expires_at <= $1', [Date.now()]);
+    return r.rowCount ?? 0;
+  }
+
+  watch(events: StoreEvents): void {
+    this.#watchers.push(events);
+  }
+
+  reachable(): boolean {
+    return this.#listening;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#sweeper);
+    clearTimeout(this.#retry);
+    const l = this.#listener;
+    this.#listener = undefined;
+    await l?.end().catch(() => undefined);
+    await this.#pool.end().catch(() => undefined);
+  }
+
+  async #q<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.#pool.query<R>(text, values);
+    } catch (e) {
+      throw unavailable(e);
+    }
+  }
+
+  async #migrate(): Promise<void> {
+    const c = await this.#pool.connect().catch((e) => {
+      throw unavailable(e);
+    });
+    try {
+      await c.query('BEGIN');
+      await c.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
+      await c.query(`CREATE TABLE IF NOT EXISTS fastsvc_schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
+      const done = new Set((await c.query<{ version: number }>('SELECT version FROM fastsvc_schema_migrations')).rows.map((r) => Number(r.version)));
+      for (const [i, sql] of MIGRATIONS.entries()) {
+        if (done.has(i + 1)) continue;
+        await c.query(sql);
+        await c.query('INSERT INTO fastsvc_schema_migrations (version) VALUES ($1)', [i + 1]);
+      }
+      await c.query('COMMIT');
+    } catch (e) {
+      await c.query('ROLLBACK').catch(() => undefined);
+      throw unavailable(e);
+    } finally {
+      c.release();
+    }
+  }
+
+  async #listen(): Promise<void> {
+    const c = new pg.Client({ connectionString: this.#opts.url, connectionTimeoutMillis: this.#opts.statementTimeoutMs, keepAlive: true, application_name: 'fastsvc-listen' });
+    let lost = false;
+    const onLost = (err?: Error) => {
+      if (lost) return;
+      lost = true;
+      if (err) this.#opts.onError?.(err, 'notification connection lost');
+      c.end().catch(() => undefined);
+      if (this.#listener === c) this.#listener = undefined;
+      this.#setListening(false);
+      this.#scheduleReconnect();
+    };
+    c.on('error', onLost);
+    c.on('end', () => onLost());
+    c.on('notification', (n) => {
+      if (n.channel === REVOKED_CHANNEL && n.payload) for (const w of this.#watchers) w.revoked(n.payload);
+    });
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${REVOKED_CHANNEL}`);
+    } catch (e) {
+      lost = true;
+      await c.end().catch(() => undefined);
+      throw unavailable(e);
+    }
+    if (this.#closed) return void (await c.end());
+    this.#listener = c;
+    this.#setListening(true);
+  }
+
+  #scheduleReconnect(): void {
+    if (this.#closed || this.#retry) return;
+    this.#retry = setTimeout(() => {
+      this.#retry = undefined;
+      this.#listen().catch(() => this.#scheduleReconnect());
+    }, RECONNECT_MS);
+    this.#retry.unref();
+  }
+
+  #setListening(up: boolean): void {
+    if (this.#listening === up) return;
+    this.#listening = up;
+    for (const w of this.#watchers) w.listening(up);
+  }
+}
+
+/** Integrity and syntax errors are bugs and pass through; everything else means the database is not there for us. */
+function unavailable(e: unknown): Error {
+  if (e instanceof SvcError) return e;
+  const code = (e as { code?: string }).code ?? '';
+  if (/^(22|23|42)/.test(code)) return e as Error;
+  const why = code === '57014' ? 'did not answer within its statement timeout' : 'is unreachable';
+  return new SvcError('STORE_UNAVAILABLE', `the OAuth store (PostgreSQL) ${why}: ${(e as Error).message}`, { cause: e });
+}

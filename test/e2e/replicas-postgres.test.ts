@@ -1,0 +1,184 @@
+// Two `svc serve` replicas of examples/replicas/svc.yaml on one throwaway PostgreSQL
+// (test/helpers/postgres.ts), behind a tiny loopback round-robin proxy standing in for
+// the load balancer (its URL is the issuer and base_url of both). An independent OAuth
+// client (oauth4webapi) picks replicas explicitly — metadata from the proxy, endpoints
+// pointed at one replica — or goes through the proxy, which alternates per request.
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import * as oauth from 'oauth4webapi';
+import pg from 'pg';
+import WebSocket from 'ws';
+import { ROOT, serveCli, type ServeChild } from '../helpers/cli.js';
+import { startPostgres, type PgCluster } from '../helpers/postgres.js';
+import { waitFor } from '../helpers/wait.js';
+import { authorize, discover, exchange, insecure, postForm, register } from './oauth-harness.js';
+
+const MANIFEST = join(ROOT, 'examples', 'replicas', 'svc.yaml');
+
+/** Round-robin over `upstreams` (changeable); each request goes to the next one. */
+function startProxy(upstreams: string[]) {
+  let next = 0;
+  const server = http.createServer((req, res) => {
+    const target = new URL(upstreams[next++ % upstreams.length]!);
+    const up = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
+      res.writeHead(r.statusCode!, r.headers);
+      r.pipe(res);
+    });
+    up.on('error', () => res.writeHead(502).end());
+    req.pipe(up);
+  });
+  return new Promise<{ url: string; close(): void }>((resolve) => server.listen(0, '127.0.0.1', () => resolve({
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  })));
+}
+
+describe('replicas on one PostgreSQL (svc serve ×2, round-robin proxy)', function () {
+  this.timeout(60_000);
+  let cluster: PgCluster;
+  const upstreams: string[] = [];
+  let proxy: { url: string; close(): void };
+  let a: ServeChild;
+  let b: ServeChild;
+  let viaProxy: oauth.AuthorizationServer;
+
+  const start = () => serveCli(MANIFEST, { env: { DATABASE_URL: cluster.url(), SVC_OAUTH_KEY_SECRET: 'replica-test-key-secret-0123456789abcdef', PUBLIC_URL: proxy.url } });
+  /** The proxy's metadata with every endpoint on one replica. */
+  const on = (replica: ServeChild): oauth.AuthorizationServer =>
+    ({ ...JSON.parse(JSON.stringify(viaProxy).replaceAll(proxy.url, replica.url)), issuer: viaProxy.issuer }) as oauth.AuthorizationServer;
+  const callTool = (replica: ServeChild, token: string) => fetch(`${replica.url}/svc/tools/notes.list`, {
+    method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}',
+  });
+  /** A registered public client and one unredeemed code for it (the authorize steps go through the proxy). */
+  const codeFor = async (client?: oauth.Client) => {
+    client ??= await register(on(a));
+    const auth = await authorize(viaProxy, client, { scope: 'notes.read', resource: proxy.url });
+    assert.ok(auth.callback, `authorization ended at ${auth.res.status}`);
+    return { client, auth };
+  };
+  const tokenForm = (client: oauth.Client, x: Awaited<ReturnType<typeof codeFor>>['auth']) => ({
+    grant_type: 'authorization_code', client_id: client.client_id, code: x.callback!.searchParams.get('code')!,
+    redirect_uri: x.redirectUri, code_verifier: x.verifier, resource: proxy.url,
+  });
+
+  before(async function () {
+    this.timeout(120_000);
+    cluster = await startPostgres();
+    proxy = await startProxy(upstreams);
+    [a, b] = await Promise.all([start(), start()]); // together: one migration, one set of keys
+    upstreams.push(a.url, b.url);
+    viaProxy = await discover(proxy.url);
+  });
+  after(async () => {
+    if (process.env.DEBUG_REPLICAS) console.log(b.stderr().slice(-3000));
+    proxy?.close();
+    await Promise.all([a?.stop(), b?.stop()]);
+    cluster?.destroy();
+  });
+
+  it('registers on A, authorizes through both, exchanges the code on A; the token works on A and B', async () => {
+    const { client, auth } = await codeFor();
+    const tokens = await exchange(on(a), client, oauth.None(), auth, proxy.url);
+    for (const r of [a, b]) assert.equal((await callTool(r, tokens.access_token)).status, 200, r.url);
+  });
+
+  it('redeems a code once when both replicas receive it at the same moment; the loser gets invalid_grant and the grant dies', async () => {
+    const { client, auth } = await codeFor();
+    const form = tokenForm(client, auth);
+    const answers = await Promise.all([a, b].map((r) => postForm(`${r.url}/token`, form)));
+    const won = answers.filter((x) => x.status === 200);
+    const lost = answers.filter((x) => x.status !== 200);
+    assert.equal(won.length, 1, JSON.stringify(answers.map((x) => x.body)));
+    assert.equal(lost[0]!.status, 400);
+    assert.equal(lost[0]!.body.error, 'invalid_grant');
+    const token = won[0]!.body.access_token as string;
+    for (const r of [a, b]) await waitFor(async () => ((await callTool(r, token)).status === 401 ? true : undefined), `token refused on ${r.url}`);
+  });
+
+  it('rotates refresh tokens across replicas and detects a replay on the other one', async () => {
+    const { client, auth } = await codeFor();
+    const first = await exchange(on(a), client, oauth.None(), auth, proxy.url);
+    const second = await oauth.processRefreshTokenResponse(on(b), client,
+      await oauth.refreshTokenGrantRequest(on(b), client, oauth.None(), first.refresh_token!, insecure));
+    assert.ok(second.refresh_token && second.refresh_token !== first.refresh_token);
+    const replay = await postForm(`${a.url}/token`, { grant_type: 'refresh_token', client_id: client.client_id, refresh_token: first.refresh_token! });
+    assert.equal(replay.body.error, 'invalid_grant');
+    const after = await postForm(`${b.url}/token`, { grant_type: 'refresh_token', client_id: client.client_id, refresh_token: second.refresh_token });
+    assert.equal(after.body.error, 'invalid_grant', 'the replay revoked the whole grant');
+    assert.equal((await callTool(b, second.access_token)).status, 401);
+  });
+
+  it('closes an open /ws on B when the token is revoked on A, without waiting for a ping', async () => {
+    const { client, auth } = await codeFor();
+    const tokens = await exchange(on(a), client, oauth.None(), auth, proxy.url);
+    assert.equal((await callTool(b, tokens.access_token)).status, 200); // B has it cached now
+    const ws = new WebSocket(`${b.url.replace(/^http/, 'ws')}/ws`, ['mcp'], { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
+    const revoked = await oauth.revocationRequest(on(a), client, oauth.None(), tokens.access_token, insecure);
+    await oauth.processRevocationResponse(revoked);
+    assert.equal(await closed, 4401, 'closed for the revoked credential (the ping interval is 30 s)');
+    assert.equal((await callTool(b, tokens.access_token)).status, 401);
+  });
+
+  it('answers 503 STORE_UNAVAILABLE at the statement timeout when the database is locked', async () => {
+    const { client, auth } = await codeFor();
+    const tokens = await exchange(on(a), client, oauth.None(), auth, proxy.url);
+    const locker = new pg.Client(cluster.url());
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE fastsvc_oauth_state IN ACCESS EXCLUSIVE MODE');
+      const res = await callTool(b, tokens.access_token); // B has never seen this token: it must ask the store
+      assert.equal(res.status, 503);
+      assert.equal(((await res.json()) as { error?: { code?: string } }).error?.code, 'STORE_UNAVAILABLE');
+    } finally {
+      await locker.query('ROLLBACK').catch(() => undefined);
+      await locker.end();
+    }
+  });
+
+  it('reports not-ready while PostgreSQL is down and recovers without a restart', async () => {
+    cluster.stop();
+    try {
+      for (const r of [a, b]) {
+        await waitFor(async () => ((await fetch(`${r.url}/readyz`)).status === 503 ? true : undefined), `${r.url} not ready`);
+      }
+      assert.equal((await fetch(`${a.url}/readyz`).then((x) => x.json()) as { status: string }).status, 'store_unreachable');
+    } finally {
+      cluster.start();
+    }
+    for (const r of [a, b]) await waitFor(async () => ((await fetch(`${r.url}/readyz`)).status === 200 ? true : undefined), `${r.url} ready again`, 15_000);
+    const { client, auth } = await codeFor();
+    const tokens = await exchange(on(b), client, oauth.None(), auth, proxy.url);
+    assert.equal((await callTool(a, tokens.access_token)).status, 200);
+  });
+
+  it('loses no token acknowledged by a replica killed with SIGKILL under load; the other keeps serving', async () => {
+    const client = await register(on(a)); // one client: /register is rate-limited per address
+    const pending = [];
+    for (let i = 0; i < 16; i++) pending.push(await codeFor(client));
+    const acknowledged: string[] = [];
+    let killed = false;
+    await Promise.all(pending.map(async ({ client, auth }) => {
+      const r = await postForm(`${b.url}/token`, tokenForm(client, auth)).catch(() => undefined);
+      if (r?.status === 200) acknowledged.push(r.body.access_token as string);
+      if (acknowledged.length >= 4 && !killed) {
+        killed = true;
+        b.child.kill('SIGKILL');
+      }
+    }));
+    assert.equal((await b.exit).signal, 'SIGKILL');
+    assert.ok(acknowledged.length >= 4);
+    for (const token of acknowledged) assert.equal((await callTool(a, token)).status, 200);
+    upstreams.splice(upstreams.indexOf(b.url), 1);
+    const last = await codeFor(client);
+    const tokens = await exchange(on(a), client, oauth.None(), last.auth, proxy.url);
+    assert.equal((await callTool(a, tokens.access_token)).status, 200);
+  });
+});
