@@ -6,7 +6,10 @@
 // X-Forwarded-* only as the trusted proxies set them (stripped otherwise), so its
 // absolute URLs and secure cookies follow a TLS-terminating proxy while the issuer stays
 // fixed; an access token is accepted only while it, its grant and its subject
-// exist, so a revocation or a replay takes effect on the very next request.
+// exist, so a revocation or a replay takes effect on the very next request. Enterprise
+// identities (ID-JAG, oauth.enterprise_issuers) get tokens through the jwt-bearer grant
+// (id-jag.ts); with oauth.dpop, tokens may be (allowed) or must be (required) bound to
+// a DPoP key and the protected routes check proofs with the `dpop` verifier.
 
 import type { Application, NextFunction, Request, Response } from 'express';
 import type { IncomingMessage } from 'node:http';
@@ -19,7 +22,11 @@ import { callerResolver, type Caller } from '../../http/forwarded.js';
 import { SvcError } from '../../errors.js';
 import { isLoopbackHost } from '../../util/loopback.js';
 import type { AuthProfile, OAuthConfig } from '../../manifest/types.gen.js';
+import { hkdfSync } from 'node:crypto';
+import { DpopVerifier, DPOP_ALGS } from '../dpop.js';
 import { createAccounts } from './accounts.js';
+import { createIdJagVerifier, ID_JAG_PROFILE, JWT_BEARER } from './id-jag.js';
+import { registerIdJagGrant } from './id-jag-grant.js';
 import { interactionRouter } from './interactions.js';
 import { VerifiedTokens } from './token-cache.js';
 import { loadOrCreateKeys } from './keys.js';
@@ -75,6 +82,8 @@ export interface OAuthServer {
   isActive(p: Principal): Promise<boolean>;
   /** Protected resource metadata URL for a protected route (path-inserted form), or the root form. */
   prmUrl(route?: string): string;
+  /** The protected routes' DPoP proof verifier (oauth.dpop allowed or required). */
+  dpop?: DpopVerifier;
   close(): Promise<void>;
 }
 
@@ -111,10 +120,18 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
     if (bad.length) throw new SvcError('SCOPE_UNDECLARED', `client ${c.client_id} lists ${bad.join(', ')}, which profile.scopes does not declare`, { path: '/oauth/clients' });
   }
   const staticIds = new Set(clients.map((c) => c.client_id));
+  const idJag = createIdJagVerifier({ issuers: oauth.enterprise_issuers ?? [], issuer, acceptResource: (r) => acceptResource(r), scopes: opts.scopes, knownClients: staticIds });
+  for (const c of clients) if (idJag.clientIds.has(c.client_id)) c.grant_types = [...c.grant_types!, JWT_BEARER];
   const isDynamic = (clientId: string) => !staticIds.has(clientId);
   const accounts = createAccounts(oauth, opts.scopes);
   const remembered = opts.provider.adapter('RememberedConsent');
   const keys = await loadOrCreateKeys(opts.provider);
+  const dpopMode = oauth.dpop ?? 'off';
+  const dpopNonces = oauth.dpop_nonce ?? false;
+  // One nonce secret for oidc-provider's token endpoint and the protected routes (dpop.ts).
+  const nonceSecret = Buffer.from(hkdfSync('sha256', Buffer.from(keys.cookieKeys[0]!, 'base64url'), Buffer.alloc(0), 'fastsvc dpop nonce', 32));
+  const dpopFor = (origin: string) => (dpopMode === 'off' ? undefined : new DpopVerifier({ mode: dpopMode, nonces: dpopNonces, origin, secret: nonceSecret }));
+  if (dpopMode === 'required') for (const c of clients) c.dpop_bound_access_tokens = true;
   const routes = [...opts.protectedRoutes];
   const acceptResource = (indicator: string) => {
     const u = URL.parse(indicator);
@@ -123,6 +140,8 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
     return path === '' || routes.some((r) => path === r || path.startsWith(`${r}/`));
   };
 
+  // A local account, or the subject of a still-trusted enterprise identity provider (ID-JAG).
+  const knownSubject = (sub: string, gty: string | undefined, idp: unknown) => (gty === JWT_BEARER ? idJag.trusts(idp) : accounts.has(sub));
   const verified = new VerifiedTokens();
   const store: OAuthProvider = {
     adapter: (model) => verified.wrap(model, opts.provider.adapter(model)),
@@ -132,7 +151,9 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
   };
   const provider = new Provider(issuer, oidcConfiguration({
     oauth, mode, scopes: opts.scopes, audience, acceptResource, keys, provider: store, accounts, clients, isDynamic, remembered,
+    dpop: dpopMode === 'off' ? undefined : { required: dpopMode === 'required', nonceSecret: dpopNonces ? nonceSecret : undefined },
   }));
+  if (idJag.clientIds.size) registerIdJagGrant(provider, { verifier: idJag, audience, ttl: oauth.access_token_ttl, dpop: dpopFor(new URL(issuer).origin) });
   // Koa reads X-Forwarded-*; mount() leaves it only what trusted proxies said.
   provider.proxy = true;
   logEvents(provider, log);
@@ -153,8 +174,18 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
   const oidcPaths = new RegExp(`^/(authorize(/[A-Za-z0-9_-]+)?|token|revoke|introspect|jwks${registration ? '|register' : ''})$`);
   const name = opts.name ?? 'fastsvc';
   const caller = opts.caller ?? callerResolver(0);
-  const asMetadata = authorizationServerMetadata({ issuer, profile: opts.profile, registration, scopes: opts.scopes });
-  const prm = (resource: string) => protectedResourceMetadata({ resource, issuer, scopes: opts.scopes, name });
+  const asBase = authorizationServerMetadata({ issuer, profile: opts.profile, registration, scopes: opts.scopes });
+  const asMetadata = {
+    ...asBase,
+    ...(idJag.clientIds.size && {
+      grant_types_supported: [...(asBase.grant_types_supported as string[]), JWT_BEARER],
+      authorization_grant_profiles_supported: [ID_JAG_PROFILE],
+    }),
+    ...(dpopMode !== 'off' && { dpop_signing_alg_values_supported: DPOP_ALGS }),
+  };
+  const dpopPrm = dpopMode === 'off' ? {} : { dpop_signing_alg_values_supported: DPOP_ALGS, dpop_bound_access_tokens_required: dpopMode === 'required' };
+  const prm = (resource: string) => ({ ...protectedResourceMetadata({ resource, issuer, scopes: opts.scopes, name }), ...dpopPrm });
+  const dpop = dpopFor(audience);
 
   return {
     mount(app) {
@@ -203,7 +234,9 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
       const at = await provider.AccessToken.find(token);
       if (!at || !at.accountId || !at.grantId) return null;
       if (![at.aud].flat().includes(audience)) return null;
-      if (!accounts.has(at.accountId) || !(await provider.Grant.find(at.grantId))) return null;
+      if (!knownSubject(at.accountId, at.gty, at.extra?.idp) || !(await provider.Grant.find(at.grantId))) return null;
+      const claims = at.extra?.claims as Record<string, unknown> | undefined;
+      const idp = at.gty === JWT_BEARER ? String(at.extra?.idp) : undefined;
       const principal: Principal = Object.freeze({
         sub: at.accountId,
         scopes: new Set((at.scope ?? '').split(' ').filter(Boolean)),
@@ -211,6 +244,9 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
         clientId: at.clientId,
         expiresAt: at.exp,
         credentialId: at.grantId,
+        ...(at.jkt && { jkt: at.jkt }),
+        ...(claims && { claims }),
+        ...(idp && { idp }),
       });
       verified.set(token, principal, epoch);
       return principal;
@@ -220,8 +256,11 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
       if (p.kind !== 'oauth' || !p.credentialId) return false;
       if (p.expiresAt !== undefined && p.expiresAt * 1000 <= Date.now()) return false;
       if (verified.knowsGrant(p.credentialId)) return true;
-      return accounts.has(p.sub) && !!(await provider.Grant.find(p.credentialId));
+      const grant = await provider.Grant.find(p.credentialId);
+      return !!grant && (accounts.has(p.sub) || idJag.trusts(p.idp));
     },
+
+    dpop,
 
     prmUrl(route) {
       return route && routes.includes(route) ? `${audience}${PRM_PATH}${route}` : `${audience}${PRM_PATH}`;
