@@ -116,6 +116,8 @@ export function oidcConfiguration(d: OidcConfigDeps): Configuration {
       const grant = grantId ? await oidc.provider.Grant.find(grantId) : undefined;
       return grant && grant.accountId === accountId && grant.clientId === clientId ? grant : undefined;
     },
+    // Keep what the grant put on the token (the jwt-bearer grant records the identity provider and claims).
+    extraTokenClaims: async (_ctx, token) => (token as { extra?: Record<string, unknown> }).extra,
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: () => true,
     expiresWithSession: async () => false,
