@@ -5,7 +5,8 @@
 // query and fragment ignored; ws/wss count as http/https for the /ws handshake); it
 // carries `ath` = SHA-256 of the access token when one is presented; its iat is
 // within ±5 minutes, or — when nonces are on — it carries a nonce this server issued
-// in the last few minutes; its jti was not seen before (per replica, see replay.ts).
+// in the last few minutes; it is signed by the key the token is bound to; its jti was
+// not seen before (per replica, see replay.ts).
 // Failures are SvcErrors with data.error invalid_dpop_proof or use_dpop_nonce (then
 // data.dpopNonce holds a fresh nonce for the DPoP-Nonce header). Nonces are computed
 // exactly as oidc-provider computes its DPoP nonces from the same secret, so one
@@ -29,6 +30,8 @@ export interface DpopRequest {
   path: string;
   /** The access token the request presents, if any (then `ath` must match it). */
   accessToken?: string;
+  /** The thumbprint the access token is bound to: the proof must be signed by that key. */
+  boundTo?: string;
 }
 
 export class DpopVerifier {
@@ -81,6 +84,8 @@ export class DpopVerifier {
       throw this.#invalid('the DPoP proof iat is not recent');
     }
     const jkt = await calculateJwkThumbprint(jwk as Parameters<typeof calculateJwkThumbprint>[0]);
+    if (r.boundTo !== undefined && jkt !== r.boundTo) throw this.#invalid('the DPoP proof is signed by another key than the one the token is bound to');
+    // Only a proof that passed every other check uses its jti up (a refused request can be re-checked, e.g. by the Express path after the direct path).
     if (!this.#replay.unique(`${jkt}\n${payload.jti}`, Math.max(payload.iat, now) + WINDOW)) throw this.#invalid('the DPoP proof was already used (jti replay)');
     return jkt;
   }

@@ -65,8 +65,7 @@ export function createGate(opts: { policy?: () => PolicySnapshot; oauth?: Access
       }
       if (!p.jkt) return invalid('the token is not DPoP-bound: send it as "Authorization: Bearer <token>"');
       try {
-        const jkt = await dpop.verify(req?.headers.dpop, { method: req?.method ?? '', path: req?.url ?? '', accessToken: token });
-        if (jkt !== p.jkt) return new SvcError('UNAUTHENTICATED', 'the DPoP proof is signed by another key than the one the token is bound to', { data: { error: 'invalid_dpop_proof' } });
+        await dpop.verify(req?.headers.dpop, { method: req?.method ?? '', path: req?.url ?? '', accessToken: token, boundTo: p.jkt });
       } catch (e) {
         if (e instanceof SvcError) return e;
         throw e;
