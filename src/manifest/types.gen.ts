@@ -413,6 +413,8 @@ export interface OAuthConfig {
      */
     jwks?: {
       /**
+       * Public JWKs (kty, crv/n/e, x/y, kid).
+       *
        * @minItems 1
        */
       keys: [{}, ...{}[]];
