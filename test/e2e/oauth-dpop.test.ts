@@ -18,6 +18,7 @@ import WebSocket from 'ws';
 import { stringify } from 'yaml';
 import { serveCli, type ServeChild } from '../helpers/cli.js';
 import { RawWs } from '../helpers/mcp-app.js';
+import { authorize, register } from './oauth-harness.js';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
@@ -48,7 +49,7 @@ async function start(dpop: 'allowed' | 'required', nonce: boolean): Promise<Serv
     server: { host: '127.0.0.1', port: 0 },
     profile: { scopes: ['echo.use'] },
     oauth: {
-      enabled: true, dpop, dpop_nonce: nonce,
+      enabled: true, dpop, dpop_nonce: nonce, registration: { enabled: true },
       clients: [{ client_id: 'agent', client_secret: 'agent-secret', redirect_uris: ['https://agent.example/cb'] }],
       enterprise_issuers: [{ issuer: IDP, jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: 'k1' }] }, algorithms: ['ES256'], allowed_clients: ['agent'] }],
     },
@@ -150,6 +151,30 @@ describe('svc serve: DPoP required, with nonces', function () {
     assert.deepEqual(s.as.dpop_signing_alg_values_supported, ['ES256', 'EdDSA', 'Ed25519']);
     const prm = await (await fetch(`${s.srv.url}/.well-known/oauth-protected-resource/mcp`)).json() as Record<string, unknown>;
     assert.equal(prm.dpop_bound_access_tokens_required, true);
+  });
+
+  it('binds the authorization-code flow\'s token too (a registered client, auto login)', async () => {
+    const client = await register(s.as);
+    const codeFor = async () => {
+      const a = await authorize(s.as, client, { scope: 'echo.use', resource: `${s.srv.url}/mcp` });
+      return { a, params: oauth.validateAuthResponse(s.as, client, a.callback!, a.state) };
+    };
+    const plain = await codeFor();
+    await assert.rejects(oauth.processAuthorizationCodeResponse(s.as, client,
+      await oauth.authorizationCodeGrantRequest(s.as, client, oauth.None(), plain.params, plain.a.redirectUri, plain.a.verifier, insecure)),
+    (e: oauth.ResponseBodyError) => {
+      assert.equal(e.error, 'invalid_grant');
+      return true;
+    });
+    // oidc-provider keeps the reason out of the answer; the server logs it.
+    assert.ok(s.srv.logs().some((l) => l.event === 'oauth.grant_error' && /dpop/i.test(String(l.detail))), 'the refusal is for the missing DPoP proof');
+    const h = oauth.DPoP({}, await dpopKeys());
+    const { a, params } = await codeFor();
+    const t = await withNonce(async () => oauth.processAuthorizationCodeResponse(s.as, client,
+      await oauth.authorizationCodeGrantRequest(s.as, client, oauth.None(), params, a.redirectUri, a.verifier, { ...insecure, DPoP: h })));
+    assert.equal(t.token_type, 'dpop');
+    assert.equal((await call(s, 'svc', t.access_token, h)).status, 200);
+    assert.equal((await fetch(`${s.srv.url}/svc/tools/echo.say`, { method: 'POST', headers: { authorization: `Bearer ${t.access_token}`, 'content-type': 'application/json' }, body: '{}' })).status, 401);
   });
 
   it('refuses to issue a token without a DPoP proof', async () => {
