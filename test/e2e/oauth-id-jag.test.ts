@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { stringify } from 'yaml';
-import { serveCli, type ServeChild } from '../helpers/cli.js';
+import { run, serveCli, type ServeChild } from '../helpers/cli.js';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
@@ -178,6 +178,24 @@ describe('svc serve: ID-JAG (jwt-bearer grant, enterprise-managed authorization)
   it('refuses scopes beyond the ID-JAG or the provider (invalid_scope)', async () => {
     await refused(exchange(await idJag(a), { params: { scope: 'echo.admin' } }), 'invalid_scope', /echo\.admin/);
     await refused(exchange(await idJag(b, { iss: IDP_B, client_id: 'other', scope: 'echo.admin' }), { client: other, auth: otherAuth }), 'invalid_scope', /no scope/);
+  });
+
+  it('refuses to start with an allowed client oauth.clients lacks, or a plain-http jwks_uri off loopback', async () => {
+    const bad = (issuer: Record<string, unknown>) => {
+      const f = join(dir, `bad-${randomUUID()}.yaml`);
+      writeFileSync(f, stringify({
+        version: 1, name: 'bad', description: 'Bad.', server: { host: '127.0.0.1', port: 0 }, profile: { scopes: ['echo.use'] },
+        oauth: { enabled: true, clients: [{ client_id: 'agent', redirect_uris: ['https://a.example/cb'] }], enterprise_issuers: [{ issuer: IDP_A, ...issuer }] },
+        tools: [{ name: 'echo.say', description: 'E.', template: 'hi' }],
+      }));
+      return run(['serve', f, '--port', '0']);
+    };
+    const ghost = await bad({ jwks: { keys: [a.jwk] }, allowed_clients: ['ghost'] });
+    assert.notEqual(ghost.code, 0);
+    assert.match(ghost.stderr, /OAUTH_CONFIG: .*allows client ghost, which oauth.clients does not declare/);
+    const plainHttp = await bad({ jwks_uri: 'http://idp.example/jwks', allowed_clients: ['agent'] });
+    assert.notEqual(plainHttp.code, 0);
+    assert.match(plainHttp.stderr, /OAUTH_CONFIG: .*jwks_uri must be https/);
   });
 
   it('never logs an assertion', () => {
