@@ -13,6 +13,7 @@
 
 import type { Application, NextFunction, Request, Response } from 'express';
 import type { IncomingMessage } from 'node:http';
+import { hkdfSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import Provider, { type ClientMetadata } from 'oidc-provider';
@@ -22,7 +23,6 @@ import { callerResolver, type Caller } from '../../http/forwarded.js';
 import { SvcError } from '../../errors.js';
 import { isLoopbackHost } from '../../util/loopback.js';
 import type { AuthProfile, OAuthConfig } from '../../manifest/types.gen.js';
-import { hkdfSync } from 'node:crypto';
 import { DpopVerifier, DPOP_ALGS } from '../dpop.js';
 import { createAccounts } from './accounts.js';
 import { createIdJagVerifier, ID_JAG_PROFILE, JWT_BEARER } from './id-jag.js';
@@ -120,8 +120,6 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
     if (bad.length) throw new SvcError('SCOPE_UNDECLARED', `client ${c.client_id} lists ${bad.join(', ')}, which profile.scopes does not declare`, { path: '/oauth/clients' });
   }
   const staticIds = new Set(clients.map((c) => c.client_id));
-  const idJag = createIdJagVerifier({ issuers: oauth.enterprise_issuers ?? [], issuer, acceptResource: (r) => acceptResource(r), scopes: opts.scopes, knownClients: staticIds });
-  for (const c of clients) if (idJag.clientIds.has(c.client_id)) c.grant_types = [...c.grant_types!, JWT_BEARER];
   const isDynamic = (clientId: string) => !staticIds.has(clientId);
   const accounts = createAccounts(oauth, opts.scopes);
   const remembered = opts.provider.adapter('RememberedConsent');
@@ -139,6 +137,8 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
     const path = u.pathname.replace(/\/+$/, '');
     return path === '' || routes.some((r) => path === r || path.startsWith(`${r}/`));
   };
+  const idJag = createIdJagVerifier({ issuers: oauth.enterprise_issuers ?? [], issuer, acceptResource, scopes: opts.scopes, knownClients: staticIds });
+  for (const c of clients) if (idJag.clientIds.has(c.client_id)) c.grant_types = [...c.grant_types!, JWT_BEARER];
 
   // A local account, or the subject of a still-trusted enterprise identity provider (ID-JAG).
   const knownSubject = (sub: string, gty: string | undefined, idp: unknown) => (gty === JWT_BEARER ? idJag.trusts(idp) : accounts.has(sub));
