@@ -6,37 +6,56 @@
 // resource_metadata when the OAuth server publishes protected-resource metadata; an
 // OAuth store that is down answers STORE_UNAVAILABLE (503), and stillValid keeps what
 // it cannot re-check (an open socket stays open until the store answers again).
+// With oauth.dpop on, an access token bound to a DPoP key (Principal.jkt) is accepted
+// only as `Authorization: DPoP <token>` with a proof for this request signed by that
+// key (dpop.ts checks method, URL, ath, iat or nonce, replay); a stolen bound token
+// is useless without the key; with oauth.dpop required an unbound OAuth token is
+// refused (static bearer tokens stay bearer); challenges then also carry
+// `DPoP algs="..."`, with the error there when the proof was the problem.
 
 import { isSvcError, SvcError } from '../errors.js';
 import type { Principal } from '../core/types.js';
 import type { PolicySnapshot } from '../policy/store.js';
+import { DPOP_ALGS, type DpopVerifier } from './dpop.js';
 
 export interface AccessTokenVerifier {
   verifyAccessToken(token: string): Promise<Principal | null>;
   isActive(p: Principal): Promise<boolean>;
   prmUrl(route?: string): string;
+  dpop?: DpopVerifier;
 }
+
+/** What the gate needs of the request for a DPoP proof. */
+export interface GateRequest {
+  method?: string;
+  /** Path as the client sent it (Express: originalUrl). */
+  url?: string;
+  headers: { dpop?: string | string[]; [name: string]: unknown };
+}
+
+export type ChallengeError = 'invalid_token' | 'insufficient_scope' | 'invalid_dpop_proof' | 'use_dpop_nonce';
 
 export interface AuthGate {
   /** snapshot: the policy this request runs under (default: the current one). */
-  authenticate(authorization: string | undefined, snapshot?: PolicySnapshot): Promise<Principal | SvcError>;
+  authenticate(authorization: string | undefined, snapshot?: PolicySnapshot, req?: GateRequest): Promise<Principal | SvcError>;
   stillValid(p: Principal): Promise<boolean>;
-  challenge(o: { error?: 'invalid_token' | 'insufficient_scope'; scopes?: readonly string[]; description?: string; route?: string }): string;
+  challenge(o: { error?: ChallengeError; scopes?: readonly string[]; description?: string; route?: string }): string;
 }
 
 /** The caller on a public route: authenticated by nothing, holding no scope. */
 export const ANONYMOUS: Principal = Object.freeze({ sub: 'anonymous', scopes: new Set<string>(), kind: 'anonymous' });
 
-const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+const CREDENTIAL = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 export function createGate(opts: { policy?: () => PolicySnapshot; oauth?: AccessTokenVerifier; realm: string; defaultScopes: () => readonly string[] }): AuthGate {
   const { policy, oauth } = opts;
+  const dpop = oauth?.dpop;
   return {
-    async authenticate(authorization, snapshot = policy?.()) {
+    async authenticate(authorization, snapshot = policy?.(), req) {
       if (!authorization) return new SvcError('UNAUTHENTICATED', 'a bearer token is required (Authorization: Bearer <token>)');
-      const m = BEARER.exec(authorization);
-      if (!m) return new SvcError('UNAUTHENTICATED', 'malformed Authorization header: expected "Bearer <token>"', { data: { error: 'invalid_token' } });
-      const token = m[1]!;
+      const m = CREDENTIAL.exec(authorization);
+      if (!m || (!dpop && m[1]!.toLowerCase() === 'dpop')) return new SvcError('UNAUTHENTICATED', 'malformed Authorization header: expected "Bearer <token>"', { data: { error: 'invalid_token' } });
+      const token = m[2]!;
       let p: Principal | null;
       try {
         p = snapshot?.tokens?.match(token) ?? (oauth ? await oauth.verifyAccessToken(token) : null);
@@ -44,7 +63,22 @@ export function createGate(opts: { policy?: () => PolicySnapshot; oauth?: Access
         if (isSvcError(e) && e.code === 'STORE_UNAVAILABLE') return e;
         throw e;
       }
-      return p ?? new SvcError('UNAUTHENTICATED', 'the token is unknown, expired, revoked or for another resource', { data: { error: 'invalid_token' } });
+      if (!p) return new SvcError('UNAUTHENTICATED', 'the token is unknown, expired, revoked or for another resource', { data: { error: 'invalid_token' } });
+      if (!dpop) return p;
+      const invalid = (message: string) => new SvcError('UNAUTHENTICATED', message, { data: { error: 'invalid_token' } });
+      if (m[1]!.toLowerCase() === 'bearer') {
+        if (p.jkt) return invalid('this token is DPoP-bound: send it as "Authorization: DPoP <token>" with a DPoP proof');
+        if (dpop.mode === 'required' && p.kind === 'oauth') return invalid('this server accepts only DPoP-bound access tokens');
+        return p;
+      }
+      if (!p.jkt) return invalid('the token is not DPoP-bound: send it as "Authorization: Bearer <token>"');
+      try {
+        await dpop.verify(req?.headers.dpop, { method: req?.method ?? '', path: req?.url ?? '', accessToken: token, boundTo: p.jkt });
+      } catch (e) {
+        if (e instanceof SvcError) return e;
+        throw e;
+      }
+      return p;
     },
     async stillValid(p) {
       if (p.kind === 'static') return policy?.().tokens?.stillValid(p) ?? false;
@@ -58,13 +92,19 @@ export function createGate(opts: { policy?: () => PolicySnapshot; oauth?: Access
       }
     },
     challenge(o) {
-      const parts = [`realm="${opts.realm.replace(/["\\]/g, '')}"`];
-      if (o.error) parts.push(`error="${o.error}"`);
+      const quote = (v: string) => v.replace(/["\\]/g, '');
+      const parts = [`realm="${quote(opts.realm)}"`];
+      const dpopError = o.error === 'invalid_dpop_proof' || o.error === 'use_dpop_nonce';
+      if (o.error && !dpopError) parts.push(`error="${o.error}"`);
       const scopes = o.scopes ?? opts.defaultScopes();
       if (scopes.length) parts.push(`scope="${scopes.join(' ')}"`);
       if (oauth) parts.push(`resource_metadata="${oauth.prmUrl(o.route)}"`);
-      if (o.description) parts.push(`error_description="${o.description.replace(/["\\]/g, '')}"`);
-      return `Bearer ${parts.join(', ')}`;
+      if (o.description && !dpopError) parts.push(`error_description="${quote(o.description)}"`);
+      const bearer = `Bearer ${parts.join(', ')}`;
+      if (!dpop) return bearer;
+      const d = [`algs="${DPOP_ALGS.join(' ')}"`];
+      if (dpopError) d.push(`error="${o.error}"`, ...(o.description ? [`error_description="${quote(o.description)}"`] : []));
+      return `${bearer}, DPoP ${d.join(', ')}`;
     },
   };
 }

@@ -15,6 +15,11 @@ export interface Principal {
   readonly expiresAt?: number;
   /** The credential itself is never kept; this is an opaque id for re-checks (grant id, token name). */
   readonly credentialId?: string;
+  /** DPoP: the thumbprint of the key the token is bound to (every request needs a proof signed by it). */
+  readonly jkt?: string;
+  /** Enterprise-managed authorization: the identity provider that vouched for `sub`, and the claims kept from its ID-JAG. */
+  readonly idp?: string;
+  readonly claims?: Readonly<Record<string, unknown>>;
 }
 
 export type ContentBlock =

@@ -12,8 +12,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CorsSettings } from '../manifest/types.gen.js';
 
 const ALLOW_METHODS = 'GET, POST, DELETE, OPTIONS';
-const ALLOW_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID';
-const EXPOSE_HEADERS = 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate';
+const ALLOW_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID, DPoP';
+const EXPOSE_HEADERS = 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate, DPoP-Nonce';
 const PATHS = /^\/(mcp|svc)(\/|$)|^\/(token|register|revoke|introspect|jwks)$|^\/\.well-known\/(oauth-authorization-server|openid-configuration|oauth-protected-resource(\/.*)?)$/;
 
 /** The origin forms compared: lower case, no trailing slash. */

@@ -9,14 +9,15 @@ import type { ServerResponse } from 'node:http';
 import type { Request, Response, NextFunction } from 'express';
 import { randomUUID } from 'node:crypto';
 import { SvcError } from '../errors.js';
-import type { AuthGate } from '../auth/gate.js';
+import type { AuthGate, ChallengeError } from '../auth/gate.js';
 import type { Logger } from '../log.js';
 import { sendJson } from './raw.js';
 
 export function sendError(res: ServerResponse, err: SvcError, gate?: AuthGate, route?: string): void {
   if (gate && err.code === 'UNAUTHENTICATED') {
-    const error = (err.data?.error as 'invalid_token' | undefined) ?? undefined;
+    const error = (err.data?.error as ChallengeError | undefined) ?? undefined;
     res.setHeader('WWW-Authenticate', gate.challenge({ error, route, description: error ? err.message : undefined }));
+    if (typeof err.data?.dpopNonce === 'string') res.setHeader('DPoP-Nonce', err.data.dpopNonce);
   } else if (gate && err.code === 'INSUFFICIENT_SCOPE') {
     res.setHeader('WWW-Authenticate', gate.challenge({ error: 'insufficient_scope', scopes: err.data?.required as string[], route, description: err.message }));
   }

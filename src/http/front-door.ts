@@ -98,7 +98,9 @@ export function createFrontDoor(d: FrontDoorDeps): FrontDoor {
   };
   const admit = async (req: IncomingMessage, route: string, snap: PolicySnapshot, quiet = false): Promise<Principal | SvcError> => {
     if (!d.isProtected(route)) return ANONYMOUS;
-    const r = await d.gate.authenticate(req.headers.authorization, snap);
+    // Express strips a mount path from req.url; a DPoP proof names the URL the client sent.
+    const url = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url;
+    const r = await d.gate.authenticate(req.headers.authorization, snap, { method: req.method, url, headers: req.headers });
     if (r instanceof SvcError && !quiet) {
       const ip = d.ipOf(req);
       d.log.info({ event: 'auth.failed', route, method: req.method, ip, reason: r.message }, `401 on ${route}: ${r.message}`);

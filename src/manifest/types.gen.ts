@@ -440,6 +440,71 @@ export interface OAuthConfig {
       per_minute?: number;
     };
   };
+  /**
+   * Enterprise identity providers whose ID-JAGs (Identity Assertion JWT Authorization Grants, MCP ext-auth enterprise-managed authorization) the token endpoint accepts with grant_type urn:ietf:params:oauth:grant-type:jwt-bearer.
+   */
+  enterprise_issuers?: {
+    /**
+     * The identity provider's issuer, exactly as its ID-JAGs carry it in `iss`.
+     */
+    issuer: string;
+    /**
+     * URL of the identity provider's signing keys (JWKS); https unless the host is loopback.
+     */
+    jwks_uri?: string;
+    /**
+     * The identity provider's public signing keys inline, as a JWKS.
+     */
+    jwks?: {
+      /**
+       * Public JWKs (kty, crv/n/e, x/y, kid).
+       *
+       * @minItems 1
+       */
+      keys: [{}, ...{}[]];
+    };
+    /**
+     * Signature algorithms accepted from this identity provider (never none).
+     *
+     * @minItems 1
+     */
+    algorithms?: [
+      'RS256' | 'PS256' | 'ES256' | 'ES384' | 'EdDSA',
+      ...('RS256' | 'PS256' | 'ES256' | 'ES384' | 'EdDSA')[]
+    ];
+    /**
+     * client_ids (of oauth.clients) that may present this provider's ID-JAGs; the ID-JAG's client_id must be the authenticated client.
+     *
+     * @minItems 1
+     */
+    allowed_clients: [string, ...string[]];
+    /**
+     * ID-JAG claim whose value becomes the token's subject.
+     */
+    subject_claim?: string;
+    /**
+     * Claims kept on the caller: fastsvc name -> ID-JAG claim name.
+     */
+    claims?: {
+      [k: string]: string;
+    };
+    /**
+     * The most this provider's users get. Default: all of profile.scopes.
+     */
+    scopes?: Scope[];
+    /**
+     * Longest accepted ID-JAG lifetime (exp - iat) in seconds.
+     */
+    max_lifetime?: number;
+  }[];
+  /**
+   * DPoP (RFC 9449) sender-constrained access tokens. off: bearer tokens only. allowed: a client that sends a DPoP proof to /token gets a token bound to its key, which then needs a proof on every request. required: every access token is DPoP-bound; bearer use is refused.
+   */
+  dpop?: 'off' | 'allowed' | 'required';
+  /**
+   * Require a server-issued DPoP nonce (DPoP-Nonce header) in every proof, at /token and on the protected routes.
+   */
+  dpop_nonce?: boolean;
 }
 /**
  * What the server publishes about its authorization: issuer, endpoints and scopes. Every scope used anywhere must be declared here.

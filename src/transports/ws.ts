@@ -20,7 +20,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Application } from 'express';
 import type expressWs from 'express-ws';
 import type { WebSocketServer } from 'ws';
-import type { AuthGate } from '../auth/gate.js';
+import type { AuthGate, ChallengeError } from '../auth/gate.js';
 import type { ResolvedConfig } from '../config.js';
 import type { Principal } from '../core/types.js';
 import { SvcError } from '../errors.js';
@@ -81,8 +81,9 @@ export function mountWs(app: Application, deps: WsDeps): void {
     if (!offered.includes('mcp')) return { ok: false, err: new SvcError('INVALID_REQUEST', 'offer the WebSocket subprotocol "mcp"') };
     const r = await deps.door.admit(req, '/ws', deps.store.current());
     if (!(r instanceof SvcError)) return { ok: true, principal: r };
-    const error = r.data?.error as 'invalid_token' | undefined;
-    return { ok: false, err: r, headers: { 'WWW-Authenticate': gate.challenge({ error, route: '/ws', description: error ? r.message : undefined }) } };
+    const error = r.data?.error as ChallengeError | undefined;
+    const nonce: Record<string, string> = typeof r.data?.dpopNonce === 'string' ? { 'DPoP-Nonce': r.data.dpopNonce } : {};
+    return { ok: false, err: r, headers: { 'WWW-Authenticate': gate.challenge({ error, route: '/ws', description: error ? r.message : undefined }), ...nonce } };
   };
 
   const opts = deps.wss.options;

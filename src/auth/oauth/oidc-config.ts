@@ -3,8 +3,9 @@
 // living at most refresh_token_ttl from the code exchange; opaque access tokens whose
 // audience is the server's origin for every accepted resource indicator (others get
 // invalid_target); any revocation revokes the whole grant; a dynamically registered
-// client's `scope` is not a restriction; no OIDC extras (userinfo, logout, PAR, DPoP,
-// dev interactions) are on.
+// client's `scope` is not a restriction; DPoP only when oauth.dpop asks for it (bound
+// tokens for every client when required, nonces from the shared secret when on); no
+// OIDC extras (userinfo, logout, PAR, dev interactions) are on.
 
 import { errors, interactionPolicy, type Configuration, type ClientMetadata, type KoaContextWithOIDC } from 'oidc-provider';
 import type { ResolvedOAuth } from '../../config.js';
@@ -35,6 +36,8 @@ export interface OidcConfigDeps {
   clients: ClientMetadata[];
   isDynamic(clientId: string): boolean;
   remembered: Adapter;
+  /** oauth.dpop allowed/required; nonceSecret when oauth.dpop_nonce. */
+  dpop?: { required: boolean; nonceSecret?: Buffer };
 }
 
 const SESSION_TTL = 24 * 3600;
@@ -64,6 +67,7 @@ export function oidcConfiguration(d: OidcConfigDeps): Configuration {
       response_types: ['code'],
       token_endpoint_auth_method: 'client_secret_basic',
       id_token_signed_response_alg: 'ES256',
+      ...(d.dpop?.required && { dpop_bound_access_tokens: true }),
     },
     enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
     // A registering MCP client names the scope of its first request; it later steps up
@@ -78,7 +82,9 @@ export function oidcConfiguration(d: OidcConfigDeps): Configuration {
     },
     features: {
       devInteractions: { enabled: false },
-      dPoP: { enabled: false },
+      dPoP: d.dpop
+        ? { enabled: true, ...(d.dpop.nonceSecret && { nonceSecret: d.dpop.nonceSecret }), requireNonce: () => !!d.dpop?.nonceSecret }
+        : { enabled: false },
       rpInitiatedLogout: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
       userinfo: { enabled: false },
@@ -110,6 +116,8 @@ export function oidcConfiguration(d: OidcConfigDeps): Configuration {
       const grant = grantId ? await oidc.provider.Grant.find(grantId) : undefined;
       return grant && grant.accountId === accountId && grant.clientId === clientId ? grant : undefined;
     },
+    // Keep what the grant put on the token (the jwt-bearer grant records the identity provider and claims).
+    extraTokenClaims: async (_ctx, token) => (token as { extra?: Record<string, unknown> }).extra,
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: () => true,
     expiresWithSession: async () => false,

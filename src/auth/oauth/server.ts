@@ -10,12 +10,15 @@
 // shared store (PostgreSQL) a revocation made by any replica drops this process's
 // cached tokens of that grant and is told to onRevoked() listeners, a replay lost
 // to another replica revokes the grant (store-guard.ts), and an unreachable store
-// answers 503. Token
-// issuance, refresh, revocation, registration, refused grants and rate-limit refusals
+// answers 503. Enterprise identities (ID-JAG, oauth.enterprise_issuers) get tokens
+// through the jwt-bearer grant (id-jag.ts); with oauth.dpop, tokens may be (allowed) or
+// must be (required) bound to a DPoP key and the protected routes check proofs with the
+// `dpop` verifier. Token issuance, refresh, revocation, registration, refused grants and rate-limit refusals
 // are reported to the Observer (audit events and metrics; grant ids only as a hash).
 
 import type { Application, NextFunction, Request, Response } from 'express';
 import type { IncomingMessage } from 'node:http';
+import { hkdfSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import Provider, { type ClientMetadata } from 'oidc-provider';
@@ -26,7 +29,10 @@ import { SvcError } from '../../errors.js';
 import { isLoopbackHost } from '../../util/loopback.js';
 import type { AuthProfile, OAuthConfig } from '../../manifest/types.gen.js';
 import type { ResolvedOAuth } from '../../config.js';
+import { DpopVerifier, DPOP_ALGS } from '../dpop.js';
 import { createAccounts } from './accounts.js';
+import { createIdJagVerifier, ID_JAG_PROFILE, JWT_BEARER } from './id-jag.js';
+import { registerIdJagGrant } from './id-jag-grant.js';
 import { interactionRouter } from './interactions.js';
 import { VerifiedTokens } from './token-cache.js';
 import { loadOrCreateKeys } from './keys.js';
@@ -85,6 +91,8 @@ export interface OAuthServer {
   onRevoked(listener: (grantId: string) => void): void;
   /** False while a shared store is unreachable. */
   reachable(): boolean;
+  /** The protected routes' DPoP proof verifier (oauth.dpop allowed or required). */
+  dpop?: DpopVerifier;
   close(): Promise<void>;
 }
 
@@ -120,6 +128,12 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
   const accounts = createAccounts(oauth, opts.scopes);
   const remembered = opts.provider.adapter('RememberedConsent');
   const keys = await loadOrCreateKeys(opts.provider);
+  const dpopMode = oauth.dpop ?? 'off';
+  const dpopNonces = oauth.dpop_nonce ?? false;
+  // One nonce secret for oidc-provider's token endpoint and the protected routes (dpop.ts).
+  const nonceSecret = Buffer.from(hkdfSync('sha256', Buffer.from(keys.cookieKeys[0]!, 'base64url'), Buffer.alloc(0), 'fastsvc dpop nonce', 32));
+  const dpopFor = (origin: string) => (dpopMode === 'off' ? undefined : new DpopVerifier({ mode: dpopMode, nonces: dpopNonces, origin, secret: nonceSecret }));
+  if (dpopMode === 'required') for (const c of clients) c.dpop_bound_access_tokens = true;
   const routes = [...opts.protectedRoutes];
   const acceptResource = (indicator: string) => {
     const u = URL.parse(indicator);
@@ -127,7 +141,11 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
     const path = u.pathname.replace(/\/+$/, '');
     return path === '' || routes.some((r) => path === r || path.startsWith(`${r}/`));
   };
+  const idJag = createIdJagVerifier({ issuers: oauth.enterprise_issuers ?? [], issuer, acceptResource, scopes: opts.scopes, knownClients: staticIds });
+  for (const c of clients) if (idJag.clientIds.has(c.client_id)) c.grant_types = [...c.grant_types!, JWT_BEARER];
 
+  // A local account, or the subject of a still-trusted enterprise identity provider (ID-JAG).
+  const knownSubject = (sub: string, gty: string | undefined, idp: unknown) => (gty === JWT_BEARER ? idJag.trusts(idp) : accounts.has(sub));
   const revokedListeners: ((grantId: string) => void)[] = [];
   const verified = new VerifiedTokens((grantId) => revokedListeners.forEach((l) => l(grantId)));
   opts.provider.watch?.({ revoked: (grantId) => verified.revoked(grantId), listening: (up) => verified.trust(up) });
@@ -145,7 +163,9 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
   };
   const provider = new Provider(issuer, oidcConfiguration({
     oauth, mode, scopes: opts.scopes, audience, acceptResource, keys, provider: store, accounts, clients, isDynamic, remembered,
+    dpop: dpopMode === 'off' ? undefined : { required: dpopMode === 'required', nonceSecret: dpopNonces ? nonceSecret : undefined },
   }));
+  if (idJag.clientIds.size) registerIdJagGrant(provider, { verifier: idJag, audience, ttl: oauth.access_token_ttl, dpop: dpopFor(new URL(issuer).origin) });
   // Koa reads X-Forwarded-*; mount() leaves it only what trusted proxies said.
   provider.proxy = true;
   const observer = opts.observer ?? Observer.NONE;
@@ -168,8 +188,18 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
   const oidcPaths = new RegExp(`^/(authorize(/[A-Za-z0-9_-]+)?|token|revoke|introspect|jwks${registration ? '|register' : ''})$`);
   const name = opts.name;
   const caller = opts.caller;
-  const asMetadata = authorizationServerMetadata({ issuer, profile: opts.profile, registration, scopes: opts.scopes });
-  const prm = (resource: string) => protectedResourceMetadata({ resource, issuer, scopes: opts.scopes, name });
+  const asBase = authorizationServerMetadata({ issuer, profile: opts.profile, registration, scopes: opts.scopes });
+  const asMetadata = {
+    ...asBase,
+    ...(idJag.clientIds.size && {
+      grant_types_supported: [...(asBase.grant_types_supported as string[]), JWT_BEARER],
+      authorization_grant_profiles_supported: [ID_JAG_PROFILE],
+    }),
+    ...(dpopMode !== 'off' && { dpop_signing_alg_values_supported: DPOP_ALGS }),
+  };
+  const dpopPrm = dpopMode === 'off' ? {} : { dpop_signing_alg_values_supported: DPOP_ALGS, dpop_bound_access_tokens_required: dpopMode === 'required' };
+  const prm = (resource: string) => ({ ...protectedResourceMetadata({ resource, issuer, scopes: opts.scopes, name }), ...dpopPrm });
+  const dpop = dpopFor(audience);
 
   const verify = async (token: string): Promise<Principal | null> => {
     const cached = verified.get(token);
@@ -178,7 +208,9 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
     const at = await provider.AccessToken.find(token);
     if (!at || !at.accountId || !at.grantId) return null;
     if (![at.aud].flat().includes(audience)) return null;
-    if (!accounts.has(at.accountId) || !(await provider.Grant.find(at.grantId))) return null;
+    if (!knownSubject(at.accountId, at.gty, at.extra?.idp) || !(await provider.Grant.find(at.grantId))) return null;
+    const claims = at.extra?.claims as Record<string, unknown> | undefined;
+    const idp = at.gty === JWT_BEARER ? String(at.extra?.idp) : undefined;
     const principal: Principal = Object.freeze({
       sub: at.accountId,
       scopes: new Set((at.scope ?? '').split(' ').filter(Boolean)),
@@ -186,6 +218,9 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
       clientId: at.clientId,
       expiresAt: at.exp,
       credentialId: at.grantId,
+      ...(at.jkt && { jkt: at.jkt }),
+      ...(claims && { claims }),
+      ...(idp && { idp }),
     });
     verified.set(token, principal, epoch);
     return principal;
@@ -194,7 +229,8 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
     if (p.kind !== 'oauth' || !p.credentialId) return false;
     if (p.expiresAt !== undefined && p.expiresAt * 1000 <= Date.now()) return false;
     if (verified.knowsGrant(p.credentialId)) return true;
-    return accounts.has(p.sub) && !!(await provider.Grant.find(p.credentialId));
+    const grant = await provider.Grant.find(p.credentialId);
+    return !!grant && (accounts.has(p.sub) || idJag.trusts(p.idp));
   };
 
   return {
@@ -257,6 +293,8 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
     reachable() {
       return opts.provider.reachable?.() ?? true;
     },
+
+    dpop,
 
     prmUrl(route) {
       return route && routes.includes(route) ? `${audience}${PRM_PATH}${route}` : `${audience}${PRM_PATH}`;
