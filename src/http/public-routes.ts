@@ -37,6 +37,8 @@ export interface PublicDeps {
   /** The base URL this request's caller reached. */
   publicBaseUrl: (req: Request) => string;
   version: string;
+  /** Tasks running now (/metadata and /readyz report it). */
+  runningTasks: () => number;
 }
 
 export function metadata(d: PublicDeps, req: Request, snap: PolicySnapshot = d.policy()) {
@@ -64,6 +66,7 @@ export function metadata(d: PublicDeps, req: Request, snap: PolicySnapshot = d.p
     started_at: d.status.started_at,
     last_reload: d.status.last_reload ?? null,
     restart_required: d.status.restart_required ?? [],
+    tasks: { running: d.runningTasks() },
   };
 }
 
@@ -78,6 +81,7 @@ export const publicHandlers = (d: PublicDeps) => ({
       config_hash: d.policy().catalog.hash,
       last_reload: d.status.last_reload ?? null,
       restart_required: d.status.restart_required ?? [],
+      tasks: { running: d.runningTasks() },
     });
   },
   '/metadata': (req: Request, res: Response) => {
