@@ -14,9 +14,9 @@
 // HTTP statuses, no session, GET/DELETE answered 405, subscriptions/listen as an SSE
 // stream that a server shutdown ends).
 
-import type { TaskEngine } from '../tasks/engine.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Application, type RequestHandler } from 'express';
+import type { TaskEngine } from '../tasks/engine.js';
 import type { AuthGate } from '../auth/gate.js';
 import type { ResolvedConfig } from '../config.js';
 import type { Catalog } from '../core/catalog.js';

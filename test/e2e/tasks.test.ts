@@ -256,12 +256,14 @@ describe('tasks on /svc, /mcp and /ws (real svc serve)', function () {
       ws.once('open', () => resolve(ws));
       ws.once('error', reject);
     });
+    const notes: { method: string; params: Record<string, unknown> }[] = [];
     const rpc = (ws: WebSocket) => {
       let id = 0;
       const waiting = new Map<number, (m: Record<string, unknown>) => void>();
       ws.on('message', (d) => {
         const m = JSON.parse(String(d));
         if (typeof m.id === 'number') waiting.get(m.id)?.(m);
+        else if (ws === a) notes.push(m);
       });
       return (method: string, params: Record<string, unknown> = {}) => new Promise<{ result?: Record<string, unknown>; error?: { code: number } }>((resolve) => {
         waiting.set(++id, resolve as never);
@@ -283,6 +285,9 @@ describe('tasks on /svc, /mcp and /ws (real svc serve)', function () {
       assert.equal((await ca('tasks/cancel', { taskId: id })).result?.status, 'cancelled');
       await gone(pid);
       assert.equal((await ca('tasks/get', { taskId: id })).result?.status, 'cancelled');
+      // The session that started the task is told of its status change (2025-11-25 notifications/tasks/status).
+      const note = await waitFor(() => notes.find((m) => m.method === 'notifications/tasks/status' && m.params.taskId === id), 'a task status notification');
+      assert.equal(note.params.status, 'cancelled');
       assert.equal((await ca('tools/call', { name: 'job.sleep', arguments: { pidfile: pidfile() } })).error?.code, -32601);
     } finally {
       a.close();
