@@ -9,6 +9,7 @@
 //   (-32021, data.requiredCapabilities); tasks/get, tasks/update, tasks/cancel need the
 //   extension too; a backend failure is `completed` with an isError result, any other error
 //   `failed` with the JSON-RPC error inline.
+// - invalid arguments start no task: they are an isError result, as for a plain call;
 // - every task method reads the task through the engine, so ownership and scopes are
 //   re-checked on each call; an unknown or foreign id is NOT_FOUND (-32602).
 
@@ -37,6 +38,16 @@ export interface TaskCall {
 /** Errors a tool call reports as an isError result rather than a protocol error. */
 const TOOL_ERRORS = new Set(['BACKEND_FAILED', 'BACKEND_TIMEOUT']);
 
+/** Starts the task; invalid arguments are an isError tool result, as for a plain call in both eras. */
+function startOrInputError(c: TaskCall, r: { name: string; args: unknown; askable?: ReadonlySet<string> }): TaskRecord | ToolResult {
+  try {
+    return c.tasks.start({ ...r, principal: c.principal, transport: c.transport, catalog: c.catalog });
+  } catch (e) {
+    if (e instanceof SvcError && e.code === 'INVALID_INPUT') return toolErrorResult(e);
+    throw e;
+  }
+}
+
 // ---- 2025-11-25 ----
 
 export function legacyTask(t: TaskRecord): Record<string, unknown> {
@@ -56,8 +67,8 @@ export function legacyToolsCall(p: Record<string, unknown>, c: TaskCall): Record
     if (entry.task === 'required') throw new SvcError('TASK_REQUIRED', `Task augmentation required for tools/call requests: tool ${name} runs only as a task (send params.task)`);
     return undefined;
   }
-  const t = c.tasks.start({ name, args: p.arguments, principal: c.principal, transport: c.transport, catalog: c.catalog });
-  return { task: legacyTask(t) };
+  const t = startOrInputError(c, { name, args: p.arguments });
+  return 'content' in t ? { ...t } : { task: legacyTask(t) };
 }
 
 export async function legacyTaskMethod(method: string, p: Record<string, unknown>, c: TaskCall): Promise<unknown> {
@@ -139,8 +150,8 @@ export function modernToolsCall(p: Record<string, unknown>, caps: Record<string,
     if (entry.task === 'required') throw missingExtension(`tool ${name} runs only as a task, so calling it`);
     return undefined;
   }
-  const t = c.tasks.start({ name, args: p.arguments, principal: c.principal, transport: c.transport, catalog: c.catalog, askable: askable(caps) });
-  return { resultType: 'task', ...modernTask(t) };
+  const t = startOrInputError(c, { name, args: p.arguments, askable: askable(caps) });
+  return 'content' in t ? { ...t } : { resultType: 'task', ...modernTask(t) };
 }
 
 export const MODERN_TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);

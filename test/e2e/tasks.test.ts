@@ -248,6 +248,11 @@ describe('tasks on /svc, /mcp and /ws (real svc serve)', function () {
     assert.equal(plain.body.error?.code, -32021);
     assert.deepEqual(plain.body.error?.data, { requiredCapabilities: { extensions: { [EXT]: {} } } });
     assert.equal((await modern(ALICE, 'tasks/get', { taskId: id }, false)).body.error?.code, -32021);
+    // Invalid arguments start no task: the call answers an isError result, as a plain call does.
+    const invalid = (await modern(ALICE, 'tools/call', { name: 'job.sleep', arguments: {} })).body.result!;
+    assert.equal(invalid.isError, true);
+    assert.equal(invalid.resultType, 'complete');
+    assert.equal((invalid.structuredContent as { error: { code: string } }).error.code, 'INVALID_INPUT');
   });
 
   it('/ws: the same methods as /mcp — create, get, cancel (process gone), bob gets not-found, a plain call is refused', async () => {
