@@ -16,6 +16,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { checkIO, checkManifest, loadManifest } from './manifest/index.js';
+import { manifestWarnings } from './manifest/warnings.js';
 import { ManifestError, SvcError } from './errors.js';
 import { serve } from './http/serve.js';
 import { logger } from './log.js';
@@ -219,10 +220,21 @@ async function cmdServe(file: string, flags: Values): Promise<number> {
 async function cmdValidate(file: string, flags: Values): Promise<number> {
   const checked = checkManifest(file, process.env, { allowUnsetEnv: !!flags['allow-unset-env'] });
   const problems = checked.plan && !flags['no-io'] ? await checkIO(checked.plan, file, checked.locate) : checked.problems;
+  // Warnings print (stderr, or `warnings` in --json) and never change the exit code.
+  const warnings = checked.plan ? manifestWarnings(checked.plan.manifest, (p) => {
+    // locate() falls back to the nearest node that exists: a path the file omits lands on its parent.
+    const here = checked.locate(p);
+    const parent = checked.locate(p.slice(0, -1));
+    return here.line !== parent.line || here.col !== parent.col;
+  }).map((w) => {
+    const at = checked.locate(w.path);
+    return { ...w, path: '/' + w.path.join('/'), line: at.line, col: at.col };
+  }) : [];
   if (flags.json) {
-    process.stdout.write(JSON.stringify({ valid: problems.length === 0, file, config_hash: checked.hash, problems: problems.map((p) => p.toJSON()), unset_env: checked.unsetEnv }, null, 2) + '\n');
+    process.stdout.write(JSON.stringify({ valid: problems.length === 0, file, config_hash: checked.hash, problems: problems.map((p) => p.toJSON()), warnings, unset_env: checked.unsetEnv }, null, 2) + '\n');
     return problems.length ? 1 : 0;
   }
+  for (const w of warnings) process.stderr.write(`${file}:${w.line}:${w.col}: warning: ${w.code}: ${w.message}\n`);
   if (problems.length) {
     printProblems(problems);
     if (problems.some((p) => p.code === 'ENV_UNSET')) process.stderr.write('hint: --allow-unset-env validates the rest without these variables (in CI, for secrets set only where the server runs)\n');

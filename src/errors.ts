@@ -42,6 +42,8 @@ export const CODES = {
   METHOD_NOT_FOUND: { status: 404, rpc: -32601, doc: 'MCP 2026-07-28: no such method in this revision (initialize, ping, logging/setLevel and resources/(un)subscribe are 2025-era only).' },
   REQUEST_STATE_INVALID: { status: 400, rpc: -32602, doc: 'MCP 2026-07-28: requestState is tampered, expired, already used, or issued for another caller, tool or arguments; call again without it.' },
   INPUT_RESPONSES_INVALID: { status: 400, rpc: -32602, doc: 'MCP 2026-07-28: inputResponses is not an object of objects.' },
+  TASK_REQUIRED: { status: 400, rpc: -32601, doc: 'MCP 2025-11-25: the tool declares task: required and the tools/call carried no params.task (2026-07-28 answers MISSING_CLIENT_CAPABILITY instead).' },
+  TASK_LIMIT_REACHED: { status: 429, rpc: -32000, doc: 'Too many running tasks for this caller (server.task_max_running_per_principal) or for the server (server.task_max_running).' },
   RATE_LIMITED: { status: 429, rpc: -32000, doc: 'Too many attempts; retry after the Retry-After header.' },
   BACKEND_FAILED: { status: 502, rpc: -32000, doc: 'The backend answered with an error (non-2xx, non-zero exit, query error).' },
   BACKEND_TIMEOUT: { status: 504, rpc: -32000, doc: 'The backend did not answer within its timeout.' },

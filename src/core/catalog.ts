@@ -10,7 +10,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { SvcError } from '../errors.js';
 import type { FastSvc } from './fast-svc.js';
-import type { CacheHint, JsonSchemaObject, PromptDef, ResourceDef, ToolDef } from './types.js';
+import type { CacheHint, JsonSchemaObject, PromptDef, ResourceDef, TaskSupport, ToolDef } from './types.js';
 
 // ajv-formats ships CJS with a default export; under NodeNext it arrives as a namespace.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
@@ -21,6 +21,7 @@ export interface ToolEntry {
   readonly validate: ValidateFunction;
   readonly outputMode: 'scalar' | 'json';
   readonly inlineOk: boolean;
+  readonly task: TaskSupport;
   readonly wire: Readonly<Record<string, unknown>>;
 }
 
@@ -113,6 +114,7 @@ export function buildCatalog(svc: FastSvc, opts: { hash?: string } = {}): Catalo
       description: def.description,
       inputSchema: schema,
       ...(def.annotations !== undefined && { annotations: def.annotations }),
+      ...(def.task !== undefined && def.task !== 'forbidden' && { execution: { taskSupport: def.task } }),
     });
     tools.set(def.name, Object.freeze({
       def,
@@ -120,6 +122,7 @@ export function buildCatalog(svc: FastSvc, opts: { hash?: string } = {}): Catalo
       validate,
       outputMode: def.output_mode ?? 'scalar',
       inlineOk: def.inline_ok ?? true,
+      task: def.task ?? 'forbidden',
       wire,
     }));
   }

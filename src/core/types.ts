@@ -80,6 +80,8 @@ export type JsonSchemaObject = {
   [k: string]: unknown;
 };
 
+export type TaskSupport = 'forbidden' | 'optional' | 'required';
+
 /** A tool handler returns a ToolResult, or a plain value shaped by output_mode. */
 export type ToolHandler = (input: Record<string, unknown>, ctx: CallContext) => unknown;
 
@@ -94,6 +96,8 @@ export interface ToolDef {
   annotations?: Record<string, unknown>;
   /** When set, the runtime aborts the call (context.signal) and answers BACKEND_TIMEOUT after this many ms. */
   timeout_ms?: number;
+  /** Whether a call runs as a task (src/tasks/): forbidden (default), optional, required. */
+  task?: TaskSupport;
   handler: ToolHandler;
 }
 

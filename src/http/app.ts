@@ -35,6 +35,7 @@ import { svcTransport } from '../transports/svc-rest.js';
 import { mountMcp } from '../transports/mcp-http.js';
 import { mountWs } from '../transports/ws.js';
 import { SessionRegistry } from '../mcp/sessions.js';
+import { TaskEngine } from '../tasks/engine.js';
 import { inputRoundsFor } from '../mcp/input-rounds.js';
 import { errorHandler, sendError } from './errors.js';
 import { corsHandler } from './cors.js';
@@ -58,6 +59,8 @@ export interface AppHandle {
   gate: AuthGate;
   /** Audit log, metrics, tracing: hand it to createReloader. */
   observer: Observer;
+  /** Every task (all transports); serve()'s drain cancels what is still running at drain_timeout_ms. */
+  tasks: TaskEngine;
   /** Every live MCP session, on /mcp and /ws. */
   sessions: SessionRegistry;
   /** The start-up config; its live parts (profile, auth tokens) may since have been replaced in store. */
@@ -120,12 +123,16 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   // The transports first: the hot paths match after one layer. Their paths never
   // overlap the OAuth engine's, which handles only its own paths.
   const bodyLimit = parseByteSize(cfg.server.body_limit);
-  const svcT = isPublic('/svc') || isProtected('/svc') ? svcTransport({ runtime, gate, logger: log, bodyLimit }) : undefined;
+  const tasks = new TaskEngine({
+    runtime, logger: log, ttlMs: cfg.server.task_ttl_ms, pollIntervalMs: cfg.server.task_poll_interval_ms,
+    maxRunning: cfg.server.task_max_running, maxRunningPerPrincipal: cfg.server.task_max_running_per_principal,
+  });
+  const svcT = isPublic('/svc') || isProtected('/svc') ? svcTransport({ runtime, gate, logger: log, bodyLimit, tasks }) : undefined;
   if (svcT) app.use('/svc', guard('/svc'), svcT.router);
   sessions = new SessionRegistry({ logger: log, idleMs: cfg.server.mcp_session_idle_ms, maxSessions: cfg.server.mcp_max_sessions });
   const rounds = inputRoundsFor(cfg.server, cfg.base_dir);
-  const mcp = isPublic('/mcp') || isProtected('/mcp') ? mountMcp(app, { runtime, gate, config: cfg, logger: log, sessions, rounds, guard: guard('/mcp') }) : undefined;
-  if (isPublic('/ws') || isProtected('/ws')) mountWs(app, { runtime, gate, door, ipOf, store, config: cfg, logger: log, wss, sessions, rounds });
+  const mcp = isPublic('/mcp') || isProtected('/mcp') ? mountMcp(app, { runtime, gate, config: cfg, logger: log, sessions, rounds, tasks, guard: guard('/mcp') }) : undefined;
+  if (isPublic('/ws') || isProtected('/ws')) mountWs(app, { runtime, gate, door, ipOf, store, config: cfg, logger: log, wss, sessions, rounds, tasks });
   oauth?.mount(app); // discovery, OAuth endpoints, login/consent pages: no body parser of ours runs before them
   oauth?.onRevoked((grantId) => sessions.credentialRevoked(grantId)); // on every replica sharing the store
 
@@ -138,6 +145,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
     publicBaseUrl: (req) => cfg.base_url ?? forwardedBase(caller(req), req.headers.host) ?? listenUrl,
     version: VERSION,
     storeReachable: oauth && (() => oauth.reachable()),
+    runningTasks: () => tasks.counts().running,
   });
   for (const [route, handler] of Object.entries(handlers)) {
     if (isPublic(route) || isProtected(route)) app.get(route, guard(route), handler);
@@ -191,7 +199,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
 
   status.ready = true;
   return {
-    app, handler, runtime, store, gate, observer, sessions, config: cfg, status, logger: log, baseUrl,
+    app, handler, runtime, store, gate, observer, sessions, tasks, config: cfg, status, logger: log, baseUrl,
     closeStreams() {
       sessions.endChannels('mcp');
       mcp?.closeStreams();
@@ -199,6 +207,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
     },
     async close() {
       sessions.close();
+      tasks.close();
       unwatchTokens();
       await oauth?.close();
       observer.close();

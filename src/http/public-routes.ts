@@ -39,6 +39,8 @@ export interface PublicDeps {
   version: string;
   /** False while a store the server depends on (a shared OAuth store) is unreachable. */
   storeReachable?: () => boolean;
+  /** Tasks running now (/metadata and /readyz report it). */
+  runningTasks: () => number;
 }
 
 export function metadata(d: PublicDeps, req: Request, snap: PolicySnapshot = d.policy()) {
@@ -66,6 +68,7 @@ export function metadata(d: PublicDeps, req: Request, snap: PolicySnapshot = d.p
     started_at: d.status.started_at,
     last_reload: d.status.last_reload ?? null,
     restart_required: d.status.restart_required ?? [],
+    tasks: { running: d.runningTasks() },
   };
 }
 
@@ -81,6 +84,7 @@ export const publicHandlers = (d: PublicDeps) => ({
       config_hash: d.policy().catalog.hash,
       last_reload: d.status.last_reload ?? null,
       restart_required: d.status.restart_required ?? [],
+      tasks: { running: d.runningTasks() },
     });
   },
   '/metadata': (req: Request, res: Response) => {

@@ -2,7 +2,7 @@
 // port 0 resolves to a real port before the app (and any OAuth issuer) is
 // built, so base_url is always the reachable URL; close() drains — new
 // connections refused, /readyz answers 503, in-flight requests get up to
-// server.drain_timeout_ms — then releases everything the app holds; a client
+// server.drain_timeout_ms, running tasks the same (then they are cancelled) — then releases everything the app holds; a client
 // slower than server.headers_timeout_ms / request_timeout_ms to send its request
 // gets 408 and is disconnected, an idle keep-alive connection is closed after
 // server.keep_alive_timeout_ms.
@@ -76,7 +76,11 @@ async function drain(server: http.Server, handle: AppHandle): Promise<void> {
   const idle = setInterval(() => server.closeIdleConnections(), 50);
   const limit = handle.config.server.drain_timeout_ms;
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([closed, new Promise<void>((resolve) => (timer = setTimeout(resolve, limit)))]);
+  // Running tasks get the same time as requests; what is still running then is cancelled (and logged).
+  await Promise.all([
+    Promise.race([closed, new Promise<void>((resolve) => (timer = setTimeout(resolve, limit)))]),
+    handle.tasks.drain(limit),
+  ]);
   clearTimeout(timer);
   clearInterval(idle);
   server.closeAllConnections();

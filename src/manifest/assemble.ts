@@ -61,6 +61,7 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
       required_scopes: [...(t.required_scopes ?? [])],
       annotations: t.annotations as Record<string, unknown> | undefined,
       ...(t.module !== undefined && { timeout_ms: t.timeout_ms }),
+      task: t.task,
       handler,
     });
   });

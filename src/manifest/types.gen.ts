@@ -160,6 +160,22 @@ export interface ServerSettings {
    * MCP 2026-07-28: how long the requestState of an input_required round stays valid; the client must answer within it.
    */
   request_state_ttl_ms?: number;
+  /**
+   * How long a finished task (its status and result) stays readable by its owner, in milliseconds.
+   */
+  task_ttl_ms?: number;
+  /**
+   * Most tasks running at once on this server; one more is refused with TASK_LIMIT_REACHED.
+   */
+  task_max_running?: number;
+  /**
+   * Most tasks one caller (subject + client) may have running at once; one more is refused with TASK_LIMIT_REACHED.
+   */
+  task_max_running_per_principal?: number;
+  /**
+   * The poll interval, in milliseconds, suggested to clients of a task.
+   */
+  task_poll_interval_ms?: number;
 }
 /**
  * CORS for browser-based clients on /mcp, /svc and the OAuth endpoints they call (token, registration, revocation, discovery). Off while origins is empty.
@@ -590,6 +606,10 @@ export interface Tool {
    */
   timeout_ms?: number;
   /**
+   * Whether a call runs as a task (started, then polled, cancelled, listed by its caller): forbidden (always a plain call), optional (a task when the client asks: MCP params.task or the tasks extension, /svc Prefer: respond-async), required (always a task; a plain MCP call is refused). `svc validate` warns when a tool needing a *.admin or *.write scope, or with a backend timeout over 60 s, does not require one.
+   */
+  task?: 'forbidden' | 'optional' | 'required';
+  /**
    * template/content: answer as a tool error result (for testing clients).
    */
   is_error?: boolean;
@@ -1009,6 +1029,22 @@ export interface ServerSettings1 {
    * MCP 2026-07-28: how long the requestState of an input_required round stays valid; the client must answer within it.
    */
   request_state_ttl_ms?: number;
+  /**
+   * How long a finished task (its status and result) stays readable by its owner, in milliseconds.
+   */
+  task_ttl_ms?: number;
+  /**
+   * Most tasks running at once on this server; one more is refused with TASK_LIMIT_REACHED.
+   */
+  task_max_running?: number;
+  /**
+   * Most tasks one caller (subject + client) may have running at once; one more is refused with TASK_LIMIT_REACHED.
+   */
+  task_max_running_per_principal?: number;
+  /**
+   * The poll interval, in milliseconds, suggested to clients of a task.
+   */
+  task_poll_interval_ms?: number;
 }
 /**
  * CORS for browser-based clients on /mcp, /svc and the OAuth endpoints they call (token, registration, revocation, discovery). Off while origins is empty.
@@ -1182,6 +1218,22 @@ export interface ServerSettings2 {
    * MCP 2026-07-28: how long the requestState of an input_required round stays valid; the client must answer within it.
    */
   request_state_ttl_ms?: number;
+  /**
+   * How long a finished task (its status and result) stays readable by its owner, in milliseconds.
+   */
+  task_ttl_ms?: number;
+  /**
+   * Most tasks running at once on this server; one more is refused with TASK_LIMIT_REACHED.
+   */
+  task_max_running?: number;
+  /**
+   * Most tasks one caller (subject + client) may have running at once; one more is refused with TASK_LIMIT_REACHED.
+   */
+  task_max_running_per_principal?: number;
+  /**
+   * The poll interval, in milliseconds, suggested to clients of a task.
+   */
+  task_poll_interval_ms?: number;
 }
 /**
  * Which routes are public (no token) and which are protected (token required). Known routes: /, /docs, /healthz, /readyz, /metadata, /svc, /mcp, /ws, /metrics.

@@ -22,6 +22,8 @@ import { errorFrom, failure, RPC, type JsonRpcId, type JsonRpcNotification, type
 import { isObject, MethodNotFound, runMethod, SHARED_METHODS, type McpRuntime } from './methods.js';
 import { headerProblem, type HeaderView } from './modern-headers.js';
 import { withInputRounds, type InputRounds, type RoundRequest } from './input-rounds.js';
+import type { TaskEngine } from '../tasks/engine.js';
+import { MODERN_TASK_METHODS, modernTaskMethod, modernToolsCall, TASKS_EXTENSION, type TaskCall } from './tasks.js';
 
 export const MODERN_VERSION = '2026-07-28';
 /** Versions served statelessly (a request whose _meta names another gets -32022). */
@@ -41,10 +43,12 @@ export const META = Object.freeze({
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 
 /** Methods of this revision; anything else (initialize, ping, logging/setLevel, resources/(un)subscribe…) is 404 / -32601. */
-export const MODERN_METHODS: ReadonlySet<string> = new Set([...SHARED_METHODS, 'server/discover', 'subscriptions/listen']);
+export const MODERN_METHODS: ReadonlySet<string> = new Set([...SHARED_METHODS, 'server/discover', 'subscriptions/listen', ...MODERN_TASK_METHODS]);
 
 /** Methods whose Mcp-Name header mirrors a body field. */
 const NAMED: Record<string, string> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+/** Methods whose Mcp-Name header mirrors a body field, tasks methods (their taskId) included. */
+const HEADER_NAMED: Record<string, string> = { ...NAMED, 'tasks/get': 'taskId', 'tasks/update': 'taskId', 'tasks/cancel': 'taskId' };
 
 const CAPABILITIES = Object.freeze({
   tools: { listChanged: true },
@@ -53,6 +57,8 @@ const CAPABILITIES = Object.freeze({
   logging: {},
   completions: {},
 });
+
+const TASK_CAPABILITIES = Object.freeze({ ...CAPABILITIES, extensions: { [TASKS_EXTENSION]: {} } });
 
 /** What a modern request declared in its _meta, after admission. */
 export interface ModernMeta {
@@ -79,6 +85,8 @@ export interface ModernOptions {
   supportedVersions: readonly string[];
   /** Signs and checks the multi-round-trip state (one per server, shared by /mcp and /ws). */
   rounds: InputRounds;
+  /** The server's task engine: with it, the io.modelcontextprotocol/tasks extension is served. */
+  tasks?: TaskEngine;
 }
 
 /** One input-capable request (tools/call, prompts/get, resources/read), as the multi-round-trip support sees it. */
@@ -119,7 +127,7 @@ export class ModernProtocol {
       return refuse(id, 'UNSUPPORTED_PROTOCOL_VERSION', `Unsupported protocol version ${version}: per-request _meta serves ${MODERN_VERSIONS.join(', ')}; 2025-era versions need initialize`, { supported: [...this.#opts.supportedVersions], requested: version });
     }
     if (headers) {
-      const problem = headerProblem(msg.method, p, headers, NAMED[msg.method], (name) => cat.tools.get(name)?.wire.inputSchema);
+      const problem = headerProblem(msg.method, p, headers, HEADER_NAMED[msg.method], (name) => cat.tools.get(name)?.wire.inputSchema);
       if (problem) return refuse(id, 'HEADER_MISMATCH', problem);
     }
     if (!MODERN_METHODS.has(msg.method)) return { ok: false, status: 404, answer: failure(id, RPC.METHOD_NOT_FOUND, `method not found in MCP ${MODERN_VERSION}: ${msg.method}`) };
@@ -144,6 +152,12 @@ export class ModernProtocol {
         context: () => this.#context(principal, channel, signal, p._meta),
         inputErrorsAsToolResults: true,
       });
+      const tasks = this.#opts.tasks;
+      if (tasks && (msg.method === 'tools/call' || MODERN_TASK_METHODS.has(msg.method))) {
+        const call: TaskCall = { tasks, catalog: cat, principal, transport: this.#opts.transport };
+        const answer = msg.method === 'tools/call' ? modernToolsCall(p, meta.capabilities, call) : modernTaskMethod(msg.method, p, meta.capabilities, call);
+        if (answer) return ok(id, this.#result(cat, answer, undefined));
+      } else if (MODERN_TASK_METHODS.has(msg.method)) throw new MethodNotFound(msg.method);
       const base = this.#base(msg, meta, sink);
       const value = NAMED[msg.method]
         ? await withInputRounds(this.#opts.rounds, { method: msg.method as RoundRequest['method'], name: String(p[NAMED[msg.method]!]), params: p, principal, clientCapabilities: meta.capabilities }, base, run)
@@ -192,7 +206,7 @@ export class ModernProtocol {
   #discover(cat: Catalog): Record<string, unknown> {
     return {
       supportedVersions: [...this.#opts.supportedVersions],
-      capabilities: CAPABILITIES,
+      capabilities: this.#opts.tasks ? TASK_CAPABILITIES : CAPABILITIES,
       ...(cat.instructions && { instructions: cat.instructions }),
     };
   }

@@ -10,6 +10,9 @@ import type { Catalog } from '../core/catalog.js';
 import type { CallChannel, CallContext, LogLevel, Principal } from '../core/types.js';
 import { isObject, MethodNotFound, runMethod, str, type McpRuntime } from './methods.js';
 import type { Logger } from '../log.js';
+import type { TaskEngine } from '../tasks/engine.js';
+import { LEGACY_TASKS_CAPABILITY, legacyTask, legacyTaskMethod, legacyToolsCall, NOT_A_TASK_METHOD, type TaskCall } from './tasks.js';
+import { TERMINAL } from '../tasks/store.js';
 import {
   classify, errorFrom, errorOf, failure, result, RPC,
   type JsonRpcId, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse,
@@ -47,6 +50,8 @@ export interface SessionOptions {
   requestTimeoutMs?: number;
   /** resources/subscribe entries a session may hold (default 256). */
   maxSubscriptions?: number;
+  /** The server's task engine: with it, 2025-11-25 sessions get the experimental tasks. */
+  tasks?: TaskEngine;
 }
 
 export interface HandleOptions {
@@ -85,6 +90,9 @@ export class McpSession {
   readonly #inflight = new Map<JsonRpcId, AbortController>();
   readonly #pending = new Map<string, Pending>();
   readonly #unsubscribe: () => void;
+  /** Tasks this session started and that have not ended: their status changes are notified here. */
+  readonly #tasks = new Set<string>();
+  readonly #untask: () => void;
 
   constructor(opts: SessionOptions) {
     this.#opts = opts;
@@ -97,6 +105,11 @@ export class McpSession {
         for (const uri of this.#subs) this.#notify('notifications/resources/updated', { uri });
       }
     });
+    this.#untask = opts.tasks?.onChange((t) => {
+      if (!this.#tasks.has(t.id)) return;
+      if (TERMINAL.has(t.status)) this.#tasks.delete(t.id);
+      this.#notify('notifications/tasks/status', legacyTask(t));
+    }) ?? (() => {});
   }
 
   get protocolVersion(): string {
@@ -133,6 +146,8 @@ export class McpSession {
     if (this.#state === 'closed') return;
     this.#state = 'closed';
     this.#unsubscribe();
+    this.#untask();
+    this.#tasks.clear();
     for (const ac of this.#inflight.values()) ac.abort(new SvcError('NOT_FOUND', 'session ended'));
     for (const p of [...this.#pending.values()]) p.fail(new SvcError('BACKEND_FAILED', 'session ended before the client answered'));
     this.#subs.clear();
@@ -194,7 +209,7 @@ export class McpSession {
     const cat = this.#opts.runtime.current();
     return result(msg.id, {
       protocolVersion: this.#version,
-      capabilities: SERVER_CAPABILITIES,
+      capabilities: this.#opts.tasks && this.#version >= '2025-11-25' ? { ...SERVER_CAPABILITIES, tasks: LEGACY_TASKS_CAPABILITY } : SERVER_CAPABILITIES,
       serverInfo: { name: cat.name, version: cat.version },
       ...(cat.instructions && { instructions: cat.instructions }),
     });
@@ -224,12 +239,27 @@ export class McpSession {
         this.#logRank = rank;
         return {};
       }
-      default:
+      default: {
+        const tasks = this.#opts.tasks;
+        if (tasks) {
+          const call: TaskCall = { tasks, catalog: cat, principal, transport: this.#opts.transport };
+          if (msg.method === 'tools/call') {
+            const created = legacyToolsCall(p, call);
+            if (created) {
+              this.#tasks.add((created.task as { taskId: string }).taskId);
+              return created;
+            }
+          } else if (msg.method.startsWith('tasks/')) {
+            const answer = await legacyTaskMethod(msg.method, p, call);
+            if (answer !== NOT_A_TASK_METHOD) return answer;
+          }
+        }
         return runMethod(msg.method, p, {
           runtime: rt, catalog: cat, principal,
           context: () => this.#context(msg, principal, signal, out),
           inputErrorsAsToolResults: this.#version >= '2025-11-25',
         });
+      }
     }
   }
 

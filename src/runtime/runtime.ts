@@ -73,6 +73,16 @@ export class Runtime {
   }
 
   async #callTool(name: string, args: unknown, ctx: CallContext, cat: Catalog, cs?: CallSpan): Promise<ToolResult> {
+    const { entry, input } = this.prepareTool(name, args, ctx, cat);
+    return this.#run(entry, input, ctx, cs);
+  }
+
+  /**
+   * Everything callTool checks before a backend runs (the tool exists, the caller's scopes, the
+   * arguments), so a task is created only for a call that may start. Throws NOT_FOUND,
+   * INSUFFICIENT_SCOPE (logged) or INVALID_INPUT.
+   */
+  prepareTool(name: string, args: unknown, ctx: Pick<CallContext, 'principal' | 'transport' | 'log'>, cat: Catalog = this.current()): { entry: ToolEntry; input: Record<string, unknown> } {
     const entry = cat.tools.get(name);
     if (!entry) throw new SvcError('NOT_FOUND', `no tool named ${name}`);
     this.#authorize(entry.required, ctx, 'tool', name);
@@ -86,6 +96,16 @@ export class Runtime {
         data: { errors: problems.errors, ...(problems.omitted > 0 && { omitted: problems.omitted }) },
       });
     }
+    return { entry, input: input as Record<string, unknown> };
+  }
+
+  /** Runs a prepared call (see prepareTool) and shapes its result. */
+  async runPrepared(prepared: { entry: ToolEntry; input: Record<string, unknown> }, ctx: CallContext): Promise<ToolResult> {
+    return this.#run(prepared.entry, prepared.input, ctx);
+  }
+
+  async #run(entry: ToolEntry, input: Record<string, unknown>, ctx: CallContext, cs?: CallSpan): Promise<ToolResult> {
+    const name = entry.def.name;
     let out: unknown;
     try {
       const run = () => entry.def.timeout_ms === undefined ? entry.def.handler(input as Record<string, unknown>, ctx) : withTimeout(entry.def, input as Record<string, unknown>, ctx);
@@ -178,7 +198,7 @@ export class Runtime {
     return (lists[key] ??= all().filter((e) => decide(e.required, p.scopes).ok).map((e) => e.wire));
   }
 
-  #authorize(required: readonly string[], ctx: CallContext, kind: Kind, name: string): void {
+  #authorize(required: readonly string[], ctx: Pick<CallContext, 'principal' | 'transport' | 'log'>, kind: Kind, name: string): void {
     const d = decide(required, ctx.principal.scopes);
     if (!d.ok) throw denial(ctx.log, ctx.principal, ctx.transport, kind, name, d, this.#obs);
     this.#obs.allowed(ctx.principal, ctx.transport, kind, name, required);

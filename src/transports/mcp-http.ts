@@ -16,6 +16,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Application, type RequestHandler } from 'express';
+import type { TaskEngine } from '../tasks/engine.js';
 import type { AuthGate } from '../auth/gate.js';
 import type { ResolvedConfig } from '../config.js';
 import type { Catalog } from '../core/catalog.js';
@@ -39,6 +40,8 @@ import { PostReply, startSse, writeEvent, type Accepts } from './sse.js';
 
 export interface McpDeps {
   runtime: Runtime;
+  /** Tasks (MCP 2025-11-25 experimental tasks, the 2026-07-28 extension). */
+  tasks?: TaskEngine;
   gate: AuthGate;
   config: ResolvedConfig;
   logger: Logger;
@@ -66,7 +69,7 @@ const CHECKED: Record<string, ['tool' | 'resource' | 'prompt', 'name' | 'uri']> 
 
 export function mountMcp(app: Application, deps: McpDeps): McpHandle {
   const log = deps.logger.child({ transport: 'mcp' });
-  const modern = new ModernProtocol({ runtime: deps.runtime, logger: log, transport: 'mcp', routePublic: deps.config.routes.public.includes('/mcp'), supportedVersions: SUPPORTED_VERSIONS, rounds: deps.rounds });
+  const modern = new ModernProtocol({ runtime: deps.runtime, logger: log, transport: 'mcp', routePublic: deps.config.routes.public.includes('/mcp'), supportedVersions: SUPPORTED_VERSIONS, rounds: deps.rounds, tasks: deps.tasks });
   const listens = new Set<() => void>();
   const post = guarded(postHandler(deps, log, modern, listens), log);
   const router = express.Router();
@@ -136,7 +139,7 @@ function postHandler(deps: McpDeps, log: Logger, modern: ModernProtocol, listens
     let e: SessionEntry | undefined;
     if (isInit(body)) {
       if (req.headers['mcp-session-id'] !== undefined) return reject(res, new SvcError('INVALID_REQUEST', 'initialize opens a new session: send it without Mcp-Session-Id'));
-      e = sessions.create(p, 'mcp', (entry) => new McpSession({ runtime, logger: log, transport: 'mcp', send: (m) => SessionRegistry.send(entry, m) }));
+      e = sessions.create(p, 'mcp', (entry) => new McpSession({ runtime, logger: log, transport: 'mcp', send: (m) => SessionRegistry.send(entry, m), tasks: deps.tasks }));
       if (!e) return reject(res, new SvcError('NOT_READY', 'too many MCP sessions are busy; retry later'));
     } else {
       e = sessionFor(sessions, req, res, p);

@@ -5,6 +5,11 @@
 //   POST /svc/tools/:name          body = arguments → {result, content, structured_content?}
 //   GET  /svc/resources?uri=URI    → {contents}
 //   POST /svc/prompts/:name        body = arguments → {description?, messages}
+//   A tool declaring `task: required` (or `optional`, with `Prefer: respond-async`) runs as a task:
+//   POST answers 202 Accepted, Location /svc/tasks/ID and the task; only its caller can then
+//   GET  /svc/tasks                → {tasks} (the caller's own)
+//   GET  /svc/tasks/:id            → the task: status, and its result or error once it ended
+//   DELETE /svc/tasks/:id          → cancels it (the work is aborted), answers the task
 // Errors: {error: {code, message, ...}} with the registry's status; a backend
 // failure (an error tool result included) is 502 BACKEND_FAILED, a timeout 504
 // BACKEND_TIMEOUT, each with the status the error table gives it.
@@ -21,6 +26,7 @@ import type { Logger } from '../log.js';
 import { sendError, toSvcError } from '../http/errors.js';
 import { makeContext } from './call-context.js';
 import { readJson, sendJson } from '../http/raw.js';
+import type { TaskEngine, TaskRecord } from '../tasks/engine.js';
 
 export interface SvcTransport {
   router: Router;
@@ -28,7 +34,7 @@ export interface SvcTransport {
   callTool(req: IncomingMessage, res: ServerResponse, p: Principal, name: string, cat?: Catalog): Promise<void>;
 }
 
-export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: Logger; bodyLimit: number }): SvcTransport {
+export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: Logger; bodyLimit: number; tasks?: TaskEngine }): SvcTransport {
   const { runtime, gate, logger } = deps;
   const r = express.Router();
   const principalOf = (res: Response) => res.locals.principal as Principal;
@@ -41,7 +47,15 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
   /** POST /svc/tools/NAME on Node's own request/response API: the Express route and the server's direct path both run it. */
   const callTool = async (req: IncomingMessage, res: ServerResponse, p: Principal, name: string, cat?: Catalog): Promise<void> => {
     try {
-      const result = await runtime.callTool(name, await readJson(req, deps.bodyLimit), ctx(p, res), cat);
+      const args = await readJson(req, deps.bodyLimit);
+      const mode = (cat ?? runtime.current()).tools.get(name)?.task;
+      if (deps.tasks && (mode === 'required' || (mode === 'optional' && /\brespond-async\b/i.test(String(req.headers.prefer ?? ''))))) {
+        const t = deps.tasks.start({ name, args, principal: p, transport: 'svc', catalog: cat });
+        res.setHeader('Location', `/svc/tasks/${t.id}`);
+        res.setHeader('Retry-After', String(Math.ceil(t.pollIntervalMs / 1000)));
+        return sendJson(res, 202, taskBody(t));
+      }
+      const result = await runtime.callTool(name, args, ctx(p, res), cat);
       if (result.isError) return fail(res, new SvcError('BACKEND_FAILED', textOf(result), { data: { content: result.content } }));
       sendJson(res, 200, toolBody(result));
     } catch (e) {
@@ -80,8 +94,46 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
     }
   });
 
+  const tasks = deps.tasks;
+  if (tasks) {
+    const who = (res: Response) => ({ principal: principalOf(res), transport: 'svc' as const, catalog: catalogOf(res) });
+    r.get('/tasks', (_req, res) => void res.json({ tasks: tasks.list(who(res)).map((t) => taskBody(t)) }));
+    r.get('/tasks/:id', (req, res) => {
+      try {
+        const t = tasks.get(req.params.id as string, who(res));
+        if (t.status === 'working' || t.status === 'input_required') res.setHeader('Retry-After', String(Math.ceil(t.pollIntervalMs / 1000)));
+        res.json(taskBody(t, true));
+      } catch (e) {
+        fail(res, e);
+      }
+    });
+    r.delete('/tasks/:id', (req, res) => {
+      try {
+        res.json(taskBody(tasks.cancel(req.params.id as string, who(res)), true));
+      } catch (e) {
+        fail(res, e);
+      }
+    });
+  }
+
   r.use((_req, res) => fail(res, new SvcError('NOT_FOUND', 'no such /svc route')));
   return { router: r, callTool };
+}
+
+/** A task as /svc shows it; `detailed` adds the result (completed) or the error (failed, or a tool error). */
+function taskBody(t: TaskRecord, detailed = false): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    task_id: t.id, tool: t.tool, status: t.status,
+    ...(t.statusMessage !== undefined && { status_message: t.statusMessage }),
+    ...(t.cancelledBy !== undefined && { cancelled_by: t.cancelledBy }),
+    created_at: t.createdAt, updated_at: t.lastUpdatedAt, ttl_ms: t.ttlMs, poll_interval_ms: t.pollIntervalMs,
+  };
+  if (!detailed) return out;
+  if (t.status === 'completed' && t.result) {
+    if (t.result.isError) out.error = new SvcError('BACKEND_FAILED', textOf(t.result), { data: { content: t.result.content } }).toJSON();
+    else out.result = toolBody(t.result);
+  } else if (t.status === 'failed' && t.error) out.error = t.error.toJSON();
+  return out;
 }
 
 function textOf(result: ToolResult): string {

@@ -35,6 +35,7 @@ import { eraOf } from '../mcp/era.js';
 import { META, ModernProtocol, SUPPORTED_VERSIONS } from '../mcp/modern.js';
 import type { SessionRegistry } from '../mcp/sessions.js';
 import type { InputRounds } from '../mcp/input-rounds.js';
+import type { TaskEngine } from '../tasks/engine.js';
 
 export const WS_CLOSE = Object.freeze({
   CREDENTIAL_INVALID: 4401,
@@ -59,6 +60,8 @@ export interface WsDeps {
   sessions: SessionRegistry;
   /** Multi-round-trip state for 2026-07-28 messages (one per server, shared with /mcp). */
   rounds: InputRounds;
+  /** Tasks, the same methods as on /mcp. */
+  tasks?: TaskEngine;
 }
 
 type Verdict = { ok: true; principal: Principal } | { ok: false; err: SvcError; headers?: Record<string, string> };
@@ -70,7 +73,7 @@ export function mountWs(app: Application, deps: WsDeps): void {
   const maxInFlight = config.server.ws_max_in_flight;
   const pingEvery = config.server.ws_ping_interval_ms;
   const principals = new WeakMap<IncomingMessage, Principal>();
-  const modern = new ModernProtocol({ runtime, logger: log, transport: 'ws', routePublic: config.routes.public.includes('/ws'), supportedVersions: SUPPORTED_VERSIONS, rounds: deps.rounds });
+  const modern = new ModernProtocol({ runtime, logger: log, transport: 'ws', routePublic: config.routes.public.includes('/ws'), supportedVersions: SUPPORTED_VERSIONS, rounds: deps.rounds, tasks: deps.tasks });
 
   const verify = async (req: IncomingMessage): Promise<Verdict> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -121,7 +124,7 @@ export function mountWs(app: Application, deps: WsDeps): void {
       ws.send(JSON.stringify(m));
       return true;
     };
-    const entry = deps.sessions.create(principal, 'ws', () => new McpSession({ runtime, logger: log, transport: 'ws', send }))!;
+    const entry = deps.sessions.create(principal, 'ws', () => new McpSession({ runtime, logger: log, transport: 'ws', send, tasks: deps.tasks }))!;
     const session = entry.session;
     const listens = new Map<JsonRpcId, () => void>();
     /** One 2026-07-28 message: stateless, nothing from earlier messages is used. */

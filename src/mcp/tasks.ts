@@ -1,0 +1,175 @@
+// MCP tasks in both eras, over the one task engine (src/tasks/engine.ts). Guarantees:
+// - 2025-11-25 (experimental core tasks, session path): a tools/call carrying params.task for
+//   a tool declaring task optional|required answers {task}; a plain call to a task-required
+//   tool is TASK_REQUIRED (-32601, as the 1.x SDK answers); tasks/get, tasks/list,
+//   tasks/cancel (-32602 for a task already finished) and tasks/result (waits for the end,
+//   then the tool's own result or error, tagged with related-task) are served.
+// - 2026-07-28 (extension io.modelcontextprotocol/tasks): a task is made only for a request
+//   declaring the extension; without it a task-required tool is MISSING_CLIENT_CAPABILITY
+//   (-32021, data.requiredCapabilities); tasks/get, tasks/update, tasks/cancel need the
+//   extension too; a backend failure is `completed` with an isError result, any other error
+//   `failed` with the JSON-RPC error inline.
+// - invalid arguments start no task: they are an isError result, as for a plain call;
+// - every task method reads the task through the engine, so ownership and scopes are
+//   re-checked on each call; an unknown or foreign id is NOT_FOUND (-32602).
+
+import type { Catalog } from '../core/catalog.js';
+import type { Principal, ToolResult } from '../core/types.js';
+import { SvcError } from '../errors.js';
+import { decide } from '../policy/scopes.js';
+import { toolErrorResult } from '../runtime/runtime.js';
+import type { TaskEngine, TaskRecord } from '../tasks/engine.js';
+import { TERMINAL } from '../tasks/store.js';
+import { isObject, str } from './methods.js';
+
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+export const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+
+/** The 2025-11-25 server capability. */
+export const LEGACY_TASKS_CAPABILITY = Object.freeze({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
+
+export interface TaskCall {
+  tasks: TaskEngine;
+  catalog: Catalog;
+  principal: Principal;
+  transport: 'mcp' | 'ws';
+}
+
+/** Errors a tool call reports as an isError result rather than a protocol error. */
+const TOOL_ERRORS = new Set(['BACKEND_FAILED', 'BACKEND_TIMEOUT']);
+
+/** Starts the task; invalid arguments are an isError tool result, as for a plain call in both eras. */
+function startOrInputError(c: TaskCall, r: { name: string; args: unknown; askable?: ReadonlySet<string> }): TaskRecord | ToolResult {
+  try {
+    return c.tasks.start({ ...r, principal: c.principal, transport: c.transport, catalog: c.catalog });
+  } catch (e) {
+    if (e instanceof SvcError && e.code === 'INVALID_INPUT') return toolErrorResult(e);
+    throw e;
+  }
+}
+
+// ---- 2025-11-25 ----
+
+export function legacyTask(t: TaskRecord): Record<string, unknown> {
+  return {
+    taskId: t.id, status: t.status,
+    ...(t.statusMessage !== undefined && { statusMessage: t.statusMessage }),
+    createdAt: t.createdAt, lastUpdatedAt: t.lastUpdatedAt, ttl: t.ttlMs, pollInterval: t.pollIntervalMs,
+  };
+}
+
+/** tools/call on the session path: a task answer, a TASK_REQUIRED refusal, or undefined (a plain call). */
+export function legacyToolsCall(p: Record<string, unknown>, c: TaskCall): Record<string, unknown> | undefined {
+  const name = typeof p.name === 'string' ? p.name : '';
+  const entry = c.catalog.tools.get(name);
+  if (!entry || entry.task === 'forbidden' || !decide(entry.required, c.principal.scopes).ok) return undefined; // a denied call is refused as any call is
+  if (!isObject(p.task)) {
+    if (entry.task === 'required') throw new SvcError('TASK_REQUIRED', `Task augmentation required for tools/call requests: tool ${name} runs only as a task (send params.task)`);
+    return undefined;
+  }
+  const t = startOrInputError(c, { name, args: p.arguments });
+  return 'content' in t ? { ...t } : { task: legacyTask(t) };
+}
+
+export async function legacyTaskMethod(method: string, p: Record<string, unknown>, c: TaskCall): Promise<unknown> {
+  const who = { principal: c.principal, transport: c.transport, catalog: c.catalog };
+  switch (method) {
+    case 'tasks/get':
+      return legacyTask(c.tasks.get(str(p, 'taskId'), who));
+    case 'tasks/list':
+      if (p.cursor !== undefined) throw new SvcError('INVALID_INPUT', 'unknown cursor: every list is returned in one page');
+      return { tasks: c.tasks.list(who).map(legacyTask) };
+    case 'tasks/cancel': {
+      const id = str(p, 'taskId');
+      const t = c.tasks.get(id, who);
+      if (TERMINAL.has(t.status)) throw new SvcError('INVALID_INPUT', `task ${id} already ended (${t.status}) and cannot be cancelled`, { data: { taskId: id, status: t.status } });
+      return legacyTask(c.tasks.cancel(id, who));
+    }
+    case 'tasks/result': {
+      const t = await c.tasks.settled(str(p, 'taskId'), who);
+      const related = { [RELATED_TASK]: { taskId: t.id } };
+      if (t.status === 'completed') return { ...t.result, _meta: { ...(t.result as { _meta?: object })._meta, ...related } };
+      if (t.error && TOOL_ERRORS.has(t.error.code)) return { ...toolErrorResult(t.error), _meta: related };
+      throw t.error ?? new SvcError('CANCELLED', `task ${t.id} was ${t.statusMessage ?? 'cancelled'}`, { data: { taskId: t.id } });
+    }
+    default:
+      return NOT_A_TASK_METHOD;
+  }
+}
+
+export const NOT_A_TASK_METHOD = Symbol('not a task method');
+
+// ---- 2026-07-28 ----
+
+export function declaresExtension(clientCapabilities: Record<string, unknown>): boolean {
+  const ext = clientCapabilities.extensions;
+  return isObject(ext) && ext[TASKS_EXTENSION] !== undefined;
+}
+
+export function missingExtension(what: string): SvcError {
+  return new SvcError('MISSING_CLIENT_CAPABILITY', `${what} needs the ${TASKS_EXTENSION} extension: declare it in _meta clientCapabilities.extensions`, {
+    data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+  });
+}
+
+function modernTask(t: TaskRecord): Record<string, unknown> {
+  const toolError = t.status === 'failed' && t.error !== undefined && TOOL_ERRORS.has(t.error.code);
+  return {
+    taskId: t.id, status: toolError ? 'completed' : t.status,
+    ...(t.statusMessage !== undefined && !toolError && { statusMessage: t.statusMessage }),
+    createdAt: t.createdAt, lastUpdatedAt: t.lastUpdatedAt, ttlMs: t.ttlMs, pollIntervalMs: t.pollIntervalMs,
+  };
+}
+
+/** tasks/get's DetailedTask: the task, plus its result, error or outstanding input requests. */
+export function detailedTask(t: TaskRecord): Record<string, unknown> {
+  const out = modernTask(t);
+  if (t.status === 'completed') out.result = t.result as ToolResult;
+  else if (t.status === 'failed' && t.error) {
+    if (TOOL_ERRORS.has(t.error.code)) out.result = toolErrorResult(t.error);
+    else out.error = { code: t.error.rpcCode, message: t.error.message, data: { code: t.error.code, ...t.error.data } };
+  } else if (t.status === 'input_required') out.inputRequests = { ...t.inputRequests };
+  return out;
+}
+
+/** Client requests a 2026 task may park on, from the request's declared capabilities. */
+function askable(caps: Record<string, unknown>): Set<string> {
+  const s = new Set<string>();
+  if (caps.elicitation !== undefined) s.add('elicitation/create');
+  if (caps.sampling !== undefined) s.add('sampling/createMessage');
+  if (caps.roots !== undefined) s.add('roots/list');
+  return s;
+}
+
+/** tools/call on the stateless path: a CreateTaskResult, a -32021 refusal, or undefined (a plain call). */
+export function modernToolsCall(p: Record<string, unknown>, caps: Record<string, unknown>, c: TaskCall): Record<string, unknown> | undefined {
+  const name = typeof p.name === 'string' ? p.name : '';
+  const entry = c.catalog.tools.get(name);
+  if (!entry || entry.task === 'forbidden' || !decide(entry.required, c.principal.scopes).ok) return undefined; // a denied call is refused as any call is
+  if (!declaresExtension(caps)) {
+    if (entry.task === 'required') throw missingExtension(`tool ${name} runs only as a task, so calling it`);
+    return undefined;
+  }
+  const t = startOrInputError(c, { name, args: p.arguments, askable: askable(caps) });
+  return 'content' in t ? { ...t } : { resultType: 'task', ...modernTask(t) };
+}
+
+export const MODERN_TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);
+
+export function modernTaskMethod(method: string, p: Record<string, unknown>, caps: Record<string, unknown>, c: TaskCall): Record<string, unknown> {
+  if (!declaresExtension(caps)) throw missingExtension(method);
+  const who = { principal: c.principal, transport: c.transport, catalog: c.catalog };
+  const id = str(p, 'taskId');
+  switch (method) {
+    case 'tasks/get':
+      return detailedTask(c.tasks.get(id, who));
+    case 'tasks/update': {
+      if (!isObject(p.inputResponses)) throw new SvcError('INPUT_RESPONSES_INVALID', 'params.inputResponses must be an object');
+      c.tasks.update(id, who, p.inputResponses);
+      return {};
+    }
+    default:
+      c.tasks.cancel(id, who);
+      return {};
+  }
+}

@@ -1,0 +1,281 @@
+// The task engine: a tool call that outlives its request. Every transport (/svc, /mcp and /ws
+// in both MCP eras) starts, reads, lists and cancels tasks here; they differ only in how they
+// encode a task. Guarantees:
+// - a task is created (and readable) before start() returns, only for a call the runtime has
+//   already admitted (tool exists, scopes, arguments), and only within the caps
+//   (server.task_max_running, server.task_max_running_per_principal: TASK_LIMIT_REACHED);
+// - a task belongs to the principal that started it (kind + subject + client): anyone else
+//   gets NOT_FOUND, exactly as for an id that never existed; ids are 128 random bits;
+// - every read, list and cancel re-checks the caller's scopes against the tool in the current
+//   policy (a reload that removed the scope, or the tool, ends access to the result);
+// - cancelling aborts the call's AbortSignal (exec kills its process group, http aborts the
+//   request, a module sees context.signal) and records who cancelled; a draining server
+//   cancels what is still running when drain_timeout_ms ends and logs which tasks finished
+//   and which it cancelled;
+// - each start, status change, cancellation and expiry is one `task.*` log line with the
+//   task id, subject, client, tool and reason.
+
+import { randomBytes } from 'node:crypto';
+import type { Catalog } from '../core/catalog.js';
+import type { CallChannel, CallContext, Principal, ToolResult } from '../core/types.js';
+import { isSvcError, SvcError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { decide } from '../policy/scopes.js';
+import { denial } from '../runtime/denial.js';
+import type { Runtime } from '../runtime/runtime.js';
+import { MemoryTaskStore, TERMINAL, type InputRequest, type TaskRecord, type TaskStatus, type TaskStore } from './store.js';
+
+export type { TaskRecord, TaskStatus } from './store.js';
+
+export interface TaskLimits {
+  ttlMs: number;
+  pollIntervalMs: number;
+  maxRunning: number;
+  maxRunningPerPrincipal: number;
+}
+
+export interface TaskEngineOptions extends TaskLimits {
+  runtime: Pick<Runtime, 'current' | 'prepareTool' | 'runPrepared'>;
+  logger: Logger;
+  store?: TaskStore;
+}
+
+export interface StartRequest {
+  name: string;
+  args: unknown;
+  principal: Principal;
+  transport: CallContext['transport'];
+  catalog?: Catalog;
+  /** Client requests (elicitation/create, …) the caller can answer through tasks/update; none by default. */
+  askable?: ReadonlySet<string>;
+}
+
+type Caller = { principal: Principal; transport: CallContext['transport']; catalog?: Catalog };
+
+interface Live {
+  controller: AbortController;
+  waiting: Map<string, { resolve(v: unknown): void; reject(e: unknown): void }>;
+  settled: Promise<void>;
+}
+
+export function ownerOf(p: Principal): string {
+  return `${p.kind}\u0000${p.sub}\u0000${p.clientId ?? ''}`;
+}
+
+export class TaskEngine {
+  readonly #opts: TaskEngineOptions;
+  readonly #store: TaskStore;
+  readonly #live = new Map<string, Live>();
+  readonly #listeners = new Set<(t: TaskRecord) => void>();
+  readonly #sweeper: NodeJS.Timeout;
+
+  constructor(opts: TaskEngineOptions) {
+    this.#opts = opts;
+    this.#store = opts.store ?? new MemoryTaskStore();
+    this.#sweeper = setInterval(() => this.sweep(), Math.min(opts.ttlMs, 60_000)).unref();
+  }
+
+  /** Starts a task for an admitted call; the task is readable when this returns. */
+  start(req: StartRequest): TaskRecord {
+    const log = this.#opts.logger;
+    const prepared = this.#opts.runtime.prepareTool(req.name, req.args, { principal: req.principal, transport: req.transport, log }, req.catalog);
+    const owner = ownerOf(req.principal);
+    const mine = this.#store.running(owner).length;
+    const all = this.#store.running().length;
+    if (mine >= this.#opts.maxRunningPerPrincipal || all >= this.#opts.maxRunning) {
+      const which = mine >= this.#opts.maxRunningPerPrincipal ? `you have ${mine} running (server.task_max_running_per_principal)` : `the server has ${all} running (server.task_max_running)`;
+      log.warn({ event: 'task.refused', sub: req.principal.sub, client_id: req.principal.clientId, tool: req.name, reason: 'limit' }, `task for ${req.name} refused: ${which}`);
+      throw new SvcError('TASK_LIMIT_REACHED', `too many running tasks: ${which}; wait for one to finish or cancel one`);
+    }
+    const now = new Date().toISOString();
+    const task: TaskRecord = {
+      id: randomBytes(16).toString('base64url'),
+      tool: req.name,
+      owner,
+      sub: req.principal.sub,
+      ...(req.principal.clientId !== undefined && { clientId: req.principal.clientId }),
+      status: 'working',
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttlMs: this.#opts.ttlMs,
+      pollIntervalMs: this.#opts.pollIntervalMs,
+    };
+    this.#store.put(task);
+    const controller = new AbortController();
+    const live: Live = { controller, waiting: new Map(), settled: Promise.resolve() };
+    this.#live.set(task.id, live);
+    this.#log(task, 'task.started', 'started');
+    const ctx: CallContext = {
+      principal: req.principal,
+      transport: req.transport,
+      log,
+      signal: controller.signal,
+      channel: this.#channel(task, live, req.askable ?? new Set()),
+    };
+    live.settled = this.#opts.runtime.runPrepared(prepared, ctx).then(
+      (result) => this.#finish(task, 'completed', { result }),
+      (e: unknown) => this.#finish(task, 'failed', { error: isSvcError(e) ? e : new SvcError('INTERNAL', 'the task failed unexpectedly') }),
+    ).finally(() => this.#live.delete(task.id));
+    return task;
+  }
+
+  /** The caller's task, re-authorized; NOT_FOUND for an unknown id or someone else's task. */
+  get(id: string, who: Caller): TaskRecord {
+    const task = this.#store.get(id);
+    if (!task || task.owner !== ownerOf(who.principal) || (task.expiresAt !== undefined && task.expiresAt <= Date.now())) {
+      throw new SvcError('NOT_FOUND', `no task ${id}`, { data: { taskId: id } });
+    }
+    const cat = who.catalog ?? this.#opts.runtime.current();
+    const entry = cat.tools.get(task.tool);
+    if (!entry) throw new SvcError('NOT_FOUND', `no task ${id}: its tool ${task.tool} is no longer served`, { data: { taskId: id } });
+    const d = decide(entry.required, who.principal.scopes);
+    if (!d.ok) throw denial(this.#opts.logger, who.principal, who.transport, 'tool', task.tool, d);
+    return task;
+  }
+
+  /** The caller's own tasks that its scopes still cover, oldest first. */
+  list(who: Caller): TaskRecord[] {
+    const cat = who.catalog ?? this.#opts.runtime.current();
+    const now = Date.now();
+    return this.#store.list(ownerOf(who.principal)).filter((t) => {
+      const entry = cat.tools.get(t.tool);
+      return entry !== undefined && decide(entry.required, who.principal.scopes).ok && (t.expiresAt === undefined || t.expiresAt > now);
+    });
+  }
+
+  /** Cancels the caller's task; a task already finished is returned unchanged. */
+  cancel(id: string, who: Caller): TaskRecord {
+    const task = this.get(id, who);
+    if (!TERMINAL.has(task.status)) this.#cancel(task, who.principal.sub, 'cancelled by its owner');
+    return task;
+  }
+
+  /** Resolves when the caller's task is terminal (MCP 2025-11-25 tasks/result). */
+  async settled(id: string, who: Caller): Promise<TaskRecord> {
+    const task = this.get(id, who);
+    await this.#live.get(id)?.settled;
+    return task;
+  }
+
+  /** Answers to the task's outstanding input requests (MCP 2026-07-28 tasks/update); unknown keys are ignored. */
+  update(id: string, who: Caller, responses: Record<string, unknown>): TaskRecord {
+    const task = this.get(id, who);
+    const live = this.#live.get(id);
+    if (!live || task.status !== 'input_required') return task;
+    for (const [key, value] of Object.entries(responses)) {
+      const w = live.waiting.get(key);
+      if (!w) continue;
+      live.waiting.delete(key);
+      delete task.inputRequests![key];
+      w.resolve(value);
+    }
+    if (live.waiting.size === 0) this.#set(task, 'working', 'input received');
+    return task;
+  }
+
+  /** Called with each task whose status changed. */
+  onChange(fn: (t: TaskRecord) => void): () => void {
+    this.#listeners.add(fn);
+    return () => this.#listeners.delete(fn);
+  }
+
+  /** Tasks running now (for /metadata and /readyz). */
+  counts(): { running: number } {
+    return { running: this.#store.running().length };
+  }
+
+  /** Drop expired tasks, logging each. */
+  sweep(now = Date.now()): void {
+    for (const t of this.#store.sweep(now)) this.#log(t, 'task.expired', `expired ${t.ttlMs} ms after it finished`);
+  }
+
+  /**
+   * Server shutdown: waits up to `limitMs` for running tasks to finish, then cancels the rest
+   * (cancelled by `shutdown`). Logs one `task.drain` line naming both groups.
+   */
+  async drain(limitMs: number): Promise<{ finished: string[]; cancelled: string[] }> {
+    const running = this.#store.running();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(running.map((t) => this.#live.get(t.id)?.settled)),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, limitMs))),
+    ]);
+    clearTimeout(timer);
+    const cancelled: string[] = [];
+    for (const t of running) {
+      if (TERMINAL.has(t.status)) continue;
+      this.#cancel(t, 'shutdown', `the server shut down before it finished (drain_timeout_ms ${limitMs})`);
+      cancelled.push(t.id);
+    }
+    const finished = running.filter((t) => !cancelled.includes(t.id)).map((t) => t.id);
+    if (running.length) {
+      this.#opts.logger.info({ event: 'task.drain', finished, cancelled }, `shutdown: ${finished.length} task(s) finished, ${cancelled.length} cancelled`);
+    }
+    return { finished, cancelled };
+  }
+
+  close(): void {
+    clearInterval(this.#sweeper);
+  }
+
+  #cancel(task: TaskRecord, by: string, reason: string): void {
+    task.cancelledBy = by;
+    const live = this.#live.get(task.id);
+    const err = new SvcError('CANCELLED', `task ${task.id} was cancelled by ${by}`);
+    this.#finish(task, 'cancelled', {}, reason);
+    live?.controller.abort(err);
+    for (const w of live?.waiting.values() ?? []) w.reject(err);
+    live?.waiting.clear();
+  }
+
+  #finish(task: TaskRecord, status: TaskStatus, outcome: { result?: ToolResult; error?: SvcError }, reason?: string): void {
+    if (TERMINAL.has(task.status)) return; // cancelled first: the call's own ending changes nothing
+    if (outcome.result) task.result = outcome.result;
+    if (outcome.error) task.error = outcome.error;
+    delete task.inputRequests;
+    task.expiresAt = Date.now() + task.ttlMs;
+    this.#set(task, status, reason ?? (outcome.error ? `${outcome.error.code}: ${outcome.error.message}` : outcome.result?.isError ? 'the tool reported an error' : 'done'));
+  }
+
+  #set(task: TaskRecord, status: TaskStatus, reason: string): void {
+    task.status = status;
+    task.lastUpdatedAt = new Date().toISOString();
+    if (status === 'cancelled') task.statusMessage = `cancelled by ${task.cancelledBy}`;
+    else if (status === 'failed') task.statusMessage = reason;
+    else if (status === 'input_required') task.statusMessage = 'waiting for the client to answer';
+    else delete task.statusMessage;
+    this.#store.put(task);
+    this.#log(task, status === 'cancelled' ? 'task.cancelled' : 'task.status', reason);
+    for (const fn of this.#listeners) fn(task);
+  }
+
+  /** The call's channel: progress messages become the status message; requests wait for tasks/update. */
+  #channel(task: TaskRecord, live: Live, askable: ReadonlySet<string>): CallChannel {
+    let n = 0;
+    return {
+      progress: async (_p, _t, message) => {
+        if (message !== undefined && task.status === 'working') task.statusMessage = message;
+      },
+      log: async () => {},
+      supports: (method) => askable.has(method),
+      request: (method, params, o) => {
+        if (!askable.has(method)) return Promise.reject(new SvcError('BACKEND_FAILED', `this task cannot ask the client ${method}: the client that started it cannot answer`));
+        if (TERMINAL.has(task.status)) return Promise.reject(new SvcError('CANCELLED', 'the task ended'));
+        const key = o?.key ?? `input-${++n}`;
+        return new Promise((resolve, reject) => {
+          live.waiting.set(key, { resolve, reject });
+          (task.inputRequests ??= {})[key] = { method, params } satisfies InputRequest;
+          if (task.status !== 'input_required') this.#set(task, 'input_required', `asks the client ${method}`);
+          else this.#store.put(task);
+        });
+      },
+    };
+  }
+
+  #log(t: TaskRecord, event: string, reason: string): void {
+    this.#opts.logger.info({
+      event, task_id: t.id, sub: t.sub, client_id: t.clientId, tool: t.tool, status: t.status,
+      ...(t.cancelledBy !== undefined && { cancelled_by: t.cancelledBy }), reason,
+    }, `task ${t.tool} ${t.id.slice(0, 6)}…: ${event.slice(5)} (${reason})`);
+  }
+}

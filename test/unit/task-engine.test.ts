@@ -1,0 +1,129 @@
+// The task engine without sockets: a code-built catalog, a real Runtime and the memory store.
+// Ownership (subject + client), the scope re-check on every read after a policy change, the
+// running caps, expiry of finished tasks, the module handler's signal aborting on cancel, and
+// input requests answered piecewise (the 2026-07-28 tasks/update path).
+
+import assert from 'node:assert/strict';
+import { pino } from 'pino';
+import { FastSvc } from '../../src/core/fast-svc.js';
+import { buildCatalog } from '../../src/core/catalog.js';
+import type { Principal } from '../../src/core/types.js';
+import { Runtime } from '../../src/runtime/runtime.js';
+import { TaskEngine, type TaskRecord } from '../../src/tasks/engine.js';
+import { rejectsWithCode, throwsWithCode } from '../helpers/errors.js';
+import { waitFor } from '../helpers/wait.js';
+
+const silent = pino({ level: 'silent' });
+const who = (sub: string, scopes: string[] = ['jobs.run'], clientId?: string): Principal => ({ sub, scopes: new Set(scopes), kind: 'oauth', ...(clientId && { clientId }) });
+
+function setup(limits: Partial<{ ttlMs: number; maxRunning: number; maxRunningPerPrincipal: number }> = {}) {
+  let aborted: unknown;
+  const svc = new FastSvc({ name: 'tasks-unit' });
+  svc.tool({
+    name: 'job.wait', description: 'waits for its signal', required_scopes: ['jobs.run'], task: 'required',
+    handler: (_i, ctx) => new Promise((_r, reject) => ctx.signal.addEventListener('abort', () => { aborted = ctx.signal.reason; reject(ctx.signal.reason); })),
+  });
+  svc.tool({ name: 'job.now', description: 'answers at once', task: 'optional', required_scopes: ['jobs.run'], handler: () => 'now' });
+  svc.tool({
+    name: 'job.ask', description: 'asks twice', task: 'required',
+    handler: async (_i, ctx) => {
+      const [a, b] = await Promise.all([ctx.channel.request('elicitation/create', { message: 'a' }, { key: 'a' }), ctx.channel.request('elicitation/create', { message: 'b' }, { key: 'b' })]);
+      return `${(a as { v: string }).v}${(b as { v: string }).v}`;
+    },
+  });
+  const runtime = new Runtime(buildCatalog(svc), { inlineLimit: 1024, logger: silent });
+  const tasks = new TaskEngine({ runtime, logger: silent, ttlMs: 1000, pollIntervalMs: 100, maxRunning: 10, maxRunningPerPrincipal: 2, ...limits });
+  return { runtime, tasks, svc, abortedWith: () => aborted };
+}
+
+const settle = (t: TaskRecord) => waitFor(() => (['completed', 'failed', 'cancelled'].includes(t.status) ? t : undefined), 'the task to end');
+
+describe('TaskEngine', () => {
+  it('a task is its owner\'s: another subject, or the same subject through another client, gets NOT_FOUND', () => {
+    const { tasks } = setup();
+    const alice = who('alice', ['jobs.run'], 'app-1');
+    const t = tasks.start({ name: 'job.wait', args: {}, principal: alice, transport: 'code' });
+    assert.match(t.id, /^[A-Za-z0-9_-]{22}$/);
+    assert.equal(tasks.get(t.id, { principal: alice, transport: 'code' }).status, 'working');
+    throwsWithCode(() => tasks.get(t.id, { principal: who('bob'), transport: 'code' }), 'NOT_FOUND');
+    throwsWithCode(() => tasks.cancel(t.id, { principal: who('alice', ['jobs.run'], 'app-2'), transport: 'code' }), 'NOT_FOUND');
+    assert.deepEqual(tasks.list({ principal: who('bob'), transport: 'code' }), []);
+    tasks.cancel(t.id, { principal: alice, transport: 'code' });
+    tasks.close();
+  });
+
+  it('every read re-checks the scopes: a caller without the tool\'s scope, or a reload that drops the tool, loses access', async () => {
+    const { tasks, runtime, svc } = setup();
+    const alice = who('alice');
+    const t = tasks.start({ name: 'job.now', args: {}, principal: alice, transport: 'code' });
+    await settle(t);
+    assert.equal(tasks.get(t.id, { principal: alice, transport: 'code' }).result?.content[0]?.type, 'text');
+    await rejectsWithCode(async () => tasks.get(t.id, { principal: who('alice', []), transport: 'code' }), 'INSUFFICIENT_SCOPE');
+    assert.deepEqual(tasks.list({ principal: who('alice', []), transport: 'code' }), []);
+    svc.tools.delete('job.now');
+    runtime.swap(buildCatalog(svc));
+    throwsWithCode(() => tasks.get(t.id, { principal: alice, transport: 'code' }), 'NOT_FOUND');
+    tasks.close();
+  });
+
+  it('cancelling aborts the handler\'s signal and records who cancelled', async () => {
+    const { tasks, abortedWith } = setup();
+    const alice = who('alice');
+    const t = tasks.start({ name: 'job.wait', args: {}, principal: alice, transport: 'code' });
+    tasks.cancel(t.id, { principal: alice, transport: 'code' });
+    assert.equal(t.status, 'cancelled');
+    assert.equal(t.cancelledBy, 'alice');
+    assert.equal((abortedWith() as { code?: string }).code, 'CANCELLED');
+    tasks.close();
+  });
+
+  it('caps running tasks per principal and overall with TASK_LIMIT_REACHED', () => {
+    const { tasks } = setup({ maxRunning: 3 });
+    const start = (p: Principal) => tasks.start({ name: 'job.wait', args: {}, principal: p, transport: 'code' });
+    start(who('alice'));
+    start(who('alice'));
+    throwsWithCode(() => start(who('alice')), 'TASK_LIMIT_REACHED');
+    start(who('bob'));
+    throwsWithCode(() => start(who('carol')), 'TASK_LIMIT_REACHED');
+    assert.equal(tasks.counts().running, 3);
+    tasks.close();
+  });
+
+  it('a finished task expires ttlMs after it ended; a running one never does', async () => {
+    const { tasks } = setup();
+    const alice = who('alice');
+    const done = tasks.start({ name: 'job.now', args: {}, principal: alice, transport: 'code' });
+    const running = tasks.start({ name: 'job.wait', args: {}, principal: alice, transport: 'code' });
+    await settle(done);
+    tasks.sweep(Date.now() + 60_000);
+    throwsWithCode(() => tasks.get(done.id, { principal: alice, transport: 'code' }), 'NOT_FOUND');
+    assert.equal(tasks.get(running.id, { principal: alice, transport: 'code' }).status, 'working');
+    tasks.close();
+  });
+
+  it('input requests park the task as input_required until every one is answered', async () => {
+    const { tasks } = setup();
+    const alice = who('alice');
+    const t = tasks.start({ name: 'job.ask', args: {}, principal: alice, transport: 'code', askable: new Set(['elicitation/create']) });
+    await waitFor(() => (Object.keys(t.inputRequests ?? {}).length === 2 ? true : undefined), 'two input requests');
+    assert.equal(t.status, 'input_required');
+    tasks.update(t.id, { principal: alice, transport: 'code' }, { a: { v: 'x' }, unknown: {} });
+    assert.equal(t.status, 'input_required');
+    assert.deepEqual(Object.keys(t.inputRequests!), ['b']);
+    tasks.update(t.id, { principal: alice, transport: 'code' }, { b: { v: 'y' } });
+    await settle(t);
+    assert.deepEqual(t.result?.content, [{ type: 'text', text: 'xy' }]);
+    tasks.close();
+  });
+
+  it('drain cancels what is still running when the time is up, by shutdown', async () => {
+    const { tasks } = setup();
+    const alice = who('alice');
+    const quick = tasks.start({ name: 'job.now', args: {}, principal: alice, transport: 'code' });
+    const slow = tasks.start({ name: 'job.wait', args: {}, principal: alice, transport: 'code' });
+    const r = await tasks.drain(50);
+    assert.deepEqual(r, { finished: [quick.id], cancelled: [slow.id] });
+    assert.equal(slow.cancelledBy, 'shutdown');
+    tasks.close();
+  });
+});
