@@ -4,11 +4,13 @@
 // audience is the server's origin for every accepted resource indicator (others get
 // invalid_target); any revocation revokes the whole grant; a dynamically registered
 // client's `scope` is not a restriction; no OIDC extras (userinfo, logout, PAR, DPoP,
-// dev interactions) are on.
+// dev interactions) are on; https client ids resolve through Client ID Metadata Documents
+// fetched only as cimd.ts allows (every outbound fetch of oidc-provider goes through it).
 
 import { errors, interactionPolicy, type Configuration, type ClientMetadata, type KoaContextWithOIDC } from 'oidc-provider';
 import type { OAuthConfig } from '../../manifest/types.gen.js';
 import type { Accounts } from './accounts.js';
+import type { Cimd } from './cimd.js';
 import { rememberKey } from './interactions.js';
 import { AUTH_METHODS } from './metadata.js';
 import { errorPage } from './pages.js';
@@ -35,6 +37,7 @@ export interface OidcConfigDeps {
   clients: ClientMetadata[];
   isDynamic(clientId: string): boolean;
   remembered: Adapter;
+  cimd: Cimd;
 }
 
 const SESSION_TTL = 24 * 3600;
@@ -76,7 +79,9 @@ export function oidcConfiguration(d: OidcConfigDeps): Configuration {
         if (key === 'scope' && ctx?.oidc?.route === 'registration') delete metadata.scope;
       },
     },
+    fetch: d.cimd.fetch,
     features: {
+      clientIdMetadataDocument: { enabled: d.cimd.enabled, ack: 'draft-02', allowFetch: async (_ctx, clientId) => d.cimd.allowFetch(clientId) },
       devInteractions: { enabled: false },
       dPoP: { enabled: false },
       rpInitiatedLogout: { enabled: false },

@@ -20,6 +20,7 @@ import { SvcError } from '../../errors.js';
 import { isLoopbackHost } from '../../util/loopback.js';
 import type { AuthProfile, OAuthConfig } from '../../manifest/types.gen.js';
 import { createAccounts } from './accounts.js';
+import { createCimd } from './cimd.js';
 import { interactionRouter } from './interactions.js';
 import { VerifiedTokens } from './token-cache.js';
 import { loadOrCreateKeys } from './keys.js';
@@ -130,8 +131,9 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
     saveKeys: (k) => opts.provider.saveKeys(k),
     close: () => opts.provider.close(),
   };
+  const cimd = createCimd(oauth.client_id_metadata_documents, opts.manifestDir, log);
   const provider = new Provider(issuer, oidcConfiguration({
-    oauth, mode, scopes: opts.scopes, audience, acceptResource, keys, provider: store, accounts, clients, isDynamic, remembered,
+    oauth, mode, scopes: opts.scopes, audience, acceptResource, keys, provider: store, accounts, clients, isDynamic, remembered, cimd,
   }));
   // Koa reads X-Forwarded-*; mount() leaves it only what trusted proxies said.
   provider.proxy = true;
@@ -153,7 +155,7 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
   const oidcPaths = new RegExp(`^/(authorize(/[A-Za-z0-9_-]+)?|token|revoke|introspect|jwks${registration ? '|register' : ''})$`);
   const name = opts.name ?? 'fastsvc';
   const caller = opts.caller ?? callerResolver(0);
-  const asMetadata = authorizationServerMetadata({ issuer, profile: opts.profile, registration, scopes: opts.scopes });
+  const asMetadata = authorizationServerMetadata({ issuer, profile: opts.profile, registration, cimd: cimd.enabled, scopes: opts.scopes });
   const prm = (resource: string) => protectedResourceMetadata({ resource, issuer, scopes: opts.scopes, name });
 
   return {
