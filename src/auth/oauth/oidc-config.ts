@@ -13,7 +13,7 @@ import type { Accounts } from './accounts.js';
 import type { Cimd } from './cimd.js';
 import { rememberKey } from './interactions.js';
 import { AUTH_METHODS } from './metadata.js';
-import { errorPage } from './pages.js';
+import { errorPage, PAGE_HEADERS } from './pages.js';
 import type { Adapter, OAuthKeys, OAuthProvider } from './provider.js';
 
 export const ROUTES = {
@@ -131,8 +131,7 @@ export function oidcConfiguration(d: OidcConfigDeps): Configuration {
     clientBasedCORS: (ctx, origin, client) =>
       origin !== 'null' && client.clientAuthMethod === 'none' && client.redirectUris!.some((u) => URL.parse(u)?.origin === origin),
     renderError: async (ctx, out) => {
-      ctx.type = 'html';
-      ctx.set('Cache-Control', 'no-store');
+      ctx.set({ ...PAGE_HEADERS });
       ctx.body = errorPage('Authorization failed', `${out.error}: ${out.error_description ?? ''}`);
     },
   };

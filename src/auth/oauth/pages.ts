@@ -24,17 +24,20 @@ function layout(title: string, body: string): string {
     + `<meta name="referrer" content="same-origin"><title>${esc(title)}</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`;
 }
 
-/** Send a page that is never cached, framed, or allowed to run script. */
+/** Headers of every page: never cached, framed, or allowed to run script. */
+export const PAGE_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Type': 'text/html; charset=utf-8',
+  'Cache-Control': 'no-store',
+  Pragma: 'no-cache',
+  'X-Frame-Options': 'DENY',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'same-origin',
+  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+};
+
+/** Send a page with PAGE_HEADERS. */
 export function sendPage(res: Response, status: number, html: string): void {
-  res.status(status).set({
-    'Content-Type': 'text/html; charset=utf-8',
-    'Cache-Control': 'no-store',
-    Pragma: 'no-cache',
-    'X-Frame-Options': 'DENY',
-    'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'same-origin',
-    'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
-  }).send(html);
+  res.status(status).set(PAGE_HEADERS).send(html);
 }
 
 export interface LoginView {
