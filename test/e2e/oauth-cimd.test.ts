@@ -3,7 +3,10 @@
 // - With the development allowance (allow_private_addresses + ca_file), an independent
 //   client (oauth4webapi, client_id = the document's URL, no registration) and the MCP
 //   client 2.4 (clientMetadataUrl) complete the flow and call /svc and /mcp; the document
-//   is fetched once and then served from the cache its Cache-Control allows.
+//   is fetched once and then served from the cache its Cache-Control allows. The 2026-07-28
+//   client auth scenarios that apply to a server, with client 2.4: CIMD, pre-registration
+//   with client_secret_basic, RFC 9207 iss (a wrong one is refused, fastsvc's accepted),
+//   no offline_access asked of a server that does not advertise it.
 // - With the defaults, the same URL (localhost resolves to 127.0.0.1) is refused before
 //   any connection: the document server sees no request and the log says why.
 import assert from 'node:assert/strict';
@@ -20,6 +23,8 @@ import { authorize, discover, exchange, ScriptedProvider } from './oauth-harness
 // Nothing listens here: the scripted browser stops at the first redirect off the server.
 const CALLBACK = 'http://127.0.0.1:59998/callback';
 
+const SECRET = 'a-long-client-secret-for-the-basic-client';
+
 function manifest(dir: string, cimd: Record<string, unknown>): string {
   const file = join(dir, `svc-${Math.random().toString(36).slice(2)}.yaml`);
   writeFileSync(file, stringify({
@@ -27,7 +32,8 @@ function manifest(dir: string, cimd: Record<string, unknown>): string {
     name: 'cimd-e2e',
     server: { host: '127.0.0.1', port: 8080 },
     routes: { public: ['/', '/healthz'], protected: ['/svc', '/mcp', '/ws'] },
-    oauth: { enabled: true, provider: { type: 'memory' }, login: { mode: 'auto', subject: 'dev' }, client_id_metadata_documents: cimd },
+    oauth: { enabled: true, provider: { type: 'memory' }, login: { mode: 'auto', subject: 'dev' }, client_id_metadata_documents: cimd,
+      clients: [{ client_id: 'pre-registered', client_secret: SECRET, redirect_uris: [CALLBACK] }] },
     profile: { scopes: [{ name: 'notes.read', description: 'Read notes.' }] },
     tools: [{ name: 'notes.search', description: 'Finds notes.', input_schema: { type: 'object', properties: { q: { type: 'string' } } }, required_scopes: ['notes.read'], template: "no notes match '{{q}}'" }],
   }));
@@ -101,6 +107,35 @@ describe('Client ID Metadata Documents through `svc serve`', function () {
         await client.close();
       }
       assert.equal(docs.hits.get('/apps/mcp-client.json'), 1);
+    });
+    it('the MCP client 2.4, pre-registered confidential client: client_secret_basic at /token, iss checked, no offline_access asked', async () => {
+      const provider = new ScriptedProvider(CALLBACK, 'pre-registered');
+      provider.saveClientInformation({ client_id: 'pre-registered', client_secret: SECRET, token_endpoint_auth_method: 'client_secret_basic' });
+      const mcpUrl = new URL(`${srv.url}/mcp`);
+      assert.equal(await auth(provider as never, { serverUrl: mcpUrl }), 'REDIRECT');
+      const asked = provider.authorizationUrls[0]!;
+      assert.equal(asked.searchParams.get('client_id'), 'pre-registered');
+      assert.equal(asked.searchParams.get('resource'), `${srv.url}/mcp`);
+      assert.doesNotMatch(asked.searchParams.get('scope') ?? '', /offline_access/);
+      const code = await provider.code();
+      assert.equal(await auth(provider as never, { serverUrl: mcpUrl, authorizationCode: code, iss: provider.iss }), 'AUTHORIZED');
+      const client = new Client({ name: 'cimd-e2e-basic', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+      await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider as never }));
+      try {
+        assert.deepEqual((await client.callTool({ name: 'notes.search', arguments: { q: 'z' } })).content, [{ type: 'text', text: "no notes match 'z'" }]);
+      } finally {
+        await client.close();
+      }
+      assert.deepEqual(srv.logs().filter((l) => l.event === 'oauth.grant_error'), [], 'no refused token request');
+    });
+
+    it('the MCP client 2.4 refuses an authorization response whose iss is wrong (RFC 9207) — fastsvc sends the right one', async () => {
+      const clientId = docs.publish('/apps/iss.json', document('Iss Checker'));
+      const provider = Object.assign(new ScriptedProvider(CALLBACK, 'Iss Checker'), { clientMetadataUrl: clientId });
+      const mcpUrl = new URL(`${srv.url}/mcp`);
+      assert.equal(await auth(provider as never, { serverUrl: mcpUrl, scope: 'notes.read' }), 'REDIRECT');
+      const code = await provider.code();
+      await assert.rejects(auth(provider as never, { serverUrl: mcpUrl, authorizationCode: code, iss: 'https://impostor.example' }), /iss|issuer/i);
     });
   });
 
