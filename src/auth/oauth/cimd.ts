@@ -26,18 +26,20 @@ export type CimdConfig = NonNullable<OAuthConfig['client_id_metadata_documents']
 export const MAX_BYTES = 5 * 1024;
 export const TIMEOUT_MS = 2500;
 
-const SPECIAL_USE = new BlockList();
+// Two lists: a BlockList also checks IPv4 addresses against its IPv6 rules (as ::ffff:a.b.c.d).
+const SPECIAL_V4 = new BlockList();
+const SPECIAL_V6 = new BlockList();
 for (const [net, bits] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
   ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24],
-  ['224.0.0.0', 4], ['240.0.0.0', 4]] as const) SPECIAL_USE.addSubnet(net, bits, 'ipv4');
+  ['224.0.0.0', 4], ['240.0.0.0', 4]] as const) SPECIAL_V4.addSubnet(net, bits, 'ipv4');
 // IPv4-mapped and NAT64 addresses are refused whole: a public document has a real address.
 for (const [net, bits] of [['::', 127], ['::ffff:0:0', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23], ['2001:db8::', 32],
-  ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8]] as const) SPECIAL_USE.addSubnet(net, bits, 'ipv6');
+  ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8]] as const) SPECIAL_V6.addSubnet(net, bits, 'ipv6');
 
 /** Whether an IP address is loopback, private, link-local or otherwise not a public unicast address. */
 export function isSpecialUse(address: string): boolean {
   const family = isIP(address);
-  return family === 0 || SPECIAL_USE.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  return family === 0 || (family === 4 ? SPECIAL_V4.check(address, 'ipv4') : SPECIAL_V6.check(address, 'ipv6'));
 }
 
 export interface Cimd {
