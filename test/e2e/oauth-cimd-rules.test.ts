@@ -2,7 +2,7 @@
 // (oauth-harness.ts: why not `svc serve` is said there; the whole server is in
 // oauth-cimd.test.ts): what a Client ID Metadata Document must be (client_id equal to
 // its URL, no shared secret, exact redirect URIs, answered 200 without redirects, at
-// most 5 KiB), the manifest's allowed_hosts and off switch; application_type (native:
+// most 5 KiB, within 2.5 s), the manifest's allowed_hosts and off switch; application_type (native:
 // loopback redirect on any port; web: exact); RFC 9207 `iss` on successful and error
 // authorization responses; offline_access neither advertised nor needed for refresh.
 import assert from 'node:assert/strict';
@@ -54,6 +54,7 @@ describe('authorization server rules at 2026-07-28 (CIMD, application_type, iss,
       ['a redirect to a valid document', '/moved.json', { status: 302, headers: { location: '/ok.json' }, body: '' }, /answered 302 \(redirects are not followed\)/],
       ['a document larger than 5 KiB', '/big.json', undefined, /larger than 5120 bytes/],
       ['a 404', '/missing.json', { status: 404, body: '{}' }, /answered 404/],
+      ['a document that does not finish arriving (2.5 s limit)', '/stalled.json', { body: '{"client_id":', stall: true }, /no complete answer within 2500 ms/],
     ] as const) {
       it(`refuses ${name}: an error page, no redirect to the client`, async () => {
         const clientId = path === '/secret.json' ? docs.publish(path, meta({ client_secret: 'shh', token_endpoint_auth_method: 'client_secret_post' }))
@@ -66,6 +67,7 @@ describe('authorization server rules at 2026-07-28 (CIMD, application_type, iss,
         const why = [h.logs.filter((l) => l.event === 'oauth.authorization.error').at(-1)?.detail,
           ...h.logs.filter((l) => l.event === 'oauth.cimd_refused' && l.url === clientId).map((l) => l.reason)].join(' | ');
         assert.match(why, reason);
+        if (path !== '/other.json' && path !== '/secret.json') assert.equal(docs.hits.get(path), 1, 'a refused fetch is remembered, not repeated');
       });
     }
 

@@ -11,7 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export interface Answer { status?: number; headers?: Record<string, string>; body: string }
+/** What a path answers; `stall`: headers sent, the body never finished. */
+export interface Answer { status?: number; headers?: Record<string, string>; body: string; stall?: boolean }
 
 export interface DocServer {
   /** https://localhost:PORT — a name that resolves to 127.0.0.1. */
@@ -46,7 +47,9 @@ export async function startDocServer(): Promise<DocServer> {
     const path = new URL(req.url ?? '/', 'https://x').pathname;
     hits.set(path, (hits.get(path) ?? 0) + 1);
     const a = answers.get(path) ?? { status: 404, body: '{}' };
-    res.writeHead(a.status ?? 200, { 'content-type': 'application/json', ...a.headers }).end(a.body);
+    res.writeHead(a.status ?? 200, { 'content-type': 'application/json', ...a.headers });
+    if (a.stall) res.write(a.body);
+    else res.end(a.body);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const origin = `https://localhost:${(server.address() as AddressInfo).port}`;

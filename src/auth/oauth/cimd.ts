@@ -8,7 +8,8 @@
 // literal and on every address DNS returns, and the socket connects to the address that
 // was checked — unless allow_private_addresses; no redirects (any answer but 200 is a
 // refusal); at most MAX_BYTES read and TIMEOUT_MS spent; the operator's CA file is
-// trusted besides the system roots. Every refusal is logged with the URL and reason.
+// trusted besides the system roots. Every refusal is logged once with the URL and
+// reason and remembered for 30 s (no new request for that URL meanwhile).
 
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { readFileSync } from 'node:fs';
@@ -25,6 +26,9 @@ export type CimdConfig = NonNullable<OAuthConfig['client_id_metadata_documents']
 /** The draft's recommended cap on a document's size. */
 export const MAX_BYTES = 5 * 1024;
 export const TIMEOUT_MS = 2500;
+/** How long a refusal is remembered (oidc-provider's shortest cache time for a good document). */
+export const REFUSAL_TTL_MS = 30_000;
+const REFUSALS_KEPT = 1000;
 
 // Two lists: a BlockList also checks IPv4 addresses against its IPv6 rules (as ::ffff:a.b.c.d).
 const SPECIAL_V4 = new BlockList();
@@ -63,8 +67,13 @@ export function createCimd(cfg: CimdConfig | undefined, manifestDir: string, log
     }
   }
 
+  // A refused URL stays refused for REFUSAL_TTL_MS without a new request (oidc-provider
+  // may look a client up twice per request; retries must not hammer a slow host).
+  const refused = new Map<string, { until: number; reason: string }>();
   const refuse = (url: string, reason: string) => {
     log.warn({ event: 'oauth.cimd_refused', url, reason }, `client metadata document ${url} refused: ${reason}`);
+    if (refused.size >= REFUSALS_KEPT) refused.delete(refused.keys().next().value!);
+    refused.set(url, { until: Date.now() + REFUSAL_TTL_MS, reason });
     return new Error(reason);
   };
 
@@ -94,21 +103,30 @@ export function createCimd(cfg: CimdConfig | undefined, manifestDir: string, log
     fetch(input, init = {}) {
       const url = new URL(input instanceof Request ? input.url : String(input));
       const href = url.href;
+      const known = refused.get(href);
+      if (known && known.until > Date.now()) return Promise.reject(new Error(known.reason));
       const host = url.hostname.replace(/^\[|\]$/g, '');
       if (url.protocol !== 'https:') return Promise.reject(refuse(href, 'not an https URL'));
       if (isIP(host) && isSpecialUse(host) && !allowPrivate) return Promise.reject(refuse(href, `${host} is a non-public address`));
       return new Promise<Response>((done, fail) => {
+        let settled = false;
+        const reject = (reason: string) => {
+          if (settled) return;
+          settled = true;
+          fail(refuse(href, reason));
+        };
         const signal = AbortSignal.any([AbortSignal.timeout(TIMEOUT_MS), ...(init.signal ? [init.signal] : [])]);
         const req = https.request({
           host, port: url.port || 443, path: `${url.pathname}${url.search}`, method: 'GET', agent: false, lookup, signal,
           ...(ca && { ca }), ...(!isIP(host) && { servername: host }),
           headers: { accept: 'application/json', 'user-agent': 'fastsvc' },
         });
-        req.on('error', (e) => fail(refuse(href, e.message)));
+        req.on('error', (e) => reject(signal.aborted ? `no complete answer within ${TIMEOUT_MS} ms` : e.message));
         req.on('response', (res) => {
           const status = res.statusCode ?? 502;
           if (status !== 200) {
             res.destroy();
+            settled = true;
             refuse(href, `answered ${status}${res.headers.location ? ' (redirects are not followed)' : ''}`);
             return done(new Response(null, { status: status >= 200 && status <= 599 && ![204, 205, 304].includes(status) ? status : 502 }));
           }
@@ -118,12 +136,14 @@ export function createCimd(cfg: CimdConfig | undefined, manifestDir: string, log
             size += c.length;
             if (size > MAX_BYTES) {
               res.destroy();
-              return fail(refuse(href, `larger than ${MAX_BYTES} bytes`));
+              return reject(`larger than ${MAX_BYTES} bytes`);
             }
             chunks.push(c);
           });
-          res.on('error', (e) => fail(refuse(href, e.message)));
+          res.on('error', (e) => reject(signal.aborted ? `no complete answer within ${TIMEOUT_MS} ms` : e.message));
           res.on('end', () => {
+            if (settled) return;
+            settled = true;
             const headers = new Headers();
             for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') headers.set(k, v);
             done(new Response(Buffer.concat(chunks), { status, headers }));
