@@ -77,6 +77,10 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
       clients![i] = { ...c, client_secret: readSecret(resolve(env.manifestDir, c.client_secret_file!), file) };
     });
   }
+  const caFile = m.oauth?.client_id_metadata_documents?.ca_file;
+  if (caFile) await attempt(['oauth', 'client_id_metadata_documents', 'ca_file'], () => {
+    if (!readSecret(resolve(env.manifestDir, caFile), file).includes('-----BEGIN CERTIFICATE-----')) throw new SvcError('OAUTH_CONFIG', `${caFile} holds no PEM certificate`);
+  });
   let server = m.server;
   const keyFile = m.server?.request_state_key_file;
   if (keyFile) await attempt(['server', 'request_state_key_file'], () => {

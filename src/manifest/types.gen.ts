@@ -330,13 +330,34 @@ export interface OAuthConfig {
    */
   code_ttl?: number;
   /**
-   * Dynamic client registration (RFC 7591).
+   * Dynamic client registration (RFC 7591). Deprecated by MCP 2026-07-28 in favour of client ID metadata documents; still supported.
    */
   registration?: {
     /**
      * Accept POST /register.
      */
     enabled?: boolean;
+  };
+  /**
+   * Client ID Metadata Documents: a client whose client_id is an https URL is described by the JSON document at that URL, fetched by this server (at most 5 KiB, 2.5 s, no redirects, cached per Cache-Control between 30 s and a day).
+   */
+  client_id_metadata_documents?: {
+    /**
+     * Accept https URLs as client ids and advertise client_id_metadata_document_supported.
+     */
+    enabled?: boolean;
+    /**
+     * Hosts whose documents may be fetched (exact host names). Empty: any host.
+     */
+    allowed_hosts?: string[];
+    /**
+     * Development only: fetch documents from loopback, private and link-local addresses (refused otherwise, after DNS resolution).
+     */
+    allow_private_addresses?: boolean;
+    /**
+     * PEM file of extra certificate authorities trusted for fetching documents, relative to the manifest (e.g. a development CA).
+     */
+    ca_file?: string;
   };
   /**
    * How the person behind an authorization request is identified.

@@ -7,6 +7,9 @@
 //   Allow and Deny, remembered consent, forced consent for registered clients, CSRF,
 //   rate limits, escaping, a page whose referrer policy a proxy rewrote; the token it
 //   yields calls /svc;
+// - the same with a client identified by its metadata document (served by the loopback
+//   HTTPS server of test/helpers/cimd-docs.ts): its name and publishing host on the login
+//   and consent pages, and the error page for a document that cannot be used;
 // - the default manifest (root svc.yaml, login.mode auto): straight back with a code,
 //   and the token calls /svc;
 // - front-door refusals: an HTML page on the sign-in pages, JSON elsewhere, one log line each.
@@ -24,6 +27,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import WebSocket from 'ws';
 import { parse, stringify } from 'yaml';
 import { hashPassword } from '../../src/auth/oauth/password.js';
+import { startDocServer, type DocServer } from '../helpers/cimd-docs.js';
 import { ROOT, serveCli, type ServeChild } from '../helpers/cli.js';
 import { discover, exchange, register } from './oauth-harness.js';
 import { secret } from '../helpers/secrets.js';
@@ -101,7 +105,7 @@ function raw(url: string, method: string, path: string, headers: Record<string, 
 }
 
 /** The hosted example, made runnable on loopback: see the comments inside. */
-async function hostedManifest(dir: string): Promise<string> {
+async function hostedManifest(dir: string, adjust: (doc: { oauth: Record<string, unknown> }) => void = () => {}): Promise<string> {
   const doc = parse(readFileSync(join(ROOT, 'examples', 'hosted', 'svc.yaml'), 'utf8'));
   delete doc.base_url; // the public URL: here the listening address is the base URL
   doc.server = { host: '127.0.0.1', port: 8080, allowed_origins: doc.server.allowed_origins }; // no allowed_hosts: loopback Host names
@@ -117,6 +121,7 @@ async function hostedManifest(dir: string): Promise<string> {
   ];
   // Tight per user (tested on carol; ada and lin sign in at most 4 times), loose per IP (every login here is from 127.0.0.1).
       doc.oauth.rate_limits = { login_per_user: { burst: 4, per_minute: 1 }, login_per_ip: { burst: 100, per_minute: 100 } };
+  adjust(doc);
   const file = join(dir, 'svc.yaml');
   writeFileSync(file, stringify(doc));
   return file;
@@ -336,6 +341,64 @@ describe('OAuth sign-in in headless Chromium through `svc serve`', () => {
       ]);
       assert.ok(lines.every((l) => l.level === 40 && typeof l.ip === 'string'), JSON.stringify(lines));
       assert.doesNotMatch(srv.stderr(), /sekrit|wonderland/, 'no credential reaches the log');
+    });
+  });
+
+  describe('a client identified by its metadata document (the hosted example, development allowance)', function () {
+    this.timeout(120_000);
+    let dir: string;
+    let docs: DocServer;
+    let srv: ServeChild;
+    let browser: Awaited<ReturnType<typeof launch>>;
+
+    before(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'fastsvc-hosted-cimd-'));
+      docs = await startDocServer();
+      srv = await serveCli(await hostedManifest(dir, (doc) => {
+        doc.oauth.client_id_metadata_documents = { allow_private_addresses: true, ca_file: docs.caFile };
+      }));
+      browser = await launch();
+    });
+    after(async () => {
+      await browser?.close();
+      assert.equal((await srv?.stop())?.code, 0);
+      await docs?.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('login and consent name the client as its document does, with the host that publishes it; Allow gives a working token', async () => {
+      const clientId = docs.publish('/acme/client.json', { client_name: 'Acme & <Notes>', redirect_uris: [WEB_CALLBACK], token_endpoint_auth_method: 'none' });
+      const host = new URL(docs.origin).host;
+      const page = await browser.ctx.newPage();
+      const a = await startAuthorization(page, srv.url, clientId, WEB_CALLBACK, 'notes.read');
+      assert.equal(a.first?.status(), 200);
+      assert.equal((await page.textContent('main .muted'))?.trim(), `to continue to Acme & <Notes> (from ${host})`);
+      await login(page, 'lin', 'builder');
+      assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Authorize Acme & <Notes>');
+      const text = (await page.textContent('main')) ?? '';
+      assert.match(text, new RegExp(`describes itself in a document published by ${host.replace('.', '\\.')}; its name is its own claim`));
+      assert.ok(text.includes(`client id ${clientId}`), text);
+      assert.doesNotMatch(text, /registered itself/);
+      assert.match(text, /sent back to app\.example/);
+      await page.screenshot({ path: join(ARTIFACTS, 'oauth-consent-cimd.png'), fullPage: true });
+      await clickAway(page, 'Allow');
+      const cb = await a.callback();
+      assert.equal(cb.searchParams.get('iss'), srv.url);
+      const t = await exchange(await discover(srv.url), { client_id: clientId }, oauth.None(), { ...a, callback: cb }, `${srv.url}/mcp`);
+      assert.equal((await callSvc(srv.url, t.access_token, 'notes.search', { q: 'cimd' })).status, 200);
+      assert.equal(docs.hits.get('/acme/client.json'), 1, 'fetched once for the whole sign-in');
+    });
+
+    it('a document that cannot be used (a redirect) gets the error page, not a redirect to the client', async () => {
+      const clientId = docs.answer('/acme/moved.json', { status: 302, headers: { location: '/acme/client.json' }, body: '' });
+      const page = await browser.ctx.newPage();
+      const a = await startAuthorization(page, srv.url, clientId, WEB_CALLBACK, 'notes.read');
+      assert.equal(a.first?.status(), 400);
+      assert.match(a.first?.headers()['content-security-policy'] ?? '', /default-src 'none'/);
+      assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Authorization failed');
+      assert.match((await page.getByRole('alert').textContent()) ?? '', /^invalid_client: /);
+      await page.screenshot({ path: join(ARTIFACTS, 'oauth-error-cimd.png'), fullPage: true });
+      assert.ok(srv.logs().some((l) => l.event === 'oauth.cimd_refused' && l.url === clientId && /answered 302/.test(String(l.reason))));
     });
   });
 

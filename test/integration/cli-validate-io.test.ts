@@ -1,6 +1,7 @@
 // `svc validate` finds what `svc serve` would refuse, offline: a missing SQLite
 // file, a query that does not prepare, an exec program not found, a missing
-// content or resource file, an fs.root that is not a folder — each one line
+// content or resource file, an fs.root that is not a folder, an unreadable or
+// certificate-less oauth.client_id_metadata_documents.ca_file — each one line
 // FILE:LINE:COL: CODE: at the offending value, the very line serve prints;
 // `--no-io` skips them; no network and no module code; "did you mean …?" for an
 // unknown field; `--allow-unset-env` for CI without secrets. Spawns the real CLI.
@@ -40,6 +41,8 @@ const CASES: { name: string; body: string; code: string; at: string }[] = [
   { name: 'an exec program path that does not exist', body: TOOL('    exec:\n      argv: [./bin/nothing.sh]\n'), code: 'BACKEND_CONFIG', at: './bin/nothing.sh' },
   { name: 'a content file that does not exist', body: TOOL('    content:\n      - type: text\n        text: hi\n      - type: image\n        file: missing.png\n'), code: 'FILE_UNREADABLE', at: 'missing.png' },
   { name: 'a resource file that does not exist', body: 'resources:\n  - name: readme\n    uri: docs://readme\n    file: docs/missing.md\n', code: 'FILE_UNREADABLE', at: 'docs/missing.md' },
+  { name: 'a client metadata documents ca_file that does not exist', body: 'oauth:\n  enabled: true\n  provider: { type: memory }\n  client_id_metadata_documents: { ca_file: dev-ca.pem }\nprofile: { scopes: [a] }\n', code: 'FILE_UNREADABLE', at: 'dev-ca.pem' },
+  { name: 'a client metadata documents ca_file with no certificate', body: 'oauth:\n  enabled: true\n  provider: { type: memory }\n  client_id_metadata_documents: { ca_file: a-file.txt }\nprofile: { scopes: [a] }\n', code: 'OAUTH_CONFIG', at: 'a-file.txt' },
   { name: 'an fs.root that is a file, not a folder', body: TOOL('    fs:\n      root: a-file.txt\n      op: read\n'), code: 'BACKEND_CONFIG', at: 'a-file.txt' },
 ];
 

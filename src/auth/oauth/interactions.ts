@@ -11,6 +11,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type Provider from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { Accounts } from './accounts.js';
+import { cimdHost } from './cimd.js';
 import type { Adapter } from './provider.js';
 import { consentPage, errorPage, loginPage, sendPage } from './pages.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -115,9 +116,10 @@ export function interactionRouter(d: InteractionDeps): Router {
     }
     const client = await clientOf(details);
     const clientName = client?.clientName ?? String(details.params.client_id);
+    const clientHost = hostOfDocument(String(details.params.client_id));
     const csrf = csrfFor(details.uid);
     if (details.prompt.name === 'login') {
-      return sendPage(res, 200, loginPage({ uid: details.uid, csrf, serverName: d.serverName, clientName }));
+      return sendPage(res, 200, loginPage({ uid: details.uid, csrf, serverName: d.serverName, clientName, clientHost }));
     }
     const accountId = details.session?.accountId ?? '';
     const userAllowed = d.accounts.scopes(accountId);
@@ -126,7 +128,7 @@ export function interactionRouter(d: InteractionDeps): Router {
     const asked = splitScopes(details.params.scope).filter((s) => profile.has(s));
     return sendPage(res, 200, consentPage({
       uid: details.uid, csrf, serverName: d.serverName, clientName, clientId: String(details.params.client_id),
-      dynamic: d.isDynamic(String(details.params.client_id)), redirectHost: hostOf(details.params.redirect_uri), user: accountId,
+      dynamic: d.isDynamic(String(details.params.client_id)), clientHost, redirectHost: hostOf(details.params.redirect_uri), user: accountId,
       scopes: asked.map((name) => ({ name, description: describe.get(name), granted: userAllowed.has(name) && clientAllowed.has(name) })),
     }));
   });
@@ -141,7 +143,8 @@ export function interactionRouter(d: InteractionDeps): Router {
     const password = typeof body.password === 'string' ? body.password.slice(0, 1000) : '';
     const wait = Math.max(d.loginLimits.ip.take(d.clientIp(req)), d.loginLimits.user.take(username.toLowerCase()));
     const client = await clientOf(details);
-    const view = { uid: details.uid, csrf: csrfFor(details.uid), serverName: d.serverName, clientName: client?.clientName ?? String(details.params.client_id), username };
+    const clientId = String(details.params.client_id);
+    const view = { uid: details.uid, csrf: csrfFor(details.uid), serverName: d.serverName, clientName: client?.clientName ?? clientId, clientHost: hostOfDocument(clientId), username };
     if (wait > 0) {
       d.log.warn({ event: 'oauth.login_rate_limited', ip: d.clientIp(req) }, 'login attempts rate-limited');
       res.set('Retry-After', String(wait));
@@ -171,6 +174,11 @@ export function interactionRouter(d: InteractionDeps): Router {
     d.log.info({ event: 'oauth.consent', client_id: details.params.client_id, sub: accountId }, 'consent given');
     return provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   });
+
+  /** A metadata-document client's publishing host (pre-provisioned clients keep their ids as they are). */
+  function hostOfDocument(clientId: string): string | undefined {
+    return d.isDynamic(clientId) ? cimdHost(clientId) : undefined;
+  }
 
   return router;
 }

@@ -7,7 +7,7 @@ import type { AuthProfile } from '../../manifest/types.gen.js';
 
 export const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
 
-export function authorizationServerMetadata(o: { issuer: string; profile: AuthProfile; registration: boolean; scopes: readonly string[] }): Record<string, unknown> {
+export function authorizationServerMetadata(o: { issuer: string; profile: AuthProfile; registration: boolean; cimd: boolean; scopes: readonly string[] }): Record<string, unknown> {
   const { issuer } = o;
   return {
     issuer,
@@ -25,6 +25,7 @@ export function authorizationServerMetadata(o: { issuer: string; profile: AuthPr
     introspection_endpoint_auth_methods_supported: AUTH_METHODS,
     scopes_supported: o.scopes,
     authorization_response_iss_parameter_supported: true,
+    ...(o.cimd && { client_id_metadata_document_supported: true }),
   };
 }
 

@@ -10,9 +10,10 @@
 import { errors, interactionPolicy, type Configuration, type ClientMetadata, type KoaContextWithOIDC } from 'oidc-provider';
 import type { ResolvedOAuth } from '../../config.js';
 import type { Accounts } from './accounts.js';
+import type { Cimd } from './cimd.js';
 import { rememberKey } from './interactions.js';
 import { AUTH_METHODS } from './metadata.js';
-import { errorPage } from './pages.js';
+import { errorPage, PAGE_HEADERS } from './pages.js';
 import type { Adapter, OAuthKeys, OAuthProvider } from './provider.js';
 
 export const ROUTES = {
@@ -38,6 +39,7 @@ export interface OidcConfigDeps {
   remembered: Adapter;
   /** oauth.dpop allowed/required; nonceSecret when oauth.dpop_nonce. */
   dpop?: { required: boolean; nonceSecret?: Buffer };
+  cimd: Cimd;
 }
 
 const SESSION_TTL = 24 * 3600;
@@ -80,7 +82,9 @@ export function oidcConfiguration(d: OidcConfigDeps): Configuration {
         if (key === 'scope' && ctx?.oidc?.route === 'registration') delete metadata.scope;
       },
     },
+    fetch: d.cimd.fetch,
     features: {
+      clientIdMetadataDocument: { enabled: d.cimd.enabled, ack: 'draft-02', allowFetch: async (_ctx, clientId) => d.cimd.allowFetch(clientId) },
       devInteractions: { enabled: false },
       dPoP: d.dpop
         ? { enabled: true, ...(d.dpop.nonceSecret && { nonceSecret: d.dpop.nonceSecret }), requireNonce: () => !!d.dpop?.nonceSecret }
@@ -134,8 +138,7 @@ export function oidcConfiguration(d: OidcConfigDeps): Configuration {
     clientBasedCORS: (ctx, origin, client) =>
       origin !== 'null' && client.clientAuthMethod === 'none' && client.redirectUris!.some((u) => URL.parse(u)?.origin === origin),
     renderError: async (ctx, out) => {
-      ctx.type = 'html';
-      ctx.set('Cache-Control', 'no-store');
+      ctx.set({ ...PAGE_HEADERS });
       ctx.body = errorPage('Authorization failed', `${out.error}: ${out.error_description ?? ''}`);
     },
   };

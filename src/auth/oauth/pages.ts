@@ -24,17 +24,20 @@ function layout(title: string, body: string): string {
     + `<meta name="referrer" content="same-origin"><title>${esc(title)}</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`;
 }
 
-/** Send a page that is never cached, framed, or allowed to run script. */
+/** Headers of every page: never cached, framed, or allowed to run script. */
+export const PAGE_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Type': 'text/html; charset=utf-8',
+  'Cache-Control': 'no-store',
+  Pragma: 'no-cache',
+  'X-Frame-Options': 'DENY',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'same-origin',
+  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+};
+
+/** Send a page with PAGE_HEADERS. */
 export function sendPage(res: Response, status: number, html: string): void {
-  res.status(status).set({
-    'Content-Type': 'text/html; charset=utf-8',
-    'Cache-Control': 'no-store',
-    Pragma: 'no-cache',
-    'X-Frame-Options': 'DENY',
-    'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'same-origin',
-    'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
-  }).send(html);
+  res.status(status).set(PAGE_HEADERS).send(html);
 }
 
 export interface LoginView {
@@ -42,13 +45,15 @@ export interface LoginView {
   csrf: string;
   serverName: string;
   clientName: string;
+  /** Host publishing the client's metadata document (client id metadata document clients only). */
+  clientHost?: string;
   username?: string;
   error?: string;
 }
 
 export function loginPage(v: LoginView): string {
   return layout(`Sign in — ${v.serverName}`, `<h1>Sign in to ${esc(v.serverName)}</h1>
-<p class="muted">to continue to <strong>${esc(v.clientName)}</strong></p>
+<p class="muted">to continue to <strong>${esc(v.clientName)}</strong>${v.clientHost ? ` (from <strong>${esc(v.clientHost)}</strong>)` : ''}</p>
 ${v.error ? `<div class="error" role="alert">${esc(v.error)}</div>` : ''}
 <form method="post" action="/interaction/${esc(v.uid)}/login" autocomplete="on">
 <input type="hidden" name="csrf" value="${esc(v.csrf)}">
@@ -67,6 +72,8 @@ export interface ConsentView {
   clientName: string;
   clientId: string;
   dynamic: boolean;
+  /** Host publishing the client's metadata document (client id metadata document clients only). */
+  clientHost?: string;
   redirectHost: string;
   user: string;
   /** Scopes asked for, with whether they will be granted and the profile's description. */
@@ -80,7 +87,8 @@ export function consentPage(v: ConsentView): string {
   return layout(`Authorize ${v.clientName} — ${v.serverName}`, `<h1>Authorize ${esc(v.clientName)}</h1>
 <p class="muted">Signed in as <strong>${esc(v.user)}</strong></p>
 <p><strong>${esc(v.clientName)}</strong> <span class="muted">(client id <code>${esc(v.clientId)}</code>)</span> wants to access <strong>${esc(v.serverName)}</strong> on your behalf.</p>
-${v.dynamic ? '<div class="warn">This application registered itself with this server. Only continue if you started this sign-in and trust it.</div>' : ''}
+${v.clientHost ? `<div class="warn">This application describes itself in a document published by <strong>${esc(v.clientHost)}</strong>; its name is its own claim. Only continue if you started this sign-in and trust ${esc(v.clientHost)}.</div>`
+    : v.dynamic ? '<div class="warn">This application registered itself with this server. Only continue if you started this sign-in and trust it.</div>' : ''}
 ${v.scopes.length ? `<p>It asks for:</p><ul class="scopes">${v.scopes.map(item).join('')}</ul>` : '<p>It asks for no specific permissions.</p>'}
 ${granted.length === 0 && v.scopes.length ? '<div class="error" role="alert">None of the requested permissions can be granted to your account.</div>' : ''}
 <p class="muted">After you choose, you will be sent back to <strong>${esc(v.redirectHost)}</strong>.</p>

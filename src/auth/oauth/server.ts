@@ -33,6 +33,7 @@ import { DpopVerifier, DPOP_ALGS } from '../dpop.js';
 import { createAccounts } from './accounts.js';
 import { createIdJagVerifier, ID_JAG_PROFILE, JWT_BEARER } from './id-jag.js';
 import { registerIdJagGrant } from './id-jag-grant.js';
+import { createCimd } from './cimd.js';
 import { interactionRouter } from './interactions.js';
 import { VerifiedTokens } from './token-cache.js';
 import { loadOrCreateKeys } from './keys.js';
@@ -161,8 +162,9 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
     saveKeys: (k) => opts.provider.saveKeys(k),
     close: () => opts.provider.close(),
   };
+  const cimd = createCimd(oauth.client_id_metadata_documents, opts.manifestDir, log);
   const provider = new Provider(issuer, oidcConfiguration({
-    oauth, mode, scopes: opts.scopes, audience, acceptResource, keys, provider: store, accounts, clients, isDynamic, remembered,
+    oauth, mode, scopes: opts.scopes, audience, acceptResource, keys, provider: store, accounts, clients, isDynamic, remembered, cimd,
     dpop: dpopMode === 'off' ? undefined : { required: dpopMode === 'required', nonceSecret: dpopNonces ? nonceSecret : undefined },
   }));
   if (idJag.clientIds.size) registerIdJagGrant(provider, { verifier: idJag, audience, ttl: oauth.access_token_ttl, dpop: dpopFor(new URL(issuer).origin) });
@@ -188,7 +190,7 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
   const oidcPaths = new RegExp(`^/(authorize(/[A-Za-z0-9_-]+)?|token|revoke|introspect|jwks${registration ? '|register' : ''})$`);
   const name = opts.name;
   const caller = opts.caller;
-  const asBase = authorizationServerMetadata({ issuer, profile: opts.profile, registration, scopes: opts.scopes });
+  const asBase = authorizationServerMetadata({ issuer, profile: opts.profile, registration, cimd: cimd.enabled, scopes: opts.scopes });
   const asMetadata = {
     ...asBase,
     ...(idJag.clientIds.size && {
