@@ -15,6 +15,15 @@ export interface Principal {
   readonly expiresAt?: number;
   /** The credential itself is never kept; this is an opaque id for re-checks (grant id, token name). */
   readonly credentialId?: string;
+  /** Claims of the credential (a static token's or OAuth user's `claims`), usable in a tool's bind. */
+  readonly claims?: Readonly<Record<string, string>>;
+}
+
+/** A quota per principal (schema Limit): requests per window_ms, and calls running at once. */
+export interface Limit {
+  requests?: number;
+  window_ms?: number;
+  concurrent?: number;
 }
 
 export type ContentBlock =
@@ -85,6 +94,10 @@ export interface ToolDef {
   inline_ok?: boolean;
   required_scopes?: string[];
   annotations?: Record<string, unknown>;
+  /** Arguments whose value comes from the credential: name → principal.sub | principal.client_id | principal.claims.NAME. */
+  bind?: Record<string, string>;
+  /** Quota of this tool per principal. */
+  limits?: Limit;
   /** When set, the runtime aborts the call (context.signal) and answers BACKEND_TIMEOUT after this many ms. */
   timeout_ms?: number;
   handler: ToolHandler;
@@ -105,6 +118,8 @@ export interface ResourceDef {
   description?: string;
   mime_type?: string;
   required_scopes?: string[];
+  /** Quota of this resource per principal. */
+  limits?: Limit;
   /** How long a read may be reused (MCP 2026-07-28 ttlMs/cacheScope on resources/read). */
   cache?: CacheHint;
   /** vars holds the template variables (empty for fixed URIs). */
@@ -124,5 +139,7 @@ export interface PromptDef {
   description?: string;
   arguments?: PromptArgumentDef[];
   required_scopes?: string[];
+  /** Quota of this prompt per principal. */
+  limits?: Limit;
   get: (args: Record<string, string>, ctx: CallContext) => Promise<PromptMessage[]> | PromptMessage[];
 }

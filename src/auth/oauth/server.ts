@@ -204,7 +204,9 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
       if (!at || !at.accountId || !at.grantId) return null;
       if (![at.aud].flat().includes(audience)) return null;
       if (!accounts.has(at.accountId) || !(await provider.Grant.find(at.grantId))) return null;
+      const claims = accounts.claims(at.accountId);
       const principal: Principal = Object.freeze({
+        ...(claims && { claims }),
         sub: at.accountId,
         scopes: new Set((at.scope ?? '').split(' ').filter(Boolean)),
         kind: 'oauth' as const,
