@@ -72,6 +72,11 @@ export class TokenTable {
     return found;
   }
 
+  /** The principal of the token named `name` (auth.subject or auth.tokens[].name), if it has a value. */
+  principalNamed(name: string): Principal | undefined {
+    return this.#entries.find((e) => e.name === name)?.principal;
+  }
+
   stillValid(p: Principal): boolean {
     return this.#entries.some((e) => e.principal === p);
   }
