@@ -169,7 +169,7 @@ export function buildCatalog(svc: FastSvc, opts: { hash?: string } = {}): Catalo
     description: svc.description,
     instructions: svc.instructions,
     cache: svc.cache,
-    limits: svc.limits,
+    limits: svc.limits && Object.values(svc.limits).some((l) => l && (l.requests !== undefined || l.concurrent !== undefined)) ? svc.limits : undefined,
     tools, resources, templates: Object.freeze(templates), prompts, hash,
   });
 }

@@ -1,8 +1,9 @@
 // Per-principal quotas. Guarantees: a call is counted against the principal that makes it
 // and never against another (keys are token:NAME, user:SUB, client:ID, each with the
 // capability for per-capability limits); acquire() checks every applicable limit and
-// takes from all of them or from none, so a refusal consumes nothing; a refusal says how
-// long to wait (the rest of the request window, or a short retry for concurrency);
+// takes from all of them or from none, so a refusal consumes nothing; a request window
+// opens at a key's first request (not on a clock boundary); a refusal says how long to
+// wait (the rest of that window, or a short retry for concurrency);
 // release() is idempotent. QuotaCounter is the seam a shared store (PostgreSQL) can back:
 // this in-process implementation counts per process, so with N replicas a caller can get
 // N times a limit.
@@ -40,7 +41,7 @@ export function quotaItems(p: Principal, capability: string, own: Limit | undefi
   return items;
 }
 
-interface Counter { windowStart: number; windowEnd: number; count: number; running: number }
+interface Counter { windowEnd: number; count: number; running: number }
 
 export class InProcessQuotas implements QuotaCounter {
   readonly #counters = new Map<string, Counter>();
@@ -79,23 +80,20 @@ export class InProcessQuotas implements QuotaCounter {
 
   #wait(it: QuotaItem, now: number): number {
     const c = this.#counter(it, now);
-    const window = it.limit.window_ms ?? DEFAULT_WINDOW_MS;
-    if (it.limit.requests !== undefined && c.count >= it.limit.requests) return Math.max(1, c.windowStart + window - now);
+    if (it.limit.requests !== undefined && c.count >= it.limit.requests) return Math.max(1, c.windowEnd - now);
     if (it.limit.concurrent !== undefined && c.running >= it.limit.concurrent) return CONCURRENCY_RETRY_MS;
     return 0;
   }
 
+  /** The key's counter; a request window opens at the first request after the previous window ended. */
   #counter(it: QuotaItem, now: number): Counter {
     const window = it.limit.window_ms ?? DEFAULT_WINDOW_MS;
-    const start = now - (now % window);
     let c = this.#counters.get(it.key);
     if (!c) {
       if (this.#counters.size >= 10_000) this.#sweep(now);
-      this.#counters.set(it.key, (c = { windowStart: start, windowEnd: start + window, count: 0, running: 0 }));
-    }
-    else if (c.windowStart !== start) {
-      c.windowStart = start;
-      c.windowEnd = start + window;
+      this.#counters.set(it.key, (c = { windowEnd: now + window, count: 0, running: 0 }));
+    } else if (now >= c.windowEnd) {
+      c.windowEnd = now + window;
       c.count = 0;
     }
     return c;

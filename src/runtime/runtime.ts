@@ -1,7 +1,10 @@
 // The runtime: the one place a call is decided and run, whatever the transport.
 // Guarantees: each call reads the policy store's current catalog once, or uses the
-// one the transport passes (so a reload never mixes two policies in one decision); the scope check is decide() and every denial is
-// logged with caller, capability and missing scopes; input is validated by the
+// one the transport passes (so a reload never mixes two policies in one decision); the
+// access check is decideCall() (scopes, tenant-bound scopes, bound arguments; lists use
+// canSee()) and every denial is logged with caller, capability and reason; quotas are
+// taken after validation, only when a limit is set, and released when the call ends;
+// input is validated by the
 // catalog's precompiled validator before any backend runs; results are shaped by
 // output_mode and inline_ok the same way on every transport.
 
@@ -82,7 +85,7 @@ export class Runtime {
         data: { errors: problems.errors, ...(problems.omitted > 0 && { omitted: problems.omitted }) },
       });
     }
-    const release = await this.#admit(cat, entry, ctx.principal, 'tool', name);
+    const release = entry.limits || cat.limits ? await this.#admit(cat, entry, ctx.principal, 'tool', name) : undefined;
     let out: unknown;
     try {
       out = entry.def.timeout_ms === undefined ? await entry.def.handler(input as Record<string, unknown>, ctx) : await withTimeout(entry.def, input as Record<string, unknown>, ctx);
@@ -108,7 +111,7 @@ export class Runtime {
     if (!found) throw new SvcError('NOT_FOUND', `no resource ${uri}`, { data: { uri } });
     this.#authorize(found.entry, ctx, 'resource', uri, found.vars);
     const key = found.entry.def.uri ?? found.entry.def.uri_template!;
-    const release = await this.#admit(cat, found.entry, ctx.principal, 'resource', key);
+    const release = found.entry.limits || cat.limits ? await this.#admit(cat, found.entry, ctx.principal, 'resource', key) : undefined;
     try {
       return await found.entry.def.read(uri, found.vars, ctx);
     } finally {
@@ -132,7 +135,7 @@ export class Runtime {
       else if (typeof v !== 'string') errors.push({ path: `/${k}`, message: 'must be string' });
     }
     if (errors.length) throw new SvcError('INVALID_INPUT', `invalid arguments for prompt ${name}`, { data: { errors } });
-    const release = await this.#admit(cat, entry, ctx.principal, 'prompt', name);
+    const release = entry.limits || cat.limits ? await this.#admit(cat, entry, ctx.principal, 'prompt', name) : undefined;
     let messages: PromptMessage[];
     try {
       messages = await entry.def.get(given as Record<string, string>, ctx);
@@ -182,9 +185,8 @@ export class Runtime {
     return d.args;
   }
 
-  /** Takes this call's quotas (none set: nothing, no await); returns the release, or throws RATE_LIMITED. */
+  /** Takes this call's quotas (called only when some limit is set); returns the release, or throws RATE_LIMITED. */
   async #admit(cat: Catalog, g: Guarded, p: Principal, kind: Kind, key: string): Promise<(() => void) | undefined> {
-    if (!g.limits && !cat.limits) return undefined;
     const items = quotaItems(p, `${kind}:${key}`, g.limits, cat.limits);
     if (!items.length) return undefined;
     const a = await this.#quotas.acquire(items, Date.now());
