@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { TokenTable } from '../../src/auth/bearer.js';
+import { createAccounts } from '../../src/auth/oauth/accounts.js';
 
 const log = pino({ level: 'silent' });
 
@@ -62,5 +63,25 @@ describe('TokenTable', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('claims: a token carries its declared claims; a change of claims alone makes a new principal', () => {
+    const config = { token: 'main-token', claims: { tenant: 'ops' }, tokens: [{ name: 'acme', token: 'acme-token', scopes: ['a'], claims: { tenant: 'acme' } }] };
+    const auth = TokenTable.build(config, ['a'], log);
+    assert.deepEqual(auth.match('acme-token')!.claims, { tenant: 'acme' });
+    assert.deepEqual(auth.match('main-token')!.claims, { tenant: 'ops' });
+    assert.equal(auth.principalNamed('acme'), auth.match('acme-token'));
+    const next = TokenTable.build({ ...config, tokens: [{ ...config.tokens[0]!, claims: { tenant: 'globex' } }] }, ['a'], log, auth);
+    assert.notEqual(next.match('acme-token'), auth.match('acme-token'));
+    assert.equal(next.stillValid(auth.match('acme-token')!), false);
+  });
+});
+
+describe('OAuth accounts: claims', () => {
+  it("a user's claims come from oauth.users[].claims; the auto-mode subject has none", () => {
+    const users = createAccounts({ enabled: true, login: { mode: 'users' }, users: [{ username: 'ada', password_hash: 'scrypt$x', claims: { tenant: 'acme' } }, { username: 'lin', password_hash: 'scrypt$x' }] }, ['a']);
+    assert.deepEqual(users.claims('ada'), { tenant: 'acme' });
+    assert.equal(users.claims('lin'), undefined);
+    assert.equal(createAccounts({ enabled: true }, ['a']).claims('dev'), undefined);
   });
 });
