@@ -4,9 +4,8 @@
 // access check is decideCall() (scopes, tenant-bound scopes, bound arguments; lists use
 // canSee()) and every denial is logged with caller, capability and reason; quotas are
 // taken after validation, only when a limit is set, and released when the call ends;
-// input is validated by the
-// catalog's precompiled validator before any backend runs; results are shaped by
-// output_mode and inline_ok the same way on every transport.
+// input is validated by the catalog's precompiled validator before any backend runs;
+// results are shaped by output_mode and inline_ok the same way on every transport.
 
 import { SvcError } from '../errors.js';
 import { findResource, type Catalog, type Guarded, type ToolEntry } from '../core/catalog.js';
