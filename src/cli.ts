@@ -6,6 +6,9 @@
 //                                                 → exit 0, or 1 with FILE:LINE:COL: CODE: message lines
 //   fastsvc init [dir]                            → writes a commented starter svc.yaml
 //   fastsvc hash-password                         → reads a password on stdin, prints its scrypt hash
+//   fastsvc explain [manifest] (--scopes S | --token NAME | --token-file F | --subject USER) [--json]
+//                                                 → every capability: visible/callable and why
+//   fastsvc diff OLD NEW [--json] [--fail-on-widen] → what a reload would change; exit 3 if widened (with the flag)
 // Guarantees: every command answers --help (its usage, exit 0) and refuses an
 // unknown flag or a surplus argument (one line naming it, then usage, exit 2);
 // stdout carries only the listening line (logs go to stderr); SIGTERM/SIGINT
@@ -25,6 +28,7 @@ import { createReloader } from './policy/reloader.js';
 import { watchManifest } from './policy/watch.js';
 import { startupLine } from './observe/startup-line.js';
 import { hashPassword } from './auth/oauth/password.js';
+import { cmdDiff, cmdExplain } from './policy/cli-policy.js';
 
 const PROG = 'fastsvc';
 // dist/cli.js (and src/cli.ts) sit one level below the package root.
@@ -85,6 +89,47 @@ options:
     options: {},
     maxPositionals: 1,
     run: (_v, p) => cmdInit(p[0] ?? '.'),
+  },
+  explain: {
+    usage: `${PROG} explain [manifest] (--scopes "a b" | --token NAME | --token-file F | --subject USER) [--claims JSON] [--capability ID [--args JSON]] [--json]`,
+    help: `Says, for every capability of the manifest (default ./svc.yaml), whether a caller sees it
+(visible/hidden), whether it may call it, and why: the missing scope, the tenant binding,
+the quota, a public route. The verdicts come from the functions the server enforces with;
+GET /svc/explain answers the same for the caller's own token.
+
+options:
+  --scopes "a b"      a caller holding these scopes (with --claims '{"tenant":"acme"}')
+  --token NAME        the manifest's token NAME (auth.subject or auth.tokens[].name)
+  --token-file F      the manifest's token whose value is in file F
+  --subject USER      the OAuth user USER (oauth.users) holding every scope it may grant
+  --capability ID     explain one call instead: tool NAME (or tool:NAME, prompt:NAME,
+                      resource:URI) with --args JSON; exit 0 if allowed, 1 if refused
+  --json              print the JSON GET /svc/explain answers
+  --allow-unset-env   unset \${VAR}s get a placeholder (as for validate)
+  -h, --help          show this help`,
+    options: {
+      scopes: { type: 'string' }, token: { type: 'string' }, 'token-file': { type: 'string' }, subject: { type: 'string' }, claims: { type: 'string' },
+      capability: { type: 'string' }, args: { type: 'string' }, json: { type: 'boolean' }, 'allow-unset-env': { type: 'boolean' },
+    },
+    maxPositionals: 1,
+    run: (v, p) => cmdExplain(p[0] ?? 'svc.yaml', v, printProblems),
+  },
+  diff: {
+    usage: `${PROG} diff OLD NEW [--json] [--fail-on-widen] [--allow-unset-env]`,
+    help: `Prints what reloading from manifest OLD to manifest NEW would change — the diff the
+reloader logs: capabilities added (+), removed (-), changed (~); per scope, the
+capabilities it gains or loses; per named token, the capabilities it gains or loses.
+Exit 0; 1 if a manifest is invalid; 3 if access widened (some scope or token gains
+something) and --fail-on-widen is given: a CI gate for GitOps pipelines.
+
+options:
+  --json              print {changes, access, tokens, widened}
+  --fail-on-widen     exit 3 when access widened
+  --allow-unset-env   unset \${VAR}s get a placeholder (as for validate)
+  -h, --help          show this help`,
+    options: { json: { type: 'boolean' }, 'fail-on-widen': { type: 'boolean' }, 'allow-unset-env': { type: 'boolean' } },
+    maxPositionals: 2,
+    run: (v, p) => (p.length < 2 ? usageError(`usage: ${COMMANDS.diff!.usage}`, 'give two manifests', 'diff') : cmdDiff(p[0]!, p[1]!, v, printProblems)),
   },
   'hash-password': {
     usage: `${PROG} hash-password`,

@@ -20,6 +20,7 @@ export const CODES = {
   FILE_UNREADABLE: { status: 400, rpc: -32602, doc: 'A file the manifest references (manifest, *_file secret, data) cannot be read.' },
   DUPLICATE_NAME: { status: 400, rpc: -32602, doc: 'Two tools, resources, prompts, tokens, users or clients share a name.' },
   SCOPE_UNDECLARED: { status: 400, rpc: -32602, doc: 'A scope is used that profile.scopes does not declare.' },
+  SCOPE_ARG_UNSAFE: { status: 400, rpc: -32602, doc: 'A tenant-bound scope ({{arg}}) or bind names an argument that is not a required string whose anchored pattern admits only scope segments (letters, digits, _ and -).' },
   INPUT_SCHEMA_INVALID: { status: 400, rpc: -32602, doc: 'An input_schema is not a valid JSON Schema.' },
   TEMPLATE_ARG_UNKNOWN: { status: 400, rpc: -32602, doc: 'A template names an argument the input schema does not define.' },
   ROUTE_CONFLICT: { status: 400, rpc: -32602, doc: 'A route is listed both public and protected, or is not a known route.' },
@@ -30,6 +31,7 @@ export const CODES = {
   // requests
   UNAUTHENTICATED: { status: 401, rpc: -32001, doc: 'No bearer token, or one that is unknown, expired, revoked or for another audience.' },
   INSUFFICIENT_SCOPE: { status: 403, rpc: -32003, doc: 'The caller lacks a scope the capability requires; data lists required and missing.' },
+  ARGUMENT_BOUND: { status: 403, rpc: -32003, doc: 'An argument the tool binds to the credential (bind: principal.claims.NAME) was given a different value, or the credential lacks that claim.' },
   FORBIDDEN_ORIGIN: { status: 403, rpc: -32003, doc: 'Host or Origin header not allowed (DNS-rebinding protection).' },
   INVALID_HOST: { status: 400, rpc: -32600, doc: 'The Host header is not a valid host[:port] (answered before any route, /ws upgrade included).' },
   NOT_FOUND: { status: 404, rpc: -32602, doc: 'No capability, route or session by that name.' },

@@ -44,18 +44,19 @@ export class TokenTable {
     const mainUnset = !config.token && !config.token_file;
     const gen = previous ? previous.generated : mainUnset && config.generate_if_unset ? generated ?? randomBytes(32).toString('base64url') : undefined;
     const old = new Map((previous ? previous.#entries : []).map((e) => [e.name, e]));
-    const entry = (name: string, token: string, scopes: readonly string[], file?: string): Entry => {
-      const next = makeEntry(name, token, scopes, file);
+    const entry = (name: string, token: string, scopes: readonly string[], claims: Readonly<Record<string, string>> | undefined, file?: string): Entry => {
+      const next = makeEntry(name, token, scopes, claims, file);
       const was = old.get(name);
-      const same = was && was.digest.equals(next.digest) && was.principal.scopes.size === scopes.length && scopes.every((x) => was.principal.scopes.has(x));
+      const same = was && was.digest.equals(next.digest) && was.principal.scopes.size === scopes.length && scopes.every((x) => was.principal.scopes.has(x))
+        && JSON.stringify(was.principal.claims ?? {}) === JSON.stringify(claims ?? {});
       return same ? was : next;
     };
     const entries: Entry[] = [];
     const main = config.token || (config.token_file ? readToken(config.token_file, log) : gen);
-    if (main) entries.push(entry(config.subject, main, config.scopes ?? allScopes, config.token_file));
+    if (main) entries.push(entry(config.subject, main, config.scopes ?? allScopes, config.claims, config.token_file));
     for (const t of config.tokens ?? []) {
       const value = t.token || (t.token_file ? readToken(t.token_file, log) : undefined);
-      if (value) entries.push(entry(t.name, value, t.scopes, t.token_file));
+      if (value) entries.push(entry(t.name, value, t.scopes, t.claims, t.token_file));
       else log.warn({ event: 'auth.token_disabled', name: t.name }, `token ${t.name} has no value; it is disabled`);
     }
     return new TokenTable(entries, config, allScopes, gen);
@@ -69,6 +70,11 @@ export class TokenTable {
       if (timingSafeEqual(e.digest, digest) && !found) found = e.principal;
     }
     return found;
+  }
+
+  /** The principal of the token named `name` (auth.subject or auth.tokens[].name), if it has a value. */
+  principalNamed(name: string): Principal | undefined {
+    return this.#entries.find((e) => e.name === name)?.principal;
   }
 
   stillValid(p: Principal): boolean {
@@ -115,8 +121,9 @@ export function watchTokenFiles(store: PolicyStore, log: Logger): () => void {
   };
 }
 
-function makeEntry(name: string, token: string, scopes: readonly string[], file?: string): Entry {
-  return { name, file, digest: sha256(token), principal: Object.freeze({ sub: name, scopes: new Set(scopes), kind: 'static', credentialId: name }) };
+function makeEntry(name: string, token: string, scopes: readonly string[], claims: Readonly<Record<string, string>> | undefined, file?: string): Entry {
+  const principal: Principal = { sub: name, scopes: new Set(scopes), kind: 'static', credentialId: name, ...(claims && { claims: Object.freeze({ ...claims }) }) };
+  return { name, file, digest: sha256(token), principal: Object.freeze(principal) };
 }
 
 function sha256(s: string): Buffer {

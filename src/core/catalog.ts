@@ -9,15 +9,20 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { SvcError } from '../errors.js';
-import type { FastSvc } from './fast-svc.js';
-import type { CacheHint, JsonSchemaObject, PromptDef, ResourceDef, TaskSupport, ToolDef } from './types.js';
+import type { ClassLimits, FastSvc } from './fast-svc.js';
+import type { CacheHint, JsonSchemaObject, Limit, PromptDef, ResourceDef, TaskSupport, ToolDef } from './types.js';
+import { compileGuard, type Guard } from '../policy/scopes.js';
+
+/** A capability's access rule (required scopes, tenant-bound patterns, bound arguments) and its quota. */
+export interface Guarded extends Guard {
+  readonly limits?: Limit;
+}
 
 // ajv-formats ships CJS with a default export; under NodeNext it arrives as a namespace.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
 
-export interface ToolEntry {
+export interface ToolEntry extends Guarded {
   readonly def: ToolDef;
-  readonly required: readonly string[];
   readonly validate: ValidateFunction;
   readonly outputMode: 'scalar' | 'json';
   readonly inlineOk: boolean;
@@ -25,17 +30,15 @@ export interface ToolEntry {
   readonly wire: Readonly<Record<string, unknown>>;
 }
 
-export interface ResourceEntry {
+export interface ResourceEntry extends Guarded {
   readonly def: ResourceDef;
-  readonly required: readonly string[];
   readonly wire: Readonly<Record<string, unknown>>;
   /** For uri_template resources: the matcher and variable names. */
   readonly match?: { regex: RegExp; vars: readonly string[] };
 }
 
-export interface PromptEntry {
+export interface PromptEntry extends Guarded {
   readonly def: PromptDef;
-  readonly required: readonly string[];
   readonly wire: Readonly<Record<string, unknown>>;
 }
 
@@ -46,6 +49,8 @@ export interface Catalog {
   readonly instructions?: string;
   /** Caching hint of discover and the lists (MCP 2026-07-28). */
   readonly cache?: CacheHint;
+  /** Quotas per principal class (manifest `limits`). */
+  readonly limits?: ClassLimits;
   readonly tools: ReadonlyMap<string, ToolEntry>;
   readonly resources: ReadonlyMap<string, ResourceEntry>;
   readonly templates: readonly ResourceEntry[];
@@ -118,7 +123,7 @@ export function buildCatalog(svc: FastSvc, opts: { hash?: string } = {}): Catalo
     });
     tools.set(def.name, Object.freeze({
       def,
-      required: Object.freeze([...(def.required_scopes ?? [])]),
+      ...guarded(def.required_scopes, def.limits, def.bind),
       validate,
       outputMode: def.output_mode ?? 'scalar',
       inlineOk: def.inline_ok ?? true,
@@ -136,11 +141,11 @@ export function buildCatalog(svc: FastSvc, opts: { hash?: string } = {}): Catalo
       ...(def.description && { description: def.description }),
       mimeType: def.mime_type ?? 'text/plain',
     };
-    const required = Object.freeze([...(def.required_scopes ?? [])]);
+    const guard = guarded(def.required_scopes, def.limits);
     if (def.uri !== undefined) {
-      resources.set(def.uri, Object.freeze({ def, required, wire: freeze({ uri: def.uri, ...common }) }));
+      resources.set(def.uri, Object.freeze({ def, ...guard, wire: freeze({ uri: def.uri, ...common }) }));
     } else {
-      templates.push(Object.freeze({ def, required, wire: freeze({ uriTemplate: def.uri_template!, ...common }), match: compileUriTemplate(def.uri_template!) }));
+      templates.push(Object.freeze({ def, ...guard, wire: freeze({ uriTemplate: def.uri_template!, ...common }), match: compileUriTemplate(def.uri_template!) }));
     }
   }
 
@@ -152,13 +157,13 @@ export function buildCatalog(svc: FastSvc, opts: { hash?: string } = {}): Catalo
       ...(def.description && { description: def.description }),
       arguments: (def.arguments ?? []).map((a) => ({ name: a.name, ...(a.description && { description: a.description }), required: a.required ?? false })),
     });
-    prompts.set(def.name, Object.freeze({ def, required: Object.freeze([...(def.required_scopes ?? [])]), wire }));
+    prompts.set(def.name, Object.freeze({ def, ...guarded(def.required_scopes, def.limits), wire }));
   }
 
   const hash = opts.hash ?? createHash('sha256').update(JSON.stringify({
-    t: [...tools.values()].map((t) => [t.wire, t.required]),
-    r: [...resources.values(), ...templates].map((r) => [r.wire, r.required]),
-    p: [...prompts.values()].map((p) => [p.wire, p.required]),
+    t: [...tools.values()].map((t) => [t.wire, t.def.required_scopes ?? [], t.def.bind ?? {}]),
+    r: [...resources.values(), ...templates].map((r) => [r.wire, r.def.required_scopes ?? []]),
+    p: [...prompts.values()].map((p) => [p.wire, p.def.required_scopes ?? []]),
   })).digest('hex');
 
   return Object.freeze({
@@ -167,6 +172,7 @@ export function buildCatalog(svc: FastSvc, opts: { hash?: string } = {}): Catalo
     description: svc.description,
     instructions: svc.instructions,
     cache: svc.cache,
+    limits: svc.limits && Object.values(svc.limits).some((l) => l && (l.requests !== undefined || l.concurrent !== undefined)) ? svc.limits : undefined,
     tools, resources, templates: Object.freeze(templates), prompts, hash,
   });
 }
@@ -208,6 +214,10 @@ function safeDecode(s: string): string {
 
 function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function guarded(requiredScopes: readonly string[] | undefined, limits: Limit | undefined, bind?: Readonly<Record<string, string>>): Guarded {
+  return { ...compileGuard(requiredScopes, bind), ...(limits && (limits.requests !== undefined || limits.concurrent !== undefined) && { limits: Object.freeze({ ...limits }) }) };
 }
 
 function freeze<T extends object>(o: T): Readonly<T> {

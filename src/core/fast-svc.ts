@@ -4,7 +4,10 @@
 // compiled into a frozen Catalog only by catalog.ts.
 
 import { SvcError } from '../errors.js';
-import type { CacheHint, PromptDef, ResourceDef, ToolDef } from './types.js';
+import type { CacheHint, Limit, PromptDef, ResourceDef, ToolDef } from './types.js';
+
+/** Quotas per principal class (manifest `limits`). */
+export interface ClassLimits { token?: Limit; user?: Limit; oauth_client?: Limit }
 
 export interface FastSvcOptions {
   name: string;
@@ -14,6 +17,8 @@ export interface FastSvcOptions {
   instructions?: string;
   /** Caching hint of discover and the lists on MCP 2026-07-28. */
   cache?: CacheHint;
+  /** Quotas per principal class, across every capability. */
+  limits?: ClassLimits;
 }
 
 export class FastSvc {
@@ -22,6 +27,7 @@ export class FastSvc {
   readonly description: string;
   readonly instructions?: string;
   readonly cache?: CacheHint;
+  readonly limits?: ClassLimits;
   readonly tools = new Map<string, ToolDef>();
   readonly resources = new Map<string, ResourceDef>();
   readonly prompts = new Map<string, PromptDef>();
@@ -32,6 +38,7 @@ export class FastSvc {
     this.description = opts.description ?? '';
     this.instructions = opts.instructions;
     this.cache = opts.cache;
+    this.limits = opts.limits;
   }
 
   tool(def: ToolDef): this {

@@ -19,7 +19,18 @@ export interface Principal {
   readonly jkt?: string;
   /** Enterprise-managed authorization: the identity provider that vouched for `sub`, and the claims kept from its ID-JAG. */
   readonly idp?: string;
+  /**
+   * Claims of the credential: a static token's or OAuth user's `claims`, or those kept from
+   * an ID-JAG; usable in a tool's bind.
+   */
   readonly claims?: Readonly<Record<string, unknown>>;
+}
+
+/** A quota per principal (schema Limit): requests per window_ms, and calls running at once. */
+export interface Limit {
+  requests?: number;
+  window_ms?: number;
+  concurrent?: number;
 }
 
 export type ContentBlock =
@@ -94,6 +105,10 @@ export interface ToolDef {
   inline_ok?: boolean;
   required_scopes?: string[];
   annotations?: Record<string, unknown>;
+  /** Arguments whose value comes from the credential: name → principal.sub | principal.client_id | principal.claims.NAME. */
+  bind?: Record<string, string>;
+  /** Quota of this tool per principal. */
+  limits?: Limit;
   /** When set, the runtime aborts the call (context.signal) and answers BACKEND_TIMEOUT after this many ms. */
   timeout_ms?: number;
   /** Whether a call runs as a task (src/tasks/): forbidden (default), optional, required. */
@@ -116,6 +131,8 @@ export interface ResourceDef {
   description?: string;
   mime_type?: string;
   required_scopes?: string[];
+  /** Quota of this resource per principal. */
+  limits?: Limit;
   /** How long a read may be reused (MCP 2026-07-28 ttlMs/cacheScope on resources/read). */
   cache?: CacheHint;
   /** vars holds the template variables (empty for fixed URIs). */
@@ -135,5 +152,7 @@ export interface PromptDef {
   description?: string;
   arguments?: PromptArgumentDef[];
   required_scopes?: string[];
+  /** Quota of this prompt per principal. */
+  limits?: Limit;
   get: (args: Record<string, string>, ctx: CallContext) => Promise<PromptMessage[]> | PromptMessage[];
 }

@@ -127,7 +127,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
     runtime, logger: log, ttlMs: cfg.server.task_ttl_ms, pollIntervalMs: cfg.server.task_poll_interval_ms,
     maxRunning: cfg.server.task_max_running, maxRunningPerPrincipal: cfg.server.task_max_running_per_principal,
   });
-  const svcT = isPublic('/svc') || isProtected('/svc') ? svcTransport({ runtime, gate, logger: log, bodyLimit, tasks }) : undefined;
+  const svcT = isPublic('/svc') || isProtected('/svc') ? svcTransport({ runtime, gate, logger: log, bodyLimit, tasks, publicRoutes: cfg.routes.public }) : undefined;
   if (svcT) app.use('/svc', guard('/svc'), svcT.router);
   sessions = new SessionRegistry({ logger: log, idleMs: cfg.server.mcp_session_idle_ms, maxSessions: cfg.server.mcp_max_sessions });
   const rounds = inputRoundsFor(cfg.server, cfg.base_dir);

@@ -21,7 +21,13 @@ export function sendError(res: ServerResponse, err: SvcError, gate?: AuthGate, r
   } else if (gate && err.code === 'INSUFFICIENT_SCOPE') {
     res.setHeader('WWW-Authenticate', gate.challenge({ error: 'insufficient_scope', scopes: err.data?.required as string[], route, description: err.message }));
   }
+  if (err.code === 'RATE_LIMITED' && typeof err.data?.retryAfterMs === 'number') res.setHeader('Retry-After', String(retryAfterSeconds(err.data.retryAfterMs)));
   sendJson(res, err.status, { error: err.toJSON() });
+}
+
+/** Retry-After in whole seconds (rounded up, at least 1) for a wait in milliseconds. */
+export function retryAfterSeconds(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000));
 }
 
 /** A client that closed its connection before the answer: Node's body 'aborted' error or raw-body's `request.aborted`. */

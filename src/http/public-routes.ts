@@ -113,13 +113,13 @@ function docsPage(d: PublicDeps, req: Request): string {
   const svcRouted = routed(d, '/svc');
   const bearer = d.config.routes.protected.includes('/svc');
   const tools = [...cat.tools.values()].map((t) => `<section id="tool-${esc(t.def.name)}"><h3><code>${esc(t.def.name)}</code>${t.def.title ? ' — ' + esc(t.def.title) : ''}</h3>
-<p>${inline(t.def.description)}</p><p>Scopes: ${scopes(t.required)} · output: ${esc(t.outputMode)}</p>
+<p>${inline(t.def.description)}</p><p>Scopes: ${scopes(t.def.required_scopes ?? [])} · output: ${esc(t.outputMode)}</p>
 <details><summary>Input schema</summary><pre>${esc(JSON.stringify(t.def.input_schema ?? { type: 'object' }, null, 2))}</pre></details>
 ${svcRouted ? snippet(t, m.base_url, bearer) : ''}</section>`).join('');
   const resources = [...cat.resources.values(), ...cat.templates].map((r) => `<section><h3><code>${esc(r.def.uri ?? r.def.uri_template)}</code> — ${esc(r.def.name)}</h3>
-<p>${inline(r.def.description ?? '')}</p><p>Scopes: ${scopes(r.required)} · ${esc(r.def.mime_type ?? 'text/plain')}</p></section>`).join('');
+<p>${inline(r.def.description ?? '')}</p><p>Scopes: ${scopes(r.def.required_scopes ?? [])} · ${esc(r.def.mime_type ?? 'text/plain')}</p></section>`).join('');
   const prompts = [...cat.prompts.values()].map((p) => `<section><h3><code>${esc(p.def.name)}</code></h3><p>${inline(p.def.description ?? '')}</p>
-<p>Scopes: ${scopes(p.required)}</p><p>Arguments: ${(p.def.arguments ?? []).map((a) => `<code>${esc(a.name)}</code>${a.required ? '*' : ''}`).join(' ') || '<span class="muted">none</span>'}</p></section>`).join('');
+<p>Scopes: ${scopes(p.def.required_scopes ?? [])}</p><p>Arguments: ${(p.def.arguments ?? []).map((a) => `<code>${esc(a.name)}</code>${a.required ? '*' : ''}`).join(' ') || '<span class="muted">none</span>'}</p></section>`).join('');
   const auth = m.auth.mode === 'none'
     ? '<p>No authentication is configured.</p>'
     : `<p>Send <code>Authorization: Bearer &lt;token&gt;</code> on ${m.routes.protected.map((r) => `<code>${esc(r)}</code>`).join(' ')}.

@@ -35,7 +35,7 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
   const env: BackendEnv = { manifestDir: dirname(resolve(file)), ...(opts.probe && { probe: true }) };
   const disposers: (() => void)[] = [];
   const problems: SvcError[] = [];
-  const svc = new FastSvc({ name: m.name, description: m.description, cache: m.cache });
+  const svc = new FastSvc({ name: m.name, description: m.description, cache: m.cache, limits: m.limits });
   // Build every item, collecting failures at their node, so one load reports them all.
   const attempt = async (path: (string | number)[], build: () => Promise<void> | void) => {
     try {
@@ -59,6 +59,8 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
       output_mode: t.output_mode,
       inline_ok: t.inline_ok,
       required_scopes: [...(t.required_scopes ?? [])],
+      ...(t.bind && { bind: t.bind }),
+      ...(t.limits && { limits: t.limits }),
       annotations: t.annotations as Record<string, unknown> | undefined,
       ...(t.module !== undefined && { timeout_ms: t.timeout_ms }),
       task: t.task,
@@ -131,7 +133,7 @@ async function under<T>(at: string, build: () => T | Promise<T>): Promise<T> {
 }
 
 function resourceMeta(r: Resource) {
-  return { uri: r.uri, uri_template: r.uri_template, name: r.name, title: r.title, description: r.description, mime_type: r.mime_type, required_scopes: [...(r.required_scopes ?? [])], cache: r.cache };
+  return { uri: r.uri, uri_template: r.uri_template, name: r.name, title: r.title, description: r.description, mime_type: r.mime_type, required_scopes: [...(r.required_scopes ?? [])], cache: r.cache, ...(r.limits && { limits: r.limits }) };
 }
 
 async function resourceReader(r: Resource, env: BackendEnv): Promise<(uri: string, vars: Record<string, string>, ctx: CallContext) => Promise<ResourceContents[]>> {
@@ -171,6 +173,7 @@ async function promptDef(p: Prompt, env: BackendEnv) {
     description: p.description,
     arguments: p.arguments?.map((a) => ({ name: a.name, description: a.description, required: a.required, values: a.values })),
     required_scopes: [...(p.required_scopes ?? [])],
+    ...(p.limits && { limits: p.limits }),
     get: fn
       ? async (args: Record<string, string>, ctx: CallContext) => promptMessages(await fn(args, ctx), p.name)
       : (args: Record<string, string>) => messages.map((m) => m(args)),

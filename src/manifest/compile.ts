@@ -11,6 +11,7 @@ import { isLoopbackUrl } from '../util/loopback.js';
 import { trustFunction } from '../util/proxy-trust.js';
 import { MIN_STATE_KEY } from '../mcp/request-state.js';
 import { BACKEND_KINDS } from '../runtime/backends/registry.js';
+import { compilePattern, isPattern } from '../policy/scopes.js';
 import type { SvcManifest, Tool } from './types.gen.js';
 
 export const KNOWN_ROUTES = ['/', '/docs', '/healthz', '/readyz', '/metadata', '/svc', '/mcp', '/ws', '/metrics'] as const;
@@ -38,7 +39,10 @@ export function compilePlan(m: SvcManifest, file: string, locate: Locate): { pla
   const declared = new Set(scopes);
   const checkScopes = (list: readonly string[] | undefined, path: Path, who: string) => {
     list?.forEach((s, i) => {
-      if (!declared.has(s)) problem('SCOPE_UNDECLARED', [...path, i], `${who} requires scope ${s}, which profile.scopes does not declare`);
+      if (isPattern(s)) {
+        const re = compilePattern(s).regex;
+        if (!scopes.some((d) => re.test(d))) problem('SCOPE_UNDECLARED', [...path, i], `${who} requires scope pattern ${s}, which matches no scope profile.scopes declares`);
+      } else if (!declared.has(s)) problem('SCOPE_UNDECLARED', [...path, i], `${who} requires scope ${s}, which profile.scopes does not declare`);
     });
   };
   unique(scopes, ['profile', 'scopes'], 'scope', problem);
@@ -100,6 +104,9 @@ export function compilePlan(m: SvcManifest, file: string, locate: Locate): { pla
     if (sources.length !== 1) problem('BACKEND_CONFIG', path, `resource ${r.name}: give exactly one content source (${RESOURCE_SOURCES.join(', ')}); found ${sources.join(', ') || 'none'}`);
     checkScopes(r.required_scopes, [...path, 'required_scopes'], `resource ${r.name}`);
     const vars = new Set([...(r.uri_template ?? '').matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((x) => x[1]!));
+    placeholders(r.required_scopes).forEach(([arg, i]) => {
+      if (!vars.has(arg)) problem('SCOPE_ARG_UNSAFE', [...path, 'required_scopes', i], `resource ${r.name}: scope placeholder {{${arg}}} is not a variable of uri_template`);
+    });
     if (r.text !== undefined) checkNames(r.text, vars, [...path, 'text'], `resource ${r.name}`, problem);
   });
 
@@ -110,6 +117,9 @@ export function compilePlan(m: SvcManifest, file: string, locate: Locate): { pla
     checkScopes(p.required_scopes, [...path, 'required_scopes'], `prompt ${p.name}`);
     unique((p.arguments ?? []).map((x) => x.name), [...path, 'arguments'], 'argument', problem);
     const args = new Set((p.arguments ?? []).map((x) => x.name));
+    placeholders(p.required_scopes).forEach(([arg, i]) => {
+      if (!p.arguments?.some((x) => x.name === arg && x.required)) problem('SCOPE_ARG_UNSAFE', [...path, 'required_scopes', i], `prompt ${p.name}: scope placeholder {{${arg}}} is not a required argument`);
+    });
     if ((p.messages === undefined) === (p.module === undefined)) problem('BACKEND_CONFIG', path, `prompt ${p.name}: give exactly one of messages or module`);
     p.messages?.forEach((msg, j) => {
       if ((msg.text === undefined) === (msg.content === undefined)) problem('BACKEND_CONFIG', [...path, 'messages', j], `prompt ${p.name}: a message needs exactly one of text or content`);
@@ -136,6 +146,17 @@ function checkTool(t: Tool, path: Path, ajv: ReturnType<typeof newInputAjv>, pro
     return;
   }
   const who = `tool ${t.name}`;
+  const schema = (t.input_schema ?? {}) as { properties?: Record<string, { type?: unknown; pattern?: unknown }>; required?: string[] };
+  const safeString = (arg: string, at: Path, what: string) => {
+    const prop = schema.properties?.[arg];
+    const why = !prop ? 'is not a property of input_schema'
+      : prop.type !== 'string' ? 'is not of type string'
+      : !schema.required?.includes(arg) ? 'is not in input_schema.required'
+      : !safePattern(prop.pattern) ? 'needs an anchored pattern (^…$) that admits only letters, digits, _ and -, e.g. "^[a-z0-9-]+$"' : undefined;
+    if (why) problem('SCOPE_ARG_UNSAFE', at, `${who}: ${what} ${arg} ${why}`);
+  };
+  placeholders(t.required_scopes).forEach(([arg, i]) => safeString(arg, [...path, 'required_scopes', i], 'scope placeholder argument'));
+  for (const arg of Object.keys(t.bind ?? {})) safeString(arg, [...path, 'bind', arg], 'bound argument');
   const check = (text: string | undefined, p: Path) => text !== undefined && checkNames(text, props, p, who, problem);
   check(t.template, [...path, 'template']);
   t.content?.forEach((c, i) => {
@@ -188,6 +209,24 @@ function checkOAuth(m: SvcManifest, problem: (c: ErrorCode, p: Path, msg: string
       if (!/^[a-z][a-z0-9+.-]*:/i.test(u) || u.includes('#')) problem('OAUTH_CONFIG', ['oauth', 'clients', i, 'redirect_uris', j], `redirect URI ${u} must be absolute and have no fragment`);
     });
   });
+}
+
+/** Each {{arg}} of the scope patterns, with the index of the scope it is in. */
+function placeholders(list: readonly string[] | undefined): [string, number][] {
+  return (list ?? []).flatMap((s, i) => (isPattern(s) ? compilePattern(s).args.map((a): [string, number] => [a, i]) : []));
+}
+
+const UNSAFE_SAMPLES = ['', 'a.b', 'a:b', 'a b', 'a/b', '*', 'a{b', 'a\nb', '..', 'a,b'];
+
+/** An anchored pattern that refuses the characters that would let one scope segment become another scope. */
+function safePattern(pattern: unknown): boolean {
+  if (typeof pattern !== 'string' || !pattern.startsWith('^') || !pattern.endsWith('$')) return false;
+  try {
+    const re = new RegExp(pattern, 'u');
+    return UNSAFE_SAMPLES.every((s) => !re.test(s));
+  } catch {
+    return false;
+  }
 }
 
 function checkNames(text: string, known: ReadonlySet<string>, path: Path, who: string, problem: (c: ErrorCode, p: Path, m: string) => void): void {

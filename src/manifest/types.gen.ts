@@ -22,6 +22,13 @@ export type Secret = string;
  */
 export type Scopes = Scope[];
 /**
+ * A scope name, or a tenant-bound scope pattern whose {{placeholder}} is filled from the call's argument (tool input, prompt argument, resource URI template variable) of that name, e.g. tenant:{{tenant}}.read. The argument must be a required string whose value is a scope segment (letters, digits, _ and -).
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "RequiredScope".
+ */
+export type RequiredScope = string;
+/**
  * Escape hatch: ./file.js#exportName, relative to the manifest, called with (input, context).
  *
  * This interface was referenced by `SvcManifest`'s JSON-Schema
@@ -82,6 +89,14 @@ export interface SvcManifest {
    * Prompt templates callers can get.
    */
   prompts?: Prompt[];
+  /**
+   * Quotas per principal class, counted per principal of that class across every capability: token (each static bearer token), user (each OAuth user), oauth_client (each OAuth client, all its users together). Off unless set. Counters are per process (per replica).
+   */
+  limits?: {
+    token?: Limit;
+    user?: Limit;
+    oauth_client?: Limit;
+  };
 }
 /**
  * Listening socket and request limits.
@@ -271,7 +286,18 @@ export interface BearerAuthConfig {
      */
     token_file?: string;
     scopes: Scopes;
+    claims?: Claims;
   }[];
+  claims?: Claims;
+}
+/**
+ * Claims of this principal (e.g. tenant: acme), usable in a tool's bind (principal.claims.NAME).
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "Claims".
+ */
+export interface Claims {
+  [k: string]: string;
 }
 /**
  * The built-in OAuth 2.1 authorization server.
@@ -388,6 +414,7 @@ export interface OAuthConfig {
      * Scopes this user may grant. Default: all of profile.scopes.
      */
     scopes?: Scope[];
+    claims?: Claims;
   }[];
   /**
    * Pre-registered OAuth clients.
@@ -615,9 +642,9 @@ export interface Tool {
    */
   inline_ok?: boolean;
   /**
-   * A list of scopes; every one must be declared in profile.scopes.
+   * Scopes a caller needs, all of them; each must be declared in profile.scopes, and a pattern (tenant:{{tenant}}.read) must match at least one declared scope.
    */
-  required_scopes?: Scope[];
+  required_scopes?: RequiredScope[];
   /**
    * MCP tool annotations (readOnlyHint, destructiveHint, …), passed through.
    */
@@ -647,6 +674,13 @@ export interface Tool {
   fs?: FsBackend;
   sqlite?: SqliteBackend;
   module?: ModuleRef;
+  limits?: Limit;
+  /**
+   * Arguments whose value comes from the caller's credential: argument name -> principal.sub, principal.client_id or principal.claims.NAME. A missing argument is filled in; a different client-supplied value is refused (ARGUMENT_BOUND).
+   */
+  bind?: {
+    [k: string]: string;
+  };
 }
 /**
  * JSON Schema of the arguments: an object schema.
@@ -832,6 +866,26 @@ export interface SqliteBackend {
   max_rows?: number;
 }
 /**
+ * A quota per principal: at most `requests` calls per window of `window_ms`, and at most `concurrent` calls running at once; a limit not set is off. On a tool, resource or prompt it counts that capability's calls per principal (each token, each OAuth user).
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "Limit".
+ */
+export interface Limit {
+  /**
+   * Calls allowed per window.
+   */
+  requests?: number;
+  /**
+   * Length of the request window in milliseconds.
+   */
+  window_ms?: number;
+  /**
+   * Calls allowed to run at the same time.
+   */
+  concurrent?: number;
+}
+/**
  * A resource. uri is fixed, or uri_template with {var} parts. Content from text, blob, file, http or module.
  *
  * This interface was referenced by `SvcManifest`'s JSON-Schema
@@ -863,9 +917,9 @@ export interface Resource {
    */
   mime_type?: string;
   /**
-   * A list of scopes; every one must be declared in profile.scopes.
+   * Scopes a caller needs, all of them; each must be declared in profile.scopes, and a pattern (tenant:{{tenant}}.read) must match at least one declared scope.
    */
-  required_scopes?: Scope[];
+  required_scopes?: RequiredScope[];
   cache?: CacheHint1;
   /**
    * Content: templated text.
@@ -881,6 +935,7 @@ export interface Resource {
   file?: string;
   http?: HttpBackend;
   module?: ModuleRef;
+  limits?: Limit;
 }
 /**
  * Caching hint of MCP 2026-07-28 resources/read of this resource. A resource that requires scopes is always private.
@@ -925,13 +980,14 @@ export interface Prompt {
    */
   messages?: [PromptMessage, ...PromptMessage[]];
   /**
-   * A list of scopes; every one must be declared in profile.scopes.
+   * Scopes a caller needs, all of them; each must be declared in profile.scopes, and a pattern (tenant:{{tenant}}.read) must match at least one declared scope.
    */
-  required_scopes?: Scope[];
+  required_scopes?: RequiredScope[];
   /**
    * Escape hatch: ./file.js#exportName, relative to the manifest, called with (input, context).
    */
   module?: string;
+  limits?: Limit;
 }
 /**
  * This interface was referenced by `SvcManifest`'s JSON-Schema

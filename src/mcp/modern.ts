@@ -240,7 +240,7 @@ export class ModernProtocol {
         const uri = p.uri as string;
         if (uri.startsWith(RESULTS_PREFIX)) return { ttlMs: 0, cacheScope: 'private' };
         const entry = findResource(cat, uri)?.entry;
-        return hintOf(entry?.def.cache, (entry?.required.length ?? 0) > 0, this.#opts.routePublic);
+        return hintOf(entry?.def.cache, (entry?.required.length ?? 0) > 0 || !!entry?.patterns, this.#opts.routePublic);
       }
       default:
         return undefined;
@@ -251,7 +251,7 @@ export class ModernProtocol {
   #listHints(cat: Catalog): ListHints {
     let h = this.#hints.get(cat);
     if (h) return h;
-    const scoped = (entries: Iterable<{ required: readonly string[] }>) => [...entries].some((e) => e.required.length > 0);
+    const scoped = (entries: Iterable<{ required: readonly string[]; patterns?: readonly unknown[] }>) => [...entries].some((e) => e.required.length > 0 || !!e.patterns);
     const pub = this.#opts.routePublic;
     h = {
       discover: hintOf(cat.cache, false, pub),

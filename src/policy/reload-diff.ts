@@ -5,7 +5,9 @@
 // longer grants; restartRequired() lists every changed config field that the
 // running server cannot apply live, so nothing in an edit is silently ignored.
 
-import type { Catalog } from '../core/catalog.js';
+import type { Catalog, Guarded } from '../core/catalog.js';
+import type { Principal } from '../core/types.js';
+import { canSee } from './scopes.js';
 import type { ResolvedConfig } from '../config.js';
 import type { SvcManifest } from '../manifest/types.gen.js';
 
@@ -46,6 +48,37 @@ export function diffAccess(a: Catalog, b: Catalog): AccessDiff {
     const gained = [...now].filter((c) => !was.has(c)).sort();
     const lost = [...was].filter((c) => !now.has(c)).sort();
     if (gained.length || lost.length) out[scope] = { gained, lost };
+  }
+  return out;
+}
+
+/** Every capability of a catalog by id (`tool:NAME`, `resource:URI`, `prompt:NAME`), sorted. */
+export function entries(c: Catalog): [string, Guarded][] {
+  const out: [string, Guarded][] = [];
+  for (const [name, t] of c.tools) out.push([`tool:${name}`, t]);
+  for (const [uri, r] of c.resources) out.push([`resource:${uri}`, r]);
+  for (const r of c.templates) out.push([`resource:${r.def.uri_template}`, r]);
+  for (const [name, p] of c.prompts) out.push([`prompt:${name}`, p]);
+  return out.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** principal name → capability ids it can see (canSee: the lists' own decision) after and not before, or before and not after. */
+export type PrincipalDiff = Record<string, { gained: string[]; lost: string[] }>;
+
+/**
+ * Per named principal (each static token, by name), what it gains or loses: a capability
+ * it can see under `b` and not under `a`, or the reverse. A principal in only one of the
+ * two is compared with a principal that sees nothing.
+ */
+export function diffPrincipals(a: Catalog, aWho: ReadonlyMap<string, Principal>, b: Catalog, bWho: ReadonlyMap<string, Principal>): PrincipalDiff {
+  const visible = (c: Catalog, p: Principal | undefined) => new Set(p ? entries(c).filter(([, g]) => canSee(g, p).ok).map(([id]) => id) : []);
+  const out: PrincipalDiff = {};
+  for (const name of [...new Set([...aWho.keys(), ...bWho.keys()])].sort()) {
+    const was = visible(a, aWho.get(name));
+    const now = visible(b, bWho.get(name));
+    const gained = [...now].filter((x) => !was.has(x));
+    const lost = [...was].filter((x) => !now.has(x));
+    if (gained.length || lost.length) out[name] = { gained, lost };
   }
   return out;
 }
@@ -91,16 +124,14 @@ function diffMaps(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>
 
 function grants(c: Catalog): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
-  const add = (id: string, required: readonly string[]) => {
+  const add = (id: string, g: Guarded) => {
+    const required = [...g.required, ...(g.patterns ?? []).map((p) => p.source)];
     for (const s of required.length ? required : [ANY_SCOPE]) {
       let set = out.get(s);
       if (!set) out.set(s, (set = new Set()));
       set.add(id);
     }
   };
-  for (const [name, t] of c.tools) add(`tool:${name}`, t.required);
-  for (const [uri, r] of c.resources) add(`resource:${uri}`, r.required);
-  for (const r of c.templates) add(`resource:${r.def.uri_template}`, r.required);
-  for (const [name, p] of c.prompts) add(`prompt:${name}`, p.required);
+  for (const [id, g] of entries(c)) add(id, g);
   return out;
 }

@@ -8,7 +8,7 @@
 // in the start-up config; reload status (last_reload, restart_required) is not
 // policy and lives with the server status.
 
-import type { Catalog } from '../core/catalog.js';
+import type { Catalog, Guarded } from '../core/catalog.js';
 import type { ResolvedConfig } from '../config.js';
 import type { TokenTable } from '../auth/bearer.js';
 import type { Logger } from '../log.js';
@@ -63,7 +63,7 @@ export class PolicyStore {
 
 function diffLists(a: Catalog, b: Catalog): ChangeSet {
   if (a === b) return { tools: false, resources: false, prompts: false };
-  const sig = (entries: Iterable<{ wire: object; required: readonly string[] }>) => JSON.stringify([...entries].map((e) => [e.wire, e.required]));
+  const sig = (entries: Iterable<Guarded & { wire: object }>) => JSON.stringify([...entries].map((e) => [e.wire, e.required, e.patterns?.map((x) => x.source), e.bind]));
   return {
     tools: sig(a.tools.values()) !== sig(b.tools.values()),
     resources: sig([...a.resources.values(), ...a.templates]) !== sig([...b.resources.values(), ...b.templates]),

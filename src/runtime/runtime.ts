@@ -1,17 +1,20 @@
 // The runtime: the one place a call is decided and run, whatever the transport.
 // Guarantees: each call reads the policy store's current catalog once, or uses the
-// one the transport passes (so a reload never mixes two policies in one decision); the scope check is decide() and every denial is
-// logged with caller, capability and missing scopes; input is validated by the
-// catalog's precompiled validator before any backend runs; results are shaped by
-// output_mode and inline_ok the same way on every transport; every decision and call is
-// reported to the app's Observer (audit log, metrics, a span per call and per backend run)
-// when those are on, and costs nothing more when they are off.
+// one the transport passes (so a reload never mixes two policies in one decision); the
+// access check is decideCall() (scopes, tenant-bound scopes, bound arguments; lists use
+// canSee()) and every denial is logged with caller, capability and reason; quotas are
+// taken after validation, only when a limit is set, and released when the call ends;
+// input is validated by the catalog's precompiled validator before any backend runs;
+// results are shaped by output_mode and inline_ok the same way on every transport.; every decision and
+// call is reported to the app's Observer (audit log, metrics, a span per call and per
+// backend run) when those are on, and costs nothing more when they are off.
 
 import { SvcError } from '../errors.js';
-import { findResource, type Catalog, type ToolEntry } from '../core/catalog.js';
+import { findResource, type Catalog, type Guarded, type ToolEntry } from '../core/catalog.js';
 import type { CallContext, Principal, PromptMessage, ResourceContents, ToolDef, ToolResult } from '../core/types.js';
-import { decide, type Decision } from '../policy/scopes.js';
-import { denial } from './denial.js';
+import { canSee, decideCall, type CallDecision } from '../policy/scopes.js';
+import { InProcessQuotas, quotaItems, type QuotaCounter } from '../policy/quotas.js';
+import { denial, rateLimited } from './denial.js';
 import { RESULTS_PREFIX, ResultStore } from './results.js';
 import { inputProblems, summarize } from './input-errors.js';
 import type { Logger } from '../log.js';
@@ -27,6 +30,8 @@ export interface RuntimeOptions {
   logger: Logger;
   /** Audit log, metrics and tracing; default: none. */
   observer?: Observer;
+  /** Where quota counters live (default: in this process). */
+  quotas?: QuotaCounter;
 }
 
 export class Runtime {
@@ -34,12 +39,14 @@ export class Runtime {
   readonly #opts: RuntimeOptions;
   readonly #results = new ResultStore();
   readonly #obs: Observer;
+  readonly #quotas: QuotaCounter;
   readonly #listCache = new WeakMap<Catalog, WeakMap<ReadonlySet<string>, Record<string, object[]>>>();
 
   /** A server passes its policy store; a bare catalog (tests, the code API without a server) gets a store of its own. */
   constructor(policy: PolicyStore | Catalog, opts: RuntimeOptions) {
     this.#store = policy instanceof PolicyStore ? policy : new PolicyStore({ catalog: policy, profile: { scopes: [] } }, opts.logger);
     this.#opts = opts;
+    this.#quotas = opts.quotas ?? new InProcessQuotas();
     this.#obs = opts.observer ?? Observer.NONE;
   }
 
@@ -62,9 +69,18 @@ export class Runtime {
     return this.#store.onChange(fn);
   }
 
-  check(kind: Kind, nameOrUri: string, p: Principal, cat: Catalog = this.current()): Decision | undefined {
-    const required = requiredFor(cat, kind, nameOrUri);
-    return required === undefined ? undefined : decide(required, p.scopes);
+  /** The decision a call would get (args: the call's arguments; a resource's come from its URI), or undefined when there is no such capability. */
+  check(kind: Kind, nameOrUri: string, p: Principal, cat: Catalog = this.current(), args?: unknown): CallDecision | undefined {
+    const found = lookup(cat, kind, nameOrUri);
+    return found && decideCall(found.guard, p, found.vars ?? args);
+  }
+
+  /** 0 when a call would pass its quotas now, else the wait in ms (the /mcp pre-check; the call itself takes the quota). */
+  async quotaWait(kind: Kind, nameOrUri: string, p: Principal, cat: Catalog = this.current()): Promise<number> {
+    const found = lookup(cat, kind, nameOrUri);
+    if (!found || (!found.guard.limits && !cat.limits)) return 0;
+    const items = quotaItems(p, `${kind}:${found.id}`, found.guard.limits, cat.limits);
+    return items.length ? await this.#quotas.peek(items, Date.now()) : 0;
   }
 
   async callTool(name: string, args: unknown, ctx: CallContext, cat: Catalog = this.current()): Promise<ToolResult> {
@@ -74,7 +90,7 @@ export class Runtime {
 
   async #callTool(name: string, args: unknown, ctx: CallContext, cat: Catalog, cs?: CallSpan): Promise<ToolResult> {
     const { entry, input } = this.prepareTool(name, args, ctx, cat);
-    return this.#run(entry, input, ctx, cs);
+    return this.#run(entry, input, ctx, cat, cs);
   }
 
   /**
@@ -85,8 +101,8 @@ export class Runtime {
   prepareTool(name: string, args: unknown, ctx: Pick<CallContext, 'principal' | 'transport' | 'log'>, cat: Catalog = this.current()): { entry: ToolEntry; input: Record<string, unknown> } {
     const entry = cat.tools.get(name);
     if (!entry) throw new SvcError('NOT_FOUND', `no tool named ${name}`);
-    this.#authorize(entry.required, ctx, 'tool', name);
-    const input = args === undefined || args === null ? {} : args;
+    const bound = this.#authorize(entry, ctx, 'tool', name, args);
+    const input = bound ?? (args === undefined || args === null ? {} : args);
     if (typeof input !== 'object' || Array.isArray(input)) {
       throw new SvcError('INVALID_INPUT', 'arguments must be a JSON object', { data: { errors: [{ path: '', message: 'must be object' }] } });
     }
@@ -101,11 +117,12 @@ export class Runtime {
 
   /** Runs a prepared call (see prepareTool) and shapes its result. */
   async runPrepared(prepared: { entry: ToolEntry; input: Record<string, unknown> }, ctx: CallContext): Promise<ToolResult> {
-    return this.#run(prepared.entry, prepared.input, ctx);
+    return this.#run(prepared.entry, prepared.input, ctx, this.current());
   }
 
-  async #run(entry: ToolEntry, input: Record<string, unknown>, ctx: CallContext, cs?: CallSpan): Promise<ToolResult> {
+  async #run(entry: ToolEntry, input: Record<string, unknown>, ctx: CallContext, cat: Catalog, cs?: CallSpan): Promise<ToolResult> {
     const name = entry.def.name;
+    const release = entry.limits || cat.limits ? await this.#admit(cat, entry, ctx.principal, 'tool', name) : undefined;
     let out: unknown;
     try {
       const run = () => entry.def.timeout_ms === undefined ? entry.def.handler(input as Record<string, unknown>, ctx) : withTimeout(entry.def, input as Record<string, unknown>, ctx);
@@ -116,6 +133,8 @@ export class Runtime {
       if (ctx.signal.aborted && ctx.signal.reason instanceof SvcError) throw ctx.signal.reason;
       ctx.log.error({ err: e, tool: name }, 'tool handler threw');
       throw new SvcError('BACKEND_FAILED', `tool ${name} failed: ${(e as Error)?.message ?? String(e)}`);
+    } finally {
+      release?.();
     }
     return this.#shape(entry, out, ctx.principal);
   }
@@ -134,9 +153,15 @@ export class Runtime {
     }
     const found = findResource(cat, uri);
     if (!found) throw new SvcError('NOT_FOUND', `no resource ${uri}`, { data: { uri } });
-    this.#authorize(found.entry.required, ctx, 'resource', uri);
-    const read = () => found.entry.def.read(uri, found.vars, ctx);
-    return await (cs ? inBackendSpan(cs, found.entry.def.name, ctx.transport, read) : read());
+    this.#authorize(found.entry, ctx, 'resource', uri, found.vars);
+    const key = found.entry.def.uri ?? found.entry.def.uri_template!;
+    const release = found.entry.limits || cat.limits ? await this.#admit(cat, found.entry, ctx.principal, 'resource', key) : undefined;
+    try {
+      const read = () => found.entry.def.read(uri, found.vars, ctx);
+      return await (cs ? inBackendSpan(cs, found.entry.def.name, ctx.transport, read) : read());
+    } finally {
+      release?.();
+    }
   }
 
   async getPrompt(name: string, args: unknown, ctx: CallContext, cat: Catalog = this.current()): Promise<{ description?: string; messages: PromptMessage[] }> {
@@ -147,7 +172,7 @@ export class Runtime {
   async #getPrompt(name: string, args: unknown, ctx: CallContext, cat: Catalog, cs?: CallSpan): Promise<{ description?: string; messages: PromptMessage[] }> {
     const entry = cat.prompts.get(name);
     if (!entry) throw new SvcError('NOT_FOUND', `no prompt named ${name}`);
-    this.#authorize(entry.required, ctx, 'prompt', name);
+    this.#authorize(entry, ctx, 'prompt', name, args);
     const given = (args ?? {}) as Record<string, unknown>;
     if (typeof given !== 'object' || Array.isArray(given)) throw new SvcError('INVALID_INPUT', 'arguments must be an object of strings');
     const declared = entry.def.arguments ?? [];
@@ -160,8 +185,14 @@ export class Runtime {
       else if (typeof v !== 'string') errors.push({ path: `/${k}`, message: 'must be string' });
     }
     if (errors.length) throw new SvcError('INVALID_INPUT', `invalid arguments for prompt ${name}`, { data: { errors } });
-    const get = () => entry.def.get(given as Record<string, string>, ctx);
-    const messages = await (cs ? inBackendSpan(cs, name, ctx.transport, get) : get());
+    const release = entry.limits || cat.limits ? await this.#admit(cat, entry, ctx.principal, 'prompt', name) : undefined;
+    let messages: PromptMessage[];
+    try {
+      const get = () => entry.def.get(given as Record<string, string>, ctx);
+      messages = await (cs ? inBackendSpan(cs, name, ctx.transport, get) : get());
+    } finally {
+      release?.();
+    }
     return { ...(entry.def.description && { description: entry.def.description }), messages };
   }
 
@@ -185,23 +216,34 @@ export class Runtime {
   complete(ref: { type: string; name?: string; uri?: string }, argName: string, value: string, p: Principal): string[] {
     if (ref.type !== 'ref/prompt' || !ref.name) return [];
     const entry = this.current().prompts.get(ref.name);
-    if (!entry || !decide(entry.required, p.scopes).ok) return [];
+    if (!entry || !canSee(entry, p).ok) return [];
     const arg = entry.def.arguments?.find((a) => a.name === argName);
     return (arg?.values ?? []).filter((v) => v.startsWith(value)).slice(0, 100);
   }
 
-  #list(cat: Catalog, p: Principal, key: string, all: () => { required: readonly string[]; wire: object }[]): object[] {
+  #list(cat: Catalog, p: Principal, key: string, all: () => (Guarded & { wire: object })[]): object[] {
     let perCat = this.#listCache.get(cat);
     if (!perCat) this.#listCache.set(cat, (perCat = new WeakMap()));
     let lists = perCat.get(p.scopes);
     if (!lists) perCat.set(p.scopes, (lists = {}));
-    return (lists[key] ??= all().filter((e) => decide(e.required, p.scopes).ok).map((e) => e.wire));
+    return (lists[key] ??= all().filter((e) => canSee(e, p).ok).map((e) => e.wire));
   }
 
-  #authorize(required: readonly string[], ctx: Pick<CallContext, 'principal' | 'transport' | 'log'>, kind: Kind, name: string): void {
-    const d = decide(required, ctx.principal.scopes);
+  /** The one decision (scopes, tenant-bound scopes, bound arguments); returns the arguments with bound values filled in when that changed them. */
+  #authorize(g: Guarded, ctx: Pick<CallContext, 'principal' | 'transport' | 'log'>, kind: Kind, name: string, args: unknown): Record<string, unknown> | undefined {
+    const d = decideCall(g, ctx.principal, args);
     if (!d.ok) throw denial(ctx.log, ctx.principal, ctx.transport, kind, name, d, this.#obs);
-    this.#obs.allowed(ctx.principal, ctx.transport, kind, name, required);
+    this.#obs.allowed(ctx.principal, ctx.transport, kind, name, g.required);
+    return d.args;
+  }
+
+  /** Takes this call's quotas (called only when some limit is set); returns the release, or throws RATE_LIMITED. */
+  async #admit(cat: Catalog, g: Guarded, p: Principal, kind: Kind, key: string): Promise<(() => void) | undefined> {
+    const items = quotaItems(p, `${kind}:${key}`, g.limits, cat.limits);
+    if (!items.length) return undefined;
+    const a = await this.#quotas.acquire(items, Date.now());
+    if (!a.ok) throw rateLimited(kind, key, a.retryAfterMs, a.label);
+    return a.release;
   }
 
   #shape(entry: ToolEntry, out: unknown, p: Principal): ToolResult {
@@ -269,9 +311,15 @@ function isToolResult(v: unknown): v is ToolResult {
   return v !== null && typeof v === 'object' && Array.isArray((v as ToolResult).content);
 }
 
-function requiredFor(cat: Catalog, kind: Kind, key: string): readonly string[] | undefined {
-  if (kind === 'tool') return cat.tools.get(key)?.required;
-  if (kind === 'prompt') return cat.prompts.get(key)?.required;
-  if (key.startsWith(RESULTS_PREFIX)) return [];
-  return findResource(cat, key)?.entry.required;
+const OPEN: Guarded = Object.freeze({ required: Object.freeze([]) });
+
+/** A capability's guard, its id for quotas (name, or the resource's URI / URI template), and a resource's URI variables. */
+function lookup(cat: Catalog, kind: Kind, key: string): { guard: Guarded; id: string; vars?: Record<string, string> } | undefined {
+  if (kind === 'tool' || kind === 'prompt') {
+    const e = kind === 'tool' ? cat.tools.get(key) : cat.prompts.get(key);
+    return e && { guard: e, id: key };
+  }
+  if (key.startsWith(RESULTS_PREFIX)) return { guard: OPEN, id: key };
+  const found = findResource(cat, key);
+  return found && { guard: found.entry, id: found.entry.def.uri ?? found.entry.def.uri_template!, vars: found.vars };
 }

@@ -25,10 +25,10 @@ import { SvcError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { PolicySnapshot } from '../policy/store.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { denial } from '../runtime/denial.js';
+import { denial, rateLimited } from '../runtime/denial.js';
 import { parseByteSize } from '../util/bytes.js';
 import { readBody, sendEmpty, sendJson } from '../http/raw.js';
-import { toSvcError } from '../http/errors.js';
+import { retryAfterSeconds, toSvcError } from '../http/errors.js';
 import { classify, errorFrom, failure, RPC, type JsonRpcId, type JsonRpcMessage, type JsonRpcRequest } from '../mcp/jsonrpc.js';
 import { isSupportedVersion, LATEST_PROTOCOL_VERSION, McpSession, PROTOCOL_VERSIONS } from '../mcp/protocol.js';
 import { eraOf } from '../mcp/era.js';
@@ -147,7 +147,7 @@ function postHandler(deps: McpDeps, log: Logger, modern: ModernProtocol, listens
     }
 
     const cat = pinned ?? runtime.current();
-    if (stepUp(deps, log, res, messages, p, cat)) return;
+    if (await stepUp(deps, log, res, messages, p, cat)) return;
 
     const entry = e;
     const hasRequest = messages.some((m) => isRecord(m) && typeof m.method === 'string' && m.id !== undefined);
@@ -185,7 +185,7 @@ async function modernPost(deps: McpDeps, log: Logger, modern: ModernProtocol, li
   const msg = c.msg;
   const adm = modern.admit(msg, headerView(req), cat);
   if (!adm.ok) return sendJson(res, adm.status, adm.answer);
-  if (stepUp(deps, log, res, [msg], p, cat)) return;
+  if (await stepUp(deps, log, res, [msg], p, cat)) return;
   if (msg.method === 'subscriptions/listen') return listenStream(modern, listens, res, msg, p, accept);
   const reply = new PostReply(res, accept, () => false);
   let signal: AbortSignal | undefined;
@@ -230,18 +230,32 @@ function headerView(req: IncomingMessage): HeaderView {
   };
 }
 
-/** The 403 step-up: a checked method the caller lacks scopes for is refused before dispatch. True when answered. */
-function stepUp(deps: McpDeps, log: Logger, res: ServerResponse, messages: unknown[], p: Principal, cat: ReturnType<Runtime['current']>): boolean {
+/**
+ * The HTTP-level refusals before dispatch, true when answered: a checked method the caller
+ * lacks scopes for gets the 403 step-up (naming the concrete scopes, tenant-bound ones
+ * filled from the arguments); one over its quota gets 429 with Retry-After. A bound-argument
+ * refusal is not a scope problem: it is left to the call, which answers ARGUMENT_BOUND.
+ */
+async function stepUp(deps: McpDeps, log: Logger, res: ServerResponse, messages: unknown[], p: Principal, cat: ReturnType<Runtime['current']>): Promise<boolean> {
   for (const m of messages) {
     if (!isRecord(m) || typeof m.method !== 'string' || m.id === undefined || !isRecord(m.params)) continue;
     const what = CHECKED[m.method];
     const key = what && m.params[what[1]];
-    const d = what && typeof key === 'string' ? deps.runtime.check(what[0], key, p, cat) : undefined;
-    if (!d || d.ok) continue;
-    const err = denial(log, p, 'mcp', what![0], key as string, d, deps.runtime.observer);
-    res.setHeader('WWW-Authenticate', deps.gate.challenge({ error: 'insufficient_scope', scopes: d.required, route: '/mcp' }));
-    sendJson(res, 403, errorFrom(idOf(m), err));
-    return true;
+    if (!what || typeof key !== 'string') continue;
+    const d = deps.runtime.check(what[0], key, p, cat, m.params.arguments);
+    if (d && !d.ok && d.reason !== 'bound_argument') {
+      const err = denial(log, p, 'mcp', what[0], key, d, deps.runtime.observer);
+      res.setHeader('WWW-Authenticate', deps.gate.challenge({ error: 'insufficient_scope', scopes: d.required, route: '/mcp' }));
+      sendJson(res, 403, errorFrom(idOf(m), err));
+      return true;
+    }
+    const wait = d?.ok ? await deps.runtime.quotaWait(what[0], key, p, cat) : 0;
+    if (wait > 0) {
+      const err = rateLimited(what[0], key, wait, 'for this caller');
+      res.setHeader('Retry-After', String(retryAfterSeconds(wait)));
+      sendJson(res, 429, errorFrom(idOf(m), err));
+      return true;
+    }
   }
   return false;
 }

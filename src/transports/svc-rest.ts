@@ -10,6 +10,9 @@
 //   GET  /svc/tasks                → {tasks} (the caller's own)
 //   GET  /svc/tasks/:id            → the task: status, and its result or error once it ended
 //   DELETE /svc/tasks/:id          → cancels it (the work is aborted), answers the task
+//   GET  /svc/explain              → the caller's own view, explained (policy/explain.ts);
+//        ?capability=ID&args=JSON  explains one call; ?as=TOKEN_NAME another token's view,
+//        only for a caller holding the scope svc.explain (EXPLAIN_ANY_SCOPE)
 // Errors: {error: {code, message, ...}} with the registry's status; a backend
 // failure (an error tool result included) is 502 BACKEND_FAILED, a timeout 504
 // BACKEND_TIMEOUT, each with the status the error table gives it.
@@ -27,6 +30,8 @@ import { sendError, toSvcError } from '../http/errors.js';
 import { makeContext } from './call-context.js';
 import { readJson, sendJson } from '../http/raw.js';
 import type { TaskEngine, TaskRecord } from '../tasks/engine.js';
+import { EXPLAIN_ANY_SCOPE, explainCall, explainView } from '../policy/explain.js';
+import { denial } from '../runtime/denial.js';
 
 export interface SvcTransport {
   router: Router;
@@ -34,7 +39,7 @@ export interface SvcTransport {
   callTool(req: IncomingMessage, res: ServerResponse, p: Principal, name: string, cat?: Catalog): Promise<void>;
 }
 
-export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: Logger; bodyLimit: number; tasks?: TaskEngine }): SvcTransport {
+export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: Logger; bodyLimit: number; tasks?: TaskEngine; publicRoutes: readonly string[] }): SvcTransport {
   const { runtime, gate, logger } = deps;
   const r = express.Router();
   const principalOf = (res: Response) => res.locals.principal as Principal;
@@ -72,6 +77,30 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
       resource_templates: runtime.listResourceTemplates(p, cat),
       prompts: runtime.listPrompts(p, cat),
     });
+  });
+
+  r.get('/explain', (req, res) => {
+    const cat = catalogOf(res) ?? runtime.current();
+    let p = principalOf(res);
+    const as = req.query.as;
+    if (as !== undefined) {
+      if (!p.scopes.has(EXPLAIN_ANY_SCOPE)) {
+        return fail(res, denial(logger, p, 'svc', 'explain', String(as), { ok: false, required: [EXPLAIN_ANY_SCOPE], missing: [EXPLAIN_ANY_SCOPE], reason: 'missing_scope' }));
+      }
+      const other = typeof as === 'string' ? (res.locals.policy as PolicySnapshot | undefined)?.tokens?.principalNamed(as) : undefined;
+      if (!other) return fail(res, new SvcError('NOT_FOUND', `no token named ${String(as)}`));
+      p = other;
+    }
+    const id = req.query.capability;
+    if (id === undefined) return res.json(explainView(cat, p, { publicRoutes: deps.publicRoutes }));
+    let args: unknown = {};
+    try {
+      args = typeof req.query.args === 'string' ? JSON.parse(req.query.args) : {};
+    } catch {
+      return fail(res, new SvcError('INVALID_REQUEST', '?args must be JSON'));
+    }
+    const v = typeof id === 'string' ? explainCall(cat, p, id, args) : undefined;
+    return v ? res.json(v) : fail(res, new SvcError('NOT_FOUND', `no capability ${String(id)}`));
   });
 
   r.post('/tools/:name', (req, res) => callTool(req, res, principalOf(res), req.params.name as string, catalogOf(res)));

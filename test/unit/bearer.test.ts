@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { TokenTable } from '../../src/auth/bearer.js';
+import { createAccounts } from '../../src/auth/oauth/accounts.js';
 
 const log = pino({ level: 'silent' });
 
@@ -66,5 +67,25 @@ describe('TokenTable', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('claims: a token carries its declared claims; a change of claims alone makes a new principal', () => {
+    const config = { token: 'main-token', claims: { tenant: 'ops' }, tokens: [{ name: 'acme', token: 'acme-token', scopes: ['a'], claims: { tenant: 'acme' } }] };
+    const auth = TokenTable.build(resolved(config), ['a'], log);
+    assert.deepEqual(auth.match('acme-token')!.claims, { tenant: 'acme' });
+    assert.deepEqual(auth.match('main-token')!.claims, { tenant: 'ops' });
+    assert.equal(auth.principalNamed('acme'), auth.match('acme-token'));
+    const next = TokenTable.build(resolved({ ...config, tokens: [{ ...config.tokens[0]!, claims: { tenant: 'globex' } }] }), ['a'], log, auth);
+    assert.notEqual(next.match('acme-token'), auth.match('acme-token'));
+    assert.equal(next.stillValid(auth.match('acme-token')!), false);
+  });
+});
+
+describe('OAuth accounts: claims', () => {
+  it("a user's claims come from oauth.users[].claims; the auto-mode subject has none", () => {
+    const users = createAccounts(resolveConfig({ oauth: { enabled: true, login: { mode: 'users' }, users: [{ username: 'ada', password_hash: 'scrypt$x', claims: { tenant: 'acme' } }, { username: 'lin', password_hash: 'scrypt$x' }] } }).oauth!, ['a']);
+    assert.deepEqual(users.claims('ada'), { tenant: 'acme' });
+    assert.equal(users.claims('lin'), undefined);
+    assert.equal(createAccounts(resolveConfig({ oauth: { enabled: true } }).oauth!, ['a']).claims('dev'), undefined);
   });
 });

@@ -33,6 +33,13 @@ const CASES: Record<string, { why: string; problems: Expect[] }> = {
   'scope-undeclared-token.yaml': { why: 'a named token scope not in profile.scopes', problems: [{ code: 'SCOPE_UNDECLARED', line: 11, col: 23 }] },
   'input-schema-bad-type.yaml': { why: 'input_schema with type: objekt', problems: [{ code: 'INPUT_SCHEMA_INVALID', line: 8, col: 7 }] },
   'input-schema-unknown-keyword.yaml': { why: 'input_schema with an unknown keyword', problems: [{ code: 'INPUT_SCHEMA_INVALID', line: 8, col: 7 }] },
+  'tenant-scope-unsafe.yaml': {
+    why: 'tenant-bound scopes: placeholder argument without a safe pattern, optional, with a loose pattern; a pattern matching no declared scope; bind of an unknown argument',
+    problems: [
+      { code: 'SCOPE_ARG_UNSAFE', line: 10, col: 23 }, { code: 'SCOPE_ARG_UNSAFE', line: 15, col: 23 }, { code: 'SCOPE_ARG_UNSAFE', line: 20, col: 23 },
+      { code: 'SCOPE_UNDECLARED', line: 25, col: 23 }, { code: 'SCOPE_ARG_UNSAFE', line: 30, col: 21 },
+    ],
+  },
   'template-arg-unknown.yaml': { why: 'template names an undefined argument', problems: [{ code: 'TEMPLATE_ARG_UNKNOWN', line: 11, col: 15 }] },
   'template-arg-unknown-http.yaml': { why: 'http url names an undefined argument', problems: [{ code: 'TEMPLATE_ARG_UNKNOWN', line: 13, col: 12 }] },
   'template-arg-unknown-exec.yaml': { why: 'exec argv names an undefined argument', problems: [{ code: 'TEMPLATE_ARG_UNKNOWN', line: 15, col: 11 }] },

@@ -9,6 +9,8 @@ export interface Accounts {
   has(sub: string): boolean;
   /** The scopes this subject may grant (always within profile.scopes). */
   scopes(sub: string): ReadonlySet<string>;
+  /** The subject's claims (oauth.users[].claims), for tools that bind arguments to them. */
+  claims(sub: string): Readonly<Record<string, string>> | undefined;
   /** The subject for these credentials, or undefined. */
   verify(username: string, password: string): Promise<string | undefined>;
 }
@@ -23,16 +25,19 @@ export function createAccounts(oauth: ResolvedOAuth, profileScopes: readonly str
     return {
       has: (sub) => sub === subject,
       scopes: () => all,
+      claims: () => undefined,
       verify: async () => undefined,
     };
   }
   const users = new Map((oauth.users ?? []).map((u) => [u.username, {
     hash: u.password_hash,
     scopes: new Set((u.scopes ?? profileScopes).filter((s) => all.has(s))),
+    claims: u.claims && Object.freeze({ ...u.claims }),
   }]));
   return {
     has: (sub) => users.has(sub),
     scopes: (sub) => users.get(sub)?.scopes ?? new Set(),
+    claims: (sub) => users.get(sub)?.claims,
     async verify(username, password) {
       const u = users.get(username);
       const ok = await verifyPassword(password, u?.hash ?? DECOY);

@@ -211,7 +211,7 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
     if (!at || !at.accountId || !at.grantId) return null;
     if (![at.aud].flat().includes(audience)) return null;
     if (!knownSubject(at.accountId, at.gty, at.extra?.idp) || !(await provider.Grant.find(at.grantId))) return null;
-    const claims = at.extra?.claims as Record<string, unknown> | undefined;
+    const claims = (at.extra?.claims as Record<string, unknown> | undefined) ?? accounts.claims(at.accountId);
     const idp = at.gty === JWT_BEARER ? String(at.extra?.idp) : undefined;
     const principal: Principal = Object.freeze({
       sub: at.accountId,

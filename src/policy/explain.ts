@@ -1,0 +1,121 @@
+// Why a caller sees or may call each capability. Guarantees: every verdict comes from the
+// functions that enforce access — canSee() for lists, decideCall() and the catalog's input
+// validator for one call, quotaItems() for quotas — so `svc explain` and GET /svc/explain
+// say exactly what the runtime does; a reason names the scope (concrete when it can be),
+// the binding, the quota or the public route involved; nothing here reads a credential.
+
+import type { Catalog, Guarded } from '../core/catalog.js';
+import type { Principal } from '../core/types.js';
+import { inputProblems, summarize } from '../runtime/input-errors.js';
+import { canSee, decideCall, principalValue, render } from './scopes.js';
+import { quotaItems } from './quotas.js';
+import { entries } from './reload-diff.js';
+
+export interface Verdict {
+  /** tool:NAME, resource:URI (or URI template), prompt:NAME */
+  id: string;
+  visible: boolean;
+  /** yes; no; or `for some arguments` (a tenant-bound scope the caller holds for some values only). */
+  callable: 'yes' | 'no' | 'for some arguments';
+  reasons: string[];
+}
+
+export interface Explanation {
+  principal: { sub: string; kind: Principal['kind']; scopes: string[]; claims?: Record<string, unknown> };
+  capabilities: Verdict[];
+}
+
+export interface CallVerdict {
+  id: string;
+  allowed: boolean;
+  reasons: string[];
+  /** The arguments the call would run with (bound values filled in), when allowed. */
+  args?: Record<string, unknown>;
+}
+
+/** The scope-needing capabilities are hidden from everyone on these routes (callers there are anonymous). */
+export interface ExplainContext {
+  publicRoutes: readonly string[];
+}
+
+/** The scope that lets a caller ask GET /svc/explain?as=TOKEN about another token's view (declare it in profile.scopes to use it). */
+export const EXPLAIN_ANY_SCOPE = 'svc.explain';
+
+const CALL_ROUTES = ['/svc', '/mcp', '/ws'];
+
+export function explainView(cat: Catalog, p: Principal, ctx: ExplainContext): Explanation {
+  return {
+    principal: { sub: p.sub, kind: p.kind, scopes: [...p.scopes].sort(), ...(p.claims && { claims: { ...p.claims } }) },
+    capabilities: entries(cat).map(([id, g]) => verdict(cat, id, g, p, ctx)),
+  };
+}
+
+function verdict(cat: Catalog, id: string, g: Guarded, p: Principal, ctx: ExplainContext): Verdict {
+  const reasons: string[] = [];
+  const seen = canSee(g, p);
+  const needsScope = g.required.length > 0 || !!g.patterns;
+  if (!seen.ok) {
+    if (seen.reason === 'bound_argument') reasons.push(`tenant binding: ${seen.detail}`);
+    else reasons.push(...seen.missing.map((s) => `missing scope ${s}`));
+  } else if (!needsScope) reasons.push('needs no scope: open to every authenticated caller');
+  else {
+    const bound = (g.patterns ?? []).filter((pat) => pat.args.every((a) => g.bind?.some(([arg]) => arg === a)))
+      .map((pat) => render(pat, (a) => principalValue(p, g.bind!.find(([arg]) => arg === a)![1])));
+    const held = [...g.required, ...bound].filter((s): s is string => !!s);
+    if (held.length) reasons.push(`holds ${held.join(' ')}`);
+  }
+  let partial = false;
+  if (seen.ok) {
+    for (const pat of g.patterns ?? []) {
+      const boundArgs = pat.args.filter((a) => g.bind?.some(([arg]) => arg === a));
+      if (boundArgs.length === pat.args.length) continue;
+      partial = true;
+      const held = [...p.scopes].filter((s) => pat.regex.test(s)).sort();
+      reasons.push(`tenant-bound: ${pat.source} is filled from the call's ${pat.args.join(', ')}; holds ${held.join(' ')}`);
+    }
+  }
+  for (const [arg, from] of g.bind ?? []) {
+    const v = principalValue(p, from);
+    if (v !== undefined) reasons.push(`argument ${arg} is bound to ${from} = ${v}; another value is refused`);
+  }
+  for (const it of quotaItems(p, id, g.limits, cat.limits)) {
+    const l = it.limit;
+    reasons.push(`quota ${it.label}: ${[l.requests !== undefined && `${l.requests} requests per ${l.window_ms ?? 60000} ms`, l.concurrent !== undefined && `${l.concurrent} at once`].filter(Boolean).join(', ')}`);
+  }
+  if (needsScope) {
+    const open = CALL_ROUTES.filter((r) => ctx.publicRoutes.includes(r));
+    if (open.length) reasons.push(`route ${open.join(', ')} is public: callers there are anonymous and hold no scope, so it is hidden there`);
+  }
+  return { id, visible: seen.ok, callable: !seen.ok ? 'no' : partial ? 'for some arguments' : 'yes', reasons };
+}
+
+/** One call explained: the runtime's decision (binding, scopes) and its input validation, in its order. */
+export function explainCall(cat: Catalog, p: Principal, id: string, args: unknown): CallVerdict | undefined {
+  const [kind, ...rest] = id.includes(':') ? id.split(':') : ['tool', id];
+  const key = id.includes(':') ? rest.join(':') : id;
+  const g: Guarded | undefined = kind === 'tool' ? cat.tools.get(key) : kind === 'prompt' ? cat.prompts.get(key) : kind === 'resource' ? cat.resources.get(key) ?? cat.templates.find((t) => t.def.uri_template === key) : undefined;
+  if (!g) return undefined;
+  const full = `${kind}:${key}`;
+  const d = decideCall(g, p, args);
+  if (!d.ok) {
+    return { id: full, allowed: false, reasons: d.reason === 'bound_argument' ? [`ARGUMENT_BOUND: ${d.detail}`] : [`INSUFFICIENT_SCOPE: missing ${d.missing.join(' ')}`] };
+  }
+  const input = d.args ?? (args ?? {});
+  const reasons: string[] = [d.args ? `bound arguments filled in from the credential` : 'allowed'];
+  const tool = kind === 'tool' ? cat.tools.get(key) : undefined;
+  if (tool && !tool.validate(input)) {
+    return { id: full, allowed: false, reasons: [`INVALID_INPUT: ${summarize(inputProblems(tool.validate.errors))}`] };
+  }
+  for (const it of quotaItems(p, full, g.limits, cat.limits)) reasons.push(`counts against quota ${it.label}`);
+  return { id: full, allowed: true, reasons, args: input as Record<string, unknown> };
+}
+
+/** The view as text: one header line, then one line per capability. */
+export function formatView(e: Explanation): string {
+  const pr = e.principal;
+  const claims = pr.claims ? ` · claims ${Object.entries(pr.claims).map(([k, v]) => `${k}=${v}`).join(' ')}` : '';
+  const head = `principal ${pr.sub} (${pr.kind}) · scopes ${pr.scopes.join(' ') || '(none)'}${claims}`;
+  const w = Math.max(...e.capabilities.map((c) => c.id.length), 10);
+  const lines = e.capabilities.map((c) => `${c.id.padEnd(w)}  ${(c.visible ? 'visible' : 'hidden').padEnd(7)}  ${('callable: ' + c.callable).padEnd(28)}  ${c.reasons.join('; ')}`);
+  return [head, ...lines].join('\n');
+}

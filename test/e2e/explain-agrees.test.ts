@@ -1,0 +1,125 @@
+// `svc explain` agrees with the running server over every example manifest. For each
+// examples/*/svc.yaml that `svc serve` can start here, and each static token it names:
+// `svc explain FILE --token NAME --json` equals GET /svc/explain with that token; the
+// capabilities it calls visible are exactly what GET /svc lists; each one it calls hidden
+// is refused with 403 when called. Where /svc is public, the anonymous view is compared
+// the same way with `--scopes ""`. OAuth-only examples have no static token to compare.
+
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse, stringify } from 'yaml';
+import { ROOT, run, childEnv, serveCli, type ServeChild } from '../helpers/cli.js';
+
+type Json = Record<string, any>;
+const EXAMPLES = readdirSync(join(ROOT, 'examples'), { withFileTypes: true })
+  .filter((d) => d.isDirectory() && existsSync(join(ROOT, 'examples', d.name, 'svc.yaml'))).map((d) => `examples/${d.name}/svc.yaml`);
+
+const varOf = (v: unknown) => (typeof v === 'string' ? /^\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}$/.exec(v)?.[1] : undefined);
+
+/** Env for an example: a distinct value for each ${VAR} without a default and for each token variable. */
+function envFor(file: string, doc: Json): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const m of readFileSync(file.startsWith('/') ? file : join(ROOT, file), 'utf8').matchAll(/(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) env[m[1]!] = `value-of-${m[1]}-0123456789`;
+  for (const t of [doc.auth, ...(doc.auth?.tokens ?? [])]) {
+    const v = varOf(t?.token);
+    if (v) env[v] = `value-of-${v}-0123456789`;
+  }
+  return env;
+}
+
+/** Token name → value, for the tokens whose value comes from the environment. */
+function tokensOf(doc: Json, env: Record<string, string>): Map<string, string> {
+  const out = new Map<string, string>();
+  const main = varOf(doc.auth?.token);
+  if (main) out.set(doc.auth.subject ?? 'operator', env[main]!);
+  for (const t of doc.auth?.tokens ?? []) {
+    const v = varOf(t.token);
+    if (v) out.set(t.name, env[v]!);
+  }
+  return out;
+}
+
+async function compareView(srv: ServeChild, file: string, env: Record<string, string>, cliArgs: string[], token: string | undefined, label: string, whole: boolean): Promise<void> {
+  const auth: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+  const res = await fetch(`${srv.url}/svc/explain`, { headers: auth });
+  assert.equal(res.status, 200, `${label}: ${await res.clone().text()}`);
+  const served = (await res.json()) as Json;
+  const cli = await run(['explain', file, ...cliArgs, '--json'], { env: childEnv(env) });
+  assert.equal(cli.code, 0, `${label}: ${cli.stderr}`);
+  const offline = JSON.parse(cli.stdout) as Json;
+  if (whole) assert.deepEqual(offline, served, label);
+  else assert.deepEqual(offline.capabilities, served.capabilities, label);
+
+  // Enforcement: the lists and the refusals.
+  const listed = (await (await fetch(`${srv.url}/svc`, { headers: auth })).json()) as Json;
+  const ids = [
+    ...listed.tools.map((t: Json) => `tool:${t.name}`), ...listed.resources.map((r: Json) => `resource:${r.uri}`),
+    ...listed.resource_templates.map((r: Json) => `resource:${r.uriTemplate}`), ...listed.prompts.map((p: Json) => `prompt:${p.name}`),
+  ].sort();
+  const visible = served.capabilities.filter((c: Json) => c.visible).map((c: Json) => c.id).sort();
+  assert.deepEqual(ids, visible, `${label}: GET /svc lists what explain calls visible`);
+  for (const c of served.capabilities.filter((x: Json) => !x.visible)) {
+    const [kind, ...rest] = (c.id as string).split(':');
+    const key = rest.join(':');
+    if (kind === 'resource' && key.includes('{')) continue; // a template has no single URI to read
+    const r = kind === 'resource'
+      ? await fetch(`${srv.url}/svc/resources?uri=${encodeURIComponent(key)}`, { headers: auth })
+      : await fetch(`${srv.url}/svc/${kind}s/${encodeURIComponent(key)}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{}' });
+    assert.equal(r.status, 403, `${label}: ${c.id} is hidden and must be refused (${c.reasons.join('; ')})`);
+  }
+}
+
+describe('svc explain agrees with the server over the example manifests', () => {
+  let compared = 0;
+  const tmp: string[] = [];
+  after(() => {
+    for (const d of tmp) rmSync(d, { recursive: true, force: true });
+    assert.ok(compared >= 8, `only ${compared} views compared`);
+  });
+
+  for (const example of EXAMPLES) {
+    it(`${example}: every static token's view (and the anonymous one on a public /svc)`, async function () {
+      this.timeout(60_000);
+      let file = example;
+      let doc = parse(readFileSync(join(ROOT, file), 'utf8')) as Json;
+      if (doc.server?.allowed_hosts || doc.oauth?.provider?.path?.startsWith('/')) {
+        // A deployment example (a public host name, a database under /var/lib) is served from a copy
+        // that answers on loopback and keeps its database in a temporary folder; its policy is unchanged.
+        const dir = mkdtempSync(join(tmpdir(), 'fastsvc-explain-'));
+        tmp.push(dir);
+        doc = { ...doc, server: { ...doc.server, allowed_hosts: undefined, allowed_origins: undefined, host: '127.0.0.1' } };
+        if (doc.oauth?.provider?.path) doc.oauth.provider.path = join(dir, 'oauth.db');
+        delete doc.base_url;
+        file = join(dir, 'svc.yaml');
+        writeFileSync(file, stringify(doc));
+      }
+      const env = envFor(file, doc);
+      const tokens = tokensOf(doc, env);
+      const svcPublic = (doc.routes?.public ?? []).includes('/svc');
+      if (!tokens.size && !svcPublic) {
+        // OAuth only: the CLI still explains each user's view.
+        for (const u of doc.oauth?.users ?? []) {
+          const r = await run(['explain', file, '--subject', u.username, '--json'], { env: childEnv(env) });
+          assert.equal(r.code, 0, r.stderr);
+          assert.equal(JSON.parse(r.stdout).principal.sub, u.username);
+        }
+        return;
+      }
+      const srv = await serveCli(file, { args: ['--no-watch', '--host', '127.0.0.1'], env });
+      try {
+        for (const [name, value] of tokens) {
+          await compareView(srv, file, env, ['--token', name], value, `${file} as ${name}`, true);
+          compared++;
+        }
+        if (svcPublic) {
+          await compareView(srv, file, env, ['--scopes', ''], undefined, `${file} anonymous`, false);
+          compared++;
+        }
+      } finally {
+        await srv.stop();
+      }
+    });
+  }
+});
