@@ -36,6 +36,8 @@ import { mountMcp } from '../transports/mcp-http.js';
 import { mountWs } from '../transports/ws.js';
 import { SessionRegistry } from '../mcp/sessions.js';
 import { TaskEngine } from '../tasks/engine.js';
+import { PostgresTaskStore } from '../tasks/postgres-store.js';
+import { PostgresOAuthProvider } from '../auth/oauth/providers/postgres.js';
 import { inputRoundsFor } from '../mcp/input-rounds.js';
 import { errorHandler, sendError } from './errors.js';
 import { corsHandler } from './cors.js';
@@ -123,8 +125,12 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   // The transports first: the hot paths match after one layer. Their paths never
   // overlap the OAuth engine's, which handles only its own paths.
   const bodyLimit = parseByteSize(cfg.server.body_limit);
+  // Tasks live beside the OAuth state on PostgreSQL, so every replica reads and cancels them.
+  const taskStore = oauth?.provider instanceof PostgresOAuthProvider
+    ? new PostgresTaskStore(oauth.provider, (e) => log.warn({ event: 'task.store_error', err: (e as Error).message }, 'a task change was not saved to PostgreSQL'))
+    : undefined;
   const tasks = new TaskEngine({
-    runtime, logger: log, ttlMs: cfg.server.task_ttl_ms, pollIntervalMs: cfg.server.task_poll_interval_ms,
+    runtime, logger: log, ...(taskStore && { store: taskStore }), ttlMs: cfg.server.task_ttl_ms, pollIntervalMs: cfg.server.task_poll_interval_ms,
     maxRunning: cfg.server.task_max_running, maxRunningPerPrincipal: cfg.server.task_max_running_per_principal,
   });
   const svcT = isPublic('/svc') || isProtected('/svc') ? svcTransport({ runtime, gate, logger: log, bodyLimit, tasks, publicRoutes: cfg.routes.public }) : undefined;

@@ -244,7 +244,7 @@ export class McpSession {
         if (tasks) {
           const call: TaskCall = { tasks, catalog: cat, principal, transport: this.#opts.transport };
           if (msg.method === 'tools/call') {
-            const created = legacyToolsCall(p, call);
+            const created = await legacyToolsCall(p, call);
             if (created) {
               this.#tasks.add((created.task as { taskId: string }).taskId);
               return created;

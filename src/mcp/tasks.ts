@@ -11,7 +11,8 @@
 //   `failed` with the JSON-RPC error inline.
 // - invalid arguments start no task: they are an isError result, as for a plain call;
 // - every task method reads the task through the engine, so ownership and scopes are
-//   re-checked on each call; an unknown or foreign id is NOT_FOUND (-32602).
+//   re-checked on each call; an unknown or foreign id is NOT_FOUND (-32602); on a shared
+//   store get, list, result and cancel reach tasks started on any replica.
 
 import type { Catalog } from '../core/catalog.js';
 import type { Principal, ToolResult } from '../core/types.js';
@@ -39,9 +40,9 @@ export interface TaskCall {
 const TOOL_ERRORS = new Set(['BACKEND_FAILED', 'BACKEND_TIMEOUT']);
 
 /** Starts the task; invalid arguments are an isError tool result, as for a plain call in both eras. */
-function startOrInputError(c: TaskCall, r: { name: string; args: unknown; askable?: ReadonlySet<string> }): TaskRecord | ToolResult {
+async function startOrInputError(c: TaskCall, r: { name: string; args: unknown; askable?: ReadonlySet<string> }): Promise<TaskRecord | ToolResult> {
   try {
-    return c.tasks.start({ ...r, principal: c.principal, transport: c.transport, catalog: c.catalog });
+    return await c.tasks.begin({ ...r, principal: c.principal, transport: c.transport, catalog: c.catalog });
   } catch (e) {
     if (e instanceof SvcError && e.code === 'INVALID_INPUT') return toolErrorResult(e);
     throw e;
@@ -59,7 +60,7 @@ export function legacyTask(t: TaskRecord): Record<string, unknown> {
 }
 
 /** tools/call on the session path: a task answer, a TASK_REQUIRED refusal, or undefined (a plain call). */
-export function legacyToolsCall(p: Record<string, unknown>, c: TaskCall): Record<string, unknown> | undefined {
+export async function legacyToolsCall(p: Record<string, unknown>, c: TaskCall): Promise<Record<string, unknown> | undefined> {
   const name = typeof p.name === 'string' ? p.name : '';
   const entry = c.catalog.tools.get(name);
   if (!entry || entry.task === 'forbidden' || !decide(entry.required, c.principal.scopes).ok) return undefined; // a denied call is refused as any call is
@@ -67,7 +68,7 @@ export function legacyToolsCall(p: Record<string, unknown>, c: TaskCall): Record
     if (entry.task === 'required') throw new SvcError('TASK_REQUIRED', `Task augmentation required for tools/call requests: tool ${name} runs only as a task (send params.task)`);
     return undefined;
   }
-  const t = startOrInputError(c, { name, args: p.arguments });
+  const t = await startOrInputError(c, { name, args: p.arguments });
   return 'content' in t ? { ...t } : { task: legacyTask(t) };
 }
 
@@ -75,15 +76,15 @@ export async function legacyTaskMethod(method: string, p: Record<string, unknown
   const who = { principal: c.principal, transport: c.transport, catalog: c.catalog };
   switch (method) {
     case 'tasks/get':
-      return legacyTask(c.tasks.get(str(p, 'taskId'), who));
+      return legacyTask(await c.tasks.find(str(p, 'taskId'), who));
     case 'tasks/list':
       if (p.cursor !== undefined) throw new SvcError('INVALID_INPUT', 'unknown cursor: every list is returned in one page');
-      return { tasks: c.tasks.list(who).map(legacyTask) };
+      return { tasks: (await c.tasks.listAll(who)).map(legacyTask) };
     case 'tasks/cancel': {
       const id = str(p, 'taskId');
-      const t = c.tasks.get(id, who);
+      const t = await c.tasks.find(id, who);
       if (TERMINAL.has(t.status)) throw new SvcError('INVALID_INPUT', `task ${id} already ended (${t.status}) and cannot be cancelled`, { data: { taskId: id, status: t.status } });
-      return legacyTask(c.tasks.cancel(id, who));
+      return legacyTask(await c.tasks.cancelAny(id, who));
     }
     case 'tasks/result': {
       const t = await c.tasks.settled(str(p, 'taskId'), who);
@@ -142,7 +143,7 @@ function askable(caps: Record<string, unknown>): Set<string> {
 }
 
 /** tools/call on the stateless path: a CreateTaskResult, a -32021 refusal, or undefined (a plain call). */
-export function modernToolsCall(p: Record<string, unknown>, caps: Record<string, unknown>, c: TaskCall): Record<string, unknown> | undefined {
+export async function modernToolsCall(p: Record<string, unknown>, caps: Record<string, unknown>, c: TaskCall): Promise<Record<string, unknown> | undefined> {
   const name = typeof p.name === 'string' ? p.name : '';
   const entry = c.catalog.tools.get(name);
   if (!entry || entry.task === 'forbidden' || !decide(entry.required, c.principal.scopes).ok) return undefined; // a denied call is refused as any call is
@@ -150,26 +151,26 @@ export function modernToolsCall(p: Record<string, unknown>, caps: Record<string,
     if (entry.task === 'required') throw missingExtension(`tool ${name} runs only as a task, so calling it`);
     return undefined;
   }
-  const t = startOrInputError(c, { name, args: p.arguments, askable: askable(caps) });
+  const t = await startOrInputError(c, { name, args: p.arguments, askable: askable(caps) });
   return 'content' in t ? { ...t } : { resultType: 'task', ...modernTask(t) };
 }
 
 export const MODERN_TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);
 
-export function modernTaskMethod(method: string, p: Record<string, unknown>, caps: Record<string, unknown>, c: TaskCall): Record<string, unknown> {
+export async function modernTaskMethod(method: string, p: Record<string, unknown>, caps: Record<string, unknown>, c: TaskCall): Promise<Record<string, unknown>> {
   if (!declaresExtension(caps)) throw missingExtension(method);
   const who = { principal: c.principal, transport: c.transport, catalog: c.catalog };
   const id = str(p, 'taskId');
   switch (method) {
     case 'tasks/get':
-      return detailedTask(c.tasks.get(id, who));
+      return detailedTask(await c.tasks.find(id, who));
     case 'tasks/update': {
       if (!isObject(p.inputResponses)) throw new SvcError('INPUT_RESPONSES_INVALID', 'params.inputResponses must be an object');
       c.tasks.update(id, who, p.inputResponses);
       return {};
     }
     default:
-      c.tasks.cancel(id, who);
+      await c.tasks.cancelAny(id, who);
       return {};
   }
 }

@@ -13,7 +13,11 @@
 //   cancels what is still running when drain_timeout_ms ends and logs which tasks finished
 //   and which it cancelled;
 // - each start, status change, cancellation and expiry is one `task.*` log line with the
-//   task id, subject, client, tool and reason.
+//   task id, subject, client, tool and reason;
+// - on a shared store (PostgreSQL) the async variants begin/find/listAll/cancelAny/settled
+//   work from any replica: a cancel reaches the replica running the task and aborts it there;
+//   tasks/update (input answers) needs the replica running the task, and the running caps
+//   count each replica's own tasks.
 
 import { randomBytes } from 'node:crypto';
 import type { Catalog } from '../core/catalog.js';
@@ -23,7 +27,7 @@ import type { Logger } from '../log.js';
 import { decide } from '../policy/scopes.js';
 import { denial } from '../runtime/denial.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { MemoryTaskStore, TERMINAL, type InputRequest, type TaskRecord, type TaskStatus, type TaskStore } from './store.js';
+import { isShared, MemoryTaskStore, TERMINAL, type InputRequest, type TaskRecord, type TaskStatus, type TaskStore } from './store.js';
 
 export type { TaskRecord, TaskStatus } from './store.js';
 
@@ -73,6 +77,26 @@ export class TaskEngine {
     this.#opts = opts;
     this.#store = opts.store ?? new MemoryTaskStore();
     this.#sweeper = setInterval(() => this.sweep(), Math.min(opts.ttlMs, 60_000)).unref();
+    const store = this.#store;
+    if (isShared(store)) {
+      store.onCancel((id, by) => {
+        const task = this.#live.has(id) ? store.get(id) : undefined;
+        if (task && !TERMINAL.has(task.status)) this.#cancel(task, by, 'cancelled through another replica');
+      });
+    }
+  }
+
+  /** start(), then waits until the task is readable on every replica sharing the store (else cancels it and throws). */
+  async begin(req: StartRequest): Promise<TaskRecord> {
+    const task = this.start(req);
+    if (!isShared(this.#store)) return task;
+    try {
+      await this.#store.flush();
+    } catch (e) {
+      this.#cancel(task, 'shutdown', 'it could not be saved to the shared store');
+      throw e;
+    }
+    return task;
   }
 
   /** Starts a task for an admitted call; the task is readable when this returns. */
@@ -121,7 +145,42 @@ export class TaskEngine {
 
   /** The caller's task, re-authorized; NOT_FOUND for an unknown id or someone else's task. */
   get(id: string, who: Caller): TaskRecord {
-    const task = this.#store.get(id);
+    return this.#authorize(this.#store.get(id), id, who);
+  }
+
+  /** get() for a task started on any replica sharing the store. */
+  async find(id: string, who: Caller): Promise<TaskRecord> {
+    const store = this.#store;
+    return this.#authorize(store.get(id) ?? (isShared(store) ? await store.fetch(id) : undefined), id, who);
+  }
+
+  /** list() with the caller's tasks on every replica sharing the store. */
+  async listAll(who: Caller): Promise<TaskRecord[]> {
+    const store = this.#store;
+    if (!isShared(store)) return this.list(who);
+    const local = this.list(who);
+    const mine = new Set(local.map((t) => t.id));
+    const cat = who.catalog ?? this.#opts.runtime.current();
+    const now = Date.now();
+    const others = (await store.listShared(ownerOf(who.principal))).filter((t) => {
+      const entry = cat.tools.get(t.tool);
+      return !mine.has(t.id) && entry !== undefined && decide(entry.required, who.principal.scopes).ok && (t.expiresAt === undefined || t.expiresAt > now);
+    });
+    return [...local, ...others].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  /** cancel() for a task running on any replica sharing the store: that replica aborts it. */
+  async cancelAny(id: string, who: Caller): Promise<TaskRecord> {
+    const store = this.#store;
+    if (!isShared(store) || this.#live.has(id)) return this.cancel(id, who);
+    const task = await this.find(id, who);
+    if (TERMINAL.has(task.status)) return task;
+    await store.requestCancel(task, who.principal.sub, `cancelled by ${who.principal.sub}`);
+    this.#log({ ...task, status: 'cancelled', cancelledBy: who.principal.sub }, 'task.cancelled', 'cancelled by its owner on another replica');
+    return this.#authorize(await store.fetch(id), id, who);
+  }
+
+  #authorize(task: TaskRecord | undefined, id: string, who: Caller): TaskRecord {
     if (!task || task.owner !== ownerOf(who.principal) || (task.expiresAt !== undefined && task.expiresAt <= Date.now())) {
       throw new SvcError('NOT_FOUND', `no task ${id}`, { data: { taskId: id } });
     }
@@ -152,8 +211,14 @@ export class TaskEngine {
 
   /** Resolves when the caller's task is terminal (MCP 2025-11-25 tasks/result). */
   async settled(id: string, who: Caller): Promise<TaskRecord> {
-    const task = this.get(id, who);
-    await this.#live.get(id)?.settled;
+    let task = await this.find(id, who);
+    const live = this.#live.get(id);
+    if (live) await live.settled;
+    // Running on another replica: poll the shared store at the task's own interval.
+    while (!live && !TERMINAL.has(task.status)) {
+      await new Promise((r) => setTimeout(r, task.pollIntervalMs));
+      task = await this.find(id, who);
+    }
     return task;
   }
 

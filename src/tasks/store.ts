@@ -1,7 +1,8 @@
 // Where tasks live: the TaskStore interface and the in-memory store. Guarantees: a task is
 // found only by its id, and listed only under its owner's key; a finished task is dropped
 // once its expiry passes (sweep() returns what it dropped, so the engine can log it); a
-// running task never expires. A shared store (PostgreSQL) implements the same interface.
+// running task never expires. A shared store (PostgreSQL, postgres-store.ts) adds the
+// asynchronous SharedTaskStore methods, through which any replica reads and cancels any task.
 
 import type { ToolResult } from '../core/types.js';
 import type { SvcError } from '../errors.js';
@@ -51,6 +52,24 @@ export interface TaskStore {
   running(owner?: string): TaskRecord[];
   /** Drop every finished task whose expiry is before `now`; returns them. */
   sweep(now: number): TaskRecord[];
+}
+
+/** A store shared by several replicas: any replica reads and cancels any task. */
+export interface SharedTaskStore extends TaskStore {
+  /** Resolves when every put() so far is visible to other replicas. */
+  flush(): Promise<void>;
+  /** Any replica's task. */
+  fetch(id: string): Promise<TaskRecord | undefined>;
+  /** Any replica's tasks of `owner`, oldest first. */
+  listShared(owner: string): Promise<TaskRecord[]>;
+  /** Record the task cancelled (unless it ended) and tell the replica running it. */
+  requestCancel(task: TaskRecord, by: string, statusMessage: string): Promise<void>;
+  /** Called on every replica with each requestCancel() made by any replica. */
+  onCancel(fn: (id: string, by: string) => void): void;
+}
+
+export function isShared(s: TaskStore): s is SharedTaskStore {
+  return typeof (s as Partial<SharedTaskStore>).fetch === 'function';
 }
 
 export class MemoryTaskStore implements TaskStore {

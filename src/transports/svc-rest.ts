@@ -55,7 +55,7 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
       const args = await readJson(req, deps.bodyLimit);
       const mode = (cat ?? runtime.current()).tools.get(name)?.task;
       if (deps.tasks && (mode === 'required' || (mode === 'optional' && /\brespond-async\b/i.test(String(req.headers.prefer ?? ''))))) {
-        const t = deps.tasks.start({ name, args, principal: p, transport: 'svc', catalog: cat });
+        const t = await deps.tasks.begin({ name, args, principal: p, transport: 'svc', catalog: cat });
         res.setHeader('Location', `/svc/tasks/${t.id}`);
         res.setHeader('Retry-After', String(Math.ceil(t.pollIntervalMs / 1000)));
         return sendJson(res, 202, taskBody(t));
@@ -126,19 +126,25 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
   const tasks = deps.tasks;
   if (tasks) {
     const who = (res: Response) => ({ principal: principalOf(res), transport: 'svc' as const, catalog: catalogOf(res) });
-    r.get('/tasks', (_req, res) => void res.json({ tasks: tasks.list(who(res)).map((t) => taskBody(t)) }));
-    r.get('/tasks/:id', (req, res) => {
+    r.get('/tasks', async (_req, res) => {
       try {
-        const t = tasks.get(req.params.id as string, who(res));
+        res.json({ tasks: (await tasks.listAll(who(res))).map((t) => taskBody(t)) });
+      } catch (e) {
+        fail(res, e);
+      }
+    });
+    r.get('/tasks/:id', async (req, res) => {
+      try {
+        const t = await tasks.find(req.params.id as string, who(res));
         if (t.status === 'working' || t.status === 'input_required') res.setHeader('Retry-After', String(Math.ceil(t.pollIntervalMs / 1000)));
         res.json(taskBody(t, true));
       } catch (e) {
         fail(res, e);
       }
     });
-    r.delete('/tasks/:id', (req, res) => {
+    r.delete('/tasks/:id', async (req, res) => {
       try {
-        res.json(taskBody(tasks.cancel(req.params.id as string, who(res)), true));
+        res.json(taskBody(await tasks.cancelAny(req.params.id as string, who(res)), true));
       } catch (e) {
         fail(res, e);
       }

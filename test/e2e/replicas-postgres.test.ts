@@ -6,6 +6,8 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as oauth from 'oauth4webapi';
 import pg from 'pg';
@@ -16,6 +18,27 @@ import { waitFor } from '../helpers/wait.js';
 import { authorize, discover, exchange, insecure, postForm, register } from './oauth-harness.js';
 
 const MANIFEST = join(ROOT, 'examples', 'replicas', 'svc.yaml');
+/** The example plus a task tool whose process a cancel must kill (tools: is its last section). */
+const TASK_TOOL = `
+  - name: job.sleep
+    description: Writes its pid to a file, then sleeps a minute.
+    task: required
+    required_scopes: [notes.read]
+    input_schema: { type: object, properties: { pidfile: { type: string } }, required: [pidfile] }
+    exec:
+      argv: [/bin/sh, -c, 'echo $$ > "$0"; exec sleep 60', '{{pidfile}}']
+      timeout_ms: 120000
+`;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    assert.equal((e as NodeJS.ErrnoException).code, 'ESRCH');
+    return false;
+  }
+}
 
 /** Round-robin over `upstreams` (changeable); each request goes to the next one. */
 function startProxy(upstreams: string[]) {
@@ -46,8 +69,11 @@ describe('replicas on one PostgreSQL (svc serve ×2, round-robin proxy)', functi
   let a: ServeChild;
   let b: ServeChild;
   let viaProxy: oauth.AuthorizationServer;
+  const dir = mkdtempSync(join(tmpdir(), 'fastsvc-replicas-'));
+  const manifest = join(dir, 'svc.yaml');
+  writeFileSync(manifest, readFileSync(MANIFEST, 'utf8') + TASK_TOOL);
 
-  const start = () => serveCli(MANIFEST, { env: { DATABASE_URL: cluster.url(), SVC_OAUTH_KEY_SECRET: 'replica-test-key-secret-0123456789abcdef', PUBLIC_URL: proxy.url } });
+  const start = () => serveCli(manifest, { env: { DATABASE_URL: cluster.url(), SVC_OAUTH_KEY_SECRET: 'replica-test-key-secret-0123456789abcdef', PUBLIC_URL: proxy.url } });
   /** The proxy's metadata with every endpoint on one replica. */
   const on = (replica: ServeChild): oauth.AuthorizationServer =>
     ({ ...JSON.parse(JSON.stringify(viaProxy).replaceAll(proxy.url, replica.url)), issuer: viaProxy.issuer }) as oauth.AuthorizationServer;
@@ -75,10 +101,11 @@ describe('replicas on one PostgreSQL (svc serve ×2, round-robin proxy)', functi
     viaProxy = await discover(proxy.url);
   });
   after(async () => {
-    if (process.env.DEBUG_REPLICAS) console.log(b.stderr().slice(-3000));
+    if (process.env.DEBUG_REPLICAS) console.log(a.stderr().slice(-6000), b.stderr().slice(-3000));
     proxy?.close();
     await Promise.all([a?.stop(), b?.stop()]);
     cluster?.destroy();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('registers on A, authorizes through both, exchanges the code on A; the token works on A and B', async () => {
@@ -124,6 +151,36 @@ describe('replicas on one PostgreSQL (svc serve ×2, round-robin proxy)', functi
     await oauth.processRevocationResponse(revoked);
     assert.equal(await closed, 4401, 'closed for the revoked credential (the ping interval is 30 s)');
     assert.equal((await callTool(b, tokens.access_token)).status, 401);
+  });
+
+  it('runs a task on A that B reads, lists and cancels: A kills its process', async () => {
+    const { client, auth } = await codeFor();
+    const { access_token: token } = await exchange(on(a), client, oauth.None(), auth, proxy.url);
+    const svc = (r: ServeChild, path: string, init: RequestInit = {}) =>
+      fetch(`${r.url}/svc${path}`, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
+    const pidfile = join(dir, 'pid');
+    const started = await svc(a, '/tools/job.sleep', { method: 'POST', body: JSON.stringify({ pidfile }) });
+    assert.equal(started.status, 202);
+    const id = ((await started.json()) as { task_id: string }).task_id;
+    const pid = await waitFor(() => {
+      const s = (() => { try { return readFileSync(pidfile, 'utf8'); } catch { return ''; } })();
+      return /^\d+\n$/.test(s) ? Number(s) : undefined;
+    }, 'the pid of the task\'s process');
+    assert.ok(alive(pid));
+    const onB = await svc(b, `/tasks/${id}`);
+    assert.equal(onB.status, 200);
+    assert.equal(((await onB.json()) as { status: string }).status, 'working');
+    const listed = (await (await svc(b, '/tasks')).json()) as { tasks: { task_id: string }[] };
+    assert.ok(listed.tasks.some((t) => t.task_id === id), 'B lists the task A runs');
+    const cancelled = await svc(b, `/tasks/${id}`, { method: 'DELETE' });
+    assert.equal(cancelled.status, 200);
+    assert.deepEqual(((await cancelled.json()) as { status: string; cancelled_by: string }), { ...((await svc(b, `/tasks/${id}`).then((x) => x.json())) as object), status: 'cancelled', cancelled_by: 'dev' });
+    await waitFor(() => (alive(pid) ? undefined : true), `process ${pid} to be gone`);
+    for (const r of [a, b]) {
+      const body = (await (await svc(r, `/tasks/${id}`)).json()) as { status: string; cancelled_by: string };
+      assert.equal(body.status, 'cancelled', r.url);
+      assert.equal(body.cancelled_by, 'dev', r.url);
+    }
   });
 
   it('answers 503 STORE_UNAVAILABLE at the statement timeout when the database is locked', async () => {

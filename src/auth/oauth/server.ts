@@ -92,6 +92,8 @@ export interface OAuthServer {
   onRevoked(listener: (grantId: string) => void): void;
   /** False while a shared store is unreachable. */
   reachable(): boolean;
+  /** The store the server keeps its state in (createApp puts tasks beside it on PostgreSQL). */
+  readonly provider: OAuthProvider;
   /** The protected routes' DPoP proof verifier (oauth.dpop allowed or required). */
   dpop?: DpopVerifier;
   close(): Promise<void>;
@@ -295,6 +297,8 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
     reachable() {
       return opts.provider.reachable?.() ?? true;
     },
+
+    provider: opts.provider,
 
     dpop,
 

@@ -10,6 +10,8 @@
 // per process reports those to watch() (reconnecting every 500 ms while it is down,
 // telling listening(false) then listening(true)); a query that fails for want of the
 // database, or exceeds statement_timeout, rejects with STORE_UNAVAILABLE, never hangs.
+// The same pool and LISTEN connection serve the PostgreSQL task store (query(),
+// onTaskCancel()).
 
 import pg from 'pg';
 import { SvcError } from '../../../errors.js';
@@ -35,11 +37,22 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX fastsvc_oauth_state_user_code ON fastsvc_oauth_state (model, user_code) WHERE user_code IS NOT NULL;
    CREATE INDEX fastsvc_oauth_state_expiry ON fastsvc_oauth_state (expires_at) WHERE expires_at IS NOT NULL;
    CREATE TABLE fastsvc_oauth_keys (name TEXT PRIMARY KEY, value TEXT NOT NULL);`,
+  // Tasks (src/tasks/postgres-store.ts): one row per task, the record as JSON.
+  `CREATE TABLE fastsvc_tasks (
+     id         TEXT PRIMARY KEY,
+     owner      TEXT NOT NULL,
+     status     TEXT NOT NULL,
+     record     TEXT NOT NULL,
+     expires_at BIGINT
+   );
+   CREATE INDEX fastsvc_tasks_owner ON fastsvc_tasks (owner);`,
 ];
 
 /** pg_advisory_xact_lock key for migrations ("fastsvc1" as an int8). */
 const MIGRATION_LOCK = '7376410729497506097';
 export const REVOKED_CHANNEL = 'fastsvc_oauth_revoked';
+/** Payload: `TASK_ID CANCELLED_BY`; the replica running the task aborts it. */
+export const TASK_CANCEL_CHANNEL = 'fastsvc_task_cancel';
 const RECONNECT_MS = 500;
 
 export interface PostgresOAuthProviderOptions {
@@ -62,6 +75,7 @@ export class PostgresOAuthProvider implements OAuthProvider {
   readonly #pool: pg.Pool;
   readonly #opts: PostgresOAuthProviderOptions;
   readonly #watchers: StoreEvents[] = [];
+  readonly #taskCancels: ((id: string, by: string) => void)[] = [];
   #listener: pg.Client | undefined;
   #listening = false;
   #closed = false;
@@ -167,6 +181,16 @@ export class PostgresOAuthProvider implements OAuthProvider {
     return r.rowCount ?? 0;
   }
 
+  /** One statement on the pool, for stores kept beside the OAuth state (tasks); errors as for the provider's own. */
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    return this.#q<R>(text, values);
+  }
+
+  /** Called with each task cancellation NOTIFYed on TASK_CANCEL_CHANNEL by any replica. */
+  onTaskCancel(fn: (id: string, by: string) => void): void {
+    this.#taskCancels.push(fn);
+  }
+
   watch(events: StoreEvents): void {
     this.#watchers.push(events);
   }
@@ -232,10 +256,14 @@ export class PostgresOAuthProvider implements OAuthProvider {
     c.on('end', () => onLost());
     c.on('notification', (n) => {
       if (n.channel === REVOKED_CHANNEL && n.payload) for (const w of this.#watchers) w.revoked(n.payload);
+      if (n.channel === TASK_CANCEL_CHANNEL && n.payload) {
+        const cut = n.payload.indexOf(' ');
+        for (const fn of this.#taskCancels) fn(n.payload.slice(0, cut), n.payload.slice(cut + 1));
+      }
     });
     try {
       await c.connect();
-      await c.query(`LISTEN ${REVOKED_CHANNEL}`);
+      await c.query(`LISTEN ${REVOKED_CHANNEL}; LISTEN ${TASK_CANCEL_CHANNEL}`);
     } catch (e) {
       lost = true;
       await c.end().catch(() => undefined);

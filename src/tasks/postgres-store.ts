@@ -1,0 +1,98 @@
+// The PostgreSQL task store: tasks shared by every replica on one database (the OAuth
+// provider's, oauth.provider.type postgres). Guarantees:
+// - the replica running a task keeps it in memory (the synchronous TaskStore methods, the
+//   running caps included, see only its own tasks) and writes every change through to the
+//   table fastsvc_tasks, in order; flush() resolves when every write so far has landed, so a
+//   task acknowledged after flush() is readable on every replica (flush() rejects when the
+//   latest write failed);
+// - the first terminal status in the table wins: a later write never turns a finished task
+//   back, and the owner's write after another replica's cancel does not undo it;
+// - fetch()/listShared() read any replica's tasks; requestCancel() marks a task cancelled in
+//   the table and NOTIFYs its id in the same statement, so the replica running it aborts its
+//   call (exec kills its process group) when the notification arrives — and a task whose
+//   replica died is at least recorded as cancelled;
+// - a failed write is reported through onError, never thrown at the task's caller.
+
+import { SvcError, type ErrorCode } from '../errors.js';
+import { TASK_CANCEL_CHANNEL as CHANNEL } from '../auth/oauth/providers/postgres.js';
+import { MemoryTaskStore, type SharedTaskStore, type TaskRecord } from './store.js';
+
+/** What the store needs of the database (PostgresOAuthProvider gives it). */
+export interface TaskDb {
+  query<R extends Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
+  onTaskCancel(fn: (id: string, by: string) => void): void;
+}
+
+const ENDED = `('completed', 'failed', 'cancelled')`;
+
+export class PostgresTaskStore extends MemoryTaskStore implements SharedTaskStore {
+  readonly #db: TaskDb;
+  readonly #onError: (e: unknown) => void;
+  #writes: Promise<void> = Promise.resolve();
+  #last: Promise<unknown> = Promise.resolve();
+
+  constructor(db: TaskDb, onError: (e: unknown) => void) {
+    super();
+    this.#db = db;
+    this.#onError = onError;
+  }
+
+  override put(task: TaskRecord): void {
+    super.put(task);
+    const row = [task.id, ownerKey(task.owner), task.status, encode(task), task.expiresAt ?? null];
+    this.#last = this.#writes.then(() => this.#db.query(`INSERT INTO fastsvc_tasks (id, owner, status, record, expires_at)
+      VALUES ($1, $2, $3, $4, $5)
+      ON CONFLICT (id) DO UPDATE SET status = excluded.status, record = excluded.record, expires_at = excluded.expires_at
+      WHERE fastsvc_tasks.status NOT IN ${ENDED}`, row));
+    this.#writes = this.#last.then(() => undefined, this.#onError);
+  }
+
+  override sweep(now: number): TaskRecord[] {
+    this.#writes = this.#writes.then(() => this.#db.query('DELETE FROM fastsvc_tasks WHERE expires_at IS NOT NULL AND expires_at <= $1', [now])).then(() => undefined, this.#onError);
+    return super.sweep(now);
+  }
+
+  flush(): Promise<void> {
+    return this.#last.then(() => undefined);
+  }
+
+  async fetch(id: string): Promise<TaskRecord | undefined> {
+    const r = await this.#db.query<{ record: string }>('SELECT record FROM fastsvc_tasks WHERE id = $1', [id]);
+    return r.rows[0] ? decode(r.rows[0].record) : undefined;
+  }
+
+  async listShared(owner: string): Promise<TaskRecord[]> {
+    const r = await this.#db.query<{ record: string }>('SELECT record FROM fastsvc_tasks WHERE owner = $1', [ownerKey(owner)]);
+    return r.rows.map((x) => decode(x.record)).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  /** Marks the task cancelled by `by` unless it already ended, and tells the replica running it. */
+  async requestCancel(task: TaskRecord, by: string, statusMessage: string): Promise<void> {
+    const now = new Date();
+    const ended: TaskRecord = { ...task, status: 'cancelled', cancelledBy: by, statusMessage, lastUpdatedAt: now.toISOString(), expiresAt: now.getTime() + task.ttlMs };
+    delete ended.inputRequests;
+    await this.#db.query(`WITH u AS (
+        UPDATE fastsvc_tasks SET status = 'cancelled', record = $2, expires_at = $3 WHERE id = $1 AND status NOT IN ${ENDED} RETURNING id)
+      SELECT pg_notify('${CHANNEL}', $1 || ' ' || $4) FROM u`, [task.id, encode(ended), ended.expiresAt, by]);
+  }
+
+  onCancel(fn: (id: string, by: string) => void): void {
+    this.#db.onTaskCancel(fn);
+  }
+}
+
+/** The owner key has NUL separators, which a TEXT column refuses. */
+function ownerKey(owner: string): string {
+  return Buffer.from(owner, 'utf8').toString('base64url');
+}
+
+/** The record as JSON; an error keeps its code, message and data. */
+function encode(t: TaskRecord): string {
+  return JSON.stringify({ ...t, ...(t.error && { error: { code: t.error.code, message: t.error.message, data: t.error.data } }) });
+}
+
+function decode(text: string): TaskRecord {
+  const t = JSON.parse(text) as TaskRecord & { error?: { code: ErrorCode; message: string; data?: Record<string, unknown> } };
+  if (t.error) t.error = new SvcError(t.error.code, t.error.message, { ...(t.error.data && { data: t.error.data }) });
+  return t;
+}
