@@ -1,7 +1,8 @@
 // Prometheus metrics through prom-client, one Registry per app. Guarantees: calls by
 // kind, capability, transport and outcome; latency histograms per capability; auth
 // failures by reason; tokens issued/refreshed/revoked; reloads by result and the current
-// config hash as the label of an info gauge; open sessions and sockets, calls in flight;
+// config hash as the label of an info gauge; open sessions and sockets, calls in flight,
+// running tasks;
 // prom-client's default process metrics (event-loop lag included). The hot path reuses
 // label children cached per (transport, kind, capability) and outcome, so a call
 // allocates no label set of its own; capability labels come from the manifest only
@@ -20,6 +21,8 @@ interface Bound {
 
 export interface MetricsSources {
   sessions: (transport: 'mcp' | 'ws') => number;
+  /** Tasks not yet finished (the task engine's count). */
+  tasks: () => number;
 }
 
 export class Metrics {
@@ -55,6 +58,7 @@ export class Metrics {
         this.set({ transport: 'ws' }, src.sessions('ws'));
       },
     });
+    new Gauge({ name: 'fastsvc_running_tasks', help: 'Tasks started and not yet finished (completed, failed or cancelled).', registers, collect() { this.set(src.tasks()); } });
     for (const e of ['issued', 'refreshed', 'revoked']) this.#tokens.labels(e);
     for (const r of ['applied', 'rejected', 'restart_required', 'unchanged']) this.#reloads.labels(r);
     this.setConfig(configHash);
