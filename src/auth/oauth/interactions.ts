@@ -147,7 +147,7 @@ export function interactionRouter(d: InteractionDeps): Router {
     const view = { uid: details.uid, csrf: csrfFor(details.uid), serverName: d.serverName, clientName: client?.clientName ?? String(details.params.client_id), username };
     if (wait > 0) {
       d.log.warn({ event: 'oauth.login_rate_limited', ip: d.clientIp(req) }, 'login attempts rate-limited');
-      d.observer.limited('login_rate_limited', req.path, 'oauth', undefined, d.clientIp(req));
+      d.observer.limited('login_rate_limited', '/interaction/:uid/login', 'oauth', undefined, d.clientIp(req));
       res.set('Retry-After', String(wait));
       return sendPage(res, 429, loginPage({ ...view, error: `Too many sign-in attempts. Try again in ${wait} seconds.` }));
     }
