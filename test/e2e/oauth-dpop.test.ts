@@ -20,6 +20,7 @@ import { serveCli, type ServeChild } from '../helpers/cli.js';
 import { RawWs } from '../helpers/mcp-app.js';
 import { authorize, register } from './oauth-harness.js';
 import { secret, secretTokens } from '../helpers/secrets.js';
+import { waitFor } from '../helpers/wait.js';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
@@ -167,8 +168,8 @@ describe('svc serve: DPoP required, with nonces', function () {
       assert.equal(e.error, 'invalid_grant');
       return true;
     });
-    // oidc-provider keeps the reason out of the answer; the server logs it.
-    assert.ok(s.srv.logs().some((l) => l.event === 'oauth.grant_error' && /dpop/i.test(String(l.detail))), 'the refusal is for the missing DPoP proof');
+    // oidc-provider keeps the reason out of the answer; the server logs it (the line may reach stderr after the answer).
+    await waitFor(() => s.srv.logs().some((l) => l.event === 'oauth.grant_error' && /dpop/i.test(String(l.detail))) || undefined, 'the refusal logged as for the missing DPoP proof');
     const h = oauth.DPoP({}, await dpopKeys());
     const { a, params } = await codeFor();
     const t = await withNonce(async () => secretTokens(await oauth.processAuthorizationCodeResponse(s.as, client,
