@@ -5,7 +5,7 @@
 // task (task_ttl_ms), a start refused by task_max_running_per_principal, a /ws message
 // beyond ws_max_in_flight and an initialize refused by mcp_max_sessions while the one
 // session is busy — each one event with the principal, capability and transport, never a
-// token; /metrics counts the running tasks and the refusals.
+// token; /metrics counts the running tasks, the open session and socket, and the refusals.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -140,6 +140,7 @@ describe('svc serve: audit events of task decisions and limit refusals', functio
     ws.on('message', (d) => answers.push(...[JSON.parse(String(d))].flat()));
     ws.send(JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: 2, method: 'ping' }]));
     await waitFor(() => answers.length === 2 || undefined, 'two answers');
+    assert.equal(valueOf(await metrics(), 'fastsvc_open_sessions', { transport: 'ws' }), 1, 'the socket is counted (session registry)');
     ws.close();
     assert.deepEqual(answers.map((a) => a.error?.data?.code), ['RATE_LIMITED', 'RATE_LIMITED']);
     const got = events().slice(n);
@@ -153,6 +154,7 @@ describe('svc serve: audit events of task decisions and limit refusals', functio
     const session = opened.headers.get('mcp-session-id')!;
     await opened.text();
     assert.equal((await mcpPost(ALICE, { jsonrpc: '2.0', method: 'notifications/initialized' }, session)).status, 202);
+    assert.equal(valueOf(await metrics(), 'fastsvc_open_sessions', { transport: 'mcp' }), 1, 'the session is counted (session registry)');
     const n = events().length;
     const blocker = new AbortController();
     const busy = fetch(`${srv.url}/mcp`, {
