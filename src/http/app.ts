@@ -96,7 +96,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   const isProtected = (r: string) => cfg.routes.protected.includes(r);
   // Metrics are collected only when /metrics is served (listed in routes), so removing the route turns them off.
   let sessions: SessionRegistry | undefined;
-  const metrics = isPublic('/metrics') || isProtected('/metrics') ? new Metrics({ sessions: (t) => sessions?.count(t) ?? 0 }, cfg.config_hash) : undefined;
+  const metrics = isPublic('/metrics') || isProtected('/metrics') ? new Metrics({ sessions: (t) => sessions?.count(t) ?? 0, tasks: () => tasks.counts().running }, cfg.config_hash) : undefined;
   const observer = new Observer(createAudit(cfg.audit), metrics);
   const runtime = new Runtime(store, { inlineLimit: cfg.server.inline_limit, logger: log, observer });
   const listenUrl = opts.listenUrl ?? `http://${cfg.server.host}:${cfg.server.port}`;
@@ -129,8 +129,8 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   const taskStore = oauth?.provider instanceof PostgresOAuthProvider
     ? new PostgresTaskStore(oauth.provider, (e) => log.warn({ event: 'task.store_error', err: (e as Error).message }, 'a task change was not saved to PostgreSQL'))
     : undefined;
-  const tasks = new TaskEngine({
-    runtime, logger: log, ...(taskStore && { store: taskStore }), ttlMs: cfg.server.task_ttl_ms, pollIntervalMs: cfg.server.task_poll_interval_ms,
+  const tasks: TaskEngine = new TaskEngine({
+    runtime, logger: log, observer, ...(taskStore && { store: taskStore }), ttlMs: cfg.server.task_ttl_ms, pollIntervalMs: cfg.server.task_poll_interval_ms,
     maxRunning: cfg.server.task_max_running, maxRunningPerPrincipal: cfg.server.task_max_running_per_principal,
   });
   const svcT = isPublic('/svc') || isProtected('/svc') ? svcTransport({ runtime, gate, logger: log, bodyLimit, tasks, publicRoutes: cfg.routes.public }) : undefined;

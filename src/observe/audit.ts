@@ -1,6 +1,7 @@
 // The decision audit log (manifest `audit`). Guarantees: one JSON line per authorization
 // decision — allow, deny, refuse (a quota or rate limit), issue, refresh, revoke,
-// register, reload_applied / reload_rejected / restart_required — with time, decision,
+// register, reload_applied / reload_rejected / restart_required, task_start / task_cancel /
+// task_expire — with time, decision,
 // reason code, principal (subject, client id, token kind, token_id: a hash of the
 // credential id, never a token), capability, transport, scopes required and held, the
 // caller's address and the trace id; written to its own sink (stderr, or a file appended
@@ -15,7 +16,7 @@ import { getScope } from './request-scope.js';
 import { traceIdOf } from './tracing.js';
 
 export type AuditDecision = 'allow' | 'deny' | 'refuse' | 'issue' | 'refresh' | 'revoke' | 'register'
-  | 'reload_applied' | 'reload_rejected' | 'restart_required';
+  | 'reload_applied' | 'reload_rejected' | 'restart_required' | 'task_start' | 'task_cancel' | 'task_expire';
 
 export interface AuditEvent {
   decision: AuditDecision;

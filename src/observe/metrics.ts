@@ -1,10 +1,13 @@
 // Prometheus metrics through prom-client, one Registry per app. Guarantees: calls by
 // kind, capability, transport and outcome; latency histograms per capability; auth
 // failures by reason; tokens issued/refreshed/revoked; reloads by result and the current
-// config hash as the label of an info gauge; open sessions and sockets, calls in flight;
+// config hash as the label of an info gauge; open sessions and sockets, calls in flight,
+// running tasks;
 // prom-client's default process metrics (event-loop lag included). The hot path reuses
-// label children cached per (transport, kind, capability) and outcome, so a call
-// allocates no label set of its own; capability labels come from the manifest only
+// label children cached per (transport, kind, capability), so a call allocates no label
+// set of its own, and counts calls in plain numbers that the calls counter reads at
+// scrape time (prom-client's inc() hashes its labels on every call; the latency
+// histogram still observes each call through prom-client); capability labels come from the manifest only
 // (an unknown name is counted as "_unknown"), so callers cannot grow the series.
 
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -12,14 +15,25 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 type Inc = { inc(v?: number): void };
 type Observe = { observe(v: number): void };
 
+/** Calls of one capability with one outcome: counted on the hot path, added to the counter at scrape time. */
+interface Tally {
+  n: number;
+  sent: number;
+  readonly child: Inc;
+}
+
 interface Bound {
   readonly duration: Observe;
-  readonly outcomes: Map<string, Inc>;
+  /** The common outcome, without a map lookup. */
+  readonly ok: Tally;
+  readonly outcomes: Map<string, Tally>;
   readonly labels: readonly [string, string, string];
 }
 
 export interface MetricsSources {
   sessions: (transport: 'mcp' | 'ws') => number;
+  /** Tasks not yet finished (the task engine's count). */
+  tasks: () => number;
 }
 
 export class Metrics {
@@ -33,11 +47,22 @@ export class Metrics {
   /** Calls running now: a plain number on the hot path, read into its gauge at scrape time. */
   #running = 0;
   readonly #bound = new Map<string, Map<string, Map<string, Bound>>>();
+  readonly #tallies: Tally[] = [];
 
   constructor(src: MetricsSources, configHash: string | undefined) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    this.#calls = new Counter({ name: 'fastsvc_calls_total', help: 'Capability calls by kind, capability, transport and outcome (ok or the error code).', labelNames: ['kind', 'capability', 'transport', 'outcome'], registers });
+    const tallies = this.#tallies;
+    this.#calls = new Counter({
+      name: 'fastsvc_calls_total', help: 'Capability calls by kind, capability, transport and outcome (ok or the error code).', labelNames: ['kind', 'capability', 'transport', 'outcome'], registers,
+      collect() {
+        for (const t of tallies) {
+          if (t.n === t.sent) continue;
+          t.child.inc(t.n - t.sent);
+          t.sent = t.n;
+        }
+      },
+    });
     this.#duration = new Histogram({
       name: 'fastsvc_call_duration_seconds', help: 'Capability call latency, seconds.', labelNames: ['kind', 'capability'], registers,
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
@@ -55,6 +80,7 @@ export class Metrics {
         this.set({ transport: 'ws' }, src.sessions('ws'));
       },
     });
+    new Gauge({ name: 'fastsvc_running_tasks', help: 'Tasks started and not yet finished (completed, failed or cancelled).', registers, collect() { this.set(src.tasks()); } });
     for (const e of ['issued', 'refreshed', 'revoked']) this.#tokens.labels(e);
     for (const r of ['applied', 'rejected', 'restart_required', 'unchanged']) this.#reloads.labels(r);
     this.setConfig(configHash);
@@ -67,8 +93,17 @@ export class Metrics {
     let byName = byKind.get(kind);
     if (!byName) byKind.set(kind, (byName = new Map()));
     let b = byName.get(capability);
-    if (!b) byName.set(capability, (b = { duration: this.#duration.labels(kind, capability), outcomes: new Map(), labels: [kind, capability, transport] }));
+    if (!b) {
+      const labels = [kind, capability, transport] as const;
+      byName.set(capability, (b = { duration: this.#duration.labels(kind, capability), ok: this.#tally(labels, 'ok'), outcomes: new Map(), labels }));
+    }
     return b;
+  }
+
+  #tally(labels: readonly [string, string, string], outcome: string): Tally {
+    const t = { n: 0, sent: 0, child: this.#calls.labels(labels[0], labels[1], labels[2], outcome) };
+    this.#tallies.push(t);
+    return t;
   }
 
   started(): void {
@@ -79,9 +114,13 @@ export class Metrics {
   finished(b: Bound, seconds: number, outcome: string): void {
     this.#running--;
     b.duration.observe(seconds);
-    let c = b.outcomes.get(outcome);
-    if (!c) b.outcomes.set(outcome, (c = this.#calls.labels(b.labels[0], b.labels[1], b.labels[2], outcome)));
-    c.inc();
+    if (outcome === 'ok') {
+      b.ok.n++;
+      return;
+    }
+    let t = b.outcomes.get(outcome);
+    if (!t) b.outcomes.set(outcome, (t = this.#tally(b.labels, outcome)));
+    t.n++;
   }
 
   authFailure(reason: string): void {

@@ -70,6 +70,20 @@ export class Observer {
     this.audit.record({ decision, reason, capability: route, ip });
   }
 
+  /**
+   * A request refused by a limit once its caller is known (the /mcp session cap,
+   * ws_max_in_flight, a task cap, sign-in attempts): one `refuse` event and an auth-failure count.
+   */
+  limited(reason: string, capability: string, transport: string, p?: Principal, ip?: string): void {
+    this.metrics?.authFailure(reason);
+    this.audit.record({ decision: 'refuse', reason, principal: p, capability, transport, ip });
+  }
+
+  /** A task decision: started, cancelled (by whom), expired, or another principal's task refused as not found. */
+  task(e: AuditEvent): void {
+    this.audit.record(e);
+  }
+
   /** OAuth server events (issue, refresh, revoke, register, a refused grant). */
   oauth(e: AuditEvent): void {
     if (e.decision === 'issue') this.metrics?.token('issued');

@@ -13,7 +13,9 @@
 //   cancels what is still running when drain_timeout_ms ends and logs which tasks finished
 //   and which it cancelled;
 // - each start, status change, cancellation and expiry is one `task.*` log line with the
-//   task id, subject, client, tool and reason;
+//   task id, subject, client, tool and reason, and each start, cancellation (who cancelled) and
+//   expiry, a refusal by a task cap and a read of another principal's task is one audit event
+//   (task_start, task_cancel, task_expire, refuse task_limit, deny not_task_owner);
 // - on a shared store (PostgreSQL) the async variants begin/find/listAll/cancelAny/settled
 //   work from any replica: a cancel reaches the replica running the task and aborts it there;
 //   tasks/update (input answers) needs the replica running the task, and the running caps
@@ -24,6 +26,7 @@ import type { Catalog } from '../core/catalog.js';
 import type { CallChannel, CallContext, Principal, ToolResult } from '../core/types.js';
 import { isSvcError, SvcError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { Observer } from '../observe/observer.js';
 import { decide } from '../policy/scopes.js';
 import { denial } from '../runtime/denial.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -42,6 +45,8 @@ export interface TaskEngineOptions extends TaskLimits {
   runtime: Pick<Runtime, 'current' | 'prepareTool' | 'runPrepared'>;
   logger: Logger;
   store?: TaskStore;
+  /** The app's audit log and metrics; none by default. */
+  observer?: Observer;
 }
 
 export interface StartRequest {
@@ -72,9 +77,11 @@ export class TaskEngine {
   readonly #live = new Map<string, Live>();
   readonly #listeners = new Set<(t: TaskRecord) => void>();
   readonly #sweeper: NodeJS.Timeout;
+  readonly #obs: Observer;
 
   constructor(opts: TaskEngineOptions) {
     this.#opts = opts;
+    this.#obs = opts.observer ?? Observer.NONE;
     this.#store = opts.store ?? new MemoryTaskStore();
     this.#sweeper = setInterval(() => this.sweep(), Math.min(opts.ttlMs, 60_000)).unref();
     const store = this.#store;
@@ -109,6 +116,7 @@ export class TaskEngine {
     if (mine >= this.#opts.maxRunningPerPrincipal || all >= this.#opts.maxRunning) {
       const which = mine >= this.#opts.maxRunningPerPrincipal ? `you have ${mine} running (server.task_max_running_per_principal)` : `the server has ${all} running (server.task_max_running)`;
       log.warn({ event: 'task.refused', sub: req.principal.sub, client_id: req.principal.clientId, tool: req.name, reason: 'limit' }, `task for ${req.name} refused: ${which}`);
+      this.#obs.limited('task_limit', `tool:${req.name}`, req.transport, req.principal);
       throw new SvcError('TASK_LIMIT_REACHED', `too many running tasks: ${which}; wait for one to finish or cancel one`);
     }
     const now = new Date().toISOString();
@@ -129,6 +137,7 @@ export class TaskEngine {
     const live: Live = { controller, waiting: new Map(), settled: Promise.resolve() };
     this.#live.set(task.id, live);
     this.#log(task, 'task.started', 'started');
+    this.#audit(task, 'task_start', 'admitted', req.principal, req.transport);
     const ctx: CallContext = {
       principal: req.principal,
       transport: req.transport,
@@ -181,14 +190,16 @@ export class TaskEngine {
   }
 
   #authorize(task: TaskRecord | undefined, id: string, who: Caller): TaskRecord {
-    if (!task || task.owner !== ownerOf(who.principal) || (task.expiresAt !== undefined && task.expiresAt <= Date.now())) {
+    const theirs = task !== undefined && task.owner !== ownerOf(who.principal);
+    if (theirs) this.#audit(task, 'deny', 'not_task_owner', who.principal, who.transport);
+    if (!task || theirs || (task.expiresAt !== undefined && task.expiresAt <= Date.now())) {
       throw new SvcError('NOT_FOUND', `no task ${id}`, { data: { taskId: id } });
     }
     const cat = who.catalog ?? this.#opts.runtime.current();
     const entry = cat.tools.get(task.tool);
     if (!entry) throw new SvcError('NOT_FOUND', `no task ${id}: its tool ${task.tool} is no longer served`, { data: { taskId: id } });
     const d = decide(entry.required, who.principal.scopes);
-    if (!d.ok) throw denial(this.#opts.logger, who.principal, who.transport, 'tool', task.tool, d);
+    if (!d.ok) throw denial(this.#opts.logger, who.principal, who.transport, 'tool', task.tool, d, this.#obs);
     return task;
   }
 
@@ -205,7 +216,10 @@ export class TaskEngine {
   /** Cancels the caller's task; a task already finished is returned unchanged. */
   cancel(id: string, who: Caller): TaskRecord {
     const task = this.get(id, who);
-    if (!TERMINAL.has(task.status)) this.#cancel(task, who.principal.sub, 'cancelled by its owner');
+    if (!TERMINAL.has(task.status)) {
+      this.#cancel(task, who.principal.sub, 'cancelled by its owner');
+      this.#audit(task, 'task_cancel', 'owner', who.principal, who.transport);
+    }
     return task;
   }
 
@@ -251,7 +265,10 @@ export class TaskEngine {
 
   /** Drop expired tasks, logging each. */
   sweep(now = Date.now()): void {
-    for (const t of this.#store.sweep(now)) this.#log(t, 'task.expired', `expired ${t.ttlMs} ms after it finished`);
+    for (const t of this.#store.sweep(now)) {
+      this.#log(t, 'task.expired', `expired ${t.ttlMs} ms after it finished`);
+      this.#audit(t, 'task_expire', 'ttl');
+    }
   }
 
   /**
@@ -270,6 +287,7 @@ export class TaskEngine {
     for (const t of running) {
       if (TERMINAL.has(t.status)) continue;
       this.#cancel(t, 'shutdown', `the server shut down before it finished (drain_timeout_ms ${limitMs})`);
+      this.#audit(t, 'task_cancel', 'shutdown');
       cancelled.push(t.id);
     }
     const finished = running.filter((t) => !cancelled.includes(t.id)).map((t) => t.id);
@@ -335,6 +353,19 @@ export class TaskEngine {
         });
       },
     };
+  }
+
+  /** One audit event about task `t`; without a caller (expiry, shutdown) it names the task's owner. */
+  #audit(t: TaskRecord, decision: 'task_start' | 'task_cancel' | 'task_expire' | 'deny', reason: string, p?: Principal, transport?: string): void {
+    if (!this.#obs.audit.enabled) return;
+    this.#obs.task({
+      decision, reason, principal: p, capability: `tool:${t.tool}`, transport,
+      detail: {
+        task_id: t.id,
+        ...(p === undefined && { sub: t.sub, client_id: t.clientId }),
+        ...(t.cancelledBy !== undefined && { cancelled_by: t.cancelledBy }),
+      },
+    });
   }
 
   #log(t: TaskRecord, event: string, reason: string): void {

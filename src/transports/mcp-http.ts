@@ -140,7 +140,10 @@ function postHandler(deps: McpDeps, log: Logger, modern: ModernProtocol, listens
     if (isInit(body)) {
       if (req.headers['mcp-session-id'] !== undefined) return reject(res, new SvcError('INVALID_REQUEST', 'initialize opens a new session: send it without Mcp-Session-Id'));
       e = sessions.create(p, 'mcp', (entry) => new McpSession({ runtime, logger: log, transport: 'mcp', send: (m) => SessionRegistry.send(entry, m), tasks: deps.tasks }));
-      if (!e) return reject(res, new SvcError('NOT_READY', 'too many MCP sessions are busy; retry later'));
+      if (!e) {
+        deps.runtime.observer.limited('mcp_session_cap', '/mcp', 'mcp', p);
+        return reject(res, new SvcError('NOT_READY', 'too many MCP sessions are busy; retry later'));
+      }
     } else {
       e = sessionFor(sessions, req, res, p);
       if (!e) return;

@@ -196,6 +196,7 @@ export function mountWs(app: Application, deps: WsDeps): void {
       const requests = requestIds(msg);
       if (requests.length && inflight + requests.length > maxInFlight) {
         if (!(await ok)) return;
+        runtime.observer.limited('ws_max_in_flight', '/ws', 'ws', principal);
         for (const id of requests) send(errorOf(id, 'RATE_LIMITED', `at most ${maxInFlight} requests may be unanswered on one socket`));
         return;
       }

@@ -18,6 +18,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { WebSocketClientTransport } from '@modelcontextprotocol/sdk/client/websocket.js';
 import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { authorize, discover, exchange, insecure, register, ScriptedProvider } from './oauth-harness.js';
+import { logLine, secret, secretTokens } from '../helpers/secrets.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -39,12 +40,14 @@ function startCli(file: string, port: number): Promise<Cli> {
   delete env.HOST;
   const child = spawn(process.execPath, [CLI, 'serve', file, '--port', String(port)], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
-  const exit = new Promise<number | null>((resolve) => child.on('close', (code) => {
-    live.delete(child);
-    resolve(code);
-  }));
   let stdout = '';
   let stderr = '';
+  const exit = new Promise<number | null>((resolve) => child.on('close', (code) => {
+    live.delete(child);
+    // To the secret scan: everything it wrote but the generated token's banner line, which prints the token on purpose.
+    logLine(`default-manifest svc serve :${port}`, `${stdout}\n${stderr.replace(/^ {2}export SVC_TOKEN=\S+$/gm, '')}`);
+    resolve(code);
+  }));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -55,7 +58,7 @@ function startCli(file: string, port: number): Promise<Cli> {
       const token = /^ {2}export SVC_TOKEN=(\S+)$/m.exec(stderr)?.[1];
       if (url && token) {
         clearTimeout(timer);
-        resolve({ child, url, token, stderr: () => stderr, exit });
+        resolve({ child, url, token: secret(token), stderr: () => stderr, exit });
       }
     };
     child.stdout!.setEncoding('utf8').on('data', (c: string) => { stdout += c; check(); });
@@ -179,7 +182,7 @@ describe('npm start\'s manifest (root svc.yaml) served by the real CLI, OAuth on
     assert.match(denied.challenge ?? '', new RegExp(`resource_metadata="${url}/\\.well-known/oauth-protected-resource/svc"`));
 
     // Refresh rotates both tokens; the new access token works and keeps the scope.
-    const refreshed = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure));
+    const refreshed = secretTokens(await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure)));
     assert.notEqual(refreshed.access_token, tokens.access_token);
     assert.ok(refreshed.refresh_token);
     assert.notEqual(refreshed.refresh_token, tokens.refresh_token);
@@ -267,7 +270,7 @@ describe('npm start\'s manifest (root svc.yaml) served by the real CLI, OAuth on
     assert.equal((await callSvc(url, revoked, 'greet.hello', { name: 'x' })).status, 401);
 
     // The refresh token from before the restart still rotates (keys and grant survived).
-    const refreshed = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), kept.refresh_token!, insecure));
+    const refreshed = secretTokens(await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), kept.refresh_token!, insecure)));
     assert.equal((await callSvc(url, refreshed.access_token, 'greet.hello', { name: 'rotated' })).body.result, 'Hello, rotated!');
 
     // The client registered before the restart authorizes again.

@@ -16,6 +16,7 @@ import { parse, stringify } from 'yaml';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ROOT, serveCli, type ServeChild } from '../helpers/cli.js';
+import { secret } from '../helpers/secrets.js';
 
 const run = promisify(execFile);
 const TRICKY = `it's <b>"$HOME"</b> & \`date\``;
@@ -35,7 +36,7 @@ function snippetOf(html: string, tool: string): string {
 
 describe('e2e: /docs commands run as pasted; refusals say why', function () {
   this.timeout(30_000);
-  const tokens = { admin: randomBytes(18).toString('base64url'), ci: randomBytes(18).toString('base64url'), reader: randomBytes(18).toString('base64url') };
+  const tokens = { admin: secret(randomBytes(18).toString('base64url')), ci: secret(randomBytes(18).toString('base64url')), reader: secret(randomBytes(18).toString('base64url')) };
   let dir: string;
   let svc: ServeChild;
 

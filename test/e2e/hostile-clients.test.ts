@@ -14,8 +14,9 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { childEnv, CLI, startServe, stop, type ServeChild } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
+import { secret } from '../helpers/secrets.js';
 
-const TOKEN = randomBytes(18).toString('base64url');
+const TOKEN = secret(randomBytes(18).toString('base64url'));
 const BAD_HOSTS = ['a@b', 'x/y', 'h#f', 'h:70000'];
 
 interface RawAnswer { status: number; head: string; body: string }

@@ -16,6 +16,7 @@ import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.j
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { serveCli, ROOT, type ServeChild } from '../helpers/cli.js';
 import { ScriptedProvider } from './oauth-harness.js';
+import { secret } from '../helpers/secrets.js';
 
 // Nothing listens here: the scripted browser stops at the first redirect off the server.
 const CALLBACK = 'http://127.0.0.1:59998/callback';
@@ -38,7 +39,7 @@ describe('MCP 2026-07-28 and 2025-11-25 side by side (real svc serve, real clien
   this.timeout(60_000);
   let dir: string;
   let srv: ServeChild;
-  const token = randomBytes(24).toString('base64url');
+  const token = secret(randomBytes(24).toString('base64url'));
 
   before(async () => {
     if (!existsSync(join(ROOT, 'demo', 'notes.db'))) execFileSync(process.execPath, [join(ROOT, 'scripts', 'make-demo-db.mjs')], { cwd: ROOT });

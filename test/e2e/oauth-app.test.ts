@@ -14,6 +14,7 @@ import { FastSvc } from '../../src/core/fast-svc.js';
 import { serve, type Served } from '../../src/http/serve.js';
 import { RawMcp, RawWs } from '../helpers/mcp-app.js';
 import { exchange, insecure, authorize, ScriptedProvider } from './oauth-harness.js';
+import { secret } from '../helpers/secrets.js';
 
 const SCOPES = [{ name: 'files.read', description: 'Read files' }, { name: 'files.write', description: 'Change files' }];
 const CALLBACK = 'http://127.0.0.1:59999/callback';
@@ -42,7 +43,7 @@ async function callSvc(url: string, token: string, tool: string) {
 
 describe('OAuth on the real server: /svc, /mcp and /ws', () => {
   let served: Served;
-  const staticToken = randomBytes(18).toString('base64url');
+  const staticToken = secret(randomBytes(18).toString('base64url'));
   before(async () => {
     served = await start(staticToken);
   });

@@ -19,6 +19,8 @@ import { stringify } from 'yaml';
 import { serveCli, type ServeChild } from '../helpers/cli.js';
 import { RawWs } from '../helpers/mcp-app.js';
 import { authorize, register } from './oauth-harness.js';
+import { secret, secretTokens } from '../helpers/secrets.js';
+import { waitFor } from '../helpers/wait.js';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
@@ -50,7 +52,7 @@ async function start(dpop: 'allowed' | 'required', nonce: boolean): Promise<Serv
     profile: { scopes: ['echo.use'] },
     oauth: {
       enabled: true, dpop, dpop_nonce: nonce, registration: { enabled: true },
-      clients: [{ client_id: 'agent', client_secret: 'agent-secret', redirect_uris: ['https://agent.example/cb'] }],
+      clients: [{ client_id: 'agent', client_secret: secret('agent-secret'), redirect_uris: ['https://agent.example/cb'] }],
       enterprise_issuers: [{ issuer: IDP, jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: 'k1' }] }, algorithms: ['ES256'], allowed_clients: ['agent'] }],
     },
     tools: [{ name: 'echo.say', description: 'Echoes.', required_scopes: ['echo.use'], template: 'said {{text}}', input_schema: { type: 'object', properties: { text: { type: 'string' } } } }],
@@ -69,7 +71,7 @@ async function token(s: Server, DPoP?: oauth.DPoPHandle): Promise<oauth.TokenEnd
     const assertion = await new SignJWT({ sub: 'U1', aud: s.srv.url, client_id: 'agent', jti: randomUUID(), scope: 'echo.use' })
       .setProtectedHeader({ alg: 'ES256', typ: 'oauth-id-jag+jwt', kid: 'k1' }).setIssuer(IDP).setIssuedAt(now).setExpirationTime(now + 120).sign(s.idp);
     const res = await oauth.genericTokenEndpointRequest(s.as, client, oauth.ClientSecretBasic('agent-secret'), JWT_BEARER, { assertion }, { ...insecure, DPoP });
-    return oauth.processGenericTokenEndpointResponse(s.as, client, res);
+    return secretTokens(await oauth.processGenericTokenEndpointResponse(s.as, client, res));
   });
 }
 
@@ -166,12 +168,12 @@ describe('svc serve: DPoP required, with nonces', function () {
       assert.equal(e.error, 'invalid_grant');
       return true;
     });
-    // oidc-provider keeps the reason out of the answer; the server logs it.
-    assert.ok(s.srv.logs().some((l) => l.event === 'oauth.grant_error' && /dpop/i.test(String(l.detail))), 'the refusal is for the missing DPoP proof');
+    // oidc-provider keeps the reason out of the answer; the server logs it (the line may reach stderr after the answer).
+    await waitFor(() => s.srv.logs().some((l) => l.event === 'oauth.grant_error' && /dpop/i.test(String(l.detail))) || undefined, 'the refusal logged as for the missing DPoP proof');
     const h = oauth.DPoP({}, await dpopKeys());
     const { a, params } = await codeFor();
-    const t = await withNonce(async () => oauth.processAuthorizationCodeResponse(s.as, client,
-      await oauth.authorizationCodeGrantRequest(s.as, client, oauth.None(), params, a.redirectUri, a.verifier, { ...insecure, DPoP: h })));
+    const t = await withNonce(async () => secretTokens(await oauth.processAuthorizationCodeResponse(s.as, client,
+      await oauth.authorizationCodeGrantRequest(s.as, client, oauth.None(), params, a.redirectUri, a.verifier, { ...insecure, DPoP: h }))));
     assert.equal(t.token_type, 'dpop');
     assert.equal((await call(s, 'svc', t.access_token, h)).status, 200);
     assert.equal((await fetch(`${s.srv.url}/svc/tools/echo.say`, { method: 'POST', headers: { authorization: `Bearer ${t.access_token}`, 'content-type': 'application/json' }, body: '{}' })).status, 401);

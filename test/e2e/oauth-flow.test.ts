@@ -19,6 +19,7 @@ import { callerResolver } from '../../src/http/forwarded.js';
 import {
   authorize, Browser, discover, exchange, insecure, postForm, register, startOAuthApp, whoami, type Harness, resolvedOAuth,
 } from './oauth-harness.js';
+import { secret, secretTokens } from '../helpers/secrets.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -47,7 +48,7 @@ async function fullFlow(h: { url: string }, scope = 'files.read files.write', re
 
 async function refresh(as: oauth.AuthorizationServer, client: oauth.Client, rt: string, auth = oauth.None(), extra: Record<string, string> = {}) {
   const res = await oauth.refreshTokenGrantRequest(as, client, auth, rt, { ...insecure, additionalParameters: extra });
-  return oauth.processRefreshTokenResponse(as, client, res);
+  return secretTokens(await oauth.processRefreshTokenResponse(as, client, res));
 }
 
 /** The `error` of an error redirect, from the query or (for implicit-style response types) the fragment. */
@@ -153,7 +154,7 @@ describe('OAuth 2.1 flow (oauth4webapi against a real server)', function () {
       const params = oauth.validateAuthResponse(as, client, a.callback!, a.state);
       const res = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, a.redirectUri, a.verifier, { ...insecure, additionalParameters: { resource: `${h.url}/mcp` } });
       assert.equal(res.headers.get('cache-control'), 'no-store');
-      const tokens = await oauth.processAuthorizationCodeResponse(as, client, res);
+      const tokens = secretTokens(await oauth.processAuthorizationCodeResponse(as, client, res));
       assert.equal(tokens.scope, 'files.read');
       assert.ok(tokens.refresh_token);
       assert.equal(tokens.expires_in, 900);
@@ -490,7 +491,7 @@ describe('OAuth 2.1 flow (oauth4webapi against a real server)', function () {
 
   describe('clients and configuration', () => {
     it('pre-provisioned confidential clients authenticate with basic or post', async () => {
-      const h2 = await startOAuthApp({ oauth: { clients: [{ client_id: 'conf', client_name: 'Conf', client_secret: 's3cret-s3cret-s3cret', redirect_uris: ['https://app.example/cb'] }] } });
+      const h2 = await startOAuthApp({ oauth: { clients: [{ client_id: 'conf', client_name: 'Conf', client_secret: secret('s3cret-s3cret-s3cret'), redirect_uris: ['https://app.example/cb'] }] } });
       try {
         const as = await discover(h2.url);
         const c: oauth.Client = { client_id: 'conf' };

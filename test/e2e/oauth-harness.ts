@@ -27,7 +27,7 @@ export function resolvedOAuth(oauth: Partial<OAuthConfig> = {}) {
   const resolved = resolveConfig({ oauth: { enabled: true, ...valid } }).oauth!;
   return { ...resolved, ...(code_ttl !== undefined && { code_ttl }) };
 }
-import { logLine, secret } from '../helpers/secrets.js';
+import { logLine, secret, secretTokens } from '../helpers/secrets.js';
 
 export const SCOPES = [
   { name: 'files.read', description: 'Read files' },
@@ -250,6 +250,7 @@ export class ScriptedProvider implements OAuthClientProvider {
   }
 
   saveTokens(tokens: OAuthTokens) {
+    secretTokens(tokens);
     this.saved = { ...tokens, refresh_token: undefined };
   }
 
@@ -258,6 +259,7 @@ export class ScriptedProvider implements OAuthClientProvider {
     this.#code = new Browser(url.origin).follow(url.href).then(({ leftTo }) => {
       const code = leftTo?.searchParams.get('code');
       if (!code) throw new Error(`no code in ${leftTo?.href}`);
+      secret(code);
       this.iss = leftTo?.searchParams.get('iss') ?? undefined;
       return code;
     });
@@ -269,7 +271,7 @@ export class ScriptedProvider implements OAuthClientProvider {
   }
 
   saveCodeVerifier(v: string) {
-    this.#verifier = v;
+    this.#verifier = secret(v);
   }
 
   codeVerifier() {

@@ -15,6 +15,7 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'j
 import * as oauth from 'oauth4webapi';
 import { stringify } from 'yaml';
 import { run, serveCli, type ServeChild } from '../helpers/cli.js';
+import { secret, secretTokens } from '../helpers/secrets.js';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
@@ -38,8 +39,8 @@ describe('svc serve: ID-JAG (jwt-bearer grant, enterprise-managed authorization)
   let as: oauth.AuthorizationServer;
   const agent: oauth.Client = { client_id: 'agent' };
   const other: oauth.Client = { client_id: 'other' };
-  const agentAuth = oauth.ClientSecretBasic('agent-secret');
-  const otherAuth = oauth.ClientSecretBasic('other-secret');
+  const agentAuth = oauth.ClientSecretBasic(secret('agent-secret'));
+  const otherAuth = oauth.ClientSecretBasic(secret('other-secret'));
 
   before(async () => {
     [a, b, forger] = await Promise.all([signer('a1'), signer('b1'), signer('a1')]);
@@ -93,7 +94,7 @@ describe('svc serve: ID-JAG (jwt-bearer grant, enterprise-managed authorization)
   async function exchange(assertion: string, o: { client?: oauth.Client; auth?: oauth.ClientAuth; params?: Record<string, string> } = {}) {
     const client = o.client ?? agent;
     const res = await oauth.genericTokenEndpointRequest(as, client, o.auth ?? agentAuth, JWT_BEARER, { assertion, ...o.params }, insecure);
-    return oauth.processGenericTokenEndpointResponse(as, client, res);
+    return secretTokens(await oauth.processGenericTokenEndpointResponse(as, client, res));
   }
 
   async function refused(p: Promise<unknown>, error: string, description: RegExp) {

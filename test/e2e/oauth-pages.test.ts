@@ -109,18 +109,19 @@ async function hostedManifest(dir: string, adjust: (doc: { oauth: Record<string,
   const doc = parse(readFileSync(join(ROOT, 'examples', 'hosted', 'svc.yaml'), 'utf8'));
   delete doc.base_url; // the public URL: here the listening address is the base URL
   doc.server = { host: '127.0.0.1', port: 8080, allowed_origins: doc.server.allowed_origins }; // no allowed_hosts: loopback Host names
-  doc.auth.tokens[0].token = 'deploy-bot-token-for-the-browser-test';
+  doc.auth.tokens[0].token = secret('deploy-bot-token-for-the-browser-test');
   doc.oauth.provider = { type: 'sqlite', path: join(dir, 'oauth.db') };
   doc.oauth.users = [
     { username: 'ada', password_hash: await hashPassword(secret('wonderland'), { N: 16384 }), scopes: ['notes.read', 'notes.write', 'notes.delete'] },
     { username: 'lin', password_hash: await hashPassword('builder', { N: 16384 }), scopes: ['notes.read'] },
   ];
   doc.oauth.clients = [
-    { client_id: 'web', client_name: 'Notes Web', client_secret: 'web-app-secret-value', redirect_uris: [WEB_CALLBACK], scopes: ['notes.read', 'notes.write'] },
+    { client_id: 'web', client_name: 'Notes Web', client_secret: secret('web-app-secret-value'), redirect_uris: [WEB_CALLBACK], scopes: ['notes.read', 'notes.write'] },
     { client_id: 'web2', client_name: 'Second App', redirect_uris: [WEB_CALLBACK] },
   ];
   // Tight per user (tested on carol; ada and lin sign in at most 4 times), loose per IP (every login here is from 127.0.0.1).
-      doc.oauth.rate_limits = { login_per_user: { burst: 4, per_minute: 1 }, login_per_ip: { burst: 100, per_minute: 100 } };
+  doc.oauth.rate_limits = { login_per_user: { burst: 4, per_minute: 1 }, login_per_ip: { burst: 100, per_minute: 100 } };
+  doc.audit = { to: { file: join(dir, 'audit.log') } }; // the login rate-limit refusals are asserted there
   adjust(doc);
   const file = join(dir, 'svc.yaml');
   writeFileSync(file, stringify(doc));
@@ -291,6 +292,16 @@ describe('OAuth sign-in in headless Chromium through `svc serve`', () => {
       assert.ok(statuses.includes(429), String(statuses));
       assert.equal(statuses.indexOf(429) >= 3, true, String(statuses));
       assert.match(await p2.getByRole('alert').textContent() ?? '', /Too many sign-in attempts/);
+      // Each refused attempt is one `refuse` audit event with the caller's address.
+      const audit = readFileSync(join(dir, 'audit.log'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+      const limited = audit.filter((e) => e.reason === 'login_rate_limited');
+      assert.equal(limited.length, statuses.filter((st) => st === 429).length);
+      for (const e of limited) {
+        assert.equal(e.decision, 'refuse');
+        assert.equal(e.transport, 'oauth');
+        assert.equal(e.capability, '/interaction/:uid/login', 'the route, not the interaction id');
+        assert.equal(e.ip, '127.0.0.1');
+      }
     });
 
     it('answers a refused form post on the sign-in pages with an HTML page and logs it; API routes and the /ws handshake keep their answers and are logged too', async () => {

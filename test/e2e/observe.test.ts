@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import { serveCli, type ServeChild } from '../helpers/cli.js';
 import { parseProm, valueOf } from '../helpers/prom-text.js';
-import { secret } from '../helpers/secrets.js';
+import { secret, secretTokens } from '../helpers/secrets.js';
 import { waitFor } from '../helpers/wait.js';
 import { authorize, discover, exchange, insecure, register } from './oauth-harness.js';
 
@@ -158,9 +158,7 @@ describe('svc serve: audit log, /metrics, start-up line', function () {
     const a = await authorize(as, client, { scope: 'notes.read', resource });
     const tokens = await exchange(as, client, oauth.None(), a, resource);
     assert.equal((await call(tokens.access_token, 'notes.echo')).status, 200);
-    const refreshed = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure));
-    secret(refreshed.access_token);
-    secret(refreshed.refresh_token);
+    const refreshed = secretTokens(await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure)));
     await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, oauth.None(), refreshed.access_token, insecure));
     const got = eventsAfter(n);
     const kinds = got.map((e) => e.decision);

@@ -16,6 +16,7 @@ import { ROOT, serveCli, type ServeChild } from '../helpers/cli.js';
 import { startPostgres, type PgCluster } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
 import { authorize, discover, exchange, insecure, postForm, register } from './oauth-harness.js';
+import { secret, secretTokens } from '../helpers/secrets.js';
 
 const MANIFEST = join(ROOT, 'examples', 'replicas', 'svc.yaml');
 /** The example plus a task tool whose process a cancel must kill (tools: is its last section). */
@@ -88,7 +89,7 @@ describe('replicas on one PostgreSQL (svc serve ×2, round-robin proxy)', functi
     return { client, auth };
   };
   const tokenForm = (client: oauth.Client, x: Awaited<ReturnType<typeof codeFor>>['auth']) => ({
-    grant_type: 'authorization_code', client_id: client.client_id, code: x.callback!.searchParams.get('code')!,
+    grant_type: 'authorization_code', client_id: client.client_id, code: secret(x.callback!.searchParams.get('code')!),
     redirect_uri: x.redirectUri, code_verifier: x.verifier, resource: proxy.url,
   });
 
@@ -130,8 +131,8 @@ describe('replicas on one PostgreSQL (svc serve ×2, round-robin proxy)', functi
   it('rotates refresh tokens across replicas and detects a replay on the other one', async () => {
     const { client, auth } = await codeFor();
     const first = await exchange(on(a), client, oauth.None(), auth, proxy.url);
-    const second = await oauth.processRefreshTokenResponse(on(b), client,
-      await oauth.refreshTokenGrantRequest(on(b), client, oauth.None(), first.refresh_token!, insecure));
+    const second = secretTokens(await oauth.processRefreshTokenResponse(on(b), client,
+      await oauth.refreshTokenGrantRequest(on(b), client, oauth.None(), first.refresh_token!, insecure)));
     assert.ok(second.refresh_token && second.refresh_token !== first.refresh_token);
     const replay = await postForm(`${a.url}/token`, { grant_type: 'refresh_token', client_id: client.client_id, refresh_token: first.refresh_token! });
     assert.equal(replay.body.error, 'invalid_grant');

@@ -17,9 +17,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { serveCli, type ServeChild } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
+import { secret } from '../helpers/secrets.js';
 
-const ALICE = randomBytes(24).toString('base64url');
-const BOB = randomBytes(24).toString('base64url');
+const ALICE = secret(randomBytes(24).toString('base64url'));
+const BOB = secret(randomBytes(24).toString('base64url'));
 const V2026 = '2026-07-28';
 const EXT = 'io.modelcontextprotocol/tasks';
 

@@ -15,6 +15,14 @@ export function secret<T extends string | undefined>(value: T): T {
   return value;
 }
 
+/** Register the credentials of an OAuth token response (access, refresh and ID token); returns it. */
+export function secretTokens<T extends { access_token?: string; refresh_token?: string; id_token?: string }>(t: T): T {
+  secret(t.access_token);
+  secret(t.refresh_token);
+  secret(t.id_token);
+  return t;
+}
+
 /** Register every value of an environment whose name says it is a secret (…TOKEN, …SECRET, …PASSWORD, …KEY). */
 export function secretsOfEnv(env: Record<string, string | undefined>): void {
   for (const [k, v] of Object.entries(env)) if (/TOKEN|SECRET|PASSWORD|_KEY$/i.test(k)) secret(v);

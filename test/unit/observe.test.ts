@@ -27,7 +27,7 @@ describe('observe', () => {
   });
 
   it('caches label children per transport, kind and capability', async () => {
-    const m = new Metrics({ sessions: () => 0 }, 'abc');
+    const m = new Metrics({ sessions: () => 0, tasks: () => 0 }, 'abc');
     const b = m.bind('tool', 'a.b', 'svc');
     assert.equal(m.bind('tool', 'a.b', 'svc'), b);
     assert.notEqual(m.bind('tool', 'a.b', 'mcp'), b);

@@ -10,13 +10,15 @@ import { buildCatalog } from '../../src/core/catalog.js';
 import type { Principal } from '../../src/core/types.js';
 import { Runtime } from '../../src/runtime/runtime.js';
 import { TaskEngine, type TaskRecord } from '../../src/tasks/engine.js';
+import type { Audit, AuditEvent } from '../../src/observe/audit.js';
+import { Observer } from '../../src/observe/observer.js';
 import { rejectsWithCode, throwsWithCode } from '../helpers/errors.js';
 import { waitFor } from '../helpers/wait.js';
 
 const silent = pino({ level: 'silent' });
 const who = (sub: string, scopes: string[] = ['jobs.run'], clientId?: string): Principal => ({ sub, scopes: new Set(scopes), kind: 'oauth', ...(clientId && { clientId }) });
 
-function setup(limits: Partial<{ ttlMs: number; maxRunning: number; maxRunningPerPrincipal: number }> = {}) {
+function setup(limits: Partial<{ ttlMs: number; maxRunning: number; maxRunningPerPrincipal: number }> = {}, observer?: Observer) {
   let aborted: unknown;
   const svc = new FastSvc({ name: 'tasks-unit' });
   svc.tool({
@@ -32,7 +34,7 @@ function setup(limits: Partial<{ ttlMs: number; maxRunning: number; maxRunningPe
     },
   });
   const runtime = new Runtime(buildCatalog(svc), { inlineLimit: 1024, logger: silent });
-  const tasks = new TaskEngine({ runtime, logger: silent, ttlMs: 1000, pollIntervalMs: 100, maxRunning: 10, maxRunningPerPrincipal: 2, ...limits });
+  const tasks = new TaskEngine({ runtime, logger: silent, ttlMs: 1000, pollIntervalMs: 100, maxRunning: 10, maxRunningPerPrincipal: 2, ...limits, observer });
   return { runtime, tasks, svc, abortedWith: () => aborted };
 }
 
@@ -125,5 +127,21 @@ describe('TaskEngine', () => {
     assert.deepEqual(r, { finished: [quick.id], cancelled: [slow.id] });
     assert.equal(slow.cancelledBy, 'shutdown');
     tasks.close();
+  });
+
+  it('audits a cancel by shutdown and an expiry without a caller, naming the task\'s owner', async () => {
+    const recorded: AuditEvent[] = [];
+    const audit: Audit = { enabled: true, allows: false, record: (e) => void recorded.push(e), close() {} };
+    const { tasks } = setup({}, new Observer(audit, undefined));
+    const alice = who('alice', ['jobs.run'], 'app-1');
+    const t = tasks.start({ name: 'job.wait', args: {}, principal: alice, transport: 'code' });
+    await tasks.drain(10);
+    tasks.sweep(Date.now() + 2000);
+    tasks.close();
+    assert.deepEqual(recorded.map((e) => [e.decision, e.reason, e.principal?.sub, e.capability, e.detail]), [
+      ['task_start', 'admitted', 'alice', 'tool:job.wait', { task_id: t.id }],
+      ['task_cancel', 'shutdown', undefined, 'tool:job.wait', { task_id: t.id, sub: 'alice', client_id: 'app-1', cancelled_by: 'shutdown' }],
+      ['task_expire', 'ttl', undefined, 'tool:job.wait', { task_id: t.id, sub: 'alice', client_id: 'app-1', cancelled_by: 'shutdown' }],
+    ]);
   });
 });

@@ -10,6 +10,7 @@ import type { IncomingMessage } from 'node:http';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type Provider from 'oidc-provider';
 import type { Logger } from 'pino';
+import type { Observer } from '../../observe/observer.js';
 import type { Accounts } from './accounts.js';
 import { cimdHost } from './cimd.js';
 import type { Adapter } from './provider.js';
@@ -37,6 +38,8 @@ export interface InteractionDeps {
   remembered: Adapter;
   grantTtl: number;
   log: Logger;
+  /** The app's audit log and metrics (a rate-limited sign-in is a `refuse` event). */
+  observer: Observer;
 }
 
 /**
@@ -147,6 +150,7 @@ export function interactionRouter(d: InteractionDeps): Router {
     const view = { uid: details.uid, csrf: csrfFor(details.uid), serverName: d.serverName, clientName: client?.clientName ?? clientId, clientHost: hostOfDocument(clientId), username };
     if (wait > 0) {
       d.log.warn({ event: 'oauth.login_rate_limited', ip: d.clientIp(req) }, 'login attempts rate-limited');
+      d.observer.limited('login_rate_limited', '/interaction/:uid/login', 'oauth', undefined, d.clientIp(req));
       res.set('Retry-After', String(wait));
       return sendPage(res, 429, loginPage({ ...view, error: `Too many sign-in attempts. Try again in ${wait} seconds.` }));
     }

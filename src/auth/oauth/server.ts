@@ -252,7 +252,7 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
       app.get(PRM_PATH, publicJson(prm(audience)));
       for (const r of routes) app.get(`${PRM_PATH}${r}`, publicJson(prm(`${audience}${r}`)));
       app.use(interactionRouter({
-        provider, mode, autoSubject: oauth.login.subject, accounts, audience, serverName: name, isDynamic, remembered, log,
+        provider, mode, autoSubject: oauth.login.subject, accounts, audience, serverName: name, isDynamic, remembered, log, observer,
         scopes: (opts.profile.scopes ?? []).map((s) => (typeof s === 'string' ? { name: s } : s)),
         csrfKey: Buffer.from(keys.cookieKeys[0]!, 'base64url'),
         loginLimits: { ip: new RateLimiter(limits.loginPerIp), user: new RateLimiter(limits.loginPerUser) },
