@@ -21,6 +21,7 @@ import { decide } from '../policy/scopes.js';
 import { toolErrorResult } from '../runtime/runtime.js';
 import type { TaskEngine, TaskRecord } from '../tasks/engine.js';
 import { TERMINAL } from '../tasks/store.js';
+import { decideAugmentation } from '../tasks/augmentation.js';
 import { isObject, str } from './methods.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -63,11 +64,10 @@ export function legacyTask(t: TaskRecord): Record<string, unknown> {
 export async function legacyToolsCall(p: Record<string, unknown>, c: TaskCall): Promise<Record<string, unknown> | undefined> {
   const name = typeof p.name === 'string' ? p.name : '';
   const entry = c.catalog.tools.get(name);
-  if (!entry || entry.task === 'forbidden' || !decide(entry.required, c.principal.scopes).ok) return undefined; // a denied call is refused as any call is
-  if (!isObject(p.task)) {
-    if (entry.task === 'required') throw new SvcError('TASK_REQUIRED', `Task augmentation required for tools/call requests: tool ${name} runs only as a task (send params.task)`);
-    return undefined;
-  }
+  if (!entry || !decide(entry.required, c.principal.scopes).ok) return undefined; // a denied call is refused as any call is
+  const d = decideAugmentation(entry.task, isObject(p.task));
+  if (!d.ok) throw new SvcError('TASK_REQUIRED', `Task augmentation required for tools/call requests: tool ${name} runs only as a task (send params.task)`);
+  if (!d.task) return undefined;
   const t = await startOrInputError(c, { name, args: p.arguments });
   return 'content' in t ? { ...t } : { task: legacyTask(t) };
 }
@@ -146,11 +146,10 @@ function askable(caps: Record<string, unknown>): Set<string> {
 export async function modernToolsCall(p: Record<string, unknown>, caps: Record<string, unknown>, c: TaskCall): Promise<Record<string, unknown> | undefined> {
   const name = typeof p.name === 'string' ? p.name : '';
   const entry = c.catalog.tools.get(name);
-  if (!entry || entry.task === 'forbidden' || !decide(entry.required, c.principal.scopes).ok) return undefined; // a denied call is refused as any call is
-  if (!declaresExtension(caps)) {
-    if (entry.task === 'required') throw missingExtension(`tool ${name} runs only as a task, so calling it`);
-    return undefined;
-  }
+  if (!entry || !decide(entry.required, c.principal.scopes).ok) return undefined; // a denied call is refused as any call is
+  const d = decideAugmentation(entry.task, declaresExtension(caps));
+  if (!d.ok) throw missingExtension(`tool ${name} runs only as a task, so calling it`);
+  if (!d.task) return undefined;
   const t = await startOrInputError(c, { name, args: p.arguments, askable: askable(caps) });
   return 'content' in t ? { ...t } : { resultType: 'task', ...modernTask(t) };
 }
