@@ -154,7 +154,7 @@ export class ModernProtocol {
       });
       const tasks = this.#opts.tasks;
       if (tasks && (msg.method === 'tools/call' || MODERN_TASK_METHODS.has(msg.method))) {
-        const call: TaskCall = { tasks, catalog: cat, principal, transport: this.#opts.transport };
+        const call: TaskCall = { tasks, catalog: cat, principal, transport: this.#opts.transport, rounds: { rounds: this.#opts.rounds, base: this.#base(msg, meta, sink) } };
         const answer = msg.method === 'tools/call' ? await modernToolsCall(p, meta.capabilities, call) : await modernTaskMethod(msg.method, p, meta.capabilities, call);
         if (answer) return ok(id, this.#result(cat, answer, undefined));
       } else if (MODERN_TASK_METHODS.has(msg.method)) throw new MethodNotFound(msg.method);
