@@ -7,6 +7,8 @@
 // task exits within drain_timeout_ms, cancelling it and logging that it did. A tool declaring
 // ask_before_task asks its question as an input_required round of tools/call (no task exists
 // yet), becomes a task on the answered round, and the task's result carries the answer.
+// subscriptions/listen with taskIds streams notifications/tasks for the caller's own tasks
+// (not another principal's) and needs the tasks extension.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,10 +21,12 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { serveCli, type ServeChild } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
+import { frames } from '../helpers/sse.js';
 
 const ALICE = randomBytes(24).toString('base64url');
 const BOB = randomBytes(24).toString('base64url');
 const V2026 = '2026-07-28';
+type Json = Record<string, any>;
 const EXT = 'io.modelcontextprotocol/tasks';
 
 const MANIFEST = `version: 1
@@ -100,10 +104,10 @@ describe('tasks on /svc, /mcp and /ws (real svc serve)', function () {
 
   const svc = (path: string, token: string, init: RequestInit = {}) => fetch(`${srv.url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...init.headers } });
 
-  /** One 2026-07-28 request over HTTP, with the headers the revision requires. */
-  const modern = async (token: string, method: string, params: Record<string, unknown>, ext = true, caps: Record<string, unknown> = {}) => {
+  /** One 2026-07-28 request over HTTP, with the headers the revision requires (the raw response). */
+  const modernRaw = (token: string, method: string, params: Record<string, unknown>, ext = true, caps: Record<string, unknown> = {}) => {
     const name = method === 'tools/call' ? params.name : typeof params.taskId === 'string' ? params.taskId : undefined;
-    const res = await fetch(`${srv.url}/mcp`, {
+    return fetch(`${srv.url}/mcp`, {
       method: 'POST',
       headers: {
         authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream',
@@ -114,6 +118,9 @@ describe('tasks on /svc, /mcp and /ws (real svc serve)', function () {
         params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': V2026, 'io.modelcontextprotocol/clientCapabilities': { ...caps, ...(ext && { extensions: { [EXT]: {} } }) } } },
       }),
     });
+  };
+  const modern = async (token: string, method: string, params: Record<string, unknown>, ext = true, caps: Record<string, unknown> = {}) => {
+    const res = await modernRaw(token, method, params, ext, caps);
     return { status: res.status, body: await res.json() as { result?: Record<string, unknown>; error?: { code: number; message: string; data?: Record<string, unknown> } } };
   };
 
@@ -294,6 +301,32 @@ describe('tasks on /svc, /mcp and /ws (real svc serve)', function () {
     }, 'the task to complete');
     assert.deepEqual((done.result as { content: unknown[] }).content, [{ type: 'text', text: 'Hello, Alice!' }]);
     assert.equal(srv.logs().filter((l) => l.event === 'task.started' && l.tool === 'ask.greet').length, 1);
+  });
+
+  it('/mcp 2026-07-28 subscriptions/listen with taskIds: notifications/tasks for the caller\'s own task; -32021 without the extension', async () => {
+    const created = (await modern(ALICE, 'tools/call', { name: 'job.sleep', arguments: { pidfile: pidfile() } })).body.result!;
+    const id = created.taskId as string;
+    const refused = await modernRaw(ALICE, 'subscriptions/listen', { notifications: { taskIds: [id] } }, false);
+    assert.equal(refused.status, 400);
+    assert.equal((await refused.json() as { error: { code: number } }).error.code, -32021);
+
+    const mine = await modernRaw(ALICE, 'subscriptions/listen', { notifications: { taskIds: [id, 'no-such-task'] } });
+    const foreign = await modernRaw(BOB, 'subscriptions/listen', { notifications: { taskIds: [id] } });
+    const it = frames(mine.body!);
+    const theirs = frames(foreign.body!);
+    const ack = (await it.next()).value!;
+    assert.deepEqual((ack.params as Json).notifications, { taskIds: [id] }, 'the ack echoes only the caller\'s own task');
+    assert.deepEqual(((await theirs.next()).value!.params as Json).notifications, { taskIds: [] });
+
+    assert.equal((await modern(ALICE, 'tasks/cancel', { taskId: id })).status, 200);
+    const note = (await it.next()).value!;
+    assert.equal(note.method, 'notifications/tasks');
+    const params = note.params as Json;
+    assert.deepEqual([params.taskId, params.status, params.statusMessage], [id, 'cancelled', 'cancelled by alice']);
+    assert.deepEqual(params._meta, { 'io.modelcontextprotocol/subscriptionId': (ack.params as Json)._meta['io.modelcontextprotocol/subscriptionId'] });
+    assert.equal(typeof params._meta['io.modelcontextprotocol/subscriptionId'], 'number');
+    await it.return(undefined); // ends the listen streams
+    await theirs.return(undefined);
   });
 
   it('/ws: the same methods as /mcp — create, get, cancel (process gone), bob gets not-found, a plain call is refused', async () => {
