@@ -91,10 +91,10 @@ options:
     run: (_v, p) => cmdInit(p[0] ?? '.'),
   },
   explain: {
-    usage: `${PROG} explain [manifest] (--scopes "a b" | --token NAME | --token-file F | --subject USER) [--claims JSON] [--capability ID [--args JSON]] [--json]`,
+    usage: `${PROG} explain [manifest] (--scopes "a b" | --token NAME | --token-file F | --subject USER) [--claims JSON] [--capability ID [--args JSON] [--task]] [--json]`,
     help: `Says, for every capability of the manifest (default ./svc.yaml), whether a caller sees it
 (visible/hidden), whether it may call it, and why: the missing scope, the tenant binding,
-the quota, a public route. The verdicts come from the functions the server enforces with;
+the quota, a public route, a tool that runs only as a task. The verdicts come from the functions the server enforces with;
 GET /svc/explain answers the same for the caller's own token.
 
 options:
@@ -104,12 +104,13 @@ options:
   --subject USER      the OAuth user USER (oauth.users) holding every scope it may grant
   --capability ID     explain one call instead: tool NAME (or tool:NAME, prompt:NAME,
                       resource:URI) with --args JSON; exit 0 if allowed, 1 if refused
+  --task              with --capability: explain a task-augmented call (params.task)
   --json              print the JSON GET /svc/explain answers
   --allow-unset-env   unset \${VAR}s get a placeholder (as for validate)
   -h, --help          show this help`,
     options: {
       scopes: { type: 'string' }, token: { type: 'string' }, 'token-file': { type: 'string' }, subject: { type: 'string' }, claims: { type: 'string' },
-      capability: { type: 'string' }, args: { type: 'string' }, json: { type: 'boolean' }, 'allow-unset-env': { type: 'boolean' },
+      capability: { type: 'string' }, args: { type: 'string' }, task: { type: 'boolean' }, json: { type: 'boolean' }, 'allow-unset-env': { type: 'boolean' },
     },
     maxPositionals: 1,
     run: (v, p) => cmdExplain(p[0] ?? 'svc.yaml', v, printProblems),

@@ -27,6 +27,7 @@ export interface ToolEntry extends Guarded {
   readonly outputMode: 'scalar' | 'json';
   readonly inlineOk: boolean;
   readonly task: TaskSupport;
+  readonly askBeforeTask: boolean;
   readonly wire: Readonly<Record<string, unknown>>;
 }
 
@@ -128,6 +129,7 @@ export function buildCatalog(svc: FastSvc, opts: { hash?: string } = {}): Catalo
       outputMode: def.output_mode ?? 'scalar',
       inlineOk: def.inline_ok ?? true,
       task: def.task ?? 'forbidden',
+      askBeforeTask: def.ask_before_task === true,
       wire,
     }));
   }

@@ -67,6 +67,11 @@ export interface CallChannel {
   request(method: string, params: Record<string, unknown>, opts?: { timeoutMs?: number; key?: string }): Promise<unknown>;
   /** Whether the client declared the capability `method` needs (for this request, in the 2026 era). */
   supports(method: string): boolean;
+  /**
+   * A tool declaring ask_before_task, called as a 2026 task: the task is created now and the run goes
+   * on as the task (questions asked before this were input_required rounds). Absent elsewhere.
+   */
+  startTask?(): void;
 }
 
 export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
@@ -113,6 +118,8 @@ export interface ToolDef {
   timeout_ms?: number;
   /** Whether a call runs as a task (src/tasks/): forbidden (default), optional, required. */
   task?: TaskSupport;
+  /** MCP 2026-07-28 tasks: the handler asks in input_required rounds until channel.startTask() (see the schema). */
+  ask_before_task?: boolean;
   handler: ToolHandler;
 }
 

@@ -64,6 +64,7 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
       annotations: t.annotations as Record<string, unknown> | undefined,
       ...(t.module !== undefined && { timeout_ms: t.timeout_ms }),
       task: t.task,
+      ask_before_task: t.ask_before_task,
       handler,
     });
   });

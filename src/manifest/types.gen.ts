@@ -658,6 +658,10 @@ export interface Tool {
    */
   task?: 'forbidden' | 'optional' | 'required';
   /**
+   * MCP 2026-07-28 with the tasks extension: the handler may ask the client for input (context.channel.request) before the task exists. The tools/call answers input_required rounds until the handler calls context.channel.startTask() (or ends); only then is the task created, and the same run goes on as the task. Elsewhere startTask() does nothing and questions are asked inside the task.
+   */
+  ask_before_task?: boolean;
+  /**
    * template/content: answer as a tool error result (for testing clients).
    */
   is_error?: boolean;

@@ -9,7 +9,10 @@
 // resultType and the serverInfo _meta, cacheable results carry ttlMs and cacheScope (never
 // `public` when the answer depends on the caller's scopes); notifications/message is sent
 // only when the request named a logLevel; a server→client request the client did not
-// declare the capability for is refused with -32021 (MISSING_CLIENT_CAPABILITY).
+// declare the capability for is refused with -32021 (MISSING_CLIENT_CAPABILITY);
+// subscriptions/listen with notifications.taskIds needs the tasks extension (-32021) and then
+// streams notifications/tasks (the DetailedTask, as tasks/get answers it) for each of the
+// caller's own tasks named there, re-authorized on every change.
 
 import { isSvcError, SvcError } from '../errors.js';
 import type { Catalog } from '../core/catalog.js';
@@ -23,7 +26,7 @@ import { isObject, MethodNotFound, runMethod, SHARED_METHODS, type McpRuntime } 
 import { headerProblem, type HeaderView } from './modern-headers.js';
 import { withInputRounds, type InputRounds, type RoundRequest } from './input-rounds.js';
 import type { TaskEngine } from '../tasks/engine.js';
-import { MODERN_TASK_METHODS, modernTaskMethod, modernToolsCall, TASKS_EXTENSION, type TaskCall } from './tasks.js';
+import { declaresExtension, detailedTask, missingExtension, MODERN_TASK_METHODS, modernTaskMethod, modernToolsCall, TASKS_EXTENSION, type TaskCall } from './tasks.js';
 
 export const MODERN_VERSION = '2026-07-28';
 /** Versions served statelessly (a request whose _meta names another gets -32022). */
@@ -131,6 +134,9 @@ export class ModernProtocol {
       if (problem) return refuse(id, 'HEADER_MISMATCH', problem);
     }
     if (!MODERN_METHODS.has(msg.method)) return { ok: false, status: 404, answer: failure(id, RPC.METHOD_NOT_FOUND, `method not found in MCP ${MODERN_VERSION}: ${msg.method}`) };
+    if (msg.method === 'subscriptions/listen' && isObject(p.notifications) && p.notifications.taskIds !== undefined && !declaresExtension(caps)) {
+      return { ok: false, status: 400, answer: modernError(id, missingExtension('subscriptions/listen with taskIds')) };
+    }
     let logRank = -1;
     const level = isObject(meta) ? meta[META.logLevel] : undefined;
     if (level !== undefined) {
@@ -154,7 +160,7 @@ export class ModernProtocol {
       });
       const tasks = this.#opts.tasks;
       if (tasks && (msg.method === 'tools/call' || MODERN_TASK_METHODS.has(msg.method))) {
-        const call: TaskCall = { tasks, catalog: cat, principal, transport: this.#opts.transport };
+        const call: TaskCall = { tasks, catalog: cat, principal, transport: this.#opts.transport, rounds: { rounds: this.#opts.rounds, base: this.#base(msg, meta, sink) } };
         const answer = msg.method === 'tools/call' ? await modernToolsCall(p, meta.capabilities, call) : await modernTaskMethod(msg.method, p, meta.capabilities, call);
         if (answer) return ok(id, this.#result(cat, answer, undefined));
       } else if (MODERN_TASK_METHODS.has(msg.method)) throw new MethodNotFound(msg.method);
@@ -185,6 +191,21 @@ export class ModernProtocol {
     if (uris) honored.resourceSubscriptions = uris;
     const tag = { [META.subscriptionId]: msg.id };
     const note = (method: string, extra?: Record<string, unknown>) => send({ jsonrpc: '2.0', method, params: { _meta: tag, ...extra } });
+    const tasks = this.#opts.tasks;
+    const who = { principal, transport: this.#opts.transport };
+    /** The caller's own task, re-authorized against the current policy; undefined otherwise. */
+    const own = (id: string) => {
+      try {
+        return tasks?.get(id, who);
+      } catch {
+        return undefined;
+      }
+    };
+    const taskIds = tasks && Array.isArray(filter.taskIds) ? [...new Set(filter.taskIds.filter((t): t is string => typeof t === 'string' && own(t) !== undefined))] : undefined;
+    if (taskIds) honored.taskIds = taskIds;
+    const untask = taskIds?.length ? tasks!.onChange((t) => {
+      if (taskIds.includes(t.id) && own(t.id)) note('notifications/tasks', detailedTask(t));
+    }) : undefined;
     let seen = cat0;
     const stop = rt.onChange((c) => {
       const prev = seen;
@@ -195,7 +216,13 @@ export class ModernProtocol {
       if (honored.resourcesListChanged && c.resources && (changed(rt.listResources) || changed(rt.listResourceTemplates))) note('notifications/resources/list_changed');
       if (c.resources) for (const uri of uris ?? []) if (rt.check('resource', uri, principal, next)?.ok) note('notifications/resources/updated', { uri });
     });
-    return { ack: { jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: tag, notifications: honored } }, stop };
+    return {
+      ack: { jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: tag, notifications: honored } },
+      stop: () => {
+        stop();
+        untask?.();
+      },
+    };
   }
 
   /** The graceful end of a listen stream (server shutting down). */

@@ -9,19 +9,25 @@
 //   (-32021, data.requiredCapabilities); tasks/get, tasks/update, tasks/cancel need the
 //   extension too; a backend failure is `completed` with an isError result, any other error
 //   `failed` with the JSON-RPC error inline.
+// - a tool declaring ask_before_task (2026-07-28): the call answers input_required rounds
+//   (withInputRounds, the plain call's machinery) until the handler calls channel.startTask();
+//   that round answers the CreateTaskResult and the same run goes on as the task, so the
+//   answers gathered before reach its result; the round's requestState never reaches the task;
 // - invalid arguments start no task: they are an isError result, as for a plain call;
 // - every task method reads the task through the engine, so ownership and scopes are
 //   re-checked on each call; an unknown or foreign id is NOT_FOUND (-32602); on a shared
 //   store get, list, result and cancel reach tasks started on any replica.
 
 import type { Catalog } from '../core/catalog.js';
-import type { Principal, ToolResult } from '../core/types.js';
+import type { CallChannel, Principal, ToolResult } from '../core/types.js';
 import { SvcError } from '../errors.js';
 import { decide } from '../policy/scopes.js';
 import { toolErrorResult } from '../runtime/runtime.js';
 import type { TaskEngine, TaskRecord } from '../tasks/engine.js';
 import { TERMINAL } from '../tasks/store.js';
+import { decideAugmentation } from '../tasks/augmentation.js';
 import { isObject, str } from './methods.js';
+import { withInputRounds, type InputRounds } from './input-rounds.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 export const RELATED_TASK = 'io.modelcontextprotocol/related-task';
@@ -34,6 +40,8 @@ export interface TaskCall {
   catalog: Catalog;
   principal: Principal;
   transport: 'mcp' | 'ws';
+  /** 2026-07-28: the input_required rounds a tool declaring ask_before_task answers before its task exists. */
+  rounds?: { rounds: InputRounds; base: Pick<CallChannel, 'progress' | 'log'> };
 }
 
 /** Errors a tool call reports as an isError result rather than a protocol error. */
@@ -63,11 +71,10 @@ export function legacyTask(t: TaskRecord): Record<string, unknown> {
 export async function legacyToolsCall(p: Record<string, unknown>, c: TaskCall): Promise<Record<string, unknown> | undefined> {
   const name = typeof p.name === 'string' ? p.name : '';
   const entry = c.catalog.tools.get(name);
-  if (!entry || entry.task === 'forbidden' || !decide(entry.required, c.principal.scopes).ok) return undefined; // a denied call is refused as any call is
-  if (!isObject(p.task)) {
-    if (entry.task === 'required') throw new SvcError('TASK_REQUIRED', `Task augmentation required for tools/call requests: tool ${name} runs only as a task (send params.task)`);
-    return undefined;
-  }
+  if (!entry || !decide(entry.required, c.principal.scopes).ok) return undefined; // a denied call is refused as any call is
+  const d = decideAugmentation(entry.task, isObject(p.task));
+  if (!d.ok) throw new SvcError('TASK_REQUIRED', `Task augmentation required for tools/call requests: tool ${name} runs only as a task (send params.task)`);
+  if (!d.task) return undefined;
   const t = await startOrInputError(c, { name, args: p.arguments });
   return 'content' in t ? { ...t } : { task: legacyTask(t) };
 }
@@ -146,13 +153,36 @@ function askable(caps: Record<string, unknown>): Set<string> {
 export async function modernToolsCall(p: Record<string, unknown>, caps: Record<string, unknown>, c: TaskCall): Promise<Record<string, unknown> | undefined> {
   const name = typeof p.name === 'string' ? p.name : '';
   const entry = c.catalog.tools.get(name);
-  if (!entry || entry.task === 'forbidden' || !decide(entry.required, c.principal.scopes).ok) return undefined; // a denied call is refused as any call is
-  if (!declaresExtension(caps)) {
-    if (entry.task === 'required') throw missingExtension(`tool ${name} runs only as a task, so calling it`);
-    return undefined;
-  }
+  if (!entry || !decide(entry.required, c.principal.scopes).ok) return undefined; // a denied call is refused as any call is
+  const d = decideAugmentation(entry.task, declaresExtension(caps));
+  if (!d.ok) throw missingExtension(`tool ${name} runs only as a task, so calling it`);
+  if (!d.task) return undefined;
+  if (entry.askBeforeTask && c.rounds) return askThenTask(p, caps, c, name);
   const t = await startOrInputError(c, { name, args: p.arguments, askable: askable(caps) });
   return 'content' in t ? { ...t } : { resultType: 'task', ...modernTask(t) };
+}
+
+/** ask_before_task: an input_required round, or the CreateTaskResult once the handler called startTask() (or ended). */
+async function askThenTask(p: Record<string, unknown>, caps: Record<string, unknown>, c: TaskCall, name: string): Promise<Record<string, unknown>> {
+  const who = { principal: c.principal, transport: c.transport, catalog: c.catalog };
+  let started: TaskRecord | undefined;
+  try {
+    const got = await withInputRounds(c.rounds!.rounds, { method: 'tools/call', name, params: p, principal: c.principal, clientCapabilities: caps }, c.rounds!.base, async (before) => {
+      const r = await c.tasks.startAfterInput({ name, args: p.arguments, askable: askable(caps), ...who }, before);
+      if ('task' in r) started = r.task;
+      return r;
+    });
+    if ('resultType' in got) {
+      // A question went unanswered: no task, unless the handler started one anyway (then it is cancelled).
+      if (started) c.tasks.cancel(started.id, who);
+      return { ...got };
+    }
+    const t = 'task' in got ? got.task : got.ended();
+    return { resultType: 'task', ...modernTask(t) };
+  } catch (e) {
+    if (e instanceof SvcError && e.code === 'INVALID_INPUT') return { ...toolErrorResult(e) };
+    throw e;
+  }
 }
 
 export const MODERN_TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);

@@ -71,7 +71,7 @@ export async function cmdExplain(file: string, v: Values, print: (problems: SvcE
     return 1;
   }
   if (typeof v.capability === 'string') {
-    const verdict = explainCall(c.catalog, p, v.capability, args);
+    const verdict = explainCall(c.catalog, p, v.capability, args, !!v.task);
     if (!verdict) {
       process.stderr.write(`svc explain: no capability ${v.capability}\n`);
       return 1;

@@ -1,6 +1,6 @@
 // Why a caller sees or may call each capability. Guarantees: every verdict comes from the
 // functions that enforce access — canSee() for lists, decideCall() and the catalog's input
-// validator for one call, quotaItems() for quotas — so `svc explain` and GET /svc/explain
+// validator for one call, decideAugmentation() for task-required tools, quotaItems() for quotas — so `svc explain` and GET /svc/explain
 // say exactly what the runtime does; a reason names the scope (concrete when it can be),
 // the binding, the quota or the public route involved; nothing here reads a credential.
 
@@ -10,13 +10,14 @@ import { inputProblems, summarize } from '../runtime/input-errors.js';
 import { canSee, decideCall, principalValue, render } from './scopes.js';
 import { quotaItems } from './quotas.js';
 import { entries } from './reload-diff.js';
+import { decideAugmentation } from '../tasks/augmentation.js';
 
 export interface Verdict {
   /** tool:NAME, resource:URI (or URI template), prompt:NAME */
   id: string;
   visible: boolean;
-  /** yes; no; or `for some arguments` (a tenant-bound scope the caller holds for some values only). */
-  callable: 'yes' | 'no' | 'for some arguments';
+  /** yes; no; `for some arguments` (a tenant-bound scope the caller holds for some values only); `as a task` (task: required). */
+  callable: 'yes' | 'no' | 'for some arguments' | 'as a task';
   reasons: string[];
 }
 
@@ -82,15 +83,26 @@ function verdict(cat: Catalog, id: string, g: Guarded, p: Principal, ctx: Explai
     const l = it.limit;
     reasons.push(`quota ${it.label}: ${[l.requests !== undefined && `${l.requests} requests per ${l.window_ms ?? 60000} ms`, l.concurrent !== undefined && `${l.concurrent} at once`].filter(Boolean).join(', ')}`);
   }
+  const tool = id.startsWith('tool:') ? cat.tools.get(id.slice(5)) : undefined;
+  const plain = tool && decideAugmentation(tool.task, false);
+  if (plain && !plain.ok) reasons.push(taskRequired(id.slice(5)));
   if (needsScope) {
     const open = CALL_ROUTES.filter((r) => ctx.publicRoutes.includes(r));
     if (open.length) reasons.push(`route ${open.join(', ')} is public: callers there are anonymous and hold no scope, so it is hidden there`);
   }
-  return { id, visible: seen.ok, callable: !seen.ok ? 'no' : partial ? 'for some arguments' : 'yes', reasons };
+  return { id, visible: seen.ok, callable: !seen.ok ? 'no' : partial ? 'for some arguments' : plain && !plain.ok ? 'as a task' : 'yes', reasons };
 }
 
-/** One call explained: the runtime's decision (binding, scopes) and its input validation, in its order. */
-export function explainCall(cat: Catalog, p: Principal, id: string, args: unknown): CallVerdict | undefined {
+function taskRequired(name: string): string {
+  return `task required: a plain tools/call is refused (TASK_REQUIRED on MCP 2025-11-25, MISSING_CLIENT_CAPABILITY on 2026-07-28); `
+    + `the tool accepts a task-augmented call (params.task, or the tasks extension; POST /svc/tools/${name} starts the task and answers 202)`;
+}
+
+/**
+ * One call explained: the runtime's decision (binding, scopes), the task check and input validation,
+ * in its order. `task`: explain a task-augmented call rather than a plain one.
+ */
+export function explainCall(cat: Catalog, p: Principal, id: string, args: unknown, task = false): CallVerdict | undefined {
   const [kind, ...rest] = id.includes(':') ? id.split(':') : ['tool', id];
   const key = id.includes(':') ? rest.join(':') : id;
   const g: Guarded | undefined = kind === 'tool' ? cat.tools.get(key) : kind === 'prompt' ? cat.prompts.get(key) : kind === 'resource' ? cat.resources.get(key) ?? cat.templates.find((t) => t.def.uri_template === key) : undefined;
@@ -103,6 +115,9 @@ export function explainCall(cat: Catalog, p: Principal, id: string, args: unknow
   const input = d.args ?? (args ?? {});
   const reasons: string[] = [d.args ? `bound arguments filled in from the credential` : 'allowed'];
   const tool = kind === 'tool' ? cat.tools.get(key) : undefined;
+  const aug = tool && decideAugmentation(tool.task, task);
+  if (aug && !aug.ok) return { id: full, allowed: false, reasons: [`TASK_REQUIRED: ${taskRequired(key)}`] };
+  if (aug?.task) reasons.push('runs as a task');
   if (tool && !tool.validate(input)) {
     return { id: full, allowed: false, reasons: [`INVALID_INPUT: ${summarize(inputProblems(tool.validate.errors))}`] };
   }

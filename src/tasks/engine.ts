@@ -19,7 +19,10 @@
 // - on a shared store (PostgreSQL) the async variants begin/find/listAll/cancelAny/settled
 //   work from any replica: a cancel reaches the replica running the task and aborts it there;
 //   tasks/update (input answers) needs the replica running the task, and the running caps
-//   count each replica's own tasks.
+//   count each replica's own tasks;
+// - a tool declaring ask_before_task (startAfterInput) runs before its task exists: until the
+//   handler calls channel.startTask() its questions go to the call's input_required round, and a
+//   run that ends with a question unanswered leaves no task behind (nothing stored or logged).
 
 import { randomBytes } from 'node:crypto';
 import type { Catalog } from '../core/catalog.js';
@@ -67,6 +70,10 @@ interface Live {
   settled: Promise<void>;
 }
 
+function failure(e: unknown): SvcError {
+  return isSvcError(e) ? e : new SvcError('INTERNAL', 'the task failed unexpectedly');
+}
+
 export function ownerOf(p: Principal): string {
   return `${p.kind}\u0000${p.sub}\u0000${p.clientId ?? ''}`;
 }
@@ -108,6 +115,63 @@ export class TaskEngine {
 
   /** Starts a task for an admitted call; the task is readable when this returns. */
   start(req: StartRequest): TaskRecord {
+    const { prepared, task } = this.#admit(req);
+    const controller = new AbortController();
+    const live = this.#publish(task, controller, req);
+    live.settled = this.#opts.runtime.runPrepared(prepared, this.#context(req, controller, this.#channel(task, live, req.askable ?? new Set()))).then(
+      (result) => this.#finish(task, 'completed', { result }),
+      (e: unknown) => this.#finish(task, 'failed', { error: failure(e) }),
+    ).finally(() => this.#live.delete(task.id));
+    return task;
+  }
+
+  /**
+   * A call to a tool declaring ask_before_task: the handler runs now with its requests going to
+   * `before` (the call's input_required round); the task is created when the handler calls
+   * channel.startTask(), and this resolves with `{ task }` while the run goes on as that task.
+   * If the run ends first this resolves with `{ ended }`: the caller drops it (a question went
+   * unanswered: no task exists) or calls it to create the task, already finished.
+   */
+  startAfterInput(req: StartRequest, before: CallChannel): Promise<{ task: TaskRecord } | { ended: () => TaskRecord }> {
+    const { prepared, task } = this.#admit(req);
+    const controller = new AbortController();
+    let markDone!: () => void;
+    const done = new Promise<void>((r) => (markDone = r));
+    let live: Live | undefined;
+    let inTask: CallChannel | undefined;
+    const publish = () => {
+      live = this.#publish(task, controller, req);
+      live.settled = done;
+      inTask = this.#channel(task, live, req.askable ?? new Set());
+    };
+    const now = () => inTask ?? before;
+    return new Promise((resolve) => {
+      const channel: CallChannel = {
+        progress: (...a) => now().progress(...a),
+        log: (...a) => now().log(...a),
+        supports: (m) => now().supports(m),
+        request: (m, params, o) => now().request(m, params, o),
+        startTask: () => {
+          if (live) return;
+          publish();
+          resolve({ task });
+        },
+      };
+      this.#opts.runtime.runPrepared(prepared, this.#context(req, controller, channel)).then((result): { result?: ToolResult; error?: SvcError } => ({ result }), (e: unknown) => ({ error: failure(e) }))
+        .then((outcome) => {
+          const end = () => this.#finish(task, outcome.error ? 'failed' : 'completed', outcome);
+          if (live) return end();
+          resolve({ ended: () => (publish(), end(), this.#live.delete(task.id), task) });
+        })
+        .finally(() => {
+          if (live) this.#live.delete(task.id);
+          markDone();
+        });
+    });
+  }
+
+  /** The checks before any task exists (tool, scopes, arguments, the running caps) and its record. */
+  #admit(req: StartRequest): { prepared: ReturnType<Runtime['prepareTool']>; task: TaskRecord } {
     const log = this.#opts.logger;
     const prepared = this.#opts.runtime.prepareTool(req.name, req.args, { principal: req.principal, transport: req.transport, log }, req.catalog);
     const owner = ownerOf(req.principal);
@@ -132,24 +196,21 @@ export class TaskEngine {
       ttlMs: this.#opts.ttlMs,
       pollIntervalMs: this.#opts.pollIntervalMs,
     };
+    return { prepared, task };
+  }
+
+  /** The task becomes readable (stored, live, logged). */
+  #publish(task: TaskRecord, controller: AbortController, req: StartRequest): Live {
     this.#store.put(task);
-    const controller = new AbortController();
     const live: Live = { controller, waiting: new Map(), settled: Promise.resolve() };
     this.#live.set(task.id, live);
     this.#log(task, 'task.started', 'started');
     this.#audit(task, 'task_start', 'admitted', req.principal, req.transport);
-    const ctx: CallContext = {
-      principal: req.principal,
-      transport: req.transport,
-      log,
-      signal: controller.signal,
-      channel: this.#channel(task, live, req.askable ?? new Set()),
-    };
-    live.settled = this.#opts.runtime.runPrepared(prepared, ctx).then(
-      (result) => this.#finish(task, 'completed', { result }),
-      (e: unknown) => this.#finish(task, 'failed', { error: isSvcError(e) ? e : new SvcError('INTERNAL', 'the task failed unexpectedly') }),
-    ).finally(() => this.#live.delete(task.id));
-    return task;
+    return live;
+  }
+
+  #context(req: StartRequest, controller: AbortController, channel: CallChannel): CallContext {
+    return { principal: req.principal, transport: req.transport, log: this.#opts.logger, signal: controller.signal, channel };
   }
 
   /** The caller's task, re-authorized; NOT_FOUND for an unknown id or someone else's task. */

@@ -32,6 +32,7 @@ import { readJson, sendJson } from '../http/raw.js';
 import type { TaskEngine, TaskRecord } from '../tasks/engine.js';
 import { EXPLAIN_ANY_SCOPE, explainCall, explainView } from '../policy/explain.js';
 import { denial } from '../runtime/denial.js';
+import { decideAugmentation } from '../tasks/augmentation.js';
 
 export interface SvcTransport {
   router: Router;
@@ -54,7 +55,9 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
     try {
       const args = await readJson(req, deps.bodyLimit);
       const mode = (cat ?? runtime.current()).tools.get(name)?.task;
-      if (deps.tasks && (mode === 'required' || (mode === 'optional' && /\brespond-async\b/i.test(String(req.headers.prefer ?? ''))))) {
+      // A plain POST to a task-required tool is not refused here: /svc makes it the task it must be.
+      const d = mode && decideAugmentation(mode, /\brespond-async\b/i.test(String(req.headers.prefer ?? '')));
+      if (deps.tasks && d && (!d.ok || d.task)) {
         const t = await deps.tasks.begin({ name, args, principal: p, transport: 'svc', catalog: cat });
         res.setHeader('Location', `/svc/tasks/${t.id}`);
         res.setHeader('Retry-After', String(Math.ceil(t.pollIntervalMs / 1000)));
@@ -99,7 +102,7 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
     } catch {
       return fail(res, new SvcError('INVALID_REQUEST', '?args must be JSON'));
     }
-    const v = typeof id === 'string' ? explainCall(cat, p, id, args) : undefined;
+    const v = typeof id === 'string' ? explainCall(cat, p, id, args, req.query.task === 'true' || req.query.task === '1') : undefined;
     return v ? res.json(v) : fail(res, new SvcError('NOT_FOUND', `no capability ${String(id)}`));
   });
 

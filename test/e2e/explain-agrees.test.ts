@@ -4,12 +4,18 @@
 // capabilities it calls visible are exactly what GET /svc lists; each one it calls hidden
 // is refused with 403 when called. Where /svc is public, the anonymous view is compared
 // the same way with `--scopes ""`. OAuth-only examples have no static token to compare.
+// A tool the view calls `callable: as a task` (task: required): explaining a plain call says
+// TASK_REQUIRED in the CLI and the server alike, and a plain MCP tools/call from the SDK client
+// is refused with that code (-32601); a task-augmented call is explained as running as a task.
 
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ROOT, run, childEnv, serveCli, type ServeChild } from '../helpers/cli.js';
 
 type Json = Record<string, any>;
@@ -41,6 +47,43 @@ function tokensOf(doc: Json, env: Record<string, string>): Map<string, string> {
   return out;
 }
 
+let taskToolsCompared = 0;
+
+/** One call explained by the CLI and by the server, which must agree. */
+async function explainOne(srv: ServeChild, file: string, env: Record<string, string>, cliArgs: string[], auth: Record<string, string>, id: string, task: boolean): Promise<Json> {
+  const q = `capability=${encodeURIComponent(id)}&args=${encodeURIComponent('{}')}${task ? '&task=1' : ''}`;
+  const served = (await (await fetch(`${srv.url}/svc/explain?${q}`, { headers: auth })).json()) as Json;
+  const cli = await run(['explain', file, ...cliArgs, '--capability', id, '--args', '{}', ...(task ? ['--task'] : []), '--json'], { env: childEnv(env) });
+  assert.equal(cli.code, served.allowed ? 0 : 1, cli.stderr);
+  assert.deepEqual(JSON.parse(cli.stdout), served, `${id}${task ? ' as a task' : ''}`);
+  return served;
+}
+
+/** The task-required tools the view shows: explained as the MCP transport enforces. */
+async function compareTaskRequired(srv: ServeChild, file: string, env: Record<string, string>, cliArgs: string[], auth: Record<string, string>, view: Json, label: string): Promise<void> {
+  const ids = view.capabilities.filter((c: Json) => c.callable === 'as a task').map((c: Json) => c.id as string);
+  if (!ids.length) return;
+  const client = new Client({ name: 'explain-agrees', version: '1' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${srv.url}/mcp`), { requestInit: { headers: auth } }));
+  try {
+    for (const id of ids) {
+      const c = view.capabilities.find((x: Json) => x.id === id);
+      assert.ok(c.reasons.some((r: string) => r.startsWith('task required:')), `${label}: ${id} says why`);
+      const plain = await explainOne(srv, file, env, cliArgs, auth, id, false);
+      assert.equal(plain.allowed, false, `${label}: ${id}`);
+      assert.match(plain.reasons[0], /^TASK_REQUIRED: .*accepts a task-augmented call/);
+      // The SDK's callTool refuses a task-required tool itself; a plain tools/call request reaches the server.
+      await assert.rejects(client.request({ method: 'tools/call', params: { name: id.slice('tool:'.length), arguments: {} } }, CallToolResultSchema),
+        (e: McpError) => e.code === -32601 && /Task augmentation required/.test(e.message), `${label}: ${id} plain MCP call`);
+      const augmented = await explainOne(srv, file, env, cliArgs, auth, id, true);
+      assert.ok(!augmented.reasons.some((r: string) => r.startsWith('TASK_REQUIRED')), `${label}: ${id} as a task`);
+      taskToolsCompared++;
+    }
+  } finally {
+    await client.close();
+  }
+}
+
 async function compareView(srv: ServeChild, file: string, env: Record<string, string>, cliArgs: string[], token: string | undefined, label: string, whole: boolean): Promise<void> {
   const auth: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
   const res = await fetch(`${srv.url}/svc/explain`, { headers: auth });
@@ -69,6 +112,7 @@ async function compareView(srv: ServeChild, file: string, env: Record<string, st
       : await fetch(`${srv.url}/svc/${kind}s/${encodeURIComponent(key)}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{}' });
     assert.equal(r.status, 403, `${label}: ${c.id} is hidden and must be refused (${c.reasons.join('; ')})`);
   }
+  await compareTaskRequired(srv, file, env, cliArgs, auth, served, label);
 }
 
 describe('svc explain agrees with the server over the example manifests', () => {
@@ -77,6 +121,7 @@ describe('svc explain agrees with the server over the example manifests', () => 
   after(() => {
     for (const d of tmp) rmSync(d, { recursive: true, force: true });
     assert.ok(compared >= 8, `only ${compared} views compared`);
+    assert.ok(taskToolsCompared >= 1, 'no task-required tool was compared');
   });
 
   for (const example of EXAMPLES) {

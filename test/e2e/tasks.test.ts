@@ -4,7 +4,11 @@
 // after each cancel the process the tool started is gone (its pid no longer exists) and the
 // task says `cancelled` and by whom. Another principal gets not-found for the same id; a plain
 // call to the task-required tool gets the documented error in each era; SIGTERM with a running
-// task exits within drain_timeout_ms, cancelling it and logging that it did.
+// task exits within drain_timeout_ms, cancelling it and logging that it did. A tool declaring
+// ask_before_task asks its question as an input_required round of tools/call (no task exists
+// yet), becomes a task on the answered round, and the task's result carries the answer.
+// subscriptions/listen with taskIds streams notifications/tasks for the caller's own tasks
+// (not another principal's) and needs the tasks extension.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,10 +22,12 @@ import { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.
 import { serveCli, type ServeChild } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
 import { secret } from '../helpers/secrets.js';
+import { frames } from '../helpers/sse.js';
 
 const ALICE = secret(randomBytes(24).toString('base64url'));
 const BOB = secret(randomBytes(24).toString('base64url'));
 const V2026 = '2026-07-28';
+type Json = Record<string, any>;
 const EXT = 'io.modelcontextprotocol/tasks';
 
 const MANIFEST = `version: 1
@@ -60,6 +66,18 @@ tools:
     task: optional
     input_schema: { type: object, properties: { x: { type: string } } }
     template: "done {{x}}"
+  - name: ask.greet
+    description: Asks a name before it becomes a task.
+    task: required
+    ask_before_task: true
+    module: ./ask.js#greet
+`;
+
+const ASK_MODULE = `export async function greet(_input, ctx) {
+  const a = await ctx.channel.request('elicitation/create', { mode: 'form', message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } }, { key: 'user_name' });
+  ctx.channel.startTask();
+  return 'Hello, ' + a.content.name + '!';
+}
 `;
 
 function alive(pid: number): boolean {
@@ -87,10 +105,10 @@ describe('tasks on /svc, /mcp and /ws (real svc serve)', function () {
 
   const svc = (path: string, token: string, init: RequestInit = {}) => fetch(`${srv.url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...init.headers } });
 
-  /** One 2026-07-28 request over HTTP, with the headers the revision requires. */
-  const modern = async (token: string, method: string, params: Record<string, unknown>, ext = true) => {
+  /** One 2026-07-28 request over HTTP, with the headers the revision requires (the raw response). */
+  const modernRaw = (token: string, method: string, params: Record<string, unknown>, ext = true, caps: Record<string, unknown> = {}) => {
     const name = method === 'tools/call' ? params.name : typeof params.taskId === 'string' ? params.taskId : undefined;
-    const res = await fetch(`${srv.url}/mcp`, {
+    return fetch(`${srv.url}/mcp`, {
       method: 'POST',
       headers: {
         authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream',
@@ -98,9 +116,12 @@ describe('tasks on /svc, /mcp and /ws (real svc serve)', function () {
       },
       body: JSON.stringify({
         jsonrpc: '2.0', id: ++n, method,
-        params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': V2026, 'io.modelcontextprotocol/clientCapabilities': ext ? { extensions: { [EXT]: {} } } : {} } },
+        params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': V2026, 'io.modelcontextprotocol/clientCapabilities': { ...caps, ...(ext && { extensions: { [EXT]: {} } }) } } },
       }),
     });
+  };
+  const modern = async (token: string, method: string, params: Record<string, unknown>, ext = true, caps: Record<string, unknown> = {}) => {
+    const res = await modernRaw(token, method, params, ext, caps);
     return { status: res.status, body: await res.json() as { result?: Record<string, unknown>; error?: { code: number; message: string; data?: Record<string, unknown> } } };
   };
 
@@ -113,6 +134,7 @@ describe('tasks on /svc, /mcp and /ws (real svc serve)', function () {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'fastsvc-tasks-'));
     writeFileSync(join(dir, 'svc.yaml'), MANIFEST);
+    writeFileSync(join(dir, 'ask.js'), ASK_MODULE);
     srv = await serveCli(join(dir, 'svc.yaml'), { env: { ALICE_TOKEN: ALICE, BOB_TOKEN: BOB } });
   });
 
@@ -254,6 +276,58 @@ describe('tasks on /svc, /mcp and /ws (real svc serve)', function () {
     assert.equal(invalid.isError, true);
     assert.equal(invalid.resultType, 'complete');
     assert.equal((invalid.structuredContent as { error: { code: string } }).error.code, 'INVALID_INPUT');
+  });
+
+  it('/mcp 2026-07-28 ask_before_task: an input_required round without a task, then a task whose result carries the answer', async () => {
+    const caps = { elicitation: {} };
+    const round1 = await modern(ALICE, 'tools/call', { name: 'ask.greet', arguments: {} }, true, caps);
+    assert.equal(round1.body.result?.resultType, 'input_required', JSON.stringify(round1.body));
+    assert.equal(round1.body.result?.taskId, undefined);
+    assert.deepEqual(Object.keys(round1.body.result?.inputRequests as object), ['user_name']);
+    assert.equal(typeof round1.body.result?.requestState, 'string');
+    assert.ok(!srv.logs().some((l) => l.event === 'task.started' && l.tool === 'ask.greet'), 'no task before the answer');
+
+    const round2 = await modern(ALICE, 'tools/call', {
+      name: 'ask.greet', arguments: {}, requestState: round1.body.result?.requestState,
+      inputResponses: { user_name: { action: 'accept', content: { name: 'Alice' } } },
+    }, true, caps);
+    const created = round2.body.result!;
+    assert.equal(created.resultType, 'task', JSON.stringify(round2.body));
+    assert.equal(typeof created.taskId, 'string');
+    assert.equal(created.requestState, undefined);
+    assert.equal(created.inputRequests, undefined);
+    const done = await waitFor(async () => {
+      const t = (await modern(ALICE, 'tasks/get', { taskId: created.taskId })).body.result;
+      return t?.status === 'completed' ? t : undefined;
+    }, 'the task to complete');
+    assert.deepEqual((done.result as { content: unknown[] }).content, [{ type: 'text', text: 'Hello, Alice!' }]);
+    assert.equal(srv.logs().filter((l) => l.event === 'task.started' && l.tool === 'ask.greet').length, 1);
+  });
+
+  it('/mcp 2026-07-28 subscriptions/listen with taskIds: notifications/tasks for the caller\'s own task; -32021 without the extension', async () => {
+    const created = (await modern(ALICE, 'tools/call', { name: 'job.sleep', arguments: { pidfile: pidfile() } })).body.result!;
+    const id = created.taskId as string;
+    const refused = await modernRaw(ALICE, 'subscriptions/listen', { notifications: { taskIds: [id] } }, false);
+    assert.equal(refused.status, 400);
+    assert.equal((await refused.json() as { error: { code: number } }).error.code, -32021);
+
+    const mine = await modernRaw(ALICE, 'subscriptions/listen', { notifications: { taskIds: [id, 'no-such-task'] } });
+    const foreign = await modernRaw(BOB, 'subscriptions/listen', { notifications: { taskIds: [id] } });
+    const it = frames(mine.body!);
+    const theirs = frames(foreign.body!);
+    const ack = (await it.next()).value!;
+    assert.deepEqual((ack.params as Json).notifications, { taskIds: [id] }, 'the ack echoes only the caller\'s own task');
+    assert.deepEqual(((await theirs.next()).value!.params as Json).notifications, { taskIds: [] });
+
+    assert.equal((await modern(ALICE, 'tasks/cancel', { taskId: id })).status, 200);
+    const note = (await it.next()).value!;
+    assert.equal(note.method, 'notifications/tasks');
+    const params = note.params as Json;
+    assert.deepEqual([params.taskId, params.status, params.statusMessage], [id, 'cancelled', 'cancelled by alice']);
+    assert.deepEqual(params._meta, { 'io.modelcontextprotocol/subscriptionId': (ack.params as Json)._meta['io.modelcontextprotocol/subscriptionId'] });
+    assert.equal(typeof params._meta['io.modelcontextprotocol/subscriptionId'], 'number');
+    await it.return(undefined); // ends the listen streams
+    await theirs.return(undefined);
   });
 
   it('/ws: the same methods as /mcp — create, get, cancel (process gone), bob gets not-found, a plain call is refused', async () => {

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { serveCli, type ServeChild } from '../helpers/cli.js';
+import { frames } from '../helpers/sse.js';
 
 const V = '2026-07-28';
 const META = { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': {} };
@@ -23,22 +24,6 @@ function manifest(tools: string[], prompts = ['p']): string {
     tools: tools.map((name) => ({ name, description: `tool ${name}`, template: name })),
     prompts: prompts.map((name) => ({ name, description: `prompt ${name}`, messages: [{ role: 'user', text: 'hi' }] })),
   });
-}
-
-/** Reads SSE `data:` frames from a fetch body, one JSON message each. */
-async function* frames(body: ReadableStream<Uint8Array>): AsyncGenerator<Record<string, unknown>> {
-  const decoder = new TextDecoder();
-  let buf = '';
-  for await (const chunk of body) {
-    buf += decoder.decode(chunk, { stream: true });
-    let i: number;
-    while ((i = buf.indexOf('\n\n')) >= 0) {
-      const event = buf.slice(0, i);
-      buf = buf.slice(i + 2);
-      const data = event.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
-      if (data) yield JSON.parse(data) as Record<string, unknown>;
-    }
-  }
 }
 
 describe('MCP 2026-07-28 over HTTP on the real server', function () {

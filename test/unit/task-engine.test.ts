@@ -1,7 +1,8 @@
 // The task engine without sockets: a code-built catalog, a real Runtime and the memory store.
 // Ownership (subject + client), the scope re-check on every read after a policy change, the
 // running caps, expiry of finished tasks, the module handler's signal aborting on cancel, and
-// input requests answered piecewise (the 2026-07-28 tasks/update path).
+// input requests answered piecewise (the 2026-07-28 tasks/update path), and startAfterInput
+// (ask_before_task): no task until startTask(), an unanswered question leaves none behind.
 
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
@@ -143,5 +144,56 @@ describe('TaskEngine', () => {
       ['task_cancel', 'shutdown', undefined, 'tool:job.wait', { task_id: t.id, sub: 'alice', client_id: 'app-1', cancelled_by: 'shutdown' }],
       ['task_expire', 'ttl', undefined, 'tool:job.wait', { task_id: t.id, sub: 'alice', client_id: 'app-1', cancelled_by: 'shutdown' }],
     ]);
+  });
+
+  it('startAfterInput: questions go to the round until startTask(); the task then runs on; a run that ends first is dropped or made a finished task', async () => {
+    const { tasks } = setup();
+    const alice = who('alice');
+    const caller = { principal: alice, transport: 'code' as const };
+    const asked: string[] = [];
+    const before = (answer?: unknown) => ({
+      progress: async () => {}, log: async () => {}, supports: () => true,
+      request: (_m: string, _p: Record<string, unknown>, o?: { key?: string }) => { asked.push(o!.key!); return answer ? Promise.resolve(answer) : Promise.reject(new Error('not answered yet')); },
+    });
+    const ask = { name: 'job.ask', args: {}, principal: alice, transport: 'code' as const };
+    // Unanswered: the run ends before startTask(); dropping `ended` leaves no task.
+    const dropped = await tasks.startAfterInput(ask, before());
+    assert.ok('ended' in dropped);
+    assert.deepEqual(asked, ['a', 'b']);
+    assert.deepEqual(tasks.list(caller), []);
+    // Answered, no startTask(): the caller makes it a finished task.
+    const ended = await tasks.startAfterInput(ask, before({ v: 'x' }));
+    assert.ok('ended' in ended);
+    const finished = ended.ended();
+    assert.equal(finished.status, 'completed');
+    assert.deepEqual(tasks.list(caller).map((t) => t.id), [finished.id]);
+    assert.deepEqual(finished.result?.content, [{ type: 'text', text: 'xx' }]);
+    tasks.close();
+  });
+
+  it('startAfterInput: startTask() makes the task there; the run goes on as it and a later question parks it input_required', async () => {
+    const svc = new FastSvc({ name: 'ask-first' });
+    svc.tool({
+      name: 'greet', description: 'asks a name, then confirms inside the task', task: 'required', ask_before_task: true,
+      handler: async (_i, ctx) => {
+        const name = await ctx.channel.request('elicitation/create', { message: 'name?' }, { key: 'name' }) as { v: string };
+        ctx.channel.startTask!();
+        const ok = await ctx.channel.request('elicitation/create', { message: 'sure?' }, { key: 'sure' }) as { v: string };
+        return `${name.v} ${ok.v}`;
+      },
+    });
+    const tasks = new TaskEngine({ runtime: new Runtime(buildCatalog(svc), { inlineLimit: 1024, logger: silent }), logger: silent, ttlMs: 1000, pollIntervalMs: 100, maxRunning: 10, maxRunningPerPrincipal: 2 });
+    const alice = who('alice');
+    const caller = { principal: alice, transport: 'code' as const };
+    const before = { progress: async () => {}, log: async () => {}, supports: () => true, request: () => Promise.resolve({ v: 'Ada' }) };
+    const got = await tasks.startAfterInput({ name: 'greet', args: {}, principal: alice, transport: 'code', askable: new Set(['elicitation/create']) }, before);
+    assert.ok('task' in got);
+    const t = got.task;
+    await waitFor(() => (t.status === 'input_required' ? t : undefined), 'the in-task question');
+    assert.deepEqual(Object.keys(t.inputRequests ?? {}), ['sure']);
+    tasks.update(t.id, caller, { sure: { v: 'yes' } });
+    await settle(t);
+    assert.deepEqual(t.result?.content, [{ type: 'text', text: 'Ada yes' }]);
+    tasks.close();
   });
 });

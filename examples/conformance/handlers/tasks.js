@@ -42,3 +42,14 @@ export async function multiInput(_input, ctx) {
   ]);
   return `name=${name?.content?.name ?? '?'} confirm=${confirm?.content?.confirm ?? '?'}`;
 }
+
+/**
+ * ask_before_task: asks the user's name as an input_required round of the tools/call itself,
+ * then becomes a task (context.channel.startTask()) that answers with the name.
+ */
+export async function greetAsTask(_input, ctx) {
+  const answer = await ctx.channel.request('elicitation/create', { mode: 'form', message: 'What is your name?', requestedSchema: NAME }, { key: 'user_name' });
+  ctx.channel.startTask?.();
+  await sleep(200, ctx.signal);
+  return `Hello, ${answer?.action === 'accept' ? answer.content?.name ?? 'stranger' : 'stranger'}!`;
+}
