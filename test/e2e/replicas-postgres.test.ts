@@ -29,6 +29,15 @@ const TASK_TOOL = `
       argv: [/bin/sh, -c, 'echo $$ > "$0"; exec sleep 60', '{{pidfile}}']
       timeout_ms: 120000
 `;
+/** A tool with a per-principal quota of 3 requests an hour (limits.shared is in the example). */
+const QUOTA_TOOL = `
+  - name: notes.count
+    description: Counts notes; 3 calls an hour per user, across every replica.
+    required_scopes: [notes.read]
+    limits: { requests: 3, window_ms: 3600000 }
+    content:
+      - { type: text, text: "2" }
+`;
 
 function alive(pid: number): boolean {
   try {
@@ -71,7 +80,7 @@ describe('replicas on one PostgreSQL (svc serve ×2, round-robin proxy)', functi
   let viaProxy: oauth.AuthorizationServer;
   const dir = mkdtempSync(join(tmpdir(), 'fastsvc-replicas-'));
   const manifest = join(dir, 'svc.yaml');
-  writeFileSync(manifest, readFileSync(MANIFEST, 'utf8') + TASK_TOOL);
+  writeFileSync(manifest, readFileSync(MANIFEST, 'utf8') + TASK_TOOL + QUOTA_TOOL);
 
   const start = () => serveCli(manifest, { env: { DATABASE_URL: cluster.url(), SVC_OAUTH_KEY_SECRET: 'replica-test-key-secret-0123456789abcdef', PUBLIC_URL: proxy.url } });
   /** The proxy's metadata with every endpoint on one replica. */
@@ -151,6 +160,23 @@ describe('replicas on one PostgreSQL (svc serve ×2, round-robin proxy)', functi
     await oauth.processRevocationResponse(revoked);
     assert.equal(await closed, 4401, 'closed for the revoked credential (the ping interval is 30 s)');
     assert.equal((await callTool(b, tokens.access_token)).status, 401);
+  });
+
+  it('counts a quota across both replicas (limits.shared): the 4th call of 3 an hour gets 429, wherever it lands', async () => {
+    const { client, auth } = await codeFor();
+    const { access_token: token } = await exchange(on(a), client, oauth.None(), auth, proxy.url);
+    const call = (r: ServeChild) => fetch(`${r.url}/svc/tools/notes.count`, {
+      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}',
+    });
+    // Earlier tests' tokens are for the same user (login subject dev) but never call notes.count.
+    for (const r of [a, b, a]) assert.equal((await call(r)).status, 200, r.url);
+    const refused = await call(b); // B served only one of the three: per replica it would pass
+    assert.equal(refused.status, 429);
+    assert.ok(Number(refused.headers.get('retry-after')) > 3000, `Retry-After ${refused.headers.get('retry-after')}`);
+    assert.equal((await call(a)).status, 429);
+    const explained = await fetch(`${b.url}/svc/explain`, { headers: { authorization: `Bearer ${token}` } });
+    const row = ((await explained.json()) as { capabilities: { id: string; reasons: string[] }[] }).capabilities.find((c) => c.id === 'tool:notes.count');
+    assert.ok(row?.reasons.includes('quota tool:notes.count per principal: 3 requests per 3600000 ms shared by all replicas'), JSON.stringify(row));
   });
 
   it('runs a task on A that B reads, lists and cancels: A kills its process', async () => {
