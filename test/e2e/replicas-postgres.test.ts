@@ -2,7 +2,8 @@
 // (test/helpers/postgres.ts), behind a tiny loopback round-robin proxy standing in for
 // the load balancer (its URL is the issuer and base_url of both). An independent OAuth
 // client (oauth4webapi) picks replicas explicitly — metadata from the proxy, endpoints
-// pointed at one replica — or goes through the proxy, which alternates per request.
+// pointed at one replica — or goes through the proxy, which alternates per request (an
+// Mcp-Session-Id sticks to its replica); the 1.x MCP SDK client goes through the proxy.
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,9 +16,14 @@ import WebSocket from 'ws';
 import { ROOT, serveCli, type ServeChild } from '../helpers/cli.js';
 import { startPostgres, type PgCluster } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
-import { authorize, discover, exchange, insecure, postForm, register } from './oauth-harness.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import { authorize, discover, exchange, insecure, postForm, register, ScriptedProvider } from './oauth-harness.js';
 
 const MANIFEST = join(ROOT, 'examples', 'replicas', 'svc.yaml');
+/** Nothing listens here: the scripted browser stops at the first redirect off the server. */
+const CALLBACK = 'http://127.0.0.1:59998/callback';
 /** The example plus a task tool whose process a cancel must kill (tools: is its last section). */
 const TASK_TOOL = `
   - name: job.sleep
@@ -49,20 +55,33 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Round-robin over `upstreams` (changeable); each request goes to the next one. */
+/**
+ * Round-robin over `upstreams` (changeable); each request goes to the next one, except that a
+ * request carrying an Mcp-Session-Id goes where that session was opened (sticky by header, as
+ * the README asks of a load balancer for 2025-era sessions). `served` records each request's
+ * upstream, method and path.
+ */
 function startProxy(upstreams: string[]) {
   let next = 0;
+  const sessions = new Map<string, string>();
+  const served: { upstream: string; method: string; path: string }[] = [];
   const server = http.createServer((req, res) => {
-    const target = new URL(upstreams[next++ % upstreams.length]!);
+    const sid = req.headers['mcp-session-id'];
+    const chosen = (typeof sid === 'string' && sessions.get(sid)) || upstreams[next++ % upstreams.length]!;
+    served.push({ upstream: chosen, method: req.method!, path: req.url! });
+    const target = new URL(chosen);
     const up = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
+      const opened = r.headers['mcp-session-id'];
+      if (typeof opened === 'string') sessions.set(opened, chosen);
       res.writeHead(r.statusCode!, r.headers);
       r.pipe(res);
     });
     up.on('error', () => res.writeHead(502).end());
     req.pipe(up);
   });
-  return new Promise<{ url: string; close(): void }>((resolve) => server.listen(0, '127.0.0.1', () => resolve({
+  return new Promise<{ url: string; served: typeof served; close(): void }>((resolve) => server.listen(0, '127.0.0.1', () => resolve({
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    served,
     close: () => {
       server.closeAllConnections();
       server.close();
@@ -74,7 +93,7 @@ describe('replicas on one PostgreSQL (svc serve ×2, round-robin proxy)', functi
   this.timeout(60_000);
   let cluster: PgCluster;
   const upstreams: string[] = [];
-  let proxy: { url: string; close(): void };
+  let proxy: Awaited<ReturnType<typeof startProxy>>;
   let a: ServeChild;
   let b: ServeChild;
   let viaProxy: oauth.AuthorizationServer;
@@ -160,6 +179,34 @@ describe('replicas on one PostgreSQL (svc serve ×2, round-robin proxy)', functi
     await oauth.processRevocationResponse(revoked);
     assert.equal(await closed, 4401, 'closed for the revoked credential (the ping interval is 30 s)');
     assert.equal((await callTool(b, tokens.access_token)).status, 401);
+  });
+
+  it('the 1.x MCP SDK client registers, authorizes and calls tools through the proxy; its sessions stick, its token works on both', async () => {
+    const provider = new ScriptedProvider(CALLBACK, 'replicas SDK 1.x');
+    const mcpUrl = new URL(`${proxy.url}/mcp`);
+    const from = proxy.served.length;
+    assert.equal(await auth(provider, { serverUrl: mcpUrl, scope: 'notes.read' }), 'REDIRECT');
+    assert.equal(await auth(provider, { serverUrl: mcpUrl, authorizationCode: await provider.code() }), 'AUTHORIZED');
+    const oauthHits = proxy.served.slice(from).filter((s) => /^\/(register|authorize|interaction|token|\.well-known)/.test(s.path));
+    assert.deepEqual(new Set(oauthHits.map((s) => s.upstream)), new Set([a.url, b.url]), 'the OAuth flow alternated between the replicas');
+    // Two connections: each opens its session on the next replica and stays there.
+    const clients: Client[] = [];
+    const sessionsOn: string[] = [];
+    for (const n of [1, 2]) {
+      const transport = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider });
+      const client = new Client({ name: `replicas-sdk-${n}`, version: '1.0.0' });
+      await client.connect(transport);
+      clients.push(client);
+      assert.equal(transport.protocolVersion, '2025-11-25');
+      const called = await client.callTool({ name: 'notes.list', arguments: {} });
+      assert.deepEqual(called.content, [{ type: 'text', text: '1. buy milk\n2. write tests' }]);
+      const hits = proxy.served.filter((s) => s.path === '/mcp' && s.method === 'POST').slice(-2);
+      sessionsOn.push(hits[0]!.upstream);
+      assert.equal(hits[1]!.upstream, hits[0]!.upstream, 'the session\'s later requests went where it was opened');
+    }
+    assert.deepEqual(new Set(sessionsOn), new Set([a.url, b.url]), 'one session on each replica, one token');
+    assert.equal(provider.registrations, 1);
+    await Promise.all(clients.map((c) => c.close()));
   });
 
   it('counts a quota across both replicas (limits.shared): the 4th call of 3 an hour gets 429, wherever it lands', async () => {
