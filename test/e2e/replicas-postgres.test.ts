@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import * as oauth from 'oauth4webapi';
 import pg from 'pg';
 import WebSocket from 'ws';
-import { ROOT, serveCli, type ServeChild } from '../helpers/cli.js';
+import { childEnv, ROOT, run, serveCli, type ServeChild } from '../helpers/cli.js';
 import { startPostgres, type PgCluster } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -101,7 +101,8 @@ describe('replicas on one PostgreSQL (svc serve ×2, round-robin proxy)', functi
   const manifest = join(dir, 'svc.yaml');
   writeFileSync(manifest, readFileSync(MANIFEST, 'utf8') + TASK_TOOL + QUOTA_TOOL);
 
-  const start = () => serveCli(manifest, { env: { DATABASE_URL: cluster.url(), SVC_OAUTH_KEY_SECRET: 'replica-test-key-secret-0123456789abcdef', PUBLIC_URL: proxy.url } });
+  const env = () => ({ DATABASE_URL: cluster.url(), SVC_OAUTH_KEY_SECRET: 'replica-test-key-secret-0123456789abcdef', PUBLIC_URL: proxy.url });
+  const start = () => serveCli(manifest, { env: env() });
   /** The proxy's metadata with every endpoint on one replica. */
   const on = (replica: ServeChild): oauth.AuthorizationServer =>
     ({ ...JSON.parse(JSON.stringify(viaProxy).replaceAll(proxy.url, replica.url)), issuer: viaProxy.issuer }) as oauth.AuthorizationServer;
@@ -310,5 +311,33 @@ describe('replicas on one PostgreSQL (svc serve ×2, round-robin proxy)', functi
     const last = await codeFor(client);
     const tokens = await exchange(on(a), client, oauth.None(), last.auth, proxy.url);
     assert.equal((await callTool(a, tokens.access_token)).status, 200);
+  });
+
+  it('rotates keys with `keys rotate` and a rolling restart: new key signs, old stays published, tokens keep working', async () => {
+    // Runs after the SIGKILL test: only A serves. B comes back after the rotation, then A restarts.
+    const kids = async (r: ServeChild) => ((await (await fetch(`${r.url}/jwks`)).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid);
+    const [oldKid] = await kids(a);
+    const before = await exchange(on(a), ...(await codeFor().then(({ client, auth }) => [client, oauth.None(), auth] as const)), proxy.url);
+    const rotated = await run(['keys', 'rotate', manifest], { env: childEnv(env()) });
+    assert.equal(rotated.code, 0, rotated.stderr);
+    const newKid = /new signing key (\S+);/.exec(rotated.stdout)?.[1];
+    assert.ok(newKid && newKid !== oldKid, rotated.stdout);
+    assert.ok(!rotated.stdout.includes(env().SVC_OAUTH_KEY_SECRET) && !rotated.stdout.includes(cluster.url()), 'no secret printed');
+    assert.deepEqual(await kids(a), [oldKid], 'A took its keys at start and keeps them until it restarts');
+    b = await start();
+    upstreams.push(b.url);
+    assert.deepEqual(await kids(b), [newKid, oldKid], 'the restarted B signs with the new key and still publishes the old one');
+    for (const r of [a, b]) assert.equal((await callTool(r, before.access_token)).status, 200, `a token from before the rotation on ${r.url}`);
+    await a.stop();
+    upstreams.splice(upstreams.indexOf(a.url), 1);
+    a = await start();
+    upstreams.push(a.url);
+    assert.deepEqual(await kids(a), [newKid, oldKid]);
+    const { client, auth } = await codeFor(); // through the proxy: both replicas, new keys everywhere
+    const after = await exchange(on(b), client, oauth.None(), auth, proxy.url);
+    for (const r of [a, b]) {
+      assert.equal((await callTool(r, after.access_token)).status, 200, r.url);
+      assert.equal((await callTool(r, before.access_token)).status, 200, r.url);
+    }
   });
 });
