@@ -3,6 +3,7 @@
 // interleaved rounds (A/B/A/B) with 10 connections, then memory flatness (--memory) and reload latency, and prints
 // markdown tables with issue 6's targets met or missed (also written to bench/RESULTS.md).
 // Exit 1 when a check or a run fails (with --smoke also on any non-2xx or error; with --strict on an unavailable server).
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -99,6 +100,23 @@ async function main() {
   const scenarios = SCENARIOS.filter(picked);
   const memory = opt.memory ? MEMORY.filter(picked) : [];
   const serverNames = [...new Set([...scenarios, ...memory].filter((e) => !blocked(e)).map((e) => e.server))];
+
+  // A throwaway PostgreSQL cluster for the servers that need one (the tests' helper, loaded through tsx).
+  if (serverNames.some((n) => SERVERS[n].postgres)) {
+    const { tsImport } = await import('tsx/esm/api');
+    const { startPostgres } = await tsImport('../test/helpers/postgres.ts', import.meta.url);
+    const cluster = await startPostgres();
+    // The helper's own exit hook may have stopped it already: then only its folder is left to remove.
+    process.on('exit', () => {
+      try {
+        cluster.destroy();
+      } catch {
+        rmSync(cluster.dir, { recursive: true, force: true });
+      }
+    });
+    Object.assign(env, { DATABASE_URL: cluster.url(), SVC_OAUTH_KEY_SECRET: randomBytes(32).toString('base64url') });
+    log(`postgres: throwaway cluster on port ${cluster.port}`);
+  }
 
   // 1. Start-up: each server alone, spawn → first 200 from /healthz.
   const serverRows = [];

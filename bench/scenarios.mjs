@@ -27,6 +27,8 @@ export const SERVERS = {
   // fastsvc with its OAuth server, one per provider (SQLite file in BENCH_DATA_DIR, a temp folder per run).
   'fastsvc-oauth-memory': { argv: fastsvc('bench/fastsvc-oauth-memory.svc.yaml'), hint: 'run `npm run build` first' },
   'fastsvc-oauth-sqlite': { argv: fastsvc('bench/fastsvc-oauth-sqlite.svc.yaml'), hint: 'run `npm run build` first' },
+  // postgres: the harness starts a throwaway cluster (needs Debian's postgresql package) when one of these is picked.
+  'fastsvc-oauth-postgres': { argv: fastsvc('bench/fastsvc-oauth-postgres.svc.yaml'), hint: 'run `npm run build` first', postgres: true },
 };
 
 const ECHO = '/echo';
@@ -59,7 +61,7 @@ export const SCENARIOS = [
   { name: 'fastsvc-oauth-mcp', server: 'fastsvc-oauth-memory', kind: 'mcp', session: true, token: 'oauth', label: 'fastsvc /mcp, OAuth access token (memory provider), one session' },
   { name: 'fastsvc-oauth-svc-sqlite', server: 'fastsvc-oauth-sqlite', kind: 'http', path: SVC, auth: true, token: 'oauth', label: 'fastsvc /svc, OAuth access token (SQLite provider)' },
   // Token endpoint throughput: each code is single-use and each refresh rotates, so these have their own kinds.
-  ...['memory', 'sqlite'].flatMap((p) => [
+  ...['memory', 'sqlite', 'postgres'].flatMap((p) => [
     { name: `oauth-code-${p}`, server: `fastsvc-oauth-${p}`, kind: 'oauth-code', label: `POST /token authorization_code (${p}); codes pre-minted, one exchange each` },
     { name: `oauth-refresh-${p}`, server: `fastsvc-oauth-${p}`, kind: 'oauth-refresh', label: `POST /token refresh_token (${p}); 10 rotating chains` },
   ]),

@@ -8,6 +8,7 @@
 //   fastsvc hash-password                         → reads a password on stdin, prints its scrypt hash
 //   fastsvc explain [manifest] (--scopes S | --token NAME | --token-file F | --subject USER) [--json]
 //                                                 → every capability: visible/callable and why
+//   fastsvc keys rotate [manifest]                → new OAuth signing/cookie keys; old ones kept for verification
 //   fastsvc diff OLD NEW [--json] [--fail-on-widen] → what a reload would change; exit 3 if widened (with the flag)
 // Guarantees: every command answers --help (its usage, exit 0) and refuses an
 // unknown flag or a surplus argument (one line naming it, then usage, exit 2);
@@ -29,6 +30,7 @@ import { watchManifest } from './policy/watch.js';
 import { startupLine } from './observe/startup-line.js';
 import { hashPassword } from './auth/oauth/password.js';
 import { cmdDiff, cmdExplain } from './policy/cli-policy.js';
+import { cmdKeys } from './auth/oauth/cli-keys.js';
 
 const PROG = 'fastsvc';
 // dist/cli.js (and src/cli.ts) sit one level below the package root.
@@ -131,6 +133,18 @@ options:
     options: { json: { type: 'boolean' }, 'fail-on-widen': { type: 'boolean' }, 'allow-unset-env': { type: 'boolean' } },
     maxPositionals: 2,
     run: (v, p) => (p.length < 2 ? usageError(`usage: ${COMMANDS.diff!.usage}`, 'give two manifests', 'diff') : cmdDiff(p[0]!, p[1]!, v, printProblems)),
+  },
+  keys: {
+    usage: `${PROG} keys rotate [manifest]`,
+    help: `Rotates the OAuth signing key and cookie key in the manifest's durable store
+(oauth.provider sqlite or postgres): the new keys sign, the previous two of each stay
+for verification. Replicas read keys when they start: restart them one at a time.
+
+options:
+  -h, --help    show this help`,
+    options: {},
+    maxPositionals: 2,
+    run: (_v, p) => cmdKeys(PROG, p[0], p[1] ?? 'svc.yaml', printProblems),
   },
   'hash-password': {
     usage: `${PROG} hash-password`,

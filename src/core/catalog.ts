@@ -174,7 +174,7 @@ export function buildCatalog(svc: FastSvc, opts: { hash?: string } = {}): Catalo
     description: svc.description,
     instructions: svc.instructions,
     cache: svc.cache,
-    limits: svc.limits && Object.values(svc.limits).some((l) => l && (l.requests !== undefined || l.concurrent !== undefined)) ? svc.limits : undefined,
+    limits: svc.limits && (svc.limits.shared || Object.values(svc.limits).some((l) => typeof l === 'object' && (l.requests !== undefined || l.concurrent !== undefined))) ? svc.limits : undefined,
     tools, resources, templates: Object.freeze(templates), prompts, hash,
   });
 }

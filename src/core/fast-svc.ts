@@ -7,7 +7,8 @@ import { SvcError } from '../errors.js';
 import type { CacheHint, Limit, PromptDef, ResourceDef, ToolDef } from './types.js';
 
 /** Quotas per principal class (manifest `limits`). */
-export interface ClassLimits { token?: Limit; user?: Limit; oauth_client?: Limit }
+/** Class quotas; shared: counted in the OAuth provider's PostgreSQL database across replicas (limits.shared). */
+export interface ClassLimits { token?: Limit; user?: Limit; oauth_client?: Limit; shared?: boolean }
 
 export interface FastSvcOptions {
   name: string;

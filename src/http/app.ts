@@ -38,6 +38,7 @@ import { SessionRegistry } from '../mcp/sessions.js';
 import { TaskEngine } from '../tasks/engine.js';
 import { PostgresTaskStore } from '../tasks/postgres-store.js';
 import { PostgresOAuthProvider } from '../auth/oauth/providers/postgres.js';
+import { SharedQuotas } from '../policy/shared-quotas.js';
 import { inputRoundsFor } from '../mcp/input-rounds.js';
 import { errorHandler, sendError } from './errors.js';
 import { corsHandler } from './cors.js';
@@ -98,11 +99,14 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   let sessions: SessionRegistry | undefined;
   const metrics = isPublic('/metrics') || isProtected('/metrics') ? new Metrics({ sessions: (t) => sessions?.count(t) ?? 0, tasks: () => tasks.counts().running }, cfg.config_hash) : undefined;
   const observer = new Observer(createAudit(cfg.audit), metrics);
-  const runtime = new Runtime(store, { inlineLimit: cfg.server.inline_limit, logger: log, observer });
   const listenUrl = opts.listenUrl ?? `http://${cfg.server.host}:${cfg.server.port}`;
   const baseUrl = () => cfg.base_url ?? listenUrl;
   const caller = callerResolver(cfg.server.trust_proxy);
   const oauth = await oauthServerFromConfig(cfg, { baseUrl: baseUrl(), logger: log, name: svc.name, caller, observer });
+  // limits.shared: request quotas counted in the OAuth provider's database, across replicas.
+  if (svc.limits?.shared && !(oauth?.provider instanceof PostgresOAuthProvider)) throw new SvcError('OAUTH_CONFIG', 'limits.shared needs oauth.provider.type postgres', { path: '/limits/shared' });
+  const quotas = svc.limits?.shared && oauth?.provider instanceof PostgresOAuthProvider ? new SharedQuotas(oauth.provider) : undefined;
+  const runtime = new Runtime(store, { inlineLimit: cfg.server.inline_limit, logger: log, observer, ...(quotas && { quotas }) });
   const gate = createGate({ policy: () => store.current(), oauth, realm: svc.name, defaultScopes: () => [] });
   const status: ServerStatus = { ready: false, draining: false, started_at: new Date().toISOString() };
 

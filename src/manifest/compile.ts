@@ -78,6 +78,9 @@ export function compilePlan(m: SvcManifest, file: string, locate: Locate): { pla
     });
   }
   if (m.oauth?.enabled) checkOAuth(m, problem, checkScopes);
+  if (m.limits?.shared && !(m.oauth?.enabled && m.oauth.provider?.type === 'postgres')) {
+    problem('OAUTH_CONFIG', ['limits', 'shared'], 'limits.shared counts quotas in the OAuth provider\'s PostgreSQL database: it needs oauth.enabled with oauth.provider.type postgres');
+  }
   const trust = m.server?.trust_proxy;
   if (trust !== undefined) {
     try {

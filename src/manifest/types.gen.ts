@@ -90,12 +90,16 @@ export interface SvcManifest {
    */
   prompts?: Prompt[];
   /**
-   * Quotas per principal class, counted per principal of that class across every capability: token (each static bearer token), user (each OAuth user), oauth_client (each OAuth client, all its users together). Off unless set. Counters are per process (per replica).
+   * Quotas per principal class, counted per principal of that class across every capability: token (each static bearer token), user (each OAuth user), oauth_client (each OAuth client, all its users together). Off unless set. Counters are per process (per replica) unless shared is true.
    */
   limits?: {
     token?: Limit;
     user?: Limit;
     oauth_client?: Limit;
+    /**
+     * Count request quotas (these and every capability's limits) in the OAuth provider's PostgreSQL database, so all replicas on it share one count per principal. Needs oauth.provider.type postgres. Concurrency limits stay per replica.
+     */
+    shared?: boolean;
   };
 }
 /**

@@ -81,7 +81,8 @@ function verdict(cat: Catalog, id: string, g: Guarded, p: Principal, ctx: Explai
   }
   for (const it of quotaItems(p, id, g.limits, cat.limits)) {
     const l = it.limit;
-    reasons.push(`quota ${it.label}: ${[l.requests !== undefined && `${l.requests} requests per ${l.window_ms ?? 60000} ms`, l.concurrent !== undefined && `${l.concurrent} at once`].filter(Boolean).join(', ')}`);
+    const requests = l.requests !== undefined && `${l.requests} requests per ${l.window_ms ?? 60000} ms ${cat.limits?.shared ? 'shared by all replicas' : 'per replica'}`;
+    reasons.push(`quota ${it.label}: ${[requests, l.concurrent !== undefined && `${l.concurrent} at once per replica`].filter(Boolean).join(', ')}`);
   }
   const tool = id.startsWith('tool:') ? cat.tools.get(id.slice(5)) : undefined;
   const plain = tool && decideAugmentation(tool.task, false);

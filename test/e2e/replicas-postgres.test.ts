@@ -2,7 +2,8 @@
 // (test/helpers/postgres.ts), behind a tiny loopback round-robin proxy standing in for
 // the load balancer (its URL is the issuer and base_url of both). An independent OAuth
 // client (oauth4webapi) picks replicas explicitly — metadata from the proxy, endpoints
-// pointed at one replica — or goes through the proxy, which alternates per request.
+// pointed at one replica — or goes through the proxy, which alternates per request (an
+// Mcp-Session-Id sticks to its replica); the 1.x MCP SDK client goes through the proxy.
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,13 +13,18 @@ import { join } from 'node:path';
 import * as oauth from 'oauth4webapi';
 import pg from 'pg';
 import WebSocket from 'ws';
-import { ROOT, serveCli, type ServeChild } from '../helpers/cli.js';
+import { childEnv, ROOT, run, serveCli, type ServeChild } from '../helpers/cli.js';
 import { startPostgres, type PgCluster } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
-import { authorize, discover, exchange, insecure, postForm, register } from './oauth-harness.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import { authorize, discover, exchange, insecure, postForm, register, ScriptedProvider } from './oauth-harness.js';
 import { secret, secretTokens } from '../helpers/secrets.js';
 
 const MANIFEST = join(ROOT, 'examples', 'replicas', 'svc.yaml');
+/** Nothing listens here: the scripted browser stops at the first redirect off the server. */
+const CALLBACK = 'http://127.0.0.1:59998/callback';
 /** The example plus a task tool whose process a cancel must kill (tools: is its last section). */
 const TASK_TOOL = `
   - name: job.sleep
@@ -29,6 +35,15 @@ const TASK_TOOL = `
     exec:
       argv: [/bin/sh, -c, 'echo $$ > "$0"; exec sleep 60', '{{pidfile}}']
       timeout_ms: 120000
+`;
+/** A tool with a per-principal quota of 3 requests an hour (limits.shared is in the example). */
+const QUOTA_TOOL = `
+  - name: notes.count
+    description: Counts notes; 3 calls an hour per user, across every replica.
+    required_scopes: [notes.read]
+    limits: { requests: 3, window_ms: 3600000 }
+    content:
+      - { type: text, text: "2" }
 `;
 
 function alive(pid: number): boolean {
@@ -41,20 +56,33 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Round-robin over `upstreams` (changeable); each request goes to the next one. */
+/**
+ * Round-robin over `upstreams` (changeable); each request goes to the next one, except that a
+ * request carrying an Mcp-Session-Id goes where that session was opened (sticky by header, as
+ * the README asks of a load balancer for 2025-era sessions). `served` records each request's
+ * upstream, method and path.
+ */
 function startProxy(upstreams: string[]) {
   let next = 0;
+  const sessions = new Map<string, string>();
+  const served: { upstream: string; method: string; path: string }[] = [];
   const server = http.createServer((req, res) => {
-    const target = new URL(upstreams[next++ % upstreams.length]!);
+    const sid = req.headers['mcp-session-id'];
+    const chosen = (typeof sid === 'string' && sessions.get(sid)) || upstreams[next++ % upstreams.length]!;
+    served.push({ upstream: chosen, method: req.method!, path: req.url! });
+    const target = new URL(chosen);
     const up = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
+      const opened = r.headers['mcp-session-id'];
+      if (typeof opened === 'string') sessions.set(opened, chosen);
       res.writeHead(r.statusCode!, r.headers);
       r.pipe(res);
     });
     up.on('error', () => res.writeHead(502).end());
     req.pipe(up);
   });
-  return new Promise<{ url: string; close(): void }>((resolve) => server.listen(0, '127.0.0.1', () => resolve({
+  return new Promise<{ url: string; served: typeof served; close(): void }>((resolve) => server.listen(0, '127.0.0.1', () => resolve({
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    served,
     close: () => {
       server.closeAllConnections();
       server.close();
@@ -66,15 +94,16 @@ describe('replicas on one PostgreSQL (svc serve ×2, round-robin proxy)', functi
   this.timeout(60_000);
   let cluster: PgCluster;
   const upstreams: string[] = [];
-  let proxy: { url: string; close(): void };
+  let proxy: Awaited<ReturnType<typeof startProxy>>;
   let a: ServeChild;
   let b: ServeChild;
   let viaProxy: oauth.AuthorizationServer;
   const dir = mkdtempSync(join(tmpdir(), 'fastsvc-replicas-'));
   const manifest = join(dir, 'svc.yaml');
-  writeFileSync(manifest, readFileSync(MANIFEST, 'utf8') + TASK_TOOL);
+  writeFileSync(manifest, readFileSync(MANIFEST, 'utf8') + TASK_TOOL + QUOTA_TOOL);
 
-  const start = () => serveCli(manifest, { env: { DATABASE_URL: cluster.url(), SVC_OAUTH_KEY_SECRET: 'replica-test-key-secret-0123456789abcdef', PUBLIC_URL: proxy.url } });
+  const env = () => ({ DATABASE_URL: cluster.url(), SVC_OAUTH_KEY_SECRET: 'replica-test-key-secret-0123456789abcdef', PUBLIC_URL: proxy.url });
+  const start = () => serveCli(manifest, { env: env() });
   /** The proxy's metadata with every endpoint on one replica. */
   const on = (replica: ServeChild): oauth.AuthorizationServer =>
     ({ ...JSON.parse(JSON.stringify(viaProxy).replaceAll(proxy.url, replica.url)), issuer: viaProxy.issuer }) as oauth.AuthorizationServer;
@@ -152,6 +181,51 @@ describe('replicas on one PostgreSQL (svc serve ×2, round-robin proxy)', functi
     await oauth.processRevocationResponse(revoked);
     assert.equal(await closed, 4401, 'closed for the revoked credential (the ping interval is 30 s)');
     assert.equal((await callTool(b, tokens.access_token)).status, 401);
+  });
+
+  it('the 1.x MCP SDK client registers, authorizes and calls tools through the proxy; its sessions stick, its token works on both', async () => {
+    const provider = new ScriptedProvider(CALLBACK, 'replicas SDK 1.x');
+    const mcpUrl = new URL(`${proxy.url}/mcp`);
+    const from = proxy.served.length;
+    assert.equal(await auth(provider, { serverUrl: mcpUrl, scope: 'notes.read' }), 'REDIRECT');
+    assert.equal(await auth(provider, { serverUrl: mcpUrl, authorizationCode: await provider.code() }), 'AUTHORIZED');
+    const oauthHits = proxy.served.slice(from).filter((s) => /^\/(register|authorize|interaction|token|\.well-known)/.test(s.path));
+    assert.deepEqual(new Set(oauthHits.map((s) => s.upstream)), new Set([a.url, b.url]), 'the OAuth flow alternated between the replicas');
+    // Two connections: each opens its session on the next replica and stays there.
+    const clients: Client[] = [];
+    const sessionsOn: string[] = [];
+    for (const n of [1, 2]) {
+      const transport = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider });
+      const client = new Client({ name: `replicas-sdk-${n}`, version: '1.0.0' });
+      await client.connect(transport);
+      clients.push(client);
+      assert.equal(transport.protocolVersion, '2025-11-25');
+      const called = await client.callTool({ name: 'notes.list', arguments: {} });
+      assert.deepEqual(called.content, [{ type: 'text', text: '1. buy milk\n2. write tests' }]);
+      const hits = proxy.served.filter((s) => s.path === '/mcp' && s.method === 'POST').slice(-2);
+      sessionsOn.push(hits[0]!.upstream);
+      assert.equal(hits[1]!.upstream, hits[0]!.upstream, 'the session\'s later requests went where it was opened');
+    }
+    assert.deepEqual(new Set(sessionsOn), new Set([a.url, b.url]), 'one session on each replica, one token');
+    assert.equal(provider.registrations, 1);
+    await Promise.all(clients.map((c) => c.close()));
+  });
+
+  it('counts a quota across both replicas (limits.shared): the 4th call of 3 an hour gets 429, wherever it lands', async () => {
+    const { client, auth } = await codeFor();
+    const { access_token: token } = await exchange(on(a), client, oauth.None(), auth, proxy.url);
+    const call = (r: ServeChild) => fetch(`${r.url}/svc/tools/notes.count`, {
+      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}',
+    });
+    // Earlier tests' tokens are for the same user (login subject dev) but never call notes.count.
+    for (const r of [a, b, a]) assert.equal((await call(r)).status, 200, r.url);
+    const refused = await call(b); // B served only one of the three: per replica it would pass
+    assert.equal(refused.status, 429);
+    assert.ok(Number(refused.headers.get('retry-after')) > 3000, `Retry-After ${refused.headers.get('retry-after')}`);
+    assert.equal((await call(a)).status, 429);
+    const explained = await fetch(`${b.url}/svc/explain`, { headers: { authorization: `Bearer ${token}` } });
+    const row = ((await explained.json()) as { capabilities: { id: string; reasons: string[] }[] }).capabilities.find((c) => c.id === 'tool:notes.count');
+    assert.ok(row?.reasons.includes('quota tool:notes.count per principal: 3 requests per 3600000 ms shared by all replicas'), JSON.stringify(row));
   });
 
   it('runs a task on A that B reads, lists and cancels: A kills its process', async () => {
@@ -238,5 +312,33 @@ describe('replicas on one PostgreSQL (svc serve ×2, round-robin proxy)', functi
     const last = await codeFor(client);
     const tokens = await exchange(on(a), client, oauth.None(), last.auth, proxy.url);
     assert.equal((await callTool(a, tokens.access_token)).status, 200);
+  });
+
+  it('rotates keys with `keys rotate` and a rolling restart: new key signs, old stays published, tokens keep working', async () => {
+    // Runs after the SIGKILL test: only A serves. B comes back after the rotation, then A restarts.
+    const kids = async (r: ServeChild) => ((await (await fetch(`${r.url}/jwks`)).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid);
+    const [oldKid] = await kids(a);
+    const before = await exchange(on(a), ...(await codeFor().then(({ client, auth }) => [client, oauth.None(), auth] as const)), proxy.url);
+    const rotated = await run(['keys', 'rotate', manifest], { env: childEnv(env()) });
+    assert.equal(rotated.code, 0, rotated.stderr);
+    const newKid = /new signing key (\S+);/.exec(rotated.stdout)?.[1];
+    assert.ok(newKid && newKid !== oldKid, rotated.stdout);
+    assert.ok(!rotated.stdout.includes(env().SVC_OAUTH_KEY_SECRET) && !rotated.stdout.includes(cluster.url()), 'no secret printed');
+    assert.deepEqual(await kids(a), [oldKid], 'A took its keys at start and keeps them until it restarts');
+    b = await start();
+    upstreams.push(b.url);
+    assert.deepEqual(await kids(b), [newKid, oldKid], 'the restarted B signs with the new key and still publishes the old one');
+    for (const r of [a, b]) assert.equal((await callTool(r, before.access_token)).status, 200, `a token from before the rotation on ${r.url}`);
+    await a.stop();
+    upstreams.splice(upstreams.indexOf(a.url), 1);
+    a = await start();
+    upstreams.push(a.url);
+    assert.deepEqual(await kids(a), [newKid, oldKid]);
+    const { client, auth } = await codeFor(); // through the proxy: both replicas, new keys everywhere
+    const after = await exchange(on(b), client, oauth.None(), auth, proxy.url);
+    for (const r of [a, b]) {
+      assert.equal((await callTool(r, after.access_token)).status, 200, r.url);
+      assert.equal((await callTool(r, before.access_token)).status, 200, r.url);
+    }
   });
 });

@@ -11,7 +11,7 @@
 // telling listening(false) then listening(true)); a query that fails for want of the
 // database, or exceeds statement_timeout, rejects with STORE_UNAVAILABLE, never hangs.
 // The same pool and LISTEN connection serve the PostgreSQL task store (query(),
-// onTaskCancel()).
+// onTaskCancel()) and shared quotas (transaction()).
 
 import pg from 'pg';
 import { SvcError } from '../../../errors.js';
@@ -46,6 +46,12 @@ const MIGRATIONS: readonly string[] = [
      expires_at BIGINT
    );
    CREATE INDEX fastsvc_tasks_owner ON fastsvc_tasks (owner);`,
+  // Shared request quotas (src/policy/shared-quotas.ts): one row per counter key.
+  `CREATE TABLE fastsvc_quotas (
+     key        TEXT PRIMARY KEY,
+     window_end BIGINT NOT NULL,
+     count      INTEGER NOT NULL
+   );`,
 ];
 
 /** pg_advisory_xact_lock key for migrations ("fastsvc1" as an int8). */
@@ -178,12 +184,31 @@ export class PostgresOAuthProvider implements OAuthProvider {
 
   async sweep(): Promise<number> {
     const r = await this.#q('DELETE FROM fastsvc_oauth_state WHERE expires_at IS NOT NULL AND expires_at <= $1', [Date.now()]);
+    await this.#q('DELETE FROM fastsvc_quotas WHERE window_end <= $1', [Date.now()]);
     return r.rowCount ?? 0;
   }
 
   /** One statement on the pool, for stores kept beside the OAuth state (tasks); errors as for the provider's own. */
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
     return this.#q<R>(text, values);
+  }
+
+  /** Runs fn in one transaction on one pooled connection (committed when fn resolves, rolled back when it throws). */
+  async transaction<T>(fn: (q: <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => Promise<pg.QueryResult<R>>) => Promise<T>): Promise<T> {
+    const c = await this.#pool.connect().catch((e) => {
+      throw unavailable(e);
+    });
+    try {
+      await c.query('BEGIN');
+      const out = await fn((text, values) => c.query(text, values));
+      await c.query('COMMIT');
+      return out;
+    } catch (e) {
+      await c.query('ROLLBACK').catch(() => undefined);
+      throw unavailable(e);
+    } finally {
+      c.release();
+    }
   }
 
   /** Called with each task cancellation NOTIFYed on TASK_CANCEL_CHANNEL by any replica. */
