@@ -21,6 +21,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import { authorize, discover, exchange, insecure, postForm, register, ScriptedProvider } from './oauth-harness.js';
 import { secret, secretTokens } from '../helpers/secrets.js';
+import { alive } from '../helpers/process.js';
 
 const MANIFEST = join(ROOT, 'examples', 'replicas', 'svc.yaml');
 /** Nothing listens here: the scripted browser stops at the first redirect off the server. */
@@ -45,16 +46,6 @@ const QUOTA_TOOL = `
     content:
       - { type: text, text: "2" }
 `;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    assert.equal((e as NodeJS.ErrnoException).code, 'ESRCH');
-    return false;
-  }
-}
 
 /**
  * Round-robin over `upstreams` (changeable); each request goes to the next one, except that a

@@ -23,6 +23,7 @@ import { serveCli, type ServeChild } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
 import { secret } from '../helpers/secrets.js';
 import { frames } from '../helpers/sse.js';
+import { alive } from '../helpers/process.js';
 
 const ALICE = secret(randomBytes(24).toString('base64url'));
 const BOB = secret(randomBytes(24).toString('base64url'));
@@ -79,16 +80,6 @@ const ASK_MODULE = `export async function greet(_input, ctx) {
   return 'Hello, ' + a.content.name + '!';
 }
 `;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    assert.equal((e as NodeJS.ErrnoException).code, 'ESRCH');
-    return false;
-  }
-}
 
 describe('tasks on /svc, /mcp and /ws (real svc serve)', function () {
   this.timeout(60_000);
