@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { measureReloadLatency } from './reload-latency.mjs';
-import { BASELINES, MEMORY, RELOAD, SCENARIOS, SERVERS, TARGETS, TOKEN } from './scenarios.mjs';
+import { BASELINES, ceilingOf, MEMORY, RELOAD, SCENARIOS, SERVERS, TARGETS, TOKEN } from './scenarios.mjs';
 import { KINDS } from './lib/clients.mjs';
 import { CONNECTIONS } from './lib/load.mjs';
 import { OAuthFlow } from './lib/oauth.mjs';
@@ -205,7 +205,7 @@ async function main() {
     .filter((e) => blocked(e)?.startsWith('pending')).map((e) => `- ${e.name}: ${blocked(e)}`);
   const sections = [
     environment(command, settings),
-    `## Throughput (req/s = median over rounds; ratios from the medians of this run)\n\n${throughputTable(results, BASELINES)}`,
+    `## Throughput (req/s = median over rounds; ratios from the medians of this run)\n\n${throughputTable(results, BASELINES, ceilingOf)}`,
     `## Start-up (spawn → first 200 from /healthz) and idle RSS (after warm-up)\n\n${serverTable(serverRows)}`,
     ...(memRows.length ? [`## Memory flatness (/mcp, one session)\n\n${memoryTable(memRows)}`] : []),
     ...(reloadRows.length ? [`## Reload latency (bench/reload-latency.mjs)\n\n${reloadTable(reloadRows)}`] : []),

@@ -17,6 +17,7 @@ const fastsvc = (manifest) => [FASTSVC_CLI, 'serve', manifest, '--port', '0', '-
 /** argv is run as `node ...argv` from the repository root; every server answers GET /healthz with 200. */
 export const SERVERS = {
   raw: { argv: ['bench/peers/raw-http.mjs'] },
+  'ws-echo': { argv: ['bench/peers/ws-echo.mjs'] },
   express: { argv: ['bench/peers/express-echo.mjs'] },
   'express-auth': { argv: ['bench/peers/express-echo.mjs', 'auth'] },
   'sdk-stateful': { argv: ['bench/peers/sdk-server.mjs', 'stateful'] },
@@ -45,6 +46,8 @@ const SVC = `/svc/tools/${TOOL}`;
  */
 export const SCENARIOS = [
   { name: 'raw', server: 'raw', kind: 'http', path: ECHO, label: 'raw node:http JSON echo' },
+  { name: 'ws-1x10', server: 'ws-echo', kind: 'ws', sockets: 1, inFlight: 10, label: 'bare ws echo, 1 socket × 10 in flight (the /ws ceiling)' },
+  { name: 'ws-10x1', server: 'ws-echo', kind: 'ws', sockets: 10, inFlight: 1, label: 'bare ws echo, 10 sockets × 1 in flight (the /ws ceiling)' },
   { name: 'express', server: 'express', kind: 'http', path: ECHO, label: 'Express 5 + express.json() echo' },
   { name: 'express-auth', server: 'express-auth', kind: 'http', path: ECHO, auth: true, label: 'Express 5 + constant-time bearer + echo' },
   { name: 'sdk-stateful', server: 'sdk-stateful', kind: 'mcp', session: true, label: 'MCP SDK stateful (one session), JSON' },
@@ -66,6 +69,17 @@ export const SCENARIOS = [
     { name: `oauth-refresh-${p}`, server: `fastsvc-oauth-${p}`, kind: 'oauth-refresh', label: `POST /token refresh_token (${p}); 10 rotating chains` },
   ]),
 ];
+
+/**
+ * The machine's ceiling for each fastsvc scenario (issue 17): raw node:http for /svc and /mcp, the bare ws echo
+ * (same client loop, same sockets × in-flight shape) for /ws. Reported as the "× ceiling" column.
+ */
+export const CEILINGS = { http: 'raw', mcp: 'raw', ws: { '1x10': 'ws-1x10', '10x1': 'ws-10x1' } };
+export function ceilingOf(scn) {
+  if (!scn.name.startsWith('fastsvc')) return null;
+  const c = CEILINGS[scn.kind];
+  return typeof c === 'string' ? c : c?.[`${scn.sockets}x${scn.inFlight}`] ?? null;
+}
 
 /** The ratio columns: each scenario's req/s divided by these scenarios' req/s in the same run. */
 export const BASELINES = ['express', 'sdk-stateful', 'sdk-stateless', 'fastsvc-mcp'];
@@ -102,6 +116,10 @@ export const TARGETS = [
   { what: 'OAuth-authorized /mcp call ≥ 0.7× Express echo', ratio: ['fastsvc-oauth-mcp', 'express'], min: 0.7 },
   { what: '/svc call with metrics on ≥ 0.95× metrics off (issue 15)', ratio: ['fastsvc-svc', 'fastsvc-svc-nometrics'], min: 0.95 },
   { what: '/mcp tools/call with metrics on ≥ 0.95× metrics off (issue 15)', ratio: ['fastsvc-mcp', 'fastsvc-mcp-nometrics'], min: 0.95 },
+  { what: '/svc authorized call ≥ 0.65× raw node:http echo (issue 17)', ratio: ['fastsvc-svc', 'raw'], min: 0.65 },
+  { what: '/mcp legacy-session tools/call ≥ 0.6× raw node:http echo (issue 17)', ratio: ['fastsvc-mcp', 'raw'], min: 0.6 },
+  { what: '/mcp 2026-07-28 tools/call ≥ 0.6× raw node:http echo (issue 17)', ratio: ['fastsvc-mcp-2026', 'raw'], min: 0.6 },
+  { what: '/ws 1 socket × 10 in flight ≥ 0.85× bare ws echo (issue 17)', ratio: ['fastsvc-ws-1x10', 'ws-1x10'], min: 0.85 },
   { what: 'fastsvc start-up to ready < 500 ms', startup: 'fastsvc', max: 500 },
   { what: 'fastsvc idle RSS < 90 MB', rss: 'fastsvc', max: 90 },
   { what: 'reload latency p50 < 150 ms (issue 5)', reload: 'reload-fastsvc', pct: 'p50', max: 150 },

@@ -32,17 +32,23 @@ export function summarize(rounds) {
   };
 }
 
-/** results: [{ scn, summary?, status? }] in scenario order; baselines: scenario names for the ratio columns. */
-export function throughputTable(results, baselines) {
-  const base = Object.fromEntries(baselines.map((b) => [b, results.find((r) => r.scn.name === b)?.summary?.rps]));
+/**
+ * results: [{ scn, summary?, status? }] in scenario order; baselines: scenario names for the ratio columns;
+ * ceilingOf(scn): the scenario name of its ceiling (raw node:http / bare ws) or null — the "× ceiling" column.
+ */
+export function throughputTable(results, baselines, ceilingOf = () => null) {
+  const rpsOf = (name) => results.find((r) => r.scn.name === name)?.summary?.rps;
+  const base = Object.fromEntries(baselines.map((b) => [b, rpsOf(b)]));
   const lines = [
-    row(['scenario', 'what', 'req/s (median)', 'spread (min–max)', 'p50 ms', 'p99 ms', ...baselines.map((b) => `× ${b}`), 'notes']),
-    row(Array(7 + baselines.length).fill('---')),
+    row(['scenario', 'what', 'req/s (median)', 'spread (min–max)', 'p50 ms', 'p99 ms', '× ceiling', ...baselines.map((b) => `× ${b}`), 'notes']),
+    row(Array(8 + baselines.length).fill('---')),
   ];
   for (const { scn, summary: s, status } of results) {
-    if (!s) lines.push(row([scn.name, scn.label, '—', '—', '—', '—', ...baselines.map(() => '—'), status]));
+    if (!s) lines.push(row([scn.name, scn.label, '—', '—', '—', '—', '—', ...baselines.map(() => '—'), status]));
     else {
-      lines.push(row([scn.name, scn.label, int(s.rps), `${int(s.min)}–${int(s.max)}`, ms(s.p50), ms(s.p99),
+      const ceiling = ceilingOf(scn);
+      const vsCeiling = ceiling ? `${ratio(s.rps, rpsOf(ceiling))} ${ceiling}` : '—';
+      lines.push(row([scn.name, scn.label, int(s.rps), `${int(s.min)}–${int(s.max)}`, ms(s.p50), ms(s.p99), vsCeiling,
         ...baselines.map((b) => ratio(s.rps, base[b])), s.note || 'ok']));
     }
   }

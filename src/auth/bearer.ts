@@ -1,7 +1,9 @@
 // Static bearer tokens: the main token and named service-account tokens.
 // Guarantees: a TokenTable is immutable and lives in the policy store's snapshot;
 // a presented token is compared against every configured token in constant time
-// (SHA-256 digests, timingSafeEqual; no early exit); a token read from a file is
+// (each token's bytes cached once, zero-padded to the longest token's length; the
+// presented token is written into one scratch buffer of that length and compared
+// with timingSafeEqual against every entry, no early exit, no hash per request); a token read from a file is
 // re-read when the file changes (watchTokenFiles swaps a new snapshot into the
 // store), and a principal authenticated with the old value stops being valid
 // (stillValid) at once; an unchanged token keeps its principal across rebuilds;
@@ -18,6 +20,9 @@ interface Entry {
   name: string;
   file?: string;
   digest: Buffer;
+  /** The token's UTF-8 bytes, zero-padded to the table's width, and their real length. */
+  padded: Buffer;
+  length: number;
   principal: Principal;
 }
 
@@ -25,11 +30,16 @@ export class TokenTable {
   readonly #entries: readonly Entry[];
   readonly #config: ResolvedBearerAuth;
   readonly #allScopes: readonly string[];
+  /** The longest token's byte length, and the buffer each presented token is written into. */
+  readonly #width: number;
+  readonly #scratch: Buffer;
   /** Set when the main token was generated at start-up (printed once by the CLI); kept by every rebuild. */
   readonly generated?: string;
 
   private constructor(entries: readonly Entry[], config: ResolvedBearerAuth, allScopes: readonly string[], generated: string | undefined) {
-    this.#entries = Object.freeze(entries);
+    this.#width = Math.max(1, ...entries.map((e) => e.length));
+    this.#entries = Object.freeze(entries.map((e) => ({ ...e, padded: pad(e.padded.subarray(0, e.length), this.#width) })));
+    this.#scratch = Buffer.alloc(this.#width);
     this.#config = config;
     this.#allScopes = allScopes;
     this.generated = generated;
@@ -64,10 +74,13 @@ export class TokenTable {
 
   /** The principal for this token, or undefined. Constant time in the token's value. */
   match(token: string): Principal | undefined {
-    const digest = sha256(token);
+    const length = Buffer.byteLength(token);
+    const scratch = this.#scratch;
+    scratch.fill(0);
+    if (length <= this.#width) scratch.write(token);
     let found: Principal | undefined;
     for (const e of this.#entries) {
-      if (timingSafeEqual(e.digest, digest) && !found) found = e.principal;
+      if (timingSafeEqual(e.padded, scratch) && e.length === length && !found) found = e.principal;
     }
     return found;
   }
@@ -123,7 +136,14 @@ export function watchTokenFiles(store: PolicyStore, log: Logger): () => void {
 
 function makeEntry(name: string, token: string, scopes: readonly string[], claims: Readonly<Record<string, string>> | undefined, file?: string): Entry {
   const principal: Principal = { sub: name, scopes: new Set(scopes), kind: 'static', credentialId: name, ...(claims && { claims: Object.freeze({ ...claims }) }) };
-  return { name, file, digest: sha256(token), principal: Object.freeze(principal) };
+  const bytes = Buffer.from(token);
+  return { name, file, digest: sha256(token), padded: bytes, length: bytes.length, principal: Object.freeze(principal) };
+}
+
+function pad(bytes: Buffer, width: number): Buffer {
+  const out = Buffer.alloc(width);
+  bytes.copy(out);
+  return out;
 }
 
 function sha256(s: string): Buffer {

@@ -21,6 +21,15 @@ describe('TokenTable', () => {
     assert.equal(auth.match(''), undefined);
   });
 
+  it('refuses prefixes, extensions, zero padding and multi-byte overflow of a token (cached padded bytes)', () => {
+    const auth = TokenTable.build(resolved({ token: 'main-token-long', tokens: [{ name: 'ci', token: 'ci€', scopes: ['a'] }] }), ['a'], log);
+    assert.ok(auth.match('main-token-long'));
+    assert.equal(auth.match('ci€')?.sub, 'ci');
+    for (const bad of ['', 'main-token', 'main-token-lon', 'main-token-longer', 'main-token-long\0', 'ci', 'ci\0\0\0', 'ci€€', 'main-token-lon€', 'ci€'.repeat(10)]) {
+      assert.equal(auth.match(bad), undefined, JSON.stringify(bad));
+    }
+  });
+
   it('a rebuild keeps principals of unchanged tokens, drops changed ones, and leaves the old table as it was', () => {
     const config = { token: 'main-token', tokens: [{ name: 'ci', token: 'ci-token', scopes: ['a'] }, { name: 'bot', token: 'bot-token', scopes: ['a'] }] };
     const auth = TokenTable.build(resolved(config), ['a', 'b'], log);
