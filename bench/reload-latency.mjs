@@ -82,7 +82,7 @@ async function stopServer(child) {
 }
 
 /** Nearest-rank percentile of sorted values. */
-function percentile(sorted, p) {
+export function percentile(sorted, p) {
   return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 

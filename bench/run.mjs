@@ -10,12 +10,13 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { measureReloadLatency } from './reload-latency.mjs';
-import { BASELINES, ceilingOf, MEMORY, RELOAD, SCENARIOS, SERVERS, TARGETS, TOKEN } from './scenarios.mjs';
+import { measureRevocationLatency } from './revocation-latency.mjs';
+import { BASELINES, ceilingOf, MEMORY, RELOAD, REVOCATION, SCENARIOS, SERVERS, TARGETS, TOKEN } from './scenarios.mjs';
 import { KINDS } from './lib/clients.mjs';
 import { CONNECTIONS } from './lib/load.mjs';
 import { OAuthFlow } from './lib/oauth.mjs';
 import { installCleanup, measureStartup, rssMiB, sleep, startServer, stopServer } from './lib/proc.mjs';
-import { environment, memoryTable, reloadTable, serverTable, summarize, targetsTable, throughputTable, writeResults } from './lib/report.mjs';
+import { environment, memoryTable, reloadTable, scalingTable, serverTable, summarize, targetsTable, throughputTable, writeResults } from './lib/report.mjs';
 
 const USAGE = `usage: node bench/run.mjs [--smoke] [--memory] [--only name,...] [--rounds N] [--seconds S] [--out FILE] [--strict]`;
 const options = {
@@ -50,7 +51,7 @@ if (!(cfg.rounds >= 1 && cfg.rounds <= 20 && cfg.seconds > 0 && cfg.seconds <= 1
 }
 
 const only = opt.only?.split(',').map((s) => s.trim()).filter(Boolean);
-const known = new Set([...Object.keys(SERVERS), ...[...SCENARIOS, ...MEMORY, ...RELOAD].map((e) => e.name)]);
+const known = new Set([...Object.keys(SERVERS), ...[...SCENARIOS, ...MEMORY, ...RELOAD, ...REVOCATION].map((e) => e.name)]);
 const unknown = only?.filter((n) => !known.has(n)) ?? [];
 if (unknown.length) {
   console.error(`unknown --only name(s): ${unknown.join(', ')}\nknown: ${[...known].join(', ')}`);
@@ -99,7 +100,8 @@ async function main() {
   installCleanup();
   const scenarios = SCENARIOS.filter(picked);
   const memory = opt.memory ? MEMORY.filter(picked) : [];
-  const serverNames = [...new Set([...scenarios, ...memory].filter((e) => !blocked(e)).map((e) => e.server))];
+  const revocation = REVOCATION.filter(picked);
+  const serverNames = [...new Set([...scenarios, ...memory, ...revocation].filter((e) => !blocked(e)).map((e) => e.server))];
 
   // A throwaway PostgreSQL cluster for the servers that need one (the tests' helper, loaded through tsx).
   if (serverNames.some((n) => SERVERS[n].postgres)) {
@@ -197,7 +199,11 @@ async function main() {
   const reloadRows = [];
   for (const entry of RELOAD.filter(picked)) reloadRows.push(await measureReload(entry));
 
-  // 7. Report.
+  // 7. Revocation propagation between two replicas, on a server of its own.
+  const revocationRows = [];
+  for (const entry of revocation) revocationRows.push(await measureRevocation(entry));
+
+  // 8. Report.
   const command = `node bench/run.mjs ${process.argv.slice(2).join(' ')}`.trim();
   const settings = `${cfg.rounds} round(s) × ${cfg.seconds} s per scenario, interleaved; ${CONNECTIONS} connections; ` +
     `warm-up ${cfg.warmupSeconds} s; start-up median of ${cfg.startupSamples}`;
@@ -206,9 +212,11 @@ async function main() {
   const sections = [
     environment(command, settings),
     `## Throughput (req/s = median over rounds; ratios from the medians of this run)\n\n${throughputTable(results, BASELINES, ceilingOf)}`,
+    ...(results.some((r) => r.scn.vs) ? [`## Scaling (req/s ÷ the req/s of \`vs\` in this run)\n\n${scalingTable(results)}`] : []),
     `## Start-up (spawn → first 200 from /healthz) and idle RSS (after warm-up)\n\n${serverTable(serverRows)}`,
     ...(memRows.length ? [`## Memory flatness (/mcp, one session)\n\n${memoryTable(memRows)}`] : []),
     ...(reloadRows.length ? [`## Reload latency (bench/reload-latency.mjs)\n\n${reloadTable(reloadRows)}`] : []),
+    ...(revocationRows.length ? [`## Revocation propagation (bench/revocation-latency.mjs)\n\n${reloadTable(revocationRows, 'revocations')}`] : []),
     `## Issue 6 targets in this run${smoke ? ' (smoke: too short to judge)' : ''}\n\n` +
       targetsTable(TARGETS, { results, servers: serverRows, memory: memRows, reload: reloadRows }),
     ...(pendingHooks.length ? [`## Not measured yet\n\n${pendingHooks.join('\n')}`] : []),
@@ -284,6 +292,32 @@ async function measureReload(entry) {
     row.status = `FAILED: ${err.message}`;
     failed = true;
     log(`${entry.name}: ${row.status}`);
+  }
+  return row;
+}
+
+/** measureRevocationLatency on a fresh two-replica server (throws when B keeps accepting a revoked token). */
+async function measureRevocation(entry) {
+  const row = { entry, status: blocked(entry) };
+  if (row.status) return row;
+  const revocations = smoke ? entry.smokeRevocations : entry.revocations;
+  let server;
+  try {
+    server = await startServer(SERVERS[entry.server], env);
+  } catch (err) {
+    row.status = `unavailable: ${err.message}`;
+    return row;
+  }
+  try {
+    Object.assign(row, await measureRevocationLatency({ url: server.url, revocations }));
+    row.status = 'ok';
+    log(`${entry.name}: ${revocations} revocations, p50 ${row.p50.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms`);
+  } catch (err) {
+    row.status = `FAILED: ${err.message}${server.died() ? ` (server ${server.died()})` : ''}`;
+    failed = true;
+    log(`${entry.name}: ${row.status}`);
+  } finally {
+    await stopServer(server);
   }
   return row;
 }

@@ -30,6 +30,10 @@ export const SERVERS = {
   'fastsvc-oauth-sqlite': { argv: fastsvc('bench/fastsvc-oauth-sqlite.svc.yaml'), hint: 'run `npm run build` first' },
   // postgres: the harness starts a throwaway cluster (needs Debian's postgresql package) when one of these is picked.
   'fastsvc-oauth-postgres': { argv: fastsvc('bench/fastsvc-oauth-postgres.svc.yaml'), hint: 'run `npm run build` first', postgres: true },
+  // N replicas on that cluster behind a loopback round-robin proxy (sticky by Mcp-Session-Id); the proxy's URL is the issuer.
+  ...Object.fromEntries([1, 2].map((n) => [`fastsvc-oauth-postgres-${n}x`, {
+    argv: ['bench/peers/replicas-proxy.mjs', String(n), 'bench/fastsvc-oauth-replicas.svc.yaml'], hint: 'run `npm run build` first', postgres: true,
+  }])),
 };
 
 const ECHO = '/echo';
@@ -68,6 +72,11 @@ export const SCENARIOS = [
     { name: `oauth-code-${p}`, server: `fastsvc-oauth-${p}`, kind: 'oauth-code', label: `POST /token authorization_code (${p}); codes pre-minted, one exchange each` },
     { name: `oauth-refresh-${p}`, server: `fastsvc-oauth-${p}`, kind: 'oauth-refresh', label: `POST /token refresh_token (${p}); 10 rotating chains` },
   ]),
+  // Horizontal scale (issue 16): the same proxy in front of one and of two replicas. The calls are MCP 2026-07-28
+  // (stateless), so the proxy spreads them per request; a 2025 session would stick to one replica. `vs`: the
+  // scenario this one is reported as a ratio to (the Scaling table).
+  { name: 'oauth-mcp-postgres-1x', server: 'fastsvc-oauth-postgres-1x', kind: 'mcp', modern: true, token: 'oauth', label: '/mcp tools/call (2026-07-28), OAuth token (postgres), proxy → 1 replica' },
+  { name: 'oauth-mcp-postgres-2x', server: 'fastsvc-oauth-postgres-2x', kind: 'mcp', modern: true, token: 'oauth', vs: 'oauth-mcp-postgres-1x', label: '/mcp tools/call (2026-07-28), OAuth token (postgres), proxy → 2 replicas' },
 ];
 
 /**
@@ -98,6 +107,14 @@ export const MEMORY = [
  */
 export const RELOAD = [
   { name: 'reload-fastsvc', server: 'fastsvc', edits: 50, smokeEdits: 5, label: 'svc.yaml write → first request under the new policy' },
+];
+
+/**
+ * Revocation propagation (issue 16, bench/revocation-latency.mjs): a server of its own with two replicas; each
+ * sample revokes a fresh token on replica A and times until replica B refuses it; p50/p99.
+ */
+export const REVOCATION = [
+  { name: 'revocation-postgres-2x', server: 'fastsvc-oauth-postgres-2x', revocations: 100, smokeRevocations: 5, label: 'POST /revoke on replica A → first 401 from replica B' },
 ];
 
 /**

@@ -1,5 +1,5 @@
 // Turns measurements into markdown: per-scenario medians over rounds with spread and ratios to the baselines,
-// start-up and idle RSS per server, memory flatness, reload latency, issue 6's targets met or missed, and the
+// start-up and idle RSS per server, memory flatness, reload latency (and revocation propagation), two-vs-one replica scaling, issue 6's targets met or missed, and the
 // hooks still pending. Pure: no I/O except writeResults, which writes the whole report with the date, Node
 // version, CPU and the command.
 import { writeFileSync } from 'node:fs';
@@ -55,6 +55,16 @@ export function throughputTable(results, baselines, ceilingOf = () => null) {
   return lines.join('\n');
 }
 
+/** The scenarios with a `vs` (scenarios.mjs): their req/s as a ratio to their `vs` scenario's, from this run's medians. */
+export function scalingTable(results) {
+  const rps = (name) => results.find((r) => r.scn.name === name)?.summary?.rps;
+  const lines = [row(['scenario', 'req/s (median)', 'vs', 'vs req/s (median)', 'ratio']), row(Array(5).fill('---'))];
+  for (const { scn } of results.filter((r) => r.scn.vs)) {
+    lines.push(row([scn.name, int(rps(scn.name)), scn.vs, int(rps(scn.vs)), ratio(rps(scn.name), rps(scn.vs))]));
+  }
+  return lines.join('\n');
+}
+
 /** servers: [{ name, startup?: ms[], rss?: MiB, status? }]. */
 export function serverTable(servers) {
   const lines = [row(['server', 'start-up ms (median)', 'start-up samples', 'idle RSS MiB', 'notes']), row(Array(5).fill('---'))];
@@ -79,9 +89,9 @@ export function memoryTable(mem) {
   return lines.join('\n');
 }
 
-/** rows: [{ entry, edits?, p50?, p99?, samples?, status? }] (ms). */
-export function reloadTable(rows) {
-  const lines = [row(['entry', 'what', 'edits', 'p50 ms', 'p99 ms', 'min–max ms', 'notes']), row(Array(7).fill('---'))];
+/** rows: [{ entry, p50?, p99?, samples?, status? }] (ms); `unit`: what a sample is (the count column's heading). */
+export function reloadTable(rows, unit = 'edits') {
+  const lines = [row(['entry', 'what', unit, 'p50 ms', 'p99 ms', 'min–max ms', 'notes']), row(Array(7).fill('---'))];
   for (const r of rows) {
     const range = r.samples?.length ? `${ms(Math.min(...r.samples))}–${ms(Math.max(...r.samples))}` : '—';
     lines.push(row([r.entry.name, r.entry.label, r.samples?.length ?? '—', ms(r.p50), ms(r.p99), range, r.status ?? 'ok']));

@@ -1,11 +1,11 @@
 // The benchmark's smoke form as part of npm test: `node bench/run.mjs --smoke --memory` starts every server on
 // loopback, checks every scenario's answer (echoed text; validated OAuth token answers), runs each load briefly,
-// the memory and reload entries too, and exits 1 on any failed check, non-2xx or error. This asserts that exit
-// code and that the printed tables name every scenario, server, memory and reload entry with a figure — no timing.
+// the memory, reload and revocation entries too, and exits 1 on any failed check, non-2xx or error. This asserts that exit
+// code and that the printed tables name every scenario, server, memory, reload and revocation entry (and the scaling ratios) with a figure — no timing.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { MEMORY, RELOAD, SCENARIOS, SERVERS } from '../../bench/scenarios.mjs';
+import { MEMORY, RELOAD, REVOCATION, SCENARIOS, SERVERS } from '../../bench/scenarios.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const LIMIT_MS = 240_000; // the harness itself bounds every wait; this only stops a wedged run
@@ -60,6 +60,17 @@ describe('bench smoke (node bench/run.mjs --smoke --memory)', function () {
       assert.ok(cells, `no row for reload entry ${r.name}`);
       assert.equal(cells[2], String(r.smokeEdits), `reload entry ${r.name} did not time every edit`);
       assert.equal(cells.at(-1), 'ok', `reload entry ${r.name}: ${cells.at(-1)}`);
+    }
+    for (const r of REVOCATION) {
+      const cells = rowOf(stdout, 'Revocation', r.name);
+      assert.ok(cells, `no row for revocation entry ${r.name}`);
+      assert.equal(cells[2], String(r.smokeRevocations), `revocation entry ${r.name} did not time every revocation`);
+      assert.equal(cells.at(-1), 'ok', `revocation entry ${r.name}: ${cells.at(-1)}`);
+    }
+    for (const s of SCENARIOS.filter((x) => 'vs' in x && x.vs)) {
+      const cells = rowOf(stdout, 'Scaling', s.name);
+      assert.ok(cells, `no scaling row for ${s.name}`);
+      assert.match(cells.at(-1)!, /^\d+\.\d\d×$/, `scaling row ${s.name} has no ratio: ${cells.join(' | ')}`);
     }
     assert.doesNotMatch(stdout, /FAILED|pending:|unavailable/);
   });
