@@ -233,18 +233,23 @@ async function main() {
   return failed || (smoke && flagged) || (opt.strict && unavailable) ? 1 : 0;
 }
 
+/** A fresh server for one memory or revocation entry, or undefined with row.status saying why it is unavailable. */
+async function startOrMark(entry, row) {
+  try {
+    return await startServer(SERVERS[entry.server], env);
+  } catch (err) {
+    row.status = `unavailable: ${err.message}`;
+    return undefined;
+  }
+}
+
 /** Fresh server, one session: warm up, RSS, `calls` tools/call (sampling peak RSS), RSS again. */
 async function measureMemory(entry) {
   const row = { entry, status: blocked(entry) };
   if (row.status) return row;
   const calls = smoke ? entry.smokeCalls : entry.calls;
-  let server;
-  try {
-    server = await startServer(SERVERS[entry.server], env);
-  } catch (err) {
-    row.status = `unavailable: ${err.message}`;
-    return row;
-  }
+  const server = await startOrMark(entry, row);
+  if (!server) return row;
   try {
     const scn = { name: entry.name, kind: 'mcp', session: !entry.modern, modern: entry.modern };
     await withTarget(scn, server.url, async (kind, t) => {
@@ -301,13 +306,8 @@ async function measureRevocation(entry) {
   const row = { entry, status: blocked(entry) };
   if (row.status) return row;
   const revocations = smoke ? entry.smokeRevocations : entry.revocations;
-  let server;
-  try {
-    server = await startServer(SERVERS[entry.server], env);
-  } catch (err) {
-    row.status = `unavailable: ${err.message}`;
-    return row;
-  }
+  const server = await startOrMark(entry, row);
+  if (!server) return row;
   try {
     Object.assign(row, await measureRevocationLatency({ url: server.url, revocations }));
     row.status = 'ok';
