@@ -25,6 +25,8 @@ export const SERVERS = {
   fastsvc: { argv: fastsvc('bench/fastsvc.svc.yaml'), hint: 'run `npm run build` first' },
   // The same manifest with /metrics unrouted, so metrics are off (issue 15: metrics-on vs metrics-off).
   'fastsvc-nometrics': { argv: fastsvc('bench/fastsvc-nometrics.svc.yaml'), hint: 'run `npm run build` first' },
+  // The same with the audit log (a file in BENCH_DATA_DIR), metrics and tracing-off on, as a hosted server runs (issue 17).
+  'fastsvc-observed': { argv: fastsvc('bench/fastsvc-observed.svc.yaml'), hint: 'run `npm run build` first' },
   // fastsvc with its OAuth server, one per provider (SQLite file in BENCH_DATA_DIR, a temp folder per run).
   'fastsvc-oauth-memory': { argv: fastsvc('bench/fastsvc-oauth-memory.svc.yaml'), hint: 'run `npm run build` first' },
   'fastsvc-oauth-sqlite': { argv: fastsvc('bench/fastsvc-oauth-sqlite.svc.yaml'), hint: 'run `npm run build` first' },
@@ -60,6 +62,7 @@ export const SCENARIOS = [
   { name: 'fastsvc-mcp', server: 'fastsvc', kind: 'mcp', session: true, label: 'fastsvc /mcp tools/call, one session, JSON' },
   { name: 'fastsvc-mcp-2026', server: 'fastsvc', kind: 'mcp', modern: true, label: 'fastsvc /mcp tools/call, MCP 2026-07-28 (stateless, _meta), JSON' },
   { name: 'fastsvc-svc-nometrics', server: 'fastsvc-nometrics', kind: 'http', path: SVC, auth: true, label: 'fastsvc /svc tool call, metrics off (/metrics not routed)' },
+  { name: 'fastsvc-svc-observed', server: 'fastsvc-observed', kind: 'http', path: SVC, auth: true, label: 'fastsvc /svc tool call, audit log to a file + metrics + tracing off (as hosted)' },
   { name: 'fastsvc-mcp-nometrics', server: 'fastsvc-nometrics', kind: 'mcp', session: true, label: 'fastsvc /mcp tools/call, one session, metrics off' },
   { name: 'fastsvc-ws-1x10', server: 'fastsvc', kind: 'ws', sockets: 1, inFlight: 10, label: 'fastsvc /ws, 1 socket × 10 in flight' },
   { name: 'fastsvc-ws-10x1', server: 'fastsvc', kind: 'ws', sockets: 10, inFlight: 1, label: 'fastsvc /ws, 10 sockets × 1 in flight' },
@@ -136,6 +139,7 @@ export const TARGETS = [
   { what: '/svc authorized call ≥ 0.65× raw node:http echo (issue 17)', ratio: ['fastsvc-svc', 'raw'], min: 0.65 },
   { what: '/mcp legacy-session tools/call ≥ 0.6× raw node:http echo (issue 17)', ratio: ['fastsvc-mcp', 'raw'], min: 0.6 },
   { what: '/mcp 2026-07-28 tools/call ≥ 0.6× raw node:http echo (issue 17)', ratio: ['fastsvc-mcp-2026', 'raw'], min: 0.6 },
+  { what: '/svc with audit+metrics+tracing-off ≥ 0.9× them off (issue 17)', ratio: ['fastsvc-svc-observed', 'fastsvc-svc-nometrics'], min: 0.9 },
   { what: '/ws 1 socket × 10 in flight ≥ 0.85× bare ws echo (issue 17)', ratio: ['fastsvc-ws-1x10', 'ws-1x10'], min: 0.85 },
   { what: 'fastsvc start-up to ready < 500 ms', startup: 'fastsvc', max: 500 },
   { what: 'fastsvc idle RSS < 90 MB', rss: 'fastsvc', max: 90 },
