@@ -4,14 +4,16 @@
 // task_expire — with time, decision,
 // reason code, principal (subject, client id, token kind, token_id: a hash of the
 // credential id, never a token), capability, transport, scopes required and held, the
-// caller's address and the trace id; written to its own sink (stderr, or a file appended
-// to, fsynced per event when `fsync: always`), never to the debug log. Without an `audit`
-// section every method is a no-op.
+// caller's address and the trace id; written to its own sink (audit-sink.ts: stderr, or a
+// file appended to — batched per event-loop turn, or written and fsynced per event when
+// `fsync: always`), never to the debug log. A line is the JSON pino would write (level 30,
+// ISO time), built by hand: a principal's fields are serialised once per principal. Without
+// an `audit` section every method is a no-op.
 
 import { createHash } from 'node:crypto';
-import { pino, type Logger } from 'pino';
 import type { Principal } from '../core/types.js';
 import type { AuditConfig } from '../manifest/types.gen.js';
+import { fileSink, stderrSink } from './audit-sink.js';
 import { getScope } from './request-scope.js';
 import { traceIdOf } from './tracing.js';
 
@@ -59,23 +61,13 @@ export function hashId(id: string): string {
 
 export function createAudit(cfg: AuditConfig | undefined): Audit {
   if (!cfg) return NO_AUDIT;
-  const file = typeof cfg.to === 'object' ? cfg.to.file : undefined;
-  const always = cfg.fsync === 'always';
-  const dest = file
-    ? pino.destination({ dest: file, append: true, mkdir: true, sync: always, fsync: always })
-    : pino.destination({ fd: 2, sync: false });
-  const out: Logger = pino({ base: undefined, timestamp: pino.stdTimeFunctions.isoTime, messageKey: 'msg' }, dest);
+  const sink = typeof cfg.to === 'object' ? fileSink(cfg.to.file, cfg.fsync === 'always') : stderrSink();
   return {
     enabled: true,
     allows: cfg.allow !== false,
     record(e) {
       const scope = getScope();
-      const p = e.principal;
-      out.info({
-        audit: true,
-        decision: e.decision,
-        reason: e.reason,
-        ...(p && { sub: p.sub, client_id: p.clientId, token_kind: p.kind, token_id: tokenIdHash(p), scopes_held: [...p.scopes] }),
+      const rest = JSON.stringify({
         capability: e.capability,
         transport: e.transport,
         scopes_required: e.scopes_required,
@@ -83,9 +75,36 @@ export function createAudit(cfg: AuditConfig | undefined): Audit {
         trace_id: traceIdOf(scope),
         ...e.detail,
       });
+      const head = `{"level":30,"time":"${isoNow()}","audit":true,"decision":${JSON.stringify(e.decision)},"reason":${JSON.stringify(e.reason)}`;
+      sink.write(`${head}${e.principal ? principalFields(e.principal) : ''}${rest === '{}' ? '}' : `,${rest.slice(1)}`}\n`);
     },
     close() {
-      out.flush();
+      sink.close();
     },
   };
+}
+
+const principalJson = new WeakMap<Principal, string>();
+
+/** `,"sub":…,"client_id":…,"token_kind":…,"token_id":…,"scopes_held":[…]`, once per principal (principals are immutable). */
+function principalFields(p: Principal): string {
+  let s = principalJson.get(p);
+  if (s === undefined) {
+    const json = JSON.stringify({ sub: p.sub, client_id: p.clientId, token_kind: p.kind, token_id: tokenIdHash(p), scopes_held: [...p.scopes] });
+    principalJson.set(p, (s = `,${json.slice(1, -1)}`));
+  }
+  return s;
+}
+
+let lastMs = -1;
+let lastIso = '';
+
+/** The time as ISO 8601, formatted once per millisecond. */
+function isoNow(): string {
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
 }

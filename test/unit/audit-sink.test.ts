@@ -1,0 +1,50 @@
+// The audit log's line format and sinks: a line is the JSON pino wrote before (level, ISO
+// time, audit: true, the decision, the principal's fields, no token); with fsync never the
+// lines of one turn reach the file together after that turn, in order, and close() writes
+// what is waiting; with fsync always each line is in the file when record() returns.
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setImmediate as turn } from 'node:timers/promises';
+import { createAudit } from '../../src/observe/audit.js';
+import type { Principal } from '../../src/core/types.js';
+
+const P: Principal = Object.freeze({ sub: 'bot', scopes: new Set(['a.read', 'b.write']), kind: 'static', credentialId: 'bot' });
+
+describe('audit sink', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'audit-sink-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const lines = (f: string) => readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+
+  it('writes one JSON line per event with the principal, capability and no credential', () => {
+    const file = join(dir, 'sub', 'audit.log');
+    const audit = createAudit({ to: { file }, fsync: 'always' });
+    audit.record({ decision: 'allow', reason: 'scopes_ok', principal: P, capability: 'tool:x.y', transport: 'svc', scopes_required: ['a.read'], ip: '127.0.0.1' });
+    audit.record({ decision: 'deny', reason: 'missing_token', capability: '/svc', detail: { note: 'a "quoted" value' } });
+    const [a, b] = lines(file);
+    assert.equal(a!.level, 30);
+    assert.match(String(a!.time), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    assert.deepEqual({ ...a, time: undefined }, {
+      level: 30, time: undefined, audit: true, decision: 'allow', reason: 'scopes_ok', sub: 'bot', token_kind: 'static',
+      token_id: a!.token_id, scopes_held: ['a.read', 'b.write'], capability: 'tool:x.y', transport: 'svc', scopes_required: ['a.read'], ip: '127.0.0.1',
+    });
+    assert.match(String(a!.token_id), /^[0-9a-f]{16}$/);
+    assert.deepEqual({ ...b, time: undefined }, { level: 30, time: undefined, audit: true, decision: 'deny', reason: 'missing_token', capability: '/svc', note: 'a "quoted" value' });
+    audit.close();
+  });
+
+  it('fsync never: the lines of one turn are written after it, in order; close() writes what is waiting', async () => {
+    const file = join(dir, 'audit.log');
+    const audit = createAudit({ to: { file }, fsync: 'never' });
+    for (let i = 0; i < 3; i++) audit.record({ decision: 'allow', reason: `r${i}`, principal: P, capability: 'tool:x.y' });
+    assert.equal(readFileSync(file, 'utf8'), '', 'nothing written during the turn');
+    await turn();
+    assert.deepEqual(lines(file).map((l) => l.reason), ['r0', 'r1', 'r2']);
+    audit.record({ decision: 'deny', reason: 'last', capability: '/svc' });
+    audit.close();
+    assert.deepEqual(lines(file).map((l) => l.reason), ['r0', 'r1', 'r2', 'last']);
+  });
+});
