@@ -38,6 +38,11 @@ export type ChallengeError = 'invalid_token' | 'insufficient_scope' | 'invalid_d
 export interface AuthGate {
   /** snapshot: the policy this request runs under (default: the current one). */
   authenticate(authorization: string | undefined, snapshot?: PolicySnapshot, req?: GateRequest): Promise<Principal | SvcError>;
+  /**
+   * authenticate()'s answer when it is a static token of `snapshot` sent as Bearer, without
+   * waiting (the direct paths' common case); undefined: ask authenticate().
+   */
+  staticPrincipal(authorization: string | undefined, snapshot: PolicySnapshot): Principal | undefined;
   stillValid(p: Principal): Promise<boolean>;
   challenge(o: { error?: ChallengeError; scopes?: readonly string[]; description?: string; route?: string }): string;
 }
@@ -79,6 +84,13 @@ export function createGate(opts: { policy?: () => PolicySnapshot; oauth?: Access
         throw e;
       }
       return p;
+    },
+    staticPrincipal(authorization, snapshot) {
+      const tokens = snapshot.tokens;
+      if (!tokens || !authorization) return undefined;
+      const m = CREDENTIAL.exec(authorization);
+      // A static token never carries a DPoP key, so with DPoP on a Bearer match is still the answer.
+      return m && m[1]!.toLowerCase() === 'bearer' ? tokens.match(m[2]!) : undefined;
     },
     async stillValid(p) {
       if (p.kind === 'static') return policy?.().tokens?.stillValid(p) ?? false;

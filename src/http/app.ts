@@ -174,22 +174,15 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   // to the transport's handler, which uses only Node's request/response API — the
   // same handler the Express route runs. Everything else, every refusal included,
   // goes through the Express app, so each error is produced in one place.
-  const principalFor = async (route: string, req: IncomingMessage, snap: PolicySnapshot): Promise<Principal | undefined> => {
-    const r = await door.admit(req, route, snap, true);
-    return r instanceof SvcError ? undefined : r;
-  };
-  const directMcp = async (req: IncomingMessage, res: ServerResponse) => {
+  // A static token (or a public route) is decided at once; anything else waits for admit().
+  const direct = (route: string, req: IncomingMessage, res: ServerResponse, run: (p: Principal, snap: PolicySnapshot) => Promise<void>) => {
     const snap = store.current();
-    const p = await principalFor('/mcp', req, snap);
-    if (p) await observer.enter(req, ipOf, () => mcp!.post(req, res, p, snap.catalog));
-    else app(req, res);
+    const now = door.admitNow(req, route, snap);
+    if (now) return void observer.enter(req, ipOf, () => run(now, snap));
+    void door.admit(req, route, snap, true).then((r) => (r instanceof SvcError ? app(req, res) : observer.enter(req, ipOf, () => run(r, snap))));
   };
-  const directTool = async (req: IncomingMessage, res: ServerResponse, name: string) => {
-    const snap = store.current();
-    const p = await principalFor('/svc', req, snap);
-    if (p) await observer.enter(req, ipOf, () => svcT!.callTool(req, res, p, name, snap.catalog));
-    else app(req, res);
-  };
+  const directMcp = (req: IncomingMessage, res: ServerResponse) => direct('/mcp', req, res, (p, snap) => mcp!.post(req, res, p, snap.catalog));
+  const directTool = (req: IncomingMessage, res: ServerResponse, name: string) => direct('/svc', req, res, (p, snap) => svcT!.callTool(req, res, p, name, snap.catalog));
   const TOOLS = '/svc/tools/';
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? '';

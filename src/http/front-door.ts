@@ -72,6 +72,8 @@ export interface FrontDoor {
    * auth.failed unless `quiet` (the direct paths, which hand a failure to the Express app to answer and log).
    */
   admit(req: IncomingMessage, route: string, snap: PolicySnapshot, quiet?: boolean): Promise<Principal | SvcError>;
+  /** admit()'s principal when it is known without waiting (a public route, a static token); undefined: ask admit(). */
+  admitNow(req: IncomingMessage, route: string, snap: PolicySnapshot): Principal | undefined;
   /** Express: the refusal layer every request passes first. */
   middleware(): (req: Request, res: Response, next: NextFunction) => void;
   /** Express: admit() for a route; sets res.locals.principal and res.locals.policy (the snapshot it used). */
@@ -79,13 +81,20 @@ export interface FrontDoor {
 }
 
 export function createFrontDoor(d: FrontDoorDeps): FrontDoor {
+  // The last Host that passed without an Origin: the same Host, again without Origin or query, passes at once
+  // (the checks are a pure function of those; the server's Host policy never changes while it runs).
+  let passedHost: string | undefined;
   const refuse = (req: IncomingMessage): SvcError | undefined => {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
-    return invalidHost(req.headers.host)
+    const { host, origin } = req.headers;
+    if (host !== undefined && host === passedHost && origin === undefined && q === -1) return undefined;
+    const bad = invalidHost(host)
       ?? (q !== -1 && new URLSearchParams(url.slice(q + 1)).has('access_token')
         ? new SvcError('INVALID_REQUEST', 'tokens are accepted only in the Authorization header', { data: { reason: 'token_in_query' } })
-        : d.refusal(req.headers.host, req.headers.origin, req.method === 'POST' && CSRF_GUARDED_POST.test(q === -1 ? url : url.slice(0, q))));
+        : d.refusal(host, origin, req.method === 'POST' && CSRF_GUARDED_POST.test(q === -1 ? url : url.slice(0, q))));
+    if (!bad && origin === undefined && q === -1) passedHost = host;
+    return bad;
   };
   const check = (req: IncomingMessage) => {
     const bad = refuse(req);
@@ -108,8 +117,10 @@ export function createFrontDoor(d: FrontDoorDeps): FrontDoor {
     }
     return r;
   };
+  const admitNow = (req: IncomingMessage, route: string, snap: PolicySnapshot): Principal | undefined =>
+    d.isProtected(route) ? d.gate.staticPrincipal(req.headers.authorization, snap) : ANONYMOUS;
   return {
-    refuse, check, admit,
+    refuse, check, admit, admitNow,
     middleware: () => (req, res, next) => {
       const bad = check(req);
       if (!bad) return next();

@@ -175,12 +175,14 @@ function taskBody(t: TaskRecord, detailed = false): Record<string, unknown> {
 }
 
 function textOf(result: ToolResult): string {
-  return result.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+  const c = result.content;
+  if (c.length === 1) return c[0]!.type === 'text' ? c[0]!.text : '';
+  return c.map((x) => (x.type === 'text' ? x.text : '')).join('');
 }
 
 function toolBody(result: ToolResult): Record<string, unknown> {
   // json output: `result` is the backend's value itself (structuredContent wraps non-objects as {result}).
   if (result.structuredContent) return { result: JSON.parse(textOf(result)), content: result.content, structured_content: result.structuredContent };
-  const onlyText = result.content.every((c) => c.type === 'text');
+  const onlyText = result.content.length === 1 ? result.content[0]!.type === 'text' : result.content.every((c) => c.type === 'text');
   return onlyText ? { result: textOf(result), content: result.content } : { content: result.content };
 }
