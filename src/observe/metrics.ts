@@ -6,11 +6,12 @@
 // prom-client's default process metrics (event-loop lag included). The hot path reuses
 // label children cached per (transport, kind, capability), so a call allocates no label
 // set of its own, and counts calls in plain numbers that the calls counter reads at
-// scrape time (prom-client's inc() hashes its labels on every call; the latency
-// histogram still observes each call through prom-client); capability labels come from the manifest only
+// scrape time (prom-client's inc() hashes its labels on every call); the latency histogram
+// is call-histogram.ts, whose observe() allocates nothing; capability labels come from the manifest only
 // (an unknown name is counted as "_unknown"), so callers cannot grow the series.
 
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { CallHistogram } from './call-histogram.js';
 
 type Inc = { inc(v?: number): void };
 type Observe = { observe(v: number): void };
@@ -39,7 +40,7 @@ export interface MetricsSources {
 export class Metrics {
   readonly registry = new Registry();
   readonly #calls: Counter<'kind' | 'capability' | 'transport' | 'outcome'>;
-  readonly #duration: Histogram<'kind' | 'capability'>;
+  readonly #duration: CallHistogram;
   readonly #authFailures: Counter<'reason'>;
   readonly #tokens: Counter<'event'>;
   readonly #reloads: Counter<'result'>;
@@ -48,6 +49,7 @@ export class Metrics {
   #running = 0;
   readonly #bound = new Map<string, Map<string, Map<string, Bound>>>();
   readonly #tallies: Tally[] = [];
+  readonly #durations = new Map<string, Observe>();
 
   constructor(src: MetricsSources, configHash: string | undefined) {
     const registers = [this.registry];
@@ -63,10 +65,8 @@ export class Metrics {
         }
       },
     });
-    this.#duration = new Histogram({
-      name: 'fastsvc_call_duration_seconds', help: 'Capability call latency, seconds.', labelNames: ['kind', 'capability'], registers,
-      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    });
+    this.#duration = new CallHistogram('fastsvc_call_duration_seconds', 'Capability call latency, seconds.',
+      [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers);
     this.#authFailures = new Counter({ name: 'fastsvc_auth_failures_total', help: 'Requests refused at authentication or authorization, by reason.', labelNames: ['reason'], registers });
     this.#tokens = new Counter({ name: 'fastsvc_oauth_tokens_total', help: 'OAuth tokens issued, refreshed and revoked.', labelNames: ['event'], registers });
     this.#reloads = new Counter({ name: 'fastsvc_reloads_total', help: 'Manifest reloads by result (applied, rejected, restart_required, unchanged).', labelNames: ['result'], registers });
@@ -95,9 +95,17 @@ export class Metrics {
     let b = byName.get(capability);
     if (!b) {
       const labels = [kind, capability, transport] as const;
-      byName.set(capability, (b = { duration: this.#duration.labels(kind, capability), ok: this.#tally(labels, 'ok'), outcomes: new Map(), labels }));
+      byName.set(capability, (b = { duration: this.#series(kind, capability), ok: this.#tally(labels, 'ok'), outcomes: new Map(), labels }));
     }
     return b;
+  }
+
+  /** The latency series of a capability, shared by every transport (the histogram is labelled by kind and capability only). */
+  #series(kind: string, capability: string): Observe {
+    const key = `${kind}\0${capability}`;
+    let s = this.#durations.get(key);
+    if (!s) this.#durations.set(key, (s = this.#duration.series({ kind, capability })));
+    return s;
   }
 
   #tally(labels: readonly [string, string, string], outcome: string): Tally {
