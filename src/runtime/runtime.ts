@@ -83,7 +83,7 @@ export class Runtime {
     return items.length ? await this.#quotas.peek(items, Date.now()) : 0;
   }
 
-  async callTool(name: string, args: unknown, ctx: CallContext, cat: Catalog = this.current()): Promise<ToolResult> {
+  callTool(name: string, args: unknown, ctx: CallContext, cat: Catalog = this.current()): Promise<ToolResult> {
     if (!this.#obs.timed()) return this.#callTool(name, args, ctx, cat);
     return this.#obs.call('tools/call', 'tool', cat.tools.has(name) ? name : UNKNOWN, ctx, (cs) => this.#callTool(name, args, ctx, cat, cs));
   }
@@ -164,7 +164,7 @@ export class Runtime {
     }
   }
 
-  async getPrompt(name: string, args: unknown, ctx: CallContext, cat: Catalog = this.current()): Promise<{ description?: string; messages: PromptMessage[] }> {
+  getPrompt(name: string, args: unknown, ctx: CallContext, cat: Catalog = this.current()): Promise<{ description?: string; messages: PromptMessage[] }> {
     if (!this.#obs.timed()) return this.#getPrompt(name, args, ctx, cat);
     return this.#obs.call('prompts/get', 'prompt', cat.prompts.has(name) ? name : UNKNOWN, ctx, (cs) => this.#getPrompt(name, args, ctx, cat, cs));
   }

@@ -3,6 +3,7 @@
 // on /svc the MCP-only channel is inert (notifications dropped, client requests
 // refused with INVALID_REQUEST).
 
+import type { ServerResponse } from 'node:http';
 import type { CallChannel, CallContext, Principal } from '../core/types.js';
 import { SvcError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -31,4 +32,33 @@ export function makeContext(principal: Principal, transport: CallContext['transp
       return controller.signal;
     },
   };
+}
+
+/**
+ * makeContext for a call answered on `res` (the /svc routes): one object per call; its signal,
+ * made on first use, aborts when the connection closes before the answer was sent.
+ */
+export function responseContext(principal: Principal, transport: CallContext['transport'], log: Logger, res: ServerResponse): CallContext {
+  return new ResponseContext(principal, transport, log, res);
+}
+
+class ResponseContext implements CallContext {
+  readonly channel = NO_CHANNEL;
+  #controller?: AbortController;
+  readonly #res: ServerResponse;
+
+  constructor(readonly principal: Principal, readonly transport: CallContext['transport'], readonly log: Logger, res: ServerResponse) {
+    this.#res = res;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      const c = (this.#controller = new AbortController());
+      const res = this.#res;
+      res.on('close', () => {
+        if (!res.writableFinished) c.abort(new SvcError('CANCELLED', 'the caller went away'));
+      });
+    }
+    return this.#controller.signal;
+  }
 }

@@ -27,7 +27,7 @@ import type { Runtime } from '../runtime/runtime.js';
 import type { AuthGate } from '../auth/gate.js';
 import type { Logger } from '../log.js';
 import { sendError, toSvcError } from '../http/errors.js';
-import { makeContext } from './call-context.js';
+import { responseContext } from './call-context.js';
 import { readJson, sendJson } from '../http/raw.js';
 import type { TaskEngine, TaskRecord } from '../tasks/engine.js';
 import { EXPLAIN_ANY_SCOPE, explainCall, explainView } from '../policy/explain.js';
@@ -47,7 +47,7 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
   /** The request's catalog; undefined lets the runtime read the current one. */
   const catalogOf = (res: Response) => (res.locals.policy as PolicySnapshot | undefined)?.catalog;
   /** A call context whose signal aborts when the caller goes away before the answer. */
-  const ctx = (p: Principal, res: ServerResponse) => makeContext(p, 'svc', logger, (abort) => res.on('close', () => { if (!res.writableFinished) abort(); }));
+  const ctx = (p: Principal, res: ServerResponse) => responseContext(p, 'svc', logger, res);
   const fail = (res: ServerResponse, e: unknown) => sendError(res, toSvcError(e, logger), gate, '/svc');
 
   /** POST /svc/tools/NAME on Node's own request/response API: the Express route and the server's direct path both run it. */
