@@ -67,14 +67,13 @@ export function createAudit(cfg: AuditConfig | undefined): Audit {
     allows: cfg.allow !== false,
     record(e) {
       const scope = getScope();
-      const rest = JSON.stringify({
-        capability: e.capability,
-        transport: e.transport,
-        scopes_required: e.scopes_required,
-        ip: e.ip ?? scope?.ip,
-        trace_id: traceIdOf(scope),
-        ...e.detail,
-      });
+      const fields = { capability: e.capability, transport: e.transport, scopes_required: e.scopes_required, ip: e.ip ?? scope?.ip, trace_id: traceIdOf(scope) };
+      let rest: string;
+      try {
+        rest = JSON.stringify(e.detail ? { ...fields, ...e.detail } : fields);
+      } catch {
+        rest = JSON.stringify({ ...fields, detail: 'unserialisable' }); // a circular or BigInt detail must not lose the event
+      }
       const head = `{"level":30,"time":"${isoNow()}","audit":true,"decision":${JSON.stringify(e.decision)},"reason":${JSON.stringify(e.reason)}`;
       sink.write(`${head}${e.principal ? principalFields(e.principal) : ''}${rest === '{}' ? '}' : `,${rest.slice(1)}`}\n`);
     },

@@ -33,6 +33,10 @@ describe('audit sink', () => {
     });
     assert.match(String(a!.token_id), /^[0-9a-f]{16}$/);
     assert.deepEqual({ ...b, time: undefined }, { level: 30, time: undefined, audit: true, decision: 'deny', reason: 'missing_token', capability: '/svc', note: 'a "quoted" value' });
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    audit.record({ decision: 'reload_rejected', reason: 'invalid', detail: circular });
+    assert.equal(lines(file)[2]!.detail, 'unserialisable');
     audit.close();
   });
 
