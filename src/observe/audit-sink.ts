@@ -1,8 +1,8 @@
 // Where audit lines go, without a syscall per event. Guarantees: lines are written whole
 // and in the order they were given; `sync` (audit fsync: always) writes and fsyncs each line
-// before write() returns; otherwise the lines given in one event-loop turn are joined and
-// written in one write right after that turn (at once when 64 KiB are waiting), and what is
-// still waiting is written by flush(), by close() and when the process exits. A file is opened
+// before write() returns; otherwise lines are joined and written in one write at most
+// BATCH_MS after the first of them (at once when 64 KiB are waiting), and what is still
+// waiting is written by flush(), by close() and when the process exits. A file is opened
 // for append (created with its folder); the stderr sink writes to fd 2. A failed write throws
 // (an audit that cannot record stops the server rather than going on silently).
 
@@ -16,8 +16,10 @@ export interface AuditSink {
   close(): void;
 }
 
-/** Above this many waiting characters a batch is written without waiting for the turn to end. */
+/** Above this many waiting characters a batch is written at once. */
 const HIGH_WATER = 64 * 1024;
+/** How long a line may wait for others to share its write (a write per line costs ~20% of a /svc call). */
+export const BATCH_MS = 5;
 
 const open = new Set<AuditSink>();
 const flushAll = () => {
@@ -44,23 +46,21 @@ export function stderrSink(): AuditSink {
   return batched(2, () => {});
 }
 
-/** Joins the lines of one turn into one write. */
+/** Joins the lines of up to BATCH_MS into one write. */
 function batched(fd: number, release: () => void): AuditSink {
   let waiting = '';
-  let scheduled = false;
+  let timer: NodeJS.Timeout | undefined;
   let closed = false;
   const sink: AuditSink = {
     write(line) {
       if (closed) return;
       waiting += line;
       if (waiting.length >= HIGH_WATER) sink.flush();
-      else if (!scheduled) {
-        scheduled = true;
-        setImmediate(sink.flush);
-      }
+      else timer ??= setTimeout(sink.flush, BATCH_MS);
     },
     flush() {
-      scheduled = false;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
       if (waiting === '') return;
       const text = waiting;
       waiting = '';
