@@ -123,6 +123,10 @@ export interface ServerSettings {
    */
   inline_limit?: number;
   /**
+   * Most items in one page of the MCP tools/list, resources/list, resources/templates/list and prompts/list answers; a longer list ends its page with nextCursor. The default returns catalogs of up to 1000 items in one page (many clients never ask for a second page).
+   */
+  list_page_size?: number;
+  /**
    * Host header values accepted (DNS-rebinding protection). Empty: loopback names when bound to loopback, anything otherwise.
    */
   allowed_hosts?: string[];
@@ -1058,6 +1062,10 @@ export interface ServerSettings1 {
    */
   inline_limit?: number;
   /**
+   * Most items in one page of the MCP tools/list, resources/list, resources/templates/list and prompts/list answers; a longer list ends its page with nextCursor. The default returns catalogs of up to 1000 items in one page (many clients never ask for a second page).
+   */
+  list_page_size?: number;
+  /**
    * Host header values accepted (DNS-rebinding protection). Empty: loopback names when bound to loopback, anything otherwise.
    */
   allowed_hosts?: string[];
@@ -1246,6 +1254,10 @@ export interface ServerSettings2 {
    * Results larger than this many bytes from tools with inline_ok: false are returned as a resource link instead of inline.
    */
   inline_limit?: number;
+  /**
+   * Most items in one page of the MCP tools/list, resources/list, resources/templates/list and prompts/list answers; a longer list ends its page with nextCursor. The default returns catalogs of up to 1000 items in one page (many clients never ask for a second page).
+   */
+  list_page_size?: number;
   /**
    * Host header values accepted (DNS-rebinding protection). Empty: loopback names when bound to loopback, anything otherwise.
    */
