@@ -45,7 +45,7 @@ describe('input schemas: cheap check, lazy and shared validators', () => {
     }
   });
 
-  it('a catalog refuses an invalid schema when built; a tool's lazy validator works on first and later use', () => {
+  it('a catalog refuses an invalid schema when built; a lazy validator works on first and later use', () => {
     const svc = new FastSvc({ name: 'lazy', description: 'lazy' });
     for (let i = 0; i < 3; i++) svc.tool({ name: `t${i}`, description: 'x', input_schema: { type: 'object', properties: { [`p${i}`]: { type: 'string', maxLength: i + 1 } }, required: [`p${i}`] }, handler: async () => 'ok' });
     const cat = buildCatalog(svc);
