@@ -11,7 +11,8 @@
 // every tool exactly once, the call must echo its id), so a fast wrong answer never gets a number.
 // Run it under the shared lock: flock /tmp/fastsvc-bench.lock node bench/large-manifest.mjs
 //
-//   node bench/large-manifest.mjs [--sizes 10,1000,10000] [--same-schemas] [--samples 15] [--out bench/results/large-manifest.json]
+//   node bench/large-manifest.mjs [--sizes 10,1000,10000] [--same-schemas] [--json] [--samples 15] [--out bench/results/large-manifest.json]
+// --json writes the generated manifests as JSON (the same value; fastsvc reads it without the YAML parser).
 //   FASTSVC_CLI=/path/to/other/dist/cli.js points it at another build.
 
 import { spawn } from 'node:child_process';
@@ -35,8 +36,15 @@ function arg(name, fallback) {
   return i === -1 ? fallback : process.argv[i + 1];
 }
 
-/** One JSON-RPC request over /mcp (keep-alive); resolves the parsed message. */
+/** One JSON-RPC request over /mcp (keep-alive; retried once when the server had closed the idle socket); resolves the parsed message. */
 function mcp(base, method, params, name) {
+  return mcpOnce(base, method, params, name).catch((e) => {
+    if (e.code !== 'ECONNRESET' && e.code !== 'EPIPE') throw e;
+    return mcpOnce(base, method, params, name);
+  });
+}
+
+function mcpOnce(base, method, params, name) {
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: META } });
   const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${TOKEN}`, 'mcp-protocol-version': VERSION, 'mcp-method': method, ...(name && { 'mcp-name': name }) };
   return new Promise((res, rej) => {
@@ -130,9 +138,9 @@ function validateRun(file) {
   });
 }
 
-async function measure(n, { same, samples, dir }) {
+async function measure(n, { same, json, samples, dir }) {
   const file = join(dir, `large-${n}.svc.yaml`);
-  writeFileSync(file, generateManifest(n, { same, marker: 'v1' }));
+  writeFileSync(file, generateManifest(n, { same, json, marker: 'v1' }));
   const row = { n };
   const t0 = performance.now();
   const server = await startServer({ argv: [CLI, 'serve', file, '--port', '0'] }, { SVC_TOKEN: TOKEN, LOG_LEVEL: 'warn' }, 120_000);
@@ -159,7 +167,7 @@ async function measure(n, { same, samples, dir }) {
     row.listAllMs = median(all);
     row.callMs = median(calls);
     // Reload: a new template marker in every tool; in force when a call answers with it.
-    const text = generateManifest(n, { same, marker: 'v2' });
+    const text = generateManifest(n, { same, json, marker: 'v2' });
     const [peak, reloadMs] = await peakDuring(server.pid, async () => {
       const r0 = performance.now();
       writeFileSync(file, text);
@@ -196,20 +204,21 @@ async function main() {
   const sizes = arg('--sizes', '10,1000,10000').split(',').map(Number);
   const samples = Number(arg('--samples', '15'));
   const same = process.argv.includes('--same-schemas');
+  const json = process.argv.includes('--json');
   const out = resolve(ROOT, arg('--out', 'bench/results/large-manifest.json'));
   const dir = mkdtempSync(join(tmpdir(), 'fastsvc-large-'));
   const rows = [];
   try {
     for (const n of sizes) {
-      rows.push(await measure(n, { same, samples, dir }));
-      process.stderr.write(`large-manifest: ${n} tools done\n`);
+      rows.push(await measure(n, { same, json, samples, dir }));
+      process.stderr.write(`large-manifest: ${JSON.stringify(rows.at(-1))}\n`);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
   const col = (k) => rows.map((r) => Math.round(r[k] * 10) / 10);
   const json = {
-    schemas: same ? 'same' : 'distinct', cli: CLI, samples,
+    schemas: same ? 'same' : 'distinct', format: json ? 'json' : 'yaml', cli: CLI, samples,
     capabilities: rows.map((r) => r.n),
     readyMs: col('readyMs'), reloadMs: col('reloadMs'), listMs: col('listMs'), listAllMs: col('listAllMs'), callMs: col('callMs'),
     rssMiB: col('rssReadyMiB'), rssAfterListMiB: col('rssListMiB'), reloadPeakMiB: col('rssReloadPeakMiB'),
@@ -217,7 +226,7 @@ async function main() {
   };
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, JSON.stringify(json, null, 2) + '\n');
-  process.stdout.write(`${table(rows)}\n\n(${same ? 'identical' : 'distinct'} input schemas; medians of ${samples}; JSON: ${out})\n`);
+  process.stdout.write(`${table(rows)}\n\n(${same ? 'identical' : 'distinct'} input schemas, ${json ? 'JSON' : 'YAML'} manifest; medians of ${samples}; JSON: ${out})\n`);
   agent.destroy();
 }
 
