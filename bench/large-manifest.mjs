@@ -217,7 +217,7 @@ async function main() {
     rmSync(dir, { recursive: true, force: true });
   }
   const col = (k) => rows.map((r) => Math.round(r[k] * 10) / 10);
-  const json = {
+  const result = {
     schemas: same ? 'same' : 'distinct', format: json ? 'json' : 'yaml', cli: CLI, samples,
     capabilities: rows.map((r) => r.n),
     readyMs: col('readyMs'), reloadMs: col('reloadMs'), listMs: col('listMs'), listAllMs: col('listAllMs'), callMs: col('callMs'),
@@ -225,7 +225,7 @@ async function main() {
     validateMs: col('validateMs'), validatePeakMiB: col('validatePeakMiB'), pages: rows.map((r) => r.pages),
   };
   mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, JSON.stringify(json, null, 2) + '\n');
+  writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
   process.stdout.write(`${table(rows)}\n\n(${same ? 'identical' : 'distinct'} input schemas, ${json ? 'JSON' : 'YAML'} manifest; medians of ${samples}; JSON: ${out})\n`);
   agent.destroy();
 }
