@@ -11,8 +11,9 @@
 // every tool exactly once, the call must echo its id), so a fast wrong answer never gets a number.
 // Run it under the shared lock: flock /tmp/fastsvc-bench.lock node bench/large-manifest.mjs
 //
-//   node bench/large-manifest.mjs [--sizes 10,1000,10000] [--same-schemas] [--json] [--samples 15] [--out bench/results/large-manifest.json]
-// --json writes the generated manifests as JSON (the same value; fastsvc reads it without the YAML parser).
+//   node bench/large-manifest.mjs [--sizes 10,1000,10000] [--same-schemas] [--json] [--page-size N] [--samples 15] [--out bench/results/large-manifest.json]
+// --json writes the generated manifests as JSON (the same value; fastsvc reads it without the YAML parser);
+// --page-size sets server.list_page_size in them.
 //   FASTSVC_CLI=/path/to/other/dist/cli.js points it at another build.
 
 import { spawn } from 'node:child_process';
@@ -138,9 +139,9 @@ function validateRun(file) {
   });
 }
 
-async function measure(n, { same, json, samples, dir }) {
+async function measure(n, { same, json, pageSize, samples, dir }) {
   const file = join(dir, `large-${n}.svc.yaml`);
-  writeFileSync(file, generateManifest(n, { same, json, marker: 'v1' }));
+  writeFileSync(file, generateManifest(n, { same, json, pageSize, marker: 'v1' }));
   const row = { n };
   const t0 = performance.now();
   const server = await startServer({ argv: [CLI, 'serve', file, '--port', '0'] }, { SVC_TOKEN: TOKEN, LOG_LEVEL: 'warn' }, 120_000);
@@ -167,7 +168,7 @@ async function measure(n, { same, json, samples, dir }) {
     row.listAllMs = median(all);
     row.callMs = median(calls);
     // Reload: a new template marker in every tool; in force when a call answers with it.
-    const text = generateManifest(n, { same, json, marker: 'v2' });
+    const text = generateManifest(n, { same, json, pageSize, marker: 'v2' });
     const [peak, reloadMs] = await peakDuring(server.pid, async () => {
       const r0 = performance.now();
       writeFileSync(file, text);
@@ -205,12 +206,13 @@ async function main() {
   const samples = Number(arg('--samples', '15'));
   const same = process.argv.includes('--same-schemas');
   const json = process.argv.includes('--json');
+  const pageSize = arg('--page-size') && Number(arg('--page-size'));
   const out = resolve(ROOT, arg('--out', 'bench/results/large-manifest.json'));
   const dir = mkdtempSync(join(tmpdir(), 'fastsvc-large-'));
   const rows = [];
   try {
     for (const n of sizes) {
-      rows.push(await measure(n, { same, json, samples, dir }));
+      rows.push(await measure(n, { same, json, pageSize, samples, dir }));
       process.stderr.write(`large-manifest: ${JSON.stringify(rows.at(-1))}\n`);
     }
   } finally {
@@ -218,7 +220,7 @@ async function main() {
   }
   const col = (k) => rows.map((r) => Math.round(r[k] * 10) / 10);
   const result = {
-    schemas: same ? 'same' : 'distinct', format: json ? 'json' : 'yaml', cli: CLI, samples,
+    schemas: same ? 'same' : 'distinct', format: json ? 'json' : 'yaml', listPageSize: pageSize || 'default', cli: CLI, samples,
     capabilities: rows.map((r) => r.n),
     readyMs: col('readyMs'), reloadMs: col('reloadMs'), listMs: col('listMs'), listAllMs: col('listAllMs'), callMs: col('callMs'),
     rssMiB: col('rssReadyMiB'), rssAfterListMiB: col('rssListMiB'), reloadPeakMiB: col('rssReloadPeakMiB'),

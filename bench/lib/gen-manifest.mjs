@@ -65,12 +65,12 @@ export function requiredArgs(i, same = false) {
 }
 
 /** The manifest as a value (what the JSON form serialises). */
-export function manifestValue(n, { same = false, scope = 'catalog.use', marker = 'v1' } = {}) {
+export function manifestValue(n, { same = false, scope = 'catalog.use', marker = 'v1', pageSize } = {}) {
   return {
     version: 1,
     name: `large-${n}`,
     description: `Generated catalog of ${n} tools.`,
-    server: { host: '127.0.0.1', port: 0 },
+    server: { host: '127.0.0.1', port: 0, ...(pageSize && { list_page_size: pageSize }) },
     profile: { scopes: [{ name: scope, description: 'Use the catalog.' }] },
     auth: { token: '${SVC_TOKEN}', scopes: [scope] },
     tools: Array.from({ length: n }, (_, i) => {
@@ -91,9 +91,9 @@ export function manifestValue(n, { same = false, scope = 'catalog.use', marker =
  * The manifest text: YAML (block style, each schema a flow mapping), or with `json` the same
  * value as JSON (one tool per line), which fastsvc reads without its YAML parser.
  */
-export function generateManifest(n, { same = false, scope = 'catalog.use', marker = 'v1', json = false } = {}) {
+export function generateManifest(n, { same = false, scope = 'catalog.use', marker = 'v1', json = false, pageSize } = {}) {
   if (json) {
-    const { tools, ...head } = manifestValue(n, { same, scope, marker });
+    const { tools, ...head } = manifestValue(n, { same, scope, marker, pageSize });
     return `${JSON.stringify(head).slice(0, -1)},\n"tools": [\n${tools.map((t) => JSON.stringify(t)).join(',\n')}\n]}\n`;
   }
   const out = [
@@ -101,7 +101,7 @@ export function generateManifest(n, { same = false, scope = 'catalog.use', marke
     'version: 1',
     `name: large-${n}`,
     `description: Generated catalog of ${n} tools.`,
-    'server: { host: 127.0.0.1, port: 0 }',
+    `server: { host: 127.0.0.1, port: 0${pageSize ? `, list_page_size: ${pageSize}` : ''} }`,
     `profile: { scopes: [{ name: ${scope}, description: Use the catalog. }] }`,
     'auth:',
     '  token: "${SVC_TOKEN}"',
