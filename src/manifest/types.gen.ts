@@ -123,7 +123,7 @@ export interface ServerSettings {
    */
   inline_limit?: number;
   /**
-   * Most items in one page of the MCP tools/list, resources/list, resources/templates/list and prompts/list answers; a longer list ends its page with nextCursor. The default returns catalogs of up to 1000 items in one page (many clients never ask for a second page).
+   * Most items in one page of the MCP tools/list, resources/list, resources/templates/list and prompts/list answers; a longer list ends its page with nextCursor. The default keeps a hand-written manifest in one page (some clients never ask for a second) and a page of a generated catalog small enough to answer in a few milliseconds; raise it for clients that do not paginate.
    */
   list_page_size?: number;
   /**
@@ -1062,7 +1062,7 @@ export interface ServerSettings1 {
    */
   inline_limit?: number;
   /**
-   * Most items in one page of the MCP tools/list, resources/list, resources/templates/list and prompts/list answers; a longer list ends its page with nextCursor. The default returns catalogs of up to 1000 items in one page (many clients never ask for a second page).
+   * Most items in one page of the MCP tools/list, resources/list, resources/templates/list and prompts/list answers; a longer list ends its page with nextCursor. The default keeps a hand-written manifest in one page (some clients never ask for a second) and a page of a generated catalog small enough to answer in a few milliseconds; raise it for clients that do not paginate.
    */
   list_page_size?: number;
   /**
@@ -1255,7 +1255,7 @@ export interface ServerSettings2 {
    */
   inline_limit?: number;
   /**
-   * Most items in one page of the MCP tools/list, resources/list, resources/templates/list and prompts/list answers; a longer list ends its page with nextCursor. The default returns catalogs of up to 1000 items in one page (many clients never ask for a second page).
+   * Most items in one page of the MCP tools/list, resources/list, resources/templates/list and prompts/list answers; a longer list ends its page with nextCursor. The default keeps a hand-written manifest in one page (some clients never ask for a second) and a page of a generated catalog small enough to answer in a few milliseconds; raise it for clients that do not paginate.
    */
   list_page_size?: number;
   /**
