@@ -36,6 +36,7 @@ export const CODES = {
   INVALID_HOST: { status: 400, rpc: -32600, doc: 'The Host header is not a valid host[:port] (answered before any route, /ws upgrade included).' },
   NOT_FOUND: { status: 404, rpc: -32602, doc: 'No capability, route or session by that name.' },
   INVALID_INPUT: { status: 400, rpc: -32602, doc: 'Arguments do not match the input schema; errors lists the problems (path, message, params), at most 10.' },
+  INVALID_CURSOR: { status: 400, rpc: -32602, doc: 'MCP list: params.cursor is not a cursor this server issued for that list (or its item left the catalog): list again from the start.' },
   INVALID_REQUEST: { status: 400, rpc: -32600, doc: 'The request itself is malformed (bad JSON, wrong method, bad header).' },
   PAYLOAD_TOO_LARGE: { status: 413, rpc: -32600, doc: 'The body exceeds server.body_limit.' },
   HEADER_MISMATCH: { status: 400, rpc: -32020, doc: 'MCP 2026-07-28: an Mcp-Method, Mcp-Name, MCP-Protocol-Version or Mcp-Param-* header is missing or differs from the body.' },

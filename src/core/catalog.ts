@@ -1,16 +1,18 @@
-// Catalog: a FastSvc compiled for serving — frozen, with input validators built
-// once and the MCP wire listings rendered once. Guarantees: building a catalog
-// either succeeds whole or throws; nothing about a catalog changes after it is
-// built (hot reload builds a new one and swaps the reference); lookups on the
-// hot path are Map gets.
+// Catalog: a FastSvc compiled for serving — frozen, with every input schema checked
+// and the MCP wire listings rendered once; each input validator is compiled on a
+// tool's first call and shared by tools with identical schemas (input-schemas.ts), so
+// a catalog of thousands of tools builds fast and small. Guarantees: building a
+// catalog either succeeds whole or throws (an invalid input schema throws
+// INPUT_SCHEMA_INVALID here, not at the first call); nothing a caller can see about
+// a catalog changes after it is built (hot reload builds a new one and swaps the
+// reference); lookups on the hot path are Map gets.
 
 import { createHash } from 'node:crypto';
-import { Ajv, type ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
 import { SvcError } from '../errors.js';
 import type { ClassLimits, FastSvc } from './fast-svc.js';
 import type { CacheHint, JsonSchemaObject, Limit, PromptDef, ResourceDef, TaskSupport, ToolDef } from './types.js';
+import { checkInputSchema, InputValidators } from './input-schemas.js';
 import { compileGuard, type Guard } from '../policy/scopes.js';
 
 /** A capability's access rule (required scopes, tenant-bound patterns, bound arguments) and its quota. */
@@ -18,11 +20,9 @@ export interface Guarded extends Guard {
   readonly limits?: Limit;
 }
 
-// ajv-formats ships CJS with a default export; under NodeNext it arrives as a namespace.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
-
 export interface ToolEntry extends Guarded {
   readonly def: ToolDef;
+  /** The input validator, compiled on first use (shared with every tool of the catalog whose schema has the same text). */
   readonly validate: ValidateFunction;
   readonly outputMode: 'scalar' | 'json';
   readonly inlineOk: boolean;
@@ -58,62 +58,25 @@ export interface Catalog {
   readonly prompts: ReadonlyMap<string, PromptEntry>;
   /** sha256 of the source (the manifest file's bytes, or the catalog's own listing for code-built apps). */
   readonly hash: string;
+  /** Most items per MCP list page (server.list_page_size); undefined (a catalog built without server settings): one page. */
+  readonly listPageSize?: number;
 }
 
 export const EMPTY_SCHEMA: JsonSchemaObject = Object.freeze({ type: 'object', properties: {} }) as JsonSchemaObject;
 
-const DRAFT_2020 = 'https://json-schema.org/draft/2020-12/schema';
+export { newInputAjv, type InputCompiler } from './input-schemas.js';
 
-export interface InputCompiler {
-  compile(schema: object): ValidateFunction;
-}
-
-// x-mcp-header (MCP 2026-07-28, SEP-2243) names the Mcp-Param-* header that mirrors an argument; it is an annotation.
-const INPUT_OPTS = { keywords: ['x-mcp-header'], allErrors: true, strict: true, strictTypes: false, strictTuples: false, strictRequired: false, useDefaults: true, coerceTypes: false };
-// Ajv's 2020-12 dialect lacks $anchor: accepted as an annotation (a $ref by anchor name does not resolve).
-const INPUT_OPTS_2020 = { ...INPUT_OPTS, keywords: ['x-mcp-header', '$anchor'] };
-
-// Meta-schema checks use two long-lived instances: validateSchema() caches
-// nothing about the schema it checks, and the meta-schemas compile only once per
-// process instead of once per reload.
-let meta7: Ajv | undefined;
-let meta2020: Ajv2020 | undefined;
-
-const is2020 = (schema: object) => (schema as { $schema?: string }).$schema?.replace(/#$/, '') === DRAFT_2020;
-
-/**
- * One compiler per catalog, so compiled validators are released with the catalog
- * they belong to. Draft-07 by default; a schema whose $schema is 2020-12 is
- * compiled by Ajv2020 (made on first use). A schema that breaks its meta-schema
- * throws with ajv's explanation.
- */
-export function newInputAjv(): InputCompiler {
-  const opts = { ...INPUT_OPTS, validateSchema: false };
-  const draft7 = addFormats(new Ajv(opts));
-  let draft2020: Ajv2020 | undefined;
-  return {
-    compile(schema) {
-      const wants2020 = is2020(schema);
-      const checker = wants2020 ? (meta2020 ??= new Ajv2020(INPUT_OPTS_2020)) : (meta7 ??= new Ajv(INPUT_OPTS));
-      if (!checker.validateSchema(schema)) throw new Error(`schema is invalid: ${checker.errorsText(checker.errors, { dataVar: 'input_schema' })}`);
-      if (!wants2020) return draft7.compile(schema);
-      draft2020 ??= addFormats(new Ajv2020({ ...INPUT_OPTS_2020, validateSchema: false }) as unknown as Ajv) as unknown as Ajv2020;
-      return draft2020.compile(schema);
-    },
-  };
-}
-
-export function buildCatalog(svc: FastSvc, opts: { hash?: string } = {}): Catalog {
-  const ajv = newInputAjv();
+export function buildCatalog(svc: FastSvc, opts: { hash?: string; listPageSize?: number } = {}): Catalog {
+  const validators = new InputValidators();
   const tools = new Map<string, ToolEntry>();
   for (const def of svc.tools.values()) {
     const schema = def.input_schema ?? EMPTY_SCHEMA;
-    let validate: ValidateFunction;
     try {
-      validate = ajv.compile(schema);
+      checkInputSchema(schema);
     } catch (e) {
       throw new SvcError('INPUT_SCHEMA_INVALID', `tool ${def.name}: ${(e as Error).message}`, { path: `tools/${def.name}/input_schema` });
     }
+    let validate: ValidateFunction | undefined;
     const wire = freeze({
       name: def.name,
       ...(def.title !== undefined && { title: def.title }),
@@ -125,7 +88,9 @@ export function buildCatalog(svc: FastSvc, opts: { hash?: string } = {}): Catalo
     tools.set(def.name, Object.freeze({
       def,
       ...guarded(def.required_scopes, def.limits, def.bind),
-      validate,
+      get validate() {
+        return (validate ??= validators.get(schema, def.name));
+      },
       outputMode: def.output_mode ?? 'scalar',
       inlineOk: def.inline_ok ?? true,
       task: def.task ?? 'forbidden',
@@ -176,6 +141,7 @@ export function buildCatalog(svc: FastSvc, opts: { hash?: string } = {}): Catalo
     cache: svc.cache,
     limits: svc.limits && (svc.limits.shared || Object.values(svc.limits).some((l) => typeof l === 'object' && (l.requests !== undefined || l.concurrent !== undefined))) ? svc.limits : undefined,
     tools, resources, templates: Object.freeze(templates), prompts, hash,
+    ...(opts.listPageSize !== undefined && { listPageSize: opts.listPageSize }),
   });
 }
 

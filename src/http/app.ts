@@ -91,7 +91,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   const log = opts.logger ?? rootLogger;
   const cfg = resolveConfig(config);
   const tokens = cfg.auth ? TokenTable.build(cfg.auth, profileScopes(cfg.profile), log, undefined, opts.generatedToken) : undefined;
-  const store = new PolicyStore({ catalog: buildCatalog(svc, { hash: cfg.config_hash }), profile: cfg.profile, tokens }, log);
+  const store = new PolicyStore({ catalog: buildCatalog(svc, { hash: cfg.config_hash, listPageSize: cfg.server.list_page_size }), profile: cfg.profile, tokens }, log);
   const unwatchTokens = watchTokenFiles(store, log);
   const isPublic = (r: string) => cfg.routes.public.includes(r);
   const isProtected = (r: string) => cfg.routes.protected.includes(r);

@@ -4,7 +4,7 @@
 // when there is no problem, and it is deep-frozen.
 
 import { SvcError, type ErrorCode } from '../errors.js';
-import { newInputAjv } from '../core/catalog.js';
+import { checkInputSchema } from '../core/input-schemas.js';
 import { compileTemplate } from '../runtime/template.js';
 import { sqlParamNames } from '../runtime/sql-params.js';
 import { isLoopbackUrl } from '../util/loopback.js';
@@ -95,8 +95,7 @@ export function compilePlan(m: SvcManifest, file: string, locate: Locate): { pla
 
   // Tools
   unique((m.tools ?? []).map((t) => t.name), ['tools'], 'tool', problem);
-  const ajv = newInputAjv();
-  m.tools?.forEach((t, i) => checkTool(t, ['tools', i], ajv, problem, checkScopes));
+  m.tools?.forEach((t, i) => checkTool(t, ['tools', i], problem, checkScopes));
 
   // Resources
   unique((m.resources ?? []).map((r) => r.uri ?? r.uri_template ?? ''), ['resources'], 'resource uri', problem);
@@ -136,13 +135,14 @@ export function compilePlan(m: SvcManifest, file: string, locate: Locate): { pla
   return { plan: deepFreeze(plan), problems };
 }
 
-function checkTool(t: Tool, path: Path, ajv: ReturnType<typeof newInputAjv>, problem: (c: ErrorCode, p: Path, m: string) => void, checkScopes: (l: readonly string[] | undefined, p: Path, w: string) => void): void {
+function checkTool(t: Tool, path: Path, problem: (c: ErrorCode, p: Path, m: string) => void, checkScopes: (l: readonly string[] | undefined, p: Path, w: string) => void): void {
   const backends = BACKEND_KINDS.filter((k) => t[k] !== undefined);
   if (backends.length !== 1) problem('BACKEND_CONFIG', path, `tool ${t.name}: give exactly one backend (${BACKEND_KINDS.join(', ')}); found ${backends.join(', ') || 'none'}`);
   checkScopes(t.required_scopes, [...path, 'required_scopes'], `tool ${t.name}`);
   let props = new Set<string>();
   try {
-    ajv.compile(t.input_schema ?? { type: 'object' });
+    // The cheap check (no validator is generated): a validator is compiled at the tool's first call.
+    checkInputSchema(t.input_schema ?? { type: 'object' });
     props = new Set(Object.keys((t.input_schema?.properties as object | undefined) ?? {}));
   } catch (e) {
     problem('INPUT_SCHEMA_INVALID', [...path, 'input_schema'], `tool ${t.name}: input_schema is not a valid JSON Schema: ${(e as Error).message}`);

@@ -5,6 +5,10 @@
 // an ENV_UNSET problem at its node — or, with `allowUnsetEnv` (`svc validate
 // --allow-unset-env`), the placeholder `unset:NAME`, listed in `unsetEnv`;
 // `locate(path)` maps any JSON path in the result back to a line and column.
+// A manifest written as JSON (a YAML 1.2 subset; what a catalog generator emits) is read
+// with JSON.parse and gives the same value and problems as the YAML reader (duplicate
+// keys included); its YAML document, which only locate() needs, is built on the first
+// locate() call — so a large generated catalog with no problem never pays for it.
 
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -41,6 +45,86 @@ export function readSource(file: string, env: NodeJS.ProcessEnv, opts: SourceOpt
 }
 
 export function parseSource(file: string, text: string, env: NodeJS.ProcessEnv, opts: SourceOptions = {}): Source {
+  return (/^\s*\{/.test(text) && parseJson(file, text, env, opts)) || parseYaml(file, text, env, opts);
+}
+
+/** The JSON fast path; undefined when the YAML reader must decide (not JSON, a duplicate key, an unset variable to locate, ${ in a key). */
+function parseJson(file: string, text: string, env: NodeJS.ProcessEnv, opts: SourceOptions): Source | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (hasDuplicateKey(text)) return undefined;
+  const unset = new Set<string>();
+  let bail = false;
+  const sub = (s: string) => s.replace(VAR, (whole, escaped: string, name: string, fallback: string | undefined) => {
+    if (escaped) return whole.slice(1);
+    const v = env[name];
+    if (v !== undefined && v !== '') return v;
+    if (fallback !== undefined) return fallback;
+    if (!opts.allowUnsetEnv) bail = true;
+    unset.add(name);
+    return `unset:${name}`;
+  });
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return v.includes('${') ? sub(v) : v;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) v[i] = walk(v[i]);
+    } else if (v !== null && typeof v === 'object') {
+      for (const k of Object.keys(v)) {
+        if (k.includes('${') || k === '__proto__') bail = true;
+        (v as Record<string, unknown>)[k] = walk((v as Record<string, unknown>)[k]);
+      }
+    }
+    return v;
+  };
+  value = walk(value);
+  if (bail) return undefined;
+  let full: Source | undefined;
+  const hash = createHash('sha256').update(text).digest('hex');
+  return { file, text, hash, value, problems: [], unsetEnv: [...unset].sort(), locate: (path, at) => (full ??= parseYaml(file, text, env, opts)).locate(path, at) };
+}
+
+/** True when some JSON object in the text has a key twice (the YAML reader's DUPLICATE_NAME). */
+function hasDuplicateKey(text: string): boolean {
+  const stack: (Set<string> | null)[] = [];
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      let j = i + 1;
+      let escaped = false;
+      while (j < text.length) {
+        const d = text.charCodeAt(j);
+        if (d === 92) escaped = true, j++;
+        else if (d === 34) break;
+        j++;
+      }
+      const top = stack[stack.length - 1];
+      if (expectKey && top) {
+        const key = escaped ? (JSON.parse(text.slice(i, j + 1)) as string) : text.slice(i + 1, j);
+        if (top.has(key)) return true;
+        top.add(key);
+        expectKey = false;
+      }
+      i = j;
+    } else if (c === 123 /* { */) {
+      stack.push(new Set());
+      expectKey = true;
+    } else if (c === 91 /* [ */) {
+      stack.push(null);
+    } else if (c === 125 || c === 93) {
+      stack.pop();
+    } else if (c === 44 /* , */) {
+      expectKey = stack[stack.length - 1] != null;
+    }
+  }
+  return false;
+}
+
+function parseYaml(file: string, text: string, env: NodeJS.ProcessEnv, opts: SourceOptions): Source {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const at = (offset: number) => {

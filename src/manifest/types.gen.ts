@@ -123,6 +123,10 @@ export interface ServerSettings {
    */
   inline_limit?: number;
   /**
+   * Most items in one page of the MCP tools/list, resources/list, resources/templates/list and prompts/list answers; a longer list ends its page with nextCursor. The default keeps a hand-written manifest in one page (some clients never ask for a second) and a page of a generated catalog small enough to answer in a few milliseconds; raise it for clients that do not paginate.
+   */
+  list_page_size?: number;
+  /**
    * Host header values accepted (DNS-rebinding protection). Empty: loopback names when bound to loopback, anything otherwise.
    */
   allowed_hosts?: string[];
@@ -1058,6 +1062,10 @@ export interface ServerSettings1 {
    */
   inline_limit?: number;
   /**
+   * Most items in one page of the MCP tools/list, resources/list, resources/templates/list and prompts/list answers; a longer list ends its page with nextCursor. The default keeps a hand-written manifest in one page (some clients never ask for a second) and a page of a generated catalog small enough to answer in a few milliseconds; raise it for clients that do not paginate.
+   */
+  list_page_size?: number;
+  /**
    * Host header values accepted (DNS-rebinding protection). Empty: loopback names when bound to loopback, anything otherwise.
    */
   allowed_hosts?: string[];
@@ -1246,6 +1254,10 @@ export interface ServerSettings2 {
    * Results larger than this many bytes from tools with inline_ok: false are returned as a resource link instead of inline.
    */
   inline_limit?: number;
+  /**
+   * Most items in one page of the MCP tools/list, resources/list, resources/templates/list and prompts/list answers; a longer list ends its page with nextCursor. The default keeps a hand-written manifest in one page (some clients never ask for a second) and a page of a generated catalog small enough to answer in a few milliseconds; raise it for clients that do not paginate.
+   */
+  list_page_size?: number;
   /**
    * Host header values accepted (DNS-rebinding protection). Empty: loopback names when bound to loopback, anything otherwise.
    */

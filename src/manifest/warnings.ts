@@ -21,7 +21,7 @@ export interface Warning {
 export function manifestWarnings(m: SvcManifest, written: (path: (string | number)[]) => boolean): Warning[] {
   const out: Warning[] = [];
   for (const [i, t] of (m.tools ?? []).entries()) {
-    if (t.task === 'required' || written(['tools', i, 'task'])) continue;
+    if (t.task === 'required') continue;
     const risky = (t.required_scopes ?? []).filter((s) => /\.(admin|write)$/.test(s));
     const backend = t.exec ?? t.http ?? t.sqlite ?? t.fs;
     const timeout = t.module !== undefined ? t.timeout_ms : (backend as { timeout_ms?: number } | undefined)?.timeout_ms;
@@ -29,7 +29,8 @@ export function manifestWarnings(m: SvcManifest, written: (path: (string | numbe
       ...(risky.length ? [`it needs scope ${risky.join(' ')}`] : []),
       ...(timeout !== undefined && timeout > TASK_ADVISED_AFTER_MS ? [`its timeout (${timeout} ms) exceeds ${TASK_ADVISED_AFTER_MS} ms`] : []),
     ];
-    if (reasons.length) {
+    // written() is asked last: it may need the file's source positions, which a large clean manifest never builds.
+    if (reasons.length && !written(['tools', i, 'task'])) {
       out.push({ code: 'TASK_ADVISED', path: ['tools', i, 'task'], message: `tool ${t.name}: ${reasons.join(' and ')}; declare task: required so callers can follow and cancel it, or task: forbidden to keep plain calls` });
     }
   }

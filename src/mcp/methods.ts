@@ -3,12 +3,14 @@
 // the 2026-07-28 stateless path (modern.ts) both dispatch here, so a method behaves the
 // same whichever era asked. Guarantees: nothing here keeps state between calls; the
 // CallContext is built only for methods that run a capability; lists are the Runtime's
-// (already filtered by the caller's scopes); an unknown method throws MethodNotFound.
+// (already filtered by the caller's scopes), paged by list-pages.ts (cursor → nextCursor);
+// an unknown method throws MethodNotFound.
 
 import { isSvcError, SvcError } from '../errors.js';
 import type { Catalog } from '../core/catalog.js';
 import type { CallContext, Principal } from '../core/types.js';
 import { toolErrorResult, type Runtime } from '../runtime/runtime.js';
+import { page, type ListName } from './list-pages.js';
 
 export type McpRuntime = Pick<Runtime,
   'current' | 'callTool' | 'readResource' | 'getPrompt' | 'check' | 'listTools' | 'listResources'
@@ -36,17 +38,13 @@ export async function runMethod(method: string, p: Record<string, unknown>, env:
   const { runtime: rt, catalog: cat, principal } = env;
   switch (method) {
     case 'tools/list':
-      noCursor(p);
-      return { tools: rt.listTools(principal, cat) };
+      return listed('tools', rt.listTools(principal, cat), p, cat);
     case 'resources/list':
-      noCursor(p);
-      return { resources: rt.listResources(principal, cat) };
+      return listed('resources', rt.listResources(principal, cat), p, cat);
     case 'resources/templates/list':
-      noCursor(p);
-      return { resourceTemplates: rt.listResourceTemplates(principal, cat) };
+      return listed('resourceTemplates', rt.listResourceTemplates(principal, cat), p, cat);
     case 'prompts/list':
-      noCursor(p);
-      return { prompts: rt.listPrompts(principal, cat) };
+      return listed('prompts', rt.listPrompts(principal, cat), p, cat);
     case 'tools/call': {
       const name = str(p, 'name');
       try {
@@ -86,7 +84,8 @@ export function str(p: Record<string, unknown>, key: string): string {
   return v;
 }
 
-/** Every list fits one page, so no cursor was ever issued: any cursor is invalid (-32602). */
-function noCursor(p: Record<string, unknown>): void {
-  if (p.cursor !== undefined) throw new SvcError('INVALID_INPUT', 'unknown cursor: every list is returned in one page');
+/** One page of a list answer: `{ [list]: items, nextCursor? }` (server.list_page_size items at most). */
+function listed(list: ListName, items: readonly object[], p: Record<string, unknown>, cat: Catalog): Record<string, unknown> {
+  const pg = page(list, items, p.cursor, cat.listPageSize);
+  return pg.nextCursor === undefined ? { [list]: pg.items } : { [list]: pg.items, nextCursor: pg.nextCursor };
 }

@@ -20,13 +20,26 @@ export type AccessDiff = Record<string, { gained: string[]; lost: string[] }>;
 export const ANY_SCOPE = '*';
 
 export function diffCapabilities(a: SvcManifest, b: SvcManifest): CapabilityChanges {
-  const byName = <T>(list: readonly T[] | undefined, key: (t: T) => string) => new Map((list ?? []).map((t) => [key(t), stable(t)]));
+  const byName = <T>(list: readonly T[] | undefined, key: (t: T) => string) => new Map((list ?? []).map((t) => [key(t), t as unknown]));
   const resKey = (r: { uri?: string; uri_template?: string }) => r.uri ?? r.uri_template ?? '';
   return {
-    tools: diffMaps(byName(a.tools, (t) => t.name), byName(b.tools, (t) => t.name)),
-    resources: diffMaps(byName(a.resources, resKey), byName(b.resources, resKey)),
-    prompts: diffMaps(byName(a.prompts, (p) => p.name), byName(b.prompts, (p) => p.name)),
+    tools: diffItems(byName(a.tools, (t) => t.name), byName(b.tools, (t) => t.name)),
+    resources: diffItems(byName(a.resources, resKey), byName(b.resources, resKey)),
+    prompts: diffItems(byName(a.prompts, (p) => p.name), byName(b.prompts, (p) => p.name)),
   };
+}
+
+/** Items by key compared by value: the same JSON text is the same item (the common case, cheap); otherwise key order is ignored (stable). */
+function diffItems(a: ReadonlyMap<string, unknown>, b: ReadonlyMap<string, unknown>): NameDiff {
+  const added = [...b.keys()].filter((k) => !a.has(k)).sort();
+  const removed = [...a.keys()].filter((k) => !b.has(k)).sort();
+  const changed = [...b.keys()].filter((k) => {
+    if (!a.has(k)) return false;
+    const x = a.get(k);
+    const y = b.get(k);
+    return x !== y && JSON.stringify(x) !== JSON.stringify(y) && stable(x) !== stable(y);
+  }).sort();
+  return { added, removed, changed };
 }
 
 export function isEmptyChange(c: CapabilityChanges): boolean {
@@ -113,13 +126,6 @@ export function stable(v: unknown): string {
   return JSON.stringify(v, (_k, val: unknown) => (val && typeof val === 'object' && !Array.isArray(val)
     ? Object.fromEntries(Object.entries(val as Record<string, unknown>).sort(([p], [q]) => (p < q ? -1 : p > q ? 1 : 0)))
     : val)) ?? 'undefined';
-}
-
-function diffMaps(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): NameDiff {
-  const added = [...b.keys()].filter((k) => !a.has(k)).sort();
-  const removed = [...a.keys()].filter((k) => !b.has(k)).sort();
-  const changed = [...b.keys()].filter((k) => a.has(k) && a.get(k) !== b.get(k)).sort();
-  return { added, removed, changed };
 }
 
 function grants(c: Catalog): Map<string, Set<string>> {

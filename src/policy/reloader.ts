@@ -141,7 +141,8 @@ export function createReloader(o: ReloaderOptions): Reloader {
     let config: ResolvedConfig;
     try {
       config = resolveConfig(next.config);
-      catalog = buildCatalog(next.svc, { hash: next.hash });
+      // server.list_page_size, like every server.* field, takes a restart: keep the running one.
+      catalog = buildCatalog(next.svc, { hash: next.hash, listPageSize: store.current().catalog.listPageSize });
     } catch (e) {
       next.dispose();
       return failed(reason, at, t0, checked.hash, e instanceof ManifestError ? e.problems : [asSvcError(e, file)]);

@@ -180,3 +180,29 @@ function clientManifest(secretFile: string): string {
     '',
   ].join('\n');
 }
+
+describe('load: a manifest written as JSON', () => {
+  const json = JSON.stringify({ version: 1, name: 'j', tools: [{ name: 't', template: 'x ${A} $${B}', input_schema: { type: 'object', properties: { 'a\\"b': { type: 'string' } } } }] }, null, 2);
+
+  it('gives the value the YAML reader gives (variables too), and locate() still points at lines', () => {
+    const env = { A: 'alpha' };
+    const fast = parseSource('t.json', json, env);
+    // The same text with a leading comment line takes the YAML reader.
+    const slow = parseSource('t.yaml', `# c\n${json}`, env);
+    assert.deepEqual(fast.problems, []);
+    assert.deepEqual(fast.value, slow.value);
+    assert.equal((fast.value as { tools: { template: string }[] }).tools[0]!.template, 'x alpha ${B}');
+    assert.deepEqual(fast.locate(['tools', 0, 'template']), { line: 7, col: 19 });
+    assert.deepEqual(slow.locate(['tools', 0, 'template']), { line: 8, col: 19 });
+  });
+
+  it('reports a duplicate key and an unset variable at their line, as the YAML reader does', () => {
+    const dup = parseSource('t.json', '{\n  "name": "a",\n  "tools": [{"name": "x", "name": "y"}]\n}', {});
+    assert.deepEqual(dup.problems.map((p) => [p.code, p.line]), [['DUPLICATE_NAME', 3]]);
+    const unset = parseSource('t.json', '{\n  "name": "${NOPE}"\n}', {});
+    assert.deepEqual(unset.problems.map((p) => [p.code, p.line]), [['ENV_UNSET', 2]]);
+    assert.deepEqual(parseSource('t.json', '{"name": "${NOPE}"}', {}, { allowUnsetEnv: true }).unsetEnv, ['NOPE']);
+    // Same key text in sibling objects is no duplicate.
+    assert.deepEqual(parseSource('t.json', '{"a": {"k": 1}, "b": {"k": 2}, "c": [{"k": "\\"k\\""}, {"k": 3}]}', {}).problems, []);
+  });
+});

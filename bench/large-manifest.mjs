@@ -1,0 +1,238 @@
+#!/usr/bin/env node
+// Large manifests: how start-up, reload, memory, `tools/list`, one `tools/call` and `svc validate`
+// grow with the number of capabilities. For each size (default 10, 1,000, 10,000 template tools with
+// distinct input schemas, from bench/lib/gen-manifest.mjs) it starts the real `svc serve FILE --port 0`
+// (watching on) and measures: spawn → first 200 from /readyz; RSS after ready and after walking the
+// whole list; `tools/list` over /mcp (MCP 2026-07-28, stateless) — the first page and the whole list
+// walked page by page with nextCursor (medians); one `tools/call` (median); a reload (rewrite the file
+// with a new template marker → first call that answers with it) and the peak RSS during it (VmHWM,
+// reset through /proc/PID/clear_refs before the edit, else VmRSS polled every 2 ms); `svc validate FILE`
+// wall time and peak RSS (getrusage of the child). Every call's answer is checked (the list must hold
+// every tool exactly once, the call must echo its id), so a fast wrong answer never gets a number.
+// Run it under the shared lock: flock /tmp/fastsvc-bench.lock node bench/large-manifest.mjs
+//
+//   node bench/large-manifest.mjs [--sizes 10,1000,10000] [--same-schemas] [--json] [--page-size N] [--samples 15] [--out bench/results/large-manifest.json]
+// --json writes the generated manifests as JSON (the same value; fastsvc reads it without the YAML parser);
+// --page-size sets server.list_page_size in them.
+//   FASTSVC_CLI=/path/to/other/dist/cli.js points it at another build.
+
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { generateManifest, requiredArgs, toolName } from './lib/gen-manifest.mjs';
+import { installCleanup, ROOT, rssMiB, sleep, startServer, stopServer, waitFor200 } from './lib/proc.mjs';
+import { median } from './lib/report.mjs';
+
+const VERSION = '2026-07-28';
+const META = { 'io.modelcontextprotocol/protocolVersion': VERSION, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'large-manifest-bench', version: '1.0.0' } };
+const TOKEN = 'large-manifest-bench-token-0123456789';
+const CLI = process.env.FASTSVC_CLI ?? 'dist/cli.js';
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+
+function arg(name, fallback) {
+  const i = process.argv.indexOf(name);
+  return i === -1 ? fallback : process.argv[i + 1];
+}
+
+/** One JSON-RPC request over /mcp (keep-alive; retried once when the server had closed the idle socket); resolves the parsed message. */
+function mcp(base, method, params, name) {
+  return mcpOnce(base, method, params, name).catch((e) => {
+    if (e.code !== 'ECONNRESET' && e.code !== 'EPIPE') throw e;
+    return mcpOnce(base, method, params, name);
+  });
+}
+
+function mcpOnce(base, method, params, name) {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: META } });
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${TOKEN}`, 'mcp-protocol-version': VERSION, 'mcp-method': method, ...(name && { 'mcp-name': name }) };
+  return new Promise((res, rej) => {
+    const req = http.request(`${base}/mcp`, { method: 'POST', headers, agent, timeout: 30_000 }, (r) => {
+      const chunks = [];
+      r.on('data', (c) => chunks.push(c));
+      r.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        try {
+          res(String(r.headers['content-type']).startsWith('text/event-stream')
+            ? text.split('\n').filter((l) => l.startsWith('data:')).map((l) => JSON.parse(l.slice(5))).find((m) => 'result' in m || 'error' in m)
+            : JSON.parse(text));
+        } catch {
+          rej(new Error(`${method}: HTTP ${r.statusCode} ${text.slice(0, 160)}`));
+        }
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error(`${method}: timeout`)));
+    req.on('error', rej);
+    req.end(body);
+  });
+}
+
+const timed = async (fn) => {
+  const t0 = performance.now();
+  const v = await fn();
+  return [performance.now() - t0, v];
+};
+
+/** Walks tools/list page by page; returns { pages, names }. Throws on an error answer. */
+async function walkList(base) {
+  const names = [];
+  let cursor;
+  let pages = 0;
+  do {
+    const msg = await mcp(base, 'tools/list', cursor === undefined ? {} : { cursor });
+    if (!msg.result) throw new Error(`tools/list answered ${JSON.stringify(msg).slice(0, 160)}`);
+    for (const t of msg.result.tools) names.push(t.name);
+    cursor = msg.result.nextCursor;
+    pages++;
+  } while (cursor !== undefined);
+  return { pages, names };
+}
+
+async function callOnce(base, i, same) {
+  const name = toolName(i);
+  const msg = await mcp(base, 'tools/call', { name, arguments: requiredArgs(i, same) }, name);
+  const text = msg.result?.content?.[0]?.text;
+  if (msg.result?.isError || typeof text !== 'string') throw new Error(`tools/call ${name} answered ${JSON.stringify(msg).slice(0, 200)}`);
+  return text;
+}
+
+/** Peak RSS while fn runs, in MiB: VmHWM after a clear_refs reset when the kernel lets us, else VmRSS polled. */
+async function peakDuring(pid, fn) {
+  let reset = false;
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    reset = true;
+  } catch {} // not allowed here: fall back to polling
+  let polled = rssMiB(pid);
+  const timer = setInterval(() => {
+    try {
+      polled = Math.max(polled, rssMiB(pid));
+    } catch {} // exited
+  }, 2);
+  try {
+    const v = await fn();
+    const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return [reset && hwm ? Math.max(polled, Number(hwm[1]) / 1024) : polled, v];
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** `svc validate FILE`: wall ms and the child's peak RSS (MiB, from /usr/bin/time -v when present, else /proc polling). */
+function validateRun(file) {
+  return new Promise((res, rej) => {
+    const t0 = performance.now();
+    const child = spawn('/usr/bin/time', ['-v', process.execPath, CLI, 'validate', file], { cwd: ROOT, env: { ...process.env, SVC_TOKEN: TOKEN }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('error', rej);
+    child.on('exit', (code) => {
+      const ms = performance.now() - t0;
+      if (code !== 0) return rej(new Error(`svc validate exited ${code}: ${(out + err).slice(0, 300)}`));
+      const kb = /Maximum resident set size \(kbytes\): (\d+)/.exec(err);
+      res({ ms, peakMiB: kb ? Number(kb[1]) / 1024 : NaN });
+    });
+  });
+}
+
+async function measure(n, { same, json, pageSize, samples, dir }) {
+  const file = join(dir, `large-${n}.svc.yaml`);
+  writeFileSync(file, generateManifest(n, { same, json, pageSize, marker: 'v1' }));
+  const row = { n };
+  const t0 = performance.now();
+  const server = await startServer({ argv: [CLI, 'serve', file, '--port', '0'] }, { SVC_TOKEN: TOKEN, LOG_LEVEL: 'warn' }, 120_000);
+  try {
+    await waitFor200(`${server.url}/readyz`, 120_000);
+    row.readyMs = performance.now() - t0;
+    row.rssReadyMiB = rssMiB(server.pid);
+    const walk = await walkList(server.url);
+    if (walk.names.length !== n || new Set(walk.names).size !== n) throw new Error(`tools/list walk gave ${walk.names.length} names (${new Set(walk.names).size} distinct), want ${n}`);
+    row.pages = walk.pages;
+    row.rssListMiB = rssMiB(server.pid);
+    const first = [];
+    const all = [];
+    const calls = [];
+    const probe = Math.floor(n / 2);
+    for (let s = 0; s < samples; s++) {
+      first.push((await timed(() => mcp(server.url, 'tools/list', {})))[0]);
+      all.push((await timed(() => walkList(server.url)))[0]);
+      const [ms, text] = await timed(() => callOnce(server.url, probe, same));
+      if (!text.startsWith('v1 ')) throw new Error(`tools/call answered ${text}`);
+      calls.push(ms);
+    }
+    row.listMs = median(first);
+    row.listAllMs = median(all);
+    row.callMs = median(calls);
+    // Reload: a new template marker in every tool; in force when a call answers with it.
+    const text = generateManifest(n, { same, json, pageSize, marker: 'v2' });
+    const [peak, reloadMs] = await peakDuring(server.pid, async () => {
+      const r0 = performance.now();
+      writeFileSync(file, text);
+      for (;;) {
+        const answer = await callOnce(server.url, probe, same);
+        if (answer.startsWith('v2 ')) return performance.now() - r0;
+        if (performance.now() - r0 > 120_000) throw new Error('the reload was not in force after 120 s');
+        await sleep(2);
+      }
+    });
+    row.reloadMs = reloadMs;
+    row.rssReloadPeakMiB = peak;
+    row.rssAfterReloadMiB = rssMiB(server.pid);
+    if (server.died()) throw new Error(`server ${server.died()}`);
+  } finally {
+    await stopServer(server);
+  }
+  const v = await validateRun(file);
+  row.validateMs = v.ms;
+  row.validatePeakMiB = v.peakMiB;
+  return row;
+}
+
+const f1 = (x) => (Number.isFinite(x) ? x.toFixed(x < 10 ? 1 : 0) : 'n/a');
+
+function table(rows) {
+  const head = '| tools | ready ms | RSS ready MiB | RSS after list MiB | list page 1 ms | whole list ms (pages) | call ms | reload ms | reload peak RSS MiB | validate ms | validate peak MiB |';
+  const lines = rows.map((r) => `| ${r.n} | ${f1(r.readyMs)} | ${f1(r.rssReadyMiB)} | ${f1(r.rssListMiB)} | ${f1(r.listMs)} | ${f1(r.listAllMs)} (${r.pages}) | ${f1(r.callMs)} | ${f1(r.reloadMs)} | ${f1(r.rssReloadPeakMiB)} | ${f1(r.validateMs)} | ${f1(r.validatePeakMiB)} |`);
+  return [head, head.replace(/[^|]+/g, '---'), ...lines].join('\n');
+}
+
+async function main() {
+  installCleanup();
+  const sizes = arg('--sizes', '10,1000,10000').split(',').map(Number);
+  const samples = Number(arg('--samples', '15'));
+  const same = process.argv.includes('--same-schemas');
+  const json = process.argv.includes('--json');
+  const pageSize = arg('--page-size') && Number(arg('--page-size'));
+  const out = resolve(ROOT, arg('--out', 'bench/results/large-manifest.json'));
+  const dir = mkdtempSync(join(tmpdir(), 'fastsvc-large-'));
+  const rows = [];
+  try {
+    for (const n of sizes) {
+      rows.push(await measure(n, { same, json, pageSize, samples, dir }));
+      process.stderr.write(`large-manifest: ${JSON.stringify(rows.at(-1))}\n`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const col = (k) => rows.map((r) => Math.round(r[k] * 10) / 10);
+  const result = {
+    schemas: same ? 'same' : 'distinct', format: json ? 'json' : 'yaml', listPageSize: pageSize || 'default', cli: CLI, samples,
+    capabilities: rows.map((r) => r.n),
+    readyMs: col('readyMs'), reloadMs: col('reloadMs'), listMs: col('listMs'), listAllMs: col('listAllMs'), callMs: col('callMs'),
+    rssMiB: col('rssReadyMiB'), rssAfterListMiB: col('rssListMiB'), reloadPeakMiB: col('rssReloadPeakMiB'),
+    validateMs: col('validateMs'), validatePeakMiB: col('validatePeakMiB'), pages: rows.map((r) => r.pages),
+  };
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
+  process.stdout.write(`${table(rows)}\n\n(${same ? 'identical' : 'distinct'} input schemas, ${json ? 'JSON' : 'YAML'} manifest; medians of ${samples}; JSON: ${out})\n`);
+  agent.destroy();
+}
+
+main().catch((e) => {
+  process.stderr.write(`large-manifest: ${e.stack ?? e}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,187 @@
+// MCP list pagination and lazily compiled input validators against the real `svc serve`
+// (server.list_page_size: 5), with real clients of both eras: @modelcontextprotocol/client 2.4
+// (2026-07-28, stateless) and the 1.x SDK client (2025-11-25 session). Walking nextCursor
+// collects every tool the caller may see exactly once, under two different scope views; a
+// short list is one page with no nextCursor; a forged, foreign or other-list cursor is -32602;
+// a tool whose validator is compiled on its first call refuses bad input on that call and on
+// later ones, and accepts good input.
+
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { serveCli, type ServeChild } from '../helpers/cli.js';
+import { secret } from '../helpers/secrets.js';
+
+const TOOLS = 23;
+const RESOURCES = 7;
+// Even tools need a.read, odd ones b.read; the `partial` token holds a.read only.
+const visibleToPartial = Array.from({ length: TOOLS }, (_, i) => i).filter((i) => i % 2 === 0).map((i) => `t${i}`);
+
+function manifest(): string {
+  const tools = Array.from({ length: TOOLS }, (_, i) => `  - name: t${i}
+    description: Tool ${i}.
+    input_schema: { type: object, properties: { n${i}: { type: integer, maximum: ${i + 1} } }, required: [n${i}], additionalProperties: false }
+    required_scopes: [${i % 2 === 0 ? 'a.read' : 'b.read'}]
+    template: "t${i}={{n${i}}}"`).join('\n');
+  const resources = Array.from({ length: RESOURCES }, (_, i) => `  - { uri: "doc://r${i}", name: r${i}, text: "r${i}" }`).join('\n');
+  return `version: 1
+name: list-pages
+description: Paged lists.
+server: { host: 127.0.0.1, port: 0, list_page_size: 5 }
+profile: { scopes: [a.read, b.read] }
+auth:
+  tokens:
+    - { name: full, token: "\${FULL_TOKEN}", scopes: [a.read, b.read] }
+    - { name: partial, token: "\${PARTIAL_TOKEN}", scopes: [a.read] }
+tools:
+${tools}
+resources:
+${resources}
+prompts:
+  - { name: p0, messages: [{ role: user, text: hi }] }
+`;
+}
+
+type Lister = (cursor?: string) => Promise<{ names: string[]; nextCursor?: string }>;
+
+async function walk(list: Lister): Promise<{ names: string[]; pages: number }> {
+  const names: string[] = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  do {
+    const page = await list(cursor);
+    names.push(...page.names);
+    cursor = page.nextCursor;
+    pages++;
+    assert.ok(pages <= 10, 'the cursor walk does not end');
+  } while (cursor !== undefined);
+  return { names, pages };
+}
+
+const code = (e: unknown) => (e as { code?: number }).code;
+
+/** The first page of tools/list as the server sends it (client 2.4's listTools() without a cursor walks every page itself). */
+async function firstToolsPage(url: string, token: string): Promise<{ names: string[]; nextCursor?: string }> {
+  const res = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}`, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+  });
+  assert.equal(res.status, 200);
+  const { result } = (await res.json()) as { result: { tools: { name: string }[]; nextCursor?: string } };
+  return { names: result.tools.map((t) => t.name), nextCursor: result.nextCursor };
+}
+
+describe('MCP list pages and lazy input validators (real svc serve, list_page_size 5)', function () {
+  this.timeout(60_000);
+  let dir: string;
+  let srv: ServeChild;
+  const full = secret(randomBytes(24).toString('base64url'));
+  const partial = secret(randomBytes(24).toString('base64url'));
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'fastsvc-pages-'));
+    writeFileSync(join(dir, 'svc.yaml'), manifest());
+    srv = await serveCli(join(dir, 'svc.yaml'), { env: { FULL_TOKEN: full, PARTIAL_TOKEN: partial } });
+  });
+  after(async () => {
+    await srv?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function modern(token: string): Promise<ModernClient> {
+    const client = new ModernClient({ name: 'pages-e2e', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(new ModernTransport(new URL(`${srv.url}/mcp`), { authProvider: { token: async () => token } }));
+    assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
+    return client;
+  }
+
+  async function legacy(token: string): Promise<LegacyClient> {
+    const client = new LegacyClient({ name: 'pages-e2e', version: '1.0.0' });
+    await client.connect(new LegacyTransport(new URL(`${srv.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    return client;
+  }
+
+  it('2026-07-28: the cursor walk returns every tool exactly once, per scope view, in pages of 5', async () => {
+    for (const [token, want] of [[full, Array.from({ length: TOOLS }, (_, i) => `t${i}`)], [partial, visibleToPartial]] as const) {
+      const client = await modern(token);
+      try {
+        const { names, pages } = await walk(async (cursor) => {
+          const r = cursor === undefined ? await firstToolsPage(srv.url, token) : await client.listTools({ cursor }).then((x) => ({ names: x.tools.map((t) => t.name), nextCursor: x.nextCursor }));
+          assert.ok(r.names.length <= 5, `a page of ${r.names.length}`);
+          return r;
+        });
+        assert.deepEqual(names, want);
+        assert.equal(pages, Math.ceil(want.length / 5));
+        // The client's own walk (listTools() without a cursor follows nextCursor) gets the same list.
+        assert.deepEqual((await client.listTools()).tools.map((t) => t.name), want);
+      } finally {
+        await client.close();
+      }
+    }
+  });
+
+  it('2025-11-25 session: tools, resources and prompts page the same way; a short list has no nextCursor', async () => {
+    const client = await legacy(full);
+    try {
+      const tools = await walk(async (cursor) => {
+        const r = await client.listTools(cursor === undefined ? {} : { cursor });
+        return { names: r.tools.map((t) => t.name), nextCursor: r.nextCursor };
+      });
+      assert.deepEqual(tools.names, Array.from({ length: TOOLS }, (_, i) => `t${i}`));
+      const resources = await walk(async (cursor) => {
+        const r = await client.listResources(cursor === undefined ? {} : { cursor });
+        return { names: r.resources.map((x) => x.uri), nextCursor: r.nextCursor };
+      });
+      assert.deepEqual(resources, { names: Array.from({ length: RESOURCES }, (_, i) => `doc://r${i}`), pages: 2 });
+      const prompts = await client.listPrompts();
+      assert.deepEqual(prompts.prompts.map((p) => p.name), ['p0']);
+      assert.equal(prompts.nextCursor, undefined);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses a forged cursor, a cursor of another list and one for an item the caller cannot see with -32602', async () => {
+    const client = await legacy(full);
+    const narrow = await modern(partial);
+    try {
+      const first = await client.listTools();
+      assert.ok(first.nextCursor, 'the first page has a nextCursor');
+      await assert.rejects(client.listTools({ cursor: 'not-a-cursor' }), (e) => code(e) === -32602);
+      await assert.rejects(client.listResources({ cursor: first.nextCursor }), (e) => code(e) === -32602);
+      // The full view's second page starts at t5, which the partial token does not see.
+      await assert.rejects(narrow.listTools({ cursor: first.nextCursor }), (e) => code(e) === -32602);
+      // A cursor the partial view issued works for it.
+      const own = await firstToolsPage(srv.url, partial);
+      assert.deepEqual((await narrow.listTools({ cursor: own.nextCursor })).tools.map((t) => t.name), visibleToPartial.slice(5, 10));
+    } finally {
+      await client.close();
+      await narrow.close();
+    }
+  });
+
+  it('a validator compiled on first use refuses bad input on the first and later calls and accepts good input', async () => {
+    const client = await modern(full);
+    try {
+      for (const tool of ['t7', 't8']) {
+        const bound = Number(tool.slice(1)) + 1;
+        for (let k = 0; k < 2; k++) {
+          const bad = await client.callTool({ name: tool, arguments: { [`n${tool.slice(1)}`]: bound + 1 } });
+          assert.equal(bad.isError, true, `${tool} call ${k} accepted ${bound + 1}: ${JSON.stringify(bad)}`);
+          const extra = await client.callTool({ name: tool, arguments: { [`n${tool.slice(1)}`]: 1, other: 1 } });
+          assert.equal(extra.isError, true, `${tool} call ${k} accepted an unknown property`);
+        }
+        const good = await client.callTool({ name: tool, arguments: { [`n${tool.slice(1)}`]: bound } });
+        assert.deepEqual(good.content, [{ type: 'text', text: `${tool}=${bound}` }]);
+      }
+    } finally {
+      await client.close();
+    }
+  });
+});
