@@ -10,7 +10,12 @@
 // histogram still observes each call through prom-client); capability labels come from the manifest only
 // (an unknown name is counted as "_unknown"), so callers cannot grow the series.
 
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type * as Prom from 'prom-client';
+import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { lazyRequire } from '../util/lazy-require.js';
+
+/** prom-client is loaded when the first Metrics is built (only when /metrics is routed). */
+const loadProm = lazyRequire<typeof Prom>('prom-client');
 
 type Inc = { inc(v?: number): void };
 type Observe = { observe(v: number): void };
@@ -37,7 +42,7 @@ export interface MetricsSources {
 }
 
 export class Metrics {
-  readonly registry = new Registry();
+  readonly registry: Registry;
   readonly #calls: Counter<'kind' | 'capability' | 'transport' | 'outcome'>;
   readonly #duration: Histogram<'kind' | 'capability'>;
   readonly #authFailures: Counter<'reason'>;
@@ -50,6 +55,8 @@ export class Metrics {
   readonly #tallies: Tally[] = [];
 
   constructor(src: MetricsSources, configHash: string | undefined) {
+    const { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } = loadProm();
+    this.registry = new Registry();
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     const tallies = this.#tallies;
