@@ -122,7 +122,7 @@ export const REVOCATION = [
 
 /**
  * Issue 6's targets, checked against this run's figures in the report. ratio: scenario req/s ÷ baseline req/s ≥ min.
- * startup / rss: the server's median start-up (ms) / idle RSS (MB) below max. flat: memory entry's RSS delta ≤ max MB.
+ * startup / rss: the server's median start-up (ms) / idle RSS (MB, or MiB with mib: true) below max. flat: memory entry's RSS delta ≤ max MB.
  */
 export const TARGETS = [
   { what: '/svc authorized call ≥ 0.75× Express echo', ratio: ['fastsvc-svc', 'express'], min: 0.75 },
@@ -143,6 +143,10 @@ export const TARGETS = [
   { what: '/ws 1 socket × 10 in flight ≥ 0.85× bare ws echo (issue 17)', ratio: ['fastsvc-ws-1x10', 'ws-1x10'], min: 0.85 },
   { what: 'fastsvc start-up to ready < 500 ms', startup: 'fastsvc', max: 500 },
   { what: 'fastsvc idle RSS < 90 MB', rss: 'fastsvc', max: 90 },
+  { what: 'fastsvc start-up to ready ≤ 300 ms, no OAuth (issue 17)', startup: 'fastsvc', max: 300 },
+  { what: 'fastsvc start-up to ready ≤ 450 ms, OAuth memory provider (issue 17)', startup: 'fastsvc-oauth-memory', max: 450 },
+  { what: 'fastsvc start-up to ready ≤ 450 ms, OAuth SQLite provider (issue 17)', startup: 'fastsvc-oauth-sqlite', max: 450 },
+  { what: 'fastsvc idle RSS after warm-up ≤ 80 MiB, no OAuth (issue 17)', rss: 'fastsvc', max: 80, mib: true },
   { what: 'reload latency p50 < 150 ms (issue 5)', reload: 'reload-fastsvc', pct: 'p50', max: 150 },
   { what: 'reload latency p99 < 500 ms (issue 5)', reload: 'reload-fastsvc', pct: 'p99', max: 500 },
 ];

@@ -26,11 +26,7 @@ import { serve } from './http/serve.js';
 import { logger } from './log.js';
 import { starterManifest } from './starter.js';
 import { createReloader } from './policy/reloader.js';
-import { watchManifest } from './policy/watch.js';
 import { startupLine } from './observe/startup-line.js';
-import { hashPassword } from './auth/oauth/password.js';
-import { cmdDiff, cmdExplain } from './policy/cli-policy.js';
-import { cmdKeys } from './auth/oauth/cli-keys.js';
 
 const PROG = 'fastsvc';
 // dist/cli.js (and src/cli.ts) sit one level below the package root.
@@ -115,7 +111,7 @@ options:
       capability: { type: 'string' }, args: { type: 'string' }, task: { type: 'boolean' }, json: { type: 'boolean' }, 'allow-unset-env': { type: 'boolean' },
     },
     maxPositionals: 1,
-    run: (v, p) => cmdExplain(p[0] ?? 'svc.yaml', v, printProblems),
+    run: async (v, p) => (await import('./policy/cli-policy.js')).cmdExplain(p[0] ?? 'svc.yaml', v, printProblems),
   },
   diff: {
     usage: `${PROG} diff OLD NEW [--json] [--fail-on-widen] [--allow-unset-env]`,
@@ -132,7 +128,7 @@ options:
   -h, --help          show this help`,
     options: { json: { type: 'boolean' }, 'fail-on-widen': { type: 'boolean' }, 'allow-unset-env': { type: 'boolean' } },
     maxPositionals: 2,
-    run: (v, p) => (p.length < 2 ? usageError(`usage: ${COMMANDS.diff!.usage}`, 'give two manifests', 'diff') : cmdDiff(p[0]!, p[1]!, v, printProblems)),
+    run: (v, p) => (p.length < 2 ? usageError(`usage: ${COMMANDS.diff!.usage}`, 'give two manifests', 'diff') : import('./policy/cli-policy.js').then((m) => m.cmdDiff(p[0]!, p[1]!, v, printProblems))),
   },
   keys: {
     usage: `${PROG} keys rotate [manifest]`,
@@ -144,7 +140,7 @@ options:
   -h, --help    show this help`,
     options: {},
     maxPositionals: 2,
-    run: (_v, p) => cmdKeys(PROG, p[0], p[1] ?? 'svc.yaml', printProblems),
+    run: async (_v, p) => (await import('./auth/oauth/cli-keys.js')).cmdKeys(PROG, p[0], p[1] ?? 'svc.yaml', printProblems),
   },
   'hash-password': {
     usage: `${PROG} hash-password`,
@@ -248,7 +244,7 @@ async function cmdServe(file: string, flags: Values): Promise<number> {
   }
   // Hot reload: the watcher (unless --no-watch) and SIGHUP both go through the one serialized reloader.
   const reloader = createReloader({ file, store: served.handle.store, status: served.handle.status, current: loaded, logger, env: process.env, observer: served.handle.observer });
-  const watcher = flags['no-watch'] ? undefined : watchManifest({ file, initialHash: loaded.hash, logger, onChange: async () => (await reloader.reload('watch')).hash_read });
+  const watcher = flags['no-watch'] ? undefined : (await import('./policy/watch.js')).watchManifest({ file, initialHash: loaded.hash, logger, onChange: async () => (await reloader.reload('watch')).hash_read });
   process.on('SIGHUP', () => void reloader.reload('SIGHUP', { force: true }));
   // Edits made after the listening line are seen: the watcher is ready first.
   await watcher?.ready;
@@ -328,7 +324,7 @@ async function cmdHashPassword(): Promise<number> {
     return 1;
   }
   if (password.length < 8) process.stderr.write(`${PROG} hash-password: warning: passwords shorter than 8 characters are weak\n`);
-  process.stdout.write((await hashPassword(password)) + '\n');
+  process.stdout.write((await (await import('./auth/oauth/password.js')).hashPassword(password)) + '\n');
   return 0;
 }
 

@@ -117,8 +117,8 @@ export function targetsTable(targets, { results, servers, memory, reload }) {
       got = s ? median(s) : NaN;
       shown = Number.isFinite(got) ? `${ms(got)} ms` : '—';
     } else if (t.rss) {
-      got = (servers.find((x) => x.name === t.rss)?.rss ?? NaN) * MB_PER_MIB;
-      shown = Number.isFinite(got) ? `${mib(got)} MB` : '—';
+      got = (servers.find((x) => x.name === t.rss)?.rss ?? NaN) * (t.mib ? 1 : MB_PER_MIB);
+      shown = Number.isFinite(got) ? `${mib(got)} ${t.mib ? 'MiB' : 'MB'}` : '—';
     } else if (t.flat) {
       const m = memory.find((x) => x.entry.name === t.flat);
       got = m ? (m.after - m.before) * MB_PER_MIB : NaN;

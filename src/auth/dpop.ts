@@ -13,7 +13,7 @@
 // nonce serves both the token endpoint and the protected routes of this origin.
 
 import { createHash, hkdfSync, timingSafeEqual } from 'node:crypto';
-import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify, type JWTPayload } from 'jose';
+import type { JWTPayload } from 'jose';
 import { SvcError } from '../errors.js';
 import { ReplayCache } from './replay.js';
 
@@ -23,6 +23,10 @@ const STEP = 60;
 const MAX_PROOF = 8 * 1024;
 
 export type DpopMode = 'off' | 'allowed' | 'required';
+
+/** jose is loaded when the first verifier is built (OAuth with DPoP), not when this module is imported (the auth gate imports it). */
+let jose: Promise<typeof import('jose')> | undefined;
+const loadJose = () => (jose ??= import('jose'));
 
 export interface DpopRequest {
   method: string;
@@ -40,6 +44,7 @@ export class DpopVerifier {
   readonly #origin: string;
   readonly #secret: Buffer;
   readonly #replay: ReplayCache;
+  readonly #jose = loadJose();
 
   /** secret: 32 bytes, the same one oidc-provider gets as features.dPoP.nonceSecret. */
   constructor(o: { mode: Exclude<DpopMode, 'off'>; nonces: boolean; origin: string; secret: Buffer; replay?: ReplayCache }) {
@@ -60,6 +65,7 @@ export class DpopVerifier {
     if (typeof proof !== 'string' || !proof || proof.length > MAX_PROOF) throw this.#invalid('a DPoP header with one proof is required');
     let payload: JWTPayload;
     let jwk: Record<string, unknown>;
+    const { calculateJwkThumbprint, EmbeddedJWK, jwtVerify } = await this.#jose;
     try {
       const v = await jwtVerify(proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: [...DPOP_ALGS] });
       payload = v.payload;

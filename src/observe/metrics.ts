@@ -10,8 +10,13 @@
 // is call-histogram.ts, whose observe() allocates nothing; capability labels come from the manifest only
 // (an unknown name is counted as "_unknown"), so callers cannot grow the series.
 
-import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import type * as Prom from 'prom-client';
+import type { Counter, Gauge, Registry } from 'prom-client';
+import { lazyRequire } from '../util/lazy-require.js';
 import { CallHistogram } from './call-histogram.js';
+
+/** prom-client is loaded when the first Metrics is built (only when /metrics is routed). */
+const loadProm = lazyRequire<typeof Prom>('prom-client');
 
 type Inc = { inc(v?: number): void };
 type Observe = { observe(v: number): void };
@@ -38,7 +43,7 @@ export interface MetricsSources {
 }
 
 export class Metrics {
-  readonly registry = new Registry();
+  readonly registry: Registry;
   readonly #calls: Counter<'kind' | 'capability' | 'transport' | 'outcome'>;
   readonly #duration: CallHistogram;
   readonly #authFailures: Counter<'reason'>;
@@ -52,6 +57,8 @@ export class Metrics {
   readonly #durations = new Map<string, Observe>();
 
   constructor(src: MetricsSources, configHash: string | undefined) {
+    const { Counter, Gauge, Registry, collectDefaultMetrics } = loadProm();
+    this.registry = new Registry();
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     const tallies = this.#tallies;

@@ -5,12 +5,16 @@
 // max_rows rows, writers → {changes, last_insert_rowid}; SQL errors → BACKEND_FAILED,
 // waiting for a lock longer than timeout_ms → BACKEND_TIMEOUT.
 
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import path from 'node:path';
 import { SvcError } from '../../errors.js';
 import { abortedError, configError, positiveInt, timeoutError } from './common.js';
 import { sqlParamNames } from '../sql-params.js';
 import { type BackendEnv, type BackendFn, type SqliteSpec } from './types.js';
+import { lazyRequire } from '../../util/lazy-require.js';
+
+/** better-sqlite3 is loaded when the first sqlite backend is built, not when this module is imported. */
+const loadSqlite = lazyRequire<typeof Database>('better-sqlite3');
 
 const KIND = 'sqlite';
 
@@ -26,7 +30,7 @@ export function sqliteBackend(spec: SqliteSpec, env: BackendEnv): SqliteBackend 
 
   let db: Database.Database;
   try {
-    db = new Database(path.resolve(env.manifestDir, spec.path), { readonly: !writable || !!env.probe, fileMustExist: true, timeout: timeoutMs });
+    db = new (loadSqlite())(path.resolve(env.manifestDir, spec.path), { readonly: !writable || !!env.probe, fileMustExist: true, timeout: timeoutMs });
   } catch (e) {
     throw configError(KIND, `cannot open ${JSON.stringify(spec.path)}: ${(e as Error).message}`, 'path');
   }

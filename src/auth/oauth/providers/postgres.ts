@@ -13,7 +13,8 @@
 // The same pool and LISTEN connection serve the PostgreSQL task store (query(),
 // onTaskCancel()) and shared quotas (transaction()).
 
-import pg from 'pg';
+import type pg from 'pg';
+import { lazyRequire } from '../../../util/lazy-require.js';
 import { SvcError } from '../../../errors.js';
 import { open, seal } from '../key-seal.js';
 import { AlreadyConsumed, type Adapter, type AdapterPayload, type OAuthKeys, type OAuthProvider, type StoreEvents } from '../provider.js';
@@ -75,6 +76,9 @@ export interface PostgresOAuthProviderOptions {
   onError?(err: Error, what: string): void;
 }
 
+/** pg is loaded when the first provider is opened, not when this module is imported. */
+const loadPg = lazyRequire<typeof pg>('pg');
+
 type Row = { payload: string; consumed_at: string | null };
 
 export class PostgresOAuthProvider implements OAuthProvider {
@@ -90,7 +94,7 @@ export class PostgresOAuthProvider implements OAuthProvider {
 
   private constructor(opts: PostgresOAuthProviderOptions) {
     this.#opts = opts;
-    this.#pool = new pg.Pool({
+    this.#pool = new (loadPg().Pool)({
       connectionString: opts.url,
       max: opts.poolSize,
       statement_timeout: opts.statementTimeoutMs,
@@ -266,7 +270,7 @@ export class PostgresOAuthProvider implements OAuthProvider {
   }
 
   async #listen(): Promise<void> {
-    const c = new pg.Client({ connectionString: this.#opts.url, connectionTimeoutMillis: this.#opts.statementTimeoutMs, keepAlive: true, application_name: 'fastsvc-listen' });
+    const c = new (loadPg().Client)({ connectionString: this.#opts.url, connectionTimeoutMillis: this.#opts.statementTimeoutMs, keepAlive: true, application_name: 'fastsvc-listen' });
     let lost = false;
     const onLost = (err?: Error) => {
       if (lost) return;

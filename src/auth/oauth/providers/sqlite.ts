@@ -3,11 +3,15 @@
 // resolves it survives kill -9 (and power loss); one table keyed (model, id) with the
 // id stored hashed (stored-id.ts); expired rows swept at open and every sweep interval.
 
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { AlreadyConsumed, type Adapter, type AdapterPayload, type OAuthKeys, type OAuthProvider } from '../provider.js';
 import { decodePayload, encodePayload, expiryOf, storageKey } from './stored-id.js';
+import { lazyRequire } from '../../../util/lazy-require.js';
+
+/** better-sqlite3 is loaded when the first provider is opened, not when this module is imported. */
+const loadSqlite = lazyRequire<typeof Database>('better-sqlite3');
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS oauth_state (
@@ -45,7 +49,7 @@ export class SQLiteOAuthProvider implements OAuthProvider {
     this.path = path;
     mkdirSync(dirname(path), { recursive: true });
     closeSync(openSync(path, 'a', 0o600)); // created owner-only; -wal/-shm inherit the mode
-    this.#db = new Database(path);
+    this.#db = new (loadSqlite())(path);
     this.#db.pragma('journal_mode = WAL');
     this.#db.pragma('synchronous = FULL');
     this.#db.pragma('busy_timeout = 5000');
