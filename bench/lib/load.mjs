@@ -150,14 +150,14 @@ export function closedLoad(workers, step, { seconds = Infinity, timeoutMs = 120_
   });
 }
 
-/** One POST on `agent`; resolves { status, body } (body as text); bounded by a 10 s socket timeout. */
-function post(agent, { url, headers, body }) {
+/** One POST on `agent`; resolves { status, headers, body } (body as text); bounded by a 10 s socket timeout. */
+export function post(agent, { url, headers, body }) {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) }, timeout: 10_000 }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode, body: text }));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: text }));
       res.on('error', reject);
     });
     req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
