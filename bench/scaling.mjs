@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { initParams, KINDS, MCP_VERSION, openSocket } from './lib/clients.mjs';
+import { initParams, KINDS, MCP_VERSION, openSocket, request } from './lib/clients.mjs';
 import { autocannonLoad, post } from './lib/load.mjs';
 import { installCleanup, rssMiB, sleep, startServer, stopServer } from './lib/proc.mjs';
 import { linePlot } from './lib/svg-plot.mjs';
@@ -45,7 +45,7 @@ export function settings({ smoke = false, connections, idle, rounds, seconds } =
   return {
     smoke,
     connections: connections ?? (smoke ? [1, 2] : [1, 10, 50, 200]),
-    idle: idle ?? (smoke ? [0, 10, 20] : [0, 1000, 5000, 10000]),
+    idle: idle ?? (smoke ? [0, 10, 20, 30] : [0, 1000, 2500, 5000, 7500, 10000]),
     rounds: rounds ?? (smoke ? 1 : 3),
     seconds: seconds ?? (smoke ? 0.5 : 3),
     warmupSeconds: smoke ? 0.3 : 1,
@@ -129,12 +129,25 @@ async function freshServer(name) {
   return server;
 }
 
+/** fastsvc's own view from /metrics: V8 heap used (MiB) and its open sessions of `transport` (mcp | ws). */
+async function scrape(server, transport) {
+  const res = await request(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  if (res.status !== 200) throw new Error(`GET /metrics: HTTP ${res.status}`);
+  const value = (re) => Number(re.exec(res.body)?.[1] ?? NaN);
+  return {
+    heapMiB: value(/^nodejs_heap_size_used_bytes (\S+)/m) / 2 ** 20,
+    open: value(new RegExp(`^fastsvc_open_sessions\\{transport="${transport}"\\} (\\S+)`, 'm')),
+  };
+}
+
 /**
- * Drives one idle series: for each checkpoint n, opens items up to n with open(i), settles, samples VmRSS; then
- * verify() must pass (the oldest item still served). Resolves the RSS in MiB per checkpoint.
+ * Drives one idle series: for each checkpoint n, opens items up to n with open(i), settles, samples VmRSS (and, on
+ * fastsvc — `transport` set — the JS heap used, checking that /metrics counts exactly n open sessions of that
+ * transport); then verify() must pass (the oldest item still served). Resolves { rss, heap } in MiB per checkpoint.
  */
-async function idleSeries(cfg, label, server, open, verify) {
+async function idleSeries(cfg, label, server, transport, open, verify) {
   const rss = [];
+  const heap = [];
   let opened = 0;
   for (const n of cfg.idle) {
     const t0 = performance.now();
@@ -145,10 +158,15 @@ async function idleSeries(cfg, label, server, open, verify) {
     const died = server.died();
     if (died) throw new Error(`${label}: server ${died} at ${n}`);
     rss.push(rssMiB(server.pid));
-    log(`${label}: ${n} idle → ${rss.at(-1).toFixed(1)} MiB (opened in ${Math.round(openMs)} ms)`);
+    if (transport) {
+      const m = await scrape(server, transport);
+      if (m.open !== n) throw new Error(`${label}: /metrics counts ${m.open} open ${transport} sessions, expected ${n}`);
+      heap.push(m.heapMiB);
+    }
+    log(`${label}: ${n} idle → RSS ${rss.at(-1).toFixed(1)} MiB${transport ? `, heap used ${heap.at(-1).toFixed(1)} MiB` : ''} (opened in ${Math.round(openMs)} ms)`);
   }
   await verify();
-  return rss;
+  return { rss, heap: transport ? heap : null };
 }
 
 /** 2025 /mcp sessions: initialize + notifications/initialized each, on a keep-alive agent, then nothing. */
@@ -160,7 +178,7 @@ async function idleSessions(cfg) {
   const sids = [];
   const call = (sid, body) => post(agent, { url, headers: { ...base, 'mcp-session-id': sid, 'mcp-protocol-version': MCP_VERSION }, body });
   try {
-    return await idleSeries(cfg, '/mcp sessions', server, async (i) => {
+    return await idleSeries(cfg, '/mcp sessions', server, 'mcp', async (i) => {
       const init = await post(agent, { url, headers: base, body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: initParams }) });
       const sid = init.headers['mcp-session-id'];
       if (init.status !== 200 || !sid) throw new Error(`initialize #${i}: HTTP ${init.status} ${init.body.slice(0, 160)}`);
@@ -186,7 +204,7 @@ async function idleSockets(cfg, name) {
   const url = `${server.url.replace(/^http/, 'ws')}/ws`;
   const conns = [];
   try {
-    return await idleSeries(cfg, `${name} /ws sockets`, server, async (i) => {
+    return await idleSeries(cfg, `${name} /ws sockets`, server, name === 'fastsvc' ? 'ws' : null, async (i) => {
       const conn = await openSocket(url, TOKEN);
       conns[i] = conn;
       await conn.call('initialize', initParams);
@@ -210,33 +228,38 @@ async function measureIdle(cfg) {
   if (openFileLimit() < need) {
     throw new Error(`${Math.max(...cfg.idle)} idle sockets need about ${need} open files; this shell allows ${openFileLimit()}: run \`ulimit -n ${need}\` first`);
   }
-  return {
-    at: new Date().toISOString(),
-    counts: cfg.idle,
-    settleMs: cfg.settleMs,
-    rssMiB: {
-      'fastsvc /mcp 2025 sessions': await idleSessions(cfg),
-      'fastsvc /ws sockets': await idleSockets(cfg, 'fastsvc'),
-      'bare ws echo sockets': await idleSockets(cfg, 'ws-echo'),
-    },
+  const at = new Date().toISOString();
+  const series = {
+    'fastsvc /mcp 2025 sessions': await idleSessions(cfg),
+    'fastsvc /ws sockets': await idleSockets(cfg, 'fastsvc'),
+    'bare ws echo sockets': await idleSockets(cfg, 'ws-echo'),
   };
+  const pick = (key) => Object.fromEntries(Object.entries(series).filter(([, v]) => v[key]).map(([k, v]) => [k, v[key]]));
+  return { at, counts: cfg.idle, settleMs: cfg.settleMs, rssMiB: pick('rss'), heapMiB: pick('heap') };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Report: growth per added item, tables, plots.
 
-/** KiB per added item between consecutive checkpoints, and whether a later step costs > SUPERLINEAR × the first. */
-export function growth(counts, rss) {
+/**
+ * KiB per added item between consecutive checkpoints and over the whole range, and the linearity verdict. The first
+ * checkpoint's items also pay one-time costs (code paths compiled, heap grown to a working size), so linearity is
+ * judged after it: the per-item cost from the middle checkpoint to the last (`late`) against that from the first
+ * non-zero checkpoint to the middle (`early`); super-linear when late > SUPERLINEAR × early. Needs 4+ checkpoints.
+ */
+export function growth(counts, mib) {
+  const rate = (i, j) => ((mib[j] - mib[i]) * 1024) / (counts[j] - counts[i]);
   const steps = [];
-  for (let i = 1; i < counts.length; i++) {
-    const added = counts[i] - counts[i - 1];
-    if (added > 0) steps.push({ from: counts[i - 1], to: counts[i], kib: ((rss[i] - rss[i - 1]) * 1024) / added });
-  }
-  const first = steps[0]?.kib;
-  const worst = steps.slice(1).reduce((w, s) => (s.kib > (w?.kib ?? -Infinity) ? s : w), null);
-  const total = counts.at(-1) > counts[0] ? ((rss.at(-1) - rss[0]) * 1024) / (counts.at(-1) - counts[0]) : NaN;
-  const superlinear = Boolean(worst && first > 0 && worst.kib > SUPERLINEAR * first);
-  return { steps, total, superlinear };
+  for (let i = 1; i < counts.length; i++) if (counts[i] > counts[i - 1]) steps.push({ from: counts[i - 1], to: counts[i], kib: rate(i - 1, i) });
+  const last = counts.length - 1;
+  const total = counts[last] > counts[0] ? rate(0, last) : NaN;
+  if (counts.length < 4) return { steps, total, early: NaN, late: NaN, superlinear: false };
+  const half = (counts[1] + counts[last]) / 2;
+  let mid = 2;
+  for (let i = 2; i < last; i++) if (Math.abs(counts[i] - half) < Math.abs(counts[mid] - half)) mid = i;
+  const early = rate(1, mid);
+  const late = rate(mid, last);
+  return { steps, total, early, late, superlinear: early > 0 && late > SUPERLINEAR * early };
 }
 
 const n0 = (v) => (Number.isFinite(v) ? Math.round(v).toLocaleString('en-US') : '–');
@@ -260,24 +283,35 @@ function throughputSection(tp) {
   ].filter(Boolean).join('\n\n');
 }
 
+/** The growth table of one measure (RSS or heap) per series. */
+function growthTable(counts, bySeries) {
+  const rows = Object.entries(bySeries).map(([name, mib]) => [name, growth(counts, mib)]);
+  const steps = rows[0][1].steps.map((st) => `${st.from.toLocaleString('en-US')}→${st.to.toLocaleString('en-US')}`);
+  const verdict = (g) => (Number.isNaN(g.late) ? 'too few checkpoints to judge' : g.superlinear ? `**super-linear** (late > ${SUPERLINEAR}× early)` : 'linear or sub-linear');
+  return `| series | ${steps.join(' | ')} | 0→max | early | late | growth |\n|---|${steps.map(() => '---:|').join('')}---:|---:|---:|---|\n` +
+    rows.map(([name, g]) => `| ${name} | ${g.steps.map((st) => n1(st.kib)).join(' | ')} | ${n1(g.total)} | ${n1(g.early)} | ${n1(g.late)} | ${verdict(g)} |`).join('\n');
+}
+
 function idleSection(idle) {
   const names = Object.keys(idle.rssMiB);
+  const heap = idle.heapMiB ?? {};
+  const cell = (s, i) => `${n1(idle.rssMiB[s][i])}${heap[s] ? ` (heap ${n1(heap[s][i])})` : ''}`;
   const table = `| idle | ${names.join(' | ')} |\n|---:|${names.map(() => '---:|').join('')}\n` +
-    idle.counts.map((n, i) => `| ${n.toLocaleString('en-US')} | ${names.map((s) => `${n1(idle.rssMiB[s][i])} MiB`).join(' | ')} |`).join('\n');
-  const g = names.map((s) => [s, growth(idle.counts, idle.rssMiB[s])]);
-  const steps = g[0][1].steps.map((st) => `${st.from.toLocaleString('en-US')}→${st.to.toLocaleString('en-US')}`);
-  const growthTable = `| series | ${steps.join(' | ')} | 0→max | growth |\n|---|${steps.map(() => '---:|').join('')}---:|---|\n` +
-    g.map(([s, x]) => `| ${s} | ${x.steps.map((st) => `${n1(st.kib)}`).join(' | ')} | ${n1(x.total)} | ${x.superlinear ? `**super-linear** (a later step > ${SUPERLINEAR}× the first)` : 'linear or sub-linear'} |`).join('\n');
+    idle.counts.map((n, i) => `| ${n.toLocaleString('en-US')} | ${names.map((s) => cell(s, i)).join(' | ')} |`).join('\n');
   return [
     `### RSS against idle 2025 /mcp sessions and idle WebSockets (${idle.at})`,
-    `VmRSS of a fresh server (fastsvc warmed with 500 /svc calls) after each checkpoint and a ${idle.settleMs} ms settle; ` +
-      'each series on its own server. Sessions: initialize + notifications/initialized, then idle (no GET stream, the ' +
-      'keep-alive connections closed by the server). Sockets: open, with MCP initialized on fastsvc. The oldest and ' +
-      'newest session/socket answered a tools/call at the end (none evicted or closed).',
-    table,
-    `KiB per added session/socket, per step:\n\n${growthTable}`,
-    'RSS is what the kernel sees: V8 grows its heap in steps and keeps freed pages for a while, so single steps are ' +
-      'noisy; a super-linear flag means a later step cost more per item than the first by that factor.',
+    `VmRSS of a fresh server (fastsvc warmed with 500 /svc calls) after each checkpoint and a ${idle.settleMs} ms settle, ` +
+      'each series on its own server; for fastsvc also the V8 heap used and the open-session count, both from its ' +
+      '/metrics (which counted exactly the sessions/sockets opened at every checkpoint). Sessions: initialize + ' +
+      'notifications/initialized, then idle (no GET stream; the server closes the idle keep-alive connections). ' +
+      'Sockets: open, with MCP initialized on fastsvc. At the end the oldest and newest session/socket answered a ' +
+      'tools/call (none evicted or closed).',
+    `MiB (fastsvc: RSS, and in brackets the JS heap used):\n\n${table}`,
+    `RSS, KiB per added session/socket (per step; 0→max; early = first non-zero checkpoint → middle, late = middle → last):\n\n${growthTable(idle.counts, idle.rssMiB)}`,
+    ...(Object.keys(heap).length ? [`JS heap used, KiB per added session/socket:\n\n${growthTable(idle.counts, heap)}`] : []),
+    'RSS is what the kernel sees: V8 grows its heap in steps and keeps freed pages, and the opening traffic leaves ' +
+      'garbage until the next collection, so single steps are noisy; the first step also carries one-time costs. ' +
+      'The verdict compares the per-item cost of the upper half of the range with the lower half.',
     '![RSS against idle sessions and sockets](results/rss-idle-sessions.svg)',
   ].join('\n\n');
 }
@@ -295,7 +329,8 @@ function writePlots(dir, data) {
     write('p99-vs-connections.svg', linePlot({ x: tp.connections, series: series('p99') }, { title: 'p99 latency against connections', xLabel: 'connections', yLabel: 'p99 (ms)', logX: true }));
   }
   if (data.idle) {
-    write('rss-idle-sessions.svg', linePlot({ x: data.idle.counts, series: data.idle.rssMiB }, { title: 'RSS against idle sessions and WebSockets', xLabel: 'idle sessions / sockets', yLabel: 'RSS (MiB)' }));
+    const heap = Object.fromEntries(Object.entries(data.idle.heapMiB ?? {}).map(([k, v]) => [`${k} (JS heap used)`, v]));
+    write('rss-idle-sessions.svg', linePlot({ x: data.idle.counts, series: { ...data.idle.rssMiB, ...heap } }, { title: 'RSS (and fastsvc JS heap) against idle sessions and WebSockets', xLabel: 'idle sessions / sockets', yLabel: 'MiB' }));
   }
   return files;
 }

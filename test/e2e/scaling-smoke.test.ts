@@ -1,5 +1,5 @@
-// The scaling curves' smoke form: `node bench/scaling.mjs --smoke --out-dir DIR` (connections 1 and 2; 0, 10 and 20
-// idle sessions/sockets) starts its servers on loopback, checks every answer, and must exit 0 having written
+// The scaling curves' smoke form: `node bench/scaling.mjs --smoke --out-dir DIR` (connections 1 and 2; 0, 10, 20 and
+// 30 idle sessions/sockets) starts its servers on loopback, checks every answer, and must exit 0 having written
 // scaling.json with a figure for every curve and checkpoint, the three SVG plots and scaling.md linking them. No timing.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -45,11 +45,14 @@ describe('scaling smoke (node bench/scaling.mjs --smoke)', function () {
         assert.ok(values.every((v) => v > 0), `${key} of ${name}: ${values}`);
       }
     }
-    assert.deepEqual(data.idle.counts, [0, 10, 20]);
+    assert.deepEqual(data.idle.counts, [0, 10, 20, 30]);
     assert.deepEqual(Object.keys(data.idle.rssMiB), ['fastsvc /mcp 2025 sessions', 'fastsvc /ws sockets', 'bare ws echo sockets']);
     for (const [name, values] of Object.entries<number[]>(data.idle.rssMiB)) {
-      assert.ok(values.length === 3 && values.every((v) => v > 0), `RSS of ${name}: ${values}`);
+      assert.ok(values.length === 4 && values.every((v) => v > 0), `RSS of ${name}: ${values}`);
     }
+    // fastsvc's heap comes from its /metrics, which also had to count exactly the open sessions at each checkpoint.
+    assert.deepEqual(Object.keys(data.idle.heapMiB), ['fastsvc /mcp 2025 sessions', 'fastsvc /ws sockets']);
+    for (const values of Object.values<number[]>(data.idle.heapMiB)) assert.ok(values.length === 4 && values.every((v) => v > 0));
 
     for (const file of PLOTS) {
       const svg = readFileSync(join(dir, file), 'utf8');
