@@ -37,7 +37,10 @@ const FD_MARGIN = 256; // descriptors beyond the idle sockets (servers' pipes, l
 const SUPERLINEAR = 1.5; // a step's KiB per added item above this × the first step's is called out
 const env = { SVC_TOKEN: TOKEN, BENCH_TOKEN: TOKEN };
 const log = (msg) => console.error(`[scaling] ${msg}`);
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+const median = (xs) => {
+  const v = [...xs].sort((a, b) => a - b);
+  return (v[Math.floor((v.length - 1) / 2)] + v[Math.ceil((v.length - 1) / 2)]) / 2;
+};
 const list = (s) => s.split(',').map((x) => Number(x.trim()));
 
 /** The settings of a full run and of the smoke form (tiny sizes, seconds short: it proves the script works). */
@@ -93,6 +96,8 @@ async function measureThroughput(cfg) {
       connections: cfg.connections,
       rps: Object.fromEntries(CURVES.map(([n]) => [n, pick(n, 'rps')])),
       p99: Object.fromEntries(CURVES.map(([n]) => [n, pick(n, 'p99')])),
+      // Every round's figures, to see the spread behind each median.
+      rounds_rps: Object.fromEntries(CURVES.map(([n]) => [n, cfg.connections.map((c) => runs[n][c].map((x) => Math.round(x.rps)))])),
       failed,
     };
   } finally {
@@ -272,7 +277,7 @@ function throughputSection(tp) {
   const rows = (key, f) => tp.connections.map((c, i) => `| ${c} | ${CURVES.map(([n]) => f(tp[key][n][i])).join(' | ')} |`).join('\n');
   const ratio = tp.connections.map((c, i) => `| ${c} | ${CURVES.slice(1).map(([n]) => `${n2(tp.rps[n][i] / tp.rps.raw[i])}×`).join(' | ')} |`).join('\n');
   return [
-    `### Throughput and p99 against connections (${tp.rounds} round(s) × ${tp.seconds} s per cell, interleaved; medians; ${tp.at})`,
+    `### Throughput and p99 against connections (${tp.rounds} round(s) × ${tp.seconds} s per cell, interleaved; medians, every round's req/s in scaling.json; ${tp.at})`,
     tp.failed ? `**FAILED:** ${tp.failed}` : '',
     `req/s:\n\n${head}\n${rows('rps', n0)}`,
     `p99 latency (ms):\n\n${head}\n${rows('p99', n2)}`,
