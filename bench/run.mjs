@@ -18,9 +18,9 @@ import { OAuthFlow } from './lib/oauth.mjs';
 import { installCleanup, measureStartup, rssMiB, sleep, startServer, stopServer } from './lib/proc.mjs';
 import { environment, memoryTable, reloadTable, scalingTable, serverTable, summarize, targetsTable, throughputTable, writeResults } from './lib/report.mjs';
 
-const USAGE = `usage: node bench/run.mjs [--smoke] [--memory] [--only name,...] [--rounds N] [--seconds S] [--out FILE] [--strict]`;
+const USAGE = `usage: node bench/run.mjs [--smoke] [--memory] [--scaling] [--only name,...] [--rounds N] [--seconds S] [--out FILE] [--strict]`;
 const options = {
-  smoke: { type: 'boolean' }, memory: { type: 'boolean' }, strict: { type: 'boolean' }, help: { type: 'boolean' },
+  smoke: { type: 'boolean' }, memory: { type: 'boolean' }, scaling: { type: 'boolean' }, strict: { type: 'boolean' }, help: { type: 'boolean' },
   only: { type: 'string' }, rounds: { type: 'string' }, seconds: { type: 'string' }, out: { type: 'string' },
 };
 let opt;
@@ -322,7 +322,9 @@ async function measureRevocation(entry) {
   return row;
 }
 
-main().then((code) => process.exit(code), (err) => {
+// --scaling: then the scaling curves (bench/scaling.mjs, its own servers), written to bench/results/ (smoke: a temp folder).
+const withScaling = async (code) => (opt.scaling ? Math.max(code, await (await import('./scaling.mjs')).runScaling({ smoke })) : code);
+main().then(withScaling).then((code) => process.exit(code), (err) => {
   console.error(err);
   process.exit(1);
 });

@@ -19,7 +19,7 @@ const rpc = (id, method, params) => JSON.stringify({ jsonrpc: '2.0', id, method,
 /** MCP 2026-07-28 (`modern: true`): no handshake; every call carries its version and capabilities in _meta and the standard headers. */
 export const MODERN_VERSION = '2026-07-28';
 const modernCallParams = { ...callParams, _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN_VERSION, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'fastsvc-bench', version: '1.0.0' } } };
-const initParams = { protocolVersion: MCP_VERSION, capabilities: {}, clientInfo: { name: 'fastsvc-bench', version: '1.0.0' } };
+export const initParams = { protocolVersion: MCP_VERSION, capabilities: {}, clientInfo: { name: 'fastsvc-bench', version: '1.0.0' } };
 
 /** One HTTP request on a fresh connection; resolves { status, headers, body } (body as text). */
 export function request(url, { method = 'GET', headers = {}, body } = {}, timeoutMs = 5000) {
@@ -147,7 +147,8 @@ export class WsConn {
   }
 }
 
-function openSocket(url, token, timeoutMs = 5000) {
+/** A WebSocket to url with the "mcp" subprotocol and the bearer token; resolves a WsConn once open. */
+export function openSocket(url, token, timeoutMs = 5000) {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, 'mcp', { headers: bearer(token), handshakeTimeout: timeoutMs });
     ws.once('open', () => resolve(new WsConn(ws)));

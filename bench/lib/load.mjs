@@ -1,5 +1,5 @@
 // Load generators. All return { total, seconds, rps, p50, p99, non2xx, errors, errorKinds?, stopped } (latency in ms).
-// autocannonLoad drives HTTP with 10 connections for `seconds` or for `amount` requests; wsLoad keeps
+// autocannonLoad drives HTTP with `connections` (default CONNECTIONS, 10) connections for `seconds` or for `amount` requests; wsLoad keeps
 // `inFlight` calls outstanding on each socket; closedLoad runs stateful request chains (OAuth codes and refresh
 // tokens), one per connection. All record every call's latency (sorted-array percentiles) and are bounded in
 // time: a run that does not finish by its deadline is stopped and reported as such.
@@ -18,14 +18,14 @@ function percentiles(latencies) {
 /**
  * req: { url, method, headers, body } and optionally bodyFor(n), which gives request n its own body (MCP needs a
  * distinct JSON-RPC id per in-flight call; autocannon 8's idReplacement miscomputes Content-Length, so not that).
- * opts: { seconds } or { amount, timeoutMs }, and an optional onTick() called every 500 ms that may return a
+ * opts: { seconds } or { amount, timeoutMs }, optionally { connections } (default CONNECTIONS), and an optional onTick() called every 500 ms that may return a
  * reason to stop early. Latency is taken from every response's own timing (autocannon's histogram rounds to ms).
  */
-export function autocannonLoad(req, { seconds, amount, timeoutMs = (seconds ?? 600) * 1000 + 30_000, onTick }) {
+export function autocannonLoad(req, { seconds, amount, connections = CONNECTIONS, timeoutMs = (seconds ?? 600) * 1000 + 30_000, onTick }) {
   return new Promise((resolve, reject) => {
     let stopped = null;
     const latencies = [];
-    const opts = { url: req.url, method: req.method, headers: req.headers, body: req.body, connections: CONNECTIONS };
+    const opts = { url: req.url, method: req.method, headers: req.headers, body: req.body, connections };
     if (req.bodyFor) {
       let n = 1;
       opts.requests = [{ setupRequest: (r) => ({ ...r, body: req.bodyFor(n++) }) }];
@@ -150,14 +150,14 @@ export function closedLoad(workers, step, { seconds = Infinity, timeoutMs = 120_
   });
 }
 
-/** One POST on `agent`; resolves { status, body } (body as text); bounded by a 10 s socket timeout. */
-function post(agent, { url, headers, body }) {
+/** One POST on `agent`; resolves { status, headers, body } (body as text); bounded by a 10 s socket timeout. */
+export function post(agent, { url, headers, body }) {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) }, timeout: 10_000 }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode, body: text }));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: text }));
       res.on('error', reject);
     });
     req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
