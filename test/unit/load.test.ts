@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseSource } from '../../src/manifest/load.js';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fastRead, parseSource, positionedRead } from '../../src/manifest/load.js';
 import { loadManifest } from '../../src/manifest/index.js';
 import { ManifestError } from '../../src/errors.js';
 
@@ -187,8 +189,7 @@ describe('load: a manifest written as JSON', () => {
   it('gives the value the YAML reader gives (variables too), and locate() still points at lines', () => {
     const env = { A: 'alpha' };
     const fast = parseSource('t.json', json, env);
-    // The same text with a leading comment line takes the YAML reader.
-    const slow = parseSource('t.yaml', `# c\n${json}`, env);
+    const slow = positionedRead('t.yaml', `# c\n${json}`, env, {});
     assert.deepEqual(fast.problems, []);
     assert.deepEqual(fast.value, slow.value);
     assert.equal((fast.value as { tools: { template: string }[] }).tools[0]!.template, 'x alpha ${B}');
@@ -205,4 +206,58 @@ describe('load: a manifest written as JSON', () => {
     // Same key text in sibling objects is no duplicate.
     assert.deepEqual(parseSource('t.json', '{"a": {"k": 1}, "b": {"k": 2}, "c": [{"k": "\\"k\\""}, {"k": 3}]}', {}).problems, []);
   });
+});
+
+describe('load: the fast reader and the positioned reader agree', () => {
+  const env = { SVC_TOKEN: 't0k', A: 'alpha' };
+  const files = execFileSync('git', ['ls-files', '*.yaml', '*.yml', '*.json'], { encoding: 'utf8' }).split('\n')
+    .filter((f) => /svc[^/]*\.(ya?ml|json)$|manifest|examples\//.test(f) && !f.includes('package'));
+
+  it('on every manifest in the repository (same value; the fast reader takes the common case)', () => {
+    assert.ok(files.length >= 20, `found ${files.length} manifests`);
+    let fastCount = 0;
+    for (const f of files) {
+      const text = readFileSync(f, 'utf8');
+      const slow = positionedRead(f, text, env, { allowUnsetEnv: true });
+      const fast = fastRead(f, text, env, { allowUnsetEnv: true });
+      if (!fast) continue; // stepped aside: parseSource gives the positioned reader's answer
+      fastCount++;
+      assert.deepEqual(slow.problems, [], `${f}: the fast reader accepted a file the positioned reader refuses`);
+      assert.deepEqual(fast.value, slow.value, f);
+      assert.deepEqual(fast.unsetEnv, slow.unsetEnv, f);
+    }
+    assert.equal(fastCount, files.length, 'the fast reader takes every manifest in the repository');
+  });
+
+  it('on YAML 1.2 core scalars (the cases where YAML 1.1 readers differ)', () => {
+    const text = ['a: 0b101', 'b: 1_000', 'c: yes', 'd: 0o14', 'e: 014', 'f: 0x1F', 'g: 2001-12-14', 'h: .inf', 'i: 1e3',
+      'j: +12', 'k: ~', 'l: Null', 'm: TRUE', 'n: tRue', '"<<": {x: 1}', 'o: +.5', 'p: +0x1', 'q: "\\x41\\u00e9"',
+      'r: >\n  x\n\n  y', 's: |-\n  kept\n   indented', 't: [1, 2, ]', 'u: {v: }', 'w: "#not a comment" # a comment', ''].join('\n');
+    const fast = fastRead('t.yaml', text, {}, {});
+    assert.ok(fast, 'the fast reader takes plain YAML');
+    assert.deepEqual(fast.value, positionedRead('t.yaml', text, {}, {}).value);
+  });
+
+  it('steps aside for a complex key', () => {
+    assert.equal(fastRead('t.yaml', '? [a]\n: 1\n', env, {}), undefined);
+  });
+
+  for (const [what, text] of [
+    ['an anchor and alias', 'a: &x {b: 1}\nc: *x\n'],
+    ['a tag', 'a: !!binary aGk=\n'],
+    ['a duplicate key', 'a: 1\na: 2\n'],
+    ['a __proto__ key', '__proto__: {p: 1}\n'],
+    ['a ${ in a key', '"${A}": 1\n'],
+    ['two documents', 'a: 1\n---\nb: 2\n'],
+    ['a document that is not a mapping', '- 1\n'],
+    ['a syntax error', 'a: [1\n'],
+  ] as const) {
+    it(`steps aside for ${what} (the positioned reader decides)`, () => {
+      assert.equal(fastRead('t.yaml', text, env, {}), undefined);
+      const src = parseSource('t.yaml', text, env);
+      const slow = positionedRead('t.yaml', text, env, {});
+      assert.deepEqual(src.problems.map((p) => p.format()), slow.problems.map((p) => p.format()));
+      assert.deepEqual(src.value, slow.value);
+    });
+  }
 });
