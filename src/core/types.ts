@@ -3,6 +3,7 @@
 // these types; wire shapes of content blocks are MCP's (camelCase mimeType).
 
 import type { Logger } from 'pino';
+import type { RequestScope } from '../observe/request-scope.js';
 
 /** Who is calling, after authentication. Immutable for the life of a request. */
 export interface Principal {
@@ -86,6 +87,8 @@ export interface CallContext {
   readonly channel: CallChannel;
   /** The MCP request's `_meta` (its `traceparent` parents the call's trace span), when the call came over MCP. */
   readonly meta?: Readonly<Record<string, unknown>>;
+  /** The request's address and trace headers, set by the transport while the audit log or tracing is on. */
+  readonly scope?: RequestScope;
 }
 
 export type JsonSchemaObject = {

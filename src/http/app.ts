@@ -137,7 +137,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
     runtime, logger: log, observer, ...(taskStore && { store: taskStore }), ttlMs: cfg.server.task_ttl_ms, pollIntervalMs: cfg.server.task_poll_interval_ms,
     maxRunning: cfg.server.task_max_running, maxRunningPerPrincipal: cfg.server.task_max_running_per_principal,
   });
-  const svcT = isPublic('/svc') || isProtected('/svc') ? svcTransport({ runtime, gate, logger: log, bodyLimit, tasks, publicRoutes: cfg.routes.public }) : undefined;
+  const svcT = isPublic('/svc') || isProtected('/svc') ? svcTransport({ runtime, gate, logger: log, bodyLimit, tasks, publicRoutes: cfg.routes.public, ipOf }) : undefined;
   if (svcT) app.use('/svc', guard('/svc'), svcT.router);
   sessions = new SessionRegistry({ logger: log, idleMs: cfg.server.mcp_session_idle_ms, maxSessions: cfg.server.mcp_max_sessions });
   const rounds = inputRoundsFor(cfg.server, cfg.base_dir);
@@ -178,8 +178,8 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   const direct = (route: string, req: IncomingMessage, res: ServerResponse, run: (p: Principal, snap: PolicySnapshot) => Promise<void>) => {
     const snap = store.current();
     const now = door.admitNow(req, route, snap);
-    if (now) return void observer.enter(req, ipOf, () => run(now, snap));
-    void door.admit(req, route, snap, true).then((r) => (r instanceof SvcError ? app(req, res) : observer.enter(req, ipOf, () => run(r, snap))));
+    if (now) return void run(now, snap);
+    void door.admit(req, route, snap, true).then((r) => (r instanceof SvcError ? app(req, res) : run(r, snap)));
   };
   const directMcp = (req: IncomingMessage, res: ServerResponse) => direct('/mcp', req, res, (p, snap) => mcp!.post(req, res, p, snap.catalog));
   const directTool = (req: IncomingMessage, res: ServerResponse, name: string) => direct('/svc', req, res, (p, snap) => svcT!.callTool(req, res, p, name, snap.catalog));

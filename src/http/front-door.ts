@@ -136,7 +136,7 @@ export function createFrontDoor(d: FrontDoorDeps): FrontDoor {
         if (r instanceof SvcError) return sendError(res, r, d.gate, route);
         res.locals.principal = r;
         res.locals.policy = snap;
-        d.observer.enter(req, d.ipOf, next);
+        next();
       }, next);
     },
   };

@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import type { Principal } from '../core/types.js';
 import type { AuditConfig } from '../manifest/types.gen.js';
 import { fileSink, stderrSink } from './audit-sink.js';
-import { getScope } from './request-scope.js';
+import type { RequestScope } from './request-scope.js';
 import { traceIdOf } from './tracing.js';
 
 export type AuditDecision = 'allow' | 'deny' | 'refuse' | 'issue' | 'refresh' | 'revoke' | 'register'
@@ -31,6 +31,8 @@ export interface AuditEvent {
   scopes_required?: readonly string[];
   /** The caller's address; default: the request scope's. */
   ip?: string;
+  /** The request the decision belongs to (address, trace headers), when the transport knows it. */
+  scope?: RequestScope;
   /** Anything else the decision needs (client_id of a registration, problems of a reload, …); never a secret. */
   detail?: Record<string, unknown>;
 }
@@ -66,8 +68,7 @@ export function createAudit(cfg: AuditConfig | undefined): Audit {
     enabled: true,
     allows: cfg.allow !== false,
     record(e) {
-      const scope = getScope();
-      const fields = { capability: e.capability, transport: e.transport, scopes_required: e.scopes_required, ip: e.ip ?? scope?.ip, trace_id: traceIdOf(scope) };
+      const fields = { capability: e.capability, transport: e.transport, scopes_required: e.scopes_required, ip: e.ip ?? e.scope?.ip, trace_id: traceIdOf(e.scope) };
       let rest: string;
       try {
         rest = JSON.stringify(e.detail ? { ...fields, ...e.detail } : fields);

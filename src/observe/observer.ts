@@ -2,14 +2,15 @@
 // tracing (when an OpenTelemetry SDK is registered), behind the few calls the runtime,
 // the front door, the OAuth server and the reloader make. Guarantees: with all three off
 // a call costs two property reads and one type check (no allocation, no request scope);
+// the request's scope (address, trace headers) arrives explicitly, on the CallContext or as
+// an argument, and transports build one only while scoped() is true;
 // a call's outcome is 'ok', 'TOOL_ERROR' for an isError tool result, or the error code.
 
-import type { IncomingMessage } from 'node:http';
 import { context } from '@opentelemetry/api';
 import type { CallContext, Principal } from '../core/types.js';
 import { NO_AUDIT, type Audit, type AuditEvent } from './audit.js';
 import type { Metrics } from './metrics.js';
-import { getScope, runInScope, scopeOf } from './request-scope.js';
+import type { RequestScope } from './request-scope.js';
 import { endSpan, outcomeOf, parentContext, startCallSpan, tracingOn, type CallSpan } from './tracing.js';
 
 /** The capability label of a name the catalog does not know (so callers cannot grow the series). */
@@ -27,16 +28,16 @@ export class Observer {
     return this.metrics !== undefined || tracingOn();
   }
 
-  /** Runs fn with the request's scope (address, trace headers) when the audit log or tracing needs it. */
-  enter<T>(req: IncomingMessage, ipOf: (req: IncomingMessage) => string | undefined, fn: () => T): T {
-    return this.audit.enabled || tracingOn() ? runInScope(scopeOf(req, ipOf(req)), fn) : fn();
+  /** Whether a request's scope (address, trace headers) is wanted: the audit log or tracing is on. */
+  scoped(): boolean {
+    return this.audit.enabled || tracingOn();
   }
 
   /** One capability call: a span (tracing on), latency and outcome (metrics on). */
   async call<T>(method: string, kind: string, label: string, ctx: CallContext, run: (span?: CallSpan) => Promise<T>): Promise<T> {
     const m = this.metrics;
     const bound = m?.bind(kind, label, ctx.transport);
-    const cs = tracingOn() ? startCallSpan(method, label, kind, ctx.transport, parentContext(ctx.meta, getScope())) : undefined;
+    const cs = tracingOn() ? startCallSpan(method, label, kind, ctx.transport, parentContext(ctx.meta, ctx.scope)) : undefined;
     m?.started();
     const t0 = performance.now();
     let outcome = 'ok';
@@ -54,14 +55,14 @@ export class Observer {
   }
 
   /** A call the scope check let through (recorded when audit.allow). */
-  allowed(p: Principal, transport: string, kind: string, name: string, required: readonly string[]): void {
-    if (this.audit.allows) this.audit.record({ decision: 'allow', reason: 'scopes_ok', principal: p, capability: `${kind}:${name}`, transport, scopes_required: required });
+  allowed(p: Principal, transport: string, kind: string, name: string, required: readonly string[], scope?: RequestScope): void {
+    if (this.audit.allows) this.audit.record({ decision: 'allow', reason: 'scopes_ok', principal: p, capability: `${kind}:${name}`, transport, scopes_required: required, scope });
   }
 
   /** A call refused for missing scopes (403). */
-  denied(p: Principal, transport: string, kind: string, name: string, required: readonly string[]): void {
+  denied(p: Principal, transport: string, kind: string, name: string, required: readonly string[], scope?: RequestScope): void {
     this.metrics?.authFailure('insufficient_scope');
-    this.audit.record({ decision: 'deny', reason: 'insufficient_scope', principal: p, capability: `${kind}:${name}`, transport, scopes_required: required });
+    this.audit.record({ decision: 'deny', reason: 'insufficient_scope', principal: p, capability: `${kind}:${name}`, transport, scopes_required: required, scope });
   }
 
   /** A request refused before any capability: 401 (reason missing_token, invalid_token, …) or a front-door refusal. */
@@ -74,9 +75,9 @@ export class Observer {
    * A request refused by a limit once its caller is known (the /mcp session cap,
    * ws_max_in_flight, a task cap, sign-in attempts): one `refuse` event and an auth-failure count.
    */
-  limited(reason: string, capability: string, transport: string, p?: Principal, ip?: string): void {
+  limited(reason: string, capability: string, transport: string, p?: Principal, ip?: string, scope?: RequestScope): void {
     this.metrics?.authFailure(reason);
-    this.audit.record({ decision: 'refuse', reason, principal: p, capability, transport, ip });
+    this.audit.record({ decision: 'refuse', reason, principal: p, capability, transport, ip, scope });
   }
 
   /** A task decision: started, cancelled (by whom), expired, or another principal's task refused as not found. */

@@ -1,10 +1,11 @@
-// Who sent the request a call belongs to, for the audit log and tracing: the caller's
-// address and the W3C trace context headers, carried through the call with
-// AsyncLocalStorage so the MCP protocol layers need not pass them along. Guarantees: a
-// scope is entered only while the audit log or tracing is on (otherwise nothing is
-// stored and getScope() is undefined); no credential is ever kept here.
+// The request a call or a decision belongs to, for the audit log and tracing: the
+// caller's address and the W3C trace context headers. Carried explicitly — on the
+// CallContext (ctx.scope) and on audit events — never through AsyncLocalStorage: on
+// Node 20 one AsyncLocalStorage.run() turns promise hooks on for the whole process, which
+// cost about a quarter of a /svc call's throughput (bench, issue 17). Guarantees: a
+// transport builds a scope only while the audit log or tracing is on (Observer.scoped());
+// no credential is ever kept here.
 
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage } from 'node:http';
 
 export interface RequestScope {
@@ -12,12 +13,6 @@ export interface RequestScope {
   readonly ip?: string;
   readonly traceparent?: string;
   readonly tracestate?: string;
-}
-
-const als = new AsyncLocalStorage<RequestScope>();
-
-export function getScope(): RequestScope | undefined {
-  return als.getStore();
 }
 
 /** The scope of an HTTP request (or a WebSocket's upgrade request). */
@@ -29,8 +24,4 @@ export function scopeOf(req: IncomingMessage, ip: string | undefined): RequestSc
     ...(typeof tp === 'string' && { traceparent: tp }),
     ...(typeof ts === 'string' && { tracestate: ts }),
   };
-}
-
-export function runInScope<T>(scope: RequestScope, fn: () => T): T {
-  return als.run(scope, fn);
 }

@@ -230,10 +230,10 @@ export class Runtime {
   }
 
   /** The one decision (scopes, tenant-bound scopes, bound arguments); returns the arguments with bound values filled in when that changed them. */
-  #authorize(g: Guarded, ctx: Pick<CallContext, 'principal' | 'transport' | 'log'>, kind: Kind, name: string, args: unknown): Record<string, unknown> | undefined {
+  #authorize(g: Guarded, ctx: Pick<CallContext, 'principal' | 'transport' | 'log' | 'scope'>, kind: Kind, name: string, args: unknown): Record<string, unknown> | undefined {
     const d = decideCall(g, ctx.principal, args);
-    if (!d.ok) throw denial(ctx.log, ctx.principal, ctx.transport, kind, name, d, this.#obs);
-    this.#obs.allowed(ctx.principal, ctx.transport, kind, name, g.required);
+    if (!d.ok) throw denial(ctx.log, ctx.principal, ctx.transport, kind, name, d, this.#obs, ctx.scope);
+    this.#obs.allowed(ctx.principal, ctx.transport, kind, name, g.required, ctx.scope);
     return d.args;
   }
 

@@ -30,6 +30,7 @@ import type { CallChannel, CallContext, Principal, ToolResult } from '../core/ty
 import { isSvcError, SvcError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { Observer } from '../observe/observer.js';
+import type { RequestScope } from '../observe/request-scope.js';
 import { decide } from '../policy/scopes.js';
 import { denial } from '../runtime/denial.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -60,9 +61,11 @@ export interface StartRequest {
   catalog?: Catalog;
   /** Client requests (elicitation/create, …) the caller can answer through tasks/update; none by default. */
   askable?: ReadonlySet<string>;
+  /** The request's address and trace headers (audit log, tracing), when the transport built them. */
+  scope?: RequestScope;
 }
 
-type Caller = { principal: Principal; transport: CallContext['transport']; catalog?: Catalog };
+type Caller = { principal: Principal; transport: CallContext['transport']; catalog?: Catalog; scope?: RequestScope };
 
 interface Live {
   controller: AbortController;
@@ -205,12 +208,12 @@ export class TaskEngine {
     const live: Live = { controller, waiting: new Map(), settled: Promise.resolve() };
     this.#live.set(task.id, live);
     this.#log(task, 'task.started', 'started');
-    this.#audit(task, 'task_start', 'admitted', req.principal, req.transport);
+    this.#audit(task, 'task_start', 'admitted', req.principal, req.transport, req.scope);
     return live;
   }
 
   #context(req: StartRequest, controller: AbortController, channel: CallChannel): CallContext {
-    return { principal: req.principal, transport: req.transport, log: this.#opts.logger, signal: controller.signal, channel };
+    return { principal: req.principal, transport: req.transport, log: this.#opts.logger, signal: controller.signal, channel, scope: req.scope };
   }
 
   /** The caller's task, re-authorized; NOT_FOUND for an unknown id or someone else's task. */
@@ -252,7 +255,7 @@ export class TaskEngine {
 
   #authorize(task: TaskRecord | undefined, id: string, who: Caller): TaskRecord {
     const theirs = task !== undefined && task.owner !== ownerOf(who.principal);
-    if (theirs) this.#audit(task, 'deny', 'not_task_owner', who.principal, who.transport);
+    if (theirs) this.#audit(task, 'deny', 'not_task_owner', who.principal, who.transport, who.scope);
     if (!task || theirs || (task.expiresAt !== undefined && task.expiresAt <= Date.now())) {
       throw new SvcError('NOT_FOUND', `no task ${id}`, { data: { taskId: id } });
     }
@@ -260,7 +263,7 @@ export class TaskEngine {
     const entry = cat.tools.get(task.tool);
     if (!entry) throw new SvcError('NOT_FOUND', `no task ${id}: its tool ${task.tool} is no longer served`, { data: { taskId: id } });
     const d = decide(entry.required, who.principal.scopes);
-    if (!d.ok) throw denial(this.#opts.logger, who.principal, who.transport, 'tool', task.tool, d, this.#obs);
+    if (!d.ok) throw denial(this.#opts.logger, who.principal, who.transport, 'tool', task.tool, d, this.#obs, who.scope);
     return task;
   }
 
@@ -279,7 +282,7 @@ export class TaskEngine {
     const task = this.get(id, who);
     if (!TERMINAL.has(task.status)) {
       this.#cancel(task, who.principal.sub, 'cancelled by its owner');
-      this.#audit(task, 'task_cancel', 'owner', who.principal, who.transport);
+      this.#audit(task, 'task_cancel', 'owner', who.principal, who.transport, who.scope);
     }
     return task;
   }
@@ -417,10 +420,10 @@ export class TaskEngine {
   }
 
   /** One audit event about task `t`; without a caller (expiry, shutdown) it names the task's owner. */
-  #audit(t: TaskRecord, decision: 'task_start' | 'task_cancel' | 'task_expire' | 'deny', reason: string, p?: Principal, transport?: string): void {
+  #audit(t: TaskRecord, decision: 'task_start' | 'task_cancel' | 'task_expire' | 'deny', reason: string, p?: Principal, transport?: string, scope?: RequestScope): void {
     if (!this.#obs.audit.enabled) return;
     this.#obs.task({
-      decision, reason, principal: p, capability: `tool:${t.tool}`, transport,
+      decision, reason, principal: p, capability: `tool:${t.tool}`, transport, scope,
       detail: {
         task_id: t.id,
         ...(p === undefined && { sub: t.sub, client_id: t.clientId }),

@@ -7,6 +7,7 @@ import type { ServerResponse } from 'node:http';
 import type { CallChannel, CallContext, Principal } from '../core/types.js';
 import { SvcError } from '../errors.js';
 import type { Logger } from '../log.js';
+import type { RequestScope } from '../observe/request-scope.js';
 
 export const NO_CHANNEL: CallChannel = Object.freeze({
   progress: async () => {},
@@ -38,8 +39,8 @@ export function makeContext(principal: Principal, transport: CallContext['transp
  * makeContext for a call answered on `res` (the /svc routes): one object per call; its signal,
  * made on first use, aborts when the connection closes before the answer was sent.
  */
-export function responseContext(principal: Principal, transport: CallContext['transport'], log: Logger, res: ServerResponse): CallContext {
-  return new ResponseContext(principal, transport, log, res);
+export function responseContext(principal: Principal, transport: CallContext['transport'], log: Logger, res: ServerResponse, scope?: RequestScope): CallContext {
+  return new ResponseContext(principal, transport, log, res, scope);
 }
 
 class ResponseContext implements CallContext {
@@ -47,7 +48,7 @@ class ResponseContext implements CallContext {
   #controller?: AbortController;
   readonly #res: ServerResponse;
 
-  constructor(readonly principal: Principal, readonly transport: CallContext['transport'], readonly log: Logger, res: ServerResponse) {
+  constructor(readonly principal: Principal, readonly transport: CallContext['transport'], readonly log: Logger, res: ServerResponse, readonly scope?: RequestScope) {
     this.#res = res;
   }
 

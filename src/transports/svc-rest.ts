@@ -28,6 +28,7 @@ import type { AuthGate } from '../auth/gate.js';
 import type { Logger } from '../log.js';
 import { sendError, toSvcError } from '../http/errors.js';
 import { responseContext } from './call-context.js';
+import { scopeOf } from '../observe/request-scope.js';
 import { readJson, sendJson } from '../http/raw.js';
 import type { TaskEngine, TaskRecord } from '../tasks/engine.js';
 import { EXPLAIN_ANY_SCOPE, explainCall, explainView } from '../policy/explain.js';
@@ -40,14 +41,16 @@ export interface SvcTransport {
   callTool(req: IncomingMessage, res: ServerResponse, p: Principal, name: string, cat?: Catalog): Promise<void>;
 }
 
-export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: Logger; bodyLimit: number; tasks?: TaskEngine; publicRoutes: readonly string[] }): SvcTransport {
+export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: Logger; bodyLimit: number; tasks?: TaskEngine; publicRoutes: readonly string[]; ipOf: (req: IncomingMessage) => string | undefined }): SvcTransport {
   const { runtime, gate, logger } = deps;
   const r = express.Router();
   const principalOf = (res: Response) => res.locals.principal as Principal;
   /** The request's catalog; undefined lets the runtime read the current one. */
   const catalogOf = (res: Response) => (res.locals.policy as PolicySnapshot | undefined)?.catalog;
+  /** The request's scope for the audit log and tracing (only while either is on). */
+  const scope = (req: IncomingMessage) => (runtime.observer.scoped() ? scopeOf(req, deps.ipOf(req)) : undefined);
   /** A call context whose signal aborts when the caller goes away before the answer. */
-  const ctx = (p: Principal, res: ServerResponse) => responseContext(p, 'svc', logger, res);
+  const ctx = (p: Principal, req: IncomingMessage, res: ServerResponse) => responseContext(p, 'svc', logger, res, scope(req));
   const fail = (res: ServerResponse, e: unknown) => sendError(res, toSvcError(e, logger), gate, '/svc');
 
   /** POST /svc/tools/NAME on Node's own request/response API: the Express route and the server's direct path both run it. */
@@ -58,12 +61,12 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
       // A plain POST to a task-required tool is not refused here: /svc makes it the task it must be.
       const d = mode && decideAugmentation(mode, /\brespond-async\b/i.test(String(req.headers.prefer ?? '')));
       if (deps.tasks && d && (!d.ok || d.task)) {
-        const t = await deps.tasks.begin({ name, args, principal: p, transport: 'svc', catalog: cat });
+        const t = await deps.tasks.begin({ name, args, principal: p, transport: 'svc', catalog: cat, scope: scope(req) });
         res.setHeader('Location', `/svc/tasks/${t.id}`);
         res.setHeader('Retry-After', String(Math.ceil(t.pollIntervalMs / 1000)));
         return sendJson(res, 202, taskBody(t));
       }
-      const result = await runtime.callTool(name, args, ctx(p, res), cat);
+      const result = await runtime.callTool(name, args, ctx(p, req, res), cat);
       if (result.isError) return fail(res, new SvcError('BACKEND_FAILED', textOf(result), { data: { content: result.content } }));
       sendJson(res, 200, toolBody(result));
     } catch (e) {
@@ -88,7 +91,7 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
     const as = req.query.as;
     if (as !== undefined) {
       if (!p.scopes.has(EXPLAIN_ANY_SCOPE)) {
-        return fail(res, denial(logger, p, 'svc', 'explain', String(as), { ok: false, required: [EXPLAIN_ANY_SCOPE], missing: [EXPLAIN_ANY_SCOPE], reason: 'missing_scope' }));
+        return fail(res, denial(logger, p, 'svc', 'explain', String(as), { ok: false, required: [EXPLAIN_ANY_SCOPE], missing: [EXPLAIN_ANY_SCOPE], reason: 'missing_scope' }, runtime.observer, scope(req)));
       }
       const other = typeof as === 'string' ? (res.locals.policy as PolicySnapshot | undefined)?.tokens?.principalNamed(as) : undefined;
       if (!other) return fail(res, new SvcError('NOT_FOUND', `no token named ${String(as)}`));
@@ -112,7 +115,7 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
     const uri = req.query.uri;
     if (typeof uri !== 'string' || !uri) return fail(res, new SvcError('INVALID_REQUEST', 'give the resource as ?uri=…'));
     try {
-      res.json({ contents: await runtime.readResource(uri, ctx(principalOf(res), res), catalogOf(res)) });
+      res.json({ contents: await runtime.readResource(uri, ctx(principalOf(res), req, res), catalogOf(res)) });
     } catch (e) {
       fail(res, e);
     }
@@ -120,7 +123,7 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
 
   r.post('/prompts/:name', async (req, res) => {
     try {
-      res.json(await runtime.getPrompt(req.params.name as string, await readJson(req, deps.bodyLimit), ctx(principalOf(res), res), catalogOf(res)));
+      res.json(await runtime.getPrompt(req.params.name as string, await readJson(req, deps.bodyLimit), ctx(principalOf(res), req, res), catalogOf(res)));
     } catch (e) {
       fail(res, e);
     }
@@ -128,17 +131,17 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
 
   const tasks = deps.tasks;
   if (tasks) {
-    const who = (res: Response) => ({ principal: principalOf(res), transport: 'svc' as const, catalog: catalogOf(res) });
-    r.get('/tasks', async (_req, res) => {
+    const who = (req: IncomingMessage, res: Response) => ({ principal: principalOf(res), transport: 'svc' as const, catalog: catalogOf(res), scope: scope(req) });
+    r.get('/tasks', async (req, res) => {
       try {
-        res.json({ tasks: (await tasks.listAll(who(res))).map((t) => taskBody(t)) });
+        res.json({ tasks: (await tasks.listAll(who(req, res))).map((t) => taskBody(t)) });
       } catch (e) {
         fail(res, e);
       }
     });
     r.get('/tasks/:id', async (req, res) => {
       try {
-        const t = await tasks.find(req.params.id as string, who(res));
+        const t = await tasks.find(req.params.id as string, who(req, res));
         if (t.status === 'working' || t.status === 'input_required') res.setHeader('Retry-After', String(Math.ceil(t.pollIntervalMs / 1000)));
         res.json(taskBody(t, true));
       } catch (e) {
@@ -147,7 +150,7 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
     });
     r.delete('/tasks/:id', async (req, res) => {
       try {
-        res.json(taskBody(await tasks.cancelAny(req.params.id as string, who(res)), true));
+        res.json(taskBody(await tasks.cancelAny(req.params.id as string, who(req, res)), true));
       } catch (e) {
         fail(res, e);
       }

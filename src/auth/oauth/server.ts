@@ -44,6 +44,7 @@ import { guardAdapter, storeError } from './store-guard.js';
 import { RateLimiter, type BucketLimits } from './rate-limit.js';
 import { Observer } from '../../observe/observer.js';
 import { hashId } from '../../observe/audit.js';
+import { scopeOf, type RequestScope } from '../../observe/request-scope.js';
 
 export interface OAuthRateLimits {
   token: BucketLimits;
@@ -174,7 +175,7 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
   provider.proxy = true;
   const observer = opts.observer ?? Observer.NONE;
   logEvents(provider, log);
-  observeEvents(provider, observer);
+  observeEvents(provider, observer, (req) => scopeOf(req, opts.caller(req).ip));
   // RFC 6749 §3.3: a request without `scope` asks for the client's default — its allowed scopes.
   provider.use(async (ctx, next) => {
     if (ctx.path === '/authorize' && ctx.method === 'GET' && !ctx.query.scope && typeof ctx.query.client_id === 'string') {
@@ -273,7 +274,7 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
             return;
           }
         }
-        observer.enter(req, (r) => caller(r).ip, () => void callback(req, res));
+        void callback(req, res);
       });
     },
 
@@ -352,27 +353,28 @@ function logEvents(provider: Provider, log: Logger): void {
 }
 
 /** Audit events and token counts from oidc-provider's own events; a grant or token id is written only as a hash. */
-function observeEvents(provider: Provider, obs: Observer): void {
+function observeEvents(provider: Provider, obs: Observer, scopeFor: (req: IncomingMessage) => RequestScope): void {
+  const scope = (ctx: { req: IncomingMessage }) => (obs.scoped() ? scopeFor(ctx.req) : undefined);
   const who = (clientId?: string, sub?: string) => (sub || clientId ? { ...(sub && { sub }), ...(clientId && { client_id: clientId }) } : {});
   provider.on('grant.success', (ctx) => {
     const gt = String(ctx.oidc?.params?.grant_type ?? '');
     const at = ctx.oidc?.entities?.AccessToken as { grantId?: string; accountId?: string; scope?: string } | undefined;
     obs.oauth({
-      decision: gt === 'refresh_token' ? 'refresh' : 'issue', reason: gt || 'grant', transport: 'oauth',
+      decision: gt === 'refresh_token' ? 'refresh' : 'issue', reason: gt || 'grant', transport: 'oauth', scope: scope(ctx),
       detail: { ...who(ctx.oidc?.client?.clientId, at?.accountId), token_kind: 'oauth', ...(at?.grantId && { token_id: hashId(at.grantId) }), scopes_granted: (at?.scope ?? '').split(' ').filter(Boolean) },
     });
   });
   provider.on('grant.error', (ctx, err) => {
-    obs.oauth({ decision: 'deny', reason: String((err as { error?: string }).error ?? 'grant_error'), transport: 'oauth', detail: who(ctx.oidc?.client?.clientId) });
+    obs.oauth({ decision: 'deny', reason: String((err as { error?: string }).error ?? 'grant_error'), transport: 'oauth', scope: scope(ctx), detail: who(ctx.oidc?.client?.clientId) });
   });
   provider.on('grant.revoked', (ctx, grantId) => {
-    obs.oauth({ decision: 'revoke', reason: `grant_revoked_${ctx.oidc?.route ?? 'server'}`, transport: 'oauth', detail: { ...who(ctx.oidc?.client?.clientId), token_id: hashId(grantId) } });
+    obs.oauth({ decision: 'revoke', reason: `grant_revoked_${ctx.oidc?.route ?? 'server'}`, transport: 'oauth', scope: scope(ctx), detail: { ...who(ctx.oidc?.client?.clientId), token_id: hashId(grantId) } });
   });
   provider.on('registration_create.success', (ctx, client) => {
-    obs.oauth({ decision: 'register', reason: 'client_registered', transport: 'oauth', detail: { client_id: client.clientId } });
+    obs.oauth({ decision: 'register', reason: 'client_registered', transport: 'oauth', scope: scope(ctx), detail: { client_id: client.clientId } });
   });
-  provider.on('registration_create.error', () => {
-    obs.oauth({ decision: 'deny', reason: 'registration_refused', transport: 'oauth' });
+  provider.on('registration_create.error', (ctx) => {
+    obs.oauth({ decision: 'deny', reason: 'registration_refused', transport: 'oauth', scope: scope(ctx) });
   });
 }
 
