@@ -7,12 +7,13 @@
 
 import { isSvcError, SvcError } from '../errors.js';
 import type { Catalog } from '../core/catalog.js';
-import type { CallChannel, CallContext, LogLevel, Principal } from '../core/types.js';
+import type { CallChannel, LogLevel, Principal } from '../core/types.js';
 import { isObject, MethodNotFound, runMethod, str, type McpRuntime } from './methods.js';
 import type { Logger } from '../log.js';
 import type { TaskEngine } from '../tasks/engine.js';
 import { LEGACY_TASKS_CAPABILITY, legacyTask, legacyTaskMethod, legacyToolsCall, NOT_A_TASK_METHOD, type TaskCall } from './tasks.js';
 import { TERMINAL } from '../tasks/store.js';
+import { LazyAbort, McpContext } from './lazy-context.js';
 import {
   classify, errorFrom, errorOf, failure, result, RPC,
   type JsonRpcId, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse,
@@ -79,6 +80,59 @@ interface Pending {
   fail(err: SvcError): void;
 }
 
+/** What a request's channel needs of its session (one per session). */
+interface SessionPort {
+  readonly send: Sink;
+  logRank(): number;
+  supports(method: string): boolean;
+  ask(call: SessionCall, method: string, params: Record<string, unknown>, timeoutMs: number | undefined): Promise<unknown>;
+}
+
+/**
+ * One running request: its abort state (the AbortController only if something reads the signal),
+ * where its messages go (its POST stream while it runs, the session channel after), and the
+ * CallChannel its handler gets.
+ */
+class SessionCall extends LazyAbort implements CallChannel {
+  live = true;
+  readonly #port: SessionPort;
+  readonly #reply: Sink;
+  readonly #token: JsonRpcId | undefined;
+
+  constructor(port: SessionPort, reply: Sink, token: JsonRpcId | undefined) {
+    super();
+    this.#port = port;
+    this.#reply = reply;
+    this.#token = token;
+  }
+
+  send(m: JsonRpcMessage): boolean {
+    return this.live ? this.#reply(m) : this.#port.send(m);
+  }
+
+  async progress(progress: number, total?: number, message?: string): Promise<void> {
+    if (this.#token === undefined) return;
+    this.send({
+      jsonrpc: '2.0', method: 'notifications/progress',
+      params: { progressToken: this.#token, progress, ...(total !== undefined && { total }), ...(message !== undefined && { message }) },
+    });
+  }
+
+  async log(level: LogLevel, data: unknown, logger?: string): Promise<void> {
+    const rank = LOG_LEVELS.indexOf(level);
+    if (rank < 0 || rank < this.#port.logRank()) return;
+    this.send({ jsonrpc: '2.0', method: 'notifications/message', params: { level, data, ...(logger !== undefined && { logger }) } });
+  }
+
+  request(method: string, params: Record<string, unknown>, opts?: { timeoutMs?: number }): Promise<unknown> {
+    return this.#port.ask(this, method, params, opts?.timeoutMs);
+  }
+
+  supports(method: string): boolean {
+    return this.#port.supports(method);
+  }
+}
+
 export class McpSession {
   #state: 'new' | 'ready' | 'closed' = 'new';
   #version = DEFAULT_PROTOCOL_VERSION;
@@ -87,15 +141,22 @@ export class McpSession {
   #seq = 0;
   readonly #opts: SessionOptions;
   readonly #subs = new Set<string>();
-  readonly #inflight = new Map<JsonRpcId, AbortController>();
+  readonly #inflight = new Map<JsonRpcId, SessionCall>();
   readonly #pending = new Map<string, Pending>();
   readonly #unsubscribe: () => void;
   /** Tasks this session started and that have not ended: their status changes are notified here. */
   readonly #tasks = new Set<string>();
   readonly #untask: () => void;
+  readonly #port: SessionPort;
 
   constructor(opts: SessionOptions) {
     this.#opts = opts;
+    this.#port = {
+      send: opts.send,
+      logRank: () => this.#logRank,
+      supports: (method) => !NEEDS[method] || NEEDS[method]! in this.#clientCaps,
+      ask: (call, method, params, timeoutMs) => this.#ask(call, method, params, timeoutMs),
+    };
     this.#unsubscribe = opts.runtime.onChange((c) => {
       if (this.#state !== 'ready') return;
       if (c.tools) this.#notify('notifications/tools/list_changed');
@@ -148,7 +209,7 @@ export class McpSession {
     this.#unsubscribe();
     this.#untask();
     this.#tasks.clear();
-    for (const ac of this.#inflight.values()) ac.abort(new SvcError('NOT_FOUND', 'session ended'));
+    for (const call of this.#inflight.values()) call.abort(new SvcError('NOT_FOUND', 'session ended'));
     for (const p of [...this.#pending.values()]) p.fail(new SvcError('BACKEND_FAILED', 'session ended before the client answered'));
     this.#subs.clear();
   }
@@ -178,25 +239,24 @@ export class McpSession {
     if (msg.method === 'ping') return result(id, {});
     if (this.#state !== 'ready') return errorOf(id, 'INVALID_REQUEST', `send initialize before ${msg.method}`);
     if (this.#inflight.has(id)) return errorOf(id, 'INVALID_REQUEST', `request id ${JSON.stringify(id)} is already in use`);
-    const ac = new AbortController();
-    this.#inflight.set(id, ac);
-    let live = true;
-    const reply = opts.reply ?? this.#opts.send;
-    const out: Sink = (m) => (live ? reply(m) : this.#opts.send(m));
+    const meta = msg.params?._meta;
+    const token = isObject(meta) && (typeof meta.progressToken === 'string' || typeof meta.progressToken === 'number') ? meta.progressToken : undefined;
+    const call = new SessionCall(this.#port, opts.reply ?? this.#opts.send, token);
+    this.#inflight.set(id, call);
     try {
-      const value = await this.#dispatch(msg, principal, ac.signal, out, opts.catalog ?? this.#opts.runtime.current());
-      return ac.signal.aborted ? this.#interrupted(id, ac.signal) : result(id, value);
+      const value = await this.#dispatch(msg, principal, call, opts.catalog ?? this.#opts.runtime.current());
+      return call.aborted ? this.#interrupted(id, call) : result(id, value);
     } catch (e) {
-      return ac.signal.aborted ? this.#interrupted(id, ac.signal) : this.#errorAnswer(id, msg.method, e);
+      return call.aborted ? this.#interrupted(id, call) : this.#errorAnswer(id, msg.method, e);
     } finally {
-      live = false;
+      call.live = false;
       this.#inflight.delete(id);
     }
   }
 
   /** A call the client cancelled gets no answer; one cut short by the session ending gets NOT_FOUND. */
-  #interrupted(id: JsonRpcId, signal: AbortSignal): JsonRpcResponse | undefined {
-    return signal.reason === CANCELLED ? undefined : errorOf(id, 'NOT_FOUND', 'session ended');
+  #interrupted(id: JsonRpcId, call: SessionCall): JsonRpcResponse | undefined {
+    return call.reason === CANCELLED ? undefined : errorOf(id, 'NOT_FOUND', 'session ended');
   }
 
   #initialize(msg: JsonRpcRequest): JsonRpcResponse {
@@ -215,7 +275,7 @@ export class McpSession {
     });
   }
 
-  async #dispatch(msg: JsonRpcRequest, principal: Principal, signal: AbortSignal, out: Sink, cat: Catalog): Promise<unknown> {
+  async #dispatch(msg: JsonRpcRequest, principal: Principal, call: SessionCall, cat: Catalog): Promise<unknown> {
     const rt = this.#opts.runtime;
     const p = msg.params ?? {};
     switch (msg.method) {
@@ -256,43 +316,22 @@ export class McpSession {
         }
         return runMethod(msg.method, p, {
           runtime: rt, catalog: cat, principal,
-          context: () => this.#context(msg, principal, signal, out),
+          context: () => new McpContext(principal, this.#opts.logger, this.#opts.transport, call, call, isObject(msg.params?._meta) ? msg.params._meta : undefined),
           inputErrorsAsToolResults: this.#version >= '2025-11-25',
         });
       }
     }
   }
 
-  #context(msg: JsonRpcRequest, principal: Principal, signal: AbortSignal, out: Sink): CallContext {
-    const meta = msg.params?._meta;
-    const token = isObject(meta) && (typeof meta.progressToken === 'string' || typeof meta.progressToken === 'number') ? meta.progressToken : undefined;
-    const channel: CallChannel = {
-      progress: async (progress, total, message) => {
-        if (token === undefined) return;
-        out({
-          jsonrpc: '2.0', method: 'notifications/progress',
-          params: { progressToken: token, progress, ...(total !== undefined && { total }), ...(message !== undefined && { message }) },
-        });
-      },
-      log: async (level, data, logger) => {
-        const rank = LOG_LEVELS.indexOf(level);
-        if (rank < 0 || rank < this.#logRank) return;
-        out({ jsonrpc: '2.0', method: 'notifications/message', params: { level, data, ...(logger !== undefined && { logger }) } });
-      },
-      request: (method, params, o) => this.#ask(out, method, params, o?.timeoutMs, signal),
-      supports: (method) => !NEEDS[method] || NEEDS[method]! in this.#clientCaps,
-    };
-    return { principal, signal, log: this.#opts.logger, transport: this.#opts.transport, channel, ...(isObject(meta) && { meta }) };
-  }
-
   /** A server→client request. Failures are SvcError BACKEND_FAILED / BACKEND_TIMEOUT (a tool error if uncaught). */
-  #ask(out: Sink, method: string, params: Record<string, unknown>, timeoutMs: number | undefined, signal: AbortSignal): Promise<unknown> {
+  #ask(call: SessionCall, method: string, params: Record<string, unknown>, timeoutMs: number | undefined): Promise<unknown> {
     const cap = NEEDS[method];
     if (cap && !(cap in this.#clientCaps)) {
       return Promise.reject(new SvcError('BACKEND_FAILED', `the client did not declare the ${cap} capability, so ${method} cannot be sent`));
     }
     if (this.#state === 'closed') return Promise.reject(new SvcError('BACKEND_FAILED', 'session ended'));
     const id = `s${++this.#seq}`;
+    const signal = call.signal;
     return new Promise((resolve, reject) => {
       const done = (cancelReason?: string) => {
         clearTimeout(timer);
@@ -320,7 +359,7 @@ export class McpSession {
           reject(err);
         },
       });
-      if (!out({ jsonrpc: '2.0', id, method, params })) {
+      if (!call.send({ jsonrpc: '2.0', id, method, params })) {
         done();
         reject(new SvcError('BACKEND_FAILED', `no open stream to the client can carry ${method}`));
       }
