@@ -141,7 +141,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   if (svcT) app.use('/svc', guard('/svc'), svcT.router);
   sessions = new SessionRegistry({ logger: log, idleMs: cfg.server.mcp_session_idle_ms, maxSessions: cfg.server.mcp_max_sessions });
   const rounds = inputRoundsFor(cfg.server, cfg.base_dir);
-  const mcp = isPublic('/mcp') || isProtected('/mcp') ? mountMcp(app, { runtime, gate, config: cfg, logger: log, sessions, rounds, tasks, guard: guard('/mcp') }) : undefined;
+  const mcp = isPublic('/mcp') || isProtected('/mcp') ? mountMcp(app, { runtime, gate, config: cfg, logger: log, sessions, rounds, tasks, guard: guard('/mcp'), ipOf }) : undefined;
   if (isPublic('/ws') || isProtected('/ws')) mountWs(app, { runtime, gate, door, ipOf, store, config: cfg, logger: log, wss, sessions, rounds, tasks });
   oauth?.mount(app); // discovery, OAuth endpoints, login/consent pages: no body parser of ours runs before them
   oauth?.onRevoked((grantId) => sessions.credentialRevoked(grantId)); // on every replica sharing the store

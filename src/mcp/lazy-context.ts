@@ -9,6 +9,7 @@
 
 import type { CallChannel, CallContext, Principal } from '../core/types.js';
 import type { Logger } from '../log.js';
+import type { RequestScope } from '../observe/request-scope.js';
 
 /** Anything that hands out a call's AbortSignal on demand. */
 export interface SignalSource {
@@ -54,14 +55,16 @@ export class McpContext implements CallContext {
   readonly transport: 'mcp' | 'ws';
   readonly channel: CallChannel;
   readonly meta?: Readonly<Record<string, unknown>>;
+  readonly scope?: RequestScope;
   readonly #abort: SignalSource;
 
-  constructor(principal: Principal, log: Logger, transport: 'mcp' | 'ws', channel: CallChannel, abort: SignalSource, meta: Readonly<Record<string, unknown>> | undefined) {
+  constructor(principal: Principal, log: Logger, transport: 'mcp' | 'ws', channel: CallChannel, abort: SignalSource, meta: Readonly<Record<string, unknown>> | undefined, scope: RequestScope | undefined) {
     this.principal = principal;
     this.log = log;
     this.transport = transport;
     this.channel = channel;
     this.meta = meta;
+    this.scope = scope;
     this.#abort = abort;
   }
 

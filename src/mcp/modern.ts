@@ -26,6 +26,7 @@ import { isObject, MethodNotFound, runMethod, SHARED_METHODS, type McpRuntime } 
 import { headerProblem, type HeaderView } from './modern-headers.js';
 import { withInputRounds, type InputRounds, type RoundRequest } from './input-rounds.js';
 import type { TaskEngine } from '../tasks/engine.js';
+import type { RequestScope } from '../observe/request-scope.js';
 import { declaresExtension, detailedTask, missingExtension, MODERN_TASK_METHODS, modernTaskMethod, modernToolsCall, TASKS_EXTENSION, type TaskCall } from './tasks.js';
 
 export const MODERN_VERSION = '2026-07-28';
@@ -147,7 +148,7 @@ export class ModernProtocol {
   }
 
   /** Serve one admitted request. `sink` carries the request's own notifications (progress, logs); `signal` (made on first use) aborts when the client goes away. */
-  async handle(msg: JsonRpcRequest, meta: ModernMeta, principal: Principal, sink: (m: JsonRpcNotification) => boolean, cat: Catalog, signal?: () => AbortSignal): Promise<ModernAnswer> {
+  async handle(msg: JsonRpcRequest, meta: ModernMeta, principal: Principal, sink: (m: JsonRpcNotification) => boolean, cat: Catalog, signal?: () => AbortSignal, scope?: RequestScope): Promise<ModernAnswer> {
     const id = msg.id;
     const p = msg.params ?? {};
     try {
@@ -155,12 +156,12 @@ export class ModernProtocol {
       if (msg.method === 'subscriptions/listen') throw new SvcError('INVALID_REQUEST', 'subscriptions/listen needs a stream: use POST /mcp with Accept: text/event-stream, or /ws');
       const run = (channel: CallChannel) => runMethod(msg.method, p, {
         runtime: this.#opts.runtime, catalog: cat, principal,
-        context: () => this.#context(principal, channel, signal, p._meta),
+        context: () => this.#context(principal, channel, signal, p._meta, scope),
         inputErrorsAsToolResults: true,
       });
       const tasks = this.#opts.tasks;
       if (tasks && (msg.method === 'tools/call' || MODERN_TASK_METHODS.has(msg.method))) {
-        const call: TaskCall = { tasks, catalog: cat, principal, transport: this.#opts.transport, rounds: { rounds: this.#opts.rounds, base: this.#base(msg, meta, sink) } };
+        const call: TaskCall = { tasks, catalog: cat, principal, transport: this.#opts.transport, scope, rounds: { rounds: this.#opts.rounds, base: this.#base(msg, meta, sink) } };
         const answer = msg.method === 'tools/call' ? await modernToolsCall(p, meta.capabilities, call) : await modernTaskMethod(msg.method, p, meta.capabilities, call);
         if (answer) return ok(id, this.#result(cat, answer, undefined));
       } else if (MODERN_TASK_METHODS.has(msg.method)) throw new MethodNotFound(msg.method);
@@ -307,10 +308,11 @@ export class ModernProtocol {
     };
   }
 
-  #context(principal: Principal, channel: CallChannel, signal: (() => AbortSignal) | undefined, meta: unknown): CallContext {
+  #context(principal: Principal, channel: CallChannel, signal: (() => AbortSignal) | undefined, meta: unknown, scope: RequestScope | undefined): CallContext {
     return {
       principal,
       channel,
+      scope,
       ...(isObject(meta) && { meta }),
       get signal() {
         return signal ? signal() : NEVER;

@@ -14,6 +14,7 @@ import type { TaskEngine } from '../tasks/engine.js';
 import { LEGACY_TASKS_CAPABILITY, legacyTask, legacyTaskMethod, legacyToolsCall, NOT_A_TASK_METHOD, type TaskCall } from './tasks.js';
 import { TERMINAL } from '../tasks/store.js';
 import { LazyAbort, McpContext } from './lazy-context.js';
+import type { RequestScope } from '../observe/request-scope.js';
 import {
   classify, errorFrom, errorOf, failure, result, RPC,
   type JsonRpcId, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse,
@@ -60,6 +61,8 @@ export interface HandleOptions {
   reply?: Sink;
   /** The catalog snapshot to use (a transport that pre-checked scopes passes the one it checked). */
   catalog?: Catalog;
+  /** The request's address and trace headers (audit log, tracing), when the transport built them. */
+  scope?: RequestScope;
 }
 
 export type HandleResult = JsonRpcResponse | JsonRpcResponse[] | undefined;
@@ -244,7 +247,7 @@ export class McpSession {
     const call = new SessionCall(this.#port, opts.reply ?? this.#opts.send, token);
     this.#inflight.set(id, call);
     try {
-      const value = await this.#dispatch(msg, principal, call, opts.catalog ?? this.#opts.runtime.current());
+      const value = await this.#dispatch(msg, principal, call, opts.catalog ?? this.#opts.runtime.current(), opts.scope);
       return call.aborted ? this.#interrupted(id, call) : result(id, value);
     } catch (e) {
       return call.aborted ? this.#interrupted(id, call) : this.#errorAnswer(id, msg.method, e);
@@ -275,7 +278,7 @@ export class McpSession {
     });
   }
 
-  async #dispatch(msg: JsonRpcRequest, principal: Principal, call: SessionCall, cat: Catalog): Promise<unknown> {
+  async #dispatch(msg: JsonRpcRequest, principal: Principal, call: SessionCall, cat: Catalog, scope: RequestScope | undefined): Promise<unknown> {
     const rt = this.#opts.runtime;
     const p = msg.params ?? {};
     switch (msg.method) {
@@ -302,7 +305,7 @@ export class McpSession {
       default: {
         const tasks = this.#opts.tasks;
         if (tasks) {
-          const call: TaskCall = { tasks, catalog: cat, principal, transport: this.#opts.transport };
+          const call: TaskCall = { tasks, catalog: cat, principal, transport: this.#opts.transport, scope };
           if (msg.method === 'tools/call') {
             const created = await legacyToolsCall(p, call);
             if (created) {
@@ -316,7 +319,7 @@ export class McpSession {
         }
         return runMethod(msg.method, p, {
           runtime: rt, catalog: cat, principal,
-          context: () => new McpContext(principal, this.#opts.logger, this.#opts.transport, call, call, isObject(msg.params?._meta) ? msg.params._meta : undefined),
+          context: () => new McpContext(principal, this.#opts.logger, this.#opts.transport, call, call, isObject(msg.params?._meta) ? msg.params._meta : undefined, scope),
           inputErrorsAsToolResults: this.#version >= '2025-11-25',
         });
       }

@@ -28,6 +28,7 @@ import { TERMINAL } from '../tasks/store.js';
 import { decideAugmentation } from '../tasks/augmentation.js';
 import { isObject, str } from './methods.js';
 import { withInputRounds, type InputRounds } from './input-rounds.js';
+import type { RequestScope } from '../observe/request-scope.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 export const RELATED_TASK = 'io.modelcontextprotocol/related-task';
@@ -40,6 +41,8 @@ export interface TaskCall {
   catalog: Catalog;
   principal: Principal;
   transport: 'mcp' | 'ws';
+  /** The request's address and trace headers (audit log, tracing), when the transport built them. */
+  scope?: RequestScope;
   /** 2026-07-28: the input_required rounds a tool declaring ask_before_task answers before its task exists. */
   rounds?: { rounds: InputRounds; base: Pick<CallChannel, 'progress' | 'log'> };
 }
@@ -50,7 +53,7 @@ const TOOL_ERRORS = new Set(['BACKEND_FAILED', 'BACKEND_TIMEOUT']);
 /** Starts the task; invalid arguments are an isError tool result, as for a plain call in both eras. */
 async function startOrInputError(c: TaskCall, r: { name: string; args: unknown; askable?: ReadonlySet<string> }): Promise<TaskRecord | ToolResult> {
   try {
-    return await c.tasks.begin({ ...r, principal: c.principal, transport: c.transport, catalog: c.catalog });
+    return await c.tasks.begin({ ...r, principal: c.principal, transport: c.transport, catalog: c.catalog, scope: c.scope });
   } catch (e) {
     if (e instanceof SvcError && e.code === 'INVALID_INPUT') return toolErrorResult(e);
     throw e;
@@ -80,7 +83,7 @@ export async function legacyToolsCall(p: Record<string, unknown>, c: TaskCall): 
 }
 
 export async function legacyTaskMethod(method: string, p: Record<string, unknown>, c: TaskCall): Promise<unknown> {
-  const who = { principal: c.principal, transport: c.transport, catalog: c.catalog };
+  const who = { principal: c.principal, transport: c.transport, catalog: c.catalog, scope: c.scope };
   switch (method) {
     case 'tasks/get':
       return legacyTask(await c.tasks.find(str(p, 'taskId'), who));
@@ -164,7 +167,7 @@ export async function modernToolsCall(p: Record<string, unknown>, caps: Record<s
 
 /** ask_before_task: an input_required round, or the CreateTaskResult once the handler called startTask() (or ended). */
 async function askThenTask(p: Record<string, unknown>, caps: Record<string, unknown>, c: TaskCall, name: string): Promise<Record<string, unknown>> {
-  const who = { principal: c.principal, transport: c.transport, catalog: c.catalog };
+  const who = { principal: c.principal, transport: c.transport, catalog: c.catalog, scope: c.scope };
   let started: TaskRecord | undefined;
   try {
     const got = await withInputRounds(c.rounds!.rounds, { method: 'tools/call', name, params: p, principal: c.principal, clientCapabilities: caps }, c.rounds!.base, async (before) => {
@@ -189,7 +192,7 @@ export const MODERN_TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 't
 
 export async function modernTaskMethod(method: string, p: Record<string, unknown>, caps: Record<string, unknown>, c: TaskCall): Promise<Record<string, unknown>> {
   if (!declaresExtension(caps)) throw missingExtension(method);
-  const who = { principal: c.principal, transport: c.transport, catalog: c.catalog };
+  const who = { principal: c.principal, transport: c.transport, catalog: c.catalog, scope: c.scope };
   const id = str(p, 'taskId');
   switch (method) {
     case 'tasks/get':

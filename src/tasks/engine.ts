@@ -183,7 +183,7 @@ export class TaskEngine {
     if (mine >= this.#opts.maxRunningPerPrincipal || all >= this.#opts.maxRunning) {
       const which = mine >= this.#opts.maxRunningPerPrincipal ? `you have ${mine} running (server.task_max_running_per_principal)` : `the server has ${all} running (server.task_max_running)`;
       log.warn({ event: 'task.refused', sub: req.principal.sub, client_id: req.principal.clientId, tool: req.name, reason: 'limit' }, `task for ${req.name} refused: ${which}`);
-      this.#obs.limited('task_limit', `tool:${req.name}`, req.transport, req.principal);
+      this.#obs.limited('task_limit', `tool:${req.name}`, req.transport, req.principal, undefined, req.scope);
       throw new SvcError('TASK_LIMIT_REACHED', `too many running tasks: ${which}; wait for one to finish or cancel one`);
     }
     const now = new Date().toISOString();

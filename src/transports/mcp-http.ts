@@ -14,6 +14,7 @@
 // HTTP statuses, no session, GET/DELETE answered 405, subscriptions/listen as an SSE
 // stream that a server shutdown ends).
 
+import { scopeOf, type RequestScope } from '../observe/request-scope.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Application, type RequestHandler } from 'express';
 import type { TaskEngine } from '../tasks/engine.js';
@@ -50,6 +51,8 @@ export interface McpDeps {
   rounds: InputRounds;
   /** Runs before the transport and sets res.locals.principal (the route's auth or the anonymous principal). */
   guard?: RequestHandler;
+  /** The caller's address (server.trust_proxy), for the audit log. */
+  ipOf: (req: IncomingMessage) => string | undefined;
 }
 
 export interface McpHandle {
@@ -141,7 +144,7 @@ function postHandler(deps: McpDeps, log: Logger, modern: ModernProtocol, listens
       if (req.headers['mcp-session-id'] !== undefined) return reject(res, new SvcError('INVALID_REQUEST', 'initialize opens a new session: send it without Mcp-Session-Id'));
       e = sessions.create(p, 'mcp', (entry) => new McpSession({ runtime, logger: log, transport: 'mcp', send: (m) => SessionRegistry.send(entry, m), tasks: deps.tasks }));
       if (!e) {
-        deps.runtime.observer.limited('mcp_session_cap', '/mcp', 'mcp', p);
+        deps.runtime.observer.limited('mcp_session_cap', '/mcp', 'mcp', p, undefined, scopeFor(deps, req));
         return reject(res, new SvcError('NOT_READY', 'too many MCP sessions are busy; retry later'));
       }
     } else {
@@ -150,7 +153,7 @@ function postHandler(deps: McpDeps, log: Logger, modern: ModernProtocol, listens
     }
 
     const cat = pinned ?? runtime.current();
-    if (await stepUp(deps, log, res, messages, p, cat)) return;
+    if (await stepUp(deps, log, req, res, messages, p, cat)) return;
 
     const entry = e;
     const hasRequest = messages.some((m) => isRecord(m) && typeof m.method === 'string' && m.id !== undefined);
@@ -158,11 +161,11 @@ function postHandler(deps: McpDeps, log: Logger, modern: ModernProtocol, listens
     try {
       if (!hasRequest) {
         // Notifications and answers get 202; a message that is neither gets its -32600 with a 400.
-        const answer = await entry.session.handle(body, p, { catalog: cat });
+        const answer = await entry.session.handle(body, p, { catalog: cat, scope: scopeFor(deps, req) });
         return answer === undefined ? sendEmpty(res, 202) : sendJson(res, 400, answer);
       }
       const reply = new PostReply(res, accept, (m) => SessionRegistry.send(entry, m));
-      const answer = await entry.session.handle(body, p, { reply: reply.sink, catalog: cat });
+      const answer = await entry.session.handle(body, p, { reply: reply.sink, catalog: cat, scope: scopeFor(deps, req) });
       if (isInit(body)) {
         if (entry.session.initialized) {
           sessions.add(entry);
@@ -188,7 +191,7 @@ async function modernPost(deps: McpDeps, log: Logger, modern: ModernProtocol, li
   const msg = c.msg;
   const adm = modern.admit(msg, headerView(req), cat);
   if (!adm.ok) return sendJson(res, adm.status, adm.answer);
-  if (await stepUp(deps, log, res, [msg], p, cat)) return;
+  if (await stepUp(deps, log, req, res, [msg], p, cat)) return;
   if (msg.method === 'subscriptions/listen') return listenStream(modern, listens, res, msg, p, accept);
   const reply = new PostReply(res, accept, () => false);
   let signal: AbortSignal | undefined;
@@ -202,7 +205,7 @@ async function modernPost(deps: McpDeps, log: Logger, modern: ModernProtocol, li
     }
     return signal;
   };
-  const { status, answer } = await modern.handle(msg, adm.meta, p, reply.sink, cat, lazySignal);
+  const { status, answer } = await modern.handle(msg, adm.meta, p, reply.sink, cat, lazySignal, scopeFor(deps, req));
   if (status !== 200 && !reply.streaming) return res.destroyed ? undefined : sendJson(res, status, answer);
   reply.finish(answer);
 }
@@ -239,7 +242,12 @@ function headerView(req: IncomingMessage): HeaderView {
  * filled from the arguments); one over its quota gets 429 with Retry-After. A bound-argument
  * refusal is not a scope problem: it is left to the call, which answers ARGUMENT_BOUND.
  */
-async function stepUp(deps: McpDeps, log: Logger, res: ServerResponse, messages: unknown[], p: Principal, cat: ReturnType<Runtime['current']>): Promise<boolean> {
+/** The request's scope for the audit log and tracing (only while either is on). */
+function scopeFor(deps: McpDeps, req: IncomingMessage): RequestScope | undefined {
+  return deps.runtime.observer.scoped() ? scopeOf(req, deps.ipOf(req)) : undefined;
+}
+
+async function stepUp(deps: McpDeps, log: Logger, req: IncomingMessage, res: ServerResponse, messages: unknown[], p: Principal, cat: ReturnType<Runtime['current']>): Promise<boolean> {
   for (const m of messages) {
     if (!isRecord(m) || typeof m.method !== 'string' || m.id === undefined || !isRecord(m.params)) continue;
     const what = CHECKED[m.method];
@@ -247,7 +255,7 @@ async function stepUp(deps: McpDeps, log: Logger, res: ServerResponse, messages:
     if (!what || typeof key !== 'string') continue;
     const d = deps.runtime.check(what[0], key, p, cat, m.params.arguments);
     if (d && !d.ok && d.reason !== 'bound_argument') {
-      const err = denial(log, p, 'mcp', what[0], key, d, deps.runtime.observer);
+      const err = denial(log, p, 'mcp', what[0], key, d, deps.runtime.observer, scopeFor(deps, req));
       res.setHeader('WWW-Authenticate', deps.gate.challenge({ error: 'insufficient_scope', scopes: d.required, route: '/mcp' }));
       sendJson(res, 403, errorFrom(idOf(m), err));
       return true;

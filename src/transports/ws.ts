@@ -16,6 +16,7 @@
 // Close codes: 4401 credential expired/revoked/rotated · 1009 message too big · 1008 the
 // client does not read its answers · 1001 server shutting down.
 
+import { scopeOf } from '../observe/request-scope.js';
 import type { IncomingMessage } from 'node:http';
 import type { Application } from 'express';
 import type expressWs from 'express-ws';
@@ -110,6 +111,8 @@ export function mountWs(app: Application, deps: WsDeps): void {
   (app as expressWs.Application).ws('/ws', (ws, req) => {
     const principal = principals.get(req);
     if (!principal) return ws.close(WS_CLOSE.CREDENTIAL_INVALID, 'not authenticated');
+    // Every message belongs to the upgrade request: its address and traceparent (audit log, tracing).
+    const scope = runtime.observer.scoped() ? scopeOf(req, deps.ipOf(req)) : undefined;
     let alive = true;
     let inflight = 0;
     // Credential re-checks run in arrival order so a message is never dispatched ahead of an earlier one.
@@ -149,7 +152,7 @@ export function mountWs(app: Application, deps: WsDeps): void {
         });
         return void send(sub.ack);
       }
-      send((await modern.handle(c.msg, adm.meta, principal, send, cat)).answer);
+      send((await modern.handle(c.msg, adm.meta, principal, send, cat, undefined, scope)).answer);
     };
     deps.sessions.add(entry);
     const stillValid = async (): Promise<boolean> => {
@@ -181,8 +184,7 @@ export function mountWs(app: Application, deps: WsDeps): void {
       deps.sessions.end(entry, 'socket closed');
     });
     // ws 7 (bundled by express-ws) hands text frames over as strings and binary frames as Buffers.
-    // Each message runs in the upgrade request's scope (address, traceparent) when the audit log or tracing is on.
-    ws.on('message', (data: Buffer | string) => runtime.observer.enter(req, deps.ipOf, () => onMessage(data)));
+    ws.on('message', (data: Buffer | string) => void onMessage(data));
     const onMessage = async (data: Buffer | string) => {
       alive = true;
       let msg: unknown;
@@ -196,7 +198,7 @@ export function mountWs(app: Application, deps: WsDeps): void {
       const requests = requestIds(msg);
       if (requests.length && inflight + requests.length > maxInFlight) {
         if (!(await ok)) return;
-        runtime.observer.limited('ws_max_in_flight', '/ws', 'ws', principal);
+        runtime.observer.limited('ws_max_in_flight', '/ws', 'ws', principal, undefined, scope);
         for (const id of requests) send(errorOf(id, 'RATE_LIMITED', `at most ${maxInFlight} requests may be unanswered on one socket`));
         return;
       }
@@ -204,7 +206,7 @@ export function mountWs(app: Application, deps: WsDeps): void {
       try {
         if (!(await ok)) return;
         if (isModern(msg, session.initialized) || listens.has(cancelledId(msg) ?? '')) return await serveModern(msg);
-        const answer = await session.handle(msg, principal);
+        const answer = await session.handle(msg, principal, { scope });
         for (const m of answer === undefined ? [] : Array.isArray(answer) ? answer : [answer]) send(m);
       } catch (e) {
         log.error({ err: e }, 'ws message failed unexpectedly');
