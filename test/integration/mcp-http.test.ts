@@ -319,6 +319,7 @@ describe('MCP session registry limits (through mountMcp)', () => {
       gate: createGate({ realm: 'limits', defaultScopes: () => [] }),
       config: resolveConfig({ server: { host: '127.0.0.1' } }),
       logger,
+      ipOf: (req) => req.socket.remoteAddress,
       guard: (_req, res, next) => {
         res.locals.principal = anyone;
         next();

@@ -36,6 +36,7 @@ import { registerIdJagGrant } from './id-jag-grant.js';
 import { createCimd } from './cimd.js';
 import { interactionRouter } from './interactions.js';
 import { VerifiedTokens } from './token-cache.js';
+import { EngineRequests } from './engine-storage.js';
 import { loadOrCreateKeys } from './keys.js';
 import { authorizationServerMetadata, protectedResourceMetadata } from './metadata.js';
 import { oidcConfiguration } from './oidc-config.js';
@@ -185,6 +186,7 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
     await next();
   });
   const callback = provider.callback();
+  const engine = new EngineRequests(); // its AsyncLocalStorage on only while it answers (engine-storage.ts)
 
   const limits = { ...rateLimits(oauth.rate_limits), ...opts.limits };
   const tokenLimit = new RateLimiter(limits.token);
@@ -274,7 +276,7 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
             return;
           }
         }
-        void callback(req, res);
+        void engine.run(() => callback(req, res));
       });
     },
 
