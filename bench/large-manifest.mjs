@@ -25,6 +25,8 @@ import { performance } from 'node:perf_hooks';
 import { generateManifest, requiredArgs, toolName } from './lib/gen-manifest.mjs';
 import { installCleanup, ROOT, rssMiB, sleep, startServer, stopServer, waitFor200 } from './lib/proc.mjs';
 import { median } from './lib/report.mjs';
+import { linePlot } from './lib/svg-plot.mjs';
+import { fileURLToPath } from 'node:url';
 
 const VERSION = '2026-07-28';
 const META = { 'io.modelcontextprotocol/protocolVersion': VERSION, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'large-manifest-bench', version: '1.0.0' } };
@@ -200,14 +202,11 @@ function table(rows) {
   return [head, head.replace(/[^|]+/g, '---'), ...lines].join('\n');
 }
 
-async function main() {
-  installCleanup();
-  const sizes = arg('--sizes', '10,1000,10000').split(',').map(Number);
-  const samples = Number(arg('--samples', '15'));
-  const same = process.argv.includes('--same-schemas');
-  const json = process.argv.includes('--json');
-  const pageSize = arg('--page-size') && Number(arg('--page-size'));
-  const out = resolve(ROOT, arg('--out', 'bench/results/large-manifest.json'));
+/**
+ * Measures each size (fresh servers; every answer checked) and writes `out` (JSON columns for the plots).
+ * Resolves { rows, result, table }.
+ */
+export async function runLarge({ sizes = [10, 1000, 10000], same = false, json = false, pageSize, samples = 15, out } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'fastsvc-large-'));
   const rows = [];
   try {
@@ -226,13 +225,72 @@ async function main() {
     rssMiB: col('rssReadyMiB'), rssAfterListMiB: col('rssListMiB'), reloadPeakMiB: col('rssReloadPeakMiB'),
     validateMs: col('validateMs'), validatePeakMiB: col('validatePeakMiB'), pages: rows.map((r) => r.pages),
   };
-  mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
-  process.stdout.write(`${table(rows)}\n\n(${same ? 'identical' : 'distinct'} input schemas, ${json ? 'JSON' : 'YAML'} manifest; medians of ${samples}; JSON: ${out})\n`);
+  if (out) {
+    mkdirSync(dirname(out), { recursive: true });
+    writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
+  }
+  return { rows, result, table: table(rows) };
+}
+
+/** Issue 17's large-manifest targets at the largest size measured, for one format's result. */
+function verdicts(r) {
+  const i = r.capabilities.length - 1;
+  const check = (what, got, max, unit) => `| ${what} (${r.format}, ${r.capabilities[i]} tools) | ${got} ${unit} | ${got <= max ? 'met' : `missed by ${Math.round((got / max - 1) * 100)}%`} |`;
+  return [
+    check('ready ≤ 1,500 ms', r.readyMs[i], 1500, 'ms'),
+    check('reload ≤ 1,500 ms', r.reloadMs[i], 1500, 'ms'),
+    check('RSS at ready ≤ 150 MiB', r.rssMiB[i], 150, 'MiB'),
+    check('tools/list (first page) ≤ 5 ms', r.listMs[i], 5, 'ms'),
+  ];
+}
+
+/**
+ * The whole large-manifest part of a bench run: YAML and JSON catalogs of `sizes` distinct-schema tools, their
+ * JSON under outDir, three plots, and a markdown section (tables, target verdicts, plots) that is also written to
+ * outDir/large-manifest.md. Resolves the markdown.
+ */
+export async function runLargeSection({ outDir, sizes, samples, imagePrefix = 'results/' } = {}) {
+  const yaml = await runLarge({ sizes, samples, out: join(outDir, 'large-manifest.json') });
+  const json = await runLarge({ sizes, samples, json: true, out: join(outDir, 'large-manifest-json.json') });
+  const x = yaml.result.capabilities;
+  const plots = {
+    'large-time.svg': linePlot({ x, series: { 'ready, YAML': yaml.result.readyMs, 'reload, YAML': yaml.result.reloadMs, 'ready, JSON': json.result.readyMs, 'reload, JSON': json.result.reloadMs, 'svc validate, YAML': yaml.result.validateMs } },
+      { title: 'Start-up, reload and validate against catalog size', xLabel: 'tools (distinct input schemas)', yLabel: 'ms', logX: true }),
+    'large-rss.svg': linePlot({ x, series: { 'RSS at ready, YAML': yaml.result.rssMiB, 'reload peak, YAML': yaml.result.reloadPeakMiB, 'RSS at ready, JSON': json.result.rssMiB, 'reload peak, JSON': json.result.reloadPeakMiB } },
+      { title: 'Memory against catalog size', xLabel: 'tools (distinct input schemas)', yLabel: 'MiB', logX: true }),
+    'large-list.svg': linePlot({ x, series: { 'tools/list first page, YAML': yaml.result.listMs, 'tools/list first page, JSON': json.result.listMs, 'tools/call, YAML': yaml.result.callMs } },
+      { title: 'List and call latency against catalog size', xLabel: 'tools (distinct input schemas)', yLabel: 'ms (median)', logX: true }),
+  };
+  for (const [name, svg] of Object.entries(plots)) writeFileSync(join(outDir, name), svg);
+  const md = [
+    `## Large manifests (bench/large-manifest.mjs; distinct input schemas, medians of ${yaml.result.samples})`,
+    `### YAML manifest\n\n${yaml.table}`,
+    `### The same catalog as JSON\n\n${json.table}`,
+    `### Issue 17 large-manifest targets in this run\n\n| target | measured | verdict |\n| --- | --- | --- |\n${[...verdicts(yaml.result), ...verdicts(json.result)].join('\n')}`,
+    Object.keys(plots).map((f) => `![${f}](${imagePrefix}${f})`).join('\n'),
+  ].join('\n\n');
+  writeFileSync(join(outDir, 'large-manifest.md'), `${md}\n`);
+  return md;
+}
+
+async function main() {
+  installCleanup();
+  const same = process.argv.includes('--same-schemas');
+  const json = process.argv.includes('--json');
+  const { table: t, result } = await runLarge({
+    sizes: arg('--sizes', '10,1000,10000').split(',').map(Number),
+    samples: Number(arg('--samples', '15')),
+    same, json,
+    pageSize: arg('--page-size') && Number(arg('--page-size')),
+    out: resolve(ROOT, arg('--out', 'bench/results/large-manifest.json')),
+  });
+  process.stdout.write(`${t}\n\n(${same ? 'identical' : 'distinct'} input schemas, ${json ? 'JSON' : 'YAML'} manifest; medians of ${result.samples})\n`);
   agent.destroy();
 }
 
-main().catch((e) => {
-  process.stderr.write(`large-manifest: ${e.stack ?? e}\n`);
-  process.exit(1);
-});
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  main().catch((e) => {
+    process.stderr.write(`large-manifest: ${e.stack ?? e}\n`);
+    process.exit(1);
+  });
+}

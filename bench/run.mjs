@@ -4,7 +4,7 @@
 // markdown tables with issue 6's targets met or missed (also written to bench/RESULTS.md).
 // Exit 1 when a check or a run fails (with --smoke also on any non-2xx or error; with --strict on an unavailable server).
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -18,9 +18,9 @@ import { OAuthFlow } from './lib/oauth.mjs';
 import { installCleanup, measureStartup, rssMiB, sleep, startServer, stopServer } from './lib/proc.mjs';
 import { environment, memoryTable, reloadTable, scalingTable, serverTable, summarize, targetsTable, throughputTable, writeResults } from './lib/report.mjs';
 
-const USAGE = `usage: node bench/run.mjs [--smoke] [--memory] [--scaling] [--only name,...] [--rounds N] [--seconds S] [--out FILE] [--strict]`;
+const USAGE = `usage: node bench/run.mjs [--smoke] [--memory] [--scaling] [--large] [--only name,...] [--rounds N] [--seconds S] [--out FILE] [--strict]`;
 const options = {
-  smoke: { type: 'boolean' }, memory: { type: 'boolean' }, scaling: { type: 'boolean' }, strict: { type: 'boolean' }, help: { type: 'boolean' },
+  smoke: { type: 'boolean' }, memory: { type: 'boolean' }, scaling: { type: 'boolean' }, large: { type: 'boolean' }, strict: { type: 'boolean' }, help: { type: 'boolean' },
   only: { type: 'string' }, rounds: { type: 'string' }, seconds: { type: 'string' }, out: { type: 'string' },
 };
 let opt;
@@ -222,7 +222,7 @@ async function main() {
     ...(pendingHooks.length ? [`## Not measured yet\n\n${pendingHooks.join('\n')}`] : []),
   ];
   console.log(sections.join('\n\n'));
-  const out = opt.out ?? (smoke ? null : fileURLToPath(new URL('RESULTS.md', import.meta.url)));
+  const out = report;
   if (out) {
     writeResults(out, sections);
     log(`wrote ${out}`);
@@ -322,9 +322,29 @@ async function measureRevocation(entry) {
   return row;
 }
 
-// --scaling: then the scaling curves (bench/scaling.mjs, its own servers), written to bench/results/ (smoke: a temp folder).
-const withScaling = async (code) => (opt.scaling ? Math.max(code, await (await import('./scaling.mjs')).runScaling({ smoke })) : code);
-main().then(withScaling).then((code) => process.exit(code), (err) => {
+// --scaling: then the scaling curves (bench/scaling.mjs, its own servers), written to bench/results/ (smoke: a temp
+// folder). --large: then the large-manifest measurements (bench/large-manifest.mjs; not in smoke mode). Both add
+// their sections (tables and plots) to the report file of this run.
+const RESULTS_DIR = fileURLToPath(new URL('results/', import.meta.url));
+const report = opt.out ?? (smoke ? null : fileURLToPath(new URL('RESULTS.md', import.meta.url)));
+const appendToReport = (md) => report && existsSync(report) && appendFileSync(report, `\n${md.trim()}\n`);
+async function withScaling(code) {
+  if (!opt.scaling) return code;
+  const scaled = await (await import('./scaling.mjs')).runScaling({ smoke });
+  if (!smoke) appendToReport(readFileSync(join(RESULTS_DIR, 'scaling.md'), 'utf8'));
+  return Math.max(code, scaled);
+}
+async function withLarge(code) {
+  if (!opt.large || smoke) return code;
+  try {
+    appendToReport(await (await import('./large-manifest.mjs')).runLargeSection({ outDir: RESULTS_DIR }));
+    return code;
+  } catch (err) {
+    log(`large manifests: FAILED: ${err.message}`);
+    return 1;
+  }
+}
+main().then(withScaling).then(withLarge).then((code) => process.exit(code), (err) => {
   console.error(err);
   process.exit(1);
 });
