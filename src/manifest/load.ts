@@ -17,8 +17,13 @@
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { CORE_SCHEMA, load as loadYaml } from 'js-yaml';
-import { isScalar, LineCounter, parseDocument, visit, type Document, type Node } from 'yaml';
+import type * as Yaml from 'yaml';
+import type { Document, Node } from 'yaml';
+import { lazyRequire } from '../util/lazy-require.js';
 import { SvcError } from '../errors.js';
+
+/** The positioned reader's package, loaded the first time it is needed (most manifests never need it). */
+const yaml = lazyRequire<typeof Yaml>('yaml');
 
 export interface Source {
   file: string;
@@ -136,6 +141,7 @@ function hasDuplicateKey(text: string): boolean {
 }
 
 export function positionedRead(file: string, text: string, env: NodeJS.ProcessEnv, opts: SourceOptions): Source {
+  const { isScalar, LineCounter, parseDocument } = yaml();
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const at = (offset: number) => {
@@ -192,7 +198,7 @@ const VAR = /\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
 /** `unset` is told each unset variable without a default and returns the text to put in its place. */
 function interpolate(doc: Document, env: NodeJS.ProcessEnv, unset: (node: Node, name: string) => string): void {
-  visit(doc, {
+  yaml().visit(doc, {
     Scalar(_key, node) {
       if (typeof node.value !== 'string' || !node.value.includes('${')) return;
       node.value = node.value.replace(VAR, (whole, escaped: string, name: string, fallback: string | undefined) => {
