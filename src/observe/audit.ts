@@ -68,20 +68,58 @@ export function createAudit(cfg: AuditConfig | undefined): Audit {
     enabled: true,
     allows: cfg.allow !== false,
     record(e) {
-      const fields = { capability: e.capability, transport: e.transport, scopes_required: e.scopes_required, ip: e.ip ?? e.scope?.ip, trace_id: traceIdOf(e.scope) };
+      const ip = e.ip ?? e.scope?.ip;
+      const traceId = traceIdOf(e.scope);
       let rest: string;
-      try {
-        rest = JSON.stringify(e.detail ? { ...fields, ...e.detail } : fields);
-      } catch {
-        rest = JSON.stringify({ ...fields, detail: 'unserialisable' }); // a circular or BigInt detail must not lose the event
+      if (e.detail === undefined) {
+        rest = `${fixedFields(e)}${ip === undefined ? '' : `,"ip":${JSON.stringify(ip)}`}${traceId === undefined ? '' : `,"trace_id":"${traceId}"`}`;
+      } else {
+        const fields = { capability: e.capability, transport: e.transport, scopes_required: e.scopes_required, ip, trace_id: traceId };
+        try {
+          rest = jsonFields({ ...fields, ...e.detail });
+        } catch {
+          rest = jsonFields({ ...fields, detail: 'unserialisable' }); // a circular or BigInt detail must not lose the event
+        }
       }
-      const head = `{"level":30,"time":"${isoNow()}","audit":true,"decision":${JSON.stringify(e.decision)},"reason":${JSON.stringify(e.reason)}`;
-      sink.write(`${head}${e.principal ? principalFields(e.principal) : ''}${rest === '{}' ? '}' : `,${rest.slice(1)}`}\n`);
+      sink.write(`{"level":30,"time":"${isoNow()}","audit":true${decisionFields(e.decision, e.reason)}${e.principal ? principalFields(e.principal) : ''}${rest}}\n`);
     },
     close() {
       sink.close();
     },
   };
+}
+
+/** `,"a":1,"b":2` for {a: 1, b: 2} (undefined fields left out), '' for nothing. */
+function jsonFields(o: Record<string, unknown>): string {
+  const json = JSON.stringify(o);
+  return json === '{}' ? '' : `,${json.slice(1, -1)}`;
+}
+
+const decisions = new Map<string, string>();
+
+/** `,"decision":…,"reason":…`, serialised once per pair (reasons are a closed set of codes). */
+function decisionFields(decision: string, reason: string): string {
+  const key = `${decision} ${reason}`;
+  let s = decisions.get(key);
+  if (s === undefined) {
+    s = jsonFields({ decision, reason });
+    if (decisions.size < 1000) decisions.set(key, s);
+  }
+  return s;
+}
+
+const fixed = new WeakMap<readonly string[], Map<string, string>>();
+
+/** `,"capability":…,"transport":…,"scopes_required":[…]`, serialised once per capability's required scopes and transport. */
+function fixedFields(e: AuditEvent): string {
+  const make = () => jsonFields({ capability: e.capability, transport: e.transport, scopes_required: e.scopes_required });
+  if (e.scopes_required === undefined) return make();
+  let byKey = fixed.get(e.scopes_required);
+  if (!byKey) fixed.set(e.scopes_required, (byKey = new Map()));
+  const key = `${e.capability} ${e.transport}`;
+  let s = byKey.get(key);
+  if (s === undefined) byKey.set(key, (s = make()));
+  return s;
 }
 
 const principalJson = new WeakMap<Principal, string>();
