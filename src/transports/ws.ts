@@ -75,6 +75,22 @@ export function mountWs(app: Application, deps: WsDeps): void {
   const maxInFlight = config.server.ws_max_in_flight;
   const pingEvery = config.server.ws_ping_interval_ms;
   const principals = new WeakMap<IncomingMessage, Principal>();
+  // One keep-alive timer for all sockets (not one per socket): each tick runs every open socket's beat.
+  const beats = new Set<() => void>();
+  let pinger: NodeJS.Timeout | undefined;
+  const keepAlive = (beat: () => void) => {
+    beats.add(beat);
+    pinger ??= setInterval(() => {
+      for (const b of beats) b();
+    }, pingEvery).unref();
+  };
+  const stopKeepAlive = (beat: () => void) => {
+    beats.delete(beat);
+    if (beats.size === 0 && pinger) {
+      clearInterval(pinger);
+      pinger = undefined;
+    }
+  };
   const modern = new ModernProtocol({ runtime, logger: log, transport: 'ws', routePublic: config.routes.public.includes('/ws'), supportedVersions: SUPPORTED_VERSIONS, rounds: deps.rounds, tasks: deps.tasks });
 
   const verify = async (req: IncomingMessage): Promise<Verdict> => {
@@ -201,20 +217,21 @@ export function mountWs(app: Application, deps: WsDeps): void {
       end: () => ws.close(WS_CLOSE.GOING_AWAY, 'server shutting down'),
       recheck,
     });
-    const timers = [setInterval(() => {
+    const beat = () => {
       if (!alive) return ws.terminate();
       alive = false;
       ws.ping();
       recheck();
-    }, pingEvery).unref()];
-    if (principal.expiresAt !== undefined) {
-      timers.push(setTimeout(recheck, Math.max(0, principal.expiresAt * 1000 - Date.now()) + 50).unref());
-    }
+    };
+    keepAlive(beat);
+    const expiry = principal.expiresAt === undefined ? undefined
+      : setTimeout(recheck, Math.max(0, principal.expiresAt * 1000 - Date.now()) + 50).unref();
 
     ws.on('pong', () => (alive = true));
     ws.on('error', (err) => log.debug({ err }, 'ws protocol error'));
     ws.on('close', () => {
-      for (const t of timers) clearTimeout(t);
+      stopKeepAlive(beat);
+      clearTimeout(expiry);
       if (listens) for (const stop of [...listens.values()]) stop();
       deps.sessions.end(entry, 'socket closed');
     });
