@@ -18,6 +18,7 @@
 
 import { scopeOf } from '../observe/request-scope.js';
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Application } from 'express';
 import type expressWs from 'express-ws';
 import type { WebSocketServer } from 'ws';
@@ -26,7 +27,7 @@ import type { ResolvedConfig } from '../config.js';
 import type { Principal } from '../core/types.js';
 import { SvcError } from '../errors.js';
 import type { FrontDoor } from '../http/front-door.js';
-import type { PolicyStore } from '../policy/store.js';
+import type { PolicySnapshot, PolicyStore } from '../policy/store.js';
 import type { Logger } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { parseByteSize } from '../util/bytes.js';
@@ -74,6 +75,22 @@ export function mountWs(app: Application, deps: WsDeps): void {
   const maxInFlight = config.server.ws_max_in_flight;
   const pingEvery = config.server.ws_ping_interval_ms;
   const principals = new WeakMap<IncomingMessage, Principal>();
+  // One keep-alive timer for all sockets (not one per socket): each tick runs every open socket's beat.
+  const beats = new Set<() => void>();
+  let pinger: NodeJS.Timeout | undefined;
+  const keepAlive = (beat: () => void) => {
+    beats.add(beat);
+    pinger ??= setInterval(() => {
+      for (const b of beats) b();
+    }, pingEvery).unref();
+  };
+  const stopKeepAlive = (beat: () => void) => {
+    beats.delete(beat);
+    if (beats.size === 0 && pinger) {
+      clearInterval(pinger);
+      pinger = undefined;
+    }
+  };
   const modern = new ModernProtocol({ runtime, logger: log, transport: 'ws', routePublic: config.routes.public.includes('/ws'), supportedVersions: SUPPORTED_VERSIONS, rounds: deps.rounds, tasks: deps.tasks });
 
   const verify = async (req: IncomingMessage): Promise<Verdict> => {
@@ -116,20 +133,39 @@ export function mountWs(app: Application, deps: WsDeps): void {
     let alive = true;
     let inflight = 0;
     // Credential re-checks run in arrival order so a message is never dispatched ahead of an earlier one.
+    // A static token's or the anonymous caller's verdict is decided synchronously, once per policy
+    // snapshot (snapshots and token tables are immutable); an OAuth principal's checks are async
+    // and chained, so each message waits for the checks queued before it.
     let gateQueue: Promise<boolean> = Promise.resolve(true);
+    let checkedSnap: PolicySnapshot | undefined;
+    let checkedOk = true;
 
+    // Answers ready in the same tick leave in one write: the first one corks the TCP socket and the
+    // socket is uncorked once this tick's promise jobs have run (one writev instead of one per answer).
+    const tcp = (ws as unknown as { _socket: Socket })._socket;
+    let corked = false;
+    const uncork = () => {
+      corked = false;
+      tcp.uncork();
+    };
     const send: Sink = (m) => {
       if (ws.readyState !== ws.OPEN) return false;
       if (ws.bufferedAmount > 8 * maxPayload) {
         ws.close(WS_CLOSE.NOT_READING, 'the client is not reading its answers');
         return false;
       }
+      if (!corked) {
+        corked = true;
+        tcp.cork();
+        process.nextTick(uncork);
+      }
       ws.send(JSON.stringify(m));
       return true;
     };
     const entry = deps.sessions.create(principal, 'ws', () => new McpSession({ runtime, logger: log, transport: 'ws', send, tasks: deps.tasks }))!;
     const session = entry.session;
-    const listens = new Map<JsonRpcId, () => void>();
+    /** Open 2026-07-28 subscriptions/listen streams by request id; created on the first one. */
+    let listens: Map<JsonRpcId, () => void> | undefined;
     /** One 2026-07-28 message: stateless, nothing from earlier messages is used. */
     const serveModern = async (msg: unknown): Promise<void> => {
       const c = classify(msg);
@@ -137,7 +173,7 @@ export function mountWs(app: Application, deps: WsDeps): void {
       if (c.kind === 'response') return;
       if (c.kind === 'notification') {
         const id = c.msg.params?.requestId;
-        if (c.msg.method === 'notifications/cancelled' && (typeof id === 'string' || typeof id === 'number')) listens.get(id)?.();
+        if (c.msg.method === 'notifications/cancelled' && (typeof id === 'string' || typeof id === 'number')) listens?.get(id)?.();
         return;
       }
       const cat = runtime.current();
@@ -145,47 +181,91 @@ export function mountWs(app: Application, deps: WsDeps): void {
       if (!adm.ok) return void send(adm.answer);
       if (c.msg.method === 'subscriptions/listen') {
         const sub = modern.listen(c.msg, principal, send);
-        listens.get(c.msg.id)?.();
-        listens.set(c.msg.id, () => {
+        const open = (listens ??= new Map());
+        open.get(c.msg.id)?.();
+        open.set(c.msg.id, () => {
           sub.stop();
-          listens.delete(c.msg.id);
+          open.delete(c.msg.id);
         });
         return void send(sub.ack);
       }
       send((await modern.handle(c.msg, adm.meta, principal, send, cat, undefined, scope)).answer);
     };
     deps.sessions.add(entry);
-    const stillValid = async (): Promise<boolean> => {
-      if (principal.kind === 'anonymous' || await gate.stillValid(principal)) return true;
+    const revoked = (): false => {
       log.info({ event: 'ws.revoked', sub: principal.sub }, 'closing /ws socket: credential no longer valid');
       if (ws.readyState === ws.OPEN) ws.close(WS_CLOSE.CREDENTIAL_INVALID, 'credential expired or revoked');
       return false;
     };
+    /** The verdict without waiting (static and anonymous callers); undefined for OAuth, whose check is async. */
+    const validNow = (): boolean | undefined => {
+      if (principal.kind === 'oauth') return undefined;
+      if (principal.kind === 'anonymous') return true;
+      const snap = deps.store.current();
+      if (snap !== checkedSnap) {
+        checkedSnap = snap;
+        checkedOk = snap.tokens?.stillValid(principal) ?? false;
+      }
+      return checkedOk || revoked();
+    };
+    const stillValid = async (): Promise<boolean> => (await gate.stillValid(principal)) || revoked();
+    /** An OAuth credential check, queued behind the pending ones. */
+    const queued = (): Promise<boolean> => (gateQueue = gateQueue.then(stillValid));
+    const recheck = () => void (validNow() ?? queued());
     deps.sessions.attach(entry, {
       send,
       end: () => ws.close(WS_CLOSE.GOING_AWAY, 'server shutting down'),
-      recheck: () => void (gateQueue = gateQueue.then(stillValid)),
+      recheck,
     });
-    const timers = [setInterval(() => {
+    const beat = () => {
       if (!alive) return ws.terminate();
       alive = false;
       ws.ping();
-      void stillValid();
-    }, pingEvery).unref()];
-    if (principal.expiresAt !== undefined) {
-      timers.push(setTimeout(() => void stillValid(), Math.max(0, principal.expiresAt * 1000 - Date.now()) + 50).unref());
-    }
+      recheck();
+    };
+    keepAlive(beat);
+    const expiry = principal.expiresAt === undefined ? undefined
+      : setTimeout(recheck, Math.max(0, principal.expiresAt * 1000 - Date.now()) + 50).unref();
 
     ws.on('pong', () => (alive = true));
     ws.on('error', (err) => log.debug({ err }, 'ws protocol error'));
     ws.on('close', () => {
-      for (const t of timers) clearTimeout(t);
-      for (const stop of [...listens.values()]) stop();
+      stopKeepAlive(beat);
+      clearTimeout(expiry);
+      if (listens) for (const stop of [...listens.values()]) stop();
       deps.sessions.end(entry, 'socket closed');
     });
+    /** A message whose credential check passed (ok) or failed; n requests were counted in flight at arrival. */
+    const admitted = (msg: unknown, n: number, over: boolean, ok: boolean): void => {
+      if (over) {
+        if (ok) refuse(msg);
+      } else if (ok) void dispatch(msg, n);
+      else inflight -= n;
+    };
+    const refuse = (msg: unknown): void => {
+      runtime.observer.limited('ws_max_in_flight', '/ws', 'ws', principal, undefined, scope);
+      const message = `at most ${maxInFlight} requests may be unanswered on one socket`;
+      if (!Array.isArray(msg)) return void send(errorOf(requestId(msg)!, 'RATE_LIMITED', message));
+      for (const m of msg) {
+        const id = requestId(m);
+        if (id !== undefined) send(errorOf(id, 'RATE_LIMITED', message));
+      }
+    };
+    const dispatch = async (msg: unknown, n: number): Promise<void> => {
+      try {
+        if (isModern(msg, session.initialized) || (listens !== undefined && listens.has(cancelledId(msg) ?? ''))) return await serveModern(msg);
+        const answer = await session.handle(msg, principal, { scope });
+        if (Array.isArray(answer)) for (const m of answer) send(m);
+        else if (answer !== undefined) send(answer);
+      } catch (e) {
+        log.error({ err: e }, 'ws message failed unexpectedly');
+        send(failure(null, RPC.INTERNAL, 'internal error'));
+      } finally {
+        inflight -= n;
+      }
+    };
     // ws 7 (bundled by express-ws) hands text frames over as strings and binary frames as Buffers.
-    ws.on('message', (data: Buffer | string) => void onMessage(data));
-    const onMessage = async (data: Buffer | string) => {
+    ws.on('message', (data: Buffer | string) => {
       alive = true;
       let msg: unknown;
       try {
@@ -194,27 +274,13 @@ export function mountWs(app: Application, deps: WsDeps): void {
         send(failure(null, RPC.PARSE_ERROR, 'the message is not valid JSON'));
         return;
       }
-      const ok = (gateQueue = gateQueue.then(stillValid));
-      const requests = requestIds(msg);
-      if (requests.length && inflight + requests.length > maxInFlight) {
-        if (!(await ok)) return;
-        runtime.observer.limited('ws_max_in_flight', '/ws', 'ws', principal, undefined, scope);
-        for (const id of requests) send(errorOf(id, 'RATE_LIMITED', `at most ${maxInFlight} requests may be unanswered on one socket`));
-        return;
-      }
-      inflight += requests.length;
-      try {
-        if (!(await ok)) return;
-        if (isModern(msg, session.initialized) || listens.has(cancelledId(msg) ?? '')) return await serveModern(msg);
-        const answer = await session.handle(msg, principal, { scope });
-        for (const m of answer === undefined ? [] : Array.isArray(answer) ? answer : [answer]) send(m);
-      } catch (e) {
-        log.error({ err: e }, 'ws message failed unexpectedly');
-        send(failure(null, RPC.INTERNAL, 'internal error'));
-      } finally {
-        inflight -= requests.length;
-      }
-    };
+      const n = requestCount(msg);
+      const over = n > 0 && inflight + n > maxInFlight;
+      if (!over) inflight += n;
+      const now = validNow();
+      if (now !== undefined) admitted(msg, n, over, now);
+      else void queued().then((ok) => admitted(msg, n, over, ok));
+    });
   });
 }
 
@@ -236,13 +302,17 @@ function isModern(msg: unknown, initialized: boolean): boolean {
   }) === 'modern';
 }
 
-function requestIds(msg: unknown): (string | number)[] {
-  const ids: (string | number)[] = [];
-  for (const m of Array.isArray(msg) ? msg : [msg]) {
-    if (m !== null && typeof m === 'object' && typeof (m as { method?: unknown }).method === 'string') {
-      const id = (m as { id?: unknown }).id;
-      if (typeof id === 'string' || typeof id === 'number') ids.push(id);
-    }
-  }
-  return ids;
+/** The id of a JSON-RPC request (a message with a method and an id); undefined otherwise. */
+function requestId(m: unknown): string | number | undefined {
+  if (m === null || typeof m !== 'object' || typeof (m as { method?: unknown }).method !== 'string') return undefined;
+  const id = (m as { id?: unknown }).id;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+}
+
+/** How many requests a message (or batch) carries. */
+function requestCount(msg: unknown): number {
+  if (!Array.isArray(msg)) return requestId(msg) === undefined ? 0 : 1;
+  let n = 0;
+  for (const m of msg) if (requestId(m) !== undefined) n++;
+  return n;
 }

@@ -143,6 +143,19 @@ describe('/ws JSON-RPC over WebSocket', () => {
     c.socket.close();
   });
 
+  it('counts the requests of a batch against ws_max_in_flight, not its notifications', async () => {
+    const c = RawWs.open(app.url, app.tokens.reader);
+    await c.initialize();
+    const slow = (id: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'wait', arguments: { ms: 200 } } });
+    c.send([slow('b0'), { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'nobody' } }, slow('b1')]);
+    c.send(slow('third'));
+    c.send(slow('fourth'));
+    const [third, fourth] = await Promise.all([c.next((m) => m.id === 'third'), c.next((m) => m.id === 'fourth')]);
+    assert.ok(third.result, 'two batched requests and one more fit under the cap of 3');
+    assert.equal((fourth.error as { data: { code: string } }).data.code, 'RATE_LIMITED');
+    c.socket.close();
+  });
+
   it('drops a socket that stops answering pings', async () => {
     const c = RawWs.open(app.url, app.tokens.reader, { autoPong: false });
     await c.initialize();
@@ -156,6 +169,16 @@ describe('/ws credentials that lapse on an open socket', () => {
     app = await startMcpApp({ server: { ws_ping_interval_ms: 1000 } });
   });
   after(() => app.close());
+
+  it('keeps the socket open across a policy snapshot that leaves its token unchanged', async () => {
+    const c = RawWs.open(app.url, app.tokens.reader);
+    await c.initialize();
+    assert.deepEqual((await c.call('ping')).result, {});
+    const { store } = app.served.handle;
+    store.swap({ ...store.current(), tokens: TokenTable.build(resolveConfig({ auth: app.authConfig() }).auth!, SCOPES, pino({ level: 'silent' }), store.current().tokens) });
+    assert.deepEqual((await c.call('ping')).result, {});
+    c.socket.close();
+  });
 
   it('closes with 4401 on the next message once the token is rotated, and on the periodic check when idle', async () => {
     const busy = RawWs.open(app.url, app.tokens.reader);
