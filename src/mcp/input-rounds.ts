@@ -10,10 +10,11 @@
 // clientCapabilities declare them (else MISSING_CLIENT_CAPABILITY, -32021). A bad requestState
 // is REQUEST_STATE_INVALID and malformed inputResponses INPUT_RESPONSES_INVALID (both -32602),
 // raised before the handler runs; an answer of the wrong shape counts as missing (asked again).
+// A request that carries neither and whose handler asks nothing builds no round state at all.
 
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { CallChannel, Principal } from '../core/types.js';
+import type { CallChannel, LogLevel, Principal } from '../core/types.js';
 import { SvcError } from '../errors.js';
 import { MIN_STATE_KEY, RequestStateSealer, type StateBinding } from './request-state.js';
 
@@ -64,7 +65,7 @@ export function inputRoundsFor(server: { request_state_key?: string; request_sta
   return new InputRounds({ key: key ? Buffer.from(key, 'utf8') : undefined, ttlMs: server.request_state_ttl_ms });
 }
 
-/** Why a request() rejected: its answer is not there yet. Never leaves withInputRounds. */
+/** Why a request() rejected: its answer is not there yet. Never leaves the round. */
 class InputPending extends Error {
   constructor(key: string) {
     super(`input ${key} is not answered yet; the call answers input_required`);
@@ -72,52 +73,121 @@ class InputPending extends Error {
   }
 }
 
-export async function withInputRounds<R>(rounds: InputRounds, req: RoundRequest, base: Pick<CallChannel, 'progress' | 'log'>, run: (channel: CallChannel) => Promise<R>): Promise<R | InputRequiredResult> {
-  const binding: StateBinding = { principal: req.principal, method: req.method, name: req.name, params: req.params };
-  const responses = inputResponses(req.params.inputResponses);
-  const state = req.params.requestState;
-  if (state !== undefined && typeof state !== 'string') throw new SvcError('REQUEST_STATE_INVALID', 'requestState must be a string');
-  const carried = state === undefined ? {} : rounds.sealer.open(state, binding);
-  const answers: Record<string, unknown> = { ...responses, ...carried };
+/** Whether `method` may be asked of a 2026-07-28 client that declared `caps`. */
+export function canAsk(method: string, caps: Record<string, unknown>): boolean {
+  const kind = ASKABLE[method];
+  return kind !== undefined && kind.capability in caps;
+}
 
+/**
+ * One input-capable request's round: request() and supports() of its CallChannel, and the
+ * input_required answer once its handler settles. Nothing is built per request until it is
+ * needed: the carried answers are read (and the requestState consumed) before the handler runs
+ * only when the request brings requestState or inputResponses, else on its first request().
+ */
+export class InputRound {
+  readonly #rounds: InputRounds;
+  readonly #method: RoundRequest['method'];
+  readonly #name: string;
+  readonly #params: Record<string, unknown>;
+  readonly #principal: Principal;
+  readonly #caps: Record<string, unknown>;
   // Keys come from handlers: null-prototype maps keep a key such as __proto__ an ordinary entry.
-  const used: Record<string, unknown> = Object.create(null);
-  const asked: NonNullable<InputRequiredResult['inputRequests']> = Object.create(null);
-  let n = 0;
-  const caps = req.clientCapabilities;
-  const channel: CallChannel = {
-    ...base,
-    supports: (method) => ASKABLE[method] !== undefined && ASKABLE[method].capability in caps,
-    request: (method, params, opts) => {
-      const key = opts?.key ?? `input-${++n}`;
-      const kind = ASKABLE[method];
-      if (!kind) return Promise.reject(new SvcError('BACKEND_FAILED', `${method} cannot be asked of an MCP 2026-07-28 client; only ${Object.keys(ASKABLE).join(', ')}`));
-      if (!(kind.capability in caps)) {
-        return Promise.reject(new SvcError('MISSING_CLIENT_CAPABILITY', `Missing required client capability: ${kind.capability} (${method})`, { data: { requiredCapabilities: { [kind.capability]: {} } } }));
-      }
-      const answer = Object.hasOwn(answers, key) ? answers[key] : undefined;
-      if (isObject(answer) && kind.answers(answer)) {
-        used[key] = answer;
-        return Promise.resolve(answer);
-      }
-      asked[key] ??= { method, params };
-      const pending = Promise.reject(new InputPending(key));
-      pending.catch(() => {}); // a request the handler never awaits must not be an unhandled rejection
-      return pending;
-    },
-  };
+  #answers: Record<string, unknown> | undefined;
+  #used: Record<string, unknown> | undefined;
+  #asked: NonNullable<InputRequiredResult['inputRequests']> | undefined;
+  #n = 0;
 
-  let outcome: { ok: true; value: R } | { ok: false; error: unknown };
+  constructor(rounds: InputRounds, method: RoundRequest['method'], name: string, params: Record<string, unknown>, principal: Principal, caps: Record<string, unknown>) {
+    this.#rounds = rounds;
+    this.#method = method;
+    this.#name = name;
+    this.#params = params;
+    this.#principal = principal;
+    this.#caps = caps;
+  }
+
+  supports(method: string): boolean {
+    return canAsk(method, this.#caps);
+  }
+
+  request(method: string, params: Record<string, unknown>, opts?: { timeoutMs?: number; key?: string }): Promise<unknown> {
+    const key = opts?.key ?? `input-${++this.#n}`;
+    const kind = ASKABLE[method];
+    if (!kind) return Promise.reject(new SvcError('BACKEND_FAILED', `${method} cannot be asked of an MCP 2026-07-28 client; only ${Object.keys(ASKABLE).join(', ')}`));
+    if (!(kind.capability in this.#caps)) {
+      return Promise.reject(new SvcError('MISSING_CLIENT_CAPABILITY', `Missing required client capability: ${kind.capability} (${method})`, { data: { requiredCapabilities: { [kind.capability]: {} } } }));
+    }
+    const answers = this.#carried();
+    const answer = Object.hasOwn(answers, key) ? answers[key] : undefined;
+    if (isObject(answer) && kind.answers(answer)) {
+      (this.#used ??= Object.create(null) as Record<string, unknown>)[key] = answer;
+      return Promise.resolve(answer);
+    }
+    (this.#asked ??= Object.create(null) as NonNullable<InputRequiredResult['inputRequests']>)[key] ??= { method, params };
+    const pending = Promise.reject(new InputPending(key));
+    pending.catch(() => {}); // a request the handler never awaits must not be an unhandled rejection
+    return pending;
+  }
+
+  /** The input_required result when the handler asked anything still unanswered, with a new sealed state of the answers used; else undefined. */
+  pending(): InputRequiredResult | undefined {
+    if (this.#asked === undefined) return undefined;
+    const binding: StateBinding = { principal: this.#principal, method: this.#method, name: this.#name, params: this.#params };
+    return { resultType: 'input_required', inputRequests: this.#asked, requestState: this.#rounds.sealer.seal(binding, this.#used ?? Object.create(null)) };
+  }
+
+  /** Reads what the request carried, if anything: a bad requestState or inputResponses throws here, before the handler runs. */
+  checkCarried(): void {
+    if (this.#params.requestState !== undefined || this.#params.inputResponses !== undefined) this.#carried();
+  }
+
+  /** The answers this request carried (inputResponses, then the verified requestState's, which win), read once. */
+  #carried(): Record<string, unknown> {
+    if (this.#answers) return this.#answers;
+    const responses = inputResponses(this.#params.inputResponses);
+    const state = this.#params.requestState;
+    if (state !== undefined && typeof state !== 'string') throw new SvcError('REQUEST_STATE_INVALID', 'requestState must be a string');
+    const carried = state === undefined ? {} : this.#rounds.sealer.open(state, { principal: this.#principal, method: this.#method, name: this.#name, params: this.#params });
+    return (this.#answers = { ...responses, ...carried });
+  }
+}
+
+/** Runs a handler in its round: the round's input_required result if it asked anything unanswered (whatever the run returned or threw), else the run's own outcome. */
+export async function settleRound<R>(round: InputRound, run: () => Promise<R>): Promise<R | InputRequiredResult> {
+  round.checkCarried();
+  let value: R;
   try {
-    outcome = { ok: true, value: await run(channel) };
+    value = await run();
   } catch (error) {
-    outcome = { ok: false, error };
+    const asked = round.pending();
+    if (asked) return asked;
+    throw error;
   }
-  if (Object.keys(asked).length > 0) {
-    return { resultType: 'input_required', inputRequests: asked, requestState: rounds.sealer.seal(binding, used) };
+  return round.pending() ?? value;
+}
+
+/** An InputRound with the progress and log delivery of its request: a whole CallChannel. */
+class RoundChannel extends InputRound implements CallChannel {
+  readonly #base: Pick<CallChannel, 'progress' | 'log'>;
+
+  constructor(rounds: InputRounds, req: RoundRequest, base: Pick<CallChannel, 'progress' | 'log'>) {
+    super(rounds, req.method, req.name, req.params, req.principal, req.clientCapabilities);
+    this.#base = base;
   }
-  if (!outcome.ok) throw outcome.error;
-  return outcome.value;
+
+  progress(progress: number, total?: number, message?: string): Promise<void> {
+    return this.#base.progress(progress, total, message);
+  }
+
+  log(level: LogLevel, data: unknown, logger?: string): Promise<void> {
+    return this.#base.log(level, data, logger);
+  }
+}
+
+export function withInputRounds<R>(rounds: InputRounds, req: RoundRequest, base: Pick<CallChannel, 'progress' | 'log'>, run: (channel: CallChannel) => Promise<R>): Promise<R | InputRequiredResult> {
+  const channel = new RoundChannel(rounds, req, base);
+  return settleRound(channel, () => run(channel));
 }
 
 /** inputResponses: absent, or an object whose values are objects (each one client result). */

@@ -10,7 +10,7 @@
 //   extension too; a backend failure is `completed` with an isError result, any other error
 //   `failed` with the JSON-RPC error inline.
 // - a tool declaring ask_before_task (2026-07-28): the call answers input_required rounds
-//   (withInputRounds, the plain call's machinery) until the handler calls channel.startTask();
+//   (the request's InputRound, the plain call's machinery) until the handler calls channel.startTask();
 //   that round answers the CreateTaskResult and the same run goes on as the task, so the
 //   answers gathered before reach its result; the round's requestState never reaches the task;
 // - invalid arguments start no task: they are an isError result, as for a plain call;
@@ -27,7 +27,7 @@ import type { TaskEngine, TaskRecord } from '../tasks/engine.js';
 import { TERMINAL } from '../tasks/store.js';
 import { decideAugmentation } from '../tasks/augmentation.js';
 import { isObject, str } from './methods.js';
-import { withInputRounds, type InputRounds } from './input-rounds.js';
+import { settleRound, type InputRound } from './input-rounds.js';
 import type { RequestScope } from '../observe/request-scope.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -43,8 +43,8 @@ export interface TaskCall {
   transport: 'mcp' | 'ws';
   /** The request's address and trace headers (audit log, tracing), when the transport built them. */
   scope?: RequestScope;
-  /** 2026-07-28: the input_required rounds a tool declaring ask_before_task answers before its task exists. */
-  rounds?: { rounds: InputRounds; base: Pick<CallChannel, 'progress' | 'log'> };
+  /** 2026-07-28: the request's input_required round (and its progress and logs), which a tool declaring ask_before_task answers before its task exists. */
+  round?: InputRound & CallChannel;
 }
 
 /** Errors a tool call reports as an isError result rather than a protocol error. */
@@ -160,18 +160,18 @@ export async function modernToolsCall(p: Record<string, unknown>, caps: Record<s
   const d = decideAugmentation(entry.task, declaresExtension(caps));
   if (!d.ok) throw missingExtension(`tool ${name} runs only as a task, so calling it`);
   if (!d.task) return undefined;
-  if (entry.askBeforeTask && c.rounds) return askThenTask(p, caps, c, name);
+  if (entry.askBeforeTask && c.round) return askThenTask(p, caps, c, name, c.round);
   const t = await startOrInputError(c, { name, args: p.arguments, askable: askable(caps) });
   return 'content' in t ? { ...t } : { resultType: 'task', ...modernTask(t) };
 }
 
 /** ask_before_task: an input_required round, or the CreateTaskResult once the handler called startTask() (or ended). */
-async function askThenTask(p: Record<string, unknown>, caps: Record<string, unknown>, c: TaskCall, name: string): Promise<Record<string, unknown>> {
+async function askThenTask(p: Record<string, unknown>, caps: Record<string, unknown>, c: TaskCall, name: string, round: InputRound & CallChannel): Promise<Record<string, unknown>> {
   const who = { principal: c.principal, transport: c.transport, catalog: c.catalog, scope: c.scope };
   let started: TaskRecord | undefined;
   try {
-    const got = await withInputRounds(c.rounds!.rounds, { method: 'tools/call', name, params: p, principal: c.principal, clientCapabilities: caps }, c.rounds!.base, async (before) => {
-      const r = await c.tasks.startAfterInput({ name, args: p.arguments, askable: askable(caps), ...who }, before);
+    const got = await settleRound(round, async () => {
+      const r = await c.tasks.startAfterInput({ name, args: p.arguments, askable: askable(caps), ...who }, round);
       if ('task' in r) started = r.task;
       return r;
     });

@@ -35,6 +35,7 @@ import { isSupportedVersion, LATEST_PROTOCOL_VERSION, McpSession, PROTOCOL_VERSI
 import { eraOf } from '../mcp/era.js';
 import { META, ModernProtocol, SUPPORTED_VERSIONS } from '../mcp/modern.js';
 import type { HeaderView } from '../mcp/modern-headers.js';
+import type { SignalSource } from '../mcp/lazy-context.js';
 import { SessionRegistry, type SessionEntry } from '../mcp/sessions.js';
 import type { InputRounds } from '../mcp/input-rounds.js';
 import { PostReply, startSse, writeEvent, type Accepts } from './sse.js';
@@ -193,21 +194,35 @@ async function modernPost(deps: McpDeps, log: Logger, modern: ModernProtocol, li
   if (!adm.ok) return sendJson(res, adm.status, adm.answer);
   if (await stepUp(deps, log, req, res, [msg], p, cat)) return;
   if (msg.method === 'subscriptions/listen') return listenStream(modern, listens, res, msg, p, accept);
-  const reply = new PostReply(res, accept, () => false);
-  let signal: AbortSignal | undefined;
-  const lazySignal = () => {
-    if (!signal) {
+  const reply = new PostReply(res, accept, NO_FALLBACK);
+  const { status, answer } = await modern.handle(msg, adm.meta, p, reply.sink, cat, new ClientGone(res), scopeFor(deps, req));
+  if (status !== 200 && !reply.streaming) return res.destroyed ? undefined : sendJson(res, status, answer);
+  reply.finish(answer);
+}
+
+/** A modern POST has no session to carry a message once its own stream is done. */
+const NO_FALLBACK = (): boolean => false;
+
+/** A modern call's signal: aborted when the client closes the stream before the answer; its AbortController exists only once read. */
+class ClientGone implements SignalSource {
+  readonly #res: ServerResponse;
+  #signal: AbortSignal | undefined;
+
+  constructor(res: ServerResponse) {
+    this.#res = res;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.#signal) {
       const ac = new AbortController();
-      signal = ac.signal;
+      const res = this.#res;
+      this.#signal = ac.signal;
       res.once('close', () => {
         if (!res.writableFinished) ac.abort(new SvcError('BACKEND_TIMEOUT', 'the client closed the stream'));
       });
     }
-    return signal;
-  };
-  const { status, answer } = await modern.handle(msg, adm.meta, p, reply.sink, cat, lazySignal, scopeFor(deps, req));
-  if (status !== 200 && !reply.streaming) return res.destroyed ? undefined : sendJson(res, status, answer);
-  reply.finish(answer);
+    return this.#signal;
+  }
 }
 
 /** subscriptions/listen: an SSE stream that opens with the acknowledgement and carries the tagged change notifications until either side ends it. */
@@ -309,13 +324,20 @@ function versionOk(req: IncomingMessage, res: ServerResponse): boolean {
   return false;
 }
 
+/** What an Accept header allows; the last distinct value is remembered (clients repeat theirs on every request). */
+let lastAccept: { raw: string; accepts: Accepts } = { raw: '*/*', accepts: Object.freeze({ json: true, sse: false }) };
+
 function accepts(req: IncomingMessage): Accepts {
-  const a = (req.headers.accept ?? '*/*').toLowerCase();
-  return { json: /application\/json|application\/\*|\*\/\*/.test(a), sse: a.includes('text/event-stream') };
+  const raw = req.headers.accept ?? '*/*';
+  if (raw === lastAccept.raw) return lastAccept.accepts;
+  const a = raw.toLowerCase();
+  const parsed = Object.freeze({ json: /application\/json|application\/\*|\*\/\*/.test(a), sse: a.includes('text/event-stream') });
+  lastAccept = { raw, accepts: parsed };
+  return parsed;
 }
 
 function mediaType(v: string | undefined): string {
-  return (v ?? '').split(';')[0]!.trim().toLowerCase();
+  return v === 'application/json' ? v : (v ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

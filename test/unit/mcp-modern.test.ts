@@ -186,3 +186,66 @@ describe('MCP 2026-07-28 results', () => {
     sub.stop();
   });
 });
+
+describe('MCP 2026-07-28 per-call state (built only when needed)', () => {
+  const SAMPLING = { [META.clientCapabilities]: { sampling: {} } };
+  const sampled = { role: 'assistant', content: { type: 'text', text: 'ok' }, model: 'm' };
+
+  /** A protocol whose requestState sealer counts its seals and opens. */
+  function counted(tasks?: unknown) {
+    const rounds = new InputRounds({ ttlMs: 60_000 });
+    const uses = { seal: 0, open: 0 };
+    const { seal, open } = rounds.sealer;
+    rounds.sealer.seal = (...a) => (uses.seal++, seal.apply(rounds.sealer, a));
+    rounds.sealer.open = (...a) => (uses.open++, open.apply(rounds.sealer, a));
+    const rt = runtime();
+    const p = new ModernProtocol({ runtime: rt, logger: log, transport: 'mcp', routePublic: true, supportedVersions: SUPPORTED_VERSIONS, rounds, tasks: tasks as never });
+    runtimes.set(p, rt);
+    return { p, uses };
+  }
+
+  it('a call that carries no state and asks nothing seals and opens nothing, and never reads its signal', async () => {
+    const { p, uses } = counted();
+    const msg = req('tools/call', { name: 'echo', arguments: { text: 'hi' } });
+    const adm = p.admit(msg);
+    assert.ok(adm.ok);
+    let reads = 0;
+    const source = { get signal() { reads++; return new AbortController().signal; } };
+    const r = await p.handle(msg, adm.meta, anon, () => true, runtimes.get(p)!.current(), source);
+    assert.equal((r.answer.result as { resultType: string }).resultType, 'complete');
+    assert.deepEqual(uses, { seal: 0, open: 0 });
+    assert.equal(reads, 0);
+  });
+
+  it('a handler\'s first request builds the round: input_required, then the answer, and the state is good once', async () => {
+    const { p, uses } = counted();
+    const first = await call(p, req('tools/call', { name: 'ask', _meta: SAMPLING }));
+    const asked = first.answer.result as { resultType: string; inputRequests: Record<string, unknown>; requestState: string };
+    assert.equal(asked.resultType, 'input_required');
+    assert.deepEqual(Object.keys(asked.inputRequests), ['input-1']);
+    assert.deepEqual(uses, { seal: 1, open: 0 });
+    const again = { name: 'ask', requestState: asked.requestState, inputResponses: { 'input-1': sampled }, _meta: SAMPLING };
+    const done = await call(p, req('tools/call', again));
+    assert.equal((done.answer.result as { resultType: string }).resultType, 'complete');
+    const replay = await call(p, req('tools/call', again));
+    assert.equal(replay.answer.error?.code, -32602);
+    assert.equal((replay.answer.error?.data as { code: string }).code, 'REQUEST_STATE_INVALID');
+  });
+
+  it('a carried requestState is checked before the handler runs, even when the handler asks nothing', async () => {
+    const { p } = counted();
+    const r = await call(p, req('tools/call', { name: 'echo', arguments: { text: 'hi' }, requestState: 'v1.forged.state' }));
+    assert.equal((r.answer.error?.data as { code: string }).code, 'REQUEST_STATE_INVALID');
+    const bad = await call(p, req('tools/call', { name: 'echo', arguments: { text: 'hi' }, inputResponses: { 'input-1': 'not an object' } }));
+    assert.equal((bad.answer.error?.data as { code: string }).code, 'INPUT_RESPONSES_INVALID');
+  });
+
+  it('a tool whose task mode is forbidden never consults the task engine', async () => {
+    const touched: PropertyKey[] = [];
+    const engine = new Proxy({}, { get: (_t, k) => (touched.push(k), () => { throw new Error('task engine used'); }) });
+    const { p } = counted(engine);
+    const r = await call(p, req('tools/call', { name: 'echo', arguments: { text: 'hi' } }));
+    assert.deepEqual(r.answer.result, { content: [{ type: 'text', text: 'echo:hi' }], resultType: 'complete', _meta: { [META.serverInfo]: { name: 'unit', version: '1.2.3' } } });
+    assert.deepEqual(touched, []);
+  });
+});
