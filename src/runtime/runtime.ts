@@ -75,12 +75,15 @@ export class Runtime {
     return found && decideCall(found.guard, p, found.vars ?? args);
   }
 
-  /** 0 when a call would pass its quotas now, else the wait in ms (the /mcp pre-check; the call itself takes the quota). */
-  async quotaWait(kind: Kind, nameOrUri: string, p: Principal, cat: Catalog = this.current()): Promise<number> {
+  /**
+   * 0 when a call would pass its quotas now, else the wait in ms (the /mcp pre-check; the call itself takes the
+   * quota); synchronous when no limit applies (the common case asks nothing of the quota counter).
+   */
+  quotaWait(kind: Kind, nameOrUri: string, p: Principal, cat: Catalog = this.current()): number | Promise<number> {
     const found = lookup(cat, kind, nameOrUri);
     if (!found || (!found.guard.limits && !cat.limits)) return 0;
     const items = quotaItems(p, `${kind}:${found.id}`, found.guard.limits, cat.limits);
-    return items.length ? await this.#quotas.peek(items, Date.now()) : 0;
+    return items.length ? this.#quotas.peek(items, Date.now()) : 0;
   }
 
   callTool(name: string, args: unknown, ctx: CallContext, cat: Catalog = this.current()): Promise<ToolResult> {

@@ -154,7 +154,8 @@ function postHandler(deps: McpDeps, log: Logger, modern: ModernProtocol, listens
     }
 
     const cat = pinned ?? runtime.current();
-    if (await stepUp(deps, log, req, res, messages, p, cat)) return;
+    const refused = stepUp(deps, log, req, res, messages, p, cat);
+    if (refused === true || (refused !== false && await refused)) return;
 
     const entry = e;
     const hasRequest = messages.some((m) => isRecord(m) && typeof m.method === 'string' && m.id !== undefined);
@@ -192,7 +193,8 @@ async function modernPost(deps: McpDeps, log: Logger, modern: ModernProtocol, li
   const msg = c.msg;
   const adm = modern.admit(msg, headerView(req), cat);
   if (!adm.ok) return sendJson(res, adm.status, adm.answer);
-  if (await stepUp(deps, log, req, res, [msg], p, cat)) return;
+  const refused = stepUp(deps, log, req, res, [msg], p, cat);
+  if (refused === true || (refused !== false && await refused)) return;
   if (msg.method === 'subscriptions/listen') return listenStream(modern, listens, res, msg, p, accept);
   const reply = new PostReply(res, accept, NO_FALLBACK);
   const { status, answer } = await modern.handle(msg, adm.meta, p, reply.sink, cat, new ClientGone(res), scopeFor(deps, req));
@@ -262,8 +264,9 @@ function scopeFor(deps: McpDeps, req: IncomingMessage): RequestScope | undefined
   return deps.runtime.observer.scoped() ? scopeOf(req, deps.ipOf(req)) : undefined;
 }
 
-async function stepUp(deps: McpDeps, log: Logger, req: IncomingMessage, res: ServerResponse, messages: unknown[], p: Principal, cat: ReturnType<Runtime['current']>): Promise<boolean> {
-  for (const m of messages) {
+function stepUp(deps: McpDeps, log: Logger, req: IncomingMessage, res: ServerResponse, messages: unknown[], p: Principal, cat: ReturnType<Runtime['current']>): boolean | Promise<boolean> {
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
     if (!isRecord(m) || typeof m.method !== 'string' || m.id === undefined || !isRecord(m.params)) continue;
     const what = CHECKED[m.method];
     const key = what && m.params[what[1]];
@@ -275,15 +278,21 @@ async function stepUp(deps: McpDeps, log: Logger, req: IncomingMessage, res: Ser
       sendJson(res, 403, errorFrom(idOf(m), err));
       return true;
     }
-    const wait = d?.ok ? await deps.runtime.quotaWait(what[0], key, p, cat) : 0;
-    if (wait > 0) {
-      const err = rateLimited(what[0], key, wait, 'for this caller');
-      res.setHeader('Retry-After', String(retryAfterSeconds(wait)));
-      sendJson(res, 429, errorFrom(idOf(m), err));
-      return true;
-    }
+    const wait = d?.ok ? deps.runtime.quotaWait(what[0], key, p, cat) : 0;
+    // A quota counted elsewhere (PostgreSQL) answers later: the rest of the check continues then.
+    if (typeof wait !== 'number') return wait.then((w) => tooMany(res, m, what[0], key, w) || stepUp(deps, log, req, res, messages.slice(i + 1), p, cat));
+    if (tooMany(res, m, what[0], key, wait)) return true;
   }
   return false;
+}
+
+/** The 429 for a call over its quota (true when answered). */
+function tooMany(res: ServerResponse, m: Record<string, unknown>, kind: string, key: string, wait: number): boolean {
+  if (wait <= 0) return false;
+  const err = rateLimited(kind, key, wait, 'for this caller');
+  res.setHeader('Retry-After', String(retryAfterSeconds(wait)));
+  sendJson(res, 429, errorFrom(idOf(m), err));
+  return true;
 }
 
 /** GET /mcp: the session's standalone SSE stream (one per session: a new GET replaces the previous one). */
