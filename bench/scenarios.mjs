@@ -70,6 +70,7 @@ export const SCENARIOS = [
   { name: 'fastsvc-oauth-svc', server: 'fastsvc-oauth-memory', kind: 'http', path: SVC, auth: true, token: 'oauth', label: 'fastsvc /svc, OAuth access token (memory provider)' },
   { name: 'fastsvc-oauth-mcp', server: 'fastsvc-oauth-memory', kind: 'mcp', session: true, token: 'oauth', label: 'fastsvc /mcp, OAuth access token (memory provider), one session' },
   { name: 'fastsvc-oauth-svc-sqlite', server: 'fastsvc-oauth-sqlite', kind: 'http', path: SVC, auth: true, token: 'oauth', label: 'fastsvc /svc, OAuth access token (SQLite provider)' },
+  { name: 'fastsvc-oauth-svc-postgres', server: 'fastsvc-oauth-postgres', kind: 'http', path: SVC, auth: true, token: 'oauth', label: 'fastsvc /svc, OAuth access token (PostgreSQL provider)' },
   // Token endpoint throughput: each code is single-use and each refresh rotates, so these have their own kinds.
   ...['memory', 'sqlite', 'postgres'].flatMap((p) => [
     { name: `oauth-code-${p}`, server: `fastsvc-oauth-${p}`, kind: 'oauth-code', label: `POST /token authorization_code (${p}); codes pre-minted, one exchange each` },
@@ -141,6 +142,11 @@ export const TARGETS = [
   { what: '/mcp 2026-07-28 tools/call ≥ 0.6× raw node:http echo (issue 17)', ratio: ['fastsvc-mcp-2026', 'raw'], min: 0.6 },
   { what: '/svc with audit+metrics+tracing-off ≥ 0.9× them off (issue 17)', ratio: ['fastsvc-svc-observed', 'fastsvc-svc-nometrics'], min: 0.9 },
   { what: '/ws 1 socket × 10 in flight ≥ 0.85× bare ws echo (issue 17)', ratio: ['fastsvc-ws-1x10', 'ws-1x10'], min: 0.85 },
+  // The OAuth manifests (bench/fastsvc-oauth-*.svc.yaml) run the same tool and features as bench/fastsvc.svc.yaml;
+  // only the credential differs, so the ratio is the cost of the OAuth token lookup.
+  ...[['memory', 'fastsvc-oauth-svc'], ['SQLite', 'fastsvc-oauth-svc-sqlite'], ['PostgreSQL', 'fastsvc-oauth-svc-postgres']].map(([p, scn]) => (
+    { what: `OAuth /svc (${p} provider) ≥ 0.95× static /svc (issue 17)`, ratio: [scn, 'fastsvc-svc'], min: 0.95 })),
+  ...['code', 'refresh'].map((k) => ({ what: `/token ${k} on SQLite ≥ 0.7× memory (issue 17)`, ratio: [`oauth-${k}-sqlite`, `oauth-${k}-memory`], min: 0.7 })),
   { what: 'fastsvc start-up to ready < 500 ms', startup: 'fastsvc', max: 500 },
   { what: 'fastsvc idle RSS < 90 MB', rss: 'fastsvc', max: 90 },
   { what: 'fastsvc start-up to ready ≤ 300 ms, no OAuth (issue 17)', startup: 'fastsvc', max: 300 },

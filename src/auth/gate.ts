@@ -20,6 +20,8 @@ import { DPOP_ALGS, type DpopVerifier } from './dpop.js';
 
 export interface AccessTokenVerifier {
   verifyAccessToken(token: string): Promise<Principal | null>;
+  /** verifyAccessToken's answer without waiting when it is already known (cached), else undefined. */
+  cachedAccessToken?(token: string): Principal | undefined;
   isActive(p: Principal): Promise<boolean>;
   prmUrl(route?: string): string;
   dpop?: DpopVerifier;
@@ -39,10 +41,11 @@ export interface AuthGate {
   /** snapshot: the policy this request runs under (default: the current one). */
   authenticate(authorization: string | undefined, snapshot?: PolicySnapshot, req?: GateRequest): Promise<Principal | SvcError>;
   /**
-   * authenticate()'s answer when it is a static token of `snapshot` sent as Bearer, without
-   * waiting (the direct paths' common case); undefined: ask authenticate().
+   * authenticate()'s answer without waiting when it is a principal (the direct paths' common
+   * case): a static token of `snapshot` or a cached OAuth access token, sent as Bearer and
+   * needing no DPoP proof; undefined: ask authenticate() (which also produces every refusal).
    */
-  staticPrincipal(authorization: string | undefined, snapshot: PolicySnapshot): Principal | undefined;
+  principalNow(authorization: string | undefined, snapshot: PolicySnapshot): Principal | undefined;
   stillValid(p: Principal): Promise<boolean>;
   challenge(o: { error?: ChallengeError; scopes?: readonly string[]; description?: string; route?: string }): string;
 }
@@ -85,12 +88,14 @@ export function createGate(opts: { policy?: () => PolicySnapshot; oauth?: Access
       }
       return p;
     },
-    staticPrincipal(authorization, snapshot) {
-      const tokens = snapshot.tokens;
-      if (!tokens || !authorization) return undefined;
+    principalNow(authorization, snapshot) {
+      if (!authorization) return undefined;
       const m = CREDENTIAL.exec(authorization);
+      if (!m || m[1]!.toLowerCase() !== 'bearer') return undefined;
       // A static token never carries a DPoP key, so with DPoP on a Bearer match is still the answer.
-      return m && m[1]!.toLowerCase() === 'bearer' ? tokens.match(m[2]!) : undefined;
+      const p = snapshot.tokens?.match(m[2]!) ?? oauth?.cachedAccessToken?.(m[2]!);
+      // authenticate() refuses a DPoP-bound token sent as Bearer, and any OAuth Bearer when DPoP is required.
+      return p && dpop && (p.jkt || (dpop.mode === 'required' && p.kind === 'oauth')) ? undefined : p;
     },
     async stillValid(p) {
       if (p.kind === 'static') return policy?.().tokens?.stillValid(p) ?? false;

@@ -174,7 +174,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   // to the transport's handler, which uses only Node's request/response API — the
   // same handler the Express route runs. Everything else, every refusal included,
   // goes through the Express app, so each error is produced in one place.
-  // A static token (or a public route) is decided at once; anything else waits for admit().
+  // A static token, a cached OAuth token (or a public route) is decided at once; anything else waits for admit().
   const direct = (route: string, req: IncomingMessage, res: ServerResponse, run: (p: Principal, snap: PolicySnapshot) => Promise<void>) => {
     const snap = store.current();
     const now = door.admitNow(req, route, snap);

@@ -72,7 +72,7 @@ export interface FrontDoor {
    * auth.failed unless `quiet` (the direct paths, which hand a failure to the Express app to answer and log).
    */
   admit(req: IncomingMessage, route: string, snap: PolicySnapshot, quiet?: boolean): Promise<Principal | SvcError>;
-  /** admit()'s principal when it is known without waiting (a public route, a static token); undefined: ask admit(). */
+  /** admit()'s principal when it is known without waiting (a public route, a static or cached OAuth token); undefined: ask admit(). */
   admitNow(req: IncomingMessage, route: string, snap: PolicySnapshot): Principal | undefined;
   /** Express: the refusal layer every request passes first. */
   middleware(): (req: Request, res: Response, next: NextFunction) => void;
@@ -118,7 +118,7 @@ export function createFrontDoor(d: FrontDoorDeps): FrontDoor {
     return r;
   };
   const admitNow = (req: IncomingMessage, route: string, snap: PolicySnapshot): Principal | undefined =>
-    d.isProtected(route) ? d.gate.staticPrincipal(req.headers.authorization, snap) : ANONYMOUS;
+    d.isProtected(route) ? d.gate.principalNow(req.headers.authorization, snap) : ANONYMOUS;
   return {
     refuse, check, admit, admitNow,
     middleware: () => (req, res, next) => {

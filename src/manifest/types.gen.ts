@@ -335,6 +335,10 @@ export interface OAuthConfig {
      */
     path?: string;
     /**
+     * What a committed write survives (sqlite only). process: a crash or kill -9 of svc (WAL, synchronous=NORMAL: no fsync per write). power: also an OS crash or power loss (synchronous=FULL: an fsync per write, several per /token call).
+     */
+    durability?: 'process' | 'power';
+    /**
      * A secret value. Write ${ENV_VAR} rather than the secret itself; never commit a literal.
      */
     url?: string;

@@ -158,6 +158,17 @@ for (const { name, make } of providers) {
 }
 
 describe('SQLiteOAuthProvider durability', () => {
+  it('commits without an fsync per write by default (process) and with one when durability is power', async () => {
+    const a = new SQLiteOAuthProvider(join(tmp(), 'a.db'));
+    const b = new SQLiteOAuthProvider(join(tmp(), 'b.db'), { durability: 'power' });
+    try {
+      assert.equal(a.synchronous, 'normal');
+      assert.equal(b.synchronous, 'full');
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
   it('keeps tokens, consumption, clients and keys across close and reopen', async () => {
     const file = join(tmp(), 'oauth.db');
     const a = new SQLiteOAuthProvider(file);

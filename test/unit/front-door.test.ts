@@ -1,7 +1,8 @@
 // The front door's fast paths decide exactly as the full checks do: a Host that passed is
 // let through again only without Origin and query string (a foreign Origin, a token in
 // the query, another Host are still refused after it); admitNow() answers a Bearer static
-// token at once and leaves everything else (unknown or OAuth tokens, the DPoP scheme, a
+// token or a cached OAuth token at once and leaves everything else (unknown or uncached
+// tokens, the DPoP scheme, a DPoP-bound token, an OAuth token when DPoP is required, a
 // malformed header) to admit(); a public route is anonymous.
 
 import assert from 'node:assert/strict';
@@ -17,6 +18,8 @@ import { hostPolicy, hostRefusal } from '../../src/http/host-check.js';
 import { Observer } from '../../src/observe/observer.js';
 import { PolicyStore } from '../../src/policy/store.js';
 import { SvcError } from '../../src/errors.js';
+import type { Principal } from '../../src/core/types.js';
+import type { DpopVerifier } from '../../src/auth/dpop.js';
 
 const log = pino({ level: 'silent' });
 const cfg = resolveConfig({ auth: { token: 'main-token', tokens: [{ name: 'ci', token: 'ci-token', scopes: [] }] } });
@@ -57,5 +60,35 @@ describe('front door fast paths', () => {
     }
     assert.equal(door.admitNow(req('/svc/tools/a', {}), '/svc', snap), undefined);
     assert.equal(door.admitNow(req('/mcp', {}), '/mcp', snap), ANONYMOUS);
+  });
+
+  it('admitNow answers a cached OAuth token at once, and leaves an uncached one and DPoP cases to admit()', async () => {
+    const oauthP = (jkt?: string): Principal => Object.freeze({ sub: 'u', scopes: new Set<string>(), kind: 'oauth', credentialId: 'g', ...(jkt && { jkt }) });
+    const cached = new Map([['cached', oauthP()], ['bound', oauthP('thumb')]]);
+    const verifier = (dpop?: Partial<DpopVerifier>) => ({
+      verifyAccessToken: async (t: string) => cached.get(t) ?? null,
+      cachedAccessToken: (t: string) => cached.get(t),
+      isActive: async () => true, prmUrl: () => '', dpop: dpop as DpopVerifier | undefined,
+    });
+    const doorWith = (dpop?: Partial<DpopVerifier>) => createFrontDoor({
+      refusal: hostRefusal(hostPolicy(cfg.server)), store, log, ipOf: () => '127.0.0.1', isProtected: (r) => r === '/svc', observer: Observer.NONE,
+      gate: createGate({ policy: () => store.current(), oauth: verifier(dpop), realm: 't', defaultScopes: () => [] }),
+    });
+    const snap = store.current();
+    const plain = doorWith();
+    const now = plain.admitNow(req('/svc/tools/a', { authorization: 'Bearer cached' }), '/svc', snap);
+    assert.equal(now, cached.get('cached'));
+    assert.equal(await plain.admit(req('/svc/tools/a', { authorization: 'Bearer cached' }), '/svc', snap), now);
+    assert.equal(plain.admitNow(req('/svc/tools/a', { authorization: 'Bearer uncached' }), '/svc', snap), undefined);
+    assert.equal(plain.admitNow(req('/svc/tools/a', { authorization: 'Bearer ci-token' }), '/svc', snap)?.sub, 'ci', 'static tokens first');
+
+    const allowed = doorWith({ mode: 'allowed' });
+    assert.equal(allowed.admitNow(req('/svc/tools/a', { authorization: 'Bearer cached' }), '/svc', snap), now);
+    assert.equal(allowed.admitNow(req('/svc/tools/a', { authorization: 'Bearer bound' }), '/svc', snap), undefined);
+    assert.ok(await allowed.admit(req('/svc/tools/a', { authorization: 'Bearer bound' }), '/svc', snap, true) instanceof SvcError);
+    const required = doorWith({ mode: 'required' });
+    assert.equal(required.admitNow(req('/svc/tools/a', { authorization: 'Bearer cached' }), '/svc', snap), undefined);
+    assert.ok(await required.admit(req('/svc/tools/a', { authorization: 'Bearer cached' }), '/svc', snap, true) instanceof SvcError);
+    assert.equal(required.admitNow(req('/svc/tools/a', { authorization: 'Bearer ci-token' }), '/svc', snap)?.sub, 'ci', 'a static token stays bearer');
   });
 });

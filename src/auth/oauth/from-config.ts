@@ -66,5 +66,5 @@ export async function providerFromConfig(oauth: ResolvedOAuth, baseDir: string, 
     });
   }
   if (!p.path) throw new SvcError('OAUTH_CONFIG', 'oauth.provider.type sqlite needs a path', { path: '/oauth/provider/path' });
-  return new SQLiteOAuthProvider(resolve(baseDir, p.path));
+  return new SQLiteOAuthProvider(resolve(baseDir, p.path), { durability: p.durability });
 }

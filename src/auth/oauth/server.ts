@@ -86,6 +86,8 @@ export interface OAuthServer {
   mount(app: Application): void;
   /** The principal of a valid access token for this resource, else null. Never throws for bad input. */
   verifyAccessToken(token: string): Promise<Principal | null>;
+  /** verifyAccessToken's answer at once when the token is in the verified-token cache (token-cache.ts), else undefined. */
+  cachedAccessToken(token: string): Principal | undefined;
   /** Whether an OAuth principal's grant and subject still exist and it has not expired. */
   isActive(p: Principal): Promise<boolean>;
   /** Protected resource metadata URL for a protected route (path-inserted form), or the root form. */
@@ -209,8 +211,6 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
   const dpop = dpopFor(audience);
 
   const verify = async (token: string): Promise<Principal | null> => {
-    const cached = verified.get(token);
-    if (cached) return cached;
     const epoch = verified.begin();
     const at = await provider.AccessToken.find(token);
     if (!at || !at.accountId || !at.grantId) return null;
@@ -280,11 +280,17 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
       });
     },
 
-    async verifyAccessToken(token) {
-      if (token.length > 512) return null;
+    verifyAccessToken(token) {
+      if (token.length > 512) return Promise.resolve(null);
+      const cached = verified.get(token);
+      if (cached) return Promise.resolve(cached);
       return verify(token).catch((e) => {
         throw storeError(e);
       });
+    },
+
+    cachedAccessToken(token) {
+      return token.length > 512 ? undefined : verified.get(token);
     },
 
     async isActive(p) {

@@ -1,7 +1,10 @@
-// SQLiteOAuthProvider: OAuth state and keys in one SQLite file. Guarantees: WAL with
-// synchronous=FULL and one autocommit transaction per write, so when a write's promise
-// resolves it survives kill -9 (and power loss); one table keyed (model, id) with the
-// id stored hashed (stored-id.ts); expired rows swept at open and every sweep interval.
+// SQLiteOAuthProvider: OAuth state and keys in one SQLite file. Guarantees: WAL and one
+// autocommit transaction per write, so when a write's promise resolves it is in the WAL
+// file and survives a crash or kill -9 of the process; with durability 'power'
+// (synchronous=FULL, an fsync per commit) it also survives an OS crash or power loss,
+// with 'process' (synchronous=NORMAL, fsync only at checkpoints) the last commits before
+// an OS crash may be lost but the file stays consistent; one table keyed (model, id) with
+// the id stored hashed (stored-id.ts); expired rows swept at open and every sweep interval.
 
 import type Database from 'better-sqlite3';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
@@ -37,6 +40,8 @@ type Row = { payload: string; consumed_at: number | null };
 export interface SQLiteOAuthProviderOptions {
   /** How often expired rows are deleted, in ms. Default 10 minutes. */
   sweepIntervalMs?: number;
+  /** What a committed write survives: the process dying (default) or also the OS / power. */
+  durability?: 'process' | 'power';
 }
 
 export class SQLiteOAuthProvider implements OAuthProvider {
@@ -51,7 +56,7 @@ export class SQLiteOAuthProvider implements OAuthProvider {
     closeSync(openSync(path, 'a', 0o600)); // created owner-only; -wal/-shm inherit the mode
     this.#db = new (loadSqlite())(path);
     this.#db.pragma('journal_mode = WAL');
-    this.#db.pragma('synchronous = FULL');
+    this.#db.pragma(opts.durability === 'power' ? 'synchronous = FULL' : 'synchronous = NORMAL');
     this.#db.pragma('busy_timeout = 5000');
     this.#db.exec(SCHEMA);
     const db = this.#db;
@@ -116,6 +121,11 @@ export class SQLiteOAuthProvider implements OAuthProvider {
 
   async saveKeys(keys: OAuthKeys): Promise<void> {
     this.#stmt.saveKeys.run(JSON.stringify(keys));
+  }
+
+  /** The connection's synchronous level as SQLite reports it: 'normal' (process) or 'full' (power). */
+  get synchronous(): 'normal' | 'full' {
+    return this.#db.pragma('synchronous', { simple: true }) === 2 ? 'full' : 'normal';
   }
 
   sweep(): number {
