@@ -104,6 +104,9 @@ ${mcpHint(d, m)}<ul>${links.map((l) => `<li><a href="${l}">${l}</a></li>`).join(
   },
 });
 
+/** The /docs tools section per catalog (immutable: a reload makes a new one) and base URL. */
+const toolSections = new WeakMap<object, Map<string, string>>();
+
 function docsPage(d: PublicDeps, req: Request): string {
   const snap = d.policy();
   const cat = snap.catalog;
@@ -112,10 +115,18 @@ function docsPage(d: PublicDeps, req: Request): string {
   const scopes = (list: readonly string[]) => (list.length ? list.map((s) => `<span class="scope">${esc(s)}</span>`).join('') : '<span class="muted">any authenticated caller</span>');
   const svcRouted = routed(d, '/svc');
   const bearer = d.config.routes.protected.includes('/svc');
-  const tools = [...cat.tools.values()].map((t) => `<section id="tool-${esc(t.def.name)}"><h3><code>${esc(t.def.name)}</code>${t.def.title ? ' — ' + esc(t.def.title) : ''}</h3>
+  // The tools section (every example checked against its validator: on a large catalog that compiles every
+  // validator) is built once per policy and base URL, so a busy or hostile /docs costs one page per reload.
+  let byBase = toolSections.get(cat);
+  if (!byBase) toolSections.set(cat, (byBase = new Map()));
+  let tools = byBase.get(m.base_url);
+  if (tools === undefined) {
+    tools = [...cat.tools.values()].map((t) => `<section id="tool-${esc(t.def.name)}"><h3><code>${esc(t.def.name)}</code>${t.def.title ? ' — ' + esc(t.def.title) : ''}</h3>
 <p>${inline(t.def.description)}</p><p>Scopes: ${scopes(t.def.required_scopes ?? [])} · output: ${esc(t.outputMode)}</p>
 <details><summary>Input schema</summary><pre>${esc(JSON.stringify(t.def.input_schema ?? { type: 'object' }, null, 2))}</pre></details>
 ${svcRouted ? snippet(t, m.base_url, bearer) : ''}</section>`).join('');
+    if (byBase.size < 8) byBase.set(m.base_url, tools); // a handful of public URLs; a forged one is not remembered
+  }
   const resources = [...cat.resources.values(), ...cat.templates].map((r) => `<section><h3><code>${esc(r.def.uri ?? r.def.uri_template)}</code> — ${esc(r.def.name)}</h3>
 <p>${inline(r.def.description ?? '')}</p><p>Scopes: ${scopes(r.def.required_scopes ?? [])} · ${esc(r.def.mime_type ?? 'text/plain')}</p></section>`).join('');
   const prompts = [...cat.prompts.values()].map((p) => `<section><h3><code>${esc(p.def.name)}</code></h3><p>${inline(p.def.description ?? '')}</p>

@@ -17,6 +17,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ROOT, serveCli, type ServeChild } from '../helpers/cli.js';
 import { secret } from '../helpers/secrets.js';
+import { waitFor } from '../helpers/wait.js';
 
 const run = promisify(execFile);
 const TRICKY = `it's <b>"$HOME"</b> & \`date\``;
@@ -70,6 +71,22 @@ describe('e2e: /docs commands run as pasted; refusals say why', function () {
     assert.deepEqual(JSON.parse((await bash(status, tokens.admin)).stdout).result, 'api: healthy');
     assert.deepEqual(JSON.parse((await bash(snippetOf(html, 'deploy.start'), tokens.ci)).stdout).result, 'deploying api v1.4.2');
     assert.deepEqual(JSON.parse((await bash(snippetOf(html, 'admin.flush'), tokens.admin)).stdout).result, 'flushed');
+  });
+
+  it('/docs is built once per policy: a reload that changes a tool shows on the next page', async () => {
+    const before = await (await fetch(`${svc.url}/docs`)).text();
+    assert.equal(await (await fetch(`${svc.url}/docs`)).text(), before, 'the same policy, the same page');
+    const original = readFileSync(join(dir, 'svc.yaml'), 'utf8');
+    const m = parse(original);
+    m.tools.find((t: { name: string }) => t.name === 'echo.say').description = 'Says `text` back, now reloaded.';
+    writeFileSync(join(dir, 'svc.yaml'), stringify(m));
+    const after = await waitFor(async () => {
+      const html = await (await fetch(`${svc.url}/docs`)).text();
+      return html.includes('now reloaded') ? html : undefined;
+    }, 'the reloaded description on /docs', 10_000);
+    assert.ok(!after.includes('back &lt;verbatim&gt;'), 'the old description is gone');
+    writeFileSync(join(dir, 'svc.yaml'), original); // the other tests read the original page
+    await waitFor(async () => ((await (await fetch(`${svc.url}/docs`)).text()) === before ? true : undefined), 'the original /docs again', 10_000);
   });
 
   it('quotes a body with a single quote, $, backticks and HTML so it reaches the tool unchanged', async () => {
