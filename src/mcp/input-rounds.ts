@@ -14,7 +14,7 @@
 
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { CallChannel, LogLevel, Principal } from '../core/types.js';
+import type { Principal } from '../core/types.js';
 import { SvcError } from '../errors.js';
 import { MIN_STATE_KEY, RequestStateSealer, type StateBinding } from './request-state.js';
 
@@ -165,29 +165,6 @@ export async function settleRound<R>(round: InputRound, run: () => Promise<R>): 
     throw error;
   }
   return round.pending() ?? value;
-}
-
-/** An InputRound with the progress and log delivery of its request: a whole CallChannel. */
-class RoundChannel extends InputRound implements CallChannel {
-  readonly #base: Pick<CallChannel, 'progress' | 'log'>;
-
-  constructor(rounds: InputRounds, req: RoundRequest, base: Pick<CallChannel, 'progress' | 'log'>) {
-    super(rounds, req.method, req.name, req.params, req.principal, req.clientCapabilities);
-    this.#base = base;
-  }
-
-  progress(progress: number, total?: number, message?: string): Promise<void> {
-    return this.#base.progress(progress, total, message);
-  }
-
-  log(level: LogLevel, data: unknown, logger?: string): Promise<void> {
-    return this.#base.log(level, data, logger);
-  }
-}
-
-export function withInputRounds<R>(rounds: InputRounds, req: RoundRequest, base: Pick<CallChannel, 'progress' | 'log'>, run: (channel: CallChannel) => Promise<R>): Promise<R | InputRequiredResult> {
-  const channel = new RoundChannel(rounds, req, base);
-  return settleRound(channel, () => run(channel));
 }
 
 /** inputResponses: absent, or an object whose values are objects (each one client result). */

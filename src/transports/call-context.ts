@@ -18,25 +18,8 @@ export const NO_CHANNEL: CallChannel = Object.freeze({
   supports: () => false,
 });
 
-export function makeContext(principal: Principal, transport: CallContext['transport'], log: Logger, onClose?: (abort: () => void) => void, channel: CallChannel = NO_CHANNEL): CallContext {
-  let controller: AbortController | undefined;
-  return {
-    principal,
-    transport,
-    log,
-    channel,
-    get signal() {
-      if (!controller) {
-        const c = (controller = new AbortController());
-        onClose?.(() => c.abort(new SvcError('CANCELLED', 'the caller went away')));
-      }
-      return controller.signal;
-    },
-  };
-}
-
 /**
- * makeContext for a call answered on `res` (the /svc routes): one object per call; its signal,
+ * The CallContext of a call answered on `res` (the /svc routes): one object per call; its signal,
  * made on first use, aborts when the connection closes before the answer was sent.
  */
 export function responseContext(principal: Principal, transport: CallContext['transport'], log: Logger, res: ServerResponse, scope?: RequestScope): CallContext {

@@ -10,10 +10,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { buildCatalog } from '../../src/core/catalog.js';
-import type { CallChannel, CallContext, Principal } from '../../src/core/types.js';
+import type { CallChannel, CallContext, LogLevel, Principal } from '../../src/core/types.js';
 import { isSvcError } from '../../src/errors.js';
 import { loadManifest } from '../../src/manifest/index.js';
-import { InputRounds, inputRoundsFor, withInputRounds, type InputRequiredResult, type RoundRequest } from '../../src/mcp/input-rounds.js';
+import { InputRound, InputRounds, inputRoundsFor, settleRound, type InputRequiredResult, type RoundRequest } from '../../src/mcp/input-rounds.js';
 import { McpSession } from '../../src/mcp/protocol.js';
 import type { JsonRpcMessage, JsonRpcResponse } from '../../src/mcp/jsonrpc.js';
 import { Runtime, toolErrorResult } from '../../src/runtime/runtime.js';
@@ -27,6 +27,31 @@ const accept = (content: Record<string, unknown>) => ({ action: 'accept', conten
 const sampled = (text: string) => ({ role: 'assistant', content: { type: 'text', text }, model: 'test', stopReason: 'endTurn' });
 
 type Answer = { content?: { type: string; text: string }[]; messages?: unknown[] } | InputRequiredResult;
+
+// The production pieces (InputRound, settleRound) composed into a whole channel, as the 2026 tools/call path does.
+/** An InputRound with the progress and log delivery of its request: a whole CallChannel. */
+class RoundChannel extends InputRound implements CallChannel {
+  readonly #base: Pick<CallChannel, 'progress' | 'log'>;
+
+  constructor(rounds: InputRounds, req: RoundRequest, base: Pick<CallChannel, 'progress' | 'log'>) {
+    super(rounds, req.method, req.name, req.params, req.principal, req.clientCapabilities);
+    this.#base = base;
+  }
+
+  progress(progress: number, total?: number, message?: string): Promise<void> {
+    return this.#base.progress(progress, total, message);
+  }
+
+  log(level: LogLevel, data: unknown, logger?: string): Promise<void> {
+    return this.#base.log(level, data, logger);
+  }
+}
+
+function withInputRounds<R>(rounds: InputRounds, req: RoundRequest, base: Pick<CallChannel, 'progress' | 'log'>, run: (channel: CallChannel) => Promise<R>): Promise<R | InputRequiredResult> {
+  const channel = new RoundChannel(rounds, req, base);
+  return settleRound(channel, () => run(channel));
+}
+
 
 describe('input_required rounds (withInputRounds)', () => {
   let runtime: Runtime;
