@@ -1,14 +1,15 @@
 // The scaling curves' smoke form: `node bench/scaling.mjs --smoke --out-dir DIR` (connections 1 and 2; 0, 10, 20 and
 // 30 idle sessions/sockets) starts its servers on loopback, checks every answer, and must exit 0 having written
 // scaling.json with a figure for every curve and checkpoint, the three SVG plots and scaling.md linking them. No timing.
+// The servers are the real `svc serve` processes (bench/lib/proc.mjs spawns `node dist/cli.js serve … --port 0`),
+// the same ones `npm run bench` measures; this test runs the script as an operator would.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { ROOT } from '../helpers/cli.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const LIMIT_MS = 120_000; // the script bounds its own waits; this only stops a wedged run
 const PLOTS = ['throughput-vs-connections.svg', 'p99-vs-connections.svg', 'rss-idle-sessions.svg'];
 
