@@ -2,11 +2,15 @@
 // TypeScript types), src/manifest/manifest-validator.gen.js (the manifest
 // validator) and src/manifest/config-validator.gen.js (the code API's
 // SvcServerConfig, definitions/SvcServerConfig), both precompiled by ajv's
-// standalone mode so start-up and reload skip compiling the schema. `node scripts/gen-types.mjs` writes both; `--check`
-// exits 1 when either is stale.
+// standalone mode so start-up and reload skip compiling the schema; and, the same way,
+// src/core/meta-schema-draft-07.gen.js and src/core/meta-schema-2020-12.gen.js, the JSON
+// Schema meta-schemas every tool's input_schema is checked against (compiling ajv's
+// draft-07 meta-schema at start-up cost ~25 ms). `node scripts/gen-types.mjs` writes them
+// all; `--check` exits 1 when one is stale.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { compile } from 'json-schema-to-typescript';
 import { Ajv } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 
 const root = new URL('..', import.meta.url);
@@ -14,6 +18,7 @@ const schema = JSON.parse(readFileSync(new URL('schema/svc.schema.json', root), 
 const out = new URL('src/manifest/types.gen.ts', root);
 const validatorOut = new URL('src/manifest/manifest-validator.gen.js', root);
 const configValidatorOut = new URL('src/manifest/config-validator.gen.js', root);
+const metaOut = { 'draft-07': new URL('src/core/meta-schema-draft-07.gen.js', root), '2020-12': new URL('src/core/meta-schema-2020-12.gen.js', root) };
 
 /**
  * The same options src/manifest/validate.ts documents: all errors, strict, schema defaults applied.
@@ -23,6 +28,22 @@ export function generateValidator(ref) {
   const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false, useDefaults: true, allowUnionTypes: true, code: { source: true, esm: true } });
   ajv.addSchema(schema);
   const fn = ajv.getSchema(ref ? `${schema.$id}${ref}` : schema.$id);
+  return moduleOf(ajv, fn, 'schema/svc.schema.json');
+}
+
+/**
+ * A JSON Schema meta-schema (ajv's own copy, as ajv.validateSchema() uses it) as a standalone
+ * validator with all errors: what src/core/input-schemas.ts checks each input_schema against.
+ */
+export function generateMetaValidator(draft) {
+  const opts = { allErrors: true, strict: true, strictTypes: false, code: { source: true, esm: true } };
+  const ajv = draft === '2020-12' ? new Ajv2020(opts) : new Ajv(opts);
+  const fn = ajv.getSchema(draft === '2020-12' ? 'https://json-schema.org/draft/2020-12/schema' : 'http://json-schema.org/draft-07/schema');
+  return moduleOf(ajv, fn, `ajv's JSON Schema ${draft} meta-schema`);
+}
+
+/** ajv's standalone code for `fn` as an ES module. */
+function moduleOf(ajv, fn, source) {
   let code = standaloneCode.default ? standaloneCode.default(ajv, fn) : standaloneCode(ajv, fn);
   // ajv emits require() for its runtime helpers even in ESM mode: turn them into imports.
   const helpers = new Map();
@@ -32,7 +53,7 @@ export function generateValidator(ref) {
   });
   if (/require\(/.test(code)) throw new Error('unexpected require() in the generated validator');
   const imports = [...helpers].map(([name, id]) => `import ${id}_module from 'ajv/dist/runtime/${name}.js';\nconst ${id} = ${id}_module.default ?? ${id}_module;`).join('\n');
-  return `// GENERATED from schema/svc.schema.json by \`npm run gen:types\`. Do not edit by hand.\n// @ts-nocheck\n${imports}\n${code.replace(/^"use strict";/, '')}\n`;
+  return `// GENERATED from ${source} by \`npm run gen:types\`. Do not edit by hand.\n// @ts-nocheck\n${imports}\n${code.replace(/^"use strict";/, '')}\n`;
 }
 
 export async function generate() {
@@ -45,7 +66,8 @@ export async function generate() {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const files = [[out, await generate()], [validatorOut, generateValidator()], [configValidatorOut, generateValidator('#/definitions/SvcServerConfig')]];
+  const files = [[out, await generate()], [validatorOut, generateValidator()], [configValidatorOut, generateValidator('#/definitions/SvcServerConfig')],
+    ...Object.entries(metaOut).map(([draft, file]) => [file, generateMetaValidator(draft)])];
   if (process.argv.includes('--check')) {
     for (const [file, text] of files) {
       let current = '';

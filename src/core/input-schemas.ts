@@ -1,6 +1,6 @@
 // Input schemas: the check every tool's input_schema passes when a manifest or catalog is
 // loaded, and the validators compiled from them. Guarantees: check() is cheap (no code is
-// generated) and refuses what compile() would refuse for the schemas operators write — a
+// generated: the meta-schemas are precompiled by scripts/gen-types.mjs) and refuses what compile() would refuse for the schemas operators write — a
 // schema that breaks its meta-schema (draft-07, or 2020-12 when $schema says so), an
 // unknown keyword (strict mode), a pattern that is not a valid `u` regex, a format ajv-formats
 // does not know; an InputValidators compiles a schema only on its first use and compiles
@@ -9,10 +9,12 @@
 // but ajv still refuses at first use (e.g. a $ref that resolves nowhere) throws
 // INPUT_SCHEMA_INVALID then.
 
-import { Ajv, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { SvcError } from '../errors.js';
+import { validate as metaDraft07 } from './meta-schema-draft-07.gen.js';
+import { validate as metaDraft2020 } from './meta-schema-2020-12.gen.js';
 
 // ajv-formats ships CJS with a default export; under NodeNext it arrives as a namespace.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
@@ -26,14 +28,16 @@ const INPUT_OPTS_2020 = { ...INPUT_OPTS, keywords: ['x-mcp-header', '$anchor'] }
 
 const is2020 = (schema: object) => (schema as { $schema?: string }).$schema?.replace(/#$/, '') === DRAFT_2020;
 
-// Meta-schema checks use two long-lived instances (with the formats, so they also say
-// which formats and keywords exist): validateSchema() caches nothing about the schema it
-// checks, and the meta-schemas compile once per process instead of once per reload.
+type MetaValidator = ((schema: unknown) => boolean) & { errors?: ErrorObject[] | null };
+
+// The meta-schema check is a precompiled validator (ajv's own copy of each meta-schema,
+// generated at build time); two long-lived instances, with the formats, say which keywords
+// and formats exist and write the error text. Neither compiles anything.
 let meta7: Ajv | undefined;
 let meta2020: Ajv | undefined;
 const checker = (wants2020: boolean): Ajv => wants2020
-  ? (meta2020 ??= addFormats(new Ajv2020(INPUT_OPTS_2020) as unknown as Ajv))
-  : (meta7 ??= addFormats(new Ajv(INPUT_OPTS)));
+  ? (meta2020 ??= addFormats(new Ajv2020({ ...INPUT_OPTS_2020, meta: false }) as unknown as Ajv))
+  : (meta7 ??= addFormats(new Ajv({ ...INPUT_OPTS, meta: false })));
 
 // Keywords whose value is a subschema, a map of subschemas, or a subschema or list of them.
 const ONE = new Set(['not', 'if', 'then', 'else', 'additionalProperties', 'additionalItems', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems', 'contentSchema']);
@@ -46,8 +50,10 @@ const checked = new WeakSet<object>();
 /** Throws Error(why) when ajv would refuse the schema; cheap: no validator is generated. */
 export function checkInputSchema(schema: object): void {
   if (checked.has(schema)) return;
-  const ajv = checker(is2020(schema));
-  if (!ajv.validateSchema(schema)) throw new Error(`schema is invalid: ${ajv.errorsText(ajv.errors, { dataVar: 'input_schema' })}`);
+  const wants2020 = is2020(schema);
+  const ajv = checker(wants2020);
+  const meta: MetaValidator = wants2020 ? metaDraft2020 : metaDraft07;
+  if (!meta(schema)) throw new Error(`schema is invalid: ${ajv.errorsText(meta.errors, { dataVar: 'input_schema' })}`);
   walk(schema, ajv, '#');
   checked.add(schema);
 }
