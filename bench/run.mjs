@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { measureReloadLatency } from './reload-latency.mjs';
 import { measureRevocationLatency } from './revocation-latency.mjs';
 import { BASELINES, ceilingOf, MEMORY, RELOAD, REVOCATION, SCENARIOS, SERVERS, TARGETS, TOKEN } from './scenarios.mjs';
-import { KINDS } from './lib/clients.mjs';
+import { KINDS, request } from './lib/clients.mjs';
 import { CONNECTIONS } from './lib/load.mjs';
 import { OAuthFlow } from './lib/oauth.mjs';
 import { installCleanup, measureStartup, rssMiB, sleep, startServer, stopServer } from './lib/proc.mjs';
@@ -161,6 +161,14 @@ async function main() {
       failed = true;
       log(`${r.scn.name}: ${r.status}`);
     }
+  }
+  // A hosted server is scraped: one GET /metrics (static token) where it is routed, so the idle RSS includes the
+  // metrics registry that fastsvc makes at the first scrape. Servers without /metrics (or behind OAuth) answer 401/404.
+  for (const row of serverRows) {
+    const server = running.get(row.name);
+    if (!server || server.died()) continue;
+    const res = await request(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } }).catch(() => ({ status: 0 }));
+    row.scraped = res.status === 200;
   }
   await sleep(cfg.idleMs);
   for (const row of serverRows) {

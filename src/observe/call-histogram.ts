@@ -4,8 +4,6 @@
 // no hashing, no allocation; the exposition (buckets cumulative with `le`, +Inf, _sum,
 // _count per series) is what prom-client's Histogram writes for the same observations.
 
-import type { Registry } from 'prom-client';
-
 export interface HistogramSeries {
   observe(value: number): void;
 }
@@ -23,9 +21,9 @@ export class CallHistogram {
   readonly #bounds: readonly number[];
   readonly #series: Series[] = [];
 
-  constructor(readonly name: string, readonly help: string, buckets: readonly number[], registers: readonly Registry[]) {
+  /** Registered by its owner (registry.registerMetric), when the registry is made. */
+  constructor(readonly name: string, readonly help: string, buckets: readonly number[]) {
     this.#bounds = [...buckets].sort((a, b) => a - b);
-    for (const r of registers) r.registerMetric(this as never);
   }
 
   /** A new series with these labels (the caller keeps it; one per label set). */
