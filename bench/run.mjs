@@ -1,6 +1,7 @@
 // `npm run bench`: starts every server of bench/scenarios.mjs as its own child process on 127.0.0.1 (port 0),
 // measures start-up and idle RSS, checks each scenario's answer once, warms up, then measures the scenarios in
-// interleaved rounds (A/B/A/B) with 10 connections, then memory flatness (--memory) and reload latency, and prints
+// interleaved rounds (A/B/A/B) with 10 connections, then the paired targets back to back (median of the pairs'
+// ratios), then memory flatness (--memory) and reload latency, and prints
 // markdown tables with issue 6's targets met or missed (also written to bench/RESULTS.md).
 // Exit 1 when a check or a run fails (with --smoke also on any non-2xx or error; with --strict on an unavailable server).
 import { randomBytes } from 'node:crypto';
@@ -18,10 +19,10 @@ import { OAuthFlow } from './lib/oauth.mjs';
 import { installCleanup, measureStartup, rssMiB, sleep, startServer, stopServer } from './lib/proc.mjs';
 import { environment, memoryTable, reloadTable, scalingTable, serverTable, summarize, targetsTable, throughputTable, writeResults } from './lib/report.mjs';
 
-const USAGE = `usage: node bench/run.mjs [--smoke] [--memory] [--scaling] [--large] [--only name,...] [--rounds N] [--seconds S] [--out FILE] [--strict]`;
+const USAGE = `usage: node bench/run.mjs [--smoke] [--memory] [--scaling] [--large] [--only name,...] [--rounds N] [--pairs N] [--seconds S] [--out FILE] [--strict]`;
 const options = {
   smoke: { type: 'boolean' }, memory: { type: 'boolean' }, scaling: { type: 'boolean' }, large: { type: 'boolean' }, strict: { type: 'boolean' }, help: { type: 'boolean' },
-  only: { type: 'string' }, rounds: { type: 'string' }, seconds: { type: 'string' }, out: { type: 'string' },
+  only: { type: 'string' }, rounds: { type: 'string' }, pairs: { type: 'string' }, seconds: { type: 'string' }, out: { type: 'string' },
 };
 let opt;
 try {
@@ -41,12 +42,14 @@ const cfg = {
   seconds: Number(opt.seconds ?? (smoke ? 1 : 5)),
   warmupSeconds: smoke ? 0.5 : 2,
   startupSamples: smoke ? 1 : 5,
+  pairs: Number(opt.pairs ?? (smoke ? 1 : 5)),
+  pairSeconds: smoke ? 1 : 3,
   idleMs: smoke ? 500 : 1000,
   memoryWarmupCalls: smoke ? 500 : 5000,
   rssCapMiB: 1536, // a leaking peer is stopped here rather than allowed to eat the machine
 };
-if (!(cfg.rounds >= 1 && cfg.rounds <= 20 && cfg.seconds > 0 && cfg.seconds <= 120)) {
-  console.error(`--rounds must be 1..20 and --seconds in (0, 120]\n${USAGE}`);
+if (!(cfg.rounds >= 1 && cfg.rounds <= 20 && cfg.pairs >= 0 && cfg.pairs <= 20 && cfg.seconds > 0 && cfg.seconds <= 120)) {
+  console.error(`--rounds must be 1..20, --pairs 0..20 and --seconds in (0, 120]\n${USAGE}`);
   process.exit(2);
 }
 
@@ -196,25 +199,51 @@ async function main() {
     }
   }
   for (const r of results) if (!r.status) r.summary = summarize(r.rounds);
+
+  // 5. Paired ratios for the targets marked `paired`: the two scenarios run back to back (order alternating,
+  // cfg.pairs times, cfg.pairSeconds each), and the verdict is the median of the pairs' ratios. The rounds above
+  // run ~25 scenarios between the two, so a drift of the shared machine's speed moves one and not the other.
+  const paired = new Map(); // 'a/b' → ratios
+  for (const t of TARGETS.filter((t) => t.paired && t.ratio && cfg.pairs > 0)) {
+    const [a, b] = t.ratio.map((n) => results.find((r) => r.scn.name === n));
+    if (!a || !b || a.status || b.status) continue;
+    const ratios = [];
+    try {
+      for (let i = 0; i < cfg.pairs; i++) {
+        const once = async (r) => {
+          const server = running.get(r.scn.server);
+          if (server.died()) throw new Error(`server ${server.died()}`);
+          return (await withTarget(r.scn, server.url, (kind, t) => kind.load(t, { seconds: cfg.pairSeconds }))).rps;
+        };
+        const [ra, rb] = i % 2 ? [await once(a), await once(b)] : [await once(b), await once(a)].reverse();
+        ratios.push(ra / rb);
+      }
+      paired.set(t.ratio.join('/'), ratios);
+      log(`paired ${t.ratio.join(' / ')}: ${ratios.map((x) => x.toFixed(2)).join(', ')}`);
+    } catch (err) {
+      failed = true;
+      log(`paired ${t.ratio.join(' / ')}: FAILED: ${err.message}`);
+    }
+  }
   for (const server of running.values()) await stopServer(server);
   running.clear();
 
-  // 5. Memory flatness on one /mcp session.
+  // 6. Memory flatness on one /mcp session.
   const memRows = [];
   for (const entry of memory) memRows.push(await measureMemory(entry));
 
-  // 6. Reload latency, each entry on a watching server of its own.
+  // 7. Reload latency, each entry on a watching server of its own.
   const reloadRows = [];
   for (const entry of RELOAD.filter(picked)) reloadRows.push(await measureReload(entry));
 
-  // 7. Revocation propagation between two replicas, on a server of its own.
+  // 8. Revocation propagation between two replicas, on a server of its own.
   const revocationRows = [];
   for (const entry of revocation) revocationRows.push(await measureRevocation(entry));
 
-  // 8. Report.
+  // 9. Report.
   const command = `node bench/run.mjs ${process.argv.slice(2).join(' ')}`.trim();
   const settings = `${cfg.rounds} round(s) × ${cfg.seconds} s per scenario, interleaved; ${CONNECTIONS} connections; ` +
-    `warm-up ${cfg.warmupSeconds} s; start-up median of ${cfg.startupSamples}`;
+    `warm-up ${cfg.warmupSeconds} s; start-up median of ${cfg.startupSamples}; paired targets: ${cfg.pairs} back-to-back pairs × ${cfg.pairSeconds} s`;
   const pendingHooks = [...results.map((r) => r.scn), ...reloadRows.map((r) => r.entry)]
     .filter((e) => blocked(e)?.startsWith('pending')).map((e) => `- ${e.name}: ${blocked(e)}`);
   const sections = [
@@ -226,7 +255,7 @@ async function main() {
     ...(reloadRows.length ? [`## Reload latency (bench/reload-latency.mjs)\n\n${reloadTable(reloadRows)}`] : []),
     ...(revocationRows.length ? [`## Revocation propagation (bench/revocation-latency.mjs)\n\n${reloadTable(revocationRows, 'revocations')}`] : []),
     `## Issue 6 targets in this run${smoke ? ' (smoke: too short to judge)' : ''}\n\n` +
-      targetsTable(TARGETS, { results, servers: serverRows, memory: memRows, reload: reloadRows }),
+      targetsTable(TARGETS, { results, servers: serverRows, memory: memRows, reload: reloadRows, paired }),
     ...(pendingHooks.length ? [`## Not measured yet\n\n${pendingHooks.join('\n')}`] : []),
   ];
   console.log(sections.join('\n\n'));

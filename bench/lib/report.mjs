@@ -102,7 +102,7 @@ export function reloadTable(rows, unit = 'edits') {
 const MB_PER_MIB = 1.048576;
 
 /** targets: TARGETS of scenarios.mjs; the rest as the other tables take them. Rows say met / missed by how much. */
-export function targetsTable(targets, { results, servers, memory, reload }) {
+export function targetsTable(targets, { results, servers, memory, reload, paired = new Map() }) {
   const rps = (name) => results.find((r) => r.scn.name === name)?.summary?.rps;
   const lines = [row(['target', 'measured', 'verdict']), row(Array(3).fill('---'))];
   for (const t of targets) {
@@ -112,6 +112,11 @@ export function targetsTable(targets, { results, servers, memory, reload }) {
       const [a, b] = t.ratio.map(rps);
       got = Number.isFinite(a) && b > 0 ? a / b : NaN;
       shown = Number.isFinite(got) ? `${got.toFixed(2)}× (${int(a)} / ${int(b)} req/s)` : '—';
+      const pairs = paired.get(t.ratio.join('/'));
+      if (pairs?.length) {
+        shown = `${median(pairs).toFixed(2)}× paired (median of ${pairs.map((x) => x.toFixed(2)).join(', ')}); table medians ${shown}`;
+        got = median(pairs);
+      }
     } else if (t.startup) {
       const s = servers.find((x) => x.name === t.startup)?.startup;
       got = s ? median(s) : NaN;
