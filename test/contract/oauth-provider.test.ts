@@ -157,6 +157,30 @@ for (const { name, make } of providers) {
   });
 }
 
+describe('InMemoryOAuthProvider sweeping', () => {
+  it('removes expired entries on its interval by itself, and stops when closed', async () => {
+    let sweeps = 0;
+    let removed = 0;
+    const p = new (class extends InMemoryOAuthProvider {
+      override sweep(): number {
+        sweeps++;
+        const n = super.sweep();
+        removed += n;
+        return n;
+      }
+    })({ sweepIntervalMs: 10 });
+    await p.adapter('AccessToken').upsert('old', { jti: 'old', kind: 'AccessToken' }, 0.001);
+    await p.adapter('AccessToken').upsert('new', { jti: 'new', kind: 'AccessToken' }, 600);
+    for (let i = 0; i < 500 && removed === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(removed, 1, 'the timer swept the expired entry (and only it)');
+    assert.ok(await p.adapter('AccessToken').find('new'));
+    await p.close();
+    const after = sweeps;
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(sweeps, after, 'no sweep after close');
+  });
+});
+
 describe('SQLiteOAuthProvider durability', () => {
   it('commits without an fsync per write by default (process) and with one when durability is power', async () => {
     const a = new SQLiteOAuthProvider(join(tmp(), 'a.db'));

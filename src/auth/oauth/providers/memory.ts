@@ -1,7 +1,9 @@
 // InMemoryOAuthProvider: OAuth state in this process's memory, for tests and
 // experiments. Guarantees: the same observable behaviour as the SQLite provider
 // (one contract suite), entries are copied in and out (callers cannot mutate stored
-// state), expired entries are invisible at once and removed by sweep(); all is lost on exit.
+// state), expired entries are invisible at once and removed by sweep(), which runs every
+// sweep interval as the SQLite provider's does (so a long-running server does not keep
+// every token it ever issued); all is lost on exit.
 
 import { AlreadyConsumed, type Adapter, type AdapterPayload, type OAuthKeys, type OAuthProvider } from '../provider.js';
 import { decodePayload, encodePayload, expiryOf, storageKey } from './stored-id.js';
@@ -77,9 +79,20 @@ class MemoryModel implements Adapter {
   }
 }
 
+export interface InMemoryOAuthProviderOptions {
+  /** How often expired entries are removed, in ms. Default 10 minutes. */
+  sweepIntervalMs?: number;
+}
+
 export class InMemoryOAuthProvider implements OAuthProvider {
   readonly #models = new Map<string, MemoryModel>();
   #keys: string | undefined;
+  readonly #timer: NodeJS.Timeout;
+
+  constructor(opts: InMemoryOAuthProviderOptions = {}) {
+    this.#timer = setInterval(() => this.sweep(), opts.sweepIntervalMs ?? 600_000);
+    this.#timer.unref();
+  }
 
   adapter(model: string): Adapter {
     let m = this.#models.get(model);
@@ -103,6 +116,7 @@ export class InMemoryOAuthProvider implements OAuthProvider {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.#timer);
     this.#models.clear();
   }
 }
