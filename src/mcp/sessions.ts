@@ -52,6 +52,8 @@ export interface SessionRegistryOptions {
 
 export class SessionRegistry {
   readonly #entries = new Map<string, SessionEntry>();
+  /** The last entry in #entries (the most recently used), when known. */
+  #newest: SessionEntry | undefined;
   readonly #counts: Record<SessionTransport, number> = { mcp: 0, ws: 0 };
   readonly #log: Logger;
   readonly #idleMs: number;
@@ -83,6 +85,7 @@ export class SessionRegistry {
 
   add(entry: SessionEntry): void {
     this.#entries.set(entry.id, entry);
+    this.#newest = entry;
     this.#counts[entry.transport]++;
     this.#log.debug({ session: entry.id, sub: entry.sub, transport: entry.transport, version: entry.session.protocolVersion }, 'mcp session opened');
   }
@@ -97,7 +100,12 @@ export class SessionRegistry {
 
   touch(e: SessionEntry): void {
     e.lastSeen = Date.now();
-    if (this.#entries.delete(e.id)) this.#entries.set(e.id, e);
+    // Already the most recent: re-inserting it would only churn the map (a hot session is touched on every request).
+    if (e === this.#newest) return;
+    if (this.#entries.delete(e.id)) {
+      this.#entries.set(e.id, e);
+      this.#newest = e;
+    }
   }
 
   /** Replace the session's standing channel (ending the previous one). */
@@ -118,6 +126,7 @@ export class SessionRegistry {
   }
 
   end(e: SessionEntry, why: string): void {
+    if (e === this.#newest) this.#newest = undefined;
     if (this.#entries.delete(e.id)) this.#counts[e.transport]--;
     else if (e.session.closed) return;
     e.session.close();

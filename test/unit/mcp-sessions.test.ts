@@ -51,6 +51,24 @@ describe('MCP session registry', () => {
     reg.close();
   });
 
+  it('keeps recency exact when the newest session is touched again and again, and after it ends', () => {
+    const { reg, open } = registry(3);
+    const a = open(alice)!;
+    const b = open(alice)!;
+    const c = open(alice)!;
+    for (let i = 0; i < 5; i++) reg.touch(c); // the hot session: already the newest
+    reg.touch(a); // order now b, c, a
+    reg.end(a, 'test'); // the newest ends: order b, c
+    reg.touch(b); // order c, b
+    open(alice); // order c, b, d: the cap
+    open(alice); // evicts c, the least recently used
+    assert.ok(c.session.closed, 'c was the least recently used');
+    assert.ok(!b.session.closed);
+    open(alice); // evicts b
+    assert.ok(b.session.closed);
+    reg.close();
+  });
+
   it('does not count /ws sessions against the /mcp cap, nor sweep them', () => {
     const { reg, open } = registry(1, 1000);
     const w = open(alice, 'ws')!;
