@@ -20,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { initParams, KINDS, MCP_VERSION, openSocket, request } from './lib/clients.mjs';
 import { autocannonLoad, post } from './lib/load.mjs';
+import { inspectorEnv, openInspector } from './lib/inspector.mjs';
 import { installCleanup, rssMiB, sleep, startServer, stopServer } from './lib/proc.mjs';
 import { linePlot } from './lib/svg-plot.mjs';
 import { SCENARIOS, SERVERS, TEXT, TOKEN, TOOL } from './scenarios.mjs';
@@ -124,9 +125,14 @@ async function openRange(from, to, open) {
   await Promise.all(Array.from({ length: Math.min(OPEN_CONCURRENCY, to - from) }, worker));
 }
 
-/** A server warmed up with a few /svc calls (fastsvc) or nothing (the ws echo), then idle: RSS at 0. */
-async function freshServer(name) {
-  const server = await startServer(SERVERS[name], env);
+/**
+ * A server warmed up with a few /svc calls (fastsvc) or nothing (the ws echo), then idle: RSS at 0. With `inspect`,
+ * it listens for the inspector too (server.inspector: the retained heap after a full GC, bench/lib/inspector.mjs).
+ */
+async function freshServer(name, { inspect = false } = {}) {
+  const insp = inspect ? await inspectorEnv() : undefined;
+  const server = await startServer(SERVERS[name], { ...env, ...insp?.env });
+  if (insp) server.inspector = await openInspector(insp.port);
   if (name === 'fastsvc') {
     const t = await KINDS.http.open(SCENARIOS.find((s) => s.name === 'fastsvc-svc'), server.url, TOKEN);
     await autocannonLoad(t, { amount: 500 });
@@ -134,21 +140,18 @@ async function freshServer(name) {
   return server;
 }
 
-/** fastsvc's own view from /metrics: V8 heap used (MiB) and its open sessions of `transport` (mcp | ws). */
-async function scrape(server, transport) {
+/** fastsvc's own count from /metrics: its open sessions of `transport` (mcp | ws). */
+async function openCount(server, transport) {
   const res = await request(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
   if (res.status !== 200) throw new Error(`GET /metrics: HTTP ${res.status}`);
-  const value = (re) => Number(re.exec(res.body)?.[1] ?? NaN);
-  return {
-    heapMiB: value(/^nodejs_heap_size_used_bytes (\S+)/m) / 2 ** 20,
-    open: value(new RegExp(`^fastsvc_open_sessions\\{transport="${transport}"\\} (\\S+)`, 'm')),
-  };
+  return Number(new RegExp(`^fastsvc_open_sessions\\{transport="${transport}"\\} (\\S+)`, 'm').exec(res.body)?.[1] ?? NaN);
 }
 
 /**
- * Drives one idle series: for each checkpoint n, opens items up to n with open(i), settles, samples VmRSS (and, on
- * fastsvc — `transport` set — the JS heap used, checking that /metrics counts exactly n open sessions of that
- * transport); then verify() must pass (the oldest item still served). Resolves { rss, heap } in MiB per checkpoint.
+ * Drives one idle series: for each checkpoint n, opens items up to n with open(i), settles, samples VmRSS and the
+ * heap retained after a full GC (through the server's inspector), and on fastsvc — `transport` set — checks that
+ * /metrics counts exactly n open sessions of that transport; then verify() must pass (the oldest item still
+ * served). Resolves { rss, heap } in MiB per checkpoint.
  */
 async function idleSeries(cfg, label, server, transport, open, verify) {
   const rss = [];
@@ -163,20 +166,20 @@ async function idleSeries(cfg, label, server, transport, open, verify) {
     const died = server.died();
     if (died) throw new Error(`${label}: server ${died} at ${n}`);
     rss.push(rssMiB(server.pid));
+    heap.push(await server.inspector.heapAfterGcMiB());
     if (transport) {
-      const m = await scrape(server, transport);
-      if (m.open !== n) throw new Error(`${label}: /metrics counts ${m.open} open ${transport} sessions, expected ${n}`);
-      heap.push(m.heapMiB);
+      const open = await openCount(server, transport);
+      if (open !== n) throw new Error(`${label}: /metrics counts ${open} open ${transport} sessions, expected ${n}`);
     }
-    log(`${label}: ${n} idle → RSS ${rss.at(-1).toFixed(1)} MiB${transport ? `, heap used ${heap.at(-1).toFixed(1)} MiB` : ''} (opened in ${Math.round(openMs)} ms)`);
+    log(`${label}: ${n} idle → RSS ${rss.at(-1).toFixed(1)} MiB, heap after GC ${heap.at(-1).toFixed(1)} MiB (opened in ${Math.round(openMs)} ms)`);
   }
   await verify();
-  return { rss, heap: transport ? heap : null };
+  return { rss, heap };
 }
 
 /** 2025 /mcp sessions: initialize + notifications/initialized each, on a keep-alive agent, then nothing. */
 async function idleSessions(cfg) {
-  const server = await freshServer('fastsvc');
+  const server = await freshServer('fastsvc', { inspect: true });
   const agent = new http.Agent({ keepAlive: true, maxSockets: OPEN_CONCURRENCY });
   const url = `${server.url}/mcp`;
   const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${TOKEN}` };
@@ -199,13 +202,14 @@ async function idleSessions(cfg) {
     });
   } finally {
     agent.destroy();
+    server.inspector.close();
     await stopServer(server);
   }
 }
 
 /** Idle WebSockets on `name` (fastsvc: /ws with MCP initialized; ws-echo: the bare ceiling, same handshake). */
 async function idleSockets(cfg, name) {
-  const server = await freshServer(name);
+  const server = await freshServer(name, { inspect: true });
   const url = `${server.url.replace(/^http/, 'ws')}/ws`;
   const conns = [];
   try {
@@ -224,6 +228,7 @@ async function idleSockets(cfg, name) {
     });
   } finally {
     for (const c of conns) c?.ws.terminate();
+    server.inspector.close();
     await stopServer(server);
   }
 }
@@ -306,17 +311,20 @@ function idleSection(idle) {
   return [
     `### RSS against idle 2025 /mcp sessions and idle WebSockets (${idle.at})`,
     `VmRSS of a fresh server (fastsvc warmed with 500 /svc calls) after each checkpoint and a ${idle.settleMs} ms settle, ` +
-      'each series on its own server; for fastsvc also the V8 heap used and the open-session count, both from its ' +
+      'each series on its own server; also the V8 heap the server retains (heapUsed after two full collections, asked ' +
+      'for through the inspector the bench opens on these servers), and for fastsvc its open-session count from its ' +
       '/metrics (which counted exactly the sessions/sockets opened at every checkpoint). Sessions: initialize + ' +
       'notifications/initialized, then idle (no GET stream; the server closes the idle keep-alive connections). ' +
       'Sockets: open, with MCP initialized on fastsvc. At the end the oldest and newest session/socket answered a ' +
       'tools/call (none evicted or closed).',
-    `MiB (fastsvc: RSS, and in brackets the JS heap used):\n\n${table}`,
+    `MiB (RSS, and in brackets the JS heap retained):\n\n${table}`,
     `RSS, KiB per added session/socket (per step; 0→max; early = first non-zero checkpoint → middle, late = middle → last):\n\n${growthTable(idle.counts, idle.rssMiB)}`,
-    ...(Object.keys(heap).length ? [`JS heap used, KiB per added session/socket:\n\n${growthTable(idle.counts, heap)}`] : []),
-    'RSS is what the kernel sees: V8 grows its heap in steps and keeps freed pages, and the opening traffic leaves ' +
-      'garbage until the next collection, so single steps are noisy; the first step also carries one-time costs. ' +
-      'The verdict compares the per-item cost of the upper half of the range with the lower half.',
+    ...(Object.keys(heap).length ? [`JS heap retained (after a full GC), KiB per added session/socket:\n\n${growthTable(idle.counts, heap)}`] : []),
+    'RSS is what the kernel sees: V8 grows its heap in steps, and the memory the opening traffic used is kept by the ' +
+      'process (V8 pages, malloc arenas) after it is freed, so RSS per item is a high-water mark, larger than what an ' +
+      'idle item retains (closing 2,000 fastsvc sockets returned no RSS; opening 2,000 again added about a seventh of ' +
+      'the first 2,000\'s RSS); the retained heap is the per-item cost. The verdict compares the per-item cost of the ' +
+      'upper half of the range with the lower half.',
     '![RSS against idle sessions and sockets](results/rss-idle-sessions.svg)',
   ].join('\n\n');
 }
@@ -334,8 +342,8 @@ function writePlots(dir, data) {
     write('p99-vs-connections.svg', linePlot({ x: tp.connections, series: series('p99') }, { title: 'p99 latency against connections', xLabel: 'connections', yLabel: 'p99 (ms)', logX: true }));
   }
   if (data.idle) {
-    const heap = Object.fromEntries(Object.entries(data.idle.heapMiB ?? {}).map(([k, v]) => [`${k} (JS heap used)`, v]));
-    write('rss-idle-sessions.svg', linePlot({ x: data.idle.counts, series: { ...data.idle.rssMiB, ...heap } }, { title: 'RSS (and fastsvc JS heap) against idle sessions and WebSockets', xLabel: 'idle sessions / sockets', yLabel: 'MiB' }));
+    const heap = Object.fromEntries(Object.entries(data.idle.heapMiB ?? {}).map(([k, v]) => [`${k} (JS heap retained)`, v]));
+    write('rss-idle-sessions.svg', linePlot({ x: data.idle.counts, series: { ...data.idle.rssMiB, ...heap } }, { title: 'RSS (and JS heap retained) against idle sessions and WebSockets', xLabel: 'idle sessions / sockets', yLabel: 'MiB' }));
   }
   return files;
 }
