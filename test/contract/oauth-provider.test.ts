@@ -5,7 +5,7 @@
 // (concurrent migrations and consumes, sealed keys, revocation notifications, outages).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -190,6 +190,35 @@ describe('SQLiteOAuthProvider durability', () => {
       assert.equal(b.synchronous, 'full');
     } finally {
       await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it('lets exactly one of many consumes of one code in the same turn win', async () => {
+    const p = new SQLiteOAuthProvider(join(tmp(), 'oauth.db'));
+    try {
+      const codes = p.adapter('AuthorizationCode');
+      await codes.upsert('race-code', { jti: 'race-code', grantId: 'g-race' }, 60);
+      const results = await Promise.allSettled([1, 2, 3, 4].map(() => codes.consume('race-code')));
+      assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
+      for (const r of results) if (r.status === 'rejected') assert.ok(r.reason instanceof AlreadyConsumed);
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('checkpoints the WAL into the database file off the event loop, and closes the checkpointer with the store', async () => {
+    const file = join(tmp(), 'oauth.db');
+    const p = new SQLiteOAuthProvider(file);
+    const before = statSync(file).size;
+    const tokens = p.adapter('AccessToken');
+    for (let i = 0; i < 450; i++) await tokens.upsert(`token-${i}`, { jti: `token-${i}`, grantId: `grant-${i % 7}` }, 3600);
+    while (statSync(file).size === before) await sleep(10); // only a checkpoint writes the database file (the writer's own starts past 10,000 WAL pages)
+    await p.close();
+    const b = new SQLiteOAuthProvider(file);
+    try {
+      assert.equal((await b.adapter('AccessToken').find('token-449'))?.grantId, 'grant-1');
+    } finally {
+      await b.close();
     }
   });
 

@@ -1,16 +1,21 @@
-// SQLiteOAuthProvider: OAuth state and keys in one SQLite file. Guarantees: WAL and one
-// autocommit transaction per write, so when a write's promise resolves it is in the WAL
+// SQLiteOAuthProvider: OAuth state and keys in one SQLite file. Guarantees: WAL, and the
+// adapters' writes group-committed (sqlite-batch.ts: the writes of one event-loop turn
+// share one transaction), so when a write's promise resolves it is committed to the WAL
 // file and survives a crash or kill -9 of the process; with durability 'power'
 // (synchronous=FULL, an fsync per commit) it also survives an OS crash or power loss,
 // with 'process' (synchronous=NORMAL, fsync only at checkpoints) the last commits before
-// an OS crash may be lost but the file stays consistent; one table keyed (model, id) with
-// the id stored hashed (stored-id.ts); expired rows swept at open and every sweep interval.
+// an OS crash may be lost but the file stays consistent; WAL checkpoints (and their
+// fsyncs) run on a worker thread (sqlite-checkpointer.ts), not on the event loop; one table
+// keyed (model, id) with the id stored hashed (stored-id.ts), lookups by grant, uid and
+// user code through their indexes; expired rows swept at open and every sweep interval.
 
 import type Database from 'better-sqlite3';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { AlreadyConsumed, type Adapter, type AdapterPayload, type OAuthKeys, type OAuthProvider } from '../provider.js';
 import { decodePayload, encodePayload, expiryOf, storageKey } from './stored-id.js';
+import { WriteBatch } from './sqlite-batch.js';
+import { WalCheckpointer } from './sqlite-checkpointer.js';
 import { lazyRequire } from '../../../util/lazy-require.js';
 
 /** better-sqlite3 is loaded when the first provider is opened, not when this module is imported. */
@@ -49,6 +54,9 @@ export class SQLiteOAuthProvider implements OAuthProvider {
   readonly #db: Database.Database;
   readonly #timer: NodeJS.Timeout;
   readonly #stmt;
+  readonly #batch: WriteBatch;
+  readonly #checkpointer: WalCheckpointer;
+  #closed: Promise<void> | undefined;
 
   constructor(path: string, opts: SQLiteOAuthProviderOptions = {}) {
     this.path = path;
@@ -56,7 +64,8 @@ export class SQLiteOAuthProvider implements OAuthProvider {
     closeSync(openSync(path, 'a', 0o600)); // created owner-only; -wal/-shm inherit the mode
     this.#db = new (loadSqlite())(path);
     this.#db.pragma('journal_mode = WAL');
-    this.#db.pragma(opts.durability === 'power' ? 'synchronous = FULL' : 'synchronous = NORMAL');
+    const synchronous = opts.durability === 'power' ? 'FULL' : 'NORMAL';
+    this.#db.pragma(`synchronous = ${synchronous}`);
     this.#db.pragma('busy_timeout = 5000');
     this.#db.exec(SCHEMA);
     const db = this.#db;
@@ -67,18 +76,21 @@ export class SQLiteOAuthProvider implements OAuthProvider {
           user_code = excluded.user_code, expires_at = excluded.expires_at, consumed_at = NULL`),
       find: db.prepare<[string, string, number], Row>(`SELECT payload, consumed_at FROM oauth_state
         WHERE model = ? AND id = ? AND (expires_at IS NULL OR expires_at > ?)`),
-      byUid: db.prepare<[string, string, number], Row>(`SELECT payload, consumed_at FROM oauth_state
+      // INDEXED BY: without statistics SQLite prefers scanning the (model, …) primary-key range to these partial indexes.
+      byUid: db.prepare<[string, string, number], Row>(`SELECT payload, consumed_at FROM oauth_state INDEXED BY oauth_state_uid
         WHERE model = ? AND uid = ? AND (expires_at IS NULL OR expires_at > ?) LIMIT 1`),
-      byUserCode: db.prepare<[string, string, number], Row>(`SELECT payload, consumed_at FROM oauth_state
+      byUserCode: db.prepare<[string, string, number], Row>(`SELECT payload, consumed_at FROM oauth_state INDEXED BY oauth_state_user_code
         WHERE model = ? AND user_code = ? AND (expires_at IS NULL OR expires_at > ?) LIMIT 1`),
       consume: db.prepare(`UPDATE oauth_state SET consumed_at = ? WHERE model = ? AND id = ? AND consumed_at IS NULL`),
       exists: db.prepare<[string, string], { one: number }>(`SELECT 1 AS one FROM oauth_state WHERE model = ? AND id = ?`),
       destroy: db.prepare(`DELETE FROM oauth_state WHERE model = ? AND id = ?`),
-      revoke: db.prepare(`DELETE FROM oauth_state WHERE model = ? AND grant_id = ?`),
+      revoke: db.prepare(`DELETE FROM oauth_state INDEXED BY oauth_state_grant WHERE model = ? AND grant_id = ?`),
       sweep: db.prepare(`DELETE FROM oauth_state WHERE expires_at IS NOT NULL AND expires_at <= ?`),
       loadKeys: db.prepare<[], { value: string }>(`SELECT value FROM oauth_keys WHERE name = 'keys'`),
       saveKeys: db.prepare(`INSERT INTO oauth_keys (name, value) VALUES ('keys', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`),
     };
+    this.#checkpointer = new WalCheckpointer(db, path, synchronous);
+    this.#batch = new WriteBatch(db, (n) => this.#checkpointer.wrote(n));
     this.sweep();
     this.#timer = setInterval(() => this.sweep(), opts.sweepIntervalMs ?? 600_000);
     this.#timer.unref();
@@ -86,11 +98,13 @@ export class SQLiteOAuthProvider implements OAuthProvider {
 
   adapter(model: string): Adapter {
     const s = this.#stmt;
+    const batch = this.#batch;
     const one = (row: Row | undefined, id: string | undefined) => (row ? decodePayload(row.payload, id, row.consumed_at) : undefined);
     return {
       async upsert(id: string, payload: AdapterPayload, expiresIn?: number) {
-        s.upsert.run(model, storageKey(id), encodePayload(payload), payload.grantId ?? null, payload.uid ?? null,
-          payload.userCode ?? null, expiryOf(expiresIn));
+        const row = [model, storageKey(id), encodePayload(payload), payload.grantId ?? null, payload.uid ?? null,
+          payload.userCode ?? null, expiryOf(expiresIn)];
+        await batch.write(() => s.upsert.run(row));
       },
       async find(id: string) {
         return one(s.find.get(model, storageKey(id), Date.now()), id);
@@ -103,13 +117,17 @@ export class SQLiteOAuthProvider implements OAuthProvider {
       },
       async consume(id: string) {
         const key = storageKey(id);
-        if (s.consume.run(Math.floor(Date.now() / 1000), model, key).changes === 0 && s.exists.get(model, key)) throw new AlreadyConsumed(model);
+        const now = Math.floor(Date.now() / 1000);
+        if (await batch.write(() => s.consume.run(now, model, key).changes === 0 && s.exists.get(model, key) !== undefined)) {
+          throw new AlreadyConsumed(model);
+        }
       },
       async destroy(id: string) {
-        s.destroy.run(model, storageKey(id));
+        const key = storageKey(id);
+        await batch.write(() => s.destroy.run(model, key));
       },
       async revokeByGrantId(grantId: string) {
-        s.revoke.run(model, grantId);
+        await batch.write(() => s.revoke.run(model, grantId));
       },
     };
   }
@@ -132,8 +150,12 @@ export class SQLiteOAuthProvider implements OAuthProvider {
     return this.#stmt.sweep.run(Date.now()).changes;
   }
 
-  async close(): Promise<void> {
-    clearInterval(this.#timer);
-    if (this.#db.open) this.#db.close();
+  close(): Promise<void> {
+    return (this.#closed ??= (async () => {
+      clearInterval(this.#timer);
+      this.#batch.flush();
+      await this.#checkpointer.close();
+      this.#db.close();
+    })());
   }
 }
