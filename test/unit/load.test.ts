@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { fastRead, parseSource, positionedRead } from '../../src/manifest/load.js';
 import { loadManifest } from '../../src/manifest/index.js';
 import { ManifestError } from '../../src/errors.js';
+import { generateManifest } from '../../bench/lib/gen-manifest.mjs';
 
 const value = (text: string, env: NodeJS.ProcessEnv) => {
   const src = parseSource('t.yaml', text, env);
@@ -236,6 +237,24 @@ describe('load: the fast reader and the positioned reader agree', () => {
     const fast = fastRead('t.yaml', text, {}, {});
     assert.ok(fast, 'the fast reader takes plain YAML');
     assert.deepEqual(fast.value, positionedRead('t.yaml', text, {}, {}).value);
+  });
+
+  it('on long strings (which it copies out of the source text): escapes, non-ASCII, a lone surrogate', () => {
+    const text = ['a: "a long \\"quoted\\" line\\n"', 'b: déjà vu, déjà entendu', 'c: "\\ud800 and a lone surrogate"', 'd: [short, short, "short"]', ''].join('\n');
+    const fast = fastRead('t.yaml', text, {}, {});
+    assert.ok(fast);
+    assert.deepEqual(fast.value, positionedRead('t.yaml', text, {}, {}).value);
+    assert.equal((fast.value as { c: string }).c, '\ud800 and a lone surrogate');
+  });
+
+  it('on a catalog over 1 MiB (read, then the parser\'s memory released): the value its JSON form gives', () => {
+    const env = { SVC_TOKEN: 't0k' };
+    const yamlText = generateManifest(2000, { marker: 'v1' });
+    assert.ok(yamlText.length > 1 << 20, `${yamlText.length} characters`);
+    const fromYaml = fastRead('big.yaml', yamlText, env, {});
+    const fromJson = fastRead('big.json', generateManifest(2000, { json: true, marker: 'v1' }), env, {});
+    assert.ok(fromYaml && fromJson);
+    assert.deepEqual(fromYaml.value, fromJson.value);
   });
 
   it('steps aside for a complex key', () => {
