@@ -1,11 +1,12 @@
 // Input schemas: the check every tool's input_schema passes when a manifest or catalog is
 // loaded, and the validators compiled from them. Guarantees: check() is cheap (no code is
-// generated: the meta-schemas are precompiled by scripts/gen-types.mjs) and refuses what compile() would refuse for the schemas operators write — a
-// schema that breaks its meta-schema (draft-07, or 2020-12 when $schema says so), an
-// unknown keyword (strict mode), a pattern that is not a valid `u` regex, a format ajv-formats
-// does not know; an InputValidators compiles a schema only on its first use and compiles
-// identical schemas (same JSON text) once, so a catalog of thousands of tools costs a
-// compile per schema actually called, not per tool declared. A schema that check() passed
+// generated: the meta-schemas are precompiled by scripts/gen-types.mjs) and refuses what
+// compile() would refuse for the schemas operators write — a schema that breaks its
+// meta-schema (draft-07, or 2020-12 when $schema says so), an unknown keyword (strict mode),
+// a pattern that is not a valid `u` regex, a format ajv-formats does not know; an
+// InputValidators compiles a schema only on its first use and compiles identical schemas
+// (same JSON text) once, so a catalog of thousands of tools costs a compile per schema
+// actually called, not per tool declared. A schema that check() passed
 // but ajv still refuses at first use (e.g. a $ref that resolves nowhere) throws
 // INPUT_SCHEMA_INVALID then.
 
