@@ -120,7 +120,9 @@ export function targetsTable(targets, { results, servers, memory, reload, paired
     } else if (t.startup) {
       const s = servers.find((x) => x.name === t.startup)?.startup;
       got = s ? median(s) : NaN;
-      shown = Number.isFinite(got) ? `${ms(got)} ms` : '—';
+      // The host's speed drifts between runs: the bare node:http server's start-up in the same run is the yardstick.
+      const raw = servers.find((x) => x.name === 'raw')?.startup;
+      shown = Number.isFinite(got) ? `${ms(got)} ms${raw ? ` (${(got / median(raw)).toFixed(1)}× raw node:http's ${ms(median(raw))} ms)` : ''}` : '—';
     } else if (t.rss) {
       got = (servers.find((x) => x.name === t.rss)?.rss ?? NaN) * (t.mib ? 1 : MB_PER_MIB);
       shown = Number.isFinite(got) ? `${mib(got)} ${t.mib ? 'MiB' : 'MB'}` : '—';
