@@ -14,6 +14,7 @@ RUN npm ci --ignore-scripts && npm rebuild better-sqlite3
 COPY tsconfig.json ./
 COPY schema ./schema
 COPY src ./src
+COPY scripts/bundle-cli.mjs ./scripts/
 RUN npm run build && npm prune --omit=dev
 
 # --- runtime ---

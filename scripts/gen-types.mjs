@@ -1,8 +1,9 @@
 // Generates, from schema/svc.schema.json, src/manifest/types.gen.ts (the manifest's
-// TypeScript types), src/manifest/manifest-validator.gen.js (the manifest
-// validator) and src/manifest/config-validator.gen.js (the code API's
-// SvcServerConfig, definitions/SvcServerConfig), both precompiled by ajv's
-// standalone mode so start-up and reload skip compiling the schema; and, the same way,
+// TypeScript types), src/manifest/validators.gen.js (the manifest's validator,
+// `validateManifest`, and the code API's SvcServerConfig's, `validateConfig`, from
+// definitions/SvcServerConfig; one module, so the definitions they share are emitted
+// once), precompiled by ajv's standalone mode so start-up and reload skip compiling
+// the schema; and, the same way,
 // src/core/meta-schema-draft-07.gen.js and src/core/meta-schema-2020-12.gen.js, the JSON
 // Schema meta-schemas every tool's input_schema is checked against (compiling ajv's
 // draft-07 meta-schema at start-up cost ~25 ms). `node scripts/gen-types.mjs` writes them
@@ -16,19 +17,14 @@ import standaloneCode from 'ajv/dist/standalone/index.js';
 const root = new URL('..', import.meta.url);
 const schema = JSON.parse(readFileSync(new URL('schema/svc.schema.json', root), 'utf8'));
 const out = new URL('src/manifest/types.gen.ts', root);
-const validatorOut = new URL('src/manifest/manifest-validator.gen.js', root);
-const configValidatorOut = new URL('src/manifest/config-validator.gen.js', root);
+const validatorsOut = new URL('src/manifest/validators.gen.js', root);
 const metaOut = { 'draft-07': new URL('src/core/meta-schema-draft-07.gen.js', root), '2020-12': new URL('src/core/meta-schema-2020-12.gen.js', root) };
 
-/**
- * The same options src/manifest/validate.ts documents: all errors, strict, schema defaults applied.
- * `ref`: a definition inside the schema to validate against instead of the whole manifest.
- */
-export function generateValidator(ref) {
+/** The same options src/manifest/validate.ts documents: all errors, strict, schema defaults applied. */
+export function generateValidators() {
   const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false, useDefaults: true, allowUnionTypes: true, code: { source: true, esm: true } });
   ajv.addSchema(schema);
-  const fn = ajv.getSchema(ref ? `${schema.$id}${ref}` : schema.$id);
-  return moduleOf(ajv, fn, 'schema/svc.schema.json');
+  return moduleOf(ajv, { validateManifest: schema.$id, validateConfig: `${schema.$id}#/definitions/SvcServerConfig` }, 'schema/svc.schema.json');
 }
 
 /**
@@ -42,9 +38,9 @@ export function generateMetaValidator(draft) {
   return moduleOf(ajv, fn, `ajv's JSON Schema ${draft} meta-schema`);
 }
 
-/** ajv's standalone code for `fn` as an ES module. */
-function moduleOf(ajv, fn, source) {
-  let code = standaloneCode.default ? standaloneCode.default(ajv, fn) : standaloneCode(ajv, fn);
+/** ajv's standalone code for `what` (a validator, or export names → schema ids) as an ES module. */
+function moduleOf(ajv, what, source) {
+  let code = standaloneCode.default ? standaloneCode.default(ajv, what) : standaloneCode(ajv, what);
   // ajv emits require() for its runtime helpers even in ESM mode: turn them into imports.
   const helpers = new Map();
   code = code.replace(/require\("ajv\/dist\/runtime\/([a-z0-9]+)"\)\.default/g, (_m, name) => {
@@ -69,7 +65,7 @@ export async function generate() {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const files = [[out, await generate()], [validatorOut, generateValidator()], [configValidatorOut, generateValidator('#/definitions/SvcServerConfig')],
+  const files = [[out, await generate()], [validatorsOut, generateValidators()],
     ...Object.entries(metaOut).map(([draft, file]) => [file, generateMetaValidator(draft)])];
   if (process.argv.includes('--check')) {
     for (const [file, text] of files) {

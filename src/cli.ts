@@ -15,9 +15,8 @@
 // stdout carries only the listening line (logs go to stderr); SIGTERM/SIGINT
 // drain and exit 0; SIGHUP reloads the manifest; a bad manifest never prints a stack trace.
 
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { checkIO, checkManifest, loadManifest } from './manifest/index.js';
 import { manifestWarnings } from './manifest/warnings.js';
@@ -27,11 +26,10 @@ import { logger } from './log.js';
 import { starterManifest } from './starter.js';
 import { createReloader } from './policy/reloader.js';
 import { startupLine } from './observe/startup-line.js';
+import { packageFile, packageVersion } from './util/package-root.js';
 
 const PROG = 'fastsvc';
-// dist/cli.js (and src/cli.ts) sit one level below the package root.
-const PACKAGE_ROOT = fileURLToPath(new URL('../', import.meta.url));
-const SCHEMA_FILE = join(PACKAGE_ROOT, 'schema', 'svc.schema.json');
+const SCHEMA_FILE = packageFile('schema', 'svc.schema.json');
 
 type Values = Record<string, string | boolean | undefined>;
 
@@ -171,7 +169,7 @@ async function main(argv: string[]): Promise<number> {
     const cmd = COMMANDS[topic];
     return cmd ? say(commandHelp(cmd)) : usageError(USAGE, `unknown command ${topic}`);
   }
-  if (name === '--version') return say(JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')).version);
+  if (name === '--version') return say(packageVersion());
   const cmd = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!cmd) return usageError(USAGE, name.startsWith('-') ? `unknown option ${name}` : `unknown command ${name}`);
 

@@ -7,8 +7,8 @@
 
 import { ManifestError, SvcError } from './errors.js';
 import type { ValidateFunction } from 'ajv';
-// Precompiled from definitions/SvcServerConfig by scripts/gen-types.mjs, like the manifest's.
-import { validate as generatedConfigValidator } from './manifest/config-validator.gen.js';
+// Precompiled from definitions/SvcServerConfig by scripts/gen-types.mjs, beside the manifest's.
+import { validateConfig as generatedConfigValidator } from './manifest/validators.gen.js';
 import type { AuditConfig, AuthProfile, BearerAuthConfig, OAuthConfig, Routes, ServerSettings, SvcServerConfig as ConfigSections } from './manifest/types.gen.js';
 import type { OAuthProvider } from './auth/oauth/provider.js';
 

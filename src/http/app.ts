@@ -18,7 +18,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import express, { type Application, type NextFunction, type Request, type Response } from 'express';
 import expressWs from 'express-ws';
-import { readFileSync } from 'node:fs';
 import { buildCatalog } from '../core/catalog.js';
 import type { FastSvc } from '../core/fast-svc.js';
 import { resolveConfig, profileScopes, type ResolvedConfig, type SvcServerConfig } from '../config.js';
@@ -49,8 +48,9 @@ import { publicHandlers, type ServerStatus } from './public-routes.js';
 import { Observer } from '../observe/observer.js';
 import { createAudit } from '../observe/audit.js';
 import { Metrics } from '../observe/metrics.js';
+import { packageVersion } from '../util/package-root.js';
 
-export const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+export const VERSION: string = packageVersion();
 
 export interface AppHandle {
   app: Application;

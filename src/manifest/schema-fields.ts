@@ -4,14 +4,14 @@
 // gives no names; the schema file is read once, on first use, only when needed.
 
 import { readFileSync } from 'node:fs';
+import { packageFile } from '../util/package-root.js';
 
 type Schema = { $ref?: string; properties?: Record<string, Schema>; items?: Schema; anyOf?: Schema[]; oneOf?: Schema[]; allOf?: Schema[] };
 
 let root: Schema | undefined;
 
 function schema(): Schema {
-  // src/manifest/ and dist/manifest/ both sit two levels below the package root, beside schema/.
-  root ??= JSON.parse(readFileSync(new URL('../../schema/svc.schema.json', import.meta.url), 'utf8')) as Schema;
+  root ??= JSON.parse(readFileSync(packageFile('schema', 'svc.schema.json'), 'utf8')) as Schema;
   return root;
 }
 

@@ -17,6 +17,7 @@ import * as oauth from 'oauth4webapi';
 import { stringify } from 'yaml';
 import { auth, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { serveCli, type ServeChild } from '../helpers/cli.js';
+import { waitFor } from '../helpers/wait.js';
 import { startDocServer, type DocServer } from '../helpers/cimd-docs.js';
 import { authorize, discover, exchange, ScriptedProvider } from './oauth-harness.js';
 
@@ -154,9 +155,10 @@ describe('Client ID Metadata Documents through `svc serve`', function () {
       assert.equal(a.res.status, 400);
       assert.match(await a.res.text(), /invalid_client/);
       assert.equal(docs.hits.get('/apps/ssrf.json'), undefined, 'no request reached the address');
-      const refused = srv.logs().find((l) => l.event === 'oauth.cimd_refused');
-      assert.equal(refused?.url, clientId);
-      assert.match(String(refused?.reason), /localhost resolves to 127\.0\.0\.1, a non-public address/);
+      // The log is written asynchronously: the line may land just after the answer.
+      const refused = await waitFor(() => srv.logs().find((l) => l.event === 'oauth.cimd_refused'), 'the oauth.cimd_refused log line');
+      assert.equal(refused.url, clientId);
+      assert.match(String(refused.reason), /localhost resolves to 127\.0\.0\.1, a non-public address/);
     });
   });
 });

@@ -1,0 +1,53 @@
+// The command as built (scripts/bundle-cli.mjs, run by `npm run build` before every test run):
+// dist/cli.js and the chunks it imports statically must not contain what a manifest may never
+// need (the OAuth server, jose, the file watcher, the explain and diff commands), so bundling keeps those on demand;
+// and its source map names the TypeScript sources, so `node --enable-source-maps` gives src/ lines.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
+const ENTRY = join(DIST, 'cli.js');
+
+const staticImports = (file: string) => [...readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*"(\.\/[^"]+)"/g)].map((m) => resolve(dirname(file), m[1]!));
+const dynamicImports = (file: string) => [...readFileSync(file, 'utf8').matchAll(/import\("(\.\/[^"]+)"\)/g)].map((m) => resolve(dirname(file), m[1]!));
+/** The sources a built file was made from, as its source map names them (paths from the package root). */
+const sourcesOf = (file: string): string[] => (JSON.parse(readFileSync(`${file}.map`, 'utf8')).sources as string[]).map((s) => s.replace(/^(\.\.\/)+/, ''));
+
+/** Every file loaded when dist/cli.js starts, before any dynamic import. */
+function startupClosure(): string[] {
+  const seen = new Set<string>([ENTRY]);
+  for (const file of seen) for (const dep of staticImports(file)) seen.add(dep);
+  return [...seen];
+}
+
+describe('the bundled command (dist/cli.js)', () => {
+  it('is one executable entry whose start-up files come from src/ and the core packages', () => {
+    assert.ok(statSync(ENTRY).mode & 0o111, 'executable');
+    assert.match(readFileSync(ENTRY, 'utf8'), /^#!\/usr\/bin\/env node\n/);
+    const files = startupClosure();
+    assert.ok(files.length > 1 && files.length < 20, `${files.length} files at start-up`);
+    const sources = files.flatMap(sourcesOf);
+    for (const s of ['src/cli.ts', 'src/http/serve.ts', 'src/transports/mcp-http.ts', 'node_modules/express/', 'node_modules/ajv/']) {
+      assert.ok(sources.some((x) => x.startsWith(s)), `${s} is bundled`);
+    }
+  });
+
+  it('loads the OAuth server, jose, the watcher and the explain/diff commands only on demand', () => {
+    const atStart = startupClosure().flatMap(sourcesOf);
+    const lazy = ['node_modules/oidc-provider/', 'node_modules/jose/', 'node_modules/chokidar/', 'src/auth/oauth/server.ts', 'src/policy/watch.ts', 'src/policy/cli-policy.ts'];
+    for (const s of lazy) assert.ok(!atStart.some((x) => x.startsWith(s)), `${s} is not loaded at start-up`);
+    // …and each is in a chunk some file imports dynamically (so the check above is not vacuous).
+    const onDemand = new Set<string>();
+    for (const file of startupClosure()) for (const dep of dynamicImports(file)) onDemand.add(dep);
+    for (const file of onDemand) for (const dep of staticImports(file)) onDemand.add(dep);
+    const later = [...onDemand].flatMap(sourcesOf);
+    for (const s of lazy) assert.ok(later.some((x) => x.startsWith(s)), `${s} is in an on-demand chunk`);
+  });
+
+  it('leaves better-sqlite3 (a native addon) in node_modules', () => {
+    const all = [...startupClosure(), ...startupClosure().flatMap(dynamicImports)].filter(existsSync).flatMap(sourcesOf);
+    assert.ok(!all.some((s) => s.startsWith('node_modules/better-sqlite3/')));
+  });
+});
