@@ -5,6 +5,7 @@
 // longer grants; restartRequired() lists every changed config field that the
 // running server cannot apply live, so nothing in an edit is silently ignored.
 
+import { isDeepStrictEqual } from 'node:util';
 import type { Catalog, Guarded } from '../core/catalog.js';
 import type { Principal } from '../core/types.js';
 import { canSee } from './scopes.js';
@@ -29,16 +30,14 @@ export function diffCapabilities(a: SvcManifest, b: SvcManifest): CapabilityChan
   };
 }
 
-/** Items by key compared by value: the same JSON text is the same item (the common case, cheap); otherwise key order is ignored (stable). */
+/**
+ * Items by key compared by value, key order ignored. isDeepStrictEqual stops at the first difference and builds no
+ * text: with 10,000 tools all edited (a reload of the large-manifest bench), serialising each twice cost ~0.7 s.
+ */
 function diffItems(a: ReadonlyMap<string, unknown>, b: ReadonlyMap<string, unknown>): NameDiff {
   const added = [...b.keys()].filter((k) => !a.has(k)).sort();
   const removed = [...a.keys()].filter((k) => !b.has(k)).sort();
-  const changed = [...b.keys()].filter((k) => {
-    if (!a.has(k)) return false;
-    const x = a.get(k);
-    const y = b.get(k);
-    return x !== y && JSON.stringify(x) !== JSON.stringify(y) && stable(x) !== stable(y);
-  }).sort();
+  const changed = [...b.keys()].filter((k) => a.has(k) && !isDeepStrictEqual(a.get(k), b.get(k))).sort();
   return { added, removed, changed };
 }
 
