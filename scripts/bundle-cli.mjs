@@ -39,20 +39,30 @@ const common = {
 
 // oidc-provider reads its classes' names at run time (a token's kind, its TTL key, an error's name), so it is
 // bundled by itself with keepNames; the command's own bundle is not, as keepNames wraps every closure a
-// request creates in a defineProperty call (about 1.5% of a /mcp call's CPU in a profile).
+// request creates in a defineProperty call (about 1.5% of a /mcp call's CPU in a profile). The one internal
+// module the command imports (its request AsyncLocalStorage, src/auth/oauth/engine-storage.ts) is exported
+// from that same bundle: a second copy would be a second storage, and switching it off would leave the
+// engine's own on, with promise hooks slowing every later call.
+const OIDC_PROVIDER_ALS = 'oidc-provider/lib/helpers/als.js';
 await build({
   ...common,
-  entryPoints: { 'oidc-provider': fileURLToPath(import.meta.resolve('oidc-provider')) },
-  outdir: new URL('dist/cli-chunks/', root).pathname,
+  stdin: {
+    contents: `export * from 'oidc-provider';\nexport { default } from 'oidc-provider';\nexport { default as engineStorage } from '${OIDC_PROVIDER_ALS}';\n`,
+    resolveDir: fileURLToPath(root),
+    sourcefile: 'oidc-provider-entry.js',
+  },
+  outfile: new URL('dist/cli-chunks/oidc-provider.js', root).pathname,
   keepNames: true,
   banner: { js: `// oidc-provider, bundled by scripts/bundle-cli.mjs\n${requireShim}` },
 });
 
-/** Every import of oidc-provider points at that bundle (all importers are chunks in the same folder; checked below). */
+/** Every import of oidc-provider (and of its storage) points at that bundle; all importers are chunks beside it (checked below). */
 const oidcProviderBundle = {
   name: 'oidc-provider-bundle',
   setup(b) {
     b.onResolve({ filter: /^oidc-provider$/ }, () => ({ path: './oidc-provider.js', external: true }));
+    b.onResolve({ filter: new RegExp(`^${OIDC_PROVIDER_ALS.replace(/[./]/g, '\\$&')}$`) }, () => ({ path: 'engine-storage', namespace: 'oidc-provider-bundle' }));
+    b.onLoad({ filter: /.*/, namespace: 'oidc-provider-bundle' }, () => ({ contents: `export { engineStorage as default } from 'oidc-provider';`, loader: 'js' }));
   },
 };
 

@@ -3,7 +3,7 @@
 // need (the OAuth server, jose, the file watcher, the explain and diff commands), so bundling keeps those on demand;
 // and its source map names the TypeScript sources, so `node --enable-source-maps` gives src/ lines.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -44,6 +44,21 @@ describe('the bundled command (dist/cli.js)', () => {
     for (const file of onDemand) for (const dep of staticImports(file)) onDemand.add(dep);
     const later = [...onDemand].flatMap(sourcesOf);
     for (const s of lazy) assert.ok(later.some((x) => x.startsWith(s)), `${s} is in an on-demand chunk`);
+  });
+
+  it('holds each module of src/ and of oidc-provider once, its request storage included', () => {
+    // Two copies of a stateful module are two states: engine-storage.ts switching off a second copy of
+    // oidc-provider's AsyncLocalStorage left the engine's own on, and promise hooks slowed every call;
+    // our instanceof checks on oidc-provider's errors need its one copy too. Packages both bundles use
+    // (jose; debug, http-errors and the like under both express and koa) may be in each: a copy serves
+    // its own side, and what crosses between the two sides is plain data (JWKs, payloads).
+    const files = readdirSync(join(DIST, 'cli-chunks')).filter((f) => f.endsWith('.js')).map((f) => join(DIST, 'cli-chunks', f));
+    const where = new Map<string, string[]>();
+    for (const file of [ENTRY, ...files]) for (const s of sourcesOf(file)) where.set(s, [...(where.get(s) ?? []), file]);
+    const ours = (s: string) => s.startsWith('src/') || s.startsWith('node_modules/oidc-provider/');
+    const twice = [...where].filter(([s, at]) => at.length > 1 && ours(s)).map(([s, at]) => `${s} in ${at.map((f) => f.slice(DIST.length)).join(', ')}`);
+    assert.deepEqual(twice, []);
+    assert.ok(where.has('node_modules/oidc-provider/lib/helpers/als.js'), 'the storage is bundled (so the check above covers it)');
   });
 
   it('leaves better-sqlite3 (a native addon) in node_modules', () => {
