@@ -170,8 +170,9 @@ describe('OAuth sign-in in headless Chromium through `svc serve`', () => {
       assert.match(await page.textContent('main') ?? '', /to continue to Notes Web/);
       await page.screenshot({ path: join(ARTIFACTS, 'oauth-login.png'), fullPage: true });
 
-      const origins: (string | undefined)[] = [];
-      page.on('request', (r) => void (r.method() === 'POST' && r.allHeaders().then((h) => origins.push(h.origin))));
+      // allHeaders() resolves later than the request event: keep the promises and await them all.
+      const posts: Promise<Record<string, string>>[] = [];
+      page.on('request', (r) => void (r.method() === 'POST' && posts.push(r.allHeaders())));
       const wrong = await login(page, 'lin', 'not-the-password');
       assert.equal(wrong?.status(), 401);
       assert.equal(await page.getByRole('alert').textContent(), 'Wrong username or password.');
@@ -179,6 +180,7 @@ describe('OAuth sign-in in headless Chromium through `svc serve`', () => {
 
       const ok = await login(page, 'lin', 'builder');
       assert.equal(ok?.status(), 200);
+      const origins = (await Promise.all(posts)).map((h) => h.origin);
       assert.deepEqual(origins, [url, url], 'the form posts name the server\'s origin');
       assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Authorize Notes Web');
       const text = (await page.textContent('main')) ?? '';
@@ -265,8 +267,9 @@ describe('OAuth sign-in in headless Chromium through `svc serve`', () => {
     it('signs in from pages whose referrer policy is no-referrer (as a proxy may impose): the posts carry Origin null, the CSRF token guards them', async () => {
       const page = await browser.ctx.newPage();
       const noReferrer = () => page.locator('meta[name=referrer]').evaluate((m) => m.setAttribute('content', 'no-referrer'));
-      const origins: (string | undefined)[] = [];
-      page.on('request', (r) => void (r.method() === 'POST' && r.allHeaders().then((h) => origins.push(h.origin))));
+      // allHeaders() resolves later than the request event: keep the promises and await them all.
+      const posts: Promise<Record<string, string>>[] = [];
+      page.on('request', (r) => void (r.method() === 'POST' && posts.push(r.allHeaders())));
       const a = await startAuthorization(page, url, 'web', WEB_CALLBACK, 'notes.read notes.write');
       await noReferrer();
       await login(page, 'ada', 'wonderland');
@@ -274,6 +277,7 @@ describe('OAuth sign-in in headless Chromium through `svc serve`', () => {
       await noReferrer();
       await clickAway(page, 'Allow');
       assert.ok((await a.callback()).searchParams.get('code'));
+      const origins = (await Promise.all(posts)).map((h) => h.origin);
       assert.deepEqual(origins, ['null', 'null'], 'Chromium sent Origin: null on both form posts');
     });
 
