@@ -7,7 +7,8 @@
 // `locate(path)` maps any JSON path in the result back to a line and column.
 // Two readers, one answer: a manifest is first read by a fast reader — JSON.parse for a
 // file written as JSON (what a catalog generator emits), js-yaml's YAML 1.2 core schema
-// otherwise (about 6× faster than the `yaml` package on a 10,000-tool catalog) — and only
+// otherwise (about 6× faster than the `yaml` package on a 10,000-tool catalog), with values
+// written as one line of JSON inside the YAML read by JSON.parse (see JSON_LINE) — and only
 // when that reader is not sure (a syntax error, a duplicate key, a tag, an alias, an
 // unset variable to locate, `${` in a key) does the `yaml` package, which keeps source
 // positions, read it; both give the same value (a test compares them on every manifest
@@ -17,7 +18,7 @@
 // on a large file is handed back to the OS before it returns (see RELEASE_AFTER_CHARS).
 
 import { readFileSync } from 'node:fs';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { CORE_SCHEMA, load as loadYaml } from 'js-yaml';
 import type * as Yaml from 'yaml';
 import type { Document, Node } from 'yaml';
@@ -78,24 +79,80 @@ const RELEASE_AFTER_CHARS = 1 << 20;
 const SLICED_FROM = 13;
 const ownCopy = (s: string): string => JSON.parse(JSON.stringify(s)) as string;
 
+/**
+ * A generator that writes YAML often writes each schema as one line of JSON (`input_schema: {"type": …}`):
+ * valid YAML 1.2 flow syntax with the same value, but js-yaml reads it a character at a time — on the
+ * bench's 10,000-tool catalog that was most of the text and about 2/3 of the read. Such a line's value
+ * (`key: ` or `- key: `, then JSON to the end of the line, no comment; a flow collection of plain
+ * scalars such as `[a, b]` is not tried) is read by JSON.parse instead,
+ * and js-yaml sees a placeholder scalar in its place. The placeholder must come back as a whole value
+ * exactly once; if it comes back inside a longer string (the line sat in a block scalar or a multi-line
+ * string) or not at all, or a lifted value has fewer keys than its text (a duplicate key), the lifting
+ * is undone and js-yaml reads the text as written — and refuses a duplicate key, as the positioned reader does.
+ */
+const JSON_LINE = /^([ \t]*(?:- +)?[A-Za-z0-9_.$-]+:[ \t]+)([{[][ \t]*["{[\]}\d-].*[}\]])([ \t]*\r?)$/gm;
+
+interface Lifted {
+  text: string;
+  /** Placeholders are `${prefix}${index}`; the prefix occurs nowhere in the source text. */
+  prefix: string;
+  values: unknown[];
+  /** Object keys written in the lifted JSON: more than the values hold means a duplicate key. */
+  keys: number;
+}
+
+export function liftJsonLines(text: string): Lifted | undefined {
+  let prefix: string;
+  do prefix = `fastsvc-json-${randomBytes(6).toString('hex')}-`;
+  while (text.includes(prefix));
+  const values: unknown[] = [];
+  let keys = 0;
+  const out = text.replace(JSON_LINE, (line, head: string, json: string, tail: string) => {
+    try {
+      values.push(JSON.parse(json));
+    } catch {
+      return line;
+    }
+    keys += countJsonKeys(json);
+    return `${head}${prefix}${values.length - 1}${tail}`;
+  });
+  return values.length ? { text: out, prefix, values, keys } : undefined;
+}
+
 /** The fast readers; undefined when the positioned reader must decide. */
 export function fastRead(file: string, text: string, env: NodeJS.ProcessEnv, opts: SourceOptions): Source | undefined {
-  let value: unknown;
   const json = /^\s*\{/.test(text);
+  const lifted = json ? undefined : liftJsonLines(text);
+  const read = lifted ? fastReadOnce(file, text, env, opts, json, lifted) : UNLIFT;
+  return read === UNLIFT ? fastReadOnce(file, text, env, opts, json, undefined) as Source | undefined : read;
+}
+
+/** fastReadOnce's answer when the lifted read is not sure: read the text as written. */
+const UNLIFT = Symbol('unlift');
+
+/**
+ * One fast read. With `lifted`: UNLIFT when a placeholder did not come back exactly once as a whole
+ * value, or js-yaml refused the text (so that a refusal is always the text's own).
+ */
+function fastReadOnce(file: string, text: string, env: NodeJS.ProcessEnv, opts: SourceOptions, json: boolean, lifted: Lifted | undefined): Source | undefined | typeof UNLIFT {
+  let value: unknown;
   try {
     if (json) {
       value = JSON.parse(text);
-      if (hasDuplicateKey(text)) return undefined; // JSON.parse keeps the last one silently
     } else {
       // Throws on syntax errors, duplicate keys, unknown tags, complex keys and any alias (the positioned reader caps those).
-      value = loadYaml(text, { schema: CORE_SCHEMA, maxAliases: 0 });
+      value = loadYaml(lifted?.text ?? text, { schema: CORE_SCHEMA, maxAliases: 0 });
     }
   } catch {
-    return undefined;
+    return lifted ? UNLIFT : undefined;
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined; // not a manifest: let the positioned reader say so
   const unset = new Set<string>();
   let bail = false;
+  let misplaced = false;
+  let placed = 0;
+  /** Keys of objects that came from JSON text (JSON.parse keeps the last of duplicate keys silently). */
+  let jsonKeys = 0;
   const sub = (s: string) => s.replace(VAR, (whole, escaped: string, name: string, fallback: string | undefined) => {
     if (escaped) return whole.slice(1);
     const v = env[name];
@@ -108,19 +165,38 @@ export function fastRead(file: string, text: string, env: NodeJS.ProcessEnv, opt
   // A YAML string gets its own copy when long (see SLICED_FROM) and is shared when short, as JSON.parse shares short values.
   const shared = new Map<string, string>();
   const own = (s: string) => (s.length >= SLICED_FROM ? ownCopy(s) : shared.get(s) ?? (shared.set(s, s), s));
-  const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return v.includes('${') ? sub(v) : json ? v : own(v);
+  const placeholder = (s: string): unknown => {
+    const rest = s.slice(lifted!.prefix.length);
+    const i = Number(rest);
+    if (!s.startsWith(lifted!.prefix) || String(i) !== rest || !(i in lifted!.values)) return (misplaced = true), s;
+    const v = lifted!.values[i];
+    delete lifted!.values[i]; // a second use of the same placeholder is misplaced
+    placed++;
+    return walk(v, true);
+  };
+  const walk = (v: unknown, fromJson: boolean): unknown => {
+    if (typeof v === 'string') {
+      if (lifted && !fromJson && v.includes(lifted.prefix)) return placeholder(v);
+      return v.includes('${') ? sub(v) : fromJson ? v : own(v);
+    }
     if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) v[i] = walk(v[i]);
+      for (let i = 0; i < v.length; i++) v[i] = walk(v[i], fromJson);
     } else if (v !== null && typeof v === 'object') {
-      for (const k of Object.keys(v)) {
+      const keys = Object.keys(v);
+      if (fromJson) jsonKeys += keys.length;
+      for (const k of keys) {
         if (k.includes('${') || k === '__proto__') bail = true;
-        (v as Record<string, unknown>)[k] = walk((v as Record<string, unknown>)[k]);
+        if (lifted && !fromJson && k.includes(lifted.prefix)) misplaced = true;
+        (v as Record<string, unknown>)[k] = walk((v as Record<string, unknown>)[k], fromJson);
       }
     }
     return v;
   };
-  value = walk(value);
+  const count = lifted?.values.length;
+  value = walk(value, json);
+  // A duplicate key: js-yaml refuses the text as written, the positioned reader says where.
+  if (lifted && (misplaced || placed !== count || jsonKeys !== lifted.keys)) return UNLIFT;
+  if (json && jsonKeys !== countJsonKeys(text)) return undefined;
   if (bail) return undefined;
   if (!json && text.length >= RELEASE_AFTER_CHARS) releaseHeap();
   let full: Source | undefined;
@@ -128,41 +204,13 @@ export function fastRead(file: string, text: string, env: NodeJS.ProcessEnv, opt
   return { file, text, hash, value, problems: [], unsetEnv: [...unset].sort(), locate: (path, at) => (full ??= positionedRead(file, text, env, opts)).locate(path, at) };
 }
 
-/** True when some JSON object in the text has a key twice (the YAML reader's DUPLICATE_NAME). */
-function hasDuplicateKey(text: string): boolean {
-  const stack: (Set<string> | null)[] = [];
-  let expectKey = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 34 /* " */) {
-      let j = i + 1;
-      let escaped = false;
-      while (j < text.length) {
-        const d = text.charCodeAt(j);
-        if (d === 92) escaped = true, j++;
-        else if (d === 34) break;
-        j++;
-      }
-      const top = stack[stack.length - 1];
-      if (expectKey && top) {
-        const key = escaped ? (JSON.parse(text.slice(i, j + 1)) as string) : text.slice(i + 1, j);
-        if (top.has(key)) return true;
-        top.add(key);
-        expectKey = false;
-      }
-      i = j;
-    } else if (c === 123 /* { */) {
-      stack.push(new Set());
-      expectKey = true;
-    } else if (c === 91 /* [ */) {
-      stack.push(null);
-    } else if (c === 125 || c === 93) {
-      stack.pop();
-    } else if (c === 44 /* , */) {
-      expectKey = stack[stack.length - 1] != null;
-    }
-  }
-  return false;
+/** Object keys in JSON text: every string token followed by a colon (the tokens are matched in order, so none starts inside another). */
+const JSON_STRING = /"[^"\\]*(?:\\.[^"\\]*)*"(\s*:)?/g;
+function countJsonKeys(json: string): number {
+  let n = 0;
+  JSON_STRING.lastIndex = 0;
+  for (let m; (m = JSON_STRING.exec(json)); ) if (m[1] !== undefined) n++;
+  return n;
 }
 
 export function positionedRead(file: string, text: string, env: NodeJS.ProcessEnv, opts: SourceOptions): Source {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fastRead, parseSource, positionedRead } from '../../src/manifest/load.js';
+import { fastRead, liftJsonLines, parseSource, positionedRead } from '../../src/manifest/load.js';
 import { loadManifest } from '../../src/manifest/index.js';
 import { ManifestError } from '../../src/errors.js';
 import { generateManifest } from '../../bench/lib/gen-manifest.mjs';
@@ -255,6 +255,53 @@ describe('load: the fast reader and the positioned reader agree', () => {
     const fromJson = fastRead('big.json', generateManifest(2000, { json: true, marker: 'v1' }), env, {});
     assert.ok(fromYaml && fromJson);
     assert.deepEqual(fromYaml.value, fromJson.value);
+  });
+
+  describe('a value written as one line of JSON (read by JSON.parse, not js-yaml)', () => {
+    const same = (text: string, e: NodeJS.ProcessEnv = {}) => {
+      const fast = fastRead('t.yaml', text, e, {});
+      assert.ok(fast, 'the fast reader takes it');
+      assert.deepEqual(fast.value, positionedRead('t.yaml', text, e, {}).value);
+      return fast.value as Record<string, unknown>;
+    };
+
+    it('lifts `key: {…}`, `- key: […]` and CRLF lines, leaves a line with a comment or bad JSON to js-yaml', () => {
+      const text = ['a: {"x": [1, 2.5e3, -0, null, true], "y": {"z": "\\u00e9\\/"}}', 'b:', '  - c: ["p", "q"]  ', 'd: {"r": 1}\r',
+        'e: {"s": 1} # a comment', 'f: {s: 1}', 'g: {"t": "${HOME_DIR}"}', ''].join('\n');
+      assert.equal(liftJsonLines(text)?.values.length, 4);
+      same(text, { HOME_DIR: '/home/x' });
+      assert.equal((same(text, { HOME_DIR: '/home/x' }).g as { t: string }).t, '/home/x', 'variables in a lifted value are replaced');
+    });
+
+    it('gives the same value when a JSON line sits inside a block scalar or a multi-line string (the lifting is undone)', () => {
+      const block = same(['a: |', '  k: {"x": 1}', 'b: {"y": 2}', ''].join('\n'));
+      assert.equal(block.a, 'k: {"x": 1}\n');
+      assert.deepEqual(block.b, { y: 2 });
+      const folded = same(['a: "first', '  k: [1]"', ''].join('\n'));
+      assert.equal(folded.a, 'first k: [1]');
+      same(['a: >-', '  k: {"x": 1}', ''].join('\n'));
+    });
+
+    it('leaves a JSON line with a duplicate key, nested or not, to the readers that refuse it', () => {
+      for (const text of ['a: {"x": 1, "x": 2}\n', 'a: [{"y": {"z": ":", "x": 1, "x\\"": 2, "x": 3}}]\n']) {
+        assert.equal(liftJsonLines(text)?.values.length, 1);
+        assert.equal(fastRead('t.yaml', text, env, {}), undefined, text);
+        assert.deepEqual(parseSource('t.yaml', text, env).problems.map((p) => p.code), ['DUPLICATE_NAME'], text);
+      }
+      same('a: [{"y": {"z": "\\":", "x": 1, "x\\"": 2}}, {"x": 1}]\n');
+    });
+
+    it('refuses a __proto__ or ${ key inside a lifted value as it does in YAML', () => {
+      for (const text of ['a: {"__proto__": {"p": 1}}\n', 'a: {"${A}": 1}\n']) {
+        assert.equal(liftJsonLines(text)?.values.length, 1);
+        assert.equal(fastRead('t.yaml', text, env, {}), undefined, text);
+      }
+    });
+
+    it('lifts every schema line of a generated catalog', () => {
+      const text = generateManifest(50, { marker: 'v1' });
+      assert.equal(liftJsonLines(text)?.values.length, 50);
+    });
   });
 
   it('steps aside for a complex key', () => {
