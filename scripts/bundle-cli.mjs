@@ -10,6 +10,7 @@
 // The library (dist/index.js and the rest of dist/) is tsc's output, untouched.
 import { build } from 'esbuild';
 import { chmodSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const root = new URL('../', import.meta.url);
@@ -66,6 +67,29 @@ const oidcProviderBundle = {
   },
 };
 
+// Packages a dependency loads when it is loaded but that only some requests use: iconv-lite (body-parser and
+// raw-body load it for a form's charset: the login page's posts; 494 KiB of encoding tables in the bundle) and
+// mime-types (express's res.type/res.json and type-is; its database and the maps it builds at load took ~28 ms
+// of a ~290 ms start-up). Each stays in node_modules and its importers get a proxy that requires it on first
+// use. An importer that would resolve another copy than the package root's (another version) bundles its own.
+const LAZY_PACKAGES = ['iconv-lite', 'mime-types'];
+const rootRequire = createRequire(new URL('package.json', root));
+const lazyPackages = {
+  name: 'lazy-packages',
+  setup(b) {
+    const filter = new RegExp(`^(${LAZY_PACKAGES.map((p) => p.replace(/[.-]/g, '\\$&')).join('|')})$`);
+    b.onResolve({ filter }, (args) => {
+      if (args.namespace === 'lazy-package') return { path: args.path, external: true };
+      if (createRequire(args.importer).resolve(args.path) !== rootRequire.resolve(args.path)) return undefined;
+      return { path: args.path, namespace: 'lazy-package' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'lazy-package' }, (args) => ({
+      contents: `let m;\nconst load = () => (m ??= require(${JSON.stringify(args.path)}));\nmodule.exports = new Proxy({}, { get: (_, k) => load()[k], has: (_, k) => k in load(), ownKeys: () => Reflect.ownKeys(load()), getOwnPropertyDescriptor: (_, k) => Reflect.getOwnPropertyDescriptor(load(), k) });\n`,
+      loader: 'js',
+    }));
+  },
+};
+
 await build({
   ...common,
   entryPoints: { cli: entry.pathname },
@@ -74,7 +98,7 @@ await build({
   allowOverwrite: true,
   splitting: true,
   external: ['better-sqlite3'],
-  plugins: [oidcProviderBundle],
+  plugins: [oidcProviderBundle, lazyPackages],
   banner: { js: `// bundled by scripts/bundle-cli.mjs from tsc's dist/cli.js\n${requireShim}` },
 });
 if (readFileSync(entry, 'utf8').includes('"./oidc-provider.js"')) {

@@ -17,6 +17,7 @@ import type { ReloadStatus } from '../policy/reloader.js';
 import { profileScopes } from '../config.js';
 import { esc, inline, page } from './html.js';
 import { curlForTool } from './curl-snippet.js';
+import { sendJson } from './raw.js';
 import { exampleInput } from './example-input.js';
 import { inputProblems, summarize } from '../runtime/input-errors.js';
 
@@ -73,13 +74,14 @@ export function metadata(d: PublicDeps, req: Request, snap: PolicySnapshot = d.p
 }
 
 export const publicHandlers = (d: PublicDeps) => ({
+  // Probes call these every few seconds: written with sendJson, they never load express's MIME tables.
   '/healthz': (_req: Request, res: Response) => {
-    res.json({ status: 'ok' });
+    sendJson(res, 200, { status: 'ok' });
   },
   '/readyz': (_req: Request, res: Response) => {
     const store = d.storeReachable?.() ?? true;
     const ok = d.status.ready && !d.status.draining && store;
-    res.status(ok ? 200 : 503).json({
+    sendJson(res, ok ? 200 : 503, {
       status: ok ? 'ready' : d.status.draining ? 'draining' : !d.status.ready ? 'starting' : 'store_unreachable',
       config_hash: d.policy().catalog.hash,
       last_reload: d.status.last_reload ?? null,
@@ -88,7 +90,7 @@ export const publicHandlers = (d: PublicDeps) => ({
     });
   },
   '/metadata': (req: Request, res: Response) => {
-    res.json(metadata(d, req));
+    sendJson(res, 200, metadata(d, req));
   },
   '/': (req: Request, res: Response) => {
     const m = metadata(d, req);

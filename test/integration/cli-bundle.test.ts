@@ -61,6 +61,14 @@ describe('the bundled command (dist/cli.js)', () => {
     assert.ok(where.has('node_modules/oidc-provider/lib/helpers/als.js'), 'the storage is bundled (so the check above covers it)');
   });
 
+  it('leaves iconv-lite and mime-types in node_modules behind a proxy that loads them on first use', () => {
+    const atStart = startupClosure();
+    const sources = atStart.flatMap(sourcesOf);
+    for (const s of ['node_modules/iconv-lite/', 'node_modules/mime-types/', 'node_modules/mime-db/']) assert.ok(!sources.some((x) => x.startsWith(s)), `${s} is not bundled`);
+    const text = atStart.map((f) => readFileSync(f, 'utf8')).join('\n');
+    for (const p of ['iconv-lite', 'mime-types']) assert.match(text, new RegExp(`__require\\("${p}"\\)`), `${p} is required by name`);
+  });
+
   it('leaves better-sqlite3 (a native addon) in node_modules', () => {
     const all = [...startupClosure(), ...startupClosure().flatMap(dynamicImports)].filter(existsSync).flatMap(sourcesOf);
     assert.ok(!all.some((s) => s.startsWith('node_modules/better-sqlite3/')));
