@@ -149,7 +149,7 @@ function fastReadOnce(file: string, text: string, env: NodeJS.ProcessEnv, opts: 
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined; // not a manifest: let the positioned reader say so
   const unset = new Set<string>();
   let bail = false;
-  let misplaced = false;
+  /** Placeholders found as a whole value; each occurs once in the text, so one found anywhere else leaves this short. */
   let placed = 0;
   /** Keys of objects that came from JSON text (JSON.parse keeps the last of duplicate keys silently). */
   let jsonKeys = 0;
@@ -168,10 +168,9 @@ function fastReadOnce(file: string, text: string, env: NodeJS.ProcessEnv, opts: 
   const placeholder = (s: string): unknown => {
     const rest = s.slice(lifted!.prefix.length);
     const i = Number(rest);
-    if (!s.startsWith(lifted!.prefix) || String(i) !== rest || !(i in lifted!.values)) return (misplaced = true), s;
-    const v = lifted!.values[i];
-    delete lifted!.values[i]; // a second use of the same placeholder is misplaced
+    if (!s.startsWith(lifted!.prefix) || String(i) !== rest || !(i in lifted!.values)) return s;
     placed++;
+    const v = lifted!.values[i];
     return walk(v, true);
   };
   const walk = (v: unknown, fromJson: boolean): unknown => {
@@ -186,7 +185,6 @@ function fastReadOnce(file: string, text: string, env: NodeJS.ProcessEnv, opts: 
       if (fromJson) jsonKeys += keys.length;
       for (const k of keys) {
         if (k.includes('${') || k === '__proto__') bail = true;
-        if (lifted && !fromJson && k.includes(lifted.prefix)) misplaced = true;
         (v as Record<string, unknown>)[k] = walk((v as Record<string, unknown>)[k], fromJson);
       }
     }
@@ -195,7 +193,7 @@ function fastReadOnce(file: string, text: string, env: NodeJS.ProcessEnv, opts: 
   const count = lifted?.values.length;
   value = walk(value, json);
   // A duplicate key: js-yaml refuses the text as written, the positioned reader says where.
-  if (lifted && (misplaced || placed !== count || jsonKeys !== lifted.keys)) return UNLIFT;
+  if (lifted && (placed !== count || jsonKeys !== lifted.keys)) return UNLIFT;
   if (json && jsonKeys !== countJsonKeys(text)) return undefined;
   if (bail) return undefined;
   if (!json && text.length >= RELEASE_AFTER_CHARS) releaseHeap();
