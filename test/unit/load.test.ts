@@ -280,6 +280,7 @@ describe('load: the fast reader and the positioned reader agree', () => {
       const folded = same(['a: "first', '  k: [1]"', ''].join('\n'));
       assert.equal(folded.a, 'first k: [1]');
       same(['a: >-', '  k: {"x": 1}', ''].join('\n'));
+      assert.equal(same(['a: |', '  k: [1, 2]', '  l: {}', ''].join('\n')).a, 'k: [1, 2]\nl: {}\n', 'values with no key');
     });
 
     it('leaves a JSON line with a duplicate key, nested or not, to the readers that refuse it', () => {
