@@ -132,7 +132,8 @@ const UNLIFT = Symbol('unlift');
 
 /**
  * One fast read. With `lifted`: UNLIFT when a placeholder did not come back exactly once as a whole
- * value, or js-yaml refused the text (so that a refusal is always the text's own).
+ * value, a lifted value holds fewer keys than its text (a duplicate key), or js-yaml refused the
+ * text (so that a refusal is always the text's own).
  */
 function fastReadOnce(file: string, text: string, env: NodeJS.ProcessEnv, opts: SourceOptions, json: boolean, lifted: Lifted | undefined): Source | undefined | typeof UNLIFT {
   let value: unknown;
@@ -190,10 +191,9 @@ function fastReadOnce(file: string, text: string, env: NodeJS.ProcessEnv, opts: 
     }
     return v;
   };
-  const count = lifted?.values.length;
   value = walk(value, json);
   // A duplicate key: js-yaml refuses the text as written, the positioned reader says where.
-  if (lifted && (placed !== count || jsonKeys !== lifted.keys)) return UNLIFT;
+  if (lifted && (placed !== lifted.values.length || jsonKeys !== lifted.keys)) return UNLIFT;
   if (json && jsonKeys !== countJsonKeys(text)) return undefined;
   if (bail) return undefined;
   if (!json && text.length >= RELEASE_AFTER_CHARS) releaseHeap();
