@@ -24,17 +24,25 @@ export interface Caller {
   host?: string;
 }
 
-/** A resolver computing (once per request) the Caller under this trust_proxy setting. */
+/**
+ * A resolver computing the Caller under this trust_proxy setting: once per request, or with
+ * trust_proxy off (the caller is the peer, whatever the headers say) once per connection.
+ */
 export function callerResolver(trust: TrustProxy): (req: IncomingMessage) => Caller {
+  if (trust === 0) {
+    const bySocket = new WeakMap<object, Caller>();
+    return (req) => {
+      const socket = req.socket;
+      let c = bySocket.get(socket);
+      if (!c) bySocket.set(socket, (c = Object.freeze({ ip: address(socket.remoteAddress ?? '') || '?', viaProxy: false })));
+      return c;
+    };
+  }
   const trusted = trustFunction(trust);
-  const off = trust === 0;
   const seen = new WeakMap<IncomingMessage, Caller>();
   return (req) => {
     let c = seen.get(req);
-    if (!c) {
-      c = off ? { ip: address(req.socket.remoteAddress ?? '') || '?', viaProxy: false } : resolve(req, trusted);
-      seen.set(req, c);
-    }
+    if (!c) seen.set(req, (c = resolve(req, trusted)));
     return c;
   };
 }

@@ -164,8 +164,17 @@ function fastReadOnce(file: string, text: string, env: NodeJS.ProcessEnv, opts: 
     return `unset:${name}`;
   });
   // A YAML string gets its own copy when long (see SLICED_FROM) and is shared when short, as JSON.parse shares short values.
+  // One character beyond Latin-1 anywhere in the text (an em dash in a comment) makes every string js-yaml cuts from it
+  // two-byte, and so everything later built from them (a template's output, an answer, an audit line) slower to
+  // write: in such a text short strings are copied too, and a copy is stored one-byte when its characters allow.
+  const wide = !json && /[^\x00-\xff]/.test(text);
   const shared = new Map<string, string>();
-  const own = (s: string) => (s.length >= SLICED_FROM ? ownCopy(s) : shared.get(s) ?? (shared.set(s, s), s));
+  const own = (s: string) => {
+    if (s.length >= SLICED_FROM) return ownCopy(s);
+    let c = shared.get(s);
+    if (c === undefined) shared.set(s, (c = wide ? ownCopy(s) : s));
+    return c;
+  };
   const placeholder = (s: string): unknown => {
     const rest = s.slice(lifted!.prefix.length);
     const i = Number(rest);

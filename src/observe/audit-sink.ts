@@ -1,7 +1,8 @@
 // Where audit lines go, without a syscall per event. Guarantees: lines are written whole
 // and in the order they were given; `sync` (audit fsync: always) writes and fsyncs each line
-// before write() returns; otherwise lines are joined and written in one write at most
-// BATCH_MS after the first of them (at once when 64 KiB are waiting), and what is still
+// before write() returns; otherwise lines are encoded as they come into one buffer and
+// written in one write at most BATCH_MS after the first of them (at once when the next
+// line might not fit in its 64 KiB), and what is still
 // waiting is written by flush(), by close() and when the process exits. A file is opened
 // for append (created with its folder); the stderr sink writes to fd 2. A failed write throws
 // (an audit that cannot record stops the server rather than going on silently).
@@ -16,8 +17,8 @@ export interface AuditSink {
   close(): void;
 }
 
-/** Above this many waiting characters a batch is written at once. */
-const HIGH_WATER = 64 * 1024;
+/** The batch buffer's size: a line that might not fit in what is left writes the batch first. */
+const BATCH_BYTES = 64 * 1024;
 /** How long a line may wait for others to share its write (a write per line costs ~20% of a /svc call). */
 export const BATCH_MS = 5;
 
@@ -46,25 +47,30 @@ export function stderrSink(): AuditSink {
   return batched(2, () => {});
 }
 
-/** Joins the lines of up to BATCH_MS into one write. */
+/** Joins the lines of up to BATCH_MS into one write, encoding each into the batch buffer as it comes. */
 function batched(fd: number, release: () => void): AuditSink {
-  let waiting = '';
+  const buf = Buffer.allocUnsafe(BATCH_BYTES);
+  let used = 0;
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
   const sink: AuditSink = {
     write(line) {
       if (closed) return;
-      waiting += line;
-      if (waiting.length >= HIGH_WATER) sink.flush();
-      else timer ??= setTimeout(sink.flush, BATCH_MS);
+      // A UTF-16 code unit is at most 3 UTF-8 bytes: a line this long might not fit in what is left.
+      if (used + 3 * line.length > BATCH_BYTES) {
+        sink.flush();
+        if (3 * line.length > BATCH_BYTES) return writeAll(fd, Buffer.from(line, 'utf8'));
+      }
+      used += buf.write(line, used, 'utf8');
+      timer ??= setTimeout(sink.flush, BATCH_MS);
     },
     flush() {
       if (timer) clearTimeout(timer);
       timer = undefined;
-      if (waiting === '') return;
-      const text = waiting;
-      waiting = '';
-      writeAll(fd, text);
+      if (used === 0) return;
+      const n = used;
+      used = 0;
+      writeAll(fd, buf.subarray(0, n));
     },
     close() {
       if (closed) return;
@@ -81,20 +87,12 @@ function batched(fd: number, release: () => void): AuditSink {
 }
 
 /** writeSync until every byte is written (a pipe may take part of it; EAGAIN on a non-blocking fd is retried). */
-function writeAll(fd: number, text: string): void {
-  let buf: Buffer | undefined;
+function writeAll(fd: number, data: string | Buffer): void {
+  const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   let off = 0;
-  for (;;) {
+  while (off < buf.length) {
     try {
-      if (buf === undefined) {
-        const n = writeSync(fd, text);
-        if (n === Buffer.byteLength(text)) return;
-        buf = Buffer.from(text);
-        off = n;
-      } else {
-        off += writeSync(fd, buf, off);
-        if (off >= buf.length) return;
-      }
+      off += writeSync(fd, buf, off);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
     }

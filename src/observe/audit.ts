@@ -72,7 +72,7 @@ export function createAudit(cfg: AuditConfig | undefined): Audit {
       const traceId = traceIdOf(e.scope);
       let rest: string;
       if (e.detail === undefined) {
-        rest = `${fixedFields(e)}${ip === undefined ? '' : `,"ip":${JSON.stringify(ip)}`}${traceId === undefined ? '' : `,"trace_id":"${traceId}"`}`;
+        rest = `${fixedFields(e)}${ip === undefined ? '' : ipField(ip)}${traceId === undefined ? '' : `,"trace_id":"${traceId}"`}`;
       } else {
         const fields = { capability: e.capability, transport: e.transport, scopes_required: e.scopes_required, ip, trace_id: traceId };
         try {
@@ -95,31 +95,45 @@ function jsonFields(o: Record<string, unknown>): string {
   return json === '{}' ? '' : `,${json.slice(1, -1)}`;
 }
 
-const decisions = new Map<string, string>();
+const decisions = new Map<string, Map<string, string>>();
 
 /** `,"decision":…,"reason":…`, serialised once per pair (reasons are a closed set of codes). */
 function decisionFields(decision: string, reason: string): string {
-  const key = `${decision} ${reason}`;
-  let s = decisions.get(key);
+  let byReason = decisions.get(decision);
+  if (!byReason) decisions.set(decision, (byReason = new Map()));
+  let s = byReason.get(reason);
   if (s === undefined) {
     s = jsonFields({ decision, reason });
-    if (decisions.size < 1000) decisions.set(key, s);
+    if (byReason.size < 1000) byReason.set(reason, s);
   }
   return s;
 }
 
-const fixed = new WeakMap<readonly string[], Map<string, string>>();
+const fixed = new WeakMap<readonly string[], Map<string, Map<string | undefined, string>>>();
 
 /** `,"capability":…,"transport":…,"scopes_required":[…]`, serialised once per capability's required scopes and transport. */
 function fixedFields(e: AuditEvent): string {
   const make = () => jsonFields({ capability: e.capability, transport: e.transport, scopes_required: e.scopes_required });
-  if (e.scopes_required === undefined) return make();
-  let byKey = fixed.get(e.scopes_required);
-  if (!byKey) fixed.set(e.scopes_required, (byKey = new Map()));
-  const key = `${e.capability} ${e.transport}`;
-  let s = byKey.get(key);
-  if (s === undefined) byKey.set(key, (s = make()));
+  if (e.scopes_required === undefined || e.capability === undefined) return make();
+  let byCapability = fixed.get(e.scopes_required);
+  if (!byCapability) fixed.set(e.scopes_required, (byCapability = new Map()));
+  let byTransport = byCapability.get(e.capability);
+  if (!byTransport) byCapability.set(e.capability, (byTransport = new Map()));
+  let s = byTransport.get(e.transport);
+  if (s === undefined) byTransport.set(e.transport, (s = make()));
   return s;
+}
+
+let lastIp: string | undefined;
+let lastIpField = '';
+
+/** `,"ip":"…"`, serialised again only when the address changes. */
+function ipField(ip: string): string {
+  if (ip !== lastIp) {
+    lastIp = ip;
+    lastIpField = `,"ip":${JSON.stringify(ip)}`;
+  }
+  return lastIpField;
 }
 
 const principalJson = new WeakMap<Principal, string>();
@@ -136,13 +150,22 @@ function principalFields(p: Principal): string {
 
 let lastMs = -1;
 let lastIso = '';
+let lastSecond = NaN;
+/** The ISO time of lastSecond up to and including the dot before the milliseconds. */
+let secondPrefix = '';
 
-/** The time as ISO 8601, formatted once per millisecond. */
+/** The time as ISO 8601, formatted once per millisecond (Date's formatter once per second). */
 function isoNow(): string {
   const ms = Date.now();
   if (ms !== lastMs) {
     lastMs = ms;
-    lastIso = new Date(ms).toISOString();
+    const frac = ms % 1000;
+    const second = ms - frac;
+    if (second !== lastSecond) {
+      lastSecond = second;
+      secondPrefix = new Date(second).toISOString().slice(0, -4);
+    }
+    lastIso = `${secondPrefix}${frac < 10 ? '00' : frac < 100 ? '0' : ''}${frac}Z`;
   }
   return lastIso;
 }

@@ -18,8 +18,12 @@ export const UNKNOWN = '_unknown';
 
 export type ReloadResult = 'applied' | 'rejected' | 'restart_required' | 'unchanged';
 
+/** Capability labels kept per kind before the cache starts over. */
+const MAX_CAPABILITY_LABELS = 100_000;
+
 export class Observer {
   static readonly NONE = new Observer(NO_AUDIT, undefined);
+  readonly #capabilities = new Map<string, Map<string, string>>();
 
   constructor(readonly audit: Audit, readonly metrics: Metrics | undefined) {}
 
@@ -34,15 +38,32 @@ export class Observer {
   }
 
   /** One capability call: a span (tracing on), latency and outcome (metrics on). */
-  async call<T>(method: string, kind: string, label: string, ctx: CallContext, run: (span?: CallSpan) => Promise<T>): Promise<T> {
+  call<T>(method: string, kind: string, label: string, ctx: CallContext, run: (span?: CallSpan) => Promise<T>): Promise<T> {
+    if (tracingOn()) return this.#traced(method, kind, label, ctx, run);
+    // Metrics only: no async frame of its own, the outcome read off the promise.
+    const m = this.metrics;
+    if (!m) return run();
+    const bound = m.bind(kind, label, ctx.transport);
+    m.started();
+    const t0 = performance.now();
+    return run().then((r) => {
+      m.finished(bound, (performance.now() - t0) / 1000, (r as { isError?: unknown }).isError === true ? 'TOOL_ERROR' : 'ok');
+      return r;
+    }, (e: unknown) => {
+      m.finished(bound, (performance.now() - t0) / 1000, outcomeOf(e));
+      throw e;
+    });
+  }
+
+  async #traced<T>(method: string, kind: string, label: string, ctx: CallContext, run: (span?: CallSpan) => Promise<T>): Promise<T> {
     const m = this.metrics;
     const bound = m?.bind(kind, label, ctx.transport);
-    const cs = tracingOn() ? startCallSpan(method, label, kind, ctx.transport, parentContext(ctx.meta, ctx.scope)) : undefined;
+    const cs = startCallSpan(method, label, kind, ctx.transport, parentContext(ctx.meta, ctx.scope));
     m?.started();
     const t0 = performance.now();
     let outcome = 'ok';
     try {
-      const r = await (cs ? context.with(cs.ctx, run, undefined, cs) : run());
+      const r = await context.with(cs.ctx, run, undefined, cs);
       if ((r as { isError?: unknown }).isError === true) outcome = 'TOOL_ERROR';
       return r;
     } catch (e) {
@@ -50,19 +71,19 @@ export class Observer {
       throw e;
     } finally {
       if (bound) m!.finished(bound, (performance.now() - t0) / 1000, outcome);
-      if (cs) endSpan(cs.span, outcome);
+      endSpan(cs.span, outcome);
     }
   }
 
   /** A call the scope check let through (recorded when audit.allow). */
   allowed(p: Principal, transport: string, kind: string, name: string, required: readonly string[], scope?: RequestScope): void {
-    if (this.audit.allows) this.audit.record({ decision: 'allow', reason: 'scopes_ok', principal: p, capability: `${kind}:${name}`, transport, scopes_required: required, scope });
+    if (this.audit.allows) this.audit.record({ decision: 'allow', reason: 'scopes_ok', principal: p, capability: this.#capability(kind, name), transport, scopes_required: required, scope });
   }
 
   /** A call refused for missing scopes (403). */
   denied(p: Principal, transport: string, kind: string, name: string, required: readonly string[], scope?: RequestScope): void {
     this.metrics?.authFailure('insufficient_scope');
-    this.audit.record({ decision: 'deny', reason: 'insufficient_scope', principal: p, capability: `${kind}:${name}`, transport, scopes_required: required, scope });
+    this.audit.record({ decision: 'deny', reason: 'insufficient_scope', principal: p, capability: this.#capability(kind, name), transport, scopes_required: required, scope });
   }
 
   /** A request refused before any capability: 401 (reason missing_token, invalid_token, …) or a front-door refusal. */
@@ -103,5 +124,17 @@ export class Observer {
 
   close(): void {
     this.audit.close();
+  }
+
+  /** `kind:name`, the same string each time (the audit log caches a capability's fields by it); names come from the catalog. */
+  #capability(kind: string, name: string): string {
+    let byName = this.#capabilities.get(kind);
+    if (!byName) this.#capabilities.set(kind, (byName = new Map()));
+    let s = byName.get(name);
+    if (s === undefined) {
+      if (byName.size >= MAX_CAPABILITY_LABELS) byName.clear(); // reloads renamed many capabilities
+      byName.set(name, (s = `${kind}:${name}`));
+    }
+    return s;
   }
 }

@@ -69,8 +69,10 @@ export async function inBackendSpan<T>(call: CallSpan, name: string, transport: 
 
 /** The trace id a decision belongs to: the active span's when tracing, else the caller's traceparent's. */
 export function traceIdOf(scope: RequestScope | undefined): string | undefined {
-  const active = trace.getSpan(context.active())?.spanContext();
-  if (active && trace.isSpanContextValid(active)) return active.traceId;
+  if (tracingOn()) {
+    const active = trace.getSpan(context.active())?.spanContext();
+    if (active && trace.isSpanContextValid(active)) return active.traceId;
+  }
   const m = scope?.traceparent && /^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}$/.exec(scope.traceparent.trim());
   return m && m[1] !== '0'.repeat(32) ? m[1] : undefined;
 }

@@ -52,4 +52,23 @@ describe('audit sink', () => {
     audit.close();
     assert.deepEqual(lines(file).map((l) => l.reason), ['r0', 'r1', 'r2', 'last']);
   });
+
+  it('fsync never: a batch larger than its buffer, non-ASCII text and a line longer than the buffer arrive whole and in order', () => {
+    const file = join(dir, 'audit.log');
+    const audit = createAudit({ to: { file }, fsync: 'never' });
+    const wide = { sub: 'José ✓ 😀', scopes: new Set(['é.read']), kind: 'oauth', credentialId: 'g1' } as Principal;
+    const huge = 'x'.repeat(100 * 1024);
+    const n = 2000; // ~400 KiB of lines: several buffers' worth
+    for (let i = 0; i < n; i++) {
+      audit.record({ decision: 'allow', reason: `r${i}`, principal: i % 2 ? wide : P, capability: 'tool:ünï.cödé', transport: 'svc', scopes_required: ['é.read'] });
+      if (i === 1000) audit.record({ decision: 'reload_rejected', reason: 'huge', detail: { huge } });
+    }
+    audit.close();
+    const got = lines(file);
+    assert.equal(got.length, n + 1);
+    assert.deepEqual(got.map((l) => l.reason), [...Array.from({ length: 1001 }, (_, i) => `r${i}`), 'huge', ...Array.from({ length: n - 1001 }, (_, i) => `r${i + 1001}`)]);
+    assert.equal(got[1]!.sub, 'José ✓ 😀');
+    assert.equal(got[3]!.capability, 'tool:ünï.cödé');
+    assert.ok(got[1001]!.huge === huge, 'the long line is whole');
+  });
 });

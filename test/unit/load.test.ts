@@ -7,6 +7,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { serialize } from 'node:v8';
 import { readFileSync } from 'node:fs';
 import { fastRead, liftJsonLines, parseSource, positionedRead } from '../../src/manifest/load.js';
 import { loadManifest } from '../../src/manifest/index.js';
@@ -245,6 +246,16 @@ describe('load: the fast reader and the positioned reader agree', () => {
     assert.ok(fast);
     assert.deepEqual(fast.value, positionedRead('t.yaml', text, {}, {}).value);
     assert.equal((fast.value as { c: string }).c, '\ud800 and a lone surrogate');
+  });
+
+  it('in a text with a character beyond Latin-1, gives its Latin-1 strings one-byte copies, short ones too', () => {
+    // V8 stores a string one-byte or two-byte; v8.serialize writes the one tag '"', the other 'c'.
+    const oneByte = (s: string) => String.fromCharCode(serialize(s)[2]!) === '"';
+    const text = ['# a comment with an em dash — and nothing else wide', 'name: bench.echo', 'template: "{{text}}"', 'long: a description long enough to be copied', 'wide: ‘quoted’', 'list: [a, b]', ''].join('\n');
+    const v = fastRead('t.yaml', text, {}, {})!.value as Record<string, unknown>;
+    assert.deepEqual(v, positionedRead('t.yaml', text, {}, {}).value);
+    for (const s of [v.name, v.template, v.long, ...(v.list as string[])]) assert.ok(oneByte(s as string), `${String(s)} is one-byte`);
+    assert.equal(oneByte(v.wide as string), false, 'a string with a wide character stays two-byte');
   });
 
   it('on a catalog over 1 MiB (read, then the parser\'s memory released): the value its JSON form gives', () => {
