@@ -9,9 +9,8 @@ import { SvcError } from '../errors.js';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(text));
+  // writeHead with a list merges headers set earlier (Mcp-Session-Id, CORS) and skips setHeader's per-call work.
+  res.writeHead(status, ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(text))]);
   res.end(text);
 }
 
