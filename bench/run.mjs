@@ -42,8 +42,9 @@ const cfg = {
   seconds: Number(opt.seconds ?? (smoke ? 1 : 5)),
   warmupSeconds: smoke ? 0.5 : 2,
   startupSamples: smoke ? 1 : 5,
-  pairs: Number(opt.pairs ?? (smoke ? 1 : 5)),
-  pairSeconds: smoke ? 1 : 3,
+  // Many short pairs rather than a few long ones: the host's speed drifts on a scale of seconds.
+  pairs: Number(opt.pairs ?? (smoke ? 1 : 9)),
+  pairSeconds: smoke ? 1 : 2,
   idleMs: smoke ? 500 : 1000,
   memoryWarmupCalls: smoke ? 500 : 5000,
   rssCapMiB: 1536, // a leaking peer is stopped here rather than allowed to eat the machine
