@@ -15,13 +15,14 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Start a server; resolves { child, pid, url, died() } once it listens (died() → null, or why the process is gone),
- * rejects with a one-line reason otherwise.
+ * rejects with a one-line reason otherwise. `def.wrap`: a command that runs node (argv before node's path, e.g. valgrind's).
  */
 export function startServer(def, env, timeoutMs = 15_000) {
   if (!existsSync(resolvePath(ROOT, def.argv[0]))) {
     return Promise.reject(new Error(`${def.argv[0]} not found${def.hint ? ` (${def.hint})` : ''}`));
   }
-  const child = spawn(process.execPath, def.argv, {
+  const [command, ...args] = [...(def.wrap ?? []), process.execPath, ...def.argv];
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,127 @@
+// `node bench/instructions.mjs`: user-space instructions per request, counted by valgrind's callgrind, for the
+// raw node:http echo and fastsvc's hot HTTP scenarios (scenarios.mjs). Throughput on a shared host moves by ±30%
+// within seconds; an instruction count moves by well under 1% between runs, so it shows what a change does to the
+// server's own work. It counts neither the kernel (syscalls, loopback TCP) nor cache misses or the load generator,
+// so it complements the throughput ratios of `npm run bench`; it does not replace them.
+// Each server runs under callgrind with instrumentation off (scripts/ensure-valgrind.sh installs valgrind); after
+// --warmup requests on one connection (the JIT settled), instrumentation is switched on around --requests requests,
+// the counts are dumped and zeroed, and Ir/request is the dump's total over the requests. The first instrumented
+// round is thrown away (switching instrumentation on retranslates the JIT's code; that round counts ~15% more).
+// Prints a markdown table (median of the kept rounds, and the raw echo's count over each scenario's, a "work
+// ratio") and writes it to --out when given. Exit 1 when a server or a round fails.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { SCENARIOS, SERVERS, TOKEN } from './scenarios.mjs';
+import { KINDS } from './lib/clients.mjs';
+import { autocannonLoad } from './lib/load.mjs';
+import { OAuthFlow } from './lib/oauth.mjs';
+import { installCleanup, ROOT, startServer, stopServer } from './lib/proc.mjs';
+
+const DEFAULT = ['raw', 'fastsvc-svc', 'fastsvc-mcp', 'fastsvc-mcp-2026', 'fastsvc-svc-nometrics', 'fastsvc-svc-observed', 'fastsvc-oauth-svc'];
+const USAGE = 'usage: node bench/instructions.mjs [--only a,b] [--requests N] [--warmup N] [--rounds N] [--smoke] [--out FILE]';
+let opt;
+try {
+  opt = parseArgs({ options: { only: { type: 'string' }, requests: { type: 'string' }, warmup: { type: 'string' }, rounds: { type: 'string' }, smoke: { type: 'boolean' }, out: { type: 'string' }, help: { type: 'boolean' } } }).values;
+} catch (err) {
+  console.error(`${err.message}\n${USAGE}`);
+  process.exit(2);
+}
+if (opt.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const smoke = Boolean(opt.smoke);
+const cfg = {
+  requests: Number(opt.requests ?? (smoke ? 300 : 5000)),
+  warmup: Number(opt.warmup ?? (smoke ? 1000 : 30000)),
+  rounds: Number(opt.rounds ?? (smoke ? 2 : 3)),
+};
+const names = opt.only?.split(',').map((s) => s.trim()).filter(Boolean) ?? (smoke ? ['raw', 'fastsvc-svc'] : DEFAULT);
+const chosen = names.map((n) => SCENARIOS.find((s) => s.name === n));
+const bad = names.filter((n, i) => !chosen[i] || !['http', 'mcp'].includes(chosen[i].kind) || SERVERS[chosen[i].server].postgres);
+if (bad.length || !(cfg.requests >= 1 && cfg.warmup >= 0 && cfg.rounds >= 2)) {
+  console.error(`${bad.length ? `not an http or mcp scenario on a server without PostgreSQL: ${bad.join(', ')}\n` : ''}--requests ≥ 1, --warmup ≥ 0, --rounds ≥ 2\n${USAGE}`);
+  process.exit(2);
+}
+
+execFileSync('sh', [join(ROOT, 'scripts', 'ensure-valgrind.sh')], { stdio: 'inherit' });
+installCleanup();
+const dir = mkdtempSync(join(tmpdir(), 'fastsvc-instructions-'));
+const env = { BENCH_TOKEN: TOKEN, SVC_TOKEN: TOKEN, BENCH_DATA_DIR: dir };
+const wrap = ['valgrind', '--tool=callgrind', '--instr-atstart=no', '--smc-check=all-non-file', `--callgrind-out-file=${dir}/cg.%p`];
+// vgdb names its pipe after $USER and $HOST: the server runs with HOST=127.0.0.1 (startServer), so its controller must too.
+const control = (pid, ...args) => execFileSync('callgrind_control', [...args, String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOST: '127.0.0.1' } });
+const log = (m) => console.error(`[instructions] ${m}`);
+
+/** Instructions per request over the rounds kept (the first instrumented round is dropped). */
+async function measure(scn) {
+  const server = await startServer({ ...SERVERS[scn.server], wrap }, env, 180_000);
+  try {
+    const token = scn.token === 'oauth' ? await (await OAuthFlow.open(server.url)).accessToken(`${server.url}${scn.kind === 'mcp' ? scn.path ?? '/mcp' : '/svc'}`) : TOKEN;
+    const kind = KINDS[scn.kind];
+    const target = await kind.open(scn, server.url, token);
+    try {
+      await kind.check(target);
+      if (cfg.warmup) await autocannonLoad(target, { amount: cfg.warmup, connections: 1 });
+      const perRequest = [];
+      for (let round = 0; round <= cfg.rounds; round++) {
+        control(server.pid, '--instr=on');
+        control(server.pid, '--zero');
+        const r = await autocannonLoad(target, { amount: cfg.requests, connections: 1 });
+        if (r.total !== cfg.requests || r.errors || r.non2xx) throw new Error(`round ${round}: ${r.total} answers, ${r.errors ?? 0} errors, ${r.non2xx ?? 0} non-2xx`);
+        control(server.pid, `--dump=${scn.name}-${round}`);
+        control(server.pid, '--instr=off');
+        const ir = totalIr(server.pid, round + 1);
+        if (round > 0) perRequest.push(ir / r.total);
+        log(`${scn.name} round ${round}${round ? '' : ' (dropped)'}: ${Math.round(ir / r.total)} Ir/request`);
+      }
+      return perRequest;
+    } finally {
+      await kind.close(target);
+    }
+  } finally {
+    await stopServer(server);
+  }
+}
+
+/** The event total of the n-th dump of process pid. */
+function totalIr(pid, n) {
+  const text = readFileSync(join(dir, `cg.${pid}.${n}`), 'utf8');
+  const m = /^(?:summary|totals): (\d+)/m.exec(text);
+  if (!m) throw new Error(`no totals in callgrind dump ${n} of ${pid}`);
+  return Number(m[1]);
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+const rows = [];
+let failed = false;
+try {
+  for (const scn of chosen) {
+    try {
+      const per = await measure(scn);
+      rows.push({ scn, ir: median(per), per });
+    } catch (err) {
+      failed = true;
+      log(`${scn.name}: FAILED: ${err.message}`);
+      rows.push({ scn, error: err.message });
+    }
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+const raw = rows.find((r) => r.scn.name === 'raw' && r.ir)?.ir;
+const table = [
+  `### Instructions per request (bench/instructions.mjs: callgrind, ${cfg.requests} requests per round on one connection after ${cfg.warmup} warm-up ones; median of ${cfg.rounds} rounds)`,
+  '',
+  '| scenario | what | Ir/request (median) | rounds | raw echo ÷ this (work ratio) |',
+  '| --- | --- | --- | --- | --- |',
+  ...rows.map((r) => r.error
+    ? `| ${r.scn.name} | ${r.scn.label} | failed: ${r.error} | — | — |`
+    : `| ${r.scn.name} | ${r.scn.label} | ${Math.round(r.ir).toLocaleString('en-US')} | ${r.per.map((x) => Math.round(x / 100) / 10).join(', ')}k | ${raw ? `${(raw / r.ir).toFixed(2)}×` : '—'} |`),
+].join('\n');
+console.log(table);
+if (opt.out) writeFileSync(opt.out, `${table}\n`);
+process.exit(failed ? 1 : 0);

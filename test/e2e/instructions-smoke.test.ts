@@ -1,0 +1,33 @@
+// The instruction-count bench's smoke form as part of npm test: `node bench/instructions.mjs --smoke` starts the raw
+// echo and fastsvc (dist/cli.js, as `npm run bench` does) under valgrind's callgrind on loopback (valgrind from
+// scripts/ensure-valgrind.sh), checks each answer, switches instrumentation on around a few hundred requests per
+// round and prints Ir/request. This asserts the exit code, the table's two rows with a count each, and fastsvc's work
+// ratio against the raw echo — no timing, and no value of a count (the smoke form's JIT is not warm).
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+describe('instruction-count bench smoke (node bench/instructions.mjs --smoke)', function () {
+  this.timeout(300_000); // two servers started under valgrind; the script bounds its own waits
+  let dir: string;
+  before(() => (dir = mkdtempSync(join(tmpdir(), 'instructions-smoke-'))));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('counts instructions per request for the raw echo and fastsvc /svc, and their ratio', async () => {
+    const out = join(dir, 'instructions.md');
+    const { stdout } = await promisify(execFile)(process.execPath, ['bench/instructions.mjs', '--smoke', '--out', out], { cwd: ROOT, timeout: 280_000, maxBuffer: 1 << 24 });
+    const rows = new Map(readFileSync(out, 'utf8').split('\n').filter((l) => /^\| (raw|fastsvc-svc) \|/.test(l))
+      .map((l) => l.split('|').slice(1, -1).map((c) => c.trim())).map((c) => [c[0]!, c]));
+    assert.deepEqual([...rows.keys()], ['raw', 'fastsvc-svc'], stdout);
+    for (const [name, cells] of rows) assert.match(cells[2]!, /^[\d,]+$/, `${name}: a count, not "${cells[2]}"`);
+    assert.equal(rows.get('raw')![4], '1.00×');
+    assert.match(rows.get('fastsvc-svc')![4]!, /^\d+\.\d\d×$/);
+    assert.ok(stdout.includes('### Instructions per request'), 'the table is printed too');
+  });
+});
