@@ -5,8 +5,9 @@
 // so it complements the throughput ratios of `npm run bench`; it does not replace them.
 // Each server runs under callgrind with instrumentation off (scripts/ensure-valgrind.sh installs valgrind); after
 // --warmup requests on one connection (the JIT settled), instrumentation is switched on around --requests requests,
-// the counts are dumped and zeroed, and Ir/request is the dump's total over the requests. The first instrumented
-// round is thrown away (switching instrumentation on retranslates the JIT's code; that round counts ~15% more).
+// the counts are dumped and zeroed, and Ir/request is the dump's total over the requests. The first SETTLE
+// instrumented rounds are thrown away (switching instrumentation on retranslates the JIT's code: the first round
+// counts twice as much, the second ~13% more, the later ones agree within 1%).
 // Prints a markdown table (median of the kept rounds, and the raw echo's count over each scenario's, a "work
 // ratio") and writes it to --out when given. Exit 1 when a server or a round fails.
 import { execFileSync } from 'node:child_process';
@@ -20,6 +21,8 @@ import { autocannonLoad } from './lib/load.mjs';
 import { OAuthFlow } from './lib/oauth.mjs';
 import { installCleanup, ROOT, startServer, stopServer } from './lib/proc.mjs';
 
+/** Instrumented rounds run and dropped before the measured ones. */
+const SETTLE = 2;
 const DEFAULT = ['raw', 'fastsvc-svc', 'fastsvc-mcp', 'fastsvc-mcp-2026', 'fastsvc-svc-nometrics', 'fastsvc-svc-observed', 'fastsvc-oauth-svc'];
 const USAGE = 'usage: node bench/instructions.mjs [--only a,b] [--requests N] [--warmup N] [--rounds N] [--smoke] [--out FILE]';
 let opt;
@@ -67,7 +70,7 @@ async function measure(scn) {
       await kind.check(target);
       if (cfg.warmup) await autocannonLoad(target, { amount: cfg.warmup, connections: 1 });
       const perRequest = [];
-      for (let round = 0; round <= cfg.rounds; round++) {
+      for (let round = 0; round < SETTLE + cfg.rounds; round++) {
         control(server.pid, '--instr=on');
         control(server.pid, '--zero');
         const r = await autocannonLoad(target, { amount: cfg.requests, connections: 1 });
@@ -75,8 +78,8 @@ async function measure(scn) {
         control(server.pid, `--dump=${scn.name}-${round}`);
         control(server.pid, '--instr=off');
         const ir = totalIr(server.pid, round + 1);
-        if (round > 0) perRequest.push(ir / r.total);
-        log(`${scn.name} round ${round}${round ? '' : ' (dropped)'}: ${Math.round(ir / r.total)} Ir/request`);
+        if (round >= SETTLE) perRequest.push(ir / r.total);
+        log(`${scn.name} round ${round}${round >= SETTLE ? '' : ' (settling, dropped)'}: ${Math.round(ir / r.total)} Ir/request`);
       }
       return perRequest;
     } finally {
