@@ -9,8 +9,9 @@
 // when the resolved file's identity or times change, so a missed event costs at most
 // pollMs. Any event starts a debounce (trailing debounceMs, at most 4× that for a
 // continuous burst), after which the file is read and hashed — onChange runs only when
-// the bytes differ from the last ones loaded (no-op events, an unreadable/deleted file
-// and unrelated files in the folder never reload). "Loaded" is what onChange reports
+// the bytes differ from the last ones loaded (no-op events, an unreadable/deleted or empty
+// file — an in-place write between its truncate and its write — and unrelated files in the
+// folder never reload). "Loaded" is what onChange reports
 // it read, and the file is re-checked after every onChange and once more 2×debounceMs
 // after each firing (chokidar drops a second change event within 50 ms of the first),
 // so a write that lands during a reload, or a half-written file, is never the last word.
@@ -104,13 +105,20 @@ export function watchManifest(o: WatchOptions): ManifestWatcher {
       do {
         again = false;
         retarget();
-        let hash: string;
+        let bytes: Buffer;
         try {
-          hash = createHash('sha256').update(await readFile(file)).digest('hex');
+          bytes = await readFile(file);
         } catch (e) {
           log.debug({ event: 'watch.unreadable', file, code: (e as NodeJS.ErrnoException).code }, 'manifest not readable yet; keeping the running config');
           continue;
         }
+        if (bytes.length === 0) {
+          // An in-place write truncates before it writes: an empty manifest is that moment (never a valid
+          // manifest), not an edit to reject. The write's own event, and the re-check, read what follows.
+          log.debug({ event: 'watch.empty', file }, 'manifest is empty (a write in progress?); keeping the running config');
+          continue;
+        }
+        const hash = createHash('sha256').update(bytes).digest('hex');
         if (closed) continue;
         if (hash === lastHash) {
           log.debug({ event: 'watch.unchanged', file }, 'manifest bytes unchanged');

@@ -58,6 +58,18 @@ describe('hot reload: watching the manifest', () => {
     await waitFor(() => policyIs(s!, 'B'), 'policy B after re-create');
   });
 
+  it('an emptied file (an in-place write between its truncate and its write) changes nothing; what is written next is applied', async () => {
+    layout = plainLayout(manifest({ policy: 'A' }));
+    s = await startServer(layout.file);
+    writeFileSync(layout.file, '');
+    await waitFor(() => (logged(s!, 'watch.empty') ? true : undefined), 'the watcher to see the empty file');
+    assert.equal(s.changes(), 0);
+    assert.equal(logged(s, 'config.reload_rejected'), 0, 'an empty file is not reported as a rejected reload');
+    assert.equal((await callSvc(s.url, TOKENS.reader)).output, 'A');
+    writeFileSync(layout.file, manifest({ policy: 'B' }));
+    await waitFor(() => policyIs(s!, 'B'), 'policy B after the write');
+  });
+
   it('the Kubernetes ConfigMap swap (svc.yaml -> ..data/svc.yaml, ..data renamed over)', async () => {
     layout = configMapLayout(manifest({ policy: 'A' }));
     s = await startServer(layout.file);
