@@ -1,6 +1,7 @@
 // `node bench/instructions.mjs`: user-space instructions per request, counted by valgrind's callgrind, for the
 // raw node:http echo and fastsvc's hot HTTP scenarios (scenarios.mjs). Throughput on a shared host moves by ±30%
-// within seconds; an instruction count moves by well under 1% between runs, so it shows what a change does to the
+// within seconds; an instruction count moves by under 1% between rounds and up to ~5% between runs (the JIT
+// decides a little differently each time), so it shows what a change does to the
 // server's own work. It counts neither the kernel (syscalls, loopback TCP) nor cache misses or the load generator,
 // so it complements the throughput ratios of `npm run bench`; it does not replace them.
 // Each server runs under callgrind with instrumentation off (scripts/ensure-valgrind.sh installs valgrind); after
