@@ -15,8 +15,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { SCENARIOS, SERVERS, TOKEN } from './scenarios.mjs';
+import { cliOptions } from './lib/cli-args.mjs';
 import { KINDS } from './lib/clients.mjs';
 import { autocannonLoad } from './lib/load.mjs';
 import { OAuthFlow } from './lib/oauth.mjs';
@@ -26,17 +26,7 @@ import { installCleanup, ROOT, startServer, stopServer } from './lib/proc.mjs';
 const SETTLE = 2;
 const DEFAULT = ['raw', 'fastsvc-svc', 'fastsvc-mcp', 'fastsvc-mcp-2026', 'fastsvc-svc-nometrics', 'fastsvc-svc-observed', 'fastsvc-oauth-svc'];
 const USAGE = 'usage: node bench/instructions.mjs [--only a,b] [--requests N] [--warmup N] [--rounds N] [--smoke] [--out FILE]';
-let opt;
-try {
-  opt = parseArgs({ options: { only: { type: 'string' }, requests: { type: 'string' }, warmup: { type: 'string' }, rounds: { type: 'string' }, smoke: { type: 'boolean' }, out: { type: 'string' }, help: { type: 'boolean' } } }).values;
-} catch (err) {
-  console.error(`${err.message}\n${USAGE}`);
-  process.exit(2);
-}
-if (opt.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+const opt = cliOptions({ only: { type: 'string' }, requests: { type: 'string' }, warmup: { type: 'string' }, rounds: { type: 'string' }, smoke: { type: 'boolean' }, out: { type: 'string' } }, USAGE);
 const smoke = Boolean(opt.smoke);
 const cfg = {
   requests: Number(opt.requests ?? (smoke ? 300 : 5000)),

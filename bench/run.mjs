@@ -8,11 +8,11 @@ import { randomBytes } from 'node:crypto';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { measureReloadLatency } from './reload-latency.mjs';
 import { measureRevocationLatency } from './revocation-latency.mjs';
 import { BASELINES, ceilingOf, MEMORY, RELOAD, REVOCATION, SCENARIOS, SERVERS, TARGETS, TOKEN } from './scenarios.mjs';
+import { cliOptions } from './lib/cli-args.mjs';
 import { KINDS, request } from './lib/clients.mjs';
 import { CONNECTIONS } from './lib/load.mjs';
 import { OAuthFlow } from './lib/oauth.mjs';
@@ -21,20 +21,10 @@ import { environment, memoryTable, reloadTable, scalingTable, serverTable, summa
 
 const USAGE = `usage: node bench/run.mjs [--smoke] [--memory] [--scaling] [--large] [--only name,...] [--rounds N] [--pairs N] [--seconds S] [--out FILE] [--strict]`;
 const options = {
-  smoke: { type: 'boolean' }, memory: { type: 'boolean' }, scaling: { type: 'boolean' }, large: { type: 'boolean' }, strict: { type: 'boolean' }, help: { type: 'boolean' },
+  smoke: { type: 'boolean' }, memory: { type: 'boolean' }, scaling: { type: 'boolean' }, large: { type: 'boolean' }, strict: { type: 'boolean' },
   only: { type: 'string' }, rounds: { type: 'string' }, pairs: { type: 'string' }, seconds: { type: 'string' }, out: { type: 'string' },
 };
-let opt;
-try {
-  opt = parseArgs({ options }).values;
-} catch (err) {
-  console.error(`${err.message}\n${USAGE}`);
-  process.exit(2);
-}
-if (opt.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+const opt = cliOptions(options, USAGE);
 
 const smoke = Boolean(opt.smoke);
 const cfg = {

@@ -16,7 +16,7 @@ import http from 'node:http';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { cliOptions } from './lib/cli-args.mjs';
 import { fileURLToPath } from 'node:url';
 import { initParams, KINDS, MCP_VERSION, openSocket, request } from './lib/clients.mjs';
 import { autocannonLoad, post } from './lib/load.mjs';
@@ -391,17 +391,7 @@ export async function runScaling({ smoke = false, only, outDir, ...overrides } =
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const USAGE = 'usage: node bench/scaling.mjs [--smoke] [--only throughput|idle] [--connections 1,10,50,200] [--idle 0,1000,5000,10000] [--rounds N] [--seconds S] [--out-dir DIR]';
-  let o;
-  try {
-    o = parseArgs({ options: { smoke: { type: 'boolean' }, only: { type: 'string' }, connections: { type: 'string' }, idle: { type: 'string' }, rounds: { type: 'string' }, seconds: { type: 'string' }, 'out-dir': { type: 'string' }, help: { type: 'boolean' } } }).values;
-  } catch (err) {
-    console.error(`${err.message}\n${USAGE}`);
-    process.exit(2);
-  }
-  if (o.help) {
-    console.log(USAGE);
-    process.exit(0);
-  }
+  const o = cliOptions({ smoke: { type: 'boolean' }, only: { type: 'string' }, connections: { type: 'string' }, idle: { type: 'string' }, rounds: { type: 'string' }, seconds: { type: 'string' }, 'out-dir': { type: 'string' } }, USAGE);
   if (o.only && !['throughput', 'idle'].includes(o.only)) {
     console.error(USAGE);
     process.exit(2);

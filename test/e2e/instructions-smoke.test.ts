@@ -1,5 +1,6 @@
 // The instruction-count bench's smoke form as part of npm test: `node bench/instructions.mjs --smoke` starts the raw
-// echo and fastsvc (dist/cli.js, as `npm run bench` does) under valgrind's callgrind on loopback (valgrind from
+// echo and the real `svc serve` process (`node dist/cli.js serve bench/fastsvc.svc.yaml --port 0`, as `npm run bench`
+// does; the only difference is that valgrind's callgrind runs that node) on loopback (valgrind from
 // scripts/ensure-valgrind.sh), checks each answer, switches instrumentation on around a few hundred requests per
 // round and prints Ir/request. This asserts the exit code, the table's two rows with a count each, and fastsvc's work
 // ratio against the raw echo — no timing, and no value of a count (the smoke form's JIT is not warm).
