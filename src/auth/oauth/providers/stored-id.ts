@@ -5,11 +5,11 @@
 // interaction or session cookie; find(id) puts the id back. Entries found by uid or
 // user code come back without `jti`.
 
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { AdapterPayload } from '../provider.js';
 
 export function storageKey(id: string): string {
-  return createHash('sha256').update(id).digest('base64url');
+  return hash('sha256', id, 'base64url');
 }
 
 /** The payload as stored: JSON without `jti`. */
