@@ -15,7 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SCENARIOS, SERVERS, TOKEN } from './scenarios.mjs';
+import { SAME_REQUEST, SCENARIOS, SERVERS, TOKEN } from './scenarios.mjs';
 import { cliOptions } from './lib/cli-args.mjs';
 import { KINDS } from './lib/clients.mjs';
 import { autocannonLoad } from './lib/load.mjs';
@@ -24,7 +24,7 @@ import { installCleanup, ROOT, startServer, stopServer } from './lib/proc.mjs';
 
 /** Instrumented rounds run and dropped before the measured ones. */
 const SETTLE = 2;
-const DEFAULT = ['raw', 'fastsvc-svc', 'fastsvc-mcp', 'fastsvc-mcp-2026', 'fastsvc-svc-nometrics', 'fastsvc-svc-observed', 'fastsvc-oauth-svc'];
+const DEFAULT = ['raw', 'raw-mcp', 'raw-mcp-2026', 'fastsvc-svc', 'fastsvc-mcp', 'fastsvc-mcp-2026', 'fastsvc-svc-nometrics', 'fastsvc-svc-observed', 'fastsvc-oauth-svc'];
 const USAGE = 'usage: node bench/instructions.mjs [--only a,b] [--requests N] [--warmup N] [--rounds N] [--smoke] [--out FILE]';
 const opt = cliOptions({ only: { type: 'string' }, requests: { type: 'string' }, warmup: { type: 'string' }, rounds: { type: 'string' }, smoke: { type: 'boolean' }, out: { type: 'string' } }, USAGE);
 const smoke = Boolean(opt.smoke);
@@ -110,11 +110,13 @@ const raw = rows.find((r) => r.scn.name === 'raw' && r.ir)?.ir;
 const table = [
   `### Instructions per request (bench/instructions.mjs: callgrind, ${cfg.requests} requests per round on one connection after ${cfg.warmup} warm-up ones; median of ${cfg.rounds} rounds)`,
   '',
-  '| scenario | what | Ir/request (median) | rounds | raw echo ÷ this (work ratio) |',
-  '| --- | --- | --- | --- | --- |',
-  ...rows.map((r) => r.error
-    ? `| ${r.scn.name} | ${r.scn.label} | failed: ${r.error} | — | — |`
-    : `| ${r.scn.name} | ${r.scn.label} | ${Math.round(r.ir).toLocaleString('en-US')} | ${r.per.map((x) => Math.round(x / 100) / 10).join(', ')}k | ${raw ? `${(raw / r.ir).toFixed(2)}×` : '—'} |`),
+  '| scenario | what | Ir/request (median) | rounds | raw echo ÷ this (work ratio) | raw echo of the same request ÷ this |',
+  '| --- | --- | --- | --- | --- | --- |',
+  ...rows.map((r) => {
+    if (r.error) return `| ${r.scn.name} | ${r.scn.label} | failed: ${r.error} | — | — | — |`;
+    const same = rows.find((x) => x.scn.name === SAME_REQUEST[r.scn.name] && x.ir);
+    return `| ${r.scn.name} | ${r.scn.label} | ${Math.round(r.ir).toLocaleString('en-US')} | ${r.per.map((x) => Math.round(x / 100) / 10).join(', ')}k | ${raw ? `${(raw / r.ir).toFixed(2)}×` : '—'} | ${same ? `${(same.ir / r.ir).toFixed(2)}× ${same.scn.name}` : '—'} |`;
+  }),
 ].join('\n');
 console.log(table);
 if (opt.out) writeFileSync(opt.out, `${table}\n`);

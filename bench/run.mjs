@@ -16,7 +16,7 @@ import { cliOptions } from './lib/cli-args.mjs';
 import { KINDS, request } from './lib/clients.mjs';
 import { CONNECTIONS } from './lib/load.mjs';
 import { OAuthFlow } from './lib/oauth.mjs';
-import { installCleanup, measureStartup, rssMiB, sleep, startServer, stopServer } from './lib/proc.mjs';
+import { cpuMs, installCleanup, measureStartup, rssMiB, sleep, startServer, stopServer } from './lib/proc.mjs';
 import { environment, memoryTable, reloadTable, scalingTable, serverTable, summarize, targetsTable, throughputTable, writeResults } from './lib/report.mjs';
 
 const USAGE = `usage: node bench/run.mjs [--smoke] [--memory] [--scaling] [--large] [--only name,...] [--rounds N] [--pairs N] [--seconds S] [--out FILE] [--strict]`;
@@ -176,10 +176,13 @@ async function main() {
       const server = running.get(r.scn.server);
       try {
         if (server.died()) throw new Error(`server ${server.died()}`);
+        const cpu0 = cpuMs(server.pid);
         const res = await withTarget(r.scn, server.url, (kind, t) => kind.load(t, { seconds: cfg.seconds }));
         if (server.died()) throw new Error(`server ${server.died()}`);
+        if (!SERVERS[r.scn.server].noCpu && res.total > 0) res.cpuUs = ((cpuMs(server.pid) - cpu0) * 1000) / res.total;
         r.rounds.push(res);
         log(`round ${round} ${r.scn.name}: ${Math.round(res.rps)} req/s, p50 ${res.p50.toFixed(2)} ms, p99 ${res.p99.toFixed(2)} ms` +
+          (res.cpuUs ? `, server CPU ${res.cpuUs.toFixed(1)} µs/request` : '') +
           (res.non2xx || res.errors ? `, ${res.non2xx} non-2xx, ${res.errors} errors` : ''));
       } catch (err) {
         r.status = `FAILED: ${err.message}`;

@@ -33,8 +33,9 @@ export const SERVERS = {
   // postgres: the harness starts a throwaway cluster (needs Debian's postgresql package) when one of these is picked.
   'fastsvc-oauth-postgres': { argv: fastsvc('bench/fastsvc-oauth-postgres.svc.yaml'), hint: 'run `npm run build` first', postgres: true },
   // N replicas on that cluster behind a loopback round-robin proxy (sticky by Mcp-Session-Id); the proxy's URL is the issuer.
+  // noCpu: the work is done in the replicas' processes, so the proxy's own CPU time says nothing about a request's cost.
   ...Object.fromEntries([1, 2].map((n) => [`fastsvc-oauth-postgres-${n}x`, {
-    argv: ['bench/peers/replicas-proxy.mjs', String(n), 'bench/fastsvc-oauth-replicas.svc.yaml'], hint: 'run `npm run build` first', postgres: true,
+    argv: ['bench/peers/replicas-proxy.mjs', String(n), 'bench/fastsvc-oauth-replicas.svc.yaml'], hint: 'run `npm run build` first', postgres: true, noCpu: true,
   }])),
 };
 
@@ -52,6 +53,10 @@ const SVC = `/svc/tools/${TOOL}`;
  */
 export const SCENARIOS = [
   { name: 'raw', server: 'raw', kind: 'http', path: ECHO, label: 'raw node:http JSON echo' },
+  // The raw echo sent exactly the /mcp requests below (headers and JSON-RPC body), answering each with its own
+  // body: the machine's ceiling for that request, so a ratio to it leaves out what the protocol itself costs.
+  { name: 'raw-mcp', server: 'raw', kind: 'mcp', path: ECHO, echo: true, label: 'raw node:http JSON echo of a /mcp 2025 session tools/call (same headers and body)' },
+  { name: 'raw-mcp-2026', server: 'raw', kind: 'mcp', path: ECHO, echo: true, modern: true, label: 'raw node:http JSON echo of a /mcp 2026-07-28 tools/call (same headers and body)' },
   { name: 'ws-1x10', server: 'ws-echo', kind: 'ws', sockets: 1, inFlight: 10, label: 'bare ws echo, 1 socket × 10 in flight (the /ws ceiling)' },
   { name: 'ws-10x1', server: 'ws-echo', kind: 'ws', sockets: 10, inFlight: 1, label: 'bare ws echo, 10 sockets × 1 in flight (the /ws ceiling)' },
   { name: 'express', server: 'express', kind: 'http', path: ECHO, label: 'Express 5 + express.json() echo' },
@@ -94,6 +99,9 @@ export function ceilingOf(scn) {
   return typeof c === 'string' ? c : c?.[`${scn.sockets}x${scn.inFlight}`] ?? null;
 }
 
+/** The raw echo of the same request (headers and body) as a fastsvc /mcp scenario: what the protocol itself costs. */
+export const SAME_REQUEST = { 'fastsvc-mcp': 'raw-mcp', 'fastsvc-mcp-2026': 'raw-mcp-2026' };
+
 /** The ratio columns: each scenario's req/s divided by these scenarios' req/s in the same run. */
 export const BASELINES = ['express', 'sdk-stateful', 'sdk-stateless', 'fastsvc-mcp'];
 
@@ -125,6 +133,7 @@ export const REVOCATION = [
  * Issue 6's targets, checked against this run's figures in the report. ratio: scenario req/s ÷ baseline req/s ≥ min.
  * paired: the verdict is the median of back-to-back pairs (bench/run.mjs step 5), the table's ratio of medians shown beside it.
  * startup / rss: the server's median start-up (ms) / idle RSS (MB, or MiB with mib: true) below max. flat: memory entry's RSS delta ≤ max MB.
+ * info: a ratio reported without a verdict (no target).
  */
 export const TARGETS = [
   { what: '/svc authorized call ≥ 0.75× Express echo', ratio: ['fastsvc-svc', 'express'], min: 0.75 },
@@ -141,6 +150,9 @@ export const TARGETS = [
   { what: '/svc authorized call ≥ 0.65× raw node:http echo (issue 17)', ratio: ['fastsvc-svc', 'raw'], paired: true, min: 0.65 },
   { what: '/mcp legacy-session tools/call ≥ 0.6× raw node:http echo (issue 17)', ratio: ['fastsvc-mcp', 'raw'], paired: true, min: 0.6 },
   { what: '/mcp 2026-07-28 tools/call ≥ 0.6× raw node:http echo (issue 17)', ratio: ['fastsvc-mcp-2026', 'raw'], paired: true, min: 0.6 },
+  // Not targets: the same /mcp calls against the raw echo of the same request (see raw-mcp above).
+  ...Object.entries(SAME_REQUEST).map(([scn, echo]) => (
+    { what: `${scn === 'fastsvc-mcp' ? '/mcp legacy-session' : '/mcp 2026-07-28'} tools/call × raw echo of the same request`, ratio: [scn, echo], paired: true, info: true })),
   { what: '/svc with audit+metrics+tracing-off ≥ 0.9× them off (issue 17)', ratio: ['fastsvc-svc-observed', 'fastsvc-svc-nometrics'], paired: true, min: 0.9 },
   { what: '/ws 1 socket × 10 in flight ≥ 0.85× bare ws echo (issue 17)', ratio: ['fastsvc-ws-1x10', 'ws-1x10'], paired: true, min: 0.85 },
   // The OAuth manifests (bench/fastsvc-oauth-*.svc.yaml) run the same tool and features as bench/fastsvc.svc.yaml;

@@ -19,6 +19,8 @@ const rpc = (id, method, params) => JSON.stringify({ jsonrpc: '2.0', id, method,
 /** MCP 2026-07-28 (`modern: true`): no handshake; every call carries its version and capabilities in _meta and the standard headers. */
 export const MODERN_VERSION = '2026-07-28';
 const modernCallParams = { ...callParams, _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN_VERSION, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'fastsvc-bench', version: '1.0.0' } } };
+/** A session id shaped like fastsvc's (a UUID), for the echo of a 2025 session call. */
+const ECHO_SESSION_ID = '6f1c2a4e-8d3b-4f5a-9c7e-2b1d0e3f4a5b';
 export const initParams = { protocolVersion: MCP_VERSION, capabilities: {}, clientInfo: { name: 'fastsvc-bench', version: '1.0.0' } };
 
 /** One HTTP request on a fresh connection; resolves { status, headers, body } (body as text). */
@@ -79,9 +81,14 @@ const mcpKind = {
   async open(scn, base, token) {
     const url = base + (scn.path ?? '/mcp');
     const headers = { ...JSON_HEADERS, accept: MCP_ACCEPT, ...bearer(token), 'mcp-protocol-version': MCP_VERSION };
+    // `echo`: the same request (headers and body) sent to an echo server, which answers it with its own body.
+    if (scn.echo && !scn.modern) {
+      headers['mcp-session-id'] = ECHO_SESSION_ID;
+      return { url, method: 'POST', headers, bodyFor: (n) => rpc(n, 'tools/call', callParams), session: false, echo: true };
+    }
     if (scn.modern) {
       Object.assign(headers, { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'tools/call', 'mcp-name': TOOL });
-      return { url, method: 'POST', headers, bodyFor: (n) => rpc(n, 'tools/call', modernCallParams), session: false };
+      return { url, method: 'POST', headers, bodyFor: (n) => rpc(n, 'tools/call', modernCallParams), session: false, echo: Boolean(scn.echo) };
     }
     if (scn.session) {
       const { 'mcp-protocol-version': _, ...initHeaders } = headers;
@@ -99,9 +106,11 @@ const mcpKind = {
     return { url, method: 'POST', headers, bodyFor: (n) => rpc(n, 'tools/call', callParams), session: scn.session };
   },
   async check(t) {
-    const res = await request(t.url, { ...t, body: t.bodyFor(0) });
+    const body = t.bodyFor(0);
+    const res = await request(t.url, { ...t, body });
     expectStatus(res, (s) => s === 200, 'tools/call');
-    expectEcho(rpcAnswer(res), res.body);
+    if (!t.echo) return expectEcho(rpcAnswer(res), res.body);
+    if (res.body !== body) throw new Error(`echo of tools/call answered ${res.body.slice(0, 160)}`);
   },
   load: (t, opts) => autocannonLoad(t, opts),
   async close(t) {

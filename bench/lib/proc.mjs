@@ -121,6 +121,13 @@ export function installCleanup() {
   process.on('unhandledRejection', crash);
 }
 
+/** CPU time a process has used (user + system, all its threads), in ms, from /proc/PID/stat (Linux, USER_HZ 100). */
+export function cpuMs(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10;
+}
+
 /** Resident set size of a process in MiB, from /proc/PID/status (Linux). */
 export function rssMiB(pid) {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

@@ -15,6 +15,7 @@ const ms = (x) => (Number.isFinite(x) ? (x < 10 ? x.toFixed(2) : x.toFixed(1)) :
 const mib = (x) => (Number.isFinite(x) ? x.toFixed(1) : '—');
 const ratio = (a, b) => (Number.isFinite(a) && b > 0 ? `${(a / b).toFixed(2)}×` : '—');
 const row = (cells) => `| ${cells.join(' | ')} |`;
+const cpuCell = (x) => (Number.isFinite(x) ? x.toFixed(1) : '—');
 
 /** rounds: load results of one scenario, one per round → the row's figures. */
 export function summarize(rounds) {
@@ -23,8 +24,10 @@ export function summarize(rounds) {
   const errors = rounds.reduce((n, r) => n + r.errors, 0);
   const stopped = rounds.map((r) => r.stopped).filter(Boolean);
   const kinds = [...new Set(rounds.flatMap((r) => Object.keys(r.errorKinds ?? {})))].join(' ');
+  const cpu = rounds.map((r) => r.cpuUs).filter(Number.isFinite);
   return {
     rps: median(rps), min: Math.min(...rps), max: Math.max(...rps),
+    cpuUs: cpu.length ? median(cpu) : undefined,
     p50: median(rounds.map((r) => r.p50)), p99: median(rounds.map((r) => r.p99)),
     total: rounds.reduce((n, r) => n + r.total, 0), non2xx, errors,
     flagged: non2xx > 0 || errors > 0 || stopped.length > 0,
@@ -34,21 +37,23 @@ export function summarize(rounds) {
 
 /**
  * results: [{ scn, summary?, status? }] in scenario order; baselines: scenario names for the ratio columns;
- * ceilingOf(scn): the scenario name of its ceiling (raw node:http / bare ws) or null — the "× ceiling" column.
+ * ceilingOf(scn): the scenario name of its ceiling (raw node:http / bare ws) or null — the "× ceiling" column,
+ * as req/s and as server CPU time per request (the ceiling's over this one's: the share of the ceiling's
+ * efficiency reached, which the load generator's and the host's noise move far less than req/s).
  */
 export function throughputTable(results, baselines, ceilingOf = () => null) {
-  const rpsOf = (name) => results.find((r) => r.scn.name === name)?.summary?.rps;
-  const base = Object.fromEntries(baselines.map((b) => [b, rpsOf(b)]));
+  const of = (name) => results.find((r) => r.scn.name === name)?.summary;
+  const base = Object.fromEntries(baselines.map((b) => [b, of(b)?.rps]));
   const lines = [
-    row(['scenario', 'what', 'req/s (median)', 'spread (min–max)', 'p50 ms', 'p99 ms', '× ceiling', ...baselines.map((b) => `× ${b}`), 'notes']),
-    row(Array(8 + baselines.length).fill('---')),
+    row(['scenario', 'what', 'req/s (median)', 'spread (min–max)', 'p50 ms', 'p99 ms', 'server CPU µs/request', '× ceiling (req/s; CPU)', ...baselines.map((b) => `× ${b}`), 'notes']),
+    row(Array(9 + baselines.length).fill('---')),
   ];
   for (const { scn, summary: s, status } of results) {
-    if (!s) lines.push(row([scn.name, scn.label, '—', '—', '—', '—', '—', ...baselines.map(() => '—'), status]));
+    if (!s) lines.push(row([scn.name, scn.label, '—', '—', '—', '—', '—', '—', ...baselines.map(() => '—'), status]));
     else {
       const ceiling = ceilingOf(scn);
-      const vsCeiling = ceiling ? `${ratio(s.rps, rpsOf(ceiling))} ${ceiling}` : '—';
-      lines.push(row([scn.name, scn.label, int(s.rps), `${int(s.min)}–${int(s.max)}`, ms(s.p50), ms(s.p99), vsCeiling,
+      const vsCeiling = ceiling ? `${ratio(s.rps, of(ceiling)?.rps)}; ${ratio(of(ceiling)?.cpuUs, s.cpuUs)} ${ceiling}` : '—';
+      lines.push(row([scn.name, scn.label, int(s.rps), `${int(s.min)}–${int(s.max)}`, ms(s.p50), ms(s.p99), cpuCell(s.cpuUs), vsCeiling,
         ...baselines.map((b) => ratio(s.rps, base[b])), s.note || 'ok']));
     }
   }
@@ -104,6 +109,7 @@ const MB_PER_MIB = 1.048576;
 /** targets: TARGETS of scenarios.mjs; the rest as the other tables take them. Rows say met / missed by how much. */
 export function targetsTable(targets, { results, servers, memory, reload, paired = new Map() }) {
   const rps = (name) => results.find((r) => r.scn.name === name)?.summary?.rps;
+  const cpu = (name) => results.find((r) => r.scn.name === name)?.summary?.cpuUs;
   const lines = [row(['target', 'measured', 'verdict']), row(Array(3).fill('---'))];
   for (const t of targets) {
     let got; // the measured figure
@@ -117,6 +123,9 @@ export function targetsTable(targets, { results, servers, memory, reload, paired
         shown = `${median(pairs).toFixed(2)}× paired (median of ${pairs.map((x) => x.toFixed(2)).join(', ')}); table medians ${shown}`;
         got = median(pairs);
       }
+      // The same ratio in server CPU per request (b's over a's, from the rounds' medians): corroboration, not the verdict.
+      const [ca, cb] = t.ratio.map(cpu);
+      if (Number.isFinite(ca) && Number.isFinite(cb)) shown += `; server CPU per request ${ratio(cb, ca)} (${cpuCell(ca)} / ${cpuCell(cb)} µs)`;
     } else if (t.startup) {
       const s = servers.find((x) => x.name === t.startup)?.startup;
       got = s ? median(s) : NaN;
@@ -136,7 +145,8 @@ export function targetsTable(targets, { results, servers, memory, reload, paired
     }
     let verdict = 'not measured in this run';
     if (Number.isFinite(got)) {
-      if (t.min !== undefined) verdict = got >= t.min ? 'met' : `missed by ${((1 - got / t.min) * 100).toFixed(0)}%`;
+      if (t.info) verdict = 'for information (no target)';
+      else if (t.min !== undefined) verdict = got >= t.min ? 'met' : `missed by ${((1 - got / t.min) * 100).toFixed(0)}%`;
       else verdict = got < t.max || (t.flat && got <= t.max) ? 'met' : `missed by ${((got / t.max - 1) * 100).toFixed(0)}%`;
     }
     lines.push(row([t.what, shown, verdict]));

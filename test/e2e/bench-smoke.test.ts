@@ -1,7 +1,7 @@
 // The benchmark's smoke form as part of npm test: `node bench/run.mjs --smoke --memory` starts every server on
 // loopback, checks every scenario's answer (echoed text; validated OAuth token answers), runs each load briefly,
 // the memory, reload and revocation entries too, and exits 1 on any failed check, non-2xx or error. This asserts that exit
-// code and that the printed tables name every scenario, server, memory, reload and revocation entry (and the scaling ratios) with a figure — no timing.
+// code and that the printed tables name every scenario (with its server CPU per request), server, memory, reload and revocation entry (and the scaling ratios) with a figure — no timing.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -42,6 +42,8 @@ describe('bench smoke (node bench/run.mjs --smoke --memory)', function () {
       const cells = rowOf(stdout, 'Throughput', s.name);
       assert.ok(cells, `no row for scenario ${s.name}\n${stdout}`);
       assert.match(cells[2]!, /^\d[\d,]*$/, `scenario ${s.name} has no req/s: ${cells.join(' | ')}`);
+      // Server CPU per request, except where the work is in other processes (the replicas behind a proxy).
+      assert.match(cells[6]!, (SERVERS as Record<string, { noCpu?: boolean }>)[s.server]!.noCpu ? /^—$/ : /^\d+\.\d$/, `scenario ${s.name}: CPU cell ${cells[6]}`);
       assert.equal(cells.at(-1), 'ok', `scenario ${s.name}: ${cells.at(-1)}`);
     }
     for (const name of Object.keys(SERVERS)) {

@@ -2,8 +2,9 @@
 // echo and the real `svc serve` process (`node dist/cli.js serve bench/fastsvc.svc.yaml --port 0`, as `npm run bench`
 // does; the only difference is that valgrind's callgrind runs that node) on loopback (valgrind from
 // scripts/ensure-valgrind.sh), checks each answer, switches instrumentation on around a few hundred requests per
-// round and prints Ir/request. This asserts the exit code, the table's two rows with a count each, and fastsvc's work
-// ratio against the raw echo — no timing, and no value of a count (the smoke form's JIT is not warm).
+// round and prints Ir/request. It runs /svc and a 2026-07-28 /mcp call, with the raw echo and the raw echo of that same
+// /mcp request. This asserts the exit code, a count in each row, fastsvc's work ratio against the raw echo and the
+// /mcp call's against the echo of its own request — no timing, and no value of a count (the smoke form's JIT is not warm).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -13,22 +14,25 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const SCENARIOS = ['raw', 'raw-mcp-2026', 'fastsvc-svc', 'fastsvc-mcp-2026'];
 
 describe('instruction-count bench smoke (node bench/instructions.mjs --smoke)', function () {
-  this.timeout(300_000); // two servers started under valgrind; the script bounds its own waits
+  this.timeout(420_000); // four servers started under valgrind, one after the other; the script bounds its own waits
   let dir: string;
   before(() => (dir = mkdtempSync(join(tmpdir(), 'instructions-smoke-'))));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('counts instructions per request for the raw echo and fastsvc /svc, and their ratio', async () => {
+  it('counts instructions per request for the raw echoes, fastsvc /svc and /mcp, and their ratios', async () => {
     const out = join(dir, 'instructions.md');
-    const { stdout } = await promisify(execFile)(process.execPath, ['bench/instructions.mjs', '--smoke', '--out', out], { cwd: ROOT, timeout: 280_000, maxBuffer: 1 << 24 });
-    const rows = new Map(readFileSync(out, 'utf8').split('\n').filter((l) => /^\| (raw|fastsvc-svc) \|/.test(l))
+    const { stdout } = await promisify(execFile)(process.execPath, ['bench/instructions.mjs', '--smoke', '--only', SCENARIOS.join(','), '--out', out], { cwd: ROOT, timeout: 400_000, maxBuffer: 1 << 24 });
+    const rows = new Map(readFileSync(out, 'utf8').split('\n').filter((l) => SCENARIOS.some((n) => l.startsWith(`| ${n} |`)))
       .map((l) => l.split('|').slice(1, -1).map((c) => c.trim())).map((c) => [c[0]!, c]));
-    assert.deepEqual([...rows.keys()], ['raw', 'fastsvc-svc'], stdout);
+    assert.deepEqual([...rows.keys()], SCENARIOS, stdout);
     for (const [name, cells] of rows) assert.match(cells[2]!, /^[\d,]+$/, `${name}: a count, not "${cells[2]}"`);
     assert.equal(rows.get('raw')![4], '1.00×');
     assert.match(rows.get('fastsvc-svc')![4]!, /^\d+\.\d\d×$/);
+    assert.match(rows.get('fastsvc-mcp-2026')![5]!, /^\d+\.\d\d× raw-mcp-2026$/);
+    assert.equal(rows.get('fastsvc-svc')![5], '—', '/svc has no same-request echo');
     assert.ok(stdout.includes('### Instructions per request'), 'the table is printed too');
   });
 });
