@@ -179,7 +179,7 @@ async function main() {
         const cpu0 = cpuMs(server.pid);
         const res = await withTarget(r.scn, server.url, (kind, t) => kind.load(t, { seconds: cfg.seconds }));
         if (server.died()) throw new Error(`server ${server.died()}`);
-        if (!SERVERS[r.scn.server].noCpu && res.total > 0) res.cpuUs = ((cpuMs(server.pid) - cpu0) * 1000) / res.total;
+        if (!SERVERS[r.scn.server].noCpu && !KINDS[r.scn.kind].setupInLoad && res.total > 0) res.cpuUs = ((cpuMs(server.pid) - cpu0) * 1000) / res.total;
         r.rounds.push(res);
         log(`round ${round} ${r.scn.name}: ${Math.round(res.rps)} req/s, p50 ${res.p50.toFixed(2)} ms, p99 ${res.p99.toFixed(2)} ms` +
           (res.cpuUs ? `, server CPU ${res.cpuUs.toFixed(1)} µs/request` : '') +

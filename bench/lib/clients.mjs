@@ -216,6 +216,8 @@ const MAX_CODE_POOL = 10_000;
 const codeRate = new Map(); // scenario name → exchanges/s in its last run, to size the next pool
 
 const oauthCodeKind = {
+  /** load() mints its pool of codes (authorize requests) before the clock starts: the server's CPU time over it is not the exchanges'. */
+  setupInLoad: true,
   async open(scn, base) {
     const flow = await OAuthFlow.open(base);
     return { name: scn.name, base, flow, client: await flow.register(), resource: `${base}/mcp` };
