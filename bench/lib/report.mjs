@@ -125,7 +125,7 @@ export function targetsTable(targets, { results, servers, memory, reload, paired
       }
       // The same ratio in server CPU per request (b's over a's, from the rounds' medians): corroboration, not the verdict.
       const [ca, cb] = t.ratio.map(cpu);
-      if (Number.isFinite(ca) && Number.isFinite(cb)) shown += `; server CPU per request ${ratio(cb, ca)} (${cpuCell(ca)} / ${cpuCell(cb)} µs)`;
+      if (Number.isFinite(ca) && Number.isFinite(cb)) shown += `; server CPU per request ${ratio(cb, ca)} (${cpuCell(ca)} µs vs ${cpuCell(cb)} µs)`;
     } else if (t.startup) {
       const s = servers.find((x) => x.name === t.startup)?.startup;
       got = s ? median(s) : NaN;
