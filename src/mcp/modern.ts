@@ -25,7 +25,8 @@ import { errorFrom, failure, RPC, type JsonRpcId, type JsonRpcNotification, type
 import { isObject, MethodNotFound, runMethod, SHARED_METHODS, type McpRuntime, type MethodEnv } from './methods.js';
 import { headerProblem, type HeaderView } from './modern-headers.js';
 import { InputRound, settleRound, type InputRounds, type RoundRequest } from './input-rounds.js';
-import { McpContext, NEVER, type SignalSource } from './lazy-context.js';
+import { Context, type SignalSource } from '../core/call-context.js';
+import { NEVER } from './lazy-context.js';
 import type { TaskEngine } from '../tasks/engine.js';
 import type { RequestScope } from '../observe/request-scope.js';
 import { declaresExtension, detailedTask, missingExtension, MODERN_TASK_METHODS, modernTaskMethod, modernToolsCall, TASKS_EXTENSION, type TaskCall } from './tasks.js';
@@ -352,7 +353,7 @@ class ModernCall extends InputRound implements CallChannel, MethodEnv, SignalSou
   }
 
   context(): CallContext {
-    return new McpContext(this.principal, this.#opts.logger, this.#opts.transport, this, this, this.#meta, this.#scope);
+    return new Context(this.principal, this.#opts.logger, this.#opts.transport, this, this, this.#meta, this.#scope);
   }
 
   override supports(method: string): boolean {

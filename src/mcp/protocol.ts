@@ -13,7 +13,8 @@ import type { Logger } from '../log.js';
 import type { TaskEngine } from '../tasks/engine.js';
 import { LEGACY_TASKS_CAPABILITY, legacyTask, legacyTaskMethod, legacyToolsCall, NOT_A_TASK_METHOD, type TaskCall } from './tasks.js';
 import { TERMINAL } from '../tasks/store.js';
-import { LazyAbort, McpContext } from './lazy-context.js';
+import { Context } from '../core/call-context.js';
+import { LazyAbort } from './lazy-context.js';
 import type { RequestScope } from '../observe/request-scope.js';
 import {
   classify, errorFrom, errorOf, failure, result, RPC,
@@ -319,7 +320,7 @@ export class McpSession {
         }
         return runMethod(msg.method, p, {
           runtime: rt, catalog: cat, principal,
-          context: () => new McpContext(principal, this.#opts.logger, this.#opts.transport, call, call, isObject(msg.params?._meta) ? msg.params._meta : undefined, scope),
+          context: () => new Context(principal, this.#opts.logger, this.#opts.transport, call, call, isObject(msg.params?._meta) ? msg.params._meta : undefined, scope),
           inputErrorsAsToolResults: this.#version >= '2025-11-25',
         });
       }

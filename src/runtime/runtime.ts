@@ -9,6 +9,7 @@
 // call is reported to the app's Observer (audit log, metrics, a span per call and per
 // backend run) when those are on, and costs nothing more when they are off.
 
+import { Context } from '../core/call-context.js';
 import { SvcError } from '../errors.js';
 import { findResource, type Catalog, type Guarded, type ToolEntry } from '../core/catalog.js';
 import type { CallContext, Principal, PromptMessage, ResourceContents, ToolDef, ToolResult } from '../core/types.js';
@@ -301,7 +302,7 @@ async function withTimeout(def: ToolDef, input: Record<string, unknown>, ctx: Ca
       reject(err);
     }, ms);
   });
-  const inner: CallContext = { principal: ctx.principal, transport: ctx.transport, log: ctx.log, channel: ctx.channel, signal: controller.signal };
+  const inner = new Context(ctx.principal, ctx.log, ctx.transport, ctx.channel, controller, ctx.meta, ctx.scope);
   try {
     return await Promise.race([Promise.resolve(def.handler(input, inner)), timeout]);
   } finally {

@@ -34,6 +34,7 @@ import type { RequestScope } from '../observe/request-scope.js';
 import { decide } from '../policy/scopes.js';
 import { denial } from '../runtime/denial.js';
 import type { Runtime } from '../runtime/runtime.js';
+import { Context } from '../core/call-context.js';
 import { isShared, MemoryTaskStore, TERMINAL, type InputRequest, type TaskRecord, type TaskStatus, type TaskStore } from './store.js';
 
 export type { TaskRecord, TaskStatus } from './store.js';
@@ -213,7 +214,7 @@ export class TaskEngine {
   }
 
   #context(req: StartRequest, controller: AbortController, channel: CallChannel): CallContext {
-    return { principal: req.principal, transport: req.transport, log: this.#opts.logger, signal: controller.signal, channel, scope: req.scope };
+    return new Context(req.principal, this.#opts.logger, req.transport, channel, controller, undefined, req.scope);
   }
 
   /** The caller's task, re-authorized; NOT_FOUND for an unknown id or someone else's task. */

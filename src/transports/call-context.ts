@@ -1,9 +1,10 @@
-// Building a CallContext. Guarantees: cheap on the hot path — the AbortSignal is
-// created only when a backend asks for it, and aborts when the caller goes away;
-// on /svc the MCP-only channel is inert (notifications dropped, client requests
-// refused with INVALID_REQUEST).
+// Building a /svc call's CallContext. Guarantees: cheap on the hot path — the AbortSignal
+// is created only when a backend asks for it, and aborts when the caller goes away; the
+// MCP-only channel is inert (notifications dropped, client requests refused with
+// INVALID_REQUEST).
 
 import type { ServerResponse } from 'node:http';
+import { Context, type SignalSource } from '../core/call-context.js';
 import type { CallChannel, CallContext, Principal } from '../core/types.js';
 import { SvcError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -18,20 +19,12 @@ export const NO_CHANNEL: CallChannel = Object.freeze({
   supports: () => false,
 });
 
-/**
- * The CallContext of a call answered on `res` (the /svc routes): one object per call; its signal,
- * made on first use, aborts when the connection closes before the answer was sent.
- */
-export function responseContext(principal: Principal, transport: CallContext['transport'], log: Logger, res: ServerResponse, scope?: RequestScope): CallContext {
-  return new ResponseContext(principal, transport, log, res, scope);
-}
-
-class ResponseContext implements CallContext {
-  readonly channel = NO_CHANNEL;
+/** The signal of a call answered on `res`: made on first use, aborted when the connection closes before the answer was sent. */
+class ResponseSignal implements SignalSource {
   #controller?: AbortController;
   readonly #res: ServerResponse;
 
-  constructor(readonly principal: Principal, readonly transport: CallContext['transport'], readonly log: Logger, res: ServerResponse, readonly scope?: RequestScope) {
+  constructor(res: ServerResponse) {
     this.#res = res;
   }
 
@@ -45,4 +38,9 @@ class ResponseContext implements CallContext {
     }
     return this.#controller.signal;
   }
+}
+
+/** The CallContext of a /svc call answered on `res`. */
+export function responseContext(principal: Principal, log: Logger, res: ServerResponse, scope: RequestScope | undefined): CallContext {
+  return new Context(principal, log, 'svc', NO_CHANNEL, new ResponseSignal(res), undefined, scope);
 }

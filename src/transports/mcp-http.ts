@@ -35,7 +35,7 @@ import { isSupportedVersion, LATEST_PROTOCOL_VERSION, McpSession, PROTOCOL_VERSI
 import { eraOf } from '../mcp/era.js';
 import { META, ModernProtocol, SUPPORTED_VERSIONS } from '../mcp/modern.js';
 import type { HeaderView } from '../mcp/modern-headers.js';
-import type { SignalSource } from '../mcp/lazy-context.js';
+import type { SignalSource } from '../core/call-context.js';
 import { SessionRegistry, type SessionEntry } from '../mcp/sessions.js';
 import type { InputRounds } from '../mcp/input-rounds.js';
 import { PostReply, startSse, writeEvent, type Accepts } from './sse.js';

@@ -50,7 +50,7 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
   /** The request's scope for the audit log and tracing (only while either is on). */
   const scope = (req: IncomingMessage) => (runtime.observer.scoped() ? scopeOf(req, deps.ipOf(req)) : undefined);
   /** A call context whose signal aborts when the caller goes away before the answer. */
-  const ctx = (p: Principal, req: IncomingMessage, res: ServerResponse) => responseContext(p, 'svc', logger, res, scope(req));
+  const ctx = (p: Principal, req: IncomingMessage, res: ServerResponse) => responseContext(p, logger, res, scope(req));
   const fail = (res: ServerResponse, e: unknown) => sendError(res, toSvcError(e, logger), gate, '/svc');
 
   /** POST /svc/tools/NAME on Node's own request/response API: the Express route and the server's direct path both run it. */

@@ -7,6 +7,7 @@ import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { pino } from 'pino';
 import { responseContext } from '../../src/transports/call-context.js';
+import { Context } from '../../src/core/call-context.js';
 import type { Principal } from '../../src/core/types.js';
 
 const P: Principal = { sub: 'a', scopes: new Set(), kind: 'static' };
@@ -16,8 +17,9 @@ const fakeRes = (finished: boolean) => Object.assign(new EventEmitter(), { writa
 describe('responseContext', () => {
   it('makes the signal only when asked, once', () => {
     const res = fakeRes(false);
-    const ctx = responseContext(P, 'svc', log, res);
+    const ctx = responseContext(P, log, res, undefined);
     assert.equal(res.listenerCount('close'), 0);
+    assert.ok(ctx instanceof Context, 'one CallContext class on every transport');
     assert.equal(ctx.principal, P);
     assert.equal(ctx.transport, 'svc');
     assert.equal(ctx.channel.supports('sampling'), false);
@@ -28,12 +30,12 @@ describe('responseContext', () => {
 
   it('aborts with CANCELLED when the connection closes before the answer, not after', () => {
     const early = fakeRes(false);
-    const a = responseContext(P, 'svc', log, early).signal;
+    const a = responseContext(P, log, early, undefined).signal;
     early.emit('close');
     assert.equal(a.aborted, true);
     assert.equal((a.reason as { code?: string }).code, 'CANCELLED');
     const done = fakeRes(true);
-    const b = responseContext(P, 'svc', log, done).signal;
+    const b = responseContext(P, log, done, undefined).signal;
     done.emit('close');
     assert.equal(b.aborted, false);
   });
