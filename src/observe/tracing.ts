@@ -5,11 +5,19 @@
 // `_meta.traceparent` (as MCP 2026-07-28 documents), else the `traceparent` header of the
 // HTTP request (or the WebSocket's upgrade), else the active context; the backend runs
 // inside its span's context, so the http backend's propagation.inject() sends it on.
+// Spans go to the provider registered now: a provider registered after trace.disable()
+// (an SDK shut down and set up again) gets them, not the one it replaced.
 
-import { context, propagation, ProxyTracerProvider, SpanKind, SpanStatusCode, trace, type Context, type Span, type TextMapGetter } from '@opentelemetry/api';
+import { context, propagation, ProxyTracerProvider, SpanKind, SpanStatusCode, trace, type Context, type Span, type TextMapGetter, type Tracer, type TracerProvider } from '@opentelemetry/api';
 import type { RequestScope } from './request-scope.js';
 
-const tracer = trace.getTracer('fastsvc');
+// A ProxyTracer binds itself to the provider of its first span for good, so the tracer is kept per provider.
+let current: { provider: TracerProvider; tracer: Tracer } | undefined;
+function tracer(): Tracer {
+  const provider = trace.getTracerProvider();
+  if (current?.provider !== provider) current = { provider, tracer: provider.getTracer('fastsvc') };
+  return current.tracer;
+}
 const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate().constructor;
 
 /** Whether an SDK registered a tracer provider. */
@@ -37,7 +45,7 @@ export interface CallSpan {
 }
 
 export function startCallSpan(method: string, name: string, kind: string, transport: string, parent: Context): CallSpan {
-  const span = tracer.startSpan(`${method} ${name}`, {
+  const span = tracer().startSpan(`${method} ${name}`, {
     kind: SpanKind.SERVER,
     attributes: { 'fastsvc.capability': name, 'fastsvc.kind': kind, 'fastsvc.transport': transport, 'mcp.method.name': method },
   }, parent);
@@ -53,7 +61,7 @@ export function endSpan(span: Span, outcome: string): void {
 
 /** Runs a backend inside an INTERNAL span, child of the call's span. */
 export async function inBackendSpan<T>(call: CallSpan, name: string, transport: string, run: () => T | Promise<T>): Promise<T> {
-  const span = tracer.startSpan(`backend ${name}`, {
+  const span = tracer().startSpan(`backend ${name}`, {
     kind: SpanKind.INTERNAL,
     attributes: { 'fastsvc.capability': name, 'fastsvc.transport': transport },
   }, call.ctx);

@@ -1,16 +1,17 @@
 // The observability pieces on their own: tracing is off until an SDK registers a
-// provider (and off again after trace.disable()), an app without metrics or tracing does
+// provider (and off again after trace.disable()), spans go to the provider registered
+// now even after an earlier one was used and replaced, an app without metrics or tracing does
 // not time calls, label children are cached per capability (no allocation per call),
 // and the start-up line says what was loaded without any secret.
 
 import assert from 'node:assert/strict';
-import { trace } from '@opentelemetry/api';
-import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
+import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { resolveConfig } from '../../src/config.js';
 import { Metrics } from '../../src/observe/metrics.js';
 import { Observer } from '../../src/observe/observer.js';
 import { startupLine } from '../../src/observe/startup-line.js';
-import { tracingOn } from '../../src/observe/tracing.js';
+import { endSpan, startCallSpan, tracingOn } from '../../src/observe/tracing.js';
 
 describe('observe', () => {
   it('tracing is on only while an SDK tracer provider is registered', () => {
@@ -24,6 +25,22 @@ describe('observe', () => {
       trace.disable();
     }
     assert.equal(tracingOn(), false);
+  });
+
+  it('sends spans to the provider registered now, not to one used before and replaced', () => {
+    const first = new InMemorySpanExporter();
+    const second = new InMemorySpanExporter();
+    try {
+      trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(first)] }));
+      endSpan(startCallSpan('tools/call', 'a', 'tool', 'svc', ROOT_CONTEXT).span, 'ok');
+      trace.disable();
+      trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(second)] }));
+      endSpan(startCallSpan('tools/call', 'b', 'tool', 'svc', ROOT_CONTEXT).span, 'ok');
+    } finally {
+      trace.disable();
+    }
+    assert.deepEqual(first.getFinishedSpans().map((s) => s.name), ['tools/call a']);
+    assert.deepEqual(second.getFinishedSpans().map((s) => s.name), ['tools/call b']);
   });
 
   it('caches label children per transport, kind and capability', async () => {
