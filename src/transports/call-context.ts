@@ -1,7 +1,7 @@
-// Building a /svc call's CallContext. Guarantees: cheap on the hot path — the AbortSignal
-// is created only when a backend asks for it, and aborts when the caller goes away; the
-// MCP-only channel is inert (notifications dropped, client requests refused with
-// INVALID_REQUEST).
+// A call's signal tied to its HTTP response, and a /svc call's CallContext. Guarantees:
+// cheap on the hot path — the AbortSignal is created only when a backend asks for it, and
+// aborts when the caller goes away before the answer; on /svc the MCP-only channel is
+// inert (notifications dropped, client requests refused with INVALID_REQUEST).
 
 import type { ServerResponse } from 'node:http';
 import { Context, type SignalSource } from '../core/call-context.js';
@@ -19,21 +19,26 @@ export const NO_CHANNEL: CallChannel = Object.freeze({
   supports: () => false,
 });
 
-/** The signal of a call answered on `res`: made on first use, aborted when the connection closes before the answer was sent. */
-class ResponseSignal implements SignalSource {
+/**
+ * The signal of a call answered on `res`: made on first use, aborted with `reason()` when the
+ * connection closes before the answer was sent.
+ */
+export class ResponseSignal implements SignalSource {
   #controller?: AbortController;
   readonly #res: ServerResponse;
+  readonly #reason: () => SvcError;
 
-  constructor(res: ServerResponse) {
+  constructor(res: ServerResponse, reason: () => SvcError) {
     this.#res = res;
+    this.#reason = reason;
   }
 
   get signal(): AbortSignal {
     if (!this.#controller) {
       const c = (this.#controller = new AbortController());
       const res = this.#res;
-      res.on('close', () => {
-        if (!res.writableFinished) c.abort(new SvcError('CANCELLED', 'the caller went away'));
+      res.once('close', () => {
+        if (!res.writableFinished) c.abort(this.#reason());
       });
     }
     return this.#controller.signal;
@@ -42,5 +47,7 @@ class ResponseSignal implements SignalSource {
 
 /** The CallContext of a /svc call answered on `res`. */
 export function responseContext(principal: Principal, log: Logger, res: ServerResponse, scope: RequestScope | undefined): CallContext {
-  return new Context(principal, log, 'svc', NO_CHANNEL, new ResponseSignal(res), undefined, scope);
+  return new Context(principal, log, 'svc', NO_CHANNEL, new ResponseSignal(res, callerGone), undefined, scope);
 }
+
+const callerGone = () => new SvcError('CANCELLED', 'the caller went away');

@@ -35,7 +35,7 @@ import { isSupportedVersion, LATEST_PROTOCOL_VERSION, McpSession, PROTOCOL_VERSI
 import { eraOf } from '../mcp/era.js';
 import { META, ModernProtocol, SUPPORTED_VERSIONS } from '../mcp/modern.js';
 import type { HeaderView } from '../mcp/modern-headers.js';
-import type { SignalSource } from '../core/call-context.js';
+import { ResponseSignal } from './call-context.js';
 import { SessionRegistry, type SessionEntry } from '../mcp/sessions.js';
 import type { InputRounds } from '../mcp/input-rounds.js';
 import { PostReply, startSse, writeEvent, type Accepts } from './sse.js';
@@ -197,7 +197,7 @@ async function modernPost(deps: McpDeps, log: Logger, modern: ModernProtocol, li
   if (refused === true || (refused !== false && await refused)) return;
   if (msg.method === 'subscriptions/listen') return listenStream(modern, listens, res, msg, p, accept);
   const reply = new PostReply(res, accept, NO_FALLBACK);
-  const { status, answer } = await modern.handle(msg, adm.meta, p, reply.sink, cat, new ClientGone(res), scopeFor(deps, req));
+  const { status, answer } = await modern.handle(msg, adm.meta, p, reply.sink, cat, new ResponseSignal(res, streamClosed), scopeFor(deps, req));
   if (status !== 200 && !reply.streaming) return res.destroyed ? undefined : sendJson(res, status, answer);
   reply.finish(answer);
 }
@@ -205,27 +205,8 @@ async function modernPost(deps: McpDeps, log: Logger, modern: ModernProtocol, li
 /** A modern POST has no session to carry a message once its own stream is done. */
 const NO_FALLBACK = (): boolean => false;
 
-/** A modern call's signal: aborted when the client closes the stream before the answer; its AbortController exists only once read. */
-class ClientGone implements SignalSource {
-  readonly #res: ServerResponse;
-  #signal: AbortSignal | undefined;
-
-  constructor(res: ServerResponse) {
-    this.#res = res;
-  }
-
-  get signal(): AbortSignal {
-    if (!this.#signal) {
-      const ac = new AbortController();
-      const res = this.#res;
-      this.#signal = ac.signal;
-      res.once('close', () => {
-        if (!res.writableFinished) ac.abort(new SvcError('BACKEND_TIMEOUT', 'the client closed the stream'));
-      });
-    }
-    return this.#signal;
-  }
-}
+/** A modern call's signal aborts with this when the client closes the stream before the answer. */
+const streamClosed = () => new SvcError('BACKEND_TIMEOUT', 'the client closed the stream');
 
 /** subscriptions/listen: an SSE stream that opens with the acknowledgement and carries the tagged change notifications until either side ends it. */
 function listenStream(modern: ModernProtocol, listens: Set<() => void>, res: ServerResponse, msg: JsonRpcRequest, p: Principal, accept: Accepts): void {
