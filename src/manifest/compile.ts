@@ -12,6 +12,7 @@ import { trustFunction } from '../util/proxy-trust.js';
 import { MIN_STATE_KEY } from '../mcp/request-state.js';
 import { BACKEND_KINDS } from '../runtime/backends/registry.js';
 import { compilePattern, isPattern } from '../policy/scopes.js';
+import { enterpriseIssuerProblems } from '../auth/oauth/id-jag-config.js';
 import type { SvcManifest, Tool } from './types.gen.js';
 
 export const KNOWN_ROUTES = ['/', '/docs', '/healthz', '/readyz', '/metadata', '/svc', '/mcp', '/ws', '/metrics'] as const;
@@ -77,7 +78,7 @@ export function compilePlan(m: SvcManifest, file: string, locate: Locate): { pla
       checkScopes(t.scopes, ['auth', 'tokens', i, 'scopes'], `token ${t.name}`);
     });
   }
-  if (m.oauth?.enabled) checkOAuth(m, problem, checkScopes);
+  if (m.oauth?.enabled) checkOAuth(m, problem, checkScopes, scopes);
   if (m.limits?.shared && !(m.oauth?.enabled && m.oauth.provider?.type === 'postgres')) {
     problem('OAUTH_CONFIG', ['limits', 'shared'], 'limits.shared counts quotas in the OAuth provider\'s PostgreSQL database: it needs oauth.enabled with oauth.provider.type postgres');
   }
@@ -190,9 +191,20 @@ function checkTool(t: Tool, path: Path, problem: (c: ErrorCode, p: Path, m: stri
   }
 }
 
-function checkOAuth(m: SvcManifest, problem: (c: ErrorCode, p: Path, msg: string) => void, checkScopes: (l: readonly string[] | undefined, p: Path, w: string) => void): void {
+function checkOAuth(m: SvcManifest, problem: (c: ErrorCode, p: Path, msg: string) => void, checkScopes: (l: readonly string[] | undefined, p: Path, w: string) => void, scopes: readonly string[]): void {
   const o = m.oauth!;
-  const issuer = o.issuer ?? m.base_url;
+  const issuer = o.issuer ?? m.base_url?.replace(/\/+$/, '');
+  // The checks start-up makes (auth/oauth/server.ts, from-config.ts), made here too so `svc validate` fails where `svc serve` would.
+  if (o.issuer !== undefined) {
+    const u = URL.parse(o.issuer);
+    if (!u || !/^https?:$/.test(u.protocol) || u.pathname !== '/' || u.search || o.issuer.endsWith('/')) {
+      problem('OAUTH_CONFIG', ['oauth', 'issuer'], `oauth.issuer ${o.issuer} must be scheme://host[:port] with no path`);
+    }
+  }
+  if (m.profile?.issuer !== undefined && issuer !== undefined && m.profile.issuer !== issuer) {
+    problem('OAUTH_CONFIG', ['profile', 'issuer'], `profile.issuer ${m.profile.issuer} differs from the authorization server's issuer ${issuer}; clients would refuse its metadata`);
+  }
+  if (!scopes.length) problem('OAUTH_CONFIG', ['profile', 'scopes'], 'OAuth needs at least one scope in profile.scopes (a token carries at least one scope)');
   if (o.provider?.type === 'sqlite' && !o.provider.path) problem('OAUTH_CONFIG', ['oauth', 'provider'], 'provider type sqlite needs a path');
   if (o.provider?.type === 'postgres') {
     if (!o.provider.url) problem('OAUTH_CONFIG', ['oauth', 'provider'], 'provider type postgres needs url: ${DATABASE_URL}');
@@ -212,6 +224,8 @@ function checkOAuth(m: SvcManifest, problem: (c: ErrorCode, p: Path, msg: string
       if (!/^[a-z][a-z0-9+.-]*:/i.test(u) || u.includes('#')) problem('OAUTH_CONFIG', ['oauth', 'clients', i, 'redirect_uris', j], `redirect URI ${u} must be absolute and have no fragment`);
     });
   });
+  const clients = new Set((o.clients ?? []).map((c) => c.client_id));
+  for (const p of enterpriseIssuerProblems(o.enterprise_issuers ?? [], clients, scopes)) problem(p.code, p.path, p.message);
 }
 
 /** Each {{arg}} of the scope patterns, with the index of the scope it is in. */

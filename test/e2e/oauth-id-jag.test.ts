@@ -181,22 +181,24 @@ describe('svc serve: ID-JAG (jwt-bearer grant, enterprise-managed authorization)
     await refused(exchange(await idJag(b, { iss: IDP_B, client_id: 'other', scope: 'echo.admin' }), { client: other, auth: otherAuth }), 'invalid_scope', /no scope/);
   });
 
-  it('refuses to start with an allowed client oauth.clients lacks, or a plain-http jwks_uri off loopback', async () => {
-    const bad = (issuer: Record<string, unknown>) => {
+  it('refuses to start with an allowed client oauth.clients lacks, or a plain-http jwks_uri off loopback; svc validate says the same', async () => {
+    const bad = async (issuer: Record<string, unknown>) => {
       const f = join(dir, `bad-${randomUUID()}.yaml`);
       writeFileSync(f, stringify({
         version: 1, name: 'bad', description: 'Bad.', server: { host: '127.0.0.1', port: 0 }, profile: { scopes: ['echo.use'] },
         oauth: { enabled: true, clients: [{ client_id: 'agent', redirect_uris: ['https://a.example/cb'] }], enterprise_issuers: [{ issuer: IDP_A, ...issuer }] },
         tools: [{ name: 'echo.say', description: 'E.', template: 'hi' }],
       }));
-      return run(['serve', f, '--port', '0']);
+      const serve = await run(['serve', f, '--port', '0']);
+      const validate = await run(['validate', f, '--no-io']);
+      assert.notEqual(serve.code, 0);
+      assert.equal(validate.code, 1, `svc validate must fail where serve does: ${validate.stdout}${validate.stderr}`);
+      return { serve: serve.stderr, validate: validate.stderr };
     };
     const ghost = await bad({ jwks: { keys: [a.jwk] }, allowed_clients: ['ghost'] });
-    assert.notEqual(ghost.code, 0);
-    assert.match(ghost.stderr, /OAUTH_CONFIG: .*allows client ghost, which oauth.clients does not declare/);
+    for (const out of [ghost.serve, ghost.validate]) assert.match(out, /OAUTH_CONFIG: .*allows client ghost, which oauth.clients does not declare/);
     const plainHttp = await bad({ jwks_uri: 'http://idp.example/jwks', allowed_clients: ['agent'] });
-    assert.notEqual(plainHttp.code, 0);
-    assert.match(plainHttp.stderr, /OAUTH_CONFIG: .*jwks_uri must be https/);
+    for (const out of [plainHttp.serve, plainHttp.validate]) assert.match(out, /OAUTH_CONFIG: .*jwks_uri must be https/);
   });
 
   it('never logs an assertion', () => {

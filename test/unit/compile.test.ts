@@ -56,6 +56,20 @@ const CASES: Record<string, { why: string; problems: Expect[] }> = {
   'request-state-key-short.yaml': { why: 'server.request_state_key shorter than 32 characters', problems: [{ code: 'SCHEMA_VIOLATION', line: 4, col: 22 }] },
   'request-state-key-and-file.yaml': { why: 'server.request_state_key and request_state_key_file both given', problems: [{ code: 'SCHEMA_VIOLATION', line: 5, col: 27 }] },
   'oauth-auto-non-loopback.yaml': { why: 'auto login with a non-loopback issuer', problems: [{ code: 'OAUTH_CONFIG', line: 8, col: 11 }] },
+  'oauth-enterprise-issuers.yaml': {
+    why: 'enterprise issuers: plain-http jwks_uri off loopback, an undeclared client and scope, one issuer twice, with neither jwks nor jwks_uri (the checks start-up makes)',
+    problems: [
+      { code: 'OAUTH_CONFIG', line: 10, col: 17 },
+      { code: 'OAUTH_CONFIG', line: 11, col: 24 },
+      { code: 'SCOPE_UNDECLARED', line: 12, col: 15 },
+      { code: 'OAUTH_CONFIG', line: 13, col: 7 },
+      { code: 'OAUTH_CONFIG', line: 13, col: 7 },
+    ],
+  },
+  'oauth-issuer-and-scopes.yaml': {
+    why: 'oauth.issuer with a path, profile.issuer naming another issuer, no profile scope (the checks start-up makes)',
+    problems: [{ code: 'OAUTH_CONFIG', line: 8, col: 11 }, { code: 'OAUTH_CONFIG', line: 5, col: 11 }, { code: 'OAUTH_CONFIG', line: 4, col: 11 }],
+  },
   'limits-shared-no-postgres.yaml': { why: 'limits.shared without a PostgreSQL OAuth provider', problems: [{ code: 'OAUTH_CONFIG', line: 6, col: 11 }] },
   'multiple-problems.yaml': {
     why: 'several problems, all reported in one pass',

@@ -16,8 +16,7 @@
 import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { errors } from 'oidc-provider';
 import { SvcError } from '../../errors.js';
-import type { OAuthConfig } from '../../manifest/types.gen.js';
-import { isLoopbackHost } from '../../util/loopback.js';
+import { enterpriseIssuerProblems, type IssuerConfig } from './id-jag-config.js';
 import { ReplayCache } from '../replay.js';
 
 export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -25,8 +24,6 @@ export const ID_JAG_PROFILE = 'urn:ietf:params:oauth:grant-profile:id-jag';
 const ID_JAG_TYP = 'oauth-id-jag+jwt';
 const SKEW = 30;
 const MAX_ASSERTION = 16 * 1024;
-
-type IssuerConfig = NonNullable<OAuthConfig['enterprise_issuers']>[number];
 
 /** What a valid ID-JAG grants. */
 export interface EnterpriseIdentity {
@@ -78,25 +75,12 @@ export function createIdJagVerifier(o: {
   const profile = new Set(o.scopes);
   const replay = o.replay ?? new ReplayCache();
   const trusted = new Map<string, Trusted>();
-  o.issuers.forEach((cfg, i) => {
-    const path = `/oauth/enterprise_issuers/${i}`;
-    if (trusted.has(cfg.issuer)) throw new SvcError('OAUTH_CONFIG', `enterprise issuer ${cfg.issuer} is listed twice`, { path });
-    if (!cfg.jwks_uri === !cfg.jwks) throw new SvcError('OAUTH_CONFIG', `enterprise issuer ${cfg.issuer} needs exactly one of jwks_uri and jwks`, { path });
-    for (const c of cfg.allowed_clients) {
-      if (!o.knownClients.has(c)) throw new SvcError('OAUTH_CONFIG', `enterprise issuer ${cfg.issuer} allows client ${c}, which oauth.clients does not declare`, { path: `${path}/allowed_clients` });
-    }
-    const bad = (cfg.scopes ?? []).filter((s) => !profile.has(s));
-    if (bad.length) throw new SvcError('SCOPE_UNDECLARED', `enterprise issuer ${cfg.issuer} lists ${bad.join(', ')}, which profile.scopes does not declare`, { path: `${path}/scopes` });
-    let keys: JWTVerifyGetKey;
-    if (cfg.jwks_uri) {
-      const u = URL.parse(cfg.jwks_uri);
-      if (!u || (u.protocol !== 'https:' && !(u.protocol === 'http:' && isLoopbackHost(u.hostname)))) {
-        throw new SvcError('OAUTH_CONFIG', `enterprise issuer ${cfg.issuer}: jwks_uri must be https (http only on a loopback host)`, { path: `${path}/jwks_uri` });
-      }
-      keys = createRemoteJWKSet(u, { timeoutDuration: 5000, cooldownDuration: 30_000 });
-    } else {
-      keys = createLocalJWKSet(cfg.jwks as unknown as Parameters<typeof createLocalJWKSet>[0]);
-    }
+  const problem = enterpriseIssuerProblems(o.issuers, o.knownClients, o.scopes)[0];
+  if (problem) throw new SvcError(problem.code, problem.message, { path: `/${problem.path.join('/')}` });
+  o.issuers.forEach((cfg) => {
+    const keys: JWTVerifyGetKey = cfg.jwks_uri
+      ? createRemoteJWKSet(new URL(cfg.jwks_uri), { timeoutDuration: 5000, cooldownDuration: 30_000 })
+      : createLocalJWKSet(cfg.jwks as unknown as Parameters<typeof createLocalJWKSet>[0]);
     trusted.set(cfg.issuer, { cfg, keys, clients: new Set(cfg.allowed_clients), scopes: new Set(cfg.scopes ?? o.scopes) });
   });
   const audiences = [o.issuer, `${o.issuer}/`];

@@ -1,0 +1,46 @@
+// oauth.enterprise_issuers checked as configuration, with no network and no key parsing.
+// Guarantees: `svc validate` (manifest/compile.ts) and start-up (id-jag.ts) refuse the same
+// settings with the same codes and messages — an issuer listed twice, not exactly one of
+// jwks_uri and jwks, a jwks_uri that is not https (http only on a loopback host), an
+// allowed client oauth.clients does not declare (OAUTH_CONFIG), a scope profile.scopes does
+// not declare (SCOPE_UNDECLARED) — each with its manifest path.
+
+import type { OAuthConfig } from '../../manifest/types.gen.js';
+import { isLoopbackHost } from '../../util/loopback.js';
+
+export type IssuerConfig = NonNullable<OAuthConfig['enterprise_issuers']>[number];
+
+export interface ConfigProblem {
+  code: 'OAUTH_CONFIG' | 'SCOPE_UNDECLARED';
+  path: (string | number)[];
+  message: string;
+}
+
+/**
+ * What is wrong with oauth.enterprise_issuers, each with its manifest path: shared by `svc validate`
+ * (manifest/compile.ts, every problem) and start-up (createIdJagVerifier, the first one).
+ */
+export function enterpriseIssuerProblems(issuers: readonly IssuerConfig[], knownClients: ReadonlySet<string>, profileScopes: readonly string[]): ConfigProblem[] {
+  const out: ConfigProblem[] = [];
+  const profile = new Set(profileScopes);
+  const seen = new Set<string>();
+  issuers.forEach((cfg, i) => {
+    const path = ['oauth', 'enterprise_issuers', i];
+    const add = (code: ConfigProblem['code'], message: string, ...sub: string[]) => out.push({ code, path: [...path, ...sub], message });
+    if (seen.has(cfg.issuer)) add('OAUTH_CONFIG', `enterprise issuer ${cfg.issuer} is listed twice`);
+    seen.add(cfg.issuer);
+    if (!cfg.jwks_uri === !cfg.jwks) add('OAUTH_CONFIG', `enterprise issuer ${cfg.issuer} needs exactly one of jwks_uri and jwks`);
+    for (const c of cfg.allowed_clients) {
+      if (!knownClients.has(c)) add('OAUTH_CONFIG', `enterprise issuer ${cfg.issuer} allows client ${c}, which oauth.clients does not declare`, 'allowed_clients');
+    }
+    const bad = (cfg.scopes ?? []).filter((s) => !profile.has(s));
+    if (bad.length) add('SCOPE_UNDECLARED', `enterprise issuer ${cfg.issuer} lists ${bad.join(', ')}, which profile.scopes does not declare`, 'scopes');
+    if (cfg.jwks_uri) {
+      const u = URL.parse(cfg.jwks_uri);
+      if (!u || (u.protocol !== 'https:' && !(u.protocol === 'http:' && isLoopbackHost(u.hostname)))) {
+        add('OAUTH_CONFIG', `enterprise issuer ${cfg.issuer}: jwks_uri must be https (http only on a loopback host)`, 'jwks_uri');
+      }
+    }
+  });
+  return out;
+}
