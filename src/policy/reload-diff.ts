@@ -98,15 +98,18 @@ export function diffPrincipals(a: Catalog, aWho: ReadonlyMap<string, Principal>,
 /**
  * Config fields that differ between the configuration the process started with and
  * the edited one, and that only a restart applies: auth mode on/off, base_url,
- * every server.* and routes.* field, every oauth.* field. Live (never listed):
- * the auth section's tokens and scopes while the mode stays, and profile.
+ * every server.* and routes.* field, every oauth.* field, and every profile.* field
+ * while the OAuth server runs (its metadata and grantable scopes are built at start-up).
+ * Live (never listed): the auth section's tokens and scopes while the mode stays, and
+ * profile without OAuth.
  */
 export function restartRequired(running: ResolvedConfig, next: ResolvedConfig): string[] {
   const out: string[] = [];
   if (!!running.auth !== !!next.auth) out.push('auth');
   if (stable(running.base_url) !== stable(next.base_url)) out.push('base_url');
   if (stable(running.audit) !== stable(next.audit)) out.push('audit');
-  for (const section of ['server', 'routes', 'oauth'] as const) {
+  const sections = running.oauth?.enabled && next.oauth?.enabled ? ['server', 'routes', 'oauth', 'profile'] as const : ['server', 'routes', 'oauth'] as const;
+  for (const section of sections) {
     const x = running[section] as Record<string, unknown> | undefined;
     const y = next[section] as Record<string, unknown> | undefined;
     if (!x || !y) {

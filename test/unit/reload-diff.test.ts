@@ -62,7 +62,7 @@ prompts: []`);
     assert.deepEqual(diffAccess(before, before), {});
   });
 
-  it('restartRequired: auth mode, base_url, server.*, routes.*, oauth.* are listed by field; auth tokens and profile are live', () => {
+  it('restartRequired: auth mode, base_url, server.*, routes.*, oauth.* (and profile.* under OAuth) are listed by field; auth tokens and profile without OAuth are live', () => {
     const base: SvcServerConfig = { server: { host: '127.0.0.1', port: 8080 }, auth: { token: 'x', tokens: [{ name: 'a', token: 'y', scopes: ['s'] }] }, profile: { scopes: ['s', 't'] } };
     const r = (c: SvcServerConfig) => restartRequired(resolveConfig(base), resolveConfig(c));
     assert.deepEqual(r(base), []);
@@ -75,6 +75,9 @@ prompts: []`);
     assert.deepEqual(r({ ...base, oauth: { enabled: true } }), ['oauth']);
     const withOauth = { ...base, oauth: { enabled: true, issuer: 'https://a.example' } };
     assert.deepEqual(restartRequired(resolveConfig(withOauth), resolveConfig({ ...withOauth, oauth: { enabled: false, issuer: 'https://b.example' } })), ['oauth.enabled', 'oauth.issuer']);
+    // The OAuth server's metadata and grantable scopes come from profile at start-up.
+    assert.deepEqual(restartRequired(resolveConfig(withOauth), resolveConfig({ ...withOauth, profile: { scopes: ['s', 't', 'u'] } })), ['profile.scopes']);
+    assert.deepEqual(restartRequired(resolveConfig(withOauth), resolveConfig({ ...withOauth, profile: { scopes: ['s', 't'] } })), []);
   });
 
   it('stable: key order does not matter, values do', () => {
