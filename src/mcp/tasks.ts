@@ -180,7 +180,8 @@ async function askThenTask(p: Record<string, unknown>, caps: Record<string, unkn
       if (started) c.tasks.cancel(started.id, who);
       return { ...got };
     }
-    const t = 'task' in got ? got.task : got.ended();
+    // Like begin(): the task id is answered only once every replica sharing the store can read it.
+    const t = await c.tasks.saved('task' in got ? got.task : got.ended());
     return { resultType: 'task', ...modernTask(t) };
   } catch (e) {
     if (e instanceof SvcError && e.code === 'INVALID_INPUT') return { ...toolErrorResult(e) };

@@ -16,7 +16,7 @@
 //   task id, subject, client, tool and reason, and each start, cancellation (who cancelled) and
 //   expiry, a refusal by a task cap and a read of another principal's task is one audit event
 //   (task_start, task_cancel, task_expire, refuse task_limit, deny not_task_owner);
-// - on a shared store (PostgreSQL) the async variants begin/find/listAll/cancelAny/settled
+// - on a shared store (PostgreSQL) the async variants begin/saved/find/listAll/cancelAny/settled
 //   work from any replica: a cancel reaches the replica running the task and aborts it there;
 //   tasks/update (input answers) needs the replica running the task, and the running caps
 //   count each replica's own tasks;
@@ -104,14 +104,21 @@ export class TaskEngine {
     }
   }
 
-  /** start(), then waits until the task is readable on every replica sharing the store (else cancels it and throws). */
-  async begin(req: StartRequest): Promise<TaskRecord> {
-    const task = this.start(req);
+  /** start(), then saved(). */
+  begin(req: StartRequest): Promise<TaskRecord> {
+    return this.saved(this.start(req));
+  }
+
+  /**
+   * Resolves once `task` is readable on every replica sharing the store (at once for a store of this
+   * process only); when it cannot be saved, a running task is cancelled and this rejects.
+   */
+  async saved(task: TaskRecord): Promise<TaskRecord> {
     if (!isShared(this.#store)) return task;
     try {
       await this.#store.flush();
     } catch (e) {
-      this.#cancel(task, 'shutdown', 'it could not be saved to the shared store');
+      if (!TERMINAL.has(task.status)) this.#cancel(task, 'shutdown', 'it could not be saved to the shared store');
       throw e;
     }
     return task;

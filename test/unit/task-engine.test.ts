@@ -11,6 +11,7 @@ import { buildCatalog } from '../../src/core/catalog.js';
 import type { Principal } from '../../src/core/types.js';
 import { Runtime } from '../../src/runtime/runtime.js';
 import { TaskEngine, type TaskRecord } from '../../src/tasks/engine.js';
+import { MemoryTaskStore, type SharedTaskStore } from '../../src/tasks/store.js';
 import type { Audit, AuditEvent } from '../../src/observe/audit.js';
 import { Observer } from '../../src/observe/observer.js';
 import { rejectsWithCode, throwsWithCode } from '../helpers/errors.js';
@@ -19,7 +20,25 @@ import { waitFor } from '../helpers/wait.js';
 const silent = pino({ level: 'silent' });
 const who = (sub: string, scopes: string[] = ['jobs.run'], clientId?: string): Principal => ({ sub, scopes: new Set(scopes), kind: 'oauth', ...(clientId && { clientId }) });
 
-function setup(limits: Partial<{ ttlMs: number; maxRunning: number; maxRunningPerPrincipal: number }> = {}, observer?: Observer) {
+/** A shared store whose writes land only when the test says so (flush() waits for land() or fail()). */
+class HeldStore extends MemoryTaskStore implements SharedTaskStore {
+  #waiting: { resolve: () => void; reject: (e: Error) => void }[] = [];
+  flush(): Promise<void> {
+    return new Promise((resolve, reject) => this.#waiting.push({ resolve, reject }));
+  }
+  land(): void {
+    for (const w of this.#waiting.splice(0)) w.resolve();
+  }
+  fail(): void {
+    for (const w of this.#waiting.splice(0)) w.reject(new Error('database down'));
+  }
+  fetch = async (id: string) => this.get(id);
+  listShared = async (owner: string) => this.list(owner);
+  requestCancel = async () => {};
+  onCancel(): void {}
+}
+
+function setup(limits: Partial<{ ttlMs: number; maxRunning: number; maxRunningPerPrincipal: number }> = {}, observer?: Observer, store?: SharedTaskStore) {
   let aborted: unknown;
   const svc = new FastSvc({ name: 'tasks-unit' });
   svc.tool({
@@ -35,7 +54,7 @@ function setup(limits: Partial<{ ttlMs: number; maxRunning: number; maxRunningPe
     },
   });
   const runtime = new Runtime(buildCatalog(svc), { inlineLimit: 1024, logger: silent });
-  const tasks = new TaskEngine({ runtime, logger: silent, ttlMs: 1000, pollIntervalMs: 100, maxRunning: 10, maxRunningPerPrincipal: 2, ...limits, observer });
+  const tasks = new TaskEngine({ runtime, logger: silent, ttlMs: 1000, pollIntervalMs: 100, maxRunning: 10, maxRunningPerPrincipal: 2, ...limits, observer, store });
   return { runtime, tasks, svc, abortedWith: () => aborted };
 }
 
@@ -144,6 +163,27 @@ describe('TaskEngine', () => {
       ['task_cancel', 'shutdown', undefined, 'tool:job.wait', { task_id: t.id, sub: 'alice', client_id: 'app-1', cancelled_by: 'shutdown' }],
       ['task_expire', 'ttl', undefined, 'tool:job.wait', { task_id: t.id, sub: 'alice', client_id: 'app-1', cancelled_by: 'shutdown' }],
     ]);
+  });
+
+  it('saved(): on a shared store, resolves only once the store has the task; a failed write cancels a running task and rejects', async () => {
+    const store = new HeldStore();
+    const { tasks } = setup({}, undefined, store);
+    const alice = who('alice');
+    const task = tasks.start({ name: 'job.wait', args: {}, principal: alice, transport: 'code' });
+    let saved = false;
+    const p = tasks.saved(task).then(() => (saved = true));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(saved, false, 'not before the write landed');
+    store.land();
+    await p;
+    assert.equal(saved, true);
+    const next = tasks.start({ name: 'job.wait', args: {}, principal: alice, transport: 'code' });
+    const failing = tasks.saved(next);
+    store.fail();
+    await assert.rejects(failing, /database down/);
+    assert.equal(next.status, 'cancelled');
+    assert.equal(next.cancelledBy, 'shutdown');
+    tasks.cancel(task.id, { principal: alice, transport: 'code' });
   });
 
   it('startAfterInput: questions go to the round until startTask(); the task then runs on; a run that ends first is dropped or made a finished task', async () => {
