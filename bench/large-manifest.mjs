@@ -6,7 +6,8 @@
 // whole list; `tools/list` over /mcp (MCP 2026-07-28, stateless) — the first page and the whole list
 // walked page by page with nextCursor (medians); one `tools/call` (median); a reload (rewrite the file
 // with a new template marker → first call that answers with it) and the peak RSS during it (VmHWM,
-// reset through /proc/PID/clear_refs before the edit, else VmRSS polled every 2 ms); `svc validate FILE`
+// reset through /proc/PID/clear_refs before the edit, else VmRSS polled every 2 ms); a rejected reload
+// (the last tool given an undeclared scope → /readyz reports that text refused) and its peak RSS; `svc validate FILE`
 // wall time and peak RSS (getrusage of the child). Every call's answer is checked (the list must hold
 // every tool exactly once, the call must echo its id), so a fast wrong answer never gets a number.
 // Run it under the shared lock: flock /tmp/fastsvc-bench.lock node bench/large-manifest.mjs
@@ -17,11 +18,13 @@
 //   FASTSVC_CLI=/path/to/other/dist/cli.js points it at another build.
 
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { request } from './lib/clients.mjs';
 import { generateManifest, requiredArgs, toolName } from './lib/gen-manifest.mjs';
 import { installCleanup, ROOT, rssMiB, sleep, startServer, stopServer, waitFor200 } from './lib/proc.mjs';
 import { median } from './lib/report.mjs';
@@ -184,6 +187,27 @@ async function measure(n, { same, json, pageSize, samples, dir }) {
     row.reloadMs = reloadMs;
     row.rssReloadPeakMiB = peak;
     row.rssAfterReloadMiB = rssMiB(server.pid);
+    // A rejected reload: the last tool needs an undeclared scope; done when /readyz reports the refusal of that text.
+    const bad = generateManifest(n, { same, json, pageSize, marker: 'v2' });
+    const cut = bad.lastIndexOf('catalog.use');
+    const badText = `${bad.slice(0, cut)}nope.use${bad.slice(cut + 'catalog.use'.length)}`;
+    const badHash = createHash('sha256').update(badText).digest('hex');
+    const [rejectPeak, rejectMs] = await peakDuring(server.pid, async () => {
+      const r0 = performance.now();
+      writeFileSync(file, badText);
+      for (;;) {
+        const last = JSON.parse((await request(`${server.url}/readyz`)).body).last_reload;
+        if (last?.hash === badHash) {
+          if (last.ok !== false) throw new Error('a manifest with an undeclared scope was applied');
+          return performance.now() - r0;
+        }
+        if (performance.now() - r0 > 120_000) throw new Error('the rejected reload was not reported after 120 s');
+        await sleep(2);
+      }
+    });
+    row.rejectMs = rejectMs;
+    row.rssRejectPeakMiB = rejectPeak;
+    writeFileSync(file, text); // svc validate below times the valid catalog
     if (server.died()) throw new Error(`server ${server.died()}`);
   } finally {
     await stopServer(server);
@@ -197,8 +221,8 @@ async function measure(n, { same, json, pageSize, samples, dir }) {
 const f1 = (x) => (Number.isFinite(x) ? x.toFixed(x < 10 ? 1 : 0) : 'n/a');
 
 function table(rows) {
-  const head = '| tools | ready ms | RSS ready MiB | RSS after list MiB | list page 1 ms | whole list ms (pages) | call ms | reload ms | reload peak RSS MiB | validate ms | validate peak MiB |';
-  const lines = rows.map((r) => `| ${r.n} | ${f1(r.readyMs)} | ${f1(r.rssReadyMiB)} | ${f1(r.rssListMiB)} | ${f1(r.listMs)} | ${f1(r.listAllMs)} (${r.pages}) | ${f1(r.callMs)} | ${f1(r.reloadMs)} | ${f1(r.rssReloadPeakMiB)} | ${f1(r.validateMs)} | ${f1(r.validatePeakMiB)} |`);
+  const head = '| tools | ready ms | RSS ready MiB | RSS after list MiB | list page 1 ms | whole list ms (pages) | call ms | reload ms | reload peak RSS MiB | rejected reload ms | its peak RSS MiB | validate ms | validate peak MiB |';
+  const lines = rows.map((r) => `| ${r.n} | ${f1(r.readyMs)} | ${f1(r.rssReadyMiB)} | ${f1(r.rssListMiB)} | ${f1(r.listMs)} | ${f1(r.listAllMs)} (${r.pages}) | ${f1(r.callMs)} | ${f1(r.reloadMs)} | ${f1(r.rssReloadPeakMiB)} | ${f1(r.rejectMs)} | ${f1(r.rssRejectPeakMiB)} | ${f1(r.validateMs)} | ${f1(r.validatePeakMiB)} |`);
   return [head, head.replace(/[^|]+/g, '---'), ...lines].join('\n');
 }
 
@@ -223,6 +247,7 @@ export async function runLarge({ sizes = [10, 1000, 10000], same = false, json =
     capabilities: rows.map((r) => r.n),
     readyMs: col('readyMs'), reloadMs: col('reloadMs'), listMs: col('listMs'), listAllMs: col('listAllMs'), callMs: col('callMs'),
     rssMiB: col('rssReadyMiB'), rssAfterListMiB: col('rssListMiB'), reloadPeakMiB: col('rssReloadPeakMiB'),
+    rejectMs: col('rejectMs'), rejectPeakMiB: col('rssRejectPeakMiB'),
     validateMs: col('validateMs'), validatePeakMiB: col('validatePeakMiB'), pages: rows.map((r) => r.pages),
   };
   if (out) {
@@ -256,7 +281,7 @@ export async function runLargeSection({ outDir, sizes, samples, imagePrefix = 'r
   const plots = {
     'large-time.svg': linePlot({ x, series: { 'ready, YAML': yaml.result.readyMs, 'reload, YAML': yaml.result.reloadMs, 'ready, JSON': json.result.readyMs, 'reload, JSON': json.result.reloadMs, 'svc validate, YAML': yaml.result.validateMs } },
       { title: 'Start-up, reload and validate against catalog size', xLabel: 'tools (distinct input schemas)', yLabel: 'ms', logX: true }),
-    'large-rss.svg': linePlot({ x, series: { 'RSS at ready, YAML': yaml.result.rssMiB, 'reload peak, YAML': yaml.result.reloadPeakMiB, 'RSS at ready, JSON': json.result.rssMiB, 'reload peak, JSON': json.result.reloadPeakMiB } },
+    'large-rss.svg': linePlot({ x, series: { 'RSS at ready, YAML': yaml.result.rssMiB, 'reload peak, YAML': yaml.result.reloadPeakMiB, 'rejected reload peak, YAML': yaml.result.rejectPeakMiB, 'RSS at ready, JSON': json.result.rssMiB, 'reload peak, JSON': json.result.reloadPeakMiB } },
       { title: 'Memory against catalog size', xLabel: 'tools (distinct input schemas)', yLabel: 'MiB', logX: true }),
     'large-list.svg': linePlot({ x, series: { 'tools/list first page, YAML': yaml.result.listMs, 'tools/list first page, JSON': json.result.listMs, 'tools/call, YAML': yaml.result.callMs } },
       { title: 'List and call latency against catalog size', xLabel: 'tools (distinct input schemas)', yLabel: 'ms (median)', logX: true }),

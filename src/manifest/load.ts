@@ -13,18 +13,28 @@
 // unset variable to locate, `${` in a key) does the `yaml` package, which keeps source
 // positions, read it; both give the same value (a test compares them on every manifest
 // in the repository). The positioned document, which only locate() needs, is built on
-// the first locate() call — so a large catalog with no problem never pays for it. The value
+// the first locate() call — so a large catalog with no problem never pays for it, and a large
+// block-style catalog with one is located by a line scan instead, a large text's syntax error
+// by js-yaml's own report (LINE_INDEX_FROM). The value
 // the YAML reader gives keeps nothing of the source text alive, and the reader's working set
 // on a large file is handed back to the OS before it returns (see RELEASE_AFTER_CHARS).
 
 import { readFileSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
-import { CORE_SCHEMA, load as loadYaml } from 'js-yaml';
+import { CORE_SCHEMA, load as loadYaml, YAMLException } from 'js-yaml';
 import type * as Yaml from 'yaml';
 import type { Document, Node } from 'yaml';
 import { lazyRequire } from '../util/lazy-require.js';
 import { SvcError } from '../errors.js';
 import { releaseHeap } from '../util/release-heap.js';
+import { indexBlockYaml, indexJson, type PositionIndex } from './position-index.js';
+
+/**
+ * From this size a fast-read text's problems are located by position-index.ts's scans (exact
+ * for JSON and block YAML nodes; a node inside a one-line YAML flow collection at that collection), not by
+ * the `yaml` package, which needs about 3 s and 500 MB for a 10,000-tool catalog.
+ */
+const LINE_INDEX_FROM = 128 * 1024;
 
 /** The positioned reader's package, loaded the first time it is needed (most manifests never need it). */
 const yaml = lazyRequire<typeof Yaml>('yaml');
@@ -119,12 +129,28 @@ export function liftJsonLines(text: string): Lifted | undefined {
   return values.length ? { text: out, prefix, values, keys } : undefined;
 }
 
-/** The fast readers; undefined when the positioned reader must decide. */
+/** The fast readers (and a large text's syntax error, see largeSyntaxError); undefined when the positioned reader must decide. */
 export function fastRead(file: string, text: string, env: NodeJS.ProcessEnv, opts: SourceOptions): Source | undefined {
   const json = /^\s*\{/.test(text);
   const lifted = json ? undefined : liftJsonLines(text);
   const read = lifted ? fastReadOnce(file, text, env, opts, json, lifted) : UNLIFT;
-  return read === UNLIFT ? fastReadOnce(file, text, env, opts, json, undefined) as Source | undefined : read;
+  if (read !== UNLIFT) return read;
+  const refusal: { error?: unknown } = {};
+  return fastReadOnce(file, text, env, opts, json, undefined, refusal) as Source | undefined ?? largeSyntaxError(file, text, refusal.error);
+}
+
+/** js-yaml refusals that are the text's own mistake (not YAML it declines to read: an alias, a tag, a complex key). */
+const SYNTAX = /^(bad indentation|deficient indentation|duplicated mapping key|end of the stream or a document separator is expected|unexpected end of the stream|missed comma|can not read|a line break is expected|incomplete explicit mapping pair|expected)/;
+
+/**
+ * A large YAML text's syntax error as js-yaml reported it, so the `yaml` package (seconds and
+ * hundreds of MB on a 10,000-tool catalog) is not needed to say where; undefined otherwise.
+ */
+function largeSyntaxError(file: string, text: string, e: unknown): Source | undefined {
+  if (text.length < LINE_INDEX_FROM || !(e instanceof YAMLException) || !SYNTAX.test(e.reason) || !e.mark) return undefined;
+  const code = e.reason.startsWith('duplicated mapping key') ? 'DUPLICATE_NAME' : 'YAML_SYNTAX';
+  const problem = new SvcError(code, e.reason, { file, line: e.mark.line + 1, col: e.mark.column + 1 });
+  return { file, text, hash: createHash('sha256').update(text).digest('hex'), value: undefined, problems: [problem], unsetEnv: [], locate: () => ({ line: 1, col: 1 }) };
 }
 
 /** fastReadOnce's answer when the lifted read is not sure: read the text as written. */
@@ -135,7 +161,7 @@ const UNLIFT = Symbol('unlift');
  * value, a lifted value holds fewer keys than its text (a duplicate key), or js-yaml refused the
  * text (so that a refusal is always the text's own).
  */
-function fastReadOnce(file: string, text: string, env: NodeJS.ProcessEnv, opts: SourceOptions, json: boolean, lifted: Lifted | undefined): Source | undefined | typeof UNLIFT {
+function fastReadOnce(file: string, text: string, env: NodeJS.ProcessEnv, opts: SourceOptions, json: boolean, lifted: Lifted | undefined, refusal?: { error?: unknown }): Source | undefined | typeof UNLIFT {
   let value: unknown;
   try {
     if (json) {
@@ -144,7 +170,8 @@ function fastReadOnce(file: string, text: string, env: NodeJS.ProcessEnv, opts: 
       // Throws on syntax errors, duplicate keys, unknown tags, complex keys and any alias (the positioned reader caps those).
       value = loadYaml(lifted?.text ?? text, { schema: CORE_SCHEMA, maxAliases: 0 });
     }
-  } catch {
+  } catch (e) {
+    if (refusal) refusal.error = e;
     return lifted ? UNLIFT : undefined;
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined; // not a manifest: let the positioned reader say so
@@ -207,8 +234,13 @@ function fastReadOnce(file: string, text: string, env: NodeJS.ProcessEnv, opts: 
   if (bail) return undefined;
   if (!json && text.length >= RELEASE_AFTER_CHARS) releaseHeap();
   let full: Source | undefined;
+  let positions: PositionIndex | false | undefined;
+  const locate: Source['locate'] = (path, at) => {
+    positions ??= (text.length >= LINE_INDEX_FROM && (json ? indexJson(text) : indexBlockYaml(text))) || false;
+    return (positions && positions.locate(path, at)) || (full ??= positionedRead(file, text, env, opts)).locate(path, at);
+  };
   const hash = createHash('sha256').update(text).digest('hex');
-  return { file, text, hash, value, problems: [], unsetEnv: [...unset].sort(), locate: (path, at) => (full ??= positionedRead(file, text, env, opts)).locate(path, at) };
+  return { file, text, hash, value, problems: [], unsetEnv: [...unset].sort(), locate };
 }
 
 /** Object keys in JSON text: every string token followed by a colon (the tokens are matched in order, so none starts inside another). */

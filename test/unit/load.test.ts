@@ -268,6 +268,22 @@ describe('load: the fast reader and the positioned reader agree', () => {
     assert.deepEqual(fromYaml.value, fromJson.value);
   });
 
+  it('on a large catalog with a syntax error or a duplicate key: the problem where the positioned reader puts it, without it', () => {
+    const lines = generateManifest(1000).split('\n');
+    const at = lines.findIndex((l) => l.includes('- name: ') && l.includes('_500'));
+    const broken = [...lines];
+    broken[at] += ' : : bad';
+    const dup = [...lines];
+    dup.splice(at + 1, 0, dup[at + 1]!); // the tool's next key twice
+    for (const [text, code] of [[broken.join('\n'), 'YAML_SYNTAX'], [dup.join('\n'), 'DUPLICATE_NAME']] as const) {
+      const fast = fastRead('big.yaml', text, {}, {});
+      assert.ok(fast, 'the fast reader reports it (the positioned reader is not needed)');
+      const slow = positionedRead('big.yaml', text, {}, {});
+      assert.deepEqual(fast.problems.map((p) => [p.code, p.line]), [[code, slow.problems[0]!.line]]);
+      assert.equal(slow.problems[0]!.code, code);
+    }
+  });
+
   describe('a value written as one line of JSON (read by JSON.parse, not js-yaml)', () => {
     const same = (text: string, e: NodeJS.ProcessEnv = {}) => {
       const fast = fastRead('t.yaml', text, e, {});
