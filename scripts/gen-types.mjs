@@ -55,8 +55,23 @@ function moduleOf(ajv, what, source) {
   return `// GENERATED from ${source} by \`npm run gen:types\`. Do not edit by hand.\n// @ts-nocheck\n${imports}\n${code.replace(/^"use strict";/, '')}\n`;
 }
 
+/**
+ * The schema with every `$ref` to an object standing alone: json-schema-to-typescript turns a `$ref` with
+ * siblings (`default`, `description`) into a new numbered copy of the object's interface (ServerSettings1, …),
+ * which has its own doc comment anyway. A `$ref` to anything else keeps its `description` (the property's doc).
+ */
+function bareRefs(node) {
+  if (Array.isArray(node)) return node.map(bareRefs);
+  if (!node || typeof node !== 'object') return node;
+  if (typeof node.$ref === 'string') {
+    const target = node.$ref.startsWith('#/definitions/') ? schema.definitions[node.$ref.slice('#/definitions/'.length)] : undefined;
+    return target?.type === 'object' || !node.description ? { $ref: node.$ref } : { $ref: node.$ref, description: node.description };
+  }
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, bareRefs(v)]));
+}
+
 export async function generate() {
-  return compile(schema, 'SvcManifest', {
+  return compile(bareRefs(schema), 'SvcManifest', {
     bannerComment: '// GENERATED from schema/svc.schema.json by `npm run gen:types`. Do not edit by hand.',
     additionalProperties: false,
     style: { singleQuote: true },

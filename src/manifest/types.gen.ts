@@ -104,6 +104,9 @@ export interface SvcManifest {
 }
 /**
  * Listening socket and request limits.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "ServerSettings".
  */
 export interface ServerSettings {
   /**
@@ -202,6 +205,9 @@ export interface ServerSettings {
 }
 /**
  * CORS for browser-based clients on /mcp, /svc and the OAuth endpoints they call (token, registration, revocation, discovery). Off while origins is empty.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "CorsSettings".
  */
 export interface CorsSettings {
   /**
@@ -215,6 +221,9 @@ export interface CorsSettings {
 }
 /**
  * Which routes are public (no token) and which are protected (token required). Known routes: /, /docs, /healthz, /readyz, /metadata, /svc, /mcp, /ws, /metrics.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "Routes".
  */
 export interface Routes {
   /**
@@ -584,6 +593,9 @@ export interface OAuthConfig {
 }
 /**
  * What the server publishes about its authorization: issuer, endpoints and scopes. Every scope used anywhere must be declared here.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "AuthProfile".
  */
 export interface AuthProfile {
   /**
@@ -613,7 +625,10 @@ export interface AuthProfile {
   )[];
 }
 /**
- * Caching hint of MCP 2026-07-28 server/discover and the tools, resources, templates and prompts lists. A list filtered by the caller's scopes is always private.
+ * MCP 2026-07-28 caching hint: clients may reuse the answer for ttl_ms; scope says whether a shared cache may serve it to other callers.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "CacheHint".
  */
 export interface CacheHint {
   /**
@@ -700,6 +715,9 @@ export interface Tool {
 }
 /**
  * JSON Schema of the arguments: an object schema.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "InputSchema".
  */
 export interface InputSchema {
   /**
@@ -936,7 +954,7 @@ export interface Resource {
    * Scopes a caller needs, all of them; each must be declared in profile.scopes, and a pattern (tenant:{{tenant}}.read) must match at least one declared scope.
    */
   required_scopes?: RequiredScope[];
-  cache?: CacheHint1;
+  cache?: CacheHint;
   /**
    * Content: templated text.
    */
@@ -952,19 +970,6 @@ export interface Resource {
   http?: HttpBackend;
   module?: ModuleRef;
   limits?: Limit;
-}
-/**
- * Caching hint of MCP 2026-07-28 resources/read of this resource. A resource that requires scopes is always private.
- */
-export interface CacheHint1 {
-  /**
-   * How long the answer stays fresh, in milliseconds (ttlMs); 0: immediately stale.
-   */
-  ttl_ms: number;
-  /**
-   * cacheScope. auto: public only on a public /mcp route for an answer that cannot depend on the caller; public: shareable unless the answer depends on the caller's scopes (then always private); private: only within the same authorization.
-   */
-  scope: 'auto' | 'public' | 'private';
 }
 /**
  * A prompt: declared arguments and either templated messages or a module that returns the messages.
@@ -1043,172 +1048,6 @@ export interface PromptMessage {
   content?: ContentBlock;
 }
 /**
- * Listening socket and request limits.
- *
- * This interface was referenced by `SvcManifest`'s JSON-Schema
- * via the `definition` "ServerSettings".
- */
-export interface ServerSettings1 {
-  /**
-   * Address to bind. 127.0.0.1 keeps the server on this machine.
-   */
-  host?: string;
-  /**
-   * Port to bind; 0 picks a free one. The PORT env var and --port override it.
-   */
-  port?: number;
-  /**
-   * Largest accepted request body (HTTP) or WebSocket message; larger ones get 413 / close 1009.
-   */
-  body_limit?: number | string;
-  /**
-   * Results larger than this many bytes from tools with inline_ok: false are returned as a resource link instead of inline.
-   */
-  inline_limit?: number;
-  /**
-   * Most items in one page of the MCP tools/list, resources/list, resources/templates/list and prompts/list answers; a longer list ends its page with nextCursor. The default keeps a hand-written manifest in one page (some clients never ask for a second) and a page of a generated catalog small enough to answer in a few milliseconds; raise it for clients that do not paginate.
-   */
-  list_page_size?: number;
-  /**
-   * Host header values accepted (DNS-rebinding protection). Empty: loopback names when bound to loopback, anything otherwise.
-   */
-  allowed_hosts?: string[];
-  /**
-   * Origin header values accepted when a request carries one. Empty: same-origin and loopback origins only.
-   */
-  allowed_origins?: string[];
-  /**
-   * Reverse proxies to trust for X-Forwarded-For/-Proto/-Host: a number of hops (0: none, X-Forwarded-* are never read; 1: the direct peer is a proxy) or a list of proxy addresses and CIDRs (also the names loopback and private). Decides the client address in logs and rate limits, and the base URL in /metadata when base_url is unset. Never the OAuth issuer.
-   */
-  trust_proxy?: number | [string, ...string[]];
-  cors?: CorsSettings;
-  /**
-   * Requests a single WebSocket may have unanswered at once; more are refused with a JSON-RPC error.
-   */
-  ws_max_in_flight?: number;
-  /**
-   * Interval of WebSocket keep-alive pings; a socket that misses one pong is closed.
-   */
-  ws_ping_interval_ms?: number;
-  /**
-   * An MCP session (2025-era /mcp, Mcp-Session-Id) unused this long, with no open GET stream, is ended.
-   */
-  mcp_session_idle_ms?: number;
-  /**
-   * Most MCP sessions open at once on /mcp; opening one more ends the least recently used idle one (or answers 503 when all are busy).
-   */
-  mcp_max_sessions?: number;
-  /**
-   * On SIGTERM, how long in-flight requests may run before the process exits anyway.
-   */
-  drain_timeout_ms?: number;
-  /**
-   * Longest a client may take to send one whole request (headers and body); a slower one is answered 408 and its connection closed. Answers and streams are not limited by it.
-   */
-  request_timeout_ms?: number;
-  /**
-   * Longest a client may take to send a request's headers (capped at request_timeout_ms); a slower one is answered 408 and its connection closed.
-   */
-  headers_timeout_ms?: number;
-  /**
-   * How long an idle keep-alive connection stays open waiting for the next request.
-   */
-  keep_alive_timeout_ms?: number;
-  /**
-   * MCP 2026-07-28: HMAC key (at least 32 characters, e.g. ${SVC_REQUEST_STATE_KEY}) sealing the requestState of input_required rounds. Unset: 32 random bytes per process, so set it when several replicas serve one client.
-   */
-  request_state_key?: string;
-  /**
-   * Path (relative to the manifest) of a file holding request_state_key, read at start-up.
-   */
-  request_state_key_file?: string;
-  /**
-   * MCP 2026-07-28: how long the requestState of an input_required round stays valid; the client must answer within it.
-   */
-  request_state_ttl_ms?: number;
-  /**
-   * How long a finished task (its status and result) stays readable by its owner, in milliseconds.
-   */
-  task_ttl_ms?: number;
-  /**
-   * Most tasks running at once on this server; one more is refused with TASK_LIMIT_REACHED.
-   */
-  task_max_running?: number;
-  /**
-   * Most tasks one caller (subject + client) may have running at once; one more is refused with TASK_LIMIT_REACHED.
-   */
-  task_max_running_per_principal?: number;
-  /**
-   * The poll interval, in milliseconds, suggested to clients of a task.
-   */
-  task_poll_interval_ms?: number;
-}
-/**
- * CORS for browser-based clients on /mcp, /svc and the OAuth endpoints they call (token, registration, revocation, discovery). Off while origins is empty.
- *
- * This interface was referenced by `SvcManifest`'s JSON-Schema
- * via the `definition` "CorsSettings".
- */
-export interface CorsSettings1 {
-  /**
-   * Origins (scheme://host[:port], exact match) allowed to call from a browser. They also pass the Origin check.
-   */
-  origins?: string[];
-  /**
-   * Seconds a browser may cache a preflight answer (Access-Control-Max-Age).
-   */
-  max_age?: number;
-}
-/**
- * Which routes are public (no token) and which are protected (token required). Known routes: /, /docs, /healthz, /readyz, /metadata, /svc, /mcp, /ws, /metrics.
- *
- * This interface was referenced by `SvcManifest`'s JSON-Schema
- * via the `definition` "Routes".
- */
-export interface Routes1 {
-  /**
-   * Routes served without a token.
-   */
-  public?: string[];
-  /**
-   * Routes that require a bearer token.
-   */
-  protected?: string[];
-}
-/**
- * What the server publishes about its authorization: issuer, endpoints and scopes. Every scope used anywhere must be declared here.
- *
- * This interface was referenced by `SvcManifest`'s JSON-Schema
- * via the `definition` "AuthProfile".
- */
-export interface AuthProfile1 {
-  /**
-   * Issuer published in metadata. Default: oauth.issuer.
-   */
-  issuer?: string;
-  /**
-   * Authorization endpoint published in metadata. Default: ISSUER/authorize.
-   */
-  authorization_url?: string;
-  /**
-   * Token endpoint published in metadata. Default: ISSUER/token.
-   */
-  token_url?: string;
-  /**
-   * Every scope this server knows, with an optional description shown on /docs and consent pages.
-   */
-  scopes?: (
-    | Scope
-    | {
-        name: Scope;
-        /**
-         * What the scope allows; shown on /docs and consent pages.
-         */
-        description?: string;
-      }
-  )[];
-}
-/**
  * The code API's server config (createApp(svc, config), serve()): a manifest's server, routes, auth, oauth and profile sections, plus where relative paths resolve and where the config came from. svc.yaml's loader builds exactly this.
  *
  * This interface was referenced by `SvcManifest`'s JSON-Schema
@@ -1219,12 +1058,12 @@ export interface SvcServerConfig {
    * Public URL (scheme://host:port), as a manifest's base_url. Default: the listening socket's address.
    */
   base_url?: string;
-  server?: ServerSettings2;
-  routes?: Routes2;
+  server?: ServerSettings;
+  routes?: Routes;
   audit?: AuditConfig;
   auth?: BearerAuthConfig;
   oauth?: OAuthConfig;
-  profile?: AuthProfile2;
+  profile?: AuthProfile;
   /**
    * Folder that relative paths (token_file, sqlite files) resolve against. Default: the working directory.
    */
@@ -1237,185 +1076,4 @@ export interface SvcServerConfig {
    * sha256 of the manifest file; shown in /metadata.
    */
   config_hash?: string;
-}
-/**
- * Listening socket and request limits.
- */
-export interface ServerSettings2 {
-  /**
-   * Address to bind. 127.0.0.1 keeps the server on this machine.
-   */
-  host?: string;
-  /**
-   * Port to bind; 0 picks a free one. The PORT env var and --port override it.
-   */
-  port?: number;
-  /**
-   * Largest accepted request body (HTTP) or WebSocket message; larger ones get 413 / close 1009.
-   */
-  body_limit?: number | string;
-  /**
-   * Results larger than this many bytes from tools with inline_ok: false are returned as a resource link instead of inline.
-   */
-  inline_limit?: number;
-  /**
-   * Most items in one page of the MCP tools/list, resources/list, resources/templates/list and prompts/list answers; a longer list ends its page with nextCursor. The default keeps a hand-written manifest in one page (some clients never ask for a second) and a page of a generated catalog small enough to answer in a few milliseconds; raise it for clients that do not paginate.
-   */
-  list_page_size?: number;
-  /**
-   * Host header values accepted (DNS-rebinding protection). Empty: loopback names when bound to loopback, anything otherwise.
-   */
-  allowed_hosts?: string[];
-  /**
-   * Origin header values accepted when a request carries one. Empty: same-origin and loopback origins only.
-   */
-  allowed_origins?: string[];
-  /**
-   * Reverse proxies to trust for X-Forwarded-For/-Proto/-Host: a number of hops (0: none, X-Forwarded-* are never read; 1: the direct peer is a proxy) or a list of proxy addresses and CIDRs (also the names loopback and private). Decides the client address in logs and rate limits, and the base URL in /metadata when base_url is unset. Never the OAuth issuer.
-   */
-  trust_proxy?: number | [string, ...string[]];
-  cors?: CorsSettings;
-  /**
-   * Requests a single WebSocket may have unanswered at once; more are refused with a JSON-RPC error.
-   */
-  ws_max_in_flight?: number;
-  /**
-   * Interval of WebSocket keep-alive pings; a socket that misses one pong is closed.
-   */
-  ws_ping_interval_ms?: number;
-  /**
-   * An MCP session (2025-era /mcp, Mcp-Session-Id) unused this long, with no open GET stream, is ended.
-   */
-  mcp_session_idle_ms?: number;
-  /**
-   * Most MCP sessions open at once on /mcp; opening one more ends the least recently used idle one (or answers 503 when all are busy).
-   */
-  mcp_max_sessions?: number;
-  /**
-   * On SIGTERM, how long in-flight requests may run before the process exits anyway.
-   */
-  drain_timeout_ms?: number;
-  /**
-   * Longest a client may take to send one whole request (headers and body); a slower one is answered 408 and its connection closed. Answers and streams are not limited by it.
-   */
-  request_timeout_ms?: number;
-  /**
-   * Longest a client may take to send a request's headers (capped at request_timeout_ms); a slower one is answered 408 and its connection closed.
-   */
-  headers_timeout_ms?: number;
-  /**
-   * How long an idle keep-alive connection stays open waiting for the next request.
-   */
-  keep_alive_timeout_ms?: number;
-  /**
-   * MCP 2026-07-28: HMAC key (at least 32 characters, e.g. ${SVC_REQUEST_STATE_KEY}) sealing the requestState of input_required rounds. Unset: 32 random bytes per process, so set it when several replicas serve one client.
-   */
-  request_state_key?: string;
-  /**
-   * Path (relative to the manifest) of a file holding request_state_key, read at start-up.
-   */
-  request_state_key_file?: string;
-  /**
-   * MCP 2026-07-28: how long the requestState of an input_required round stays valid; the client must answer within it.
-   */
-  request_state_ttl_ms?: number;
-  /**
-   * How long a finished task (its status and result) stays readable by its owner, in milliseconds.
-   */
-  task_ttl_ms?: number;
-  /**
-   * Most tasks running at once on this server; one more is refused with TASK_LIMIT_REACHED.
-   */
-  task_max_running?: number;
-  /**
-   * Most tasks one caller (subject + client) may have running at once; one more is refused with TASK_LIMIT_REACHED.
-   */
-  task_max_running_per_principal?: number;
-  /**
-   * The poll interval, in milliseconds, suggested to clients of a task.
-   */
-  task_poll_interval_ms?: number;
-}
-/**
- * Which routes are public (no token) and which are protected (token required). Known routes: /, /docs, /healthz, /readyz, /metadata, /svc, /mcp, /ws, /metrics.
- */
-export interface Routes2 {
-  /**
-   * Routes served without a token.
-   */
-  public?: string[];
-  /**
-   * Routes that require a bearer token.
-   */
-  protected?: string[];
-}
-/**
- * What the server publishes about its authorization: issuer, endpoints and scopes. Every scope used anywhere must be declared here.
- */
-export interface AuthProfile2 {
-  /**
-   * Issuer published in metadata. Default: oauth.issuer.
-   */
-  issuer?: string;
-  /**
-   * Authorization endpoint published in metadata. Default: ISSUER/authorize.
-   */
-  authorization_url?: string;
-  /**
-   * Token endpoint published in metadata. Default: ISSUER/token.
-   */
-  token_url?: string;
-  /**
-   * Every scope this server knows, with an optional description shown on /docs and consent pages.
-   */
-  scopes?: (
-    | Scope
-    | {
-        name: Scope;
-        /**
-         * What the scope allows; shown on /docs and consent pages.
-         */
-        description?: string;
-      }
-  )[];
-}
-/**
- * JSON Schema of the arguments: an object schema.
- *
- * This interface was referenced by `SvcManifest`'s JSON-Schema
- * via the `definition` "InputSchema".
- */
-export interface InputSchema1 {
-  /**
-   * Always object: arguments are a JSON object.
-   */
-  type: 'object';
-  /**
-   * One JSON Schema per argument, by name.
-   */
-  properties?: {};
-  /**
-   * Names of the arguments that must be given.
-   */
-  required?: string[];
-  /**
-   * false refuses arguments not listed in properties; a schema constrains them.
-   */
-  additionalProperties?: boolean | {};
-}
-/**
- * MCP 2026-07-28 caching hint: clients may reuse the answer for ttl_ms; scope says whether a shared cache may serve it to other callers.
- *
- * This interface was referenced by `SvcManifest`'s JSON-Schema
- * via the `definition` "CacheHint".
- */
-export interface CacheHint2 {
-  /**
-   * How long the answer stays fresh, in milliseconds (ttlMs); 0: immediately stale.
-   */
-  ttl_ms: number;
-  /**
-   * cacheScope. auto: public only on a public /mcp route for an answer that cannot depend on the caller; public: shareable unless the answer depends on the caller's scopes (then always private); private: only within the same authorization.
-   */
-  scope: 'auto' | 'public' | 'private';
 }
