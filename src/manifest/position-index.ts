@@ -122,13 +122,11 @@ export function indexBlockYaml(text: string): PositionIndex | undefined {
     }
     let owner: Path | undefined; // the sequence item this line's content belongs to
     while (isItem()) {
-      let top = stack[stack.length - 1]!;
+      if (owner) return undefined; // "- - x": a sequence in an item on one line
+      const top = stack[stack.length - 1]!;
       if (top.kind === 'pending') {
         entry(top.path).value ??= at(col);
         Object.assign(top, { kind: 'seq', col, next: 0 });
-      } else if (owner && top.path === owner) {
-        stack.push((top = { kind: 'seq', col, path: owner, next: 0 })); // "- - x": the item is a sequence
-        entry(owner).value = at(col);
       } else if (top.kind !== 'seq' || top.col !== col) return undefined;
       owner = [...top.path, top.next++];
       const dash = at(col);

@@ -126,7 +126,7 @@ describe('position-index', () => {
   });
 
   it('gives up on what it does not follow', () => {
-    for (const text of ['a: [1,\n  2]\n', 'a: &x 1\nb: *x\n', 'a: 1\n---\nb: 2\n', 'a:\n  b: 1\n c: 2\n', 'a: "x\n  y"\n']) {
+    for (const text of ['a: [1,\n  2]\n', 'a: &x 1\nb: *x\n', 'a: 1\n---\nb: 2\n', 'a:\n  b: 1\n c: 2\n', 'a: "x\n  y"\n', 'a:\n  - - x\n']) {
       assert.equal(indexBlockYaml(text), undefined, JSON.stringify(text));
     }
   });
