@@ -81,7 +81,8 @@ describe('position-index', () => {
 
   it('locates the problems of a large catalog (the line scan, not the yaml package) where they are', () => {
     const lines = generateManifest(1000).split('\n');
-    const bad = lines.findLastIndex((l) => l.includes('required_scopes: [catalog.use]'));
+    let bad = lines.length - 1;
+    while (!lines[bad]!.includes('required_scopes: [catalog.use]')) bad--;
     lines[bad] = lines[bad]!.replace('catalog.use', 'nope.scope');
     const dir = mkdtempSync(join(tmpdir(), 'fastsvc-locate-'));
     try {
