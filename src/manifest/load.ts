@@ -14,8 +14,8 @@
 // positions, read it; both give the same value (a test compares them on every manifest
 // in the repository). The positioned document, which only locate() needs, is built on
 // the first locate() call — so a large catalog with no problem never pays for it, and a large
-// block-style catalog with one is located by a line scan instead, a large text's syntax error
-// by js-yaml's own report (LINE_INDEX_FROM). The value
+// catalog with one is located by a scan of its text instead (position-index.ts), a large
+// text's syntax error by js-yaml's own report (LINE_INDEX_FROM). The value
 // the YAML reader gives keeps nothing of the source text alive, and the reader's working set
 // on a large file is handed back to the OS before it returns (see RELEASE_AFTER_CHARS).
 
