@@ -194,64 +194,125 @@ function lookup(index: Map<string, Entry>): PositionIndex {
 
 const JSON_STRING = /"(?:[^"\\]|\\.)*"/y;
 const JSON_SCALAR = /-?[0-9][0-9.eE+-]*|true|false|null/y;
+/** Nodes this deep or shallower are indexed in the first pass; a deeper one is found by walking the text from its indexed ancestor. */
+const JSON_DEPTH = 3;
+
+/** A read position in JSON text, with its line. */
+class JsonCursor {
+  constructor(readonly text: string, public i = 0, public line = 1, public lineStart = 0) {}
+
+  at(): Pos {
+    return { line: this.line, col: this.i - this.lineStart + 1 };
+  }
+
+  copy(): JsonCursor {
+    return new JsonCursor(this.text, this.i, this.line, this.lineStart);
+  }
+
+  space(): void {
+    const t = this.text;
+    for (; this.i < t.length; this.i++) {
+      const c = t.charCodeAt(this.i);
+      if (c === 10) {
+        this.line++;
+        this.lineStart = this.i + 1;
+      } else if (c !== 32 && c !== 9 && c !== 13) break;
+    }
+  }
+
+  token(re: RegExp): string | undefined {
+    re.lastIndex = this.i;
+    const m = re.exec(this.text);
+    if (!m) return undefined;
+    this.i += m[0].length;
+    return m[0];
+  }
+
+  /**
+   * Reads one value. `visit` is told each member (key or index) before its value is read and
+   * answers whether to go on calling it below that member; false: the value is only read.
+   */
+  value(visit?: { member(name: string | number, key: Pos | undefined, value: JsonCursor): boolean; leave(): void }): boolean {
+    this.space();
+    const c = this.text[this.i];
+    if (c !== '{' && c !== '[') return (c === '"' ? this.token(JSON_STRING) : this.token(JSON_SCALAR)) !== undefined;
+    this.i++;
+    this.space();
+    const close = c === '{' ? '}' : ']';
+    if (this.text[this.i] === close) {
+      this.i++;
+      return true;
+    }
+    for (let n = 0; ; n++) {
+      let name: string | number = n;
+      let key: Pos | undefined;
+      if (c === '{') {
+        this.space();
+        key = this.at();
+        const k = this.token(JSON_STRING);
+        if (k === undefined) return false;
+        name = JSON.parse(k) as string;
+        this.space();
+        if (this.text[this.i++] !== ':') return false;
+      }
+      this.space();
+      const deeper = visit?.member(name, key, this) ?? false;
+      if (!this.value(deeper ? visit : undefined)) return false;
+      if (deeper) visit!.leave();
+      this.space();
+      const sep = this.text[this.i++];
+      if (sep === close) return true;
+      if (sep !== ',') return false;
+    }
+  }
+}
 
 /** The index of JSON text, or undefined when it is not JSON. */
 export function indexJson(text: string): PositionIndex | undefined {
-  const index = new Map<string, Entry>();
-  let i = 0;
-  let line = 1;
-  let lineStart = 0;
-  const at = (): Pos => ({ line, col: i - lineStart + 1 });
-  const space = () => {
-    for (; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (c === 10) {
-        line++;
-        lineStart = i + 1;
-      } else if (c !== 32 && c !== 9 && c !== 13) break;
-    }
+  const index = new Map<string, Entry & { start: JsonCursor }>();
+  const path: (string | number)[] = [];
+  const root = new JsonCursor(text);
+  root.space();
+  index.set(keyOf(path), { value: root.at(), start: root.copy() });
+  const ok = root.value({
+    member(name, key, at) {
+      path.push(name);
+      index.set(keyOf(path), { key, value: at.at(), start: at.copy() });
+      if (path.length < JSON_DEPTH) return true;
+      path.pop();
+      return false;
+    },
+    leave: () => void path.pop(),
+  });
+  root.space();
+  if (!ok || root.i !== text.length) return undefined;
+  /** The entry of `p`, walking the text below its deepest indexed ancestor when it is deeper. */
+  const find = (p: Path): Entry | undefined => {
+    const n = Math.min(p.length, JSON_DEPTH);
+    const base = index.get(keyOf(p.slice(0, n)));
+    if (!base || p.length === n) return base;
+    let found: Entry | undefined;
+    let depth = n;
+    base.start.copy().value({
+      member(name, key, at) {
+        if (found || name !== p[depth]) return false;
+        if (++depth === p.length) found = { key, value: at.at() };
+        return !found;
+      },
+      leave: () => void depth--,
+    });
+    return found;
   };
-  const token = (re: RegExp): string | undefined => {
-    re.lastIndex = i;
-    const m = re.exec(text);
-    if (!m) return undefined;
-    i += m[0].length;
-    return m[0];
-  };
-  const value = (path: (string | number)[]): boolean => {
-    space();
-    const e: Entry = index.get(keyOf(path)) ?? {};
-    e.value = at();
-    index.set(keyOf(path), e);
-    const c = text[i];
-    if (c === '{' || c === '[') {
-      i++;
-      space();
-      const close = c === '{' ? '}' : ']';
-      if (text[i] === close) {
-        i++;
-        return true;
+  return {
+    locate(p, where = 'value') {
+      for (let n = p.length; n >= 0; n--) {
+        const e = find(p.slice(0, n));
+        if (!e) continue;
+        const pos = where === 'key' && n === p.length && e.key ? e.key : e.value ?? e.key;
+        if (pos) return pos;
       }
-      for (let n = 0; ; n++) {
-        if (c === '{') {
-          space();
-          const keyPos = at();
-          const k = token(JSON_STRING);
-          if (k === undefined) return false;
-          const name = JSON.parse(k) as string;
-          index.set(keyOf([...path, name]), { key: keyPos });
-          space();
-          if (text[i++] !== ':' || !value([...path, name])) return false;
-        } else if (!value([...path, n])) return false;
-        space();
-        const sep = text[i++];
-        if (sep === close) return true;
-        if (sep !== ',') return false;
-      }
-    }
-    return (c === '"' ? token(JSON_STRING) : token(JSON_SCALAR)) !== undefined;
+      return undefined;
+    },
+    has: (p) => find(p) !== undefined,
   };
-  if (!value([])) return undefined;
-  space();
-  return i === text.length ? lookup(index) : undefined;
 }

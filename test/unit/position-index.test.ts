@@ -122,6 +122,20 @@ describe('position-index', () => {
     }
   });
 
+  it('JSON: a node deeper than the first pass indexes is found by walking from its ancestor, exactly; a missing one is not', () => {
+    const text = '{"a": {"b": {"c": {"d": {"e": 1}, "f": [1, {"g": 2}]}, "y": 3}, "x": {"q": 1}, "y": 2}}';
+    const index = indexJson(text)!;
+    const full = positionedRead('d.json', text, {}, {});
+    for (const p of [['a', 'b', 'c', 'd', 'e'], ['a', 'b', 'c', 'f', 1, 'g'], ['a', 'b', 'c', 'f', 0], ['a', 'b', 'y']]) {
+      assert.deepEqual(index.locate(p), full.locate(p), p.join('.'));
+      assert.deepEqual(index.locate(p, 'key'), full.locate(p, 'key'), `key of ${p.join('.')}`);
+    }
+    // a.x has no y, but a has: the walk must not take a's y for a.x's.
+    assert.equal(index.has(['a', 'x', 'y']), false);
+    assert.equal(index.has(['a', 'b', 'c', 'd', 'zz']), false);
+    assert.deepEqual(index.locate(['a', 'b', 'c', 'd', 'zz']), full.locate(['a', 'b', 'c', 'd']), 'located at the nearest ancestor');
+  });
+
   it('JSON: undefined for text that is not JSON', () => {
     for (const text of ['{"a": 1,}', '{"a" 1}', '{"a": [1, 2}', '{"a": 1} x', "{'a': 1}"]) assert.equal(indexJson(text), undefined, text);
   });
