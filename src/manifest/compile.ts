@@ -12,7 +12,7 @@ import { trustFunction } from '../util/proxy-trust.js';
 import { MIN_STATE_KEY } from '../mcp/request-state.js';
 import { BACKEND_KINDS } from '../runtime/backends/registry.js';
 import { compilePattern, isPattern } from '../policy/scopes.js';
-import { enterpriseIssuerProblems } from '../auth/oauth/id-jag-config.js';
+import { enterpriseIssuerProblems, issuerProblem, NO_SCOPE, profileIssuerProblem } from '../auth/oauth/config-checks.js';
 import type { SvcManifest, Tool } from './types.gen.js';
 
 export const KNOWN_ROUTES = ['/', '/docs', '/healthz', '/readyz', '/metadata', '/svc', '/mcp', '/ws', '/metrics'] as const;
@@ -194,17 +194,12 @@ function checkTool(t: Tool, path: Path, problem: (c: ErrorCode, p: Path, m: stri
 function checkOAuth(m: SvcManifest, problem: (c: ErrorCode, p: Path, msg: string) => void, checkScopes: (l: readonly string[] | undefined, p: Path, w: string) => void, scopes: readonly string[]): void {
   const o = m.oauth!;
   const issuer = o.issuer ?? m.base_url?.replace(/\/+$/, '');
-  // The checks start-up makes (auth/oauth/server.ts, from-config.ts), made here too so `svc validate` fails where `svc serve` would.
-  if (o.issuer !== undefined) {
-    const u = URL.parse(o.issuer);
-    if (!u || !/^https?:$/.test(u.protocol) || u.pathname !== '/' || u.search || o.issuer.endsWith('/')) {
-      problem('OAUTH_CONFIG', ['oauth', 'issuer'], `oauth.issuer ${o.issuer} must be scheme://host[:port] with no path`);
-    }
-  }
-  if (m.profile?.issuer !== undefined && issuer !== undefined && m.profile.issuer !== issuer) {
-    problem('OAUTH_CONFIG', ['profile', 'issuer'], `profile.issuer ${m.profile.issuer} differs from the authorization server's issuer ${issuer}; clients would refuse its metadata`);
-  }
-  if (!scopes.length) problem('OAUTH_CONFIG', ['profile', 'scopes'], 'OAuth needs at least one scope in profile.scopes (a token carries at least one scope)');
+  // The checks start-up makes (auth/oauth/config-checks.ts), made here too so `svc validate` fails where `svc serve` would.
+  const badIssuer = o.issuer === undefined ? undefined : issuerProblem(o.issuer);
+  if (badIssuer) problem('OAUTH_CONFIG', ['oauth', 'issuer'], badIssuer);
+  const mismatch = issuer === undefined ? undefined : profileIssuerProblem(m.profile?.issuer, issuer);
+  if (mismatch) problem('OAUTH_CONFIG', ['profile', 'issuer'], mismatch);
+  if (!scopes.length) problem('OAUTH_CONFIG', ['profile', 'scopes'], NO_SCOPE);
   if (o.provider?.type === 'sqlite' && !o.provider.path) problem('OAUTH_CONFIG', ['oauth', 'provider'], 'provider type sqlite needs a path');
   if (o.provider?.type === 'postgres') {
     if (!o.provider.url) problem('OAUTH_CONFIG', ['oauth', 'provider'], 'provider type postgres needs url: ${DATABASE_URL}');

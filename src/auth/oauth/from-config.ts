@@ -17,15 +17,15 @@ import { InMemoryOAuthProvider } from './providers/memory.js';
 import { SQLiteOAuthProvider } from './providers/sqlite.js';
 import { PostgresOAuthProvider } from './providers/postgres.js';
 import type { OAuthServer } from './server.js';
+import { profileIssuerProblem } from './config-checks.js';
 import type { Observer } from '../../observe/observer.js';
 
 export async function oauthServerFromConfig(cfg: ResolvedConfig, o: { baseUrl: string; logger: Logger; name: string; caller: (req: IncomingMessage) => Caller; observer?: Observer }): Promise<OAuthServer | undefined> {
   if (!cfg.oauth?.enabled) return undefined;
   const baseUrl = o.baseUrl.replace(/\/+$/, '');
   const issuer = cfg.oauth.issuer ?? baseUrl;
-  if (cfg.profile.issuer !== undefined && cfg.profile.issuer !== issuer) {
-    throw new SvcError('OAUTH_CONFIG', `profile.issuer ${cfg.profile.issuer} differs from the authorization server's issuer ${issuer}; clients would refuse its metadata`, { path: '/profile/issuer' });
-  }
+  const mismatch = profileIssuerProblem(cfg.profile.issuer, issuer);
+  if (mismatch) throw new SvcError('OAUTH_CONFIG', mismatch, { path: '/profile/issuer' });
   const provider = cfg.oauth_provider ?? await providerFromConfig(cfg.oauth, cfg.base_dir, o.logger);
   try {
     // Loaded only when OAuth is on: oidc-provider prints a runtime warning at import on Node 20.

@@ -32,6 +32,7 @@ import type { ResolvedOAuth } from '../../config.js';
 import { DpopVerifier, DPOP_ALGS } from '../dpop.js';
 import { createAccounts } from './accounts.js';
 import { createIdJagVerifier, ID_JAG_PROFILE, JWT_BEARER } from './id-jag.js';
+import { issuerProblem, NO_SCOPE } from './config-checks.js';
 import { registerIdJagGrant } from './id-jag-grant.js';
 import { createCimd } from './cimd.js';
 import { interactionRouter } from './interactions.js';
@@ -109,10 +110,9 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
   const log = opts.logger.child({ module: 'oauth' });
   const oauth = opts.oauth;
   const mode = oauth.login.mode;
-  const issuerUrl = parseUrl(opts.issuer, 'oauth.issuer');
-  if (issuerUrl.pathname !== '/' || issuerUrl.search || opts.issuer.endsWith('/')) {
-    throw new SvcError('OAUTH_CONFIG', `oauth.issuer ${opts.issuer} must be scheme://host[:port] with no path`, { path: '/oauth/issuer' });
-  }
+  const badIssuer = issuerProblem(opts.issuer);
+  if (badIssuer) throw new SvcError('OAUTH_CONFIG', badIssuer, { path: '/oauth/issuer' });
+  const issuerUrl = new URL(opts.issuer);
   const issuer = opts.issuer;
   const audience = parseUrl(opts.baseUrl, 'base_url').origin;
   if (mode === 'auto' && !isLoopbackHost(issuerUrl.hostname)) {
@@ -122,7 +122,7 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
     throw new SvcError('OAUTH_CONFIG', 'oauth.login.mode users needs at least one entry in oauth.users', { path: '/oauth/users' });
   }
   if (!opts.scopes.length) {
-    throw new SvcError('OAUTH_CONFIG', 'OAuth needs at least one scope in profile.scopes (a token carries at least one scope)', { path: '/profile/scopes' });
+    throw new SvcError('OAUTH_CONFIG', NO_SCOPE, { path: '/profile/scopes' });
   }
   const scopeSet = new Set(opts.scopes);
   const clients = (oauth.clients ?? []).map((c) => staticClient(c, opts.manifestDir, opts.scopes));
