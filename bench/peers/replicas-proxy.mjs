@@ -44,7 +44,7 @@ const proxy = http.createServer((req, res) => {
 const children = [];
 /** Start one replica; resolves its URL once it prints its listening line. */
 function replica(publicUrl) {
-  const child = spawn(process.execPath, [FASTSVC_CLI, 'serve', manifest, '--port', '0', '--no-watch'], {
+  const child = spawn(process.execPath, [...process.execArgv, FASTSVC_CLI, 'serve', manifest, '--port', '0', '--no-watch'], {
     env: { ...process.env, PUBLIC_URL: publicUrl }, stdio: ['ignore', 'pipe', 'inherit'],
   });
   children.push(child);

@@ -1,0 +1,100 @@
+#!/usr/bin/env node
+// After a quiet spell: how fast the first requests run, against the same server busy. Once V8 sees a
+// process idle, its memory reducer runs a memory-reducing collection, which keeps no object shape ("map")
+// that only optimized code still refers to — and while idle no request, socket or parsed body holds
+// them — so that code is deoptimized and the next seconds of traffic run while V8 compiles it again.
+// V8 offers no switch for this once the process runs (the reducer exists or not from start-up), so it is
+// node's own option: `npm start` runs fastsvc with --no-memory-reducer, and so does every server of the
+// bench (lib/proc.mjs NODE_ARGS). Measured here on fastsvc and on the raw node:http echo, each with and
+// without that option, with /mcp 2026-07-28 tools/call traffic (the raw echo: the same request). Each
+// cycle: every server busy for --seconds ("busy" req/s and server CPU per request), then all idle for
+// --idle seconds, then each busy again for --seconds ("after idle"). Reported: the medians over --cycles
+// of after ÷ busy, and the memory-reducing collections each server ran while idle (its --trace-gc lines
+// marked "reduce"; scavenges are not printed, so the trace costs nothing per request).
+// Run it under the shared lock: flock /tmp/fastsvc-bench.lock node bench/idle-recovery.mjs
+//
+//   node bench/idle-recovery.mjs [--cycles 3] [--idle 90] [--seconds 3] [--out bench/results/idle-recovery.md]
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cliOptions } from './lib/cli-args.mjs';
+import { KINDS } from './lib/clients.mjs';
+import { cpuMs, installCleanup, NODE_ARGS, sleep, startServer, stopServer } from './lib/proc.mjs';
+import { median } from './lib/report.mjs';
+import { SCENARIOS, SERVERS, TOKEN } from './scenarios.mjs';
+
+const USAGE = 'usage: node bench/idle-recovery.mjs [--cycles N] [--idle SECONDS] [--seconds S] [--out FILE]';
+const DEFAULT_OUT = fileURLToPath(new URL('results/idle-recovery.md', import.meta.url));
+
+/** Runs the measurement; returns the report's Markdown section (also written to `out`). */
+export async function runIdleRecovery({ cycles = 3, idleSeconds = 90, seconds = 3, out = DEFAULT_OUT, log = (m) => console.error(`[idle] ${m}`) } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'fastsvc-idle-'));
+  const env = { SVC_TOKEN: TOKEN, BENCH_TOKEN: TOKEN, BENCH_DATA_DIR: dir };
+  const TRACE = ['--trace-gc', '--trace-gc-ignore-scavenger'];
+  const entries = [
+    { name: 'fastsvc', what: `fastsvc as npm start runs it (node ${NODE_ARGS.join(' ')})`, def: SERVERS.fastsvc, nodeArgs: [...NODE_ARGS, ...TRACE], scn: 'fastsvc-mcp-2026' },
+    { name: 'fastsvc-reducing', what: "fastsvc on node's defaults (memory reducer on)", def: SERVERS.fastsvc, nodeArgs: TRACE, scn: 'fastsvc-mcp-2026' },
+    { name: 'raw', what: `raw node:http echo of the same request (node ${NODE_ARGS.join(' ')})`, def: SERVERS.raw, nodeArgs: [...NODE_ARGS, ...TRACE], scn: 'raw-mcp-2026' },
+    { name: 'raw-reducing', what: "raw node:http echo of the same request, node's defaults", def: SERVERS.raw, nodeArgs: TRACE, scn: 'raw-mcp-2026' },
+  ];
+  try {
+    for (const e of entries) {
+      e.server = await startServer({ ...e.def, nodeArgs: e.nodeArgs }, env);
+      e.reduces = 0;
+      e.server.child.stdout.on('data', (d) => (e.reduces += (String(d).match(/\(reduce\)/g) ?? []).length));
+      e.busy = [];
+      e.after = [];
+    }
+    const load = async (e, secs) => {
+      const sc = SCENARIOS.find((s) => s.name === e.scn);
+      const kind = KINDS[sc.kind];
+      const t = await kind.open(sc, e.server.url, TOKEN);
+      const c0 = cpuMs(e.server.pid);
+      const r = await kind.load(t, { seconds: secs });
+      await kind.close(t);
+      if (r.errors || r.non2xx) throw new Error(`${e.name}: ${r.errors} failed requests, ${r.non2xx} answers not 2xx`);
+      return { rps: r.rps, cpu: ((cpuMs(e.server.pid) - c0) * 1000) / r.total };
+    };
+    for (const e of entries) await load(e, 8); // warm-up: long enough for V8's first full collection, which arms the memory reducer
+    for (let c = 0; c < cycles; c++) {
+      for (const e of entries) e.busy.push(await load(e, seconds));
+      const before = entries.map((e) => e.reduces);
+      log(`cycle ${c + 1}/${cycles}: idle ${idleSeconds} s`);
+      await sleep(idleSeconds * 1000);
+      entries.forEach((e, i) => (e.idleReduces = (e.idleReduces ?? 0) + e.reduces - before[i]));
+      // Interleaved so that no server is idle longer than the others by more than a load's length.
+      for (const e of c % 2 ? [...entries].reverse() : entries) e.after.push(await load(e, seconds));
+      for (const e of entries) log(`${e.name}: busy ${e.busy.at(-1).rps.toFixed(0)} req/s, after idle ${e.after.at(-1).rps.toFixed(0)} req/s`);
+    }
+  } finally {
+    for (const e of entries) if (e.server) await stopServer(e.server);
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const f = (x, d = 0) => x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
+  const rows = entries.map((e) => {
+    const rps = median(e.after.map((a, i) => a.rps / e.busy[i].rps));
+    const cpu = median(e.after.map((a, i) => a.cpu / e.busy[i].cpu));
+    return `| ${e.name} | ${e.what} | ${f(median(e.busy.map((b) => b.rps)))} | ${f(median(e.after.map((a) => a.rps)))} | ${f(rps, 2)}× | ${f(median(e.busy.map((b) => b.cpu)), 1)} → ${f(median(e.after.map((a) => a.cpu)), 1)} (${f(cpu, 2)}×) | ${e.idleReduces} |`;
+  });
+  const md = [
+    '## After a quiet spell (bench/idle-recovery.mjs)',
+    '',
+    `${cycles} cycles: each server busy ${seconds} s, all idle ${idleSeconds} s, each busy ${seconds} s again; /mcp 2026-07-28 tools/call, 10 connections. Ratios: medians over the cycles of after-idle ÷ busy.`,
+    '',
+    '| server | what | busy req/s | after-idle req/s | after ÷ busy | server CPU µs/request busy → after | memory-reducing GCs while idle |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...rows,
+    '',
+  ].join('\n');
+  if (out) writeFileSync(out, md);
+  return md;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  installCleanup();
+  const opt = cliOptions({ cycles: { type: 'string' }, idle: { type: 'string' }, seconds: { type: 'string' }, out: { type: 'string' } }, USAGE);
+  const md = await runIdleRecovery({ cycles: Number(opt.cycles ?? 3), idleSeconds: Number(opt.idle ?? 90), seconds: Number(opt.seconds ?? 3), out: opt.out ?? DEFAULT_OUT });
+  console.log(md);
+  process.exit(0);
+}
