@@ -3,14 +3,14 @@
 // process idle, its memory reducer runs a memory-reducing collection, which keeps no object shape ("map")
 // that only optimized code still refers to — and while idle no request, socket or parsed body holds
 // them — so that code is deoptimized and the next seconds of traffic run while V8 compiles it again.
-// V8 offers no switch for this once the process runs (the reducer exists or not from start-up), so it is
-// node's own option: `npm start` runs fastsvc with --no-memory-reducer, and so does every server of the
-// bench (lib/proc.mjs NODE_ARGS). Measured here on fastsvc and on the raw node:http echo, each with and
-// without that option, with /mcp 2026-07-28 tools/call traffic (the raw echo: the same request). Each
-// cycle: every server busy for --seconds ("busy" req/s and server CPU per request), then all idle for
-// --idle seconds, then each busy again for --seconds ("after idle"). Reported: the medians over --cycles
-// of after ÷ busy, and the memory-reducing collections each server ran while idle (its --trace-gc lines
-// marked "reduce"; scavenges are not printed, so the trace costs nothing per request).
+// V8 offers no switch for this once the process runs (the reducer exists or not from start-up): it is
+// node's own option, --no-memory-reducer. Measured here on fastsvc and on the raw node:http echo, each on
+// Node's defaults (as npm start runs fastsvc) and with that option, with /mcp 2026-07-28 tools/call traffic
+// (the raw echo: the same request). Each cycle: every server busy for --seconds ("busy" req/s and server
+// CPU per request), then all idle for --idle seconds, then each busy again for --seconds ("after idle").
+// V8 decides by itself whether a quiet spell gets a memory-reducing collection, so each cycle's ratio is
+// listed with R where the server ran one while idle (its --trace-gc lines marked "reduce"; scavenges are
+// not printed, so the trace costs nothing per request), beside the median over the cycles.
 // Run it under the shared lock: flock /tmp/fastsvc-bench.lock node bench/idle-recovery.mjs
 //
 //   node bench/idle-recovery.mjs [--cycles 3] [--idle 90] [--seconds 3] [--out bench/results/idle-recovery.md]
@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cliOptions } from './lib/cli-args.mjs';
 import { KINDS } from './lib/clients.mjs';
-import { cpuMs, installCleanup, NODE_ARGS, sleep, startServer, stopServer } from './lib/proc.mjs';
+import { cpuMs, installCleanup, sleep, startServer, stopServer } from './lib/proc.mjs';
 import { median } from './lib/report.mjs';
 import { SCENARIOS, SERVERS, TOKEN } from './scenarios.mjs';
 
@@ -32,12 +32,14 @@ export async function runIdleRecovery({ cycles = 3, idleSeconds = 90, seconds = 
   const dir = mkdtempSync(join(tmpdir(), 'fastsvc-idle-'));
   const env = { SVC_TOKEN: TOKEN, BENCH_TOKEN: TOKEN, BENCH_DATA_DIR: dir };
   const TRACE = ['--trace-gc', '--trace-gc-ignore-scavenger'];
+  const NO_REDUCER = '--no-memory-reducer';
   const entries = [
-    { name: 'fastsvc', what: `fastsvc as npm start runs it (node ${NODE_ARGS.join(' ')})`, def: SERVERS.fastsvc, nodeArgs: [...NODE_ARGS, ...TRACE], scn: 'fastsvc-mcp-2026' },
-    { name: 'fastsvc-reducing', what: "fastsvc on node's defaults (memory reducer on)", def: SERVERS.fastsvc, nodeArgs: TRACE, scn: 'fastsvc-mcp-2026' },
-    { name: 'raw', what: `raw node:http echo of the same request (node ${NODE_ARGS.join(' ')})`, def: SERVERS.raw, nodeArgs: [...NODE_ARGS, ...TRACE], scn: 'raw-mcp-2026' },
-    { name: 'raw-reducing', what: "raw node:http echo of the same request, node's defaults", def: SERVERS.raw, nodeArgs: TRACE, scn: 'raw-mcp-2026' },
+    { name: 'fastsvc', what: "fastsvc on Node's defaults (as npm start runs it)", def: SERVERS.fastsvc, nodeArgs: TRACE, scn: 'fastsvc-mcp-2026' },
+    { name: 'fastsvc-no-reducer', what: `fastsvc, node ${NO_REDUCER}`, def: SERVERS.fastsvc, nodeArgs: [NO_REDUCER, ...TRACE], scn: 'fastsvc-mcp-2026' },
+    { name: 'raw', what: "raw node:http echo of the same request, Node's defaults", def: SERVERS.raw, nodeArgs: TRACE, scn: 'raw-mcp-2026' },
+    { name: 'raw-no-reducer', what: `raw node:http echo of the same request, node ${NO_REDUCER}`, def: SERVERS.raw, nodeArgs: [NO_REDUCER, ...TRACE], scn: 'raw-mcp-2026' },
   ];
+
   try {
     for (const e of entries) {
       e.server = await startServer({ ...e.def, nodeArgs: e.nodeArgs }, env);
@@ -45,6 +47,7 @@ export async function runIdleRecovery({ cycles = 3, idleSeconds = 90, seconds = 
       e.server.child.stdout.on('data', (d) => (e.reduces += (String(d).match(/\(reduce\)/g) ?? []).length));
       e.busy = [];
       e.after = [];
+      e.reduced = []; // per cycle: whether a memory-reducing GC ran while idle
     }
     const load = async (e, secs) => {
       const sc = SCENARIOS.find((s) => s.name === e.scn);
@@ -62,7 +65,7 @@ export async function runIdleRecovery({ cycles = 3, idleSeconds = 90, seconds = 
       const before = entries.map((e) => e.reduces);
       log(`cycle ${c + 1}/${cycles}: idle ${idleSeconds} s`);
       await sleep(idleSeconds * 1000);
-      entries.forEach((e, i) => (e.idleReduces = (e.idleReduces ?? 0) + e.reduces - before[i]));
+      entries.forEach((e, i) => e.reduced.push(e.reduces > before[i]));
       // Interleaved so that no server is idle longer than the others by more than a load's length.
       for (const e of c % 2 ? [...entries].reverse() : entries) e.after.push(await load(e, seconds));
       for (const e of entries) log(`${e.name}: busy ${e.busy.at(-1).rps.toFixed(0)} req/s, after idle ${e.after.at(-1).rps.toFixed(0)} req/s`);
@@ -73,16 +76,17 @@ export async function runIdleRecovery({ cycles = 3, idleSeconds = 90, seconds = 
   }
   const f = (x, d = 0) => x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
   const rows = entries.map((e) => {
-    const rps = median(e.after.map((a, i) => a.rps / e.busy[i].rps));
+    const ratios = e.after.map((a, i) => a.rps / e.busy[i].rps);
+    const cycles = ratios.map((r, i) => `${f(r, 2)}${e.reduced[i] ? ' R' : ''}`).join(', ');
     const cpu = median(e.after.map((a, i) => a.cpu / e.busy[i].cpu));
-    return `| ${e.name} | ${e.what} | ${f(median(e.busy.map((b) => b.rps)))} | ${f(median(e.after.map((a) => a.rps)))} | ${f(rps, 2)}× | ${f(median(e.busy.map((b) => b.cpu)), 1)} → ${f(median(e.after.map((a) => a.cpu)), 1)} (${f(cpu, 2)}×) | ${e.idleReduces} |`;
+    return `| ${e.name} | ${e.what} | ${f(median(e.busy.map((b) => b.rps)))} | ${f(median(e.after.map((a) => a.rps)))} | ${f(median(ratios), 2)}× | ${cycles} | ${f(median(e.busy.map((b) => b.cpu)), 1)} → ${f(median(e.after.map((a) => a.cpu)), 1)} (${f(cpu, 2)}×) |`;
   });
   const md = [
     '## After a quiet spell (bench/idle-recovery.mjs)',
     '',
-    `${cycles} cycles: each server busy ${seconds} s, all idle ${idleSeconds} s, each busy ${seconds} s again; /mcp 2026-07-28 tools/call, 10 connections. Ratios: medians over the cycles of after-idle ÷ busy.`,
+    `${cycles} cycles: each server busy ${seconds} s, all idle ${idleSeconds} s, each busy ${seconds} s again; /mcp 2026-07-28 tools/call, 10 connections. Ratios: after-idle ÷ busy, each cycle (R: the server ran a memory-reducing GC while idle) and their median.`,
     '',
-    '| server | what | busy req/s | after-idle req/s | after ÷ busy | server CPU µs/request busy → after | memory-reducing GCs while idle |',
+    '| server | what | busy req/s | after-idle req/s | after ÷ busy (median) | each cycle | server CPU µs/request busy → after |',
     '| --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
     '',

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Reload latency: from the write of svc.yaml to the first request decided by the new policy.
-// Starts `node --no-memory-reducer dist/cli.js serve <tmp manifest> --port 0` (NODE_ARGS; watching on, loopback only), then
+// Starts `node dist/cli.js serve <tmp manifest> --port 0` (watching on, loopback only), then
 // flips one tool's required scope N times (in-place writes); after each write it polls the
 // tool back-to-back with a token that only the new policy allows or refuses, and records
 // the time until the first answer that obeys the new policy. Edits are paced (SETTLE_MS of
@@ -19,7 +19,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { NODE_ARGS } from './lib/proc.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -49,7 +48,7 @@ function startServer(file) {
   const env = { ...process.env, LOG_LEVEL: 'warn' };
   delete env.PORT;
   delete env.HOST;
-  const child = spawn(process.execPath, [...NODE_ARGS, CLI, 'serve', file, '--port', '0'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, 'serve', file, '--port', '0'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stderr.on('data', (d) => (err = (err + d).slice(-2000)));

@@ -9,12 +9,6 @@ import { fileURLToPath } from 'node:url';
 import { request } from './clients.mjs';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-/**
- * Node's options for every server the bench starts, peers and fastsvc alike — as `npm start` runs fastsvc. Without
- * --no-memory-reducer, V8 shrinks the heap of a server that has waited its turn for a while, and that collection
- * throws away the JIT's optimized code: the server's next seconds are measured unoptimized (bench/idle-recovery.mjs).
- */
-export const NODE_ARGS = ['--no-memory-reducer'];
 const live = new Set();
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -22,13 +16,13 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /**
  * Start a server; resolves { child, pid, url, died() } once it listens (died() → null, or why the process is gone),
  * rejects with a one-line reason otherwise. `def.wrap`: a command that runs node (argv before node's path, e.g. valgrind's);
- * `def.nodeArgs`: node's own options (before the script), NODE_ARGS unless given.
+ * `def.nodeArgs`: node's own options (before the script).
  */
 export function startServer(def, env, timeoutMs = 15_000) {
   if (!existsSync(resolvePath(ROOT, def.argv[0]))) {
     return Promise.reject(new Error(`${def.argv[0]} not found${def.hint ? ` (${def.hint})` : ''}`));
   }
-  const [command, ...args] = [...(def.wrap ?? []), process.execPath, ...(def.nodeArgs ?? NODE_ARGS), ...def.argv];
+  const [command, ...args] = [...(def.wrap ?? []), process.execPath, ...(def.nodeArgs ?? []), ...def.argv];
   const child = spawn(command, args, {
     cwd: ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env },
