@@ -13,7 +13,7 @@
 // not printed, so the trace costs nothing per request), beside the median over the cycles.
 // Run it under the shared lock: flock /tmp/fastsvc-bench.lock node bench/idle-recovery.mjs
 //
-//   node bench/idle-recovery.mjs [--cycles 3] [--idle 90] [--seconds 3] [--out bench/results/idle-recovery.md]
+//   node bench/idle-recovery.mjs [--cycles 3] [--idle 90] [--seconds 3] [--warmup 8] [--out bench/results/idle-recovery.md]
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,11 +24,11 @@ import { cpuMs, installCleanup, sleep, startServer, stopServer } from './lib/pro
 import { median } from './lib/report.mjs';
 import { SCENARIOS, SERVERS, TOKEN } from './scenarios.mjs';
 
-const USAGE = 'usage: node bench/idle-recovery.mjs [--cycles N] [--idle SECONDS] [--seconds S] [--out FILE]';
+const USAGE = 'usage: node bench/idle-recovery.mjs [--cycles N] [--idle SECONDS] [--seconds S] [--warmup S] [--out FILE]';
 const DEFAULT_OUT = fileURLToPath(new URL('results/idle-recovery.md', import.meta.url));
 
 /** Runs the measurement; returns the report's Markdown section (also written to `out`). */
-export async function runIdleRecovery({ cycles = 3, idleSeconds = 90, seconds = 3, out = DEFAULT_OUT, log = (m) => console.error(`[idle] ${m}`) } = {}) {
+export async function runIdleRecovery({ cycles = 3, idleSeconds = 90, seconds = 3, warmupSeconds = 8, out = DEFAULT_OUT, log = (m) => console.error(`[idle] ${m}`) } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'fastsvc-idle-'));
   const env = { SVC_TOKEN: TOKEN, BENCH_TOKEN: TOKEN, BENCH_DATA_DIR: dir };
   const TRACE = ['--trace-gc', '--trace-gc-ignore-scavenger'];
@@ -59,7 +59,7 @@ export async function runIdleRecovery({ cycles = 3, idleSeconds = 90, seconds = 
       if (r.errors || r.non2xx) throw new Error(`${e.name}: ${r.errors} failed requests, ${r.non2xx} answers not 2xx`);
       return { rps: r.rps, cpu: ((cpuMs(e.server.pid) - c0) * 1000) / r.total };
     };
-    for (const e of entries) await load(e, 8); // warm-up: long enough for V8's first full collection, which arms the memory reducer
+    for (const e of entries) await load(e, warmupSeconds); // 8 s: long enough for V8's first full collection, which arms the memory reducer
     for (let c = 0; c < cycles; c++) {
       for (const e of entries) e.busy.push(await load(e, seconds));
       const before = entries.map((e) => e.reduces);
@@ -97,8 +97,8 @@ export async function runIdleRecovery({ cycles = 3, idleSeconds = 90, seconds = 
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   installCleanup();
-  const opt = cliOptions({ cycles: { type: 'string' }, idle: { type: 'string' }, seconds: { type: 'string' }, out: { type: 'string' } }, USAGE);
-  const md = await runIdleRecovery({ cycles: Number(opt.cycles ?? 3), idleSeconds: Number(opt.idle ?? 90), seconds: Number(opt.seconds ?? 3), out: opt.out ?? DEFAULT_OUT });
+  const opt = cliOptions({ cycles: { type: 'string' }, idle: { type: 'string' }, seconds: { type: 'string' }, warmup: { type: 'string' }, out: { type: 'string' } }, USAGE);
+  const md = await runIdleRecovery({ cycles: Number(opt.cycles ?? 3), idleSeconds: Number(opt.idle ?? 90), seconds: Number(opt.seconds ?? 3), warmupSeconds: Number(opt.warmup ?? 8), out: opt.out ?? DEFAULT_OUT });
   console.log(md);
   process.exit(0);
 }
