@@ -1,5 +1,6 @@
 // The after-a-quiet-spell measurement's smoke form: `node bench/idle-recovery.mjs` with one short cycle starts
-// its four servers on loopback (the real `svc serve` and the raw echo, each on Node's defaults and with
+// its four servers on loopback (the real `svc serve` — `node [--no-memory-reducer] dist/cli.js serve … --port 0`, as
+// bench/lib/proc.mjs starts it for `npm run bench` — and the raw echo, each on Node's defaults and with
 // --no-memory-reducer), checks every answer (a failed request or a non-2xx stops it) and must exit 0 having
 // written a row with figures for each. No timing: whether V8 runs a reducing collection in one second is its
 // own business, so only the table's shape and its numbers being measured are checked.
