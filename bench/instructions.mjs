@@ -10,7 +10,10 @@
 // instrumented rounds are thrown away (switching instrumentation on retranslates the JIT's code: the first round
 // counts twice as much, the second ~13% more, the later ones agree within 1%).
 // Prints a markdown table (median of the kept rounds, and the raw echo's count over each scenario's, a "work
-// ratio") and writes it to --out when given. Exit 1 when a server or a round fails.
+// ratio") and writes it to --out when given. With --functions N it also says where a /mcp call's instructions beyond
+// the raw echo of the same request go: callgrind_annotate's per-function counts of each one's last round, the N
+// functions that differ most, per request. V8's builtins and C++ runtime have names; JIT-compiled JavaScript has
+// none under valgrind and is one row. Exit 1 when a server or a round fails.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,19 +28,20 @@ import { installCleanup, ROOT, startServer, stopServer } from './lib/proc.mjs';
 /** Instrumented rounds run and dropped before the measured ones. */
 const SETTLE = 2;
 const DEFAULT = ['raw', 'raw-mcp', 'raw-mcp-2026', 'fastsvc-svc', 'fastsvc-mcp', 'fastsvc-mcp-2026', 'fastsvc-svc-nometrics', 'fastsvc-svc-observed', 'fastsvc-oauth-svc'];
-const USAGE = 'usage: node bench/instructions.mjs [--only a,b] [--requests N] [--warmup N] [--rounds N] [--smoke] [--out FILE]';
-const opt = cliOptions({ only: { type: 'string' }, requests: { type: 'string' }, warmup: { type: 'string' }, rounds: { type: 'string' }, smoke: { type: 'boolean' }, out: { type: 'string' } }, USAGE);
+const USAGE = 'usage: node bench/instructions.mjs [--only a,b] [--requests N] [--warmup N] [--rounds N] [--functions N] [--smoke] [--out FILE]';
+const opt = cliOptions({ only: { type: 'string' }, requests: { type: 'string' }, warmup: { type: 'string' }, rounds: { type: 'string' }, functions: { type: 'string' }, smoke: { type: 'boolean' }, out: { type: 'string' } }, USAGE);
 const smoke = Boolean(opt.smoke);
 const cfg = {
   requests: Number(opt.requests ?? (smoke ? 300 : 5000)),
   warmup: Number(opt.warmup ?? (smoke ? 1000 : 30000)),
   rounds: Number(opt.rounds ?? (smoke ? 2 : 3)),
+  functions: Number(opt.functions ?? 0),
 };
 const names = opt.only?.split(',').map((s) => s.trim()).filter(Boolean) ?? (smoke ? ['raw', 'fastsvc-svc'] : DEFAULT);
 const chosen = names.map((n) => SCENARIOS.find((s) => s.name === n));
 const bad = names.filter((n, i) => !chosen[i] || !['http', 'mcp'].includes(chosen[i].kind) || SERVERS[chosen[i].server].postgres);
-if (bad.length || !(cfg.requests >= 1 && cfg.warmup >= 0 && cfg.rounds >= 2)) {
-  console.error(`${bad.length ? `not an http or mcp scenario on a server without PostgreSQL: ${bad.join(', ')}\n` : ''}--requests ≥ 1, --warmup ≥ 0, --rounds ≥ 2\n${USAGE}`);
+if (bad.length || !(cfg.requests >= 1 && cfg.warmup >= 0 && cfg.rounds >= 2 && Number.isInteger(cfg.functions) && cfg.functions >= 0)) {
+  console.error(`${bad.length ? `not an http or mcp scenario on a server without PostgreSQL: ${bad.join(', ')}\n` : ''}--requests ≥ 1, --warmup ≥ 0, --rounds ≥ 2, --functions ≥ 0\n${USAGE}`);
   process.exit(2);
 }
 
@@ -61,6 +65,7 @@ async function measure(scn) {
       await kind.check(target);
       if (cfg.warmup) await autocannonLoad(target, { amount: cfg.warmup, connections: 1 });
       const perRequest = [];
+      let functions;
       for (let round = 0; round < SETTLE + cfg.rounds; round++) {
         control(server.pid, '--instr=on');
         control(server.pid, '--zero');
@@ -71,14 +76,56 @@ async function measure(scn) {
         const ir = totalIr(server.pid, round + 1);
         if (round >= SETTLE) perRequest.push(ir / r.total);
         log(`${scn.name} round ${round}${round >= SETTLE ? '' : ' (settling, dropped)'}: ${Math.round(ir / r.total)} Ir/request`);
+        if (cfg.functions && round === SETTLE + cfg.rounds - 1) functions = perFunction(server.pid, round + 1, r.total);
       }
-      return perRequest;
+      return { perRequest, functions };
     } finally {
       await kind.close(target);
     }
   } finally {
     await stopServer(server);
   }
+}
+
+/** JIT-compiled code: an address with no symbol (valgrind reads no perf map). */
+const JIT = 'JIT-compiled JavaScript (no symbol under valgrind)';
+
+/** Ir per request by function in the n-th dump of process pid (callgrind_annotate, exclusive counts), plus `total`. */
+function perFunction(pid, n, requests) {
+  const text = execFileSync('callgrind_annotate', ['--threshold=100', join(dir, `cg.${pid}.${n}`)], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const by = new Map();
+  let total = 0;
+  for (const line of text.split('\n')) {
+    // e.g. "20,029,108 ( 2.91%)  ???:Builtins_KeyedLoadIC_Megamorphic [/usr/bin/node]"
+    const m = /^\s*([\d,]+) (?:\(\s*[\d.]+%\))?\s+(.+?)\s*$/.exec(line);
+    if (!m) continue;
+    const ir = Number(m[1].replaceAll(',', '')) / requests;
+    if (m[2].startsWith('PROGRAM TOTALS')) total = ir;
+    else {
+      const fn = m[2].replace(/ \[[^\]]*\]$/, '').replace(/^\?\?\?:/, '');
+      const name = /^0x[0-9a-f]+$/.test(fn) ? JIT : fn.replaceAll('(anonymous namespace)', '{anonymous}').replace(/\(.*$/, ''); // C++: no argument list
+      by.set(name, (by.get(name) ?? 0) + ir);
+    }
+  }
+  if (!total) throw new Error(`no totals in callgrind_annotate's output for dump ${n} of ${pid}`);
+  return { total, by };
+}
+
+/** Markdown: the `count` functions whose Ir/request differ most between scenario `a` and its same-request echo `b`. */
+function functionTable(a, b, count) {
+  const names = [...new Set([...a.functions.by.keys(), ...b.functions.by.keys()])];
+  const diff = (n) => (a.functions.by.get(n) ?? 0) - (b.functions.by.get(n) ?? 0);
+  const top = names.sort((x, y) => Math.abs(diff(y)) - Math.abs(diff(x))).slice(0, count);
+  const f = (x) => Math.round(x).toLocaleString('en-US');
+  const sign = (x) => (x > 0 ? `+${f(x)}` : f(x));
+  return [
+    `#### ${a.scn.name} against ${b.scn.name} (Ir/request in each one's last round; exclusive counts)`,
+    '',
+    `| function | ${a.scn.name} | ${b.scn.name} | difference |`,
+    '| --- | --- | --- | --- |',
+    `| all (the dump's total) | ${f(a.functions.total)} | ${f(b.functions.total)} | ${sign(a.functions.total - b.functions.total)} |`,
+    ...top.map((n) => `| ${n.replaceAll('|', '\\|')} | ${f(a.functions.by.get(n) ?? 0)} | ${f(b.functions.by.get(n) ?? 0)} | ${sign(diff(n))} |`),
+  ].join('\n');
 }
 
 /** The event total of the n-th dump of process pid. */
@@ -95,8 +142,8 @@ let failed = false;
 try {
   for (const scn of chosen) {
     try {
-      const per = await measure(scn);
-      rows.push({ scn, ir: median(per), per });
+      const { perRequest: per, functions } = await measure(scn);
+      rows.push({ scn, ir: median(per), per, functions });
     } catch (err) {
       failed = true;
       log(`${scn.name}: FAILED: ${err.message}`);
@@ -118,6 +165,12 @@ const table = [
     return `| ${r.scn.name} | ${r.scn.label} | ${Math.round(r.ir).toLocaleString('en-US')} | ${r.per.map((x) => Math.round(x / 100) / 10).join(', ')}k | ${raw ? `${(raw / r.ir).toFixed(2)}×` : '—'} | ${same ? `${(same.ir / r.ir).toFixed(2)}× ${same.scn.name}` : '—'} |`;
   }),
 ].join('\n');
-console.log(table);
-if (opt.out) writeFileSync(opt.out, `${table}\n`);
+const pairs = rows.filter((r) => r.functions).map((r) => [r, rows.find((x) => x.scn.name === SAME_REQUEST[r.scn.name] && x.functions)]).filter(([, echo]) => echo);
+const report = pairs.length === 0 ? table : [
+  table,
+  `### Where a /mcp call's instructions beyond the raw echo of the same request go (--functions ${cfg.functions})`,
+  ...pairs.map(([r, echo]) => functionTable(r, echo, cfg.functions)),
+].join('\n\n');
+console.log(report);
+if (opt.out) writeFileSync(opt.out, `${report}\n`);
 process.exit(failed ? 1 : 0);

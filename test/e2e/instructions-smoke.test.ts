@@ -3,8 +3,10 @@
 // does; the only difference is that valgrind's callgrind runs that node) on loopback (valgrind from
 // scripts/ensure-valgrind.sh), checks each answer, switches instrumentation on around a few hundred requests per
 // round and prints Ir/request. It runs /svc and a 2026-07-28 /mcp call, with the raw echo and the raw echo of that same
-// /mcp request. This asserts the exit code, a count in each row, fastsvc's work ratio against the raw echo and the
-// /mcp call's against the echo of its own request — no timing, and no value of a count (the smoke form's JIT is not warm).
+// /mcp request, and (--functions) the per-function difference between that call and its echo. This asserts the exit
+// code, a count in each row, fastsvc's work ratio against the raw echo and the /mcp call's against the echo of its own
+// request, and that the difference table adds up (its total row is the two dumps' totals) and has the JIT's row — no
+// timing, and no value of a count (the smoke form's JIT is not warm).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -24,7 +26,7 @@ describe('instruction-count bench smoke (node bench/instructions.mjs --smoke)', 
 
   it('counts instructions per request for the raw echoes, fastsvc /svc and /mcp, and their ratios', async () => {
     const out = join(dir, 'instructions.md');
-    const { stdout } = await promisify(execFile)(process.execPath, ['bench/instructions.mjs', '--smoke', '--only', SCENARIOS.join(','), '--out', out], { cwd: ROOT, timeout: 400_000, maxBuffer: 1 << 24 });
+    const { stdout } = await promisify(execFile)(process.execPath, ['bench/instructions.mjs', '--smoke', '--only', SCENARIOS.join(','), '--functions', '5', '--out', out], { cwd: ROOT, timeout: 400_000, maxBuffer: 1 << 24 });
     const rows = new Map(readFileSync(out, 'utf8').split('\n').filter((l) => SCENARIOS.some((n) => l.startsWith(`| ${n} |`)))
       .map((l) => l.split('|').slice(1, -1).map((c) => c.trim())).map((c) => [c[0]!, c]));
     assert.deepEqual([...rows.keys()], SCENARIOS, stdout);
@@ -34,5 +36,19 @@ describe('instruction-count bench smoke (node bench/instructions.mjs --smoke)', 
     assert.match(rows.get('fastsvc-mcp-2026')![5]!, /^\d+\.\d\d× raw-mcp-2026$/);
     assert.equal(rows.get('fastsvc-svc')![5], '—', '/svc has no same-request echo');
     assert.ok(stdout.includes('### Instructions per request'), 'the table is printed too');
+
+    const report = readFileSync(out, 'utf8');
+    const section = report.split('#### fastsvc-mcp-2026 against raw-mcp-2026')[1];
+    assert.ok(section, `a function table for the /mcp call against its echo:\n${report}`);
+    const cells = section.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| ---') && !l.startsWith('| function'))
+      .map((l) => l.split('|').slice(1, -1).map((c) => c.trim()));
+    const num = (c: string) => Number(c.replaceAll(',', ''));
+    assert.equal(cells.length, 1 + 5, 'the total row and five functions');
+    const [all, ...fns] = cells;
+    assert.equal(all![0], "all (the dump's total)");
+    assert.ok(Math.abs(num(all![3]!) - (num(all![1]!) - num(all![2]!))) <= 1, 'difference = fastsvc − echo (each rounded)');
+    assert.ok(num(all![1]!) > 0 && num(all![2]!) > 0);
+    assert.ok(fns.some((c) => c[0] === 'JIT-compiled JavaScript (no symbol under valgrind)'), 'JavaScript has one row');
+    for (const c of fns) assert.ok(Math.abs(num(c[3]!) - (num(c[1]!) - num(c[2]!))) <= 1, `row ${c[0]} adds up`);
   });
 });
