@@ -12,8 +12,9 @@
 // Prints a markdown table (median of the kept rounds, and the raw echo's count over each scenario's, a "work
 // ratio") and writes it to --out when given. With --functions N it also says where a /mcp call's instructions beyond
 // the raw echo of the same request go: callgrind_annotate's per-function counts of each one's last round, the N
-// functions that differ most, per request. V8's builtins and C++ runtime have names; JIT-compiled JavaScript has
-// none under valgrind and is one row. Exit 1 when a server or a round fails.
+// functions that differ most, per request. V8's builtins and C++ runtime have names in node's binary; JIT-compiled
+// JavaScript is named from the perf map V8 writes when the server runs with --perf-basic-prof-only-functions
+// (only with --functions; /tmp/perf-PID.map, removed once read). Exit 1 when a server or a round fails.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -56,7 +57,7 @@ const log = (m) => console.error(`[instructions] ${m}`);
 
 /** Instructions per request over the rounds kept (the first instrumented round is dropped). */
 async function measure(scn) {
-  const server = await startServer({ ...SERVERS[scn.server], wrap }, env, 180_000);
+  const server = await startServer({ ...SERVERS[scn.server], wrap, nodeArgs: cfg.functions ? ['--perf-basic-prof-only-functions'] : [] }, env, 180_000);
   try {
     const token = scn.token === 'oauth' ? await (await OAuthFlow.open(server.url)).accessToken(`${server.url}${scn.kind === 'mcp' ? scn.path ?? '/mcp' : '/svc'}`) : TOKEN;
     const kind = KINDS[scn.kind];
@@ -84,15 +85,39 @@ async function measure(scn) {
     }
   } finally {
     await stopServer(server);
+    rmSync(perfMap(server.pid), { force: true });
   }
 }
 
-/** JIT-compiled code: an address with no symbol (valgrind reads no perf map). */
-const JIT = 'JIT-compiled JavaScript (no symbol under valgrind)';
+/** Where V8 writes the start, size and name of each function it compiles (--perf-basic-prof-only-functions). */
+const perfMap = (pid) => `/tmp/perf-${pid}.map`;
+
+/** Code address → "JS name (file:line:column)" from the server's perf map, file paths relative to the repository. */
+function jitNames(pid) {
+  const ranges = readFileSync(perfMap(pid), 'utf8').split('\n').filter(Boolean).map((line) => {
+    const [start, size, ...name] = line.split(' ');
+    // e.g. "JS:*handle file:///…/dist/cli.js:13:27128" (* optimized, ^ baseline, ~ interpreted)
+    const [fn, where] = name.join(' ').replace(/^JS:[*^~+]?/, '').split(/ (?=\S+$)/);
+    const at = (where ?? fn).replace(`file://${ROOT}`, '');
+    return { start: parseInt(start, 16), end: parseInt(start, 16) + parseInt(size, 16), name: where ? `JS ${fn || '(anonymous)'} (${at})` : `JS (anonymous) (${at})` };
+  }).sort((a, b) => a.start - b.start);
+  return (address) => {
+    let lo = 0;
+    let hi = ranges.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (ranges[mid].end <= address) lo = mid + 1;
+      else if (ranges[mid].start > address) hi = mid - 1;
+      else return ranges[mid].name;
+    }
+    return 'JIT code the perf map does not name (stubs, regular expressions)';
+  };
+}
 
 /** Ir per request by function in the n-th dump of process pid (callgrind_annotate, exclusive counts), plus `total`. */
 function perFunction(pid, n, requests) {
   const text = execFileSync('callgrind_annotate', ['--threshold=100', join(dir, `cg.${pid}.${n}`)], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const jit = jitNames(pid);
   const by = new Map();
   let total = 0;
   for (const line of text.split('\n')) {
@@ -103,7 +128,7 @@ function perFunction(pid, n, requests) {
     if (m[2].startsWith('PROGRAM TOTALS')) total = ir;
     else {
       const fn = m[2].replace(/ \[[^\]]*\]$/, '').replace(/^\?\?\?:/, '');
-      const name = /^0x[0-9a-f]+$/.test(fn) ? JIT : fn.replaceAll('(anonymous namespace)', '{anonymous}').replace(/\(.*$/, ''); // C++: no argument list
+      const name = /^0x[0-9a-f]+$/.test(fn) ? jit(parseInt(fn, 16)) : fn.replaceAll('(anonymous namespace)', '{anonymous}').replace(/\(.*$/, ''); // C++: no argument list
       by.set(name, (by.get(name) ?? 0) + ir);
     }
   }
