@@ -98,8 +98,8 @@ function jitNames(pid) {
     const [start, size, ...name] = line.split(' ');
     // e.g. "JS:*handle file:///…/dist/cli.js:13:27128" (* optimized, ^ baseline, ~ interpreted)
     const [fn, where] = name.join(' ').replace(/^JS:[*^~+]?/, '').split(/ (?=\S+$)/);
-    const at = (where ?? fn).replace(`file://${ROOT}`, '');
-    return { start: parseInt(start, 16), end: parseInt(start, 16) + parseInt(size, 16), name: where ? `JS ${fn || '(anonymous)'} (${at})` : `JS (anonymous) (${at})` };
+    const label = where === undefined ? `JS ${fn}` : `JS ${fn || '(anonymous)'} (${where.replace(`file://${ROOT}`, '')})`;
+    return { start: parseInt(start, 16), end: parseInt(start, 16) + parseInt(size, 16), name: label };
   }).sort((a, b) => a.start - b.start);
   return (address) => {
     let lo = 0;

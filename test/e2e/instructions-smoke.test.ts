@@ -6,8 +6,7 @@
 // /mcp request, and (--functions) the per-function difference between that call and its echo. This asserts the exit
 // code, a count in each row, fastsvc's work ratio against the raw echo and the /mcp call's against the echo of its own
 // request, and that the difference table adds up (its total row is the two dumps' totals) and names fastsvc's own
-// JavaScript functions (from V8's perf map) — no
-// timing, and no value of a count (the smoke form's JIT is not warm).
+// JavaScript functions (from V8's perf map) — no timing, and no value of a count (the smoke form's JIT is not warm).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
