@@ -17,7 +17,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { cliOptions } from './lib/cli-args.mjs';
 import { KINDS } from './lib/clients.mjs';
 import { cpuMs, installCleanup, sleep, startServer, stopServer } from './lib/proc.mjs';
@@ -95,10 +95,15 @@ export async function runIdleRecovery({ cycles = 3, idleSeconds = 90, seconds = 
   return md;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   installCleanup();
   const opt = cliOptions({ cycles: { type: 'string' }, idle: { type: 'string' }, seconds: { type: 'string' }, warmup: { type: 'string' }, out: { type: 'string' } }, USAGE);
-  const md = await runIdleRecovery({ cycles: Number(opt.cycles ?? 3), idleSeconds: Number(opt.idle ?? 90), seconds: Number(opt.seconds ?? 3), warmupSeconds: Number(opt.warmup ?? 8), out: opt.out ?? DEFAULT_OUT });
+  const args = { cycles: Number(opt.cycles ?? 3), idleSeconds: Number(opt.idle ?? 90), seconds: Number(opt.seconds ?? 3), warmupSeconds: Number(opt.warmup ?? 8) };
+  if (!(Number.isInteger(args.cycles) && args.cycles >= 1 && args.idleSeconds >= 0 && args.seconds > 0 && args.warmupSeconds >= 0)) {
+    console.error(`--cycles must be a whole number ≥ 1, --idle and --warmup ≥ 0, --seconds > 0\n${USAGE}`);
+    process.exit(2);
+  }
+  const md = await runIdleRecovery({ ...args, out: opt.out ?? DEFAULT_OUT });
   console.log(md);
   process.exit(0);
 }

@@ -365,26 +365,19 @@ async function withScaling(code) {
   if (!smoke) appendToReport(readFileSync(join(RESULTS_DIR, 'scaling.md'), 'utf8'));
   return Math.max(code, scaled);
 }
-async function withLarge(code) {
-  if (!opt.large || smoke) return code;
+/** A section that runs after the rounds outside smoke mode: its Markdown goes into the report; a failure fails the run. */
+const section = (wanted, name, run) => async (code) => {
+  if (!wanted || smoke) return code;
   try {
-    appendToReport(await (await import('./large-manifest.mjs')).runLargeSection({ outDir: RESULTS_DIR }));
+    appendToReport(await run());
     return code;
   } catch (err) {
-    log(`large manifests: FAILED: ${err.message}`);
+    log(`${name}: FAILED: ${err.message}`);
     return 1;
   }
-}
-async function withIdle(code) {
-  if (!opt.idle || smoke) return code;
-  try {
-    appendToReport(await (await import('./idle-recovery.mjs')).runIdleRecovery({ out: join(RESULTS_DIR, 'idle-recovery.md') }));
-    return code;
-  } catch (err) {
-    log(`idle recovery: FAILED: ${err.message}`);
-    return 1;
-  }
-}
+};
+const withLarge = section(opt.large, 'large manifests', async () => (await import('./large-manifest.mjs')).runLargeSection({ outDir: RESULTS_DIR }));
+const withIdle = section(opt.idle, 'idle recovery', async () => (await import('./idle-recovery.mjs')).runIdleRecovery({ out: join(RESULTS_DIR, 'idle-recovery.md') }));
 main().then(withScaling).then(withLarge).then(withIdle).then((code) => process.exit(code), (err) => {
   console.error(err);
   process.exit(1);
