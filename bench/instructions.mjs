@@ -14,7 +14,8 @@
 // the raw echo of the same request go: callgrind_annotate's per-function counts of each one's last round, the N
 // functions that differ most, per request. V8's builtins and C++ runtime have names in node's binary; JIT-compiled
 // JavaScript is named from the perf map V8 writes when the server runs with --perf-basic-prof-only-functions
-// (only with --functions; /tmp/perf-PID.map, removed once read). Exit 1 when a server or a round fails.
+// (only with --functions; /tmp/perf-PID.map, removed once read). --warm-with a,b first sends other scenarios' traffic to
+// the same server, as `npm run bench` does before a scenario's turn. Exit 1 when a server or a round fails.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,8 +30,8 @@ import { installCleanup, ROOT, startServer, stopServer } from './lib/proc.mjs';
 /** Instrumented rounds run and dropped before the measured ones. */
 const SETTLE = 2;
 const DEFAULT = ['raw', 'raw-mcp', 'raw-mcp-2026', 'fastsvc-svc', 'fastsvc-mcp', 'fastsvc-mcp-2026', 'fastsvc-svc-nometrics', 'fastsvc-svc-observed', 'fastsvc-oauth-svc'];
-const USAGE = 'usage: node bench/instructions.mjs [--only a,b] [--requests N] [--warmup N] [--rounds N] [--functions N] [--smoke] [--out FILE]';
-const opt = cliOptions({ only: { type: 'string' }, requests: { type: 'string' }, warmup: { type: 'string' }, rounds: { type: 'string' }, functions: { type: 'string' }, smoke: { type: 'boolean' }, out: { type: 'string' } }, USAGE);
+const USAGE = 'usage: node bench/instructions.mjs [--only a,b] [--requests N] [--warmup N] [--rounds N] [--functions N] [--warm-with a,b] [--smoke] [--out FILE]';
+const opt = cliOptions({ only: { type: 'string' }, requests: { type: 'string' }, warmup: { type: 'string' }, rounds: { type: 'string' }, functions: { type: 'string' }, 'warm-with': { type: 'string' }, smoke: { type: 'boolean' }, out: { type: 'string' } }, USAGE);
 const smoke = Boolean(opt.smoke);
 const cfg = {
   requests: Number(opt.requests ?? (smoke ? 300 : 5000)),
@@ -40,9 +41,12 @@ const cfg = {
 };
 const names = opt.only?.split(',').map((s) => s.trim()).filter(Boolean) ?? (smoke ? ['raw', 'fastsvc-svc'] : DEFAULT);
 const chosen = names.map((n) => SCENARIOS.find((s) => s.name === n));
-const bad = names.filter((n, i) => !chosen[i] || !['http', 'mcp'].includes(chosen[i].kind) || SERVERS[chosen[i].server].postgres);
+const warmNames = opt['warm-with']?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
+const warmWith = warmNames.map((n) => SCENARIOS.find((s) => s.name === n));
+const measurable = (scn) => scn && ['http', 'mcp'].includes(scn.kind) && !SERVERS[scn.server].postgres;
+const bad = [...names.filter((n, i) => !measurable(chosen[i])), ...warmNames.filter((n, i) => !measurable(warmWith[i]) || chosen.some((c) => c?.server !== warmWith[i].server))];
 if (bad.length || !(cfg.requests >= 1 && cfg.warmup >= 0 && cfg.rounds >= 2 && Number.isInteger(cfg.functions) && cfg.functions >= 0)) {
-  console.error(`${bad.length ? `not an http or mcp scenario on a server without PostgreSQL: ${bad.join(', ')}\n` : ''}--requests ≥ 1, --warmup ≥ 0, --rounds ≥ 2, --functions ≥ 0\n${USAGE}`);
+  console.error(`${bad.length ? `not an http or mcp scenario on a server without PostgreSQL (--warm-with: on the measured scenarios' server): ${bad.join(', ')}\n` : ''}--requests ≥ 1, --warmup ≥ 0, --rounds ≥ 2, --functions ≥ 0\n${USAGE}`);
   process.exit(2);
 }
 
@@ -59,11 +63,23 @@ const log = (m) => console.error(`[instructions] ${m}`);
 async function measure(scn) {
   const server = await startServer({ ...SERVERS[scn.server], wrap, nodeArgs: cfg.functions ? ['--perf-basic-prof-only-functions'] : [] }, env, 180_000);
   try {
-    const token = scn.token === 'oauth' ? await (await OAuthFlow.open(server.url)).accessToken(`${server.url}${scn.kind === 'mcp' ? scn.path ?? '/mcp' : '/svc'}`) : TOKEN;
+    const tokenFor = async (s) => (s.token === 'oauth' ? (await OAuthFlow.open(server.url)).accessToken(`${server.url}${s.kind === 'mcp' ? s.path ?? '/mcp' : '/svc'}`) : TOKEN);
+    const token = await tokenFor(scn);
     const kind = KINDS[scn.kind];
     const target = await kind.open(scn, server.url, token);
     try {
       await kind.check(target);
+      // --warm-with: the server first serves the other traffic it carries in `npm run bench` (what it has served
+      // shapes the JIT's feedback), then the measured scenario's own warm-up.
+      for (const other of warmWith) {
+        const t = await KINDS[other.kind].open(other, server.url, await tokenFor(other));
+        try {
+          await KINDS[other.kind].check(t);
+          if (cfg.warmup) await autocannonLoad(t, { amount: cfg.warmup, connections: 1 });
+        } finally {
+          await KINDS[other.kind].close(t);
+        }
+      }
       if (cfg.warmup) await autocannonLoad(target, { amount: cfg.warmup, connections: 1 });
       const perRequest = [];
       let functions;
@@ -180,7 +196,7 @@ try {
 }
 const raw = rows.find((r) => r.scn.name === 'raw' && r.ir)?.ir;
 const table = [
-  `### Instructions per request (bench/instructions.mjs: callgrind, ${cfg.requests} requests per round on one connection after ${cfg.warmup} warm-up ones; median of ${cfg.rounds} rounds)`,
+  `### Instructions per request (bench/instructions.mjs: callgrind, ${cfg.requests} requests per round on one connection after ${cfg.warmup} warm-up ones${warmNames.length ? ` (each preceded by ${cfg.warmup} of each of ${warmNames.join(', ')})` : ''}; median of ${cfg.rounds} rounds)`,
   '',
   '| scenario | what | Ir/request (median) | rounds | raw echo ÷ this (work ratio) | raw echo of the same request ÷ this |',
   '| --- | --- | --- | --- | --- | --- |',
