@@ -183,11 +183,13 @@ export class ModernProtocol {
   }
 
   /**
-   * subscriptions/listen: returns the acknowledgement (the honoured subset of the filter) and a
-   * stop function; `send` receives each later notification, tagged with the subscription id.
-   * A principal is told only about lists and resources it may see.
+   * subscriptions/listen: sends the acknowledgement (the honoured subset of the filter) and then each
+   * later notification, tagged with the subscription id, to `send`; resolves to the function that
+   * stops it. A principal is told only about lists and resources it may see, and about its own tasks
+   * (wherever they run, when replicas share a task store). Rejects, having sent nothing, when the
+   * shared task store cannot be read.
    */
-  listen(msg: JsonRpcRequest, principal: Principal, send: (m: JsonRpcNotification) => boolean): { ack: JsonRpcNotification; stop(): void } {
+  async listen(msg: JsonRpcRequest, principal: Principal, send: (m: JsonRpcNotification) => boolean): Promise<() => void> {
     const rt = this.#opts.runtime;
     const filter = isObject(msg.params?.notifications) ? msg.params!.notifications as Record<string, unknown> : {};
     const honored: Record<string, unknown> = {};
@@ -200,20 +202,13 @@ export class ModernProtocol {
     const tag = { [META.subscriptionId]: msg.id };
     const note = (method: string, extra?: Record<string, unknown>) => send({ jsonrpc: '2.0', method, params: { _meta: tag, ...extra } });
     const tasks = this.#opts.tasks;
-    const who = { principal, transport: this.#opts.transport };
-    /** The caller's own task, re-authorized against the current policy; undefined otherwise. */
-    const own = (id: string) => {
-      try {
-        return tasks?.get(id, who);
-      } catch {
-        return undefined;
-      }
-    };
-    const taskIds = tasks && Array.isArray(filter.taskIds) ? [...new Set(filter.taskIds.filter((t): t is string => typeof t === 'string' && own(t) !== undefined))] : undefined;
-    if (taskIds) honored.taskIds = taskIds;
-    const untask = taskIds?.length ? tasks!.onChange((t) => {
-      if (taskIds.includes(t.id) && own(t.id)) note('notifications/tasks', detailedTask(t));
-    }) : undefined;
+    const followed = tasks && Array.isArray(filter.taskIds)
+      ? await tasks.follow(filter.taskIds.filter((t): t is string => typeof t === 'string'), { principal, transport: this.#opts.transport })
+      : undefined;
+    if (followed) honored.taskIds = followed.ids;
+    // From here on synchronous: the acknowledgement goes out before any notification.
+    send({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: tag, notifications: honored } });
+    const unfollow = followed?.watch((t) => note('notifications/tasks', detailedTask(t)));
     let seen = cat0;
     const stop = rt.onChange((c) => {
       const prev = seen;
@@ -224,12 +219,9 @@ export class ModernProtocol {
       if (honored.resourcesListChanged && c.resources && (changed(rt.listResources) || changed(rt.listResourceTemplates))) note('notifications/resources/list_changed');
       if (c.resources) for (const uri of uris ?? []) if (rt.check('resource', uri, principal, next)?.ok) note('notifications/resources/updated', { uri });
     });
-    return {
-      ack: { jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: tag, notifications: honored } },
-      stop: () => {
-        stop();
-        untask?.();
-      },
+    return () => {
+      stop();
+      unfollow?.();
     };
   }
 

@@ -18,6 +18,7 @@
 //   (task_start, task_cancel, task_expire, refuse task_limit, deny not_task_owner);
 // - on a shared store (PostgreSQL) the async variants begin/saved/find/listAll/cancelAny/settled
 //   work from any replica: a cancel reaches the replica running the task and aborts it there;
+//   follow() hears a task's status changes on whichever replica runs it, each once, in order;
 //   tasks/update (input answers) needs the replica running the task, and the running caps
 //   count each replica's own tasks;
 // - a tool declaring ask_before_task (startAfterInput) runs before its task exists: until the
@@ -35,7 +36,7 @@ import { decide } from '../policy/scopes.js';
 import { denial } from '../runtime/denial.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { Context } from '../core/call-context.js';
-import { isShared, MemoryTaskStore, TERMINAL, type InputRequest, type TaskRecord, type TaskStatus, type TaskStore } from './store.js';
+import { isShared, MemoryTaskStore, TERMINAL, type InputRequest, type SharedTaskStore, type TaskRecord, type TaskStatus, type TaskStore } from './store.js';
 
 export type { TaskRecord, TaskStatus } from './store.js';
 
@@ -68,6 +69,13 @@ export interface StartRequest {
 
 type Caller = { principal: Principal; transport: CallContext['transport']; catalog?: Catalog; scope?: RequestScope };
 
+/** A follow(): the task ids it follows, for whom, and where each change goes. */
+interface Follower {
+  readonly ids: ReadonlySet<string>;
+  readonly who: Caller;
+  readonly fn: (t: TaskRecord) => void;
+}
+
 interface Live {
   controller: AbortController;
   waiting: Map<string, { resolve(v: unknown): void; reject(e: unknown): void }>;
@@ -87,6 +95,11 @@ export class TaskEngine {
   readonly #store: TaskStore;
   readonly #live = new Map<string, Live>();
   readonly #listeners = new Set<(t: TaskRecord) => void>();
+  readonly #followers = new Set<Follower>();
+  /** Another replica's followed task → the version (status and time) last delivered, so a change is delivered once. */
+  readonly #delivered = new Map<string, string>();
+  /** Reads of other replicas' changed tasks, one at a time, so their changes are delivered in order. */
+  #reading: Promise<void> = Promise.resolve();
   readonly #sweeper: NodeJS.Timeout;
   readonly #obs: Observer;
 
@@ -101,6 +114,7 @@ export class TaskEngine {
         const task = this.#live.has(id) ? store.get(id) : undefined;
         if (task && !TERMINAL.has(task.status)) this.#cancel(task, by, 'cancelled through another replica');
       });
+      store.onChange((id) => this.#changedElsewhere(store, id));
     }
   }
 
@@ -324,10 +338,61 @@ export class TaskEngine {
     return task;
   }
 
-  /** Called with each task whose status changed. */
+  /** Called with each task of this replica whose status changed. */
   onChange(fn: (t: TaskRecord) => void): () => void {
     this.#listeners.add(fn);
     return () => this.#listeners.delete(fn);
+  }
+
+  /**
+   * The caller's tasks among `ids`, wherever they run (any replica sharing the store), to follow: resolves to
+   * the ids — those tasks/get would show the caller now, in the order given — and watch(fn), from which `fn`
+   * gets each status change of one of them, re-authorized against the policy current at that moment, until
+   * the function watch() returns is called. Rejects when the shared store cannot be read (STORE_UNAVAILABLE).
+   */
+  async follow(ids: readonly string[], who: Caller): Promise<{ ids: string[]; watch(fn: (t: TaskRecord) => void): () => void }> {
+    const unique = [...new Set(ids)];
+    const found = await Promise.all(unique.map((id) => this.find(id, who).then(() => true, (e: unknown) => {
+      if (isSvcError(e) && (e.code === 'NOT_FOUND' || e.code === 'INSUFFICIENT_SCOPE')) return false;
+      throw e;
+    })));
+    const own = new Set(unique.filter((_, i) => found[i]));
+    return {
+      ids: [...own],
+      watch: (fn) => {
+        const f: Follower = { ids: own, who, fn };
+        if (own.size) this.#followers.add(f);
+        return () => {
+          this.#followers.delete(f);
+          for (const id of own) if (![...this.#followers].some((o) => o.ids.has(id))) this.#delivered.delete(id);
+        };
+      },
+    };
+  }
+
+  /** Tells each follower of `task` about its change, if the follower may still see it. */
+  #deliver(task: TaskRecord): void {
+    for (const f of this.#followers) {
+      if (!f.ids.has(task.id)) continue;
+      try {
+        this.#authorize(task, task.id, f.who);
+      } catch {
+        continue; // its scopes no longer cover the tool (logged as a denial by #authorize)
+      }
+      f.fn(task);
+    }
+  }
+
+  /** A task's shared record changed (any replica): a followed task of another replica is read and delivered. */
+  #changedElsewhere(store: SharedTaskStore, id: string): void {
+    if (store.get(id) || ![...this.#followers].some((f) => f.ids.has(id))) return; // this replica's own: #set delivered it
+    this.#reading = this.#reading.then(async () => {
+      const task = await store.fetch(id);
+      const version = task && `${task.status} ${task.lastUpdatedAt}`;
+      if (!task || this.#delivered.get(id) === version || ![...this.#followers].some((f) => f.ids.has(id))) return;
+      this.#delivered.set(id, version!);
+      this.#deliver(task);
+    }).catch((err: unknown) => this.#opts.logger.warn({ event: 'task.follow_failed', task_id: id, err }, `could not read task ${id.slice(0, 6)}… after another replica changed it`));
   }
 
   /** Tasks running now (for /metadata and /readyz). */
@@ -402,6 +467,7 @@ export class TaskEngine {
     this.#store.put(task);
     this.#log(task, status === 'cancelled' ? 'task.cancelled' : 'task.status', reason);
     for (const fn of this.#listeners) fn(task);
+    this.#deliver(task);
   }
 
   /** The call's channel: progress messages become the status message; requests wait for tasks/update. */

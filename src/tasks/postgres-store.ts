@@ -11,16 +11,20 @@
 //   the table and NOTIFYs its id in the same statement, so the replica running it aborts its
 //   call (exec kills its process group) when the notification arrives — and a task whose
 //   replica died is at least recorded as cancelled;
+// - every write that changes a task's row NOTIFYs its id in the same statement, delivered to
+//   onChange() on every replica after the write commits, in commit order (a replica whose
+//   notification connection is down misses the changes made meanwhile);
 // - a failed write is reported through onError, never thrown at the task's caller.
 
 import { SvcError, type ErrorCode } from '../errors.js';
-import { TASK_CANCEL_CHANNEL as CHANNEL } from '../auth/oauth/providers/postgres.js';
+import { TASK_CANCEL_CHANNEL as CHANNEL, TASK_CHANGE_CHANNEL as CHANGED } from '../auth/oauth/providers/postgres.js';
 import { MemoryTaskStore, type SharedTaskStore, type TaskRecord } from './store.js';
 
 /** What the store needs of the database (PostgresOAuthProvider gives it). */
 export interface TaskDb {
   query<R extends Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
   onTaskCancel(fn: (id: string, by: string) => void): void;
+  onTaskChange(fn: (id: string) => void): void;
 }
 
 const ENDED = `('completed', 'failed', 'cancelled')`;
@@ -40,10 +44,12 @@ export class PostgresTaskStore extends MemoryTaskStore implements SharedTaskStor
   override put(task: TaskRecord): void {
     super.put(task);
     const row = [task.id, ownerKey(task.owner), task.status, encode(task), task.expiresAt ?? null];
-    this.#last = this.#writes.then(() => this.#db.query(`INSERT INTO fastsvc_tasks (id, owner, status, record, expires_at)
-      VALUES ($1, $2, $3, $4, $5)
-      ON CONFLICT (id) DO UPDATE SET status = excluded.status, record = excluded.record, expires_at = excluded.expires_at
-      WHERE fastsvc_tasks.status NOT IN ${ENDED}`, row));
+    this.#last = this.#writes.then(() => this.#db.query(`WITH u AS (
+        INSERT INTO fastsvc_tasks (id, owner, status, record, expires_at)
+        VALUES ($1, $2, $3, $4, $5)
+        ON CONFLICT (id) DO UPDATE SET status = excluded.status, record = excluded.record, expires_at = excluded.expires_at
+        WHERE fastsvc_tasks.status NOT IN ${ENDED} RETURNING id)
+      SELECT pg_notify('${CHANGED}', id) FROM u`, row));
     this.#writes = this.#last.then(() => undefined, this.#onError);
   }
 
@@ -73,11 +79,15 @@ export class PostgresTaskStore extends MemoryTaskStore implements SharedTaskStor
     delete ended.inputRequests;
     await this.#db.query(`WITH u AS (
         UPDATE fastsvc_tasks SET status = 'cancelled', record = $2, expires_at = $3 WHERE id = $1 AND status NOT IN ${ENDED} RETURNING id)
-      SELECT pg_notify('${CHANNEL}', $1 || ' ' || $4) FROM u`, [task.id, encode(ended), ended.expiresAt, by]);
+      SELECT pg_notify('${CHANNEL}', $1 || ' ' || $4), pg_notify('${CHANGED}', $1) FROM u`, [task.id, encode(ended), ended.expiresAt, by]);
   }
 
   onCancel(fn: (id: string, by: string) => void): void {
     this.#db.onTaskCancel(fn);
+  }
+
+  onChange(fn: (id: string) => void): void {
+    this.#db.onTaskChange(fn);
   }
 }
 

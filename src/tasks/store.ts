@@ -66,6 +66,8 @@ export interface SharedTaskStore extends TaskStore {
   requestCancel(task: TaskRecord, by: string, statusMessage: string): Promise<void>;
   /** Called on every replica with each requestCancel() made by any replica. */
   onCancel(fn: (id: string, by: string) => void): void;
+  /** Called on every replica with the id of each task whose shared record any replica changed (its own included). */
+  onChange(fn: (id: string) => void): void;
 }
 
 export function isShared(s: TaskStore): s is SharedTaskStore {

@@ -195,7 +195,7 @@ async function modernPost(deps: McpDeps, log: Logger, modern: ModernProtocol, li
   if (!adm.ok) return sendJson(res, adm.status, adm.answer);
   const refused = stepUp(deps, log, req, res, [msg], p, cat);
   if (refused === true || (refused !== false && await refused)) return;
-  if (msg.method === 'subscriptions/listen') return listenStream(modern, listens, res, msg, p, accept);
+  if (msg.method === 'subscriptions/listen') return listenStream(modern, listens, log, res, msg, p, accept);
   const reply = new PostReply(res, accept, NO_FALLBACK);
   const { status, answer } = await modern.handle(msg, adm.meta, p, reply.sink, cat, new ResponseSignal(res, streamClosed), scopeFor(deps, req));
   if (status !== 200 && !reply.streaming) return res.destroyed ? undefined : sendJson(res, status, answer);
@@ -208,12 +208,22 @@ const NO_FALLBACK = (): boolean => false;
 /** A modern call's signal aborts with this when the client closes the stream before the answer. */
 const streamClosed = () => new SvcError('BACKEND_TIMEOUT', 'the client closed the stream');
 
-/** subscriptions/listen: an SSE stream that opens with the acknowledgement and carries the tagged change notifications until either side ends it. */
-function listenStream(modern: ModernProtocol, listens: Set<() => void>, res: ServerResponse, msg: JsonRpcRequest, p: Principal, accept: Accepts): void {
+/**
+ * subscriptions/listen: an SSE stream that opens with the acknowledgement and carries the tagged change notifications
+ * until either side ends it. When the listen cannot be set up (a shared task store that is down), the stream carries
+ * the request's JSON-RPC error and ends.
+ */
+async function listenStream(modern: ModernProtocol, listens: Set<() => void>, log: Logger, res: ServerResponse, msg: JsonRpcRequest, p: Principal, accept: Accepts): Promise<void> {
   if (!accept.sse) return reject(res, new SvcError('INVALID_REQUEST', 'subscriptions/listen answers with an event stream: Accept must include text/event-stream'), 406);
   startSse(res);
-  const sub = modern.listen(msg, p, (m) => writeEvent(res, m));
-  writeEvent(res, sub.ack);
+  let stop: () => void;
+  try {
+    stop = await modern.listen(msg, p, (m) => writeEvent(res, m));
+  } catch (e) {
+    writeEvent(res, errorFrom(msg.id, toSvcError(e, log)));
+    return void res.end();
+  }
+  if (res.destroyed) return stop(); // the client left while the listen was being set up
   const timer = setInterval(() => res.write(': keep-alive\n\n'), KEEPALIVE_MS).unref();
   const end = () => {
     writeEvent(res, modern.listenEnd(msg.id));
@@ -222,7 +232,7 @@ function listenStream(modern: ModernProtocol, listens: Set<() => void>, res: Ser
   listens.add(end);
   res.on('close', () => {
     clearInterval(timer);
-    sub.stop();
+    stop();
     listens.delete(end);
   });
 }

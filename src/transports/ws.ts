@@ -31,7 +31,8 @@ import type { PolicySnapshot, PolicyStore } from '../policy/store.js';
 import type { Logger } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { parseByteSize } from '../util/bytes.js';
-import { classify, errorOf, failure, RPC, type JsonRpcId } from '../mcp/jsonrpc.js';
+import { classify, errorFrom, errorOf, failure, RPC, type JsonRpcId } from '../mcp/jsonrpc.js';
+import { toSvcError } from '../http/errors.js';
 import { McpSession, type Sink } from '../mcp/protocol.js';
 import { eraOf } from '../mcp/era.js';
 import { META, ModernProtocol, SUPPORTED_VERSIONS } from '../mcp/modern.js';
@@ -180,14 +181,20 @@ export function mountWs(app: Application, deps: WsDeps): void {
       const adm = modern.admit(c.msg, undefined, cat);
       if (!adm.ok) return void send(adm.answer);
       if (c.msg.method === 'subscriptions/listen') {
-        const sub = modern.listen(c.msg, principal, send);
+        let stopListen: () => void;
+        try {
+          stopListen = await modern.listen(c.msg, principal, send);
+        } catch (e) {
+          return void send(errorFrom(c.msg.id, toSvcError(e, log)));
+        }
+        if (ws.readyState !== ws.OPEN) return stopListen(); // the socket closed while the listen was being set up
         const open = (listens ??= new Map());
         open.get(c.msg.id)?.();
         open.set(c.msg.id, () => {
-          sub.stop();
+          stopListen();
           open.delete(c.msg.id);
         });
-        return void send(sub.ack);
+        return;
       }
       send((await modern.handle(c.msg, adm.meta, principal, send, cat, undefined, scope)).answer);
     };

@@ -22,6 +22,7 @@ import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import { authorize, discover, exchange, insecure, postForm, register, ScriptedProvider } from './oauth-harness.js';
 import { secret, secretTokens } from '../helpers/secrets.js';
 import { alive } from '../helpers/process.js';
+import { frames } from '../helpers/sse.js';
 
 const MANIFEST = join(ROOT, 'examples', 'replicas', 'svc.yaml');
 /** Nothing listens here: the scripted browser stops at the first redirect off the server. */
@@ -247,6 +248,53 @@ describe('replicas on one PostgreSQL (svc serve ×2, round-robin proxy)', functi
       assert.equal(body.status, 'cancelled', r.url);
       assert.equal(body.cancelled_by, 'dev', r.url);
     }
+  });
+
+  it('/mcp 2026-07-28 subscriptions/listen on B follows tasks A runs: one notifications/tasks per cancel, made on A or on B', async () => {
+    const { client, auth } = await codeFor();
+    const { access_token: token } = await exchange(on(a), client, oauth.None(), auth, proxy.url);
+    let n = 0;
+    const post = (r: ServeChild, method: string, params: Record<string, unknown>) => {
+      const name = method === 'tools/call' ? params.name : params.taskId;
+      return fetch(`${r.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(typeof name === 'string' && { 'mcp-name': name }),
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: ++n, method, params: { ...params, _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+        } } }),
+      });
+    };
+    const start = async (pidfile: string) => {
+      const res = await post(a, 'tools/call', { name: 'job.sleep', arguments: { pidfile } });
+      assert.equal(res.status, 200);
+      return ((await res.json()) as { result: { taskId: string } }).result.taskId;
+    };
+    const [t1, t2] = [await start(join(dir, 'pid-follow-1')), await start(join(dir, 'pid-follow-2'))];
+
+    const listen = await post(b, 'subscriptions/listen', { notifications: { taskIds: [t1, t2, 'no-such-task'] } });
+    assert.equal(listen.status, 200);
+    const stream = frames(listen.body!);
+    const ack = (await stream.next()).value!;
+    assert.equal(ack.method, 'notifications/subscriptions/acknowledged');
+    assert.deepEqual((ack.params as { notifications: unknown }).notifications, { taskIds: [t1, t2] }, 'B follows both tasks A runs, not the unknown id');
+
+    assert.equal((await post(a, 'tasks/cancel', { taskId: t1 })).status, 200); // on the replica running it
+    assert.equal((await post(b, 'tasks/cancel', { taskId: t2 })).status, 200); // through the store, from the other one
+    const seen = [];
+    for (let i = 0; i < 2; i++) {
+      const note = (await stream.next()).value!;
+      assert.equal(note.method, 'notifications/tasks');
+      const p = note.params as { taskId: string; status: string; statusMessage: string; _meta: Record<string, unknown> };
+      assert.deepEqual(p._meta, { 'io.modelcontextprotocol/subscriptionId': (ack.params as { _meta: Record<string, unknown> })._meta['io.modelcontextprotocol/subscriptionId'] });
+      seen.push([p.taskId, p.status, p.statusMessage]);
+    }
+    // In order and once each: a repeated t1 would come before t2's.
+    assert.deepEqual(seen, [[t1, 'cancelled', 'cancelled by dev'], [t2, 'cancelled', 'cancelled by dev']]);
+    await stream.return(undefined);
   });
 
   it('answers 503 STORE_UNAVAILABLE at the statement timeout when the database is locked', async () => {

@@ -180,10 +180,11 @@ describe('MCP 2026-07-28 results', () => {
     assert.equal(r.answer.error?.code, -32021);
     assert.deepEqual(r.answer.error?.data, { requiredCapabilities: { sampling: {} } });
   });
-  it('subscriptions/listen acknowledges only what the caller may see, tagged with the request id', () => {
-    const sub = make().listen(req('subscriptions/listen', { notifications: { toolsListChanged: true, resourceSubscriptions: ['r://open', 'r://closed', 'r://nope'], bogus: true } }, 42), anon, () => true);
-    assert.deepEqual(sub.ack.params, { _meta: { [META.subscriptionId]: 42 }, notifications: { toolsListChanged: true, resourceSubscriptions: ['r://open'] } });
-    sub.stop();
+  it('subscriptions/listen acknowledges only what the caller may see, tagged with the request id, before anything else', async () => {
+    const sent: JsonRpcNotification[] = [];
+    const stop = await make().listen(req('subscriptions/listen', { notifications: { toolsListChanged: true, resourceSubscriptions: ['r://open', 'r://closed', 'r://nope'], bogus: true } }, 42), anon, (m) => sent.push(m) > 0);
+    assert.deepEqual(sent.map((m) => [m.method, m.params]), [['notifications/subscriptions/acknowledged', { _meta: { [META.subscriptionId]: 42 }, notifications: { toolsListChanged: true, resourceSubscriptions: ['r://open'] } }]]);
+    stop();
   });
 });
 

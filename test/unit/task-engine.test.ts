@@ -2,7 +2,8 @@
 // Ownership (subject + client), the scope re-check on every read after a policy change, the
 // running caps, expiry of finished tasks, the module handler's signal aborting on cancel, and
 // input requests answered piecewise (the 2026-07-28 tasks/update path), and startAfterInput
-// (ask_before_task): no task until startTask(), an unanswered question leaves none behind.
+// (ask_before_task): no task until startTask(), an unanswered question leaves none behind; follow()
+// of another replica's task through a shared store (two engines on one in-memory table).
 
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
@@ -36,6 +37,29 @@ class HeldStore extends MemoryTaskStore implements SharedTaskStore {
   listShared = async (owner: string) => this.list(owner);
   requestCancel = async () => {};
   onCancel(): void {}
+  onChange(): void {}
+}
+
+/** One "database" two replicas' stores share: each write is announced to every store's onChange, twice (as repeated notifications may be). */
+class SharedTable {
+  readonly rows = new Map<string, string>();
+  readonly #changes: ((id: string) => void)[] = [];
+  store(): SharedTaskStore {
+    const table = this;
+    return new (class extends MemoryTaskStore implements SharedTaskStore {
+      override put(task: TaskRecord): void {
+        super.put(task);
+        table.rows.set(task.id, JSON.stringify(task));
+        setImmediate(() => { for (const fn of table.#changes) { fn(task.id); fn(task.id); } });
+      }
+      flush = async () => {};
+      fetch = async (id: string) => { const r = table.rows.get(id); return r === undefined ? undefined : JSON.parse(r) as TaskRecord; };
+      listShared = async () => [];
+      requestCancel = async () => {};
+      onCancel(): void {}
+      onChange(fn: (id: string) => void): void { table.#changes.push(fn); }
+    })();
+  }
 }
 
 function setup(limits: Partial<{ ttlMs: number; maxRunning: number; maxRunningPerPrincipal: number }> = {}, observer?: Observer, store?: SharedTaskStore) {
@@ -184,6 +208,34 @@ describe('TaskEngine', () => {
     assert.equal(next.status, 'cancelled');
     assert.equal(next.cancelledBy, 'shutdown');
     tasks.cancel(task.id, { principal: alice, transport: 'code' });
+  });
+
+  it('follow(): another replica\'s task is followed through the shared store — each status change delivered once, in order, until stopped', async () => {
+    const table = new SharedTable();
+    const a = setup({}, undefined, table.store());
+    const b = setup({}, undefined, table.store());
+    const alice = { principal: who('alice'), transport: 'code' as const };
+    const t1 = a.tasks.start({ name: 'job.wait', args: {}, principal: alice.principal, transport: 'code' });
+    const t2 = a.tasks.start({ name: 'job.wait', args: {}, principal: alice.principal, transport: 'code' });
+    const followed = await b.tasks.follow([t1.id, t2.id, t1.id, 'no-such-task'], alice);
+    assert.deepEqual(followed.ids, [t1.id, t2.id]);
+    assert.deepEqual((await b.tasks.follow([t1.id], { principal: who('bob'), transport: 'code' })).ids, [], 'not someone else\'s');
+    const seen: string[] = [];
+    const stop = followed.watch((t) => seen.push(`${t.id === t1.id ? 't1' : 't2'} ${t.status}`));
+    a.tasks.cancel(t1.id, alice);
+    a.tasks.cancel(t2.id, alice);
+    await waitFor(() => (seen.length >= 2 ? true : undefined), 'both cancellations on B');
+    assert.deepEqual(seen, ['t1 cancelled', 't2 cancelled'], 't1\'s repeated notification, read before t2\'s, delivered nothing');
+    stop();
+    const t3 = a.tasks.start({ name: 'job.wait', args: {}, principal: alice.principal, transport: 'code' });
+    const later = await b.tasks.follow([t3.id], alice);
+    const after: string[] = [];
+    later.watch((t) => after.push(t.status));
+    a.tasks.cancel(t3.id, alice);
+    await waitFor(() => (after.length ? true : undefined), 'the third task\'s cancellation on B');
+    assert.deepEqual(seen, ['t1 cancelled', 't2 cancelled'], 'a stopped follow hears nothing more');
+    a.tasks.close();
+    b.tasks.close();
   });
 
   it('startAfterInput: questions go to the round until startTask(); the task then runs on; a run that ends first is dropped or made a finished task', async () => {

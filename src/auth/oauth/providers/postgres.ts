@@ -11,7 +11,7 @@
 // telling listening(false) then listening(true)); a query that fails for want of the
 // database, or exceeds statement_timeout, rejects with STORE_UNAVAILABLE, never hangs.
 // The same pool and LISTEN connection serve the PostgreSQL task store (query(),
-// onTaskCancel()) and shared quotas (transaction()).
+// onTaskCancel(), onTaskChange()) and shared quotas (transaction()).
 
 import type pg from 'pg';
 import { lazyRequire } from '../../../util/lazy-require.js';
@@ -60,6 +60,8 @@ const MIGRATION_LOCK = '7376410729497506097';
 export const REVOKED_CHANNEL = 'fastsvc_oauth_revoked';
 /** Payload: `TASK_ID CANCELLED_BY`; the replica running the task aborts it. */
 export const TASK_CANCEL_CHANNEL = 'fastsvc_task_cancel';
+/** Payload: `TASK_ID` of a task whose stored record changed; replicas following it read it again. */
+export const TASK_CHANGE_CHANNEL = 'fastsvc_task_change';
 const RECONNECT_MS = 500;
 
 export interface PostgresOAuthProviderOptions {
@@ -86,6 +88,7 @@ export class PostgresOAuthProvider implements OAuthProvider {
   readonly #opts: PostgresOAuthProviderOptions;
   readonly #watchers: StoreEvents[] = [];
   readonly #taskCancels: ((id: string, by: string) => void)[] = [];
+  readonly #taskChanges: ((id: string) => void)[] = [];
   #listener: pg.Client | undefined;
   #listening = false;
   #closed = false;
@@ -220,6 +223,11 @@ export class PostgresOAuthProvider implements OAuthProvider {
     this.#taskCancels.push(fn);
   }
 
+  /** Called with the id of each task whose record any replica changed (NOTIFYed on TASK_CHANGE_CHANNEL). */
+  onTaskChange(fn: (id: string) => void): void {
+    this.#taskChanges.push(fn);
+  }
+
   watch(events: StoreEvents): void {
     this.#watchers.push(events);
   }
@@ -289,10 +297,11 @@ export class PostgresOAuthProvider implements OAuthProvider {
         const cut = n.payload.indexOf(' ');
         for (const fn of this.#taskCancels) fn(n.payload.slice(0, cut), n.payload.slice(cut + 1));
       }
+      if (n.channel === TASK_CHANGE_CHANNEL && n.payload) for (const fn of this.#taskChanges) fn(n.payload);
     });
     try {
       await c.connect();
-      await c.query(`LISTEN ${REVOKED_CHANNEL}; LISTEN ${TASK_CANCEL_CHANNEL}`);
+      await c.query(`LISTEN ${REVOKED_CHANNEL}; LISTEN ${TASK_CANCEL_CHANNEL}; LISTEN ${TASK_CHANGE_CHANNEL}`);
     } catch (e) {
       lost = true;
       await c.end().catch(() => undefined);
