@@ -46,6 +46,12 @@ const QUOTA_TOOL = `
     limits: { requests: 3, window_ms: 3600000 }
     content:
       - { type: text, text: "2" }
+  - name: notes.burst
+    description: 2 calls an hour per user, across every replica (the concurrent-burst test's own quota).
+    required_scopes: [notes.read]
+    limits: { requests: 2, window_ms: 3600000 }
+    content:
+      - { type: text, text: "ok" }
 `;
 
 /**
@@ -218,6 +224,33 @@ describe('replicas on one PostgreSQL (svc serve ×2, round-robin proxy)', functi
     const explained = await fetch(`${b.url}/svc/explain`, { headers: { authorization: `Bearer ${token}` } });
     const row = ((await explained.json()) as { capabilities: { id: string; reasons: string[] }[] }).capabilities.find((c) => c.id === 'tool:notes.count');
     assert.ok(row?.reasons.includes('quota tool:notes.count per principal: 3 requests per 3600000 ms shared by all replicas'), JSON.stringify(row));
+  });
+
+  it('a concurrent burst over a shared quota on /mcp: as many calls as it allows answer, every other one is 429 with Retry-After', async () => {
+    const { client, auth } = await codeFor();
+    const { access_token: token } = await exchange(on(a), client, oauth.None(), auth, proxy.url);
+    // 2026-07-28 calls, 4 on each replica at once: several pass the pre-dispatch check before any takes the quota.
+    const call = (r: ServeChild, id: number) => fetch(`${r.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'notes.burst',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'notes.burst', arguments: {}, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+    });
+    const answers = await Promise.all([a, b, a, b, a, b, a, b].map(async (r, i) => {
+      const res = await call(r, i + 1);
+      return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as { result?: { content: unknown[] }; error?: { data?: { code?: string } } } };
+    }));
+    const passed = answers.filter((x) => x.status === 200);
+    const refused = answers.filter((x) => x.status !== 200);
+    assert.equal(passed.length, 2, JSON.stringify(answers));
+    for (const x of passed) assert.deepEqual(x.body.result?.content, [{ type: 'text', text: 'ok' }]);
+    for (const x of refused) {
+      assert.equal(x.status, 429, JSON.stringify(x));
+      assert.equal(x.body.error?.data?.code, 'RATE_LIMITED');
+      assert.ok(Number(x.retryAfter) > 3000, `Retry-After ${x.retryAfter}`);
+    }
   });
 
   it('runs a task on A that B reads, lists and cancels: A kills its process', async () => {
