@@ -14,8 +14,12 @@
 // the raw echo of the same request go: callgrind_annotate's per-function counts of each one's last round, the N
 // functions that differ most, per request. V8's builtins and C++ runtime have names in node's binary; JIT-compiled
 // JavaScript is named from the perf map V8 writes when the server runs with --perf-basic-prof-only-functions
-// (only with --functions; /tmp/perf-PID.map, removed once read). --warm-with a,b first sends other scenarios' traffic to
-// the same server, as `npm run bench` does before a scenario's turn. Exit 1 when a server or a round fails.
+// (only with --functions; /tmp/perf-PID.map, removed once read). --warm-with a,b first sends each measured scenario's
+// server the traffic of those of a,b it serves, as `npm run bench` does before a scenario's turn. --cache-sim has callgrind also simulate the
+// caches and branch predictors (slower) and adds a second table: L1 and last-level cache misses and mispredicted
+// branches per request, and KCachegrind's cycle estimate from them (Ir + 10 × L1 misses + 100 × LL misses + 10 ×
+// mispredicts), whose ratios say what instruction counts leave out: a call that runs more distinct code and data
+// misses the caches and predictors more often per instruction. Exit 1 when a server or a round fails.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,8 +34,8 @@ import { installCleanup, ROOT, startServer, stopServer } from './lib/proc.mjs';
 /** Instrumented rounds run and dropped before the measured ones. */
 const SETTLE = 2;
 const DEFAULT = ['raw', 'raw-mcp', 'raw-mcp-2026', 'fastsvc-svc', 'fastsvc-mcp', 'fastsvc-mcp-2026', 'fastsvc-svc-nometrics', 'fastsvc-svc-observed', 'fastsvc-oauth-svc'];
-const USAGE = 'usage: node bench/instructions.mjs [--only a,b] [--requests N] [--warmup N] [--rounds N] [--functions N] [--warm-with a,b] [--smoke] [--out FILE]';
-const opt = cliOptions({ only: { type: 'string' }, requests: { type: 'string' }, warmup: { type: 'string' }, rounds: { type: 'string' }, functions: { type: 'string' }, 'warm-with': { type: 'string' }, smoke: { type: 'boolean' }, out: { type: 'string' } }, USAGE);
+const USAGE = 'usage: node bench/instructions.mjs [--only a,b] [--requests N] [--warmup N] [--rounds N] [--functions N] [--warm-with a,b] [--cache-sim] [--smoke] [--out FILE]';
+const opt = cliOptions({ only: { type: 'string' }, requests: { type: 'string' }, warmup: { type: 'string' }, rounds: { type: 'string' }, functions: { type: 'string' }, 'warm-with': { type: 'string' }, 'cache-sim': { type: 'boolean' }, smoke: { type: 'boolean' }, out: { type: 'string' } }, USAGE);
 const smoke = Boolean(opt.smoke);
 const cfg = {
   requests: Number(opt.requests ?? (smoke ? 300 : 5000)),
@@ -44,9 +48,9 @@ const chosen = names.map((n) => SCENARIOS.find((s) => s.name === n));
 const warmNames = opt['warm-with']?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
 const warmWith = warmNames.map((n) => SCENARIOS.find((s) => s.name === n));
 const measurable = (scn) => scn && ['http', 'mcp'].includes(scn.kind) && !SERVERS[scn.server].postgres;
-const bad = [...names.filter((n, i) => !measurable(chosen[i])), ...warmNames.filter((n, i) => !measurable(warmWith[i]) || chosen.some((c) => c?.server !== warmWith[i].server))];
+const bad = [...names.filter((n, i) => !measurable(chosen[i])), ...warmNames.filter((n, i) => !measurable(warmWith[i]))];
 if (bad.length || !(cfg.requests >= 1 && cfg.warmup >= 0 && cfg.rounds >= 2 && Number.isInteger(cfg.functions) && cfg.functions >= 0)) {
-  console.error(`${bad.length ? `not an http or mcp scenario on a server without PostgreSQL (--warm-with: on the measured scenarios' server): ${bad.join(', ')}\n` : ''}--requests ≥ 1, --warmup ≥ 0, --rounds ≥ 2, --functions ≥ 0\n${USAGE}`);
+  console.error(`${bad.length ? `not an http or mcp scenario on a server without PostgreSQL: ${bad.join(', ')}\n` : ''}--requests ≥ 1, --warmup ≥ 0, --rounds ≥ 2, --functions ≥ 0\n${USAGE}`);
   process.exit(2);
 }
 
@@ -54,7 +58,8 @@ execFileSync('sh', [join(ROOT, 'scripts', 'ensure-valgrind.sh')], { stdio: 'inhe
 installCleanup();
 const dir = mkdtempSync(join(tmpdir(), 'fastsvc-instructions-'));
 const env = { BENCH_TOKEN: TOKEN, SVC_TOKEN: TOKEN, BENCH_DATA_DIR: dir };
-const wrap = ['valgrind', '--tool=callgrind', '--instr-atstart=no', '--smc-check=all-non-file', `--callgrind-out-file=${dir}/cg.%p`];
+const cacheSim = Boolean(opt['cache-sim']);
+const wrap = ['valgrind', '--tool=callgrind', ...(cacheSim ? ['--cache-sim=yes', '--branch-sim=yes'] : []), '--instr-atstart=no', '--smc-check=all-non-file', `--callgrind-out-file=${dir}/cg.%p`];
 // vgdb names its pipe after $USER and $HOST: the server runs with HOST=127.0.0.1 (startServer), so its controller must too.
 const control = (pid, ...args) => execFileSync('callgrind_control', [...args, String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOST: '127.0.0.1' } });
 const log = (m) => console.error(`[instructions] ${m}`);
@@ -69,19 +74,21 @@ async function measure(scn) {
     const target = await kind.open(scn, server.url, token);
     try {
       await kind.check(target);
-      // --warm-with: the server first serves the other traffic it carries in `npm run bench` (what it has served
+      // --warm-with: the server first serves other traffic it carries in `npm run bench` (what it has served
       // shapes the JIT's feedback), then the measured scenario's own warm-up.
-      for (const other of warmWith) {
+      for (const other of warmWith.filter((o) => o.server === scn.server)) {
         const t = await KINDS[other.kind].open(other, server.url, await tokenFor(other));
         try {
           await KINDS[other.kind].check(t);
           if (cfg.warmup) await autocannonLoad(t, { amount: cfg.warmup, connections: 1 });
+          log(`${scn.name}: its server served ${cfg.warmup} requests of ${other.name} first`);
         } finally {
           await KINDS[other.kind].close(t);
         }
       }
       if (cfg.warmup) await autocannonLoad(target, { amount: cfg.warmup, connections: 1 });
       const perRequest = [];
+      const events = [];
       let functions;
       for (let round = 0; round < SETTLE + cfg.rounds; round++) {
         control(server.pid, '--instr=on');
@@ -90,12 +97,16 @@ async function measure(scn) {
         if (r.total !== cfg.requests || r.errors || r.non2xx) throw new Error(`round ${round}: ${r.total} answers, ${r.errors ?? 0} errors, ${r.non2xx ?? 0} non-2xx`);
         control(server.pid, `--dump=${scn.name}-${round}`);
         control(server.pid, '--instr=off');
-        const ir = totalIr(server.pid, round + 1);
-        if (round >= SETTLE) perRequest.push(ir / r.total);
+        const totals = dumpTotals(server.pid, round + 1);
+        const ir = totals.Ir;
+        if (round >= SETTLE) {
+          perRequest.push(ir / r.total);
+          events.push(Object.fromEntries(Object.entries(totals).map(([k, v]) => [k, v / r.total])));
+        }
         log(`${scn.name} round ${round}${round >= SETTLE ? '' : ' (settling, dropped)'}: ${Math.round(ir / r.total)} Ir/request`);
         if (cfg.functions && round === SETTLE + cfg.rounds - 1) functions = perFunction(server.pid, round + 1, r.total);
       }
-      return { perRequest, functions };
+      return { perRequest, events, functions };
     } finally {
       await kind.close(target);
     }
@@ -169,12 +180,21 @@ function functionTable(a, b, count) {
   ].join('\n');
 }
 
-/** The event total of the n-th dump of process pid. */
-function totalIr(pid, n) {
+/** The totals of the n-th dump of process pid by event (Ir; with --cache-sim also I1mr, D1mr, … Bcm, Bim). */
+function dumpTotals(pid, n) {
   const text = readFileSync(join(dir, `cg.${pid}.${n}`), 'utf8');
-  const m = /^(?:summary|totals): (\d+)/m.exec(text);
-  if (!m) throw new Error(`no totals in callgrind dump ${n} of ${pid}`);
-  return Number(m[1]);
+  const names = /^events: (.+)$/m.exec(text)?.[1].trim().split(/\s+/);
+  const values = /^(?:summary|totals): ([\d ]+)$/m.exec(text)?.[1].trim().split(/\s+/).map(Number);
+  if (!names || !values || names[0] !== 'Ir') throw new Error(`no totals in callgrind dump ${n} of ${pid}`);
+  return Object.fromEntries(names.map((name, i) => [name, values[i] ?? 0]));
+}
+
+/** Per request, from callgrind's cache and branch simulation: L1 misses, LL misses, mispredicts, KCachegrind's CEst. */
+function costs(e) {
+  const l1 = e.I1mr + e.D1mr + e.D1mw;
+  const ll = e.ILmr + e.DLmr + e.DLmw;
+  const mispredicts = e.Bcm + e.Bim;
+  return { ir: e.Ir, i1: e.I1mr, d1: e.D1mr + e.D1mw, ll, mispredicts, cycles: e.Ir + 10 * l1 + 100 * ll + 10 * mispredicts };
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
@@ -183,8 +203,10 @@ let failed = false;
 try {
   for (const scn of chosen) {
     try {
-      const { perRequest: per, functions } = await measure(scn);
-      rows.push({ scn, ir: median(per), per, functions });
+      const { perRequest: per, events, functions } = await measure(scn);
+      // With --cache-sim, the costs of the round whose estimate is the median.
+      const estimated = cacheSim ? events.map(costs).sort((a, b) => a.cycles - b.cycles)[events.length >> 1] : undefined;
+      rows.push({ scn, ir: median(per), per, functions, estimated });
     } catch (err) {
       failed = true;
       log(`${scn.name}: FAILED: ${err.message}`);
@@ -196,7 +218,7 @@ try {
 }
 const raw = rows.find((r) => r.scn.name === 'raw' && r.ir)?.ir;
 const table = [
-  `### Instructions per request (bench/instructions.mjs: callgrind, ${cfg.requests} requests per round on one connection after ${cfg.warmup} warm-up ones${warmNames.length ? ` (each preceded by ${cfg.warmup} of each of ${warmNames.join(', ')})` : ''}; median of ${cfg.rounds} rounds)`,
+  `### Instructions per request (bench/instructions.mjs: callgrind, ${cfg.requests} requests per round on one connection after ${cfg.warmup} warm-up ones${warmNames.length ? `, each server having first served ${cfg.warmup} of each of ${warmNames.join(', ')} that it serves` : ''}; median of ${cfg.rounds} rounds)`,
   '',
   '| scenario | what | Ir/request (median) | rounds | raw echo ÷ this (work ratio) | raw echo of the same request ÷ this |',
   '| --- | --- | --- | --- | --- | --- |',
@@ -206,11 +228,26 @@ const table = [
     return `| ${r.scn.name} | ${r.scn.label} | ${Math.round(r.ir).toLocaleString('en-US')} | ${r.per.map((x) => Math.round(x / 100) / 10).join(', ')}k | ${raw ? `${(raw / r.ir).toFixed(2)}×` : '—'} | ${same ? `${(same.ir / r.ir).toFixed(2)}× ${same.scn.name}` : '—'} |`;
   }),
 ].join('\n');
+const rawCycles = rows.find((r) => r.scn.name === 'raw' && r.estimated)?.estimated.cycles;
+const k = (x) => `${(x / 1000).toFixed(1)}k`;
+const cacheTable = !cacheSim ? undefined : [
+  `### Cache misses, mispredicted branches and estimated cycles per request (--cache-sim: callgrind's simulation; the round with the median estimate)`,
+  '',
+  '| scenario | Ir | I1 misses | D1 misses | LL misses | mispredicted branches | estimated cycles (Ir + 10·L1 + 100·LL + 10·mispredicts) | raw echo ÷ this (cycles) | raw echo of the same request ÷ this (cycles) |',
+  '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  ...rows.filter((r) => r.estimated).map((r) => {
+    const c = r.estimated;
+    const same = rows.find((x) => x.scn.name === SAME_REQUEST[r.scn.name] && x.estimated);
+    return `| ${r.scn.name} | ${k(c.ir)} | ${Math.round(c.i1).toLocaleString('en-US')} | ${Math.round(c.d1).toLocaleString('en-US')} | ${Math.round(c.ll).toLocaleString('en-US')} | ${Math.round(c.mispredicts).toLocaleString('en-US')} | ${k(c.cycles)} | ${rawCycles ? `${(rawCycles / c.cycles).toFixed(2)}×` : '—'} | ${same ? `${(same.estimated.cycles / c.cycles).toFixed(2)}× ${same.scn.name}` : '—'} |`;
+  }),
+].join('\n');
 const pairs = rows.filter((r) => r.functions).map((r) => [r, rows.find((x) => x.scn.name === SAME_REQUEST[r.scn.name] && x.functions)]).filter(([, echo]) => echo);
-const report = pairs.length === 0 ? table : [
+const report = [
   table,
+  ...(cacheTable ? [cacheTable] : []),
+  ...(pairs.length === 0 ? [] : [
   `### Where a /mcp call's instructions beyond the raw echo of the same request go (--functions ${cfg.functions})`,
-  ...pairs.map(([r, echo]) => functionTable(r, echo, cfg.functions)),
+    ...pairs.map(([r, echo]) => functionTable(r, echo, cfg.functions))]),
 ].join('\n\n');
 console.log(report);
 if (opt.out) writeFileSync(opt.out, `${report}\n`);
