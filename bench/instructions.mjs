@@ -143,7 +143,7 @@ function jitNames(pid) {
 
 /** Ir per request by function in the n-th dump of process pid (callgrind_annotate, exclusive counts), plus `total`. */
 function perFunction(pid, n, requests) {
-  const text = execFileSync('callgrind_annotate', ['--threshold=100', join(dir, `cg.${pid}.${n}`)], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const text = execFileSync('callgrind_annotate', ['--show=Ir', '--threshold=100', join(dir, `cg.${pid}.${n}`)], { encoding: 'utf8', maxBuffer: 1 << 26 });
   const jit = jitNames(pid);
   const by = new Map();
   let total = 0;
