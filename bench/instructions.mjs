@@ -104,7 +104,10 @@ async function measure(scn) {
           events.push(Object.fromEntries(Object.entries(totals).map(([k, v]) => [k, v / r.total])));
         }
         log(`${scn.name} round ${round}${round >= SETTLE ? '' : ' (settling, dropped)'}: ${Math.round(ir / r.total)} Ir/request`);
-        if (cfg.functions && round === SETTLE + cfg.rounds - 1) functions = perFunction(server.pid, round + 1, r.total);
+        if (cfg.functions && round === SETTLE + cfg.rounds - 1) {
+          functions = perFunction(server.pid, round + 1, r.total);
+          if (cacheSim) functions.origins = perOrigin(server.pid, round + 1, r.total);
+        }
       }
       return { perRequest, events, functions };
     } finally {
@@ -161,6 +164,68 @@ function perFunction(pid, n, requests) {
   }
   if (!total) throw new Error(`no totals in callgrind_annotate's output for dump ${n} of ${pid}`);
   return { total, by };
+}
+
+/** Where code comes from, for --functions with --cache-sim: fastsvc's bundle, Node's JavaScript, V8's builtins, … */
+function originOf(fn, binary, jit) {
+  if (/^0x[0-9a-f]+$/.test(fn)) {
+    const name = jit(parseInt(fn, 16));
+    if (name.includes('(dist/')) return "fastsvc's JavaScript (dist/)";
+    if (name.includes('(node:')) return "Node's JavaScript (node:…)";
+    if (name.includes('(bench/')) return "the echo's JavaScript (bench/)";
+    if (name.includes('node_modules/')) return 'JavaScript of dependencies (node_modules/)';
+    return name.startsWith('JS ') ? 'other JavaScript' : name;
+  }
+  if (fn.startsWith('Builtins_')) return "V8's builtins (Builtins_*)";
+  if (binary.includes('libc.so')) return 'libc (malloc, memcpy, …)';
+  return 'C++ of Node and V8 (llhttp, the JSON parser, GC, …)';
+}
+
+/** Simulated events per request by origin in the n-th dump of process pid, each with costs() (--functions --cache-sim). */
+function perOrigin(pid, n, requests) {
+  const shown = ['Ir', 'I1mr', 'D1mr', 'D1mw', 'ILmr', 'DLmr', 'DLmw', 'Bcm', 'Bim'];
+  const text = execFileSync('callgrind_annotate', [`--show=${shown.join(',')}`, '--threshold=100', join(dir, `cg.${pid}.${n}`)], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const jit = jitNames(pid);
+  const sums = new Map();
+  for (const line of text.split('\n')) {
+    // e.g. "12,075,531 ( 2.77%) 347,033 ( 1.98%) … .  ???:Builtins_KeyedLoadIC_Megamorphic [/usr/bin/node]" ("." is zero)
+    const tokens = line.replace(/\(\s*[\d.]+%\)/g, ' ').trim().split(/\s+/);
+    if (tokens.length <= shown.length || !tokens.slice(0, shown.length).every((t) => t === '.' || /^[\d,]+$/.test(t))) continue;
+    const rest = tokens.slice(shown.length).join(' ');
+    if (rest.startsWith('PROGRAM TOTALS')) continue;
+    const binary = /\[([^\]]*)\]$/.exec(rest)?.[1] ?? '';
+    const origin = originOf(rest.replace(/ \[[^\]]*\]$/, '').replace(/^\?\?\?:/, ''), binary, jit);
+    const sum = sums.get(origin) ?? Object.fromEntries(shown.map((e) => [e, 0]));
+    shown.forEach((e, i) => (sum[e] += tokens[i] === '.' ? 0 : Number(tokens[i].replaceAll(',', '')) / requests));
+    sums.set(origin, sum);
+  }
+  if (!sums.size) throw new Error(`no per-function lines in callgrind_annotate's output for dump ${n} of ${pid}`);
+  return new Map([...sums].map(([origin, e]) => [origin, costs(e)]));
+}
+
+/** Markdown: estimated cycles per request by origin for scenario `a` and its same-request echo `b` (--functions --cache-sim). */
+function originTable(a, b) {
+  const names = [...new Set([...a.functions.origins.keys(), ...b.functions.origins.keys()])];
+  const of = (r, n) => r.functions.origins.get(n) ?? { ir: 0, i1: 0, d1: 0, ll: 0, mispredicts: 0, cycles: 0 };
+  const total = (r) => [...r.functions.origins.values()].reduce((x, c) => x + c.cycles, 0);
+  const diff = (n) => of(a, n).cycles - of(b, n).cycles;
+  const k = (x) => `${(x / 1000).toFixed(1)}k`;
+  const own = of(a, "fastsvc's JavaScript (dist/)").cycles;
+  const raw = rows.find((r) => r.scn.name === 'raw' && r.estimated)?.estimated.cycles;
+  return [
+    `#### ${a.scn.name} against ${b.scn.name} by origin (estimated cycles per request: Ir + 10·L1 + 100·LL + 10·mispredicts; last round)`,
+    '',
+    `| origin | ${a.scn.name}: Ir, I1 / D1 misses, mispredicts → cycles | ${b.scn.name}: same | difference in cycles |`,
+    '| --- | --- | --- | --- |',
+    ...names.sort((x, y) => Math.abs(diff(y)) - Math.abs(diff(x))).map((n) => {
+      const [x, y] = [of(a, n), of(b, n)];
+      const cell = (c) => `${k(c.ir)}, ${Math.round(c.i1)} / ${Math.round(c.d1)}, ${Math.round(c.mispredicts)} → ${k(c.cycles)}`;
+      return `| ${n} | ${cell(x)} | ${cell(y)} | ${diff(n) >= 0 ? '+' : ''}${k(diff(n))} |`;
+    }),
+    `| all | ${k(total(a))} | ${k(total(b))} | ${total(a) - total(b) >= 0 ? '+' : ''}${k(total(a) - total(b))} |`,
+    '',
+    `fastsvc's own JavaScript is ${k(own)} of ${k(total(a))} estimated cycles (${((100 * own) / total(a)).toFixed(1)}%)${raw ? `; were it free, the raw echo ÷ this would be ${(raw / (total(a) - own)).toFixed(2)}× instead of ${(raw / total(a)).toFixed(2)}×` : ''}.`,
+  ].join('\n');
 }
 
 /** Markdown: the `count` functions whose Ir/request differ most between scenario `a` and its same-request echo `b`. */
@@ -247,7 +312,7 @@ const report = [
   ...(cacheTable ? [cacheTable] : []),
   ...(pairs.length === 0 ? [] : [
   `### Where a /mcp call's instructions beyond the raw echo of the same request go (--functions ${cfg.functions})`,
-    ...pairs.map(([r, echo]) => functionTable(r, echo, cfg.functions))]),
+    ...pairs.flatMap(([r, echo]) => [functionTable(r, echo, cfg.functions), ...(r.functions.origins && echo.functions.origins ? [originTable(r, echo)] : [])])]),
 ].join('\n\n');
 console.log(report);
 if (opt.out) writeFileSync(opt.out, `${report}\n`);
