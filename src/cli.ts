@@ -25,7 +25,7 @@ import { serve } from './http/serve.js';
 import { logger } from './log.js';
 import { starterManifest } from './starter.js';
 import { createReloader } from './policy/reloader.js';
-import { startupLine } from './observe/startup-line.js';
+import { capabilityCounts, startupLine } from './observe/startup-line.js';
 import { packageFile, packageVersion } from './util/package-root.js';
 
 const PROG = 'fastsvc';
@@ -294,7 +294,7 @@ async function cmdValidate(file: string, flags: Values): Promise<number> {
     if (problems.some((p) => p.code === 'ENV_UNSET')) process.stderr.write('hint: --allow-unset-env validates the rest without these variables (in CI, for secrets set only where the server runs)\n');
   } else {
     const m = checked.plan!.manifest;
-    process.stdout.write(`${file}: ok — ${m.tools?.length ?? 0} tools, ${m.resources?.length ?? 0} resources, ${m.prompts?.length ?? 0} prompts\n`);
+    process.stdout.write(`${file}: ok — ${capabilityCounts(m.tools?.length ?? 0, m.resources?.length ?? 0, m.prompts?.length ?? 0)}\n`);
   }
   if (checked.unsetEnv.length) process.stdout.write(`${file}: note: validated with placeholders for unset environment variables: ${checked.unsetEnv.join(', ')}\n`);
   return problems.length ? 1 : 0;

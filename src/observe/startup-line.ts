@@ -18,10 +18,15 @@ export interface StartupFacts {
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
+/** "1 tool, 2 resources, 0 prompts": the counts as `svc serve` and `svc validate` print them. */
+export function capabilityCounts(tools: number, resources: number, prompts: number): string {
+  return `${plural(tools, 'tool')}, ${plural(resources, 'resource')}, ${plural(prompts, 'prompt')}`;
+}
+
 export function startupLine(f: StartupFacts): string {
   const c = f.config;
   const auth = [c.auth && 'bearer', c.oauth?.enabled && 'oauth'].filter(Boolean).join('+') || 'none';
-  const parts = [`${plural(f.tools, 'tool')}, ${plural(f.resources, 'resource')}, ${plural(f.prompts, 'prompt')}`, `auth ${auth}`];
+  const parts = [capabilityCounts(f.tools, f.resources, f.prompts), `auth ${auth}`];
   if (c.oauth?.enabled) parts.push(`oauth provider ${c.oauth_provider ? 'custom' : c.oauth.provider?.type ?? 'memory'}`);
   if (c.audit) parts.push(`audit to ${typeof c.audit.to === 'object' ? c.audit.to.file : c.audit.to}`);
   const metrics = c.routes.public.includes('/metrics') ? 'public' : c.routes.protected.includes('/metrics') ? 'protected' : undefined;

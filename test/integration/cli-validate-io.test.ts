@@ -183,7 +183,7 @@ tools:
     const lenient = await run(['validate', file, '--allow-unset-env'], { env });
     assert.equal(lenient.code, 0, lenient.stderr);
     assert.equal(lenient.stderr, '');
-    assert.match(lenient.stdout, /: ok — 1 tools/);
+    assert.match(lenient.stdout, /: ok — 1 tool, 0 resources, 0 prompts$/m);
     assert.match(lenient.stdout, /note: .*FASTSVC_TEST_UNSET_TOKEN/);
 
     const json = await run(['validate', file, '--allow-unset-env', '--json'], { env });
