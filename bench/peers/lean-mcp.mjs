@@ -4,7 +4,8 @@
 // scope, its input schema (ajv, compiled once), and the answer with resultType and the serverInfo _meta — all in
 // one synchronous function, for one tool (bench.echo: the text back). It is what the protocol's checks cost
 // written as one straight line, without a policy store, observer, quotas, tasks or a second transport: a bound
-// on what a general server can reach, not a product. Prints `listening on http://127.0.0.1:PORT` when ready.
+// on what a general server can reach, not a product. GET /healthz answers 200. Listens on 127.0.0.1, port PORT
+// or 0, and prints `listening on http://127.0.0.1:PORT` when ready.
 import http from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import Ajv from 'ajv';
