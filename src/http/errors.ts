@@ -18,11 +18,28 @@ export function sendError(res: ServerResponse, err: SvcError, gate?: AuthGate, r
     const error = (err.data?.error as ChallengeError | undefined) ?? undefined;
     res.setHeader('WWW-Authenticate', gate.challenge({ error, route, description: error ? err.message : undefined }));
     if (typeof err.data?.dpopNonce === 'string') res.setHeader('DPoP-Nonce', err.data.dpopNonce);
-  } else if (gate && err.code === 'INSUFFICIENT_SCOPE') {
-    res.setHeader('WWW-Authenticate', gate.challenge({ error: 'insufficient_scope', scopes: err.data?.required as string[], route, description: err.message }));
+  } else {
+    refusalStatus(res, err, gate, route);
   }
-  if (err.code === 'RATE_LIMITED' && typeof err.data?.retryAfterMs === 'number') res.setHeader('Retry-After', String(retryAfterSeconds(err.data.retryAfterMs)));
   sendJson(res, err.status, { error: err.toJSON() });
+}
+
+/**
+ * An access refusal of the runtime's decision, as HTTP says it on every route: INSUFFICIENT_SCOPE is 403 with the
+ * insufficient_scope step-up challenge naming the scopes to ask for, a quota's RATE_LIMITED (it names its wait) 429
+ * with Retry-After. Sets the headers and returns the status; undefined (nothing set) for any other error, which keeps
+ * its transport's status.
+ */
+export function refusalStatus(res: ServerResponse, err: SvcError, gate: AuthGate | undefined, route: string | undefined): number | undefined {
+  if (err.code === 'INSUFFICIENT_SCOPE') {
+    if (gate) res.setHeader('WWW-Authenticate', gate.challenge({ error: 'insufficient_scope', scopes: err.data?.required as string[], route, description: err.message }));
+    return err.status;
+  }
+  if (err.code === 'RATE_LIMITED' && typeof err.data?.retryAfterMs === 'number') {
+    res.setHeader('Retry-After', String(retryAfterSeconds(err.data.retryAfterMs)));
+    return err.status;
+  }
+  return undefined;
 }
 
 /** Retry-After in whole seconds (rounded up, at least 1) for a wait in milliseconds. */

@@ -2,18 +2,19 @@
 // reads, prompts and completions over the Runtime. The 2025 session (protocol.ts) and
 // the 2026-07-28 stateless path (modern.ts) both dispatch here, so a method behaves the
 // same whichever era asked. Guarantees: nothing here keeps state between calls; the
-// CallContext is built only for methods that run a capability; lists are the Runtime's
+// CallContext is built only for methods that run a capability; a tools/call is decided once,
+// by the runtime, which hands a call it admits as a task to the era's runAsTask; lists are the Runtime's
 // (already filtered by the caller's scopes), paged by list-pages.ts (cursor → nextCursor);
 // an unknown method throws MethodNotFound.
 
 import { isSvcError, SvcError } from '../errors.js';
 import type { Catalog } from '../core/catalog.js';
 import type { CallContext, Principal } from '../core/types.js';
-import { toolErrorResult, type Runtime } from '../runtime/runtime.js';
+import { toolErrorResult, type AdmittedTool, type Runtime, type TaskAsk } from '../runtime/runtime.js';
 import { page, type ListName } from './list-pages.js';
 
 export type McpRuntime = Pick<Runtime,
-  'current' | 'callTool' | 'readResource' | 'getPrompt' | 'check' | 'listTools' | 'listResources'
+  'current' | 'callTool' | 'readResource' | 'getPrompt' | 'authorizeRead' | 'mayRead' | 'mayDeliver' | 'listTools' | 'listResources'
   | 'listResourceTemplates' | 'listPrompts' | 'complete' | 'onChange'>;
 
 export class MethodNotFound extends Error {}
@@ -26,6 +27,10 @@ export interface MethodEnv {
   context(): CallContext;
   /** Invalid tool arguments become an isError result (2025-11-25 and later) instead of -32602. */
   inputErrorsAsToolResults: boolean;
+  /** How a tools/call asked about running as a task (the era reads it from the request). */
+  taskAsk: TaskAsk;
+  /** Starts a tools/call the runtime admitted as a task and answers it in the era's shape; absent without a task engine. */
+  runAsTask?: (call: AdmittedTool) => Promise<Record<string, unknown>>;
 }
 
 /** The shared methods, by name. */
@@ -48,7 +53,9 @@ export async function runMethod(method: string, p: Record<string, unknown>, env:
     case 'tools/call': {
       const name = str(p, 'name');
       try {
-        return await rt.callTool(name, p.arguments, env.context(), cat);
+        return env.runAsTask
+          ? await rt.callTool(name, p.arguments, env.context(), cat, env.taskAsk, env.runAsTask)
+          : await rt.callTool(name, p.arguments, env.context(), cat);
       } catch (e) {
         if (isSvcError(e) && (e.code === 'BACKEND_FAILED' || e.code === 'BACKEND_TIMEOUT'
           || (e.code === 'INVALID_INPUT' && env.inputErrorsAsToolResults))) return toolErrorResult(e);

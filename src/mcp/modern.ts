@@ -20,7 +20,7 @@ import type { CacheHint, CallChannel, CallContext, LogLevel, Principal } from '.
 import type { Logger } from '../log.js';
 import { RESULTS_PREFIX } from '../runtime/results.js';
 import { findResource } from '../core/catalog.js';
-import { PROTOCOL_VERSIONS } from './protocol.js';
+import { LOG_LEVELS, META, MODERN_VERSION, MODERN_VERSIONS, SERVER_CAPABILITIES, SUPPORTED_VERSIONS } from './constants.js';
 import { errorFrom, failure, RPC, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from './jsonrpc.js';
 import { isObject, MethodNotFound, runMethod, SHARED_METHODS, type McpRuntime, type MethodEnv } from './methods.js';
 import { headerProblem, type HeaderView } from './modern-headers.js';
@@ -29,24 +29,8 @@ import { Context, type SignalSource } from '../core/call-context.js';
 import { NEVER } from './lazy-context.js';
 import type { TaskEngine } from '../tasks/engine.js';
 import type { RequestScope } from '../observe/request-scope.js';
-import { declaresExtension, detailedTask, missingExtension, MODERN_TASK_METHODS, modernTaskMethod, modernToolsCall, TASKS_EXTENSION, type TaskCall } from './tasks.js';
-
-export const MODERN_VERSION = '2026-07-28';
-/** Versions served statelessly (a request whose _meta names another gets -32022). */
-export const MODERN_VERSIONS: readonly string[] = [MODERN_VERSION];
-/** Every version the server serves in either era, modern first (server/discover's supportedVersions). */
-export const SUPPORTED_VERSIONS: readonly string[] = [...MODERN_VERSIONS, ...PROTOCOL_VERSIONS];
-
-export const META = Object.freeze({
-  protocolVersion: 'io.modelcontextprotocol/protocolVersion',
-  clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
-  clientInfo: 'io.modelcontextprotocol/clientInfo',
-  logLevel: 'io.modelcontextprotocol/logLevel',
-  serverInfo: 'io.modelcontextprotocol/serverInfo',
-  subscriptionId: 'io.modelcontextprotocol/subscriptionId',
-});
-
-const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+import { declaresExtension, detailedTask, missingExtension, MODERN_TASK_METHODS, modernTaskMethod, startModernTask, TASKS_EXTENSION, type TaskCall } from './tasks.js';
+import type { AdmittedTool, TaskAsk } from '../runtime/runtime.js';
 
 /** Methods of this revision; anything else (initialize, ping, logging/setLevel, resources/(un)subscribe…) is 404 / -32601. */
 export const MODERN_METHODS: ReadonlySet<string> = new Set([...SHARED_METHODS, 'server/discover', 'subscriptions/listen', ...MODERN_TASK_METHODS]);
@@ -56,15 +40,7 @@ const NAMED: Record<string, string> = { 'tools/call': 'name', 'prompts/get': 'na
 /** Methods whose Mcp-Name header mirrors a body field, tasks methods (their taskId) included. */
 const HEADER_NAMED: Record<string, string> = { ...NAMED, 'tasks/get': 'taskId', 'tasks/update': 'taskId', 'tasks/cancel': 'taskId' };
 
-const CAPABILITIES = Object.freeze({
-  tools: { listChanged: true },
-  resources: { subscribe: true, listChanged: true },
-  prompts: { listChanged: true },
-  logging: {},
-  completions: {},
-});
-
-const TASK_CAPABILITIES = Object.freeze({ ...CAPABILITIES, extensions: { [TASKS_EXTENSION]: {} } });
+const TASK_CAPABILITIES = Object.freeze({ ...SERVER_CAPABILITIES, extensions: { [TASKS_EXTENSION]: {} } });
 
 /** What a modern request declared in its _meta, after admission. */
 export interface ModernMeta {
@@ -79,6 +55,8 @@ export type Admission = { ok: true; meta: ModernMeta } | { ok: false; status: nu
 export interface ModernAnswer {
   status: number;
   answer: JsonRpcResponse;
+  /** The SvcError behind an error answer (the HTTP transport answers an access refusal with its own status and headers). */
+  refusal?: SvcError;
 }
 
 export interface ModernOptions {
@@ -87,8 +65,6 @@ export interface ModernOptions {
   transport: 'mcp' | 'ws';
   /** The route serving this transport is public: a caller-independent answer may then be cached as `public`. */
   routePublic: boolean;
-  /** Every version the server serves in either era, modern first (discover's supportedVersions). */
-  supportedVersions: readonly string[];
   /** Signs and checks the multi-round-trip state (one per server, shared by /mcp and /ws). */
   rounds: InputRounds;
   /** The server's task engine: with it, the io.modelcontextprotocol/tasks extension is served. */
@@ -130,7 +106,7 @@ export class ModernProtocol {
       if (hv !== version) return refuse(id, 'HEADER_MISMATCH', hv === undefined ? 'the MCP-Protocol-Version header is required' : `Header mismatch: MCP-Protocol-Version header value '${hv}' does not match _meta protocolVersion '${version}'`);
     }
     if (!MODERN_VERSIONS.includes(version)) {
-      return refuse(id, 'UNSUPPORTED_PROTOCOL_VERSION', `Unsupported protocol version ${version}: per-request _meta serves ${MODERN_VERSIONS.join(', ')}; 2025-era versions need initialize`, { supported: [...this.#opts.supportedVersions], requested: version });
+      return refuse(id, 'UNSUPPORTED_PROTOCOL_VERSION', `Unsupported protocol version ${version}: per-request _meta serves ${MODERN_VERSIONS.join(', ')}; 2025-era versions need initialize`, { supported: [...SUPPORTED_VERSIONS], requested: version });
     }
     if (headers) {
       const problem = headerProblem(msg.method, p, headers, HEADER_NAMED[msg.method], (name) => cat.tools.get(name)?.wire.inputSchema);
@@ -162,24 +138,15 @@ export class ModernProtocol {
       if (method === 'subscriptions/listen') throw new SvcError('INVALID_REQUEST', 'subscriptions/listen needs a stream: use POST /mcp with Accept: text/event-stream, or /ws');
       const named = NAMED[method];
       const call = new ModernCall(this.#opts, msg, p, meta, principal, sink, cat, named === undefined ? undefined : String(p[named]), signal, scope);
-      const tasks = this.#opts.tasks;
       if (MODERN_TASK_METHODS.has(method)) {
-        if (!tasks) throw new MethodNotFound(method);
-        return ok(id, this.#result(cat, await modernTaskMethod(method, p, meta.capabilities, this.#taskCall(tasks, cat, principal, scope, call)), undefined));
-      }
-      if (tasks && method === 'tools/call' && (cat.tools.get(call.name!)?.task ?? 'forbidden') !== 'forbidden') {
-        const answer = await modernToolsCall(p, meta.capabilities, this.#taskCall(tasks, cat, principal, scope, call));
-        if (answer) return ok(id, this.#result(cat, answer, undefined));
+        if (!call.tasks) throw new MethodNotFound(method);
+        return ok(id, this.#result(cat, await modernTaskMethod(method, p, meta.capabilities, call.tasks), undefined));
       }
       const value = named === undefined ? await runMethod(method, p, call) : await settleRound(call, () => runMethod(method, p, call));
       return ok(id, this.#result(cat, value as Record<string, unknown>, this.#hintFor(method, p, cat)));
     } catch (e) {
-      return this.#error(id, msg.method, e);
+      return this.#error(id, msg.method, e, p);
     }
-  }
-
-  #taskCall(tasks: TaskEngine, catalog: Catalog, principal: Principal, scope: RequestScope | undefined, call: ModernCall): TaskCall {
-    return { tasks, catalog, principal, transport: this.#opts.transport, scope, round: call };
   }
 
   /**
@@ -196,7 +163,7 @@ export class ModernProtocol {
     for (const k of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged']) if (filter[k] === true) honored[k] = true;
     const cat0 = rt.current();
     const uris = Array.isArray(filter.resourceSubscriptions)
-      ? [...new Set(filter.resourceSubscriptions.filter((u): u is string => typeof u === 'string' && rt.check('resource', u, principal, cat0)?.ok === true))]
+      ? [...new Set(filter.resourceSubscriptions.filter((u): u is string => typeof u === 'string' && rt.mayRead(u, principal, cat0)))]
       : undefined;
     if (uris) honored.resourceSubscriptions = uris;
     const tag = { [META.subscriptionId]: msg.id };
@@ -217,7 +184,7 @@ export class ModernProtocol {
       if (honored.toolsListChanged && c.tools && changed(rt.listTools)) note('notifications/tools/list_changed');
       if (honored.promptsListChanged && c.prompts && changed(rt.listPrompts)) note('notifications/prompts/list_changed');
       if (honored.resourcesListChanged && c.resources && (changed(rt.listResources) || changed(rt.listResourceTemplates))) note('notifications/resources/list_changed');
-      if (c.resources) for (const uri of uris ?? []) if (rt.check('resource', uri, principal, next)?.ok) note('notifications/resources/updated', { uri });
+      if (c.resources) for (const uri of uris ?? []) if (rt.mayRead(uri, principal, next)) note('notifications/resources/updated', { uri });
     });
     return () => {
       stop();
@@ -232,8 +199,8 @@ export class ModernProtocol {
 
   #discover(cat: Catalog): Record<string, unknown> {
     return {
-      supportedVersions: [...this.#opts.supportedVersions],
-      capabilities: this.#opts.tasks ? TASK_CAPABILITIES : CAPABILITIES,
+      supportedVersions: [...SUPPORTED_VERSIONS],
+      capabilities: this.#opts.tasks ? TASK_CAPABILITIES : SERVER_CAPABILITIES,
       ...(cat.instructions && { instructions: cat.instructions }),
     };
   }
@@ -293,11 +260,14 @@ export class ModernProtocol {
     return h;
   }
 
-  #error(id: JsonRpcId, method: string, e: unknown): ModernAnswer {
+  #error(id: JsonRpcId, method: string, e: unknown, p: Record<string, unknown>): ModernAnswer {
     if (e instanceof MethodNotFound) return { status: 404, answer: failure(id, RPC.METHOD_NOT_FOUND, `method not found: ${method}`) };
     if (isSvcError(e)) {
-      const status = e.code === 'MISSING_CLIENT_CAPABILITY' || e.code === 'HEADER_MISMATCH' || e.code === 'UNSUPPORTED_PROTOCOL_VERSION' ? 400 : 200;
-      return { status, answer: modernError(id, e) };
+      // This revision's wire form of the runtime's TASK_REQUIRED: the call lacks the tasks extension.
+      if (e.code === 'TASK_REQUIRED') e = missingExtension(`tool ${String(p.name)} runs only as a task, so calling it`);
+      const err = e as SvcError;
+      const status = err.code === 'MISSING_CLIENT_CAPABILITY' || err.code === 'HEADER_MISMATCH' || err.code === 'UNSUPPORTED_PROTOCOL_VERSION' ? 400 : 200;
+      return { status, answer: modernError(id, err), refusal: err };
     }
     this.#opts.logger.error({ err: e, method }, 'mcp request failed unexpectedly');
     return { status: 500, answer: failure(id, RPC.INTERNAL, 'internal error') };
@@ -324,6 +294,8 @@ class ModernCall extends InputRound implements CallChannel, MethodEnv, SignalSou
   readonly #sink: (m: JsonRpcNotification) => boolean;
   readonly #signal: SignalSource | (() => AbortSignal) | undefined;
   readonly #scope: RequestScope | undefined;
+  readonly #caps: Record<string, unknown>;
+  #tasks: TaskCall | undefined;
 
   constructor(opts: ModernOptions, msg: JsonRpcRequest, p: Record<string, unknown>, meta: ModernMeta, principal: Principal, sink: (m: JsonRpcNotification) => boolean, cat: Catalog, name: string | undefined, signal: SignalSource | (() => AbortSignal) | undefined, scope: RequestScope | undefined) {
     super(opts.rounds, msg.method as RoundRequest['method'], name ?? '', name === undefined ? NO_ROUND_PARAMS : p, principal, meta.capabilities);
@@ -337,6 +309,22 @@ class ModernCall extends InputRound implements CallChannel, MethodEnv, SignalSou
     this.#sink = sink;
     this.#signal = signal;
     this.#scope = scope;
+    this.#caps = meta.capabilities;
+  }
+
+  /** A tools/call asks to run as a task by declaring the tasks extension. */
+  get taskAsk(): TaskAsk {
+    return declaresExtension(this.#caps) ? 'asked' : 'plain';
+  }
+
+  /** What the task methods and a task's start need; undefined without a task engine. */
+  get tasks(): TaskCall | undefined {
+    const engine = this.#opts.tasks;
+    return engine && (this.#tasks ??= { tasks: engine, catalog: this.catalog, principal: this.principal, transport: this.#opts.transport, scope: this.#scope, round: this });
+  }
+
+  get runAsTask(): ((call: AdmittedTool) => Promise<Record<string, unknown>>) | undefined {
+    return this.#opts.tasks && ((call) => startModernTask(call, this.#caps, this.tasks!));
   }
 
   get signal(): AbortSignal {

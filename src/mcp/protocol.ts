@@ -1,9 +1,12 @@
-// The MCP session core, independent of any transport: JSON-RPC dispatch, the
+// The MCP 2025 session core, independent of any transport: JSON-RPC dispatch, the
 // initialize lifecycle with version negotiation, every server method over the shared
-// Runtime, and the outgoing side (progress, logs, list changes, server→client requests).
-// Guarantees: per-request state lives only while the request runs (nothing is left in
-// a map after it answers); errors carry CODES[code].rpc; tool backend failures are
-// {isError:true} results; lists come from the Runtime, already filtered by scope.
+// Runtime, and the outgoing side (progress, logs, list changes, task status, server→client
+// requests). Guarantees: per-request state lives only while the request runs (nothing is
+// left in a map after it answers); errors carry CODES[code].rpc; tool backend failures are
+// {isError:true} results; lists come from the Runtime, already filtered by scope; every
+// access question is the runtime's one decision (a refused single request leaves its
+// SvcError in HandleOptions.refusal for the transport's wire form); a task's status
+// notification is sent only while the runtime still allows its starter to see it.
 
 import { isSvcError, SvcError } from '../errors.js';
 import type { Catalog } from '../core/catalog.js';
@@ -11,8 +14,9 @@ import type { CallChannel, LogLevel, Principal } from '../core/types.js';
 import { isObject, MethodNotFound, runMethod, str, type McpRuntime } from './methods.js';
 import type { Logger } from '../log.js';
 import type { TaskEngine } from '../tasks/engine.js';
-import { LEGACY_TASKS_CAPABILITY, legacyTask, legacyTaskMethod, legacyToolsCall, NOT_A_TASK_METHOD, type TaskCall } from './tasks.js';
+import { LEGACY_TASKS_CAPABILITY, legacyTask, legacyTaskMethod, NOT_A_TASK_METHOD, startLegacyTask, type TaskCall } from './tasks.js';
 import { TERMINAL } from '../tasks/store.js';
+import { DEFAULT_PROTOCOL_VERSION, isSupportedVersion, LATEST_PROTOCOL_VERSION, LOG_LEVELS, SERVER_CAPABILITIES } from './constants.js';
 import { Context } from '../core/call-context.js';
 import { LazyAbort } from './lazy-context.js';
 import type { RequestScope } from '../observe/request-scope.js';
@@ -20,23 +24,6 @@ import {
   classify, errorFrom, errorOf, failure, result, RPC,
   type JsonRpcId, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse,
 } from './jsonrpc.js';
-
-export const PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26'];
-export const LATEST_PROTOCOL_VERSION = '2025-11-25';
-/** Assumed when a client sends no MCP-Protocol-Version header and none was negotiated. */
-export const DEFAULT_PROTOCOL_VERSION = '2025-03-26';
-
-export function isSupportedVersion(v: string): boolean {
-  return PROTOCOL_VERSIONS.includes(v);
-}
-
-export const SERVER_CAPABILITIES = Object.freeze({
-  tools: { listChanged: true },
-  resources: { subscribe: true, listChanged: true },
-  prompts: { listChanged: true },
-  logging: {},
-  completions: {},
-});
 
 export type { McpRuntime } from './methods.js';
 
@@ -64,11 +51,14 @@ export interface HandleOptions {
   catalog?: Catalog;
   /** The request's address and trace headers (audit log, tracing), when the transport built them. */
   scope?: RequestScope;
+  /**
+   * Set by handle(): the refusal (INSUFFICIENT_SCOPE, RATE_LIMITED, …) behind the answer when the input was one
+   * request that failed with a SvcError, so an HTTP transport can answer it with the refusal's status and headers.
+   */
+  refusal?: SvcError;
 }
 
 export type HandleResult = JsonRpcResponse | JsonRpcResponse[] | undefined;
-
-export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 
 /** Client capability a server→client request needs. */
 const NEEDS: Record<string, string> = {
@@ -148,8 +138,8 @@ export class McpSession {
   readonly #inflight = new Map<JsonRpcId, SessionCall>();
   readonly #pending = new Map<string, Pending>();
   readonly #unsubscribe: () => void;
-  /** Tasks this session started and that have not ended: their status changes are notified here. */
-  readonly #tasks = new Set<string>();
+  /** Tasks this session started and that have not ended, with who started each: their status changes are notified here. */
+  readonly #tasks = new Map<string, Principal>();
   readonly #untask: () => void;
   readonly #port: SessionPort;
 
@@ -171,9 +161,10 @@ export class McpSession {
       }
     });
     this.#untask = opts.tasks?.onChange((t) => {
-      if (!this.#tasks.has(t.id)) return;
+      const starter = this.#tasks.get(t.id);
+      if (!starter) return;
       if (TERMINAL.has(t.status)) this.#tasks.delete(t.id);
-      this.#notify('notifications/tasks/status', legacyTask(t));
+      if (opts.runtime.mayDeliver(t.tool, t.args, { principal: starter, transport: opts.transport, log: opts.logger })) this.#notify('notifications/tasks/status', legacyTask(t));
     }) ?? (() => {});
   }
 
@@ -251,7 +242,9 @@ export class McpSession {
       const value = await this.#dispatch(msg, principal, call, opts.catalog ?? this.#opts.runtime.current(), opts.scope);
       return call.aborted ? this.#interrupted(id, call) : result(id, value);
     } catch (e) {
-      return call.aborted ? this.#interrupted(id, call) : this.#errorAnswer(id, msg.method, e);
+      if (call.aborted) return this.#interrupted(id, call);
+      if (isSvcError(e)) opts.refusal = e;
+      return this.#errorAnswer(id, msg.method, e);
     } finally {
       call.live = false;
       this.#inflight.delete(id);
@@ -285,9 +278,7 @@ export class McpSession {
     switch (msg.method) {
       case 'resources/subscribe': {
         const uri = str(p, 'uri');
-        const d = rt.check('resource', uri, principal, cat);
-        if (!d) throw new SvcError('NOT_FOUND', `no resource ${uri}`, { data: { uri } });
-        if (!d.ok) throw new SvcError('INSUFFICIENT_SCOPE', `resource ${uri} requires scope ${d.missing.join(' ')}`, { data: { required: d.required, missing: d.missing } });
+        rt.authorizeRead(uri, { principal, transport: this.#opts.transport, log: this.#opts.logger, scope }, cat);
         if (!this.#subs.has(uri) && this.#subs.size >= (this.#opts.maxSubscriptions ?? 256)) {
           throw new SvcError('RATE_LIMITED', 'too many resource subscriptions on this session');
         }
@@ -305,23 +296,20 @@ export class McpSession {
       }
       default: {
         const tasks = this.#opts.tasks;
-        if (tasks) {
-          const call: TaskCall = { tasks, catalog: cat, principal, transport: this.#opts.transport, scope };
-          if (msg.method === 'tools/call') {
-            const created = await legacyToolsCall(p, call);
-            if (created) {
-              this.#tasks.add((created.task as { taskId: string }).taskId);
-              return created;
-            }
-          } else if (msg.method.startsWith('tasks/')) {
-            const answer = await legacyTaskMethod(msg.method, p, call);
-            if (answer !== NOT_A_TASK_METHOD) return answer;
-          }
+        const tc: TaskCall | undefined = tasks && { tasks, catalog: cat, principal, transport: this.#opts.transport, scope };
+        if (tc && msg.method.startsWith('tasks/')) {
+          const answer = await legacyTaskMethod(msg.method, p, tc);
+          if (answer !== NOT_A_TASK_METHOD) return answer;
         }
         return runMethod(msg.method, p, {
           runtime: rt, catalog: cat, principal,
           context: () => new Context(principal, this.#opts.logger, this.#opts.transport, call, call, isObject(msg.params?._meta) ? msg.params._meta : undefined, scope),
           inputErrorsAsToolResults: this.#version >= '2025-11-25',
+          taskAsk: isObject(p.task) ? 'asked' : 'plain',
+          runAsTask: tc && ((admitted) => startLegacyTask(admitted, tc).then((t) => {
+            this.#tasks.set(t.id, principal);
+            return { task: legacyTask(t) };
+          })),
         });
       }
     }

@@ -14,20 +14,21 @@
 //   that round answers the CreateTaskResult and the same run goes on as the task, so the
 //   answers gathered before reach its result; the round's requestState never reaches the task;
 // - invalid arguments start no task: they are an isError result, as for a plain call;
-// - every task method reads the task through the engine, so ownership and scopes are
-//   re-checked on each call; an unknown or foreign id is NOT_FOUND (-32602); on a shared
-//   store get, list, result and cancel reach tasks started on any replica.
+// - whether a tools/call runs as a task is the runtime's decision (its one decision per call);
+//   this module only starts the call it admitted and encodes the answer in the era's shape;
+// - every task method reads the task through the engine, so ownership and the runtime's
+//   access decision (with the task's own arguments) are re-checked on each call; an unknown
+//   or foreign id is NOT_FOUND (-32602); on a shared store get, list, result and cancel reach
+//   tasks started on any replica.
 
 import type { Catalog } from '../core/catalog.js';
 import type { CallChannel, Principal, ToolResult } from '../core/types.js';
 import { SvcError } from '../errors.js';
-import { decide } from '../policy/scopes.js';
-import { toolErrorResult } from '../runtime/runtime.js';
+import { toolErrorResult, type AdmittedTool } from '../runtime/runtime.js';
 import type { TaskEngine, TaskRecord } from '../tasks/engine.js';
 import { TERMINAL } from '../tasks/store.js';
-import { decideAugmentation } from '../tasks/augmentation.js';
 import { isObject, str } from './methods.js';
-import { settleRound, type InputRound } from './input-rounds.js';
+import type { InputRound } from './input-rounds.js';
 import type { RequestScope } from '../observe/request-scope.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -50,14 +51,8 @@ export interface TaskCall {
 /** Errors a tool call reports as an isError result rather than a protocol error. */
 const TOOL_ERRORS = new Set(['BACKEND_FAILED', 'BACKEND_TIMEOUT']);
 
-/** Starts the task; invalid arguments are an isError tool result, as for a plain call in both eras. */
-async function startOrInputError(c: TaskCall, r: { name: string; args: unknown; askable?: ReadonlySet<string> }): Promise<TaskRecord | ToolResult> {
-  try {
-    return await c.tasks.begin({ ...r, principal: c.principal, transport: c.transport, catalog: c.catalog, scope: c.scope });
-  } catch (e) {
-    if (e instanceof SvcError && e.code === 'INVALID_INPUT') return toolErrorResult(e);
-    throw e;
-  }
+function who(c: TaskCall) {
+  return { principal: c.principal, transport: c.transport, catalog: c.catalog, scope: c.scope };
 }
 
 // ---- 2025-11-25 ----
@@ -70,34 +65,26 @@ export function legacyTask(t: TaskRecord): Record<string, unknown> {
   };
 }
 
-/** tools/call on the session path: a task answer, a TASK_REQUIRED refusal, or undefined (a plain call). */
-export async function legacyToolsCall(p: Record<string, unknown>, c: TaskCall): Promise<Record<string, unknown> | undefined> {
-  const name = typeof p.name === 'string' ? p.name : '';
-  const entry = c.catalog.tools.get(name);
-  if (!entry || !decide(entry.required, c.principal.scopes).ok) return undefined; // a denied call is refused as any call is
-  const d = decideAugmentation(entry.task, isObject(p.task));
-  if (!d.ok) throw new SvcError('TASK_REQUIRED', `Task augmentation required for tools/call requests: tool ${name} runs only as a task (send params.task)`);
-  if (!d.task) return undefined;
-  const t = await startOrInputError(c, { name, args: p.arguments });
-  return 'content' in t ? { ...t } : { task: legacyTask(t) };
+/** A 2025 tools/call the runtime admitted as a task: started, answered as {task}. */
+export function startLegacyTask(call: AdmittedTool, c: TaskCall): Promise<TaskRecord> {
+  return c.tasks.start({ call, principal: c.principal, transport: c.transport, scope: c.scope });
 }
 
 export async function legacyTaskMethod(method: string, p: Record<string, unknown>, c: TaskCall): Promise<unknown> {
-  const who = { principal: c.principal, transport: c.transport, catalog: c.catalog, scope: c.scope };
   switch (method) {
     case 'tasks/get':
-      return legacyTask(await c.tasks.find(str(p, 'taskId'), who));
+      return legacyTask(await c.tasks.get(str(p, 'taskId'), who(c)));
     case 'tasks/list':
       if (p.cursor !== undefined) throw new SvcError('INVALID_INPUT', 'unknown cursor: every list is returned in one page');
-      return { tasks: (await c.tasks.listAll(who)).map(legacyTask) };
+      return { tasks: (await c.tasks.list(who(c))).map(legacyTask) };
     case 'tasks/cancel': {
       const id = str(p, 'taskId');
-      const t = await c.tasks.find(id, who);
+      const t = await c.tasks.get(id, who(c));
       if (TERMINAL.has(t.status)) throw new SvcError('INVALID_INPUT', `task ${id} already ended (${t.status}) and cannot be cancelled`, { data: { taskId: id, status: t.status } });
-      return legacyTask(await c.tasks.cancelAny(id, who));
+      return legacyTask(await c.tasks.cancel(id, who(c)));
     }
     case 'tasks/result': {
-      const t = await c.tasks.settled(str(p, 'taskId'), who);
+      const t = await c.tasks.settled(str(p, 'taskId'), who(c));
       const related = { [RELATED_TASK]: { taskId: t.id } };
       if (t.status === 'completed') return { ...t.result, _meta: { ...(t.result as { _meta?: object })._meta, ...related } };
       if (t.error && TOOL_ERRORS.has(t.error.code)) return { ...toolErrorResult(t.error), _meta: related };
@@ -152,59 +139,39 @@ function askable(caps: Record<string, unknown>): Set<string> {
   return s;
 }
 
-/** tools/call on the stateless path: a CreateTaskResult, a -32021 refusal, or undefined (a plain call). */
-export async function modernToolsCall(p: Record<string, unknown>, caps: Record<string, unknown>, c: TaskCall): Promise<Record<string, unknown> | undefined> {
-  const name = typeof p.name === 'string' ? p.name : '';
-  const entry = c.catalog.tools.get(name);
-  if (!entry || !decide(entry.required, c.principal.scopes).ok) return undefined; // a denied call is refused as any call is
-  const d = decideAugmentation(entry.task, declaresExtension(caps));
-  if (!d.ok) throw missingExtension(`tool ${name} runs only as a task, so calling it`);
-  if (!d.task) return undefined;
-  if (entry.askBeforeTask && c.round) return askThenTask(p, caps, c, name, c.round);
-  const t = await startOrInputError(c, { name, args: p.arguments, askable: askable(caps) });
-  return 'content' in t ? { ...t } : { resultType: 'task', ...modernTask(t) };
-}
-
-/** ask_before_task: an input_required round, or the CreateTaskResult once the handler called startTask() (or ended). */
-async function askThenTask(p: Record<string, unknown>, caps: Record<string, unknown>, c: TaskCall, name: string, round: InputRound & CallChannel): Promise<Record<string, unknown>> {
-  const who = { principal: c.principal, transport: c.transport, catalog: c.catalog, scope: c.scope };
-  let started: TaskRecord | undefined;
-  try {
-    const got = await settleRound(round, async () => {
-      const r = await c.tasks.startAfterInput({ name, args: p.arguments, askable: askable(caps), ...who }, round);
-      if ('task' in r) started = r.task;
-      return r;
-    });
-    if ('resultType' in got) {
-      // A question went unanswered: no task, unless the handler started one anyway (then it is cancelled).
-      if (started) c.tasks.cancel(started.id, who);
-      return { ...got };
-    }
-    // Like begin(): the task id is answered only once every replica sharing the store can read it.
-    const t = await c.tasks.saved('task' in got ? got.task : got.ended());
-    return { resultType: 'task', ...modernTask(t) };
-  } catch (e) {
-    if (e instanceof SvcError && e.code === 'INVALID_INPUT') return { ...toolErrorResult(e) };
-    throw e;
+/**
+ * A 2026 tools/call the runtime admitted as a task: a CreateTaskResult. A tool declaring ask_before_task runs
+ * first in the request's input_required round (c.round); its task exists once the handler calls startTask().
+ */
+export async function startModernTask(call: AdmittedTool, caps: Record<string, unknown>, c: TaskCall): Promise<Record<string, unknown>> {
+  const req = { call, principal: c.principal, transport: c.transport, scope: c.scope, askable: askable(caps) };
+  if (!call.entry.askBeforeTask || !c.round) return { resultType: 'task', ...modernTask(await c.tasks.start(req)) };
+  const r = await c.tasks.startAfterInput(req, c.round);
+  if ('task' in r) {
+    // A question went unanswered before the handler started its task anyway: the request answers input_required, so no task.
+    if (c.round.pending()) await c.tasks.cancel(r.task.id, who(c));
+    return { resultType: 'task', ...modernTask(r.task) };
   }
+  // The run ended first: with a question unanswered the round answers input_required and no task exists; else the task is created, finished.
+  if (c.round.pending()) return { resultType: 'complete' }; // never seen: the request's settleRound answers the round's input_required instead
+  return { resultType: 'task', ...modernTask(await r.ended()) };
 }
 
 export const MODERN_TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);
 
 export async function modernTaskMethod(method: string, p: Record<string, unknown>, caps: Record<string, unknown>, c: TaskCall): Promise<Record<string, unknown>> {
   if (!declaresExtension(caps)) throw missingExtension(method);
-  const who = { principal: c.principal, transport: c.transport, catalog: c.catalog, scope: c.scope };
   const id = str(p, 'taskId');
   switch (method) {
     case 'tasks/get':
-      return detailedTask(await c.tasks.find(id, who));
+      return detailedTask(await c.tasks.get(id, who(c)));
     case 'tasks/update': {
       if (!isObject(p.inputResponses)) throw new SvcError('INPUT_RESPONSES_INVALID', 'params.inputResponses must be an object');
-      c.tasks.update(id, who, p.inputResponses);
+      await c.tasks.update(id, who(c), p.inputResponses);
       return {};
     }
     default:
-      await c.tasks.cancelAny(id, who);
+      await c.tasks.cancel(id, who(c));
       return {};
   }
 }

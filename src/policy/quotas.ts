@@ -19,8 +19,6 @@ export type Admission = { ok: true; release(): void } | { ok: false; retryAfterM
 export interface QuotaCounter {
   /** Take one request (and one concurrency slot) from every item, or none when one is exhausted. */
   acquire(items: readonly QuotaItem[], now: number): Admission | Promise<Admission>;
-  /** What acquire would answer, without taking anything: 0 when it would admit, else the wait in ms. */
-  peek(items: readonly QuotaItem[], now: number): number | Promise<number>;
 }
 
 /** How long a caller refused for concurrency is told to wait. */
@@ -45,12 +43,6 @@ interface Counter { windowEnd: number; count: number; running: number }
 
 export class InProcessQuotas implements QuotaCounter {
   readonly #counters = new Map<string, Counter>();
-
-  peek(items: readonly QuotaItem[], now: number): number {
-    let wait = 0;
-    for (const it of items) wait = Math.max(wait, this.#wait(it, now));
-    return wait;
-  }
 
   acquire(items: readonly QuotaItem[], now: number): Admission {
     if (!items.length) return NO_RELEASE;

@@ -27,15 +27,6 @@ export class SharedQuotas implements QuotaCounter {
     this.#db = db;
   }
 
-  async peek(items: readonly QuotaItem[], now: number): Promise<number> {
-    let wait = this.#local.peek(concurrency(items), now);
-    const counted = requestItems(items);
-    if (!counted.length) return wait;
-    const rows = await this.#db.query<Row>('SELECT key, window_end, count FROM fastsvc_quotas WHERE key = ANY($1)', [counted.map((c) => c.key)]);
-    for (const c of counted) wait = Math.max(wait, waitFor(c, rows.rows.find((r) => r.key === c.key), now));
-    return wait;
-  }
-
   async acquire(items: readonly QuotaItem[], now: number): Promise<Admission> {
     const local = this.#local.acquire(concurrency(items), now);
     if (!local.ok) return local;

@@ -1,23 +1,29 @@
 // The runtime: the one place a call is decided and run, whatever the transport.
 // Guarantees: each call reads the policy store's current catalog once, or uses the
-// one the transport passes (so a reload never mixes two policies in one decision); the
-// access check is decideCall() (scopes, tenant-bound scopes, bound arguments; lists use
-// canSee()) and every denial is logged with caller, capability and reason; quotas are
-// taken after validation, only when a limit is set, and released when the call ends;
-// input is validated by the catalog's precompiled validator before any backend runs;
-// results are shaped by output_mode and inline_ok the same way on every transport.; every decision and
-// call is reported to the app's Observer (audit log, metrics, a span per call and per
-// backend run) when those are on, and costs nothing more when they are off.
+// one the transport passes (so a reload never mixes two policies in one decision); each
+// call is decided exactly once, here — the capability exists, the caller's access
+// (decideCall(): fixed scopes, tenant-bound scopes, bound arguments; lists use canSee()),
+// for a tool whether it runs as a task (policy/decision.ts) and its arguments, then its
+// quotas, taken only when a limit is set and released when the call (or its task) ends —
+// and a refusal is thrown as the SvcError every transport encodes its own way, in one
+// place each (INSUFFICIENT_SCOPE / ARGUMENT_BOUND logged as an access denial, RATE_LIMITED
+// with its wait); a task is re-authorised later by the same access decision with the
+// arguments it was admitted with (authorizeAgain); input is validated by the catalog's
+// precompiled validator before any backend runs; results are shaped by output_mode and
+// inline_ok the same way on every transport; every decision and call is reported to the
+// app's Observer (audit log, metrics, a span per call and per backend run) when those are
+// on, and costs nothing more when they are off.
 
 import { Context } from '../core/call-context.js';
 import { SvcError } from '../errors.js';
 import { findResource, type Catalog, type Guarded, type ToolEntry } from '../core/catalog.js';
 import type { CallContext, Principal, PromptMessage, ResourceContents, ToolDef, ToolResult } from '../core/types.js';
-import { canSee, decideCall, type CallDecision } from '../policy/scopes.js';
+import { canSee, decideCall } from '../policy/scopes.js';
+import { decideTool, type TaskAsk, type ToolVerdict } from '../policy/decision.js';
 import { InProcessQuotas, quotaItems, type QuotaCounter } from '../policy/quotas.js';
 import { denial, rateLimited } from './denial.js';
 import { RESULTS_PREFIX, ResultStore } from './results.js';
-import { inputProblems, summarize } from './input-errors.js';
+import { summarize } from './input-errors.js';
 import type { Logger } from '../log.js';
 import { PolicyStore, type ChangeSet } from '../policy/store.js';
 import { Observer, UNKNOWN } from '../observe/observer.js';
@@ -25,6 +31,14 @@ import { inBackendSpan, type CallSpan } from '../observe/tracing.js';
 
 export type { ChangeSet };
 export type Kind = 'tool' | 'resource' | 'prompt';
+export type { TaskAsk };
+
+/** A tools/call the runtime admitted: the tool, its arguments (bound values filled in), and the release of the quota it took. */
+export interface AdmittedTool {
+  readonly entry: ToolEntry;
+  readonly input: Record<string, unknown>;
+  readonly release: (() => void) | undefined;
+}
 
 export interface RuntimeOptions {
   inlineLimit: number;
@@ -70,66 +84,101 @@ export class Runtime {
     return this.#store.onChange(fn);
   }
 
-  /** The decision a call would get (args: the call's arguments; a resource's come from its URI), or undefined when there is no such capability. */
-  check(kind: Kind, nameOrUri: string, p: Principal, cat: Catalog = this.current(), args?: unknown): CallDecision | undefined {
-    const found = lookup(cat, kind, nameOrUri);
-    return found && decideCall(found.guard, p, found.vars ?? args);
-  }
-
   /**
-   * 0 when a call would pass its quotas now, else the wait in ms (the /mcp pre-check; the call itself takes the
-   * quota); synchronous when no limit applies (the common case asks nothing of the quota counter).
+   * One tools/call: decided once (see the header), then run — or, when the decision says it runs as
+   * a task, handed to `startTask` with its admission (the quota taken; the task's run releases it).
+   * `ask` says how the call asked about tasks; a call that asked nothing of a task-required tool is
+   * refused TASK_REQUIRED, which the MCP eras encode their own way.
    */
-  quotaWait(kind: Kind, nameOrUri: string, p: Principal, cat: Catalog = this.current()): number | Promise<number> {
-    const found = lookup(cat, kind, nameOrUri);
-    if (!found || (!found.guard.limits && !cat.limits)) return 0;
-    const items = quotaItems(p, `${kind}:${found.id}`, found.guard.limits, cat.limits);
-    return items.length ? this.#quotas.peek(items, Date.now()) : 0;
+  callTool(name: string, args: unknown, ctx: CallContext, cat?: Catalog): Promise<ToolResult>;
+  callTool<T>(name: string, args: unknown, ctx: CallContext, cat: Catalog | undefined, ask: TaskAsk, startTask: (call: AdmittedTool) => Promise<T>): Promise<ToolResult | T>;
+  callTool<T>(name: string, args: unknown, ctx: CallContext, cat: Catalog = this.current(), ask: TaskAsk = 'plain', startTask?: (call: AdmittedTool) => Promise<T>): Promise<ToolResult | T> {
+    if (!this.#obs.timed()) return this.#callTool(name, args, ctx, cat, ask, startTask);
+    return this.#obs.call('tools/call', 'tool', cat.tools.has(name) ? name : UNKNOWN, ctx, (cs) => this.#callTool(name, args, ctx, cat, ask, startTask, cs));
   }
 
-  callTool(name: string, args: unknown, ctx: CallContext, cat: Catalog = this.current()): Promise<ToolResult> {
-    if (!this.#obs.timed()) return this.#callTool(name, args, ctx, cat);
-    return this.#obs.call('tools/call', 'tool', cat.tools.has(name) ? name : UNKNOWN, ctx, (cs) => this.#callTool(name, args, ctx, cat, cs));
-  }
-
-  async #callTool(name: string, args: unknown, ctx: CallContext, cat: Catalog, cs?: CallSpan): Promise<ToolResult> {
-    const { entry, input } = this.prepareTool(name, args, ctx, cat);
-    return this.#run(entry, input, ctx, cat, cs);
-  }
-
-  /**
-   * Everything callTool checks before a backend runs (the tool exists, the caller's scopes, the
-   * arguments), so a task is created only for a call that may start. Throws NOT_FOUND,
-   * INSUFFICIENT_SCOPE (logged) or INVALID_INPUT.
-   */
-  prepareTool(name: string, args: unknown, ctx: Pick<CallContext, 'principal' | 'transport' | 'log'>, cat: Catalog = this.current()): { entry: ToolEntry; input: Record<string, unknown> } {
+  async #callTool<T>(name: string, args: unknown, ctx: CallContext, cat: Catalog, ask: TaskAsk, startTask: ((call: AdmittedTool) => Promise<T>) | undefined, cs?: CallSpan): Promise<ToolResult | T> {
     const entry = cat.tools.get(name);
     if (!entry) throw new SvcError('NOT_FOUND', `no tool named ${name}`);
-    const bound = this.#authorize(entry, ctx, 'tool', name, args);
-    const input = bound ?? (args === undefined || args === null ? {} : args);
-    if (typeof input !== 'object' || Array.isArray(input)) {
-      throw new SvcError('INVALID_INPUT', 'arguments must be a JSON object', { data: { errors: [{ path: '', message: 'must be object' }] } });
-    }
-    if (!entry.validate(input)) {
-      const problems = inputProblems(entry.validate.errors);
-      throw new SvcError('INVALID_INPUT', `invalid arguments for ${name}: ${summarize(problems)}`, {
-        data: { errors: problems.errors, ...(problems.omitted > 0 && { omitted: problems.omitted }) },
-      });
-    }
-    return { entry, input: input as Record<string, unknown> };
-  }
-
-  /** Runs a prepared call (see prepareTool) and shapes its result. */
-  async runPrepared(prepared: { entry: ToolEntry; input: Record<string, unknown> }, ctx: CallContext): Promise<ToolResult> {
-    return this.#run(prepared.entry, prepared.input, ctx, this.current());
-  }
-
-  async #run(entry: ToolEntry, input: Record<string, unknown>, ctx: CallContext, cat: Catalog, cs?: CallSpan): Promise<ToolResult> {
-    const name = entry.def.name;
+    const v = decideTool(entry, ctx.principal, args, startTask ? ask : 'plain');
+    if (!v.ok) throw this.#refusal(v, entry, ctx);
+    this.#obs.allowed(ctx.principal, ctx.transport, 'tool', name, entry.required, ctx.scope);
     const release = entry.limits || cat.limits ? await this.#admit(cat, entry, ctx.principal, 'tool', name) : undefined;
+    const call: AdmittedTool = { entry, input: v.input, release };
+    if (!v.task) return this.#run(call, ctx, cs);
+    try {
+      return await startTask!(call);
+    } catch (e) {
+      release?.(); // no task took the call
+      throw e;
+    }
+  }
+
+  /** Runs an admitted call (a task's, see callTool) and shapes its result; its quota is released when it ends. */
+  run(call: AdmittedTool, ctx: CallContext): Promise<ToolResult> {
+    return this.#run(call, ctx);
+  }
+
+  /**
+   * The access decision again, for a call admitted earlier (a task, read, listed or followed later): the tool
+   * must still be served and the caller's scopes, tenant patterns and bindings must still allow `args`, the
+   * arguments it was admitted with. Throws NOT_FOUND, or the denial (logged); with `quiet`, answers false instead
+   * and logs nothing (a list leaving the task out).
+   */
+  authorizeAgain(tool: string, args: Record<string, unknown>, ctx: Pick<CallContext, 'principal' | 'transport' | 'log' | 'scope'>, cat: Catalog = this.current(), quiet = false): boolean {
+    const entry = cat.tools.get(tool);
+    if (!entry) {
+      if (quiet) return false;
+      throw new SvcError('NOT_FOUND', `tool ${tool} is no longer served`);
+    }
+    const d = decideCall(entry, ctx.principal, args);
+    if (d.ok) return true;
+    if (quiet) return false;
+    throw denial(ctx.log, ctx.principal, ctx.transport, 'tool', tool, d, this.#obs, ctx.scope);
+  }
+
+  /**
+   * Whether a task's status change may still reach `ctx.principal` on a stream it opened earlier (a 2025 session's
+   * notifications/tasks/status, a 2026 subscriptions/listen): that credential must still be current — not expired,
+   * and for a static token not changed or removed by a reload since — and authorizeAgain must allow the task's
+   * arguments under the current policy. A withheld delivery is logged.
+   */
+  mayDeliver(tool: string, args: Record<string, unknown>, ctx: Pick<CallContext, 'principal' | 'transport' | 'log' | 'scope'>): boolean {
+    const snap = this.#store.current();
+    const p = ctx.principal;
+    const lapsed = (p.expiresAt !== undefined && p.expiresAt * 1000 <= Date.now()) || (p.kind === 'static' && !snap.tokens?.stillValid(p));
+    if (lapsed) {
+      ctx.log.info({ event: 'task.notification_withheld', sub: p.sub, transport: ctx.transport, tool }, `a status change of ${tool} was not sent to ${p.sub}: the credential that opened the stream is no longer current`);
+      return false;
+    }
+    try {
+      return this.authorizeAgain(tool, args, ctx, snap.catalog);
+    } catch {
+      return false; // the denial is logged
+    }
+  }
+
+  /** Whether `p` may read the resource `uri` (a filter: subscriptions/listen; nothing is logged). */
+  mayRead(uri: string, p: Principal, cat: Catalog = this.current()): boolean {
+    if (uri.startsWith(RESULTS_PREFIX)) return true;
+    const found = findResource(cat, uri);
+    return found !== undefined && decideCall(found.entry, p, found.vars).ok;
+  }
+
+  /** The access decision for subscribing to `uri` (2025 resources/subscribe): NOT_FOUND, or the denial (logged). */
+  authorizeRead(uri: string, ctx: Pick<CallContext, 'principal' | 'transport' | 'log' | 'scope'>, cat: Catalog = this.current()): void {
+    if (uri.startsWith(RESULTS_PREFIX)) return;
+    const found = findResource(cat, uri);
+    if (!found) throw new SvcError('NOT_FOUND', `no resource ${uri}`, { data: { uri } });
+    this.#authorize(found.entry, ctx, 'resource', uri, found.vars);
+  }
+
+  async #run(call: AdmittedTool, ctx: CallContext, cs?: CallSpan): Promise<ToolResult> {
+    const { entry, input } = call;
+    const name = entry.def.name;
     let out: unknown;
     try {
-      const run = () => entry.def.timeout_ms === undefined ? entry.def.handler(input as Record<string, unknown>, ctx) : withTimeout(entry.def, input as Record<string, unknown>, ctx);
+      const run = () => entry.def.timeout_ms === undefined ? entry.def.handler(input, ctx) : withTimeout(entry.def, input, ctx);
       out = await (cs ? inBackendSpan(cs, name, ctx.transport, run) : run());
     } catch (e) {
       if (e instanceof SvcError) throw e;
@@ -138,9 +187,23 @@ export class Runtime {
       ctx.log.error({ err: e, tool: name }, 'tool handler threw');
       throw new SvcError('BACKEND_FAILED', `tool ${name} failed: ${(e as Error)?.message ?? String(e)}`);
     } finally {
-      release?.();
+      call.release?.();
     }
     return this.#shape(entry, out, ctx.principal);
+  }
+
+  /** A refused tools/call as its SvcError (an access denial is logged and audited). */
+  #refusal(v: Exclude<ToolVerdict, { ok: true }>, entry: ToolEntry, ctx: CallContext): SvcError {
+    const name = entry.def.name;
+    if ('denial' in v) return denial(ctx.log, ctx.principal, ctx.transport, 'tool', name, v.denial, this.#obs, ctx.scope);
+    if ('taskRequired' in v) return new SvcError('TASK_REQUIRED', `Task augmentation required for tools/call requests: tool ${name} runs only as a task`);
+    if (v.invalid === 'not_object') {
+      return new SvcError('INVALID_INPUT', 'arguments must be a JSON object', { data: { errors: [{ path: '', message: 'must be object' }] } });
+    }
+    const problems = v.invalid;
+    return new SvcError('INVALID_INPUT', `invalid arguments for ${name}: ${summarize(problems)}`, {
+      data: { errors: problems.errors, ...(problems.omitted > 0 && { omitted: problems.omitted }) },
+    });
   }
 
   async readResource(uri: string, ctx: CallContext, cat: Catalog = this.current()): Promise<ResourceContents[]> {
@@ -313,17 +376,4 @@ async function withTimeout(def: ToolDef, input: Record<string, unknown>, ctx: Ca
 
 function isToolResult(v: unknown): v is ToolResult {
   return v !== null && typeof v === 'object' && Array.isArray((v as ToolResult).content);
-}
-
-const OPEN: Guarded = Object.freeze({ required: Object.freeze([]) });
-
-/** A capability's guard, its id for quotas (name, or the resource's URI / URI template), and a resource's URI variables. */
-function lookup(cat: Catalog, kind: Kind, key: string): { guard: Guarded; id: string; vars?: Record<string, string> } | undefined {
-  if (kind === 'tool' || kind === 'prompt') {
-    const e = kind === 'tool' ? cat.tools.get(key) : cat.prompts.get(key);
-    return e && { guard: e, id: key };
-  }
-  if (key.startsWith(RESULTS_PREFIX)) return { guard: OPEN, id: key };
-  const found = findResource(cat, key);
-  return found && { guard: found.entry, id: found.entry.def.uri ?? found.entry.def.uri_template!, vars: found.vars };
 }

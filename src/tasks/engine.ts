@@ -2,12 +2,16 @@
 // in both MCP eras) starts, reads, lists and cancels tasks here; they differ only in how they
 // encode a task. Guarantees:
 // - a task is created (and readable) before start() returns, only for a call the runtime has
-//   already admitted (tool exists, scopes, arguments), and only within the caps
-//   (server.task_max_running, server.task_max_running_per_principal: TASK_LIMIT_REACHED);
+//   already admitted (its one decision: tool, access, task mode, arguments, quota), and only
+//   within the caps (server.task_max_running, server.task_max_running_per_principal:
+//   TASK_LIMIT_REACHED); the task keeps the arguments it was admitted with;
 // - a task belongs to the principal that started it (kind + subject + client): anyone else
 //   gets NOT_FOUND, exactly as for an id that never existed; ids are 128 random bits;
-// - every read, list and cancel re-checks the caller's scopes against the tool in the current
-//   policy (a reload that removed the scope, or the tool, ends access to the result);
+// - every read, result, list, cancel, input answer and status notification re-authorises the
+//   caller through the runtime's access decision (authorizeAgain) with the task's stored
+//   arguments, against the current policy — fixed scopes, tenant-bound scopes and bindings
+//   alike — on every transport and every replica (a reload that removed the scope, or the
+//   tool, ends access to the result);
 // - cancelling aborts the call's AbortSignal (exec kills its process group, http aborts the
 //   request, a module sees context.signal) and records who cancelled; a draining server
 //   cancels what is still running when drain_timeout_ms ends and logs which tasks finished
@@ -16,8 +20,9 @@
 //   task id, subject, client, tool and reason, and each start, cancellation (who cancelled) and
 //   expiry, a refusal by a task cap and a read of another principal's task is one audit event
 //   (task_start, task_cancel, task_expire, refuse task_limit, deny not_task_owner);
-// - on a shared store (PostgreSQL) the async variants begin/saved/find/listAll/cancelAny/settled
-//   work from any replica: a cancel reaches the replica running the task and aborts it there;
+// - on a shared store (PostgreSQL) start, get, list, cancel, update and settled work from any
+//   replica: a task is answered only once every replica can read it; a cancel reaches the
+//   replica running the task and aborts it there;
 //   follow() hears a task's status changes on whichever replica runs it, each once, in order;
 //   tasks/update (input answers) needs the replica running the task, and the running caps
 //   count each replica's own tasks;
@@ -32,9 +37,7 @@ import { isSvcError, SvcError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { Observer } from '../observe/observer.js';
 import type { RequestScope } from '../observe/request-scope.js';
-import { decide } from '../policy/scopes.js';
-import { denial } from '../runtime/denial.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { AdmittedTool, Runtime } from '../runtime/runtime.js';
 import { Context } from '../core/call-context.js';
 import { isShared, MemoryTaskStore, TERMINAL, type InputRequest, type SharedTaskStore, type TaskRecord, type TaskStatus, type TaskStore } from './store.js';
 
@@ -48,7 +51,7 @@ export interface TaskLimits {
 }
 
 export interface TaskEngineOptions extends TaskLimits {
-  runtime: Pick<Runtime, 'current' | 'prepareTool' | 'runPrepared'>;
+  runtime: Pick<Runtime, 'current' | 'run' | 'authorizeAgain' | 'mayDeliver'>;
   logger: Logger;
   store?: TaskStore;
   /** The app's audit log and metrics; none by default. */
@@ -56,11 +59,10 @@ export interface TaskEngineOptions extends TaskLimits {
 }
 
 export interface StartRequest {
-  name: string;
-  args: unknown;
+  /** The call the runtime admitted to run as a task. */
+  call: AdmittedTool;
   principal: Principal;
   transport: CallContext['transport'];
-  catalog?: Catalog;
   /** Client requests (elicitation/create, …) the caller can answer through tasks/update; none by default. */
   askable?: ReadonlySet<string>;
   /** The request's address and trace headers (audit log, tracing), when the transport built them. */
@@ -118,16 +120,23 @@ export class TaskEngine {
     }
   }
 
-  /** start(), then saved(). */
-  begin(req: StartRequest): Promise<TaskRecord> {
-    return this.saved(this.start(req));
+  /**
+   * Starts a task for an admitted call; resolves with the task once it is readable on every replica
+   * sharing the store (at once for a store of this process only). When it cannot be saved there, the
+   * task is cancelled and this rejects.
+   */
+  start(req: StartRequest): Promise<TaskRecord> {
+    const task = this.#admit(req);
+    const controller = new AbortController();
+    const live = this.#publish(task, controller, req);
+    live.settled = this.#opts.runtime.run(req.call, this.#context(req, controller, this.#channel(task, live, req.askable ?? new Set()))).then(
+      (result) => this.#finish(task, 'completed', { result }),
+      (e: unknown) => this.#finish(task, 'failed', { error: failure(e) }),
+    ).finally(() => this.#live.delete(task.id));
+    return this.#saved(task);
   }
 
-  /**
-   * Resolves once `task` is readable on every replica sharing the store (at once for a store of this
-   * process only); when it cannot be saved, a running task is cancelled and this rejects.
-   */
-  async saved(task: TaskRecord): Promise<TaskRecord> {
+  async #saved(task: TaskRecord): Promise<TaskRecord> {
     if (!isShared(this.#store)) return task;
     try {
       await this.#store.flush();
@@ -138,27 +147,15 @@ export class TaskEngine {
     return task;
   }
 
-  /** Starts a task for an admitted call; the task is readable when this returns. */
-  start(req: StartRequest): TaskRecord {
-    const { prepared, task } = this.#admit(req);
-    const controller = new AbortController();
-    const live = this.#publish(task, controller, req);
-    live.settled = this.#opts.runtime.runPrepared(prepared, this.#context(req, controller, this.#channel(task, live, req.askable ?? new Set()))).then(
-      (result) => this.#finish(task, 'completed', { result }),
-      (e: unknown) => this.#finish(task, 'failed', { error: failure(e) }),
-    ).finally(() => this.#live.delete(task.id));
-    return task;
-  }
-
   /**
    * A call to a tool declaring ask_before_task: the handler runs now with its requests going to
    * `before` (the call's input_required round); the task is created when the handler calls
-   * channel.startTask(), and this resolves with `{ task }` while the run goes on as that task.
-   * If the run ends first this resolves with `{ ended }`: the caller drops it (a question went
-   * unanswered: no task exists) or calls it to create the task, already finished.
+   * channel.startTask(), and this resolves with `{ task }` (once every replica can read it) while the
+   * run goes on as that task. If the run ends first this resolves with `{ ended }`: the caller drops
+   * it (a question went unanswered: no task exists) or calls it to create the task, already finished.
    */
-  startAfterInput(req: StartRequest, before: CallChannel): Promise<{ task: TaskRecord } | { ended: () => TaskRecord }> {
-    const { prepared, task } = this.#admit(req);
+  startAfterInput(req: StartRequest, before: CallChannel): Promise<{ task: TaskRecord } | { ended: () => Promise<TaskRecord> }> {
+    const task = this.#admit(req);
     const controller = new AbortController();
     let markDone!: () => void;
     const done = new Promise<void>((r) => (markDone = r));
@@ -179,14 +176,14 @@ export class TaskEngine {
         startTask: () => {
           if (live) return;
           publish();
-          resolve({ task });
+          resolve(this.#saved(task).then(() => ({ task })));
         },
       };
-      this.#opts.runtime.runPrepared(prepared, this.#context(req, controller, channel)).then((result): { result?: ToolResult; error?: SvcError } => ({ result }), (e: unknown) => ({ error: failure(e) }))
+      this.#opts.runtime.run(req.call, this.#context(req, controller, channel)).then((result): { result?: ToolResult; error?: SvcError } => ({ result }), (e: unknown) => ({ error: failure(e) }))
         .then((outcome) => {
           const end = () => this.#finish(task, outcome.error ? 'failed' : 'completed', outcome);
           if (live) return end();
-          resolve({ ended: () => (publish(), end(), this.#live.delete(task.id), task) });
+          resolve({ ended: () => (publish(), end(), this.#live.delete(task.id), this.#saved(task)) });
         })
         .finally(() => {
           if (live) this.#live.delete(task.id);
@@ -195,23 +192,24 @@ export class TaskEngine {
     });
   }
 
-  /** The checks before any task exists (tool, scopes, arguments, the running caps) and its record. */
-  #admit(req: StartRequest): { prepared: ReturnType<Runtime['prepareTool']>; task: TaskRecord } {
+  /** The running caps (the runtime admitted the call itself), then the task's record. */
+  #admit(req: StartRequest): TaskRecord {
     const log = this.#opts.logger;
-    const prepared = this.#opts.runtime.prepareTool(req.name, req.args, { principal: req.principal, transport: req.transport, log }, req.catalog);
+    const tool = req.call.entry.def.name;
     const owner = ownerOf(req.principal);
     const mine = this.#store.running(owner).length;
     const all = this.#store.running().length;
     if (mine >= this.#opts.maxRunningPerPrincipal || all >= this.#opts.maxRunning) {
       const which = mine >= this.#opts.maxRunningPerPrincipal ? `you have ${mine} running (server.task_max_running_per_principal)` : `the server has ${all} running (server.task_max_running)`;
-      log.warn({ event: 'task.refused', sub: req.principal.sub, client_id: req.principal.clientId, tool: req.name, reason: 'limit' }, `task for ${req.name} refused: ${which}`);
-      this.#obs.limited('task_limit', `tool:${req.name}`, req.transport, req.principal, undefined, req.scope);
+      log.warn({ event: 'task.refused', sub: req.principal.sub, client_id: req.principal.clientId, tool, reason: 'limit' }, `task for ${tool} refused: ${which}`);
+      this.#obs.limited('task_limit', `tool:${tool}`, req.transport, req.principal, undefined, req.scope);
       throw new SvcError('TASK_LIMIT_REACHED', `too many running tasks: ${which}; wait for one to finish or cancel one`);
     }
     const now = new Date().toISOString();
-    const task: TaskRecord = {
+    return {
       id: randomBytes(16).toString('base64url'),
-      tool: req.name,
+      tool,
+      args: req.call.input,
       owner,
       sub: req.principal.sub,
       ...(req.principal.clientId !== undefined && { clientId: req.principal.clientId }),
@@ -221,7 +219,6 @@ export class TaskEngine {
       ttlMs: this.#opts.ttlMs,
       pollIntervalMs: this.#opts.pollIntervalMs,
     };
-    return { prepared, task };
   }
 
   /** The task becomes readable (stored, live, logged). */
@@ -238,93 +235,85 @@ export class TaskEngine {
     return new Context(req.principal, this.#opts.logger, req.transport, channel, controller, undefined, req.scope);
   }
 
-  /** The caller's task, re-authorized; NOT_FOUND for an unknown id or someone else's task. */
-  get(id: string, who: Caller): TaskRecord {
-    return this.#authorize(this.#store.get(id), id, who);
-  }
-
-  /** get() for a task started on any replica sharing the store. */
-  async find(id: string, who: Caller): Promise<TaskRecord> {
+  /** The caller's task, started on any replica sharing the store, re-authorised; NOT_FOUND for an unknown id or someone else's task. */
+  async get(id: string, who: Caller): Promise<TaskRecord> {
     const store = this.#store;
     return this.#authorize(store.get(id) ?? (isShared(store) ? await store.fetch(id) : undefined), id, who);
   }
 
-  /** list() with the caller's tasks on every replica sharing the store. */
-  async listAll(who: Caller): Promise<TaskRecord[]> {
+  /** The caller's own tasks on every replica sharing the store that it may still see, oldest first. */
+  async list(who: Caller): Promise<TaskRecord[]> {
     const store = this.#store;
-    if (!isShared(store)) return this.list(who);
-    const local = this.list(who);
-    const mine = new Set(local.map((t) => t.id));
+    const local = store.list(ownerOf(who.principal));
+    let all = local;
+    if (isShared(store)) {
+      const here = new Set(local.map((t) => t.id));
+      all = [...local, ...(await store.listShared(ownerOf(who.principal))).filter((t) => !here.has(t.id))];
+    }
     const cat = who.catalog ?? this.#opts.runtime.current();
     const now = Date.now();
-    const others = (await store.listShared(ownerOf(who.principal))).filter((t) => {
-      const entry = cat.tools.get(t.tool);
-      return !mine.has(t.id) && entry !== undefined && decide(entry.required, who.principal.scopes).ok && (t.expiresAt === undefined || t.expiresAt > now);
-    });
-    return [...local, ...others].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    return all
+      .filter((t) => (t.expiresAt === undefined || t.expiresAt > now) && this.#opts.runtime.authorizeAgain(t.tool, t.args, this.#ctx(who), cat, true))
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
-  /** cancel() for a task running on any replica sharing the store: that replica aborts it. */
-  async cancelAny(id: string, who: Caller): Promise<TaskRecord> {
+  /**
+   * Cancels the caller's task wherever it runs (the replica running it aborts it); a task already finished is
+   * returned unchanged.
+   */
+  async cancel(id: string, who: Caller): Promise<TaskRecord> {
     const store = this.#store;
-    if (!isShared(store) || this.#live.has(id)) return this.cancel(id, who);
-    const task = await this.find(id, who);
+    const task = await this.get(id, who);
     if (TERMINAL.has(task.status)) return task;
+    if (!isShared(store) || this.#live.has(id)) {
+      this.#cancel(task, who.principal.sub, 'cancelled by its owner');
+      this.#audit(task, 'task_cancel', 'owner', who.principal, who.transport, who.scope);
+      return task;
+    }
     await store.requestCancel(task, who.principal.sub, `cancelled by ${who.principal.sub}`);
     this.#log({ ...task, status: 'cancelled', cancelledBy: who.principal.sub }, 'task.cancelled', 'cancelled by its owner on another replica');
     return this.#authorize(await store.fetch(id), id, who);
   }
 
+  /** Ownership, expiry, then the runtime's access decision with the task's own arguments. */
   #authorize(task: TaskRecord | undefined, id: string, who: Caller): TaskRecord {
     const theirs = task !== undefined && task.owner !== ownerOf(who.principal);
     if (theirs) this.#audit(task, 'deny', 'not_task_owner', who.principal, who.transport, who.scope);
     if (!task || theirs || (task.expiresAt !== undefined && task.expiresAt <= Date.now())) {
       throw new SvcError('NOT_FOUND', `no task ${id}`, { data: { taskId: id } });
     }
-    const cat = who.catalog ?? this.#opts.runtime.current();
-    const entry = cat.tools.get(task.tool);
-    if (!entry) throw new SvcError('NOT_FOUND', `no task ${id}: its tool ${task.tool} is no longer served`, { data: { taskId: id } });
-    const d = decide(entry.required, who.principal.scopes);
-    if (!d.ok) throw denial(this.#opts.logger, who.principal, who.transport, 'tool', task.tool, d, this.#obs, who.scope);
-    return task;
-  }
-
-  /** The caller's own tasks that its scopes still cover, oldest first. */
-  list(who: Caller): TaskRecord[] {
-    const cat = who.catalog ?? this.#opts.runtime.current();
-    const now = Date.now();
-    return this.#store.list(ownerOf(who.principal)).filter((t) => {
-      const entry = cat.tools.get(t.tool);
-      return entry !== undefined && decide(entry.required, who.principal.scopes).ok && (t.expiresAt === undefined || t.expiresAt > now);
-    });
-  }
-
-  /** Cancels the caller's task; a task already finished is returned unchanged. */
-  cancel(id: string, who: Caller): TaskRecord {
-    const task = this.get(id, who);
-    if (!TERMINAL.has(task.status)) {
-      this.#cancel(task, who.principal.sub, 'cancelled by its owner');
-      this.#audit(task, 'task_cancel', 'owner', who.principal, who.transport, who.scope);
+    try {
+      this.#opts.runtime.authorizeAgain(task.tool, task.args, this.#ctx(who), who.catalog);
+    } catch (e) {
+      if (isSvcError(e) && e.code === 'NOT_FOUND') throw new SvcError('NOT_FOUND', `no task ${id}: its tool ${task.tool} is no longer served`, { data: { taskId: id } });
+      throw e;
     }
     return task;
   }
 
+  #ctx(who: Caller): { principal: Principal; transport: CallContext['transport']; log: Logger; scope?: RequestScope } {
+    return { principal: who.principal, transport: who.transport, log: this.#opts.logger, scope: who.scope };
+  }
+
   /** Resolves when the caller's task is terminal (MCP 2025-11-25 tasks/result). */
   async settled(id: string, who: Caller): Promise<TaskRecord> {
-    let task = await this.find(id, who);
+    let task = await this.get(id, who);
     const live = this.#live.get(id);
     if (live) await live.settled;
     // Running on another replica: poll the shared store at the task's own interval.
     while (!live && !TERMINAL.has(task.status)) {
       await new Promise((r) => setTimeout(r, task.pollIntervalMs));
-      task = await this.find(id, who);
+      task = await this.get(id, who);
     }
     return task;
   }
 
-  /** Answers to the task's outstanding input requests (MCP 2026-07-28 tasks/update); unknown keys are ignored. */
-  update(id: string, who: Caller, responses: Record<string, unknown>): TaskRecord {
-    const task = this.get(id, who);
+  /**
+   * Answers to the task's outstanding input requests (MCP 2026-07-28 tasks/update); unknown keys are ignored,
+   * and so are answers for a task this replica does not run.
+   */
+  async update(id: string, who: Caller, responses: Record<string, unknown>): Promise<TaskRecord> {
+    const task = await this.get(id, who);
     const live = this.#live.get(id);
     if (!live || task.status !== 'input_required') return task;
     for (const [key, value] of Object.entries(responses)) {
@@ -347,12 +336,13 @@ export class TaskEngine {
   /**
    * The caller's tasks among `ids`, wherever they run (any replica sharing the store), to follow: resolves to
    * the ids — those tasks/get would show the caller now, in the order given — and watch(fn), from which `fn`
-   * gets each status change of one of them, re-authorized against the policy current at that moment, until
+   * gets each status change of one of them, while runtime.mayDeliver allows it (the credential still current,
+   * the access decision with the task's arguments under the policy of that moment), until
    * the function watch() returns is called. Rejects when the shared store cannot be read (STORE_UNAVAILABLE).
    */
   async follow(ids: readonly string[], who: Caller): Promise<{ ids: string[]; watch(fn: (t: TaskRecord) => void): () => void }> {
     const unique = [...new Set(ids)];
-    const found = await Promise.all(unique.map((id) => this.find(id, who).then(() => true, (e: unknown) => {
+    const found = await Promise.all(unique.map((id) => this.get(id, who).then(() => true, (e: unknown) => {
       if (isSvcError(e) && (e.code === 'NOT_FOUND' || e.code === 'INSUFFICIENT_SCOPE')) return false;
       throw e;
     })));
@@ -370,16 +360,10 @@ export class TaskEngine {
     };
   }
 
-  /** Tells each follower of `task` about its change, if the follower may still see it. */
+  /** Tells each follower of `task` about its change, if the follower may still see it (runtime.mayDeliver). */
   #deliver(task: TaskRecord): void {
     for (const f of this.#followers) {
-      if (!f.ids.has(task.id)) continue;
-      try {
-        this.#authorize(task, task.id, f.who);
-      } catch {
-        continue; // its scopes no longer cover the tool (logged as a denial by #authorize)
-      }
-      f.fn(task);
+      if (f.ids.has(task.id) && this.#opts.runtime.mayDeliver(task.tool, task.args, this.#ctx(f.who))) f.fn(task);
     }
   }
 

@@ -21,6 +21,8 @@ export interface TaskRecord {
   /** 128 random bits, base64url. */
   readonly id: string;
   readonly tool: string;
+  /** The arguments the call was admitted with (bound values filled in): every later read is re-authorised with them. */
+  readonly args: Record<string, unknown>;
   /** The principal that started it: kind, subject and client. */
   readonly owner: string;
   readonly sub: string;

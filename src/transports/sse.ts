@@ -1,12 +1,10 @@
 // Server-sent events for /mcp: the answer to one POST (JSON until the call sends
 // something first, then an SSE stream) and the session's standalone GET stream.
 // Guarantees: nothing is written to a response that has ended or was destroyed;
-// every event is one `event: message` frame holding one JSON-RPC message; a single
-// call refused by its quota is answered 429 with Retry-After, as the pre-dispatch
-// check answers one (a concurrent call can take the last of a quota between the two).
+// every event is one `event: message` frame holding one JSON-RPC message; an answer that
+// is still plain JSON goes out with the status its caller gives it.
 
 import type { ServerResponse } from 'node:http';
-import { retryAfterSeconds } from '../http/errors.js';
 import { sendEmpty, sendJson } from '../http/raw.js';
 import type { JsonRpcMessage } from '../mcp/jsonrpc.js';
 import type { HandleResult, Sink } from '../mcp/protocol.js';
@@ -45,31 +43,20 @@ export class PostReply {
     return writeEvent(this.#res, m);
   };
 
-  finish(answer: HandleResult): void {
+  /** Sends the answer: as JSON with `status` (202 and no body when there is nothing to answer), or as the stream's last event once streaming. */
+  finish(answer: HandleResult, status = 200): void {
     const mode = this.#mode;
     this.#mode = 'done';
     const res = this.#res;
     if (mode === 'done' || res.destroyed) return;
     if (mode === 'pending') {
       if (answer === undefined) return sendEmpty(res, 202);
-      const wait = quotaWait(answer);
-      if (wait !== undefined) {
-        res.setHeader('Retry-After', String(retryAfterSeconds(wait)));
-        return sendJson(res, 429, answer);
-      }
-      if (this.#accept.json) return sendJson(res, 200, answer);
+      if (status !== 200 || this.#accept.json) return sendJson(res, status, answer);
       startSse(res);
     }
     for (const m of answer === undefined ? [] : Array.isArray(answer) ? answer : [answer]) writeEvent(res, m);
     res.end();
   }
-}
-
-/** The wait a single answer's RATE_LIMITED quota refusal names (data.retryAfterMs), or undefined. */
-function quotaWait(answer: HandleResult): number | undefined {
-  if (answer === undefined || Array.isArray(answer) || !('error' in answer)) return undefined;
-  const data = answer.error?.data as { code?: unknown; retryAfterMs?: unknown } | undefined;
-  return data?.code === 'RATE_LIMITED' && typeof data.retryAfterMs === 'number' ? data.retryAfterMs : undefined;
 }
 
 export function startSse(res: ServerResponse, sessionId?: string): void {

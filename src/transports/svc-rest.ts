@@ -33,7 +33,6 @@ import { readJson, sendJson } from '../http/raw.js';
 import type { TaskEngine, TaskRecord } from '../tasks/engine.js';
 import { EXPLAIN_ANY_SCOPE, explainCall, explainView } from '../policy/explain.js';
 import { denial } from '../runtime/denial.js';
-import { decideAugmentation } from '../tasks/augmentation.js';
 
 export interface SvcTransport {
   router: Router;
@@ -57,16 +56,17 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
   const callTool = async (req: IncomingMessage, res: ServerResponse, p: Principal, name: string, cat?: Catalog): Promise<void> => {
     try {
       const args = await readJson(req, deps.bodyLimit);
-      const mode = (cat ?? runtime.current()).tools.get(name)?.task;
-      // A plain POST to a task-required tool is not refused here: /svc makes it the task it must be.
-      const d = mode && decideAugmentation(mode, /\brespond-async\b/i.test(String(req.headers.prefer ?? '')));
-      if (deps.tasks && d && (!d.ok || d.task)) {
-        const t = await deps.tasks.begin({ name, args, principal: p, transport: 'svc', catalog: cat, scope: scope(req) });
-        res.setHeader('Location', `/svc/tasks/${t.id}`);
-        res.setHeader('Retry-After', String(Math.ceil(t.pollIntervalMs / 1000)));
-        return sendJson(res, 202, taskBody(t));
+      const c = ctx(p, req, res);
+      const tasks = deps.tasks;
+      // A plain POST to a task-required tool is not refused: /svc makes it the task it must be ('auto').
+      const result = tasks
+        ? await runtime.callTool(name, args, c, cat, /\brespond-async\b/i.test(String(req.headers.prefer ?? '')) ? 'asked' : 'auto', (call) => tasks.start({ call, principal: p, transport: 'svc', scope: c.scope }))
+        : await runtime.callTool(name, args, c, cat);
+      if (!('content' in result)) {
+        res.setHeader('Location', `/svc/tasks/${result.id}`);
+        res.setHeader('Retry-After', String(Math.ceil(result.pollIntervalMs / 1000)));
+        return sendJson(res, 202, taskBody(result));
       }
-      const result = await runtime.callTool(name, args, ctx(p, req, res), cat);
       if (result.isError) return fail(res, new SvcError('BACKEND_FAILED', textOf(result), { data: { content: result.content } }));
       sendJson(res, 200, toolBody(result));
     } catch (e) {
@@ -134,14 +134,14 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
     const who = (req: IncomingMessage, res: Response) => ({ principal: principalOf(res), transport: 'svc' as const, catalog: catalogOf(res), scope: scope(req) });
     r.get('/tasks', async (req, res) => {
       try {
-        res.json({ tasks: (await tasks.listAll(who(req, res))).map((t) => taskBody(t)) });
+        res.json({ tasks: (await tasks.list(who(req, res))).map((t) => taskBody(t)) });
       } catch (e) {
         fail(res, e);
       }
     });
     r.get('/tasks/:id', async (req, res) => {
       try {
-        const t = await tasks.find(req.params.id as string, who(req, res));
+        const t = await tasks.get(req.params.id as string, who(req, res));
         if (t.status === 'working' || t.status === 'input_required') res.setHeader('Retry-After', String(Math.ceil(t.pollIntervalMs / 1000)));
         res.json(taskBody(t, true));
       } catch (e) {
@@ -150,7 +150,7 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
     });
     r.delete('/tasks/:id', async (req, res) => {
       try {
-        res.json(taskBody(await tasks.cancelAny(req.params.id as string, who(req, res)), true));
+        res.json(taskBody(await tasks.cancel(req.params.id as string, who(req, res)), true));
       } catch (e) {
         fail(res, e);
       }

@@ -1,4 +1,5 @@
-// /ws: MCP's JSON-RPC over one WebSocket (subprotocol `mcp`), the same session core as /mcp.
+// /ws: MCP's JSON-RPC over one WebSocket (subprotocol `mcp`) — the framing of the one MCP
+// endpoint (src/mcp/endpoint.ts), which also serves /mcp.
 // Guarantees: the front door (src/http/front-door.ts: Host/Origin, tokens only in headers,
 // the bearer token), then the subprotocol, are checked during the
 // handshake, so a refused upgrade is a plain HTTP answer (401 with the challenge, 403,
@@ -7,11 +8,10 @@
 // frame gets a -32700 answer, never a crash; messages over server.body_limit close the
 // socket with 1009; at most ws_max_in_flight requests run per socket; a socket that
 // misses a pong, or stops reading its answers, is dropped.
-// Both MCP eras share a socket: a message carrying the 2026-07-28 _meta (or server/discover,
-// subscriptions/listen) is served statelessly by src/mcp/modern.ts, on its own, whatever
-// came before; anything else goes to the socket's 2025 session. A modern
-// subscriptions/listen streams its tagged notifications on the socket until the client sends
-// notifications/cancelled for it or the socket closes.
+// Both MCP eras share a socket (the endpoint tells them apart per message): anything 2025
+// goes to the socket's own session; a 2026-07-28 subscriptions/listen streams its tagged
+// notifications on the socket until the client sends notifications/cancelled for it or the
+// socket closes.
 //
 // Close codes: 4401 credential expired/revoked/rotated · 1009 message too big · 1008 the
 // client does not read its answers · 1001 server shutting down.
@@ -31,11 +31,10 @@ import type { PolicySnapshot, PolicyStore } from '../policy/store.js';
 import type { Logger } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { parseByteSize } from '../util/bytes.js';
-import { classify, errorFrom, errorOf, failure, RPC, type JsonRpcId } from '../mcp/jsonrpc.js';
+import { errorFrom, errorOf, failure, RPC, type JsonRpcId, type JsonRpcRequest } from '../mcp/jsonrpc.js';
 import { toSvcError } from '../http/errors.js';
-import { McpSession, type Sink } from '../mcp/protocol.js';
-import { eraOf } from '../mcp/era.js';
-import { META, ModernProtocol, SUPPORTED_VERSIONS } from '../mcp/modern.js';
+import type { Sink } from '../mcp/protocol.js';
+import { McpEndpoint, type Exchange } from '../mcp/endpoint.js';
 import type { SessionRegistry } from '../mcp/sessions.js';
 import type { InputRounds } from '../mcp/input-rounds.js';
 import type { TaskEngine } from '../tasks/engine.js';
@@ -92,7 +91,7 @@ export function mountWs(app: Application, deps: WsDeps): void {
       pinger = undefined;
     }
   };
-  const modern = new ModernProtocol({ runtime, logger: log, transport: 'ws', routePublic: config.routes.public.includes('/ws'), supportedVersions: SUPPORTED_VERSIONS, rounds: deps.rounds, tasks: deps.tasks });
+  const endpoint = new McpEndpoint({ transport: 'ws', routePublic: config.routes.public.includes('/ws'), runtime, tasks: deps.tasks, sessions: deps.sessions, rounds: deps.rounds, logger: log });
 
   const verify = async (req: IncomingMessage): Promise<Verdict> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -163,42 +162,24 @@ export function mountWs(app: Application, deps: WsDeps): void {
       ws.send(JSON.stringify(m));
       return true;
     };
-    const entry = deps.sessions.create(principal, 'ws', () => new McpSession({ runtime, logger: log, transport: 'ws', send, tasks: deps.tasks }))!;
-    const session = entry.session;
+    const entry = endpoint.openSocketSession(principal, send);
     /** Open 2026-07-28 subscriptions/listen streams by request id; created on the first one. */
     let listens: Map<JsonRpcId, () => void> | undefined;
-    /** One 2026-07-28 message: stateless, nothing from earlier messages is used. */
-    const serveModern = async (msg: unknown): Promise<void> => {
-      const c = classify(msg);
-      if (c.kind === 'invalid') return void send(failure(c.id, RPC.INVALID_REQUEST, c.reason));
-      if (c.kind === 'response') return;
-      if (c.kind === 'notification') {
-        const id = c.msg.params?.requestId;
-        if (c.msg.method === 'notifications/cancelled' && (typeof id === 'string' || typeof id === 'number')) listens?.get(id)?.();
-        return;
+    const listen = async (msg: JsonRpcRequest): Promise<void> => {
+      let stopListen: () => void;
+      try {
+        stopListen = await endpoint.listen(msg, principal, send);
+      } catch (e) {
+        return void send(errorFrom(msg.id, toSvcError(e, log)));
       }
-      const cat = runtime.current();
-      const adm = modern.admit(c.msg, undefined, cat);
-      if (!adm.ok) return void send(adm.answer);
-      if (c.msg.method === 'subscriptions/listen') {
-        let stopListen: () => void;
-        try {
-          stopListen = await modern.listen(c.msg, principal, send);
-        } catch (e) {
-          return void send(errorFrom(c.msg.id, toSvcError(e, log)));
-        }
-        if (ws.readyState !== ws.OPEN) return stopListen(); // the socket closed while the listen was being set up
-        const open = (listens ??= new Map());
-        open.get(c.msg.id)?.();
-        open.set(c.msg.id, () => {
-          stopListen();
-          open.delete(c.msg.id);
-        });
-        return;
-      }
-      send((await modern.handle(c.msg, adm.meta, principal, send, cat, undefined, scope)).answer);
+      if (ws.readyState !== ws.OPEN) return stopListen(); // the socket closed while the listen was being set up
+      const open = (listens ??= new Map());
+      open.get(msg.id)?.();
+      open.set(msg.id, () => {
+        stopListen();
+        open.delete(msg.id);
+      });
     };
-    deps.sessions.add(entry);
     const revoked = (): false => {
       log.info({ event: 'ws.revoked', sub: principal.sub }, 'closing /ws socket: credential no longer valid');
       if (ws.readyState === ws.OPEN) ws.close(WS_CLOSE.CREDENTIAL_INVALID, 'credential expired or revoked');
@@ -260,8 +241,10 @@ export function mountWs(app: Application, deps: WsDeps): void {
     };
     const dispatch = async (msg: unknown, n: number): Promise<void> => {
       try {
-        if (isModern(msg, session.initialized) || (listens !== undefined && listens.has(cancelledId(msg) ?? ''))) return await serveModern(msg);
-        const answer = await session.handle(msg, principal, { scope });
+        const x: Exchange = { principal, catalog: runtime.current(), scope, reply: send, session: entry, listens };
+        const out = await endpoint.receive(msg, x);
+        if (out.listen) return await listen(out.listen);
+        const answer = out.answer;
         if (Array.isArray(answer)) for (const m of answer) send(m);
         else if (answer !== undefined) send(answer);
       } catch (e) {
@@ -289,24 +272,6 @@ export function mountWs(app: Application, deps: WsDeps): void {
       else void queued().then((ok) => admitted(msg, n, over, ok));
     });
   });
-}
-
-/** The requestId of a notifications/cancelled message. */
-function cancelledId(msg: unknown): JsonRpcId | undefined {
-  const m = msg as { method?: unknown; params?: { requestId?: unknown } } | null;
-  const id = m?.method === 'notifications/cancelled' ? m.params?.requestId : undefined;
-  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
-}
-
-function isModern(msg: unknown, initialized: boolean): boolean {
-  if (msg === null || typeof msg !== 'object' || Array.isArray(msg)) return false;
-  const m = msg as { method?: unknown; params?: { _meta?: Record<string, unknown> } };
-  const meta = m.params && typeof m.params === 'object' ? m.params._meta : undefined;
-  return eraOf({
-    session: initialized,
-    method: typeof m.method === 'string' ? m.method : undefined,
-    metaVersion: meta && typeof meta === 'object' ? meta[META.protocolVersion] : undefined,
-  }) === 'modern';
 }
 
 /** The id of a JSON-RPC request (a message with a method and an id); undefined otherwise. */

@@ -106,7 +106,7 @@ describe('/mcp Streamable HTTP', () => {
     assert.equal((await c.request('ping')).res.status, 200);
   });
 
-  it('answers a call the caller lacks scopes for with 403 and the exact insufficient_scope challenge, before dispatch', async () => {
+  it('answers a call the caller lacks scopes for with 403 and the exact insufficient_scope challenge /svc gives, before dispatch', async () => {
     const c = new RawMcp(app.url, app.tokens.reader);
     await c.initialize();
     const gate = app.served.handle.gate;
@@ -119,8 +119,10 @@ describe('/mcp Streamable HTTP', () => {
       const { res, answer } = await c.request(method, params);
       assert.equal(res.status, 403, method);
       const challenge = res.headers.get('www-authenticate');
-      assert.equal(challenge, gate.challenge({ error: 'insufficient_scope', scopes: required, route: '/mcp' }));
-      assert.equal(challenge, `Bearer realm="notes", error="insufficient_scope", scope="${required.join(' ')}"`);
+      const message = (answer as { error: { message: string } }).error.message;
+      assert.equal(challenge, gate.challenge({ error: 'insufficient_scope', scopes: required, route: '/mcp', description: message }));
+      assert.equal(challenge, `Bearer realm="notes", error="insufficient_scope", scope="${required.join(' ')}", error_description="${message}"`);
+      assert.match(message, new RegExp(`requires scope ${missing.join(' ')}$`));
       assert.deepEqual((answer as { error: unknown }).error, {
         code: -32003,
         message: (answer as { error: { message: string } }).error.message,

@@ -10,8 +10,9 @@ import { FastSvc } from '../../src/core/fast-svc.js';
 import { buildCatalog } from '../../src/core/catalog.js';
 import { Runtime } from '../../src/runtime/runtime.js';
 import type { Principal } from '../../src/core/types.js';
-import { eraOf, type EraSignals } from '../../src/mcp/era.js';
-import { hintOf, META, ModernProtocol, SUPPORTED_VERSIONS } from '../../src/mcp/modern.js';
+import { eraOf } from '../../src/mcp/era.js';
+import { hintOf, ModernProtocol } from '../../src/mcp/modern.js';
+import { META, SUPPORTED_VERSIONS } from '../../src/mcp/constants.js';
 import { decodeHeaderValue } from '../../src/mcp/modern-headers.js';
 import type { JsonRpcNotification, JsonRpcRequest } from '../../src/mcp/jsonrpc.js';
 
@@ -38,7 +39,7 @@ const req = (method: string, params: Record<string, unknown> = {}, id = 1): Json
 const runtimes = new WeakMap<ModernProtocol, Runtime>();
 
 function make(rt = runtime(), routePublic = true): ModernProtocol {
-  const p = new ModernProtocol({ runtime: rt, logger: log, transport: 'mcp', routePublic, supportedVersions: SUPPORTED_VERSIONS, rounds: new InputRounds({ ttlMs: 60_000 }) });
+  const p = new ModernProtocol({ runtime: rt, logger: log, transport: 'mcp', routePublic, rounds: new InputRounds({ ttlMs: 60_000 }) });
   runtimes.set(p, rt);
   return p;
 }
@@ -50,19 +51,22 @@ async function call(p: ModernProtocol, msg: JsonRpcRequest, who = anon, notes: J
 }
 
 describe('MCP era selection (eraOf)', () => {
-  const table: [string, EraSignals, 'legacy' | 'modern'][] = [
-    ['modern _meta version', { session: false, method: 'tools/list', metaVersion: V }, 'modern'],
-    ['modern _meta even on a 2025 session', { session: true, method: 'tools/list', metaVersion: V }, 'modern'],
-    ['a 2025 session without _meta', { session: true, method: 'tools/list', headerVersion: '2025-11-25' }, 'legacy'],
-    ['2025 initialize, no header', { session: false, method: 'initialize' }, 'legacy'],
-    ['2025 initialize with a 2025 header', { session: false, method: 'initialize', headerVersion: '2025-06-18' }, 'legacy'],
-    ['initialize under a 2026 header (404 there)', { session: false, method: 'initialize', headerVersion: V }, 'modern'],
-    ['server/discover with no _meta (-32602 there)', { session: false, method: 'server/discover', headerVersion: V }, 'modern'],
-    ['server/discover with no header at all', { session: false, method: 'server/discover' }, 'modern'],
-    ['an unknown version header (-32022 there)', { session: false, method: 'tools/list', headerVersion: 'v999.0.0' }, 'modern'],
-    ['no session, no header, a shared method (2025 400)', { session: false, method: 'tools/list' }, 'legacy'],
+  const msg = (method: string, metaVersion?: string) => ({ jsonrpc: '2.0', id: 1, method, params: metaVersion === undefined ? {} : { _meta: { [META.protocolVersion]: metaVersion } } });
+  const table: [string, unknown, boolean, string | undefined, 'legacy' | 'modern'][] = [
+    ['modern _meta version', msg('tools/list', V), false, undefined, 'modern'],
+    ['modern _meta even on a 2025 session', msg('tools/list', V), true, undefined, 'modern'],
+    ['a 2025 session without _meta', msg('tools/list'), true, '2025-11-25', 'legacy'],
+    ['2025 initialize, no header', msg('initialize'), false, undefined, 'legacy'],
+    ['2025 initialize with a 2025 header', msg('initialize'), false, '2025-06-18', 'legacy'],
+    ['initialize under a 2026 header (404 there)', msg('initialize'), false, V, 'modern'],
+    ['server/discover with no _meta (-32602 there)', msg('server/discover'), false, V, 'modern'],
+    ['server/discover with no header at all', msg('server/discover'), false, undefined, 'modern'],
+    ['an unknown version header (-32022 there)', msg('tools/list'), false, 'v999.0.0', 'modern'],
+    ['no session, no header, a shared method (2025 400)', msg('tools/list'), false, undefined, 'legacy'],
+    ['a batch, even with modern _meta inside (2026 has none)', [msg('tools/list', V)], false, V, 'legacy'],
+    ['a value that is not a message, under a 2026 header', 42, false, V, 'modern'],
   ];
-  for (const [name, s, era] of table) it(`${name} → ${era}`, () => assert.equal(eraOf(s), era));
+  for (const [name, body, session, header, era] of table) it(`${name} → ${era}`, () => assert.equal(eraOf(body, session, header), era));
 });
 
 describe('MCP 2026-07-28 admission (order, codes, statuses)', () => {
@@ -200,7 +204,7 @@ describe('MCP 2026-07-28 per-call state (built only when needed)', () => {
     rounds.sealer.seal = (...a) => (uses.seal++, seal.apply(rounds.sealer, a));
     rounds.sealer.open = (...a) => (uses.open++, open.apply(rounds.sealer, a));
     const rt = runtime();
-    const p = new ModernProtocol({ runtime: rt, logger: log, transport: 'mcp', routePublic: true, supportedVersions: SUPPORTED_VERSIONS, rounds, tasks: tasks as never });
+    const p = new ModernProtocol({ runtime: rt, logger: log, transport: 'mcp', routePublic: true, rounds, tasks: tasks as never });
     runtimes.set(p, rt);
     return { p, uses };
   }

@@ -6,10 +6,11 @@ import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import { FastSvc } from '../../src/core/fast-svc.js';
 import { buildCatalog } from '../../src/core/catalog.js';
-import { Runtime, type ChangeSet } from '../../src/runtime/runtime.js';
+import { Runtime, type AdmittedTool, type ChangeSet } from '../../src/runtime/runtime.js';
 import type { Principal, ToolDef } from '../../src/core/types.js';
 import { makeContext } from '../helpers/context.js';
 import { rejectsWithCode } from '../helpers/errors.js';
+import { SvcError } from '../../src/errors.js';
 
 const INLINE_LIMIT = 64;
 const silent = pino({ level: 'silent' });
@@ -73,7 +74,7 @@ describe('runtime', () => {
     it('a capability with no required_scopes is usable by any principal, even one with no scopes', async () => {
       assert.equal(textOf(await rt.callTool('open.ping', {}, makeContext({ scopes: [] }))), 'pong');
       assert.deepEqual((await rt.readResource('docs://open', makeContext({ scopes: [] })))[0], { uri: 'docs://open', text: 'public' });
-      assert.deepEqual(rt.check('tool', 'open.ping', principal('x', [])), { ok: true });
+      assert.equal(rt.authorizeAgain('open.ping', {}, makeContext({ scopes: [] })), true);
     });
 
     it('resources and prompts are checked too', async () => {
@@ -89,14 +90,70 @@ describe('runtime', () => {
       assert.deepEqual(prompt.messages, [{ role: 'user', content: { type: 'text', text: 'about tides' } }]);
     });
 
-    it('check() decides without calling: ok, denied with missing, undefined for unknown', () => {
-      const p = principal('x', ['greet.use']);
-      assert.deepEqual(rt.check('tool', 'greet.hello', p), { ok: true });
-      const d = rt.check('tool', 'admin.both', p);
-      assert.equal(d?.ok, false);
-      assert.deepEqual(d && !d.ok && d.missing, ['admin.all']);
-      assert.equal(rt.check('tool', 'nope.nope', p), undefined);
-      assert.equal(rt.check('prompt', 'nope', p), undefined);
+    it('authorizeAgain() decides access again without calling: true, the denial thrown (or false when quiet), NOT_FOUND for a tool no longer served', () => {
+      const ctx = makeContext({ scopes: ['greet.use'] });
+      assert.equal(rt.authorizeAgain('greet.hello', { name: 'a' }, ctx), true);
+      const err = (() => {
+        try {
+          rt.authorizeAgain('admin.both', {}, ctx);
+        } catch (e) {
+          return e as SvcError;
+        }
+        return undefined;
+      })();
+      assert.equal(err?.code, 'INSUFFICIENT_SCOPE');
+      assert.deepEqual(err?.data?.missing, ['admin.all']);
+      assert.equal(rt.authorizeAgain('admin.both', {}, ctx, undefined, true), false);
+      assert.throws(() => rt.authorizeAgain('nope.nope', {}, ctx), (e: SvcError) => e.code === 'NOT_FOUND');
+      assert.equal(rt.authorizeAgain('nope.nope', {}, ctx, undefined, true), false);
+    });
+
+    it('mayRead() filters resources without logging: fixed and templated URIs by their scopes, unknown ones never', () => {
+      assert.equal(rt.mayRead('docs://open', principal('x', [])), true);
+      assert.equal(rt.mayRead('docs://secret', principal('x', [])), false);
+      assert.equal(rt.mayRead('docs://secret', principal('x', ['admin.all'])), true);
+      assert.equal(rt.mayRead('notes://7', principal('x', ['greet.use'])), true);
+      assert.equal(rt.mayRead('nope://1', principal('x', ['admin.all'])), false);
+    });
+  });
+
+  describe('the one decision: task or plain call, quota', () => {
+    const tasked = (task: 'forbidden' | 'optional' | 'required', extra: Partial<ToolDef> = {}): ToolDef => ({ name: `t.${task}`, description: task, task, handler: () => 'ran plain', ...extra });
+    const make = (tools: ToolDef[]) => new Runtime(buildCatalog(app(tools)), { inlineLimit: INLINE_LIMIT, logger: silent });
+
+    it('runs as a task exactly when the tool and the way the call asked say so; a plain MCP call to a task-only tool is TASK_REQUIRED', async () => {
+      const r = make([tasked('forbidden'), tasked('optional'), tasked('required')]);
+      const ctx = makeContext({ scopes: [] });
+      const outcome = async (name: string, ask: 'asked' | 'plain' | 'auto') => {
+        const got = await r.callTool(name, {}, ctx, undefined, ask, async (call) => `task of ${call.entry.def.name}`);
+        return typeof got === 'string' ? got : textOf(got);
+      };
+      assert.deepEqual(await Promise.all([outcome('t.forbidden', 'asked'), outcome('t.forbidden', 'auto'), outcome('t.forbidden', 'plain')]), ['ran plain', 'ran plain', 'ran plain']);
+      assert.deepEqual(await Promise.all([outcome('t.optional', 'asked'), outcome('t.optional', 'auto'), outcome('t.optional', 'plain')]), ['task of t.optional', 'ran plain', 'ran plain']);
+      assert.deepEqual(await Promise.all([outcome('t.required', 'asked'), outcome('t.required', 'auto')]), ['task of t.required', 'task of t.required']);
+      await rejectsWithCode(outcome('t.required', 'plain'), 'TASK_REQUIRED');
+      await rejectsWithCode(r.callTool('t.required', {}, ctx), 'TASK_REQUIRED');
+    });
+
+    it('decides access before the task question, and validates the arguments before any task starts', async () => {
+      const r = make([tasked('required', { required_scopes: ['admin.all'], input_schema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } })]);
+      let started = 0;
+      const start = async () => ++started;
+      await rejectsWithCode(r.callTool('t.required', { n: 1 }, makeContext({ scopes: [] }), undefined, 'plain', start), 'INSUFFICIENT_SCOPE');
+      await rejectsWithCode(r.callTool('t.required', { n: 'x' }, makeContext({ scopes: ['admin.all'] }), undefined, 'asked', start), 'INVALID_INPUT');
+      assert.equal(started, 0);
+    });
+
+    it('takes the quota at admission: a task holds its slot until its run ends, and a start that fails gives it back', async () => {
+      const r = make([tasked('optional', { limits: { concurrent: 1 } })]);
+      const ctx = makeContext({ scopes: [] });
+      let held: AdmittedTool | undefined;
+      await r.callTool('t.optional', {}, ctx, undefined, 'asked', async (call) => (held = call));
+      const limited = await rejectsWithCode(r.callTool('t.optional', {}, ctx, undefined, 'asked', async () => 'never'), 'RATE_LIMITED');
+      assert.equal(typeof limited.data?.retryAfterMs, 'number');
+      assert.equal(textOf(await r.run(held!, ctx)), 'ran plain', 'the task runs its admitted call');
+      await rejectsWithCode(r.callTool('t.optional', {}, ctx, undefined, 'asked', async () => { throw new SvcError('TASK_LIMIT_REACHED', 'full'); }), 'TASK_LIMIT_REACHED');
+      assert.equal(textOf(await r.callTool('t.optional', {}, ctx)), 'ran plain', 'the failed start released the slot it took');
     });
   });
 

@@ -1,5 +1,7 @@
-// The task engine without sockets: a code-built catalog, a real Runtime and the memory store.
-// Ownership (subject + client), the scope re-check on every read after a policy change, the
+// The task engine without sockets: a code-built catalog, a real Runtime and the memory store;
+// every task starts as every transport starts one, from the runtime's one decision (admit()).
+// Ownership (subject + client), the access re-check on every read after a policy change (a
+// tenant-bound task included, with the arguments it was admitted with), the
 // running caps, expiry of finished tasks, the module handler's signal aborting on cancel, and
 // input requests answered piecewise (the 2026-07-28 tasks/update path), and startAfterInput
 // (ask_before_task): no task until startTask(), an unanswered question leaves none behind; follow()
@@ -10,12 +12,13 @@ import { pino } from 'pino';
 import { FastSvc } from '../../src/core/fast-svc.js';
 import { buildCatalog } from '../../src/core/catalog.js';
 import type { Principal } from '../../src/core/types.js';
-import { Runtime } from '../../src/runtime/runtime.js';
+import { Runtime, type AdmittedTool } from '../../src/runtime/runtime.js';
+import { makeContext } from '../helpers/context.js';
 import { TaskEngine, type TaskRecord } from '../../src/tasks/engine.js';
 import { MemoryTaskStore, type SharedTaskStore } from '../../src/tasks/store.js';
 import type { Audit, AuditEvent } from '../../src/observe/audit.js';
 import { Observer } from '../../src/observe/observer.js';
-import { rejectsWithCode, throwsWithCode } from '../helpers/errors.js';
+import { rejectsWithCode } from '../helpers/errors.js';
 import { waitFor } from '../helpers/wait.js';
 
 const silent = pino({ level: 'silent' });
@@ -70,6 +73,7 @@ function setup(limits: Partial<{ ttlMs: number; maxRunning: number; maxRunningPe
     handler: (_i, ctx) => new Promise((_r, reject) => ctx.signal.addEventListener('abort', () => { aborted = ctx.signal.reason; reject(ctx.signal.reason); })),
   });
   svc.tool({ name: 'job.now', description: 'answers at once', task: 'optional', required_scopes: ['jobs.run'], handler: () => 'now' });
+  svc.tool({ name: 'job.soon', description: 'answers in a moment', task: 'optional', required_scopes: ['jobs.run'], handler: () => new Promise((r) => setTimeout(() => r('soon'), 5)) });
   svc.tool({
     name: 'job.ask', description: 'asks twice', task: 'required',
     handler: async (_i, ctx) => {
@@ -82,91 +86,125 @@ function setup(limits: Partial<{ ttlMs: number; maxRunning: number; maxRunningPe
   return { runtime, tasks, svc, abortedWith: () => aborted };
 }
 
+/** The admission the runtime gives a call that asked to run as a task: what a transport hands to start(). */
+async function admit(runtime: Runtime, name: string, principal: Principal, args: Record<string, unknown> = {}): Promise<AdmittedTool> {
+  let call: AdmittedTool | undefined;
+  await runtime.callTool(name, args, makeContext({ principal }), undefined, 'asked', async (c) => (call = c));
+  assert.ok(call, `${name} was admitted as a task`);
+  return call;
+}
+
 const settle = (t: TaskRecord) => waitFor(() => (['completed', 'failed', 'cancelled'].includes(t.status) ? t : undefined), 'the task to end');
 
 describe('TaskEngine', () => {
-  it('a task is its owner\'s: another subject, or the same subject through another client, gets NOT_FOUND', () => {
-    const { tasks } = setup();
+  const as = (principal: Principal) => ({ principal, transport: 'code' as const });
+
+  it('a task is its owner\'s: another subject, or the same subject through another client, gets NOT_FOUND', async () => {
+    const { tasks, runtime } = setup();
     const alice = who('alice', ['jobs.run'], 'app-1');
-    const t = tasks.start({ name: 'job.wait', args: {}, principal: alice, transport: 'code' });
+    const t = await tasks.start({ call: await admit(runtime, 'job.wait', alice), principal: alice, transport: 'code' });
     assert.match(t.id, /^[A-Za-z0-9_-]{22}$/);
-    assert.equal(tasks.get(t.id, { principal: alice, transport: 'code' }).status, 'working');
-    throwsWithCode(() => tasks.get(t.id, { principal: who('bob'), transport: 'code' }), 'NOT_FOUND');
-    throwsWithCode(() => tasks.cancel(t.id, { principal: who('alice', ['jobs.run'], 'app-2'), transport: 'code' }), 'NOT_FOUND');
-    assert.deepEqual(tasks.list({ principal: who('bob'), transport: 'code' }), []);
-    tasks.cancel(t.id, { principal: alice, transport: 'code' });
+    assert.equal((await tasks.get(t.id, as(alice))).status, 'working');
+    await rejectsWithCode(tasks.get(t.id, as(who('bob'))), 'NOT_FOUND');
+    await rejectsWithCode(tasks.cancel(t.id, as(who('alice', ['jobs.run'], 'app-2'))), 'NOT_FOUND');
+    assert.deepEqual(await tasks.list(as(who('bob'))), []);
+    await tasks.cancel(t.id, as(alice));
     tasks.close();
   });
 
-  it('every read re-checks the scopes: a caller without the tool\'s scope, or a reload that drops the tool, loses access', async () => {
+  it('every read re-checks access: a caller without the tool\'s scope, or a reload that drops the tool, loses access', async () => {
     const { tasks, runtime, svc } = setup();
     const alice = who('alice');
-    const t = tasks.start({ name: 'job.now', args: {}, principal: alice, transport: 'code' });
+    const t = await tasks.start({ call: await admit(runtime, 'job.now', alice), principal: alice, transport: 'code' });
     await settle(t);
-    assert.equal(tasks.get(t.id, { principal: alice, transport: 'code' }).result?.content[0]?.type, 'text');
-    await rejectsWithCode(async () => tasks.get(t.id, { principal: who('alice', []), transport: 'code' }), 'INSUFFICIENT_SCOPE');
-    assert.deepEqual(tasks.list({ principal: who('alice', []), transport: 'code' }), []);
+    assert.equal((await tasks.get(t.id, as(alice))).result?.content[0]?.type, 'text');
+    await rejectsWithCode(tasks.get(t.id, as(who('alice', []))), 'INSUFFICIENT_SCOPE');
+    assert.deepEqual(await tasks.list(as(who('alice', []))), []);
     svc.tools.delete('job.now');
     runtime.swap(buildCatalog(svc));
-    throwsWithCode(() => tasks.get(t.id, { principal: alice, transport: 'code' }), 'NOT_FOUND');
+    await rejectsWithCode(tasks.get(t.id, as(alice)), 'NOT_FOUND');
+    tasks.close();
+  });
+
+  it('a tenant-bound task is re-checked with the arguments it was admitted with: losing the tenant\'s scope ends every read of it', async () => {
+    const svc = new FastSvc({ name: 'tenants' });
+    svc.tool({
+      name: 'report.run', description: 'per tenant', task: 'required', required_scopes: ['tenant:{{tenant}}.read'],
+      input_schema: { type: 'object', properties: { tenant: { type: 'string', pattern: '^[a-z]+$' } }, required: ['tenant'] },
+      handler: (i) => `report for ${String(i.tenant)}`,
+    });
+    const runtime = new Runtime(buildCatalog(svc), { inlineLimit: 1024, logger: silent });
+    const tasks = new TaskEngine({ runtime, logger: silent, ttlMs: 1000, pollIntervalMs: 100, maxRunning: 10, maxRunningPerPrincipal: 2 });
+    const both = who('ci', ['tenant:acme.read', 'tenant:globex.read']);
+    const t = await tasks.start({ call: await admit(runtime, 'report.run', both, { tenant: 'acme' }), principal: both, transport: 'code' });
+    await settle(t);
+    assert.deepEqual(t.args, { tenant: 'acme' });
+    assert.equal((await tasks.get(t.id, as(both))).status, 'completed');
+    const globexOnly = who('ci', ['tenant:globex.read']);
+    const denied = await rejectsWithCode(tasks.get(t.id, as(globexOnly)), 'INSUFFICIENT_SCOPE');
+    assert.deepEqual(denied.data?.missing, ['tenant:acme.read']);
+    assert.deepEqual(await tasks.list(as(globexOnly)), []);
+    await rejectsWithCode(tasks.cancel(t.id, as(globexOnly)), 'INSUFFICIENT_SCOPE');
+    await rejectsWithCode(tasks.settled(t.id, as(globexOnly)), 'INSUFFICIENT_SCOPE');
+    assert.deepEqual((await tasks.list(as(both))).map((x) => x.id), [t.id]);
     tasks.close();
   });
 
   it('cancelling aborts the handler\'s signal and records who cancelled', async () => {
-    const { tasks, abortedWith } = setup();
+    const { tasks, runtime, abortedWith } = setup();
     const alice = who('alice');
-    const t = tasks.start({ name: 'job.wait', args: {}, principal: alice, transport: 'code' });
-    tasks.cancel(t.id, { principal: alice, transport: 'code' });
+    const t = await tasks.start({ call: await admit(runtime, 'job.wait', alice), principal: alice, transport: 'code' });
+    await tasks.cancel(t.id, as(alice));
     assert.equal(t.status, 'cancelled');
     assert.equal(t.cancelledBy, 'alice');
     assert.equal((abortedWith() as { code?: string }).code, 'CANCELLED');
     tasks.close();
   });
 
-  it('caps running tasks per principal and overall with TASK_LIMIT_REACHED', () => {
-    const { tasks } = setup({ maxRunning: 3 });
-    const start = (p: Principal) => tasks.start({ name: 'job.wait', args: {}, principal: p, transport: 'code' });
-    start(who('alice'));
-    start(who('alice'));
-    throwsWithCode(() => start(who('alice')), 'TASK_LIMIT_REACHED');
-    start(who('bob'));
-    throwsWithCode(() => start(who('carol')), 'TASK_LIMIT_REACHED');
+  it('caps running tasks per principal and overall with TASK_LIMIT_REACHED', async () => {
+    const { tasks, runtime } = setup({ maxRunning: 3 });
+    const start = async (p: Principal) => tasks.start({ call: await admit(runtime, 'job.wait', p), principal: p, transport: 'code' });
+    await start(who('alice'));
+    await start(who('alice'));
+    await rejectsWithCode(start(who('alice')), 'TASK_LIMIT_REACHED');
+    await start(who('bob'));
+    await rejectsWithCode(start(who('carol')), 'TASK_LIMIT_REACHED');
     assert.equal(tasks.counts().running, 3);
     tasks.close();
   });
 
   it('a finished task expires ttlMs after it ended; a running one never does', async () => {
-    const { tasks } = setup();
+    const { tasks, runtime } = setup();
     const alice = who('alice');
-    const done = tasks.start({ name: 'job.now', args: {}, principal: alice, transport: 'code' });
-    const running = tasks.start({ name: 'job.wait', args: {}, principal: alice, transport: 'code' });
+    const done = await tasks.start({ call: await admit(runtime, 'job.now', alice), principal: alice, transport: 'code' });
+    const running = await tasks.start({ call: await admit(runtime, 'job.wait', alice), principal: alice, transport: 'code' });
     await settle(done);
     tasks.sweep(Date.now() + 60_000);
-    throwsWithCode(() => tasks.get(done.id, { principal: alice, transport: 'code' }), 'NOT_FOUND');
-    assert.equal(tasks.get(running.id, { principal: alice, transport: 'code' }).status, 'working');
+    await rejectsWithCode(tasks.get(done.id, as(alice)), 'NOT_FOUND');
+    assert.equal((await tasks.get(running.id, as(alice))).status, 'working');
     tasks.close();
   });
 
   it('input requests park the task as input_required until every one is answered', async () => {
-    const { tasks } = setup();
+    const { tasks, runtime } = setup();
     const alice = who('alice');
-    const t = tasks.start({ name: 'job.ask', args: {}, principal: alice, transport: 'code', askable: new Set(['elicitation/create']) });
+    const t = await tasks.start({ call: await admit(runtime, 'job.ask', alice), principal: alice, transport: 'code', askable: new Set(['elicitation/create']) });
     await waitFor(() => (Object.keys(t.inputRequests ?? {}).length === 2 ? true : undefined), 'two input requests');
     assert.equal(t.status, 'input_required');
-    tasks.update(t.id, { principal: alice, transport: 'code' }, { a: { v: 'x' }, unknown: {} });
+    await tasks.update(t.id, as(alice), { a: { v: 'x' }, unknown: {} });
     assert.equal(t.status, 'input_required');
     assert.deepEqual(Object.keys(t.inputRequests!), ['b']);
-    tasks.update(t.id, { principal: alice, transport: 'code' }, { b: { v: 'y' } });
+    await tasks.update(t.id, as(alice), { b: { v: 'y' } });
     await settle(t);
     assert.deepEqual(t.result?.content, [{ type: 'text', text: 'xy' }]);
     tasks.close();
   });
 
   it('drain cancels what is still running when the time is up, by shutdown', async () => {
-    const { tasks } = setup();
+    const { tasks, runtime } = setup();
     const alice = who('alice');
-    const quick = tasks.start({ name: 'job.now', args: {}, principal: alice, transport: 'code' });
-    const slow = tasks.start({ name: 'job.wait', args: {}, principal: alice, transport: 'code' });
+    const quick = await tasks.start({ call: await admit(runtime, 'job.soon', alice), principal: alice, transport: 'code' });
+    const slow = await tasks.start({ call: await admit(runtime, 'job.wait', alice), principal: alice, transport: 'code' });
     const r = await tasks.drain(50);
     assert.deepEqual(r, { finished: [quick.id], cancelled: [slow.id] });
     assert.equal(slow.cancelledBy, 'shutdown');
@@ -176,9 +214,9 @@ describe('TaskEngine', () => {
   it('audits a cancel by shutdown and an expiry without a caller, naming the task\'s owner', async () => {
     const recorded: AuditEvent[] = [];
     const audit: Audit = { enabled: true, allows: false, record: (e) => void recorded.push(e), close() {} };
-    const { tasks } = setup({}, new Observer(audit, undefined));
+    const { tasks, runtime } = setup({}, new Observer(audit, undefined));
     const alice = who('alice', ['jobs.run'], 'app-1');
-    const t = tasks.start({ name: 'job.wait', args: {}, principal: alice, transport: 'code' });
+    const t = await tasks.start({ call: await admit(runtime, 'job.wait', alice), principal: alice, transport: 'code' });
     await tasks.drain(10);
     tasks.sweep(Date.now() + 2000);
     tasks.close();
@@ -189,49 +227,51 @@ describe('TaskEngine', () => {
     ]);
   });
 
-  it('saved(): on a shared store, resolves only once the store has the task; a failed write cancels a running task and rejects', async () => {
+  it('start() on a shared store resolves only once the store has the task; a failed write cancels the running task and rejects', async () => {
     const store = new HeldStore();
-    const { tasks } = setup({}, undefined, store);
+    const { tasks, runtime } = setup({}, undefined, store);
     const alice = who('alice');
-    const task = tasks.start({ name: 'job.wait', args: {}, principal: alice, transport: 'code' });
     let saved = false;
-    const p = tasks.saved(task).then(() => (saved = true));
+    const p = tasks.start({ call: await admit(runtime, 'job.wait', alice), principal: alice, transport: 'code' }).then((t) => ((saved = true), t));
     await new Promise((r) => setImmediate(r));
     assert.equal(saved, false, 'not before the write landed');
     store.land();
-    await p;
+    const task = await p;
     assert.equal(saved, true);
-    const next = tasks.start({ name: 'job.wait', args: {}, principal: alice, transport: 'code' });
-    const failing = tasks.saved(next);
+    const failing = tasks.start({ call: await admit(runtime, 'job.wait', alice), principal: alice, transport: 'code' });
+    await new Promise((r) => setImmediate(r));
+    const next = store.running(task.owner).find((t) => t.id !== task.id)!;
     store.fail();
     await assert.rejects(failing, /database down/);
     assert.equal(next.status, 'cancelled');
     assert.equal(next.cancelledBy, 'shutdown');
-    tasks.cancel(task.id, { principal: alice, transport: 'code' });
+    const cancelling = tasks.cancel(task.id, as(alice));
+    await cancelling;
+    tasks.close();
   });
 
   it('follow(): another replica\'s task is followed through the shared store — each status change delivered once, in order, until stopped', async () => {
     const table = new SharedTable();
     const a = setup({}, undefined, table.store());
     const b = setup({}, undefined, table.store());
-    const alice = { principal: who('alice'), transport: 'code' as const };
-    const t1 = a.tasks.start({ name: 'job.wait', args: {}, principal: alice.principal, transport: 'code' });
-    const t2 = a.tasks.start({ name: 'job.wait', args: {}, principal: alice.principal, transport: 'code' });
+    const alice = as(who('alice'));
+    const t1 = await a.tasks.start({ call: await admit(a.runtime, 'job.wait', alice.principal), principal: alice.principal, transport: 'code' });
+    const t2 = await a.tasks.start({ call: await admit(a.runtime, 'job.wait', alice.principal), principal: alice.principal, transport: 'code' });
     const followed = await b.tasks.follow([t1.id, t2.id, t1.id, 'no-such-task'], alice);
     assert.deepEqual(followed.ids, [t1.id, t2.id]);
-    assert.deepEqual((await b.tasks.follow([t1.id], { principal: who('bob'), transport: 'code' })).ids, [], 'not someone else\'s');
+    assert.deepEqual((await b.tasks.follow([t1.id], as(who('bob')))).ids, [], 'not someone else\'s');
     const seen: string[] = [];
     const stop = followed.watch((t) => seen.push(`${t.id === t1.id ? 't1' : 't2'} ${t.status}`));
-    a.tasks.cancel(t1.id, alice);
-    a.tasks.cancel(t2.id, alice);
+    await a.tasks.cancel(t1.id, alice);
+    await a.tasks.cancel(t2.id, alice);
     await waitFor(() => (seen.length >= 2 ? true : undefined), 'both cancellations on B');
     assert.deepEqual(seen, ['t1 cancelled', 't2 cancelled'], 't1\'s repeated notification, read before t2\'s, delivered nothing');
     stop();
-    const t3 = a.tasks.start({ name: 'job.wait', args: {}, principal: alice.principal, transport: 'code' });
+    const t3 = await a.tasks.start({ call: await admit(a.runtime, 'job.wait', alice.principal), principal: alice.principal, transport: 'code' });
     const later = await b.tasks.follow([t3.id], alice);
     const after: string[] = [];
     later.watch((t) => after.push(t.status));
-    a.tasks.cancel(t3.id, alice);
+    await a.tasks.cancel(t3.id, alice);
     await waitFor(() => (after.length ? true : undefined), 'the third task\'s cancellation on B');
     assert.deepEqual(seen, ['t1 cancelled', 't2 cancelled'], 'a stopped follow hears nothing more');
     a.tasks.close();
@@ -239,26 +279,25 @@ describe('TaskEngine', () => {
   });
 
   it('startAfterInput: questions go to the round until startTask(); the task then runs on; a run that ends first is dropped or made a finished task', async () => {
-    const { tasks } = setup();
+    const { tasks, runtime } = setup();
     const alice = who('alice');
-    const caller = { principal: alice, transport: 'code' as const };
     const asked: string[] = [];
     const before = (answer?: unknown) => ({
       progress: async () => {}, log: async () => {}, supports: () => true,
       request: (_m: string, _p: Record<string, unknown>, o?: { key?: string }) => { asked.push(o!.key!); return answer ? Promise.resolve(answer) : Promise.reject(new Error('not answered yet')); },
     });
-    const ask = { name: 'job.ask', args: {}, principal: alice, transport: 'code' as const };
+    const ask = async () => ({ call: await admit(runtime, 'job.ask', alice), principal: alice, transport: 'code' as const });
     // Unanswered: the run ends before startTask(); dropping `ended` leaves no task.
-    const dropped = await tasks.startAfterInput(ask, before());
+    const dropped = await tasks.startAfterInput(await ask(), before());
     assert.ok('ended' in dropped);
     assert.deepEqual(asked, ['a', 'b']);
-    assert.deepEqual(tasks.list(caller), []);
+    assert.deepEqual(await tasks.list(as(alice)), []);
     // Answered, no startTask(): the caller makes it a finished task.
-    const ended = await tasks.startAfterInput(ask, before({ v: 'x' }));
+    const ended = await tasks.startAfterInput(await ask(), before({ v: 'x' }));
     assert.ok('ended' in ended);
-    const finished = ended.ended();
+    const finished = await ended.ended();
     assert.equal(finished.status, 'completed');
-    assert.deepEqual(tasks.list(caller).map((t) => t.id), [finished.id]);
+    assert.deepEqual((await tasks.list(as(alice))).map((t) => t.id), [finished.id]);
     assert.deepEqual(finished.result?.content, [{ type: 'text', text: 'xx' }]);
     tasks.close();
   });
@@ -274,16 +313,16 @@ describe('TaskEngine', () => {
         return `${name.v} ${ok.v}`;
       },
     });
-    const tasks = new TaskEngine({ runtime: new Runtime(buildCatalog(svc), { inlineLimit: 1024, logger: silent }), logger: silent, ttlMs: 1000, pollIntervalMs: 100, maxRunning: 10, maxRunningPerPrincipal: 2 });
+    const runtime = new Runtime(buildCatalog(svc), { inlineLimit: 1024, logger: silent });
+    const tasks = new TaskEngine({ runtime, logger: silent, ttlMs: 1000, pollIntervalMs: 100, maxRunning: 10, maxRunningPerPrincipal: 2 });
     const alice = who('alice');
-    const caller = { principal: alice, transport: 'code' as const };
     const before = { progress: async () => {}, log: async () => {}, supports: () => true, request: () => Promise.resolve({ v: 'Ada' }) };
-    const got = await tasks.startAfterInput({ name: 'greet', args: {}, principal: alice, transport: 'code', askable: new Set(['elicitation/create']) }, before);
+    const got = await tasks.startAfterInput({ call: await admit(runtime, 'greet', alice), principal: alice, transport: 'code', askable: new Set(['elicitation/create']) }, before);
     assert.ok('task' in got);
     const t = got.task;
     await waitFor(() => (t.status === 'input_required' ? t : undefined), 'the in-task question');
     assert.deepEqual(Object.keys(t.inputRequests ?? {}), ['sure']);
-    tasks.update(t.id, caller, { sure: { v: 'yes' } });
+    await tasks.update(t.id, as(alice), { sure: { v: 'yes' } });
     await settle(t);
     assert.deepEqual(t.result?.content, [{ type: 'text', text: 'Ada yes' }]);
     tasks.close();
