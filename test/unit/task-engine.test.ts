@@ -14,6 +14,8 @@ import { buildCatalog } from '../../src/core/catalog.js';
 import type { Principal } from '../../src/core/types.js';
 import { Runtime, type AdmittedTool } from '../../src/runtime/runtime.js';
 import { makeContext } from '../helpers/context.js';
+import { PolicyStore } from '../../src/policy/store.js';
+import { TokenTable } from '../../src/auth/bearer.js';
 import { TaskEngine, type TaskRecord } from '../../src/tasks/engine.js';
 import { MemoryTaskStore, type SharedTaskStore } from '../../src/tasks/store.js';
 import type { Audit, AuditEvent } from '../../src/observe/audit.js';
@@ -147,6 +149,36 @@ describe('TaskEngine', () => {
     await rejectsWithCode(tasks.cancel(t.id, as(globexOnly)), 'INSUFFICIENT_SCOPE');
     await rejectsWithCode(tasks.settled(t.id, as(globexOnly)), 'INSUFFICIENT_SCOPE');
     assert.deepEqual((await tasks.list(as(both))).map((x) => x.id), [t.id]);
+    tasks.close();
+  });
+
+  it('a followed task\'s status change reaches its follower only while the token that opened the follow is current and still allows it', async () => {
+    const svc = new FastSvc({ name: 'follow' });
+    svc.tool({
+      name: 'report.wait', description: 'per tenant, until cancelled', task: 'required', required_scopes: ['tenant:{{tenant}}.read'],
+      input_schema: { type: 'object', properties: { tenant: { type: 'string', pattern: '^[a-z]+$' } }, required: ['tenant'] },
+      handler: (_i, ctx) => new Promise((_r, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))),
+    });
+    const auth = (scopes: string[]) => ({ subject: 'ops', tokens: [{ name: 'ci', token: 'ci-token-value-1', scopes }] });
+    const all = ['tenant:acme.read', 'tenant:globex.read'];
+    const store = new PolicyStore({ catalog: buildCatalog(svc), profile: { scopes: all }, tokens: TokenTable.build(auth(all), all, silent) });
+    const runtime = new Runtime(store, { inlineLimit: 1024, logger: silent });
+    const tasks = new TaskEngine({ runtime, logger: silent, ttlMs: 1000, pollIntervalMs: 100, maxRunning: 10, maxRunningPerPrincipal: 5 });
+    const before = store.current().tokens!.match('ci-token-value-1')!;
+    const start = async (tenant: string) => tasks.start({ call: await admit(runtime, 'report.wait', before, { tenant }), principal: before, transport: 'code' });
+    const [acme, globex, third] = [await start('acme'), await start('globex'), await start('acme')];
+    const seen: string[] = [];
+    (await tasks.follow([acme.id, globex.id, third.id], as(before))).watch((t) => seen.push(`${t.id === globex.id ? 'globex' : t.id === acme.id ? 'acme' : 'third'} ${t.status}`));
+    await tasks.cancel(third.id, as(before));
+    assert.deepEqual(seen, ['third cancelled'], 'delivered while nothing changed');
+    // A reload that changes the token (it loses tenant:acme.read): the follow's credential is no longer the current one.
+    store.swap({ ...store.current(), tokens: TokenTable.build(auth(['tenant:globex.read']), all, silent, store.current().tokens) });
+    const after = store.current().tokens!.match('ci-token-value-1')!;
+    await tasks.cancel(globex.id, as(after));
+    await tasks.cancel(acme.id, as(before));
+    assert.deepEqual(seen, ['third cancelled'], 'nothing reaches a follow whose token a reload changed');
+    assert.equal(runtime.mayDeliver('report.wait', { tenant: 'globex' }, { principal: after, transport: 'code', log: silent }), true);
+    assert.equal(runtime.mayDeliver('report.wait', { tenant: 'acme' }, { principal: after, transport: 'code', log: silent }), false, 'the current token no longer covers acme');
     tasks.close();
   });
 
