@@ -63,7 +63,7 @@ export function readSource(file: string, env: NodeJS.ProcessEnv, opts: SourceOpt
     text = readFileSync(file, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file (`svc init` writes a starter svc.yaml)' : code ?? (e as Error).message;
+    const why = code === 'ENOENT' ? 'no such file (`fastsvc init` writes a starter svc.yaml)' : code ?? (e as Error).message;
     const err = new SvcError('FILE_UNREADABLE', `cannot read manifest: ${why}`, { file, line: 1, col: 1 });
     return { file, text: '', hash: '', value: undefined, problems: [err], unsetEnv: [], locate: () => ({ line: 1, col: 1 }) };
   }
