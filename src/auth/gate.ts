@@ -3,7 +3,12 @@
 // current one) first, then as an OAuth access token; tokens are
 // read only from the Authorization header; every 401/403 carries a
 // WWW-Authenticate challenge that starts with exactly "Bearer " (RFC 6750), with
-// resource_metadata when the OAuth server publishes protected-resource metadata; an
+// resource_metadata when the OAuth server publishes protected-resource metadata, and
+// a 401's `scope` names what a client should ask for (MCP 2025-11-25 scope selection):
+// with the OAuth server, exactly the scopes_supported its metadata advertises (what it
+// can grant; restart-only), else the live profile's declared scopes, so a reload that
+// changes profile.scopes changes the next 401 — worked out once per profile, not per
+// challenge (a 403 names the scopes its operation needs instead); an
 // OAuth store that is down answers STORE_UNAVAILABLE (503), and stillValid keeps what
 // it cannot re-check (an open socket stays open until the store answers again).
 // With oauth.dpop on, an access token bound to a DPoP key (Principal.jkt) is accepted
@@ -16,6 +21,7 @@
 import { isSvcError, SvcError } from '../errors.js';
 import type { Principal } from '../core/types.js';
 import type { PolicySnapshot } from '../policy/store.js';
+import { profileScopes } from '../config.js';
 import { DPOP_ALGS, type DpopVerifier } from './dpop.js';
 
 export interface AccessTokenVerifier {
@@ -24,6 +30,8 @@ export interface AccessTokenVerifier {
   cachedAccessToken?(token: string): Principal | undefined;
   isActive(p: Principal): Promise<boolean>;
   prmUrl(route?: string): string;
+  /** The scopes its protected-resource metadata advertises (scopes_supported). */
+  readonly scopesSupported: readonly string[];
   dpop?: DpopVerifier;
 }
 
@@ -47,6 +55,7 @@ export interface AuthGate {
    */
   principalNow(authorization: string | undefined, snapshot: PolicySnapshot): Principal | undefined;
   stillValid(p: Principal): Promise<boolean>;
+  /** scopes: what the refused operation needs (403); without them the challenge names the scopes a first authorization should ask for. */
   challenge(o: { error?: ChallengeError; scopes?: readonly string[]; description?: string; route?: string }): string;
 }
 
@@ -55,9 +64,18 @@ export const ANONYMOUS: Principal = Object.freeze({ sub: 'anonymous', scopes: ne
 
 const CREDENTIAL = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
-export function createGate(opts: { policy?: () => PolicySnapshot; oauth?: AccessTokenVerifier; realm: string; defaultScopes: () => readonly string[] }): AuthGate {
+export function createGate(opts: { policy?: () => PolicySnapshot; oauth?: AccessTokenVerifier; realm: string }): AuthGate {
   const { policy, oauth } = opts;
   const dpop = oauth?.dpop;
+  // A 401's scope: the OAuth server's (fixed), else the current profile's, recomputed only when a reload swaps the profile.
+  const fixed = oauth && oauth.scopesSupported.join(' ');
+  let asked: { profile?: PolicySnapshot['profile']; scope: string } = { scope: '' };
+  const firstScope = (): string => {
+    if (fixed !== undefined) return fixed;
+    const profile = policy?.().profile;
+    if (profile !== asked.profile) asked = { profile, scope: profileScopes(profile).join(' ') };
+    return asked.scope;
+  };
   return {
     async authenticate(authorization, snapshot = policy?.(), req) {
       if (!authorization) return new SvcError('UNAUTHENTICATED', 'a bearer token is required (Authorization: Bearer <token>)');
@@ -113,8 +131,8 @@ export function createGate(opts: { policy?: () => PolicySnapshot; oauth?: Access
       const parts = [`realm="${quote(opts.realm)}"`];
       const dpopError = o.error === 'invalid_dpop_proof' || o.error === 'use_dpop_nonce';
       if (o.error && !dpopError) parts.push(`error="${o.error}"`);
-      const scopes = o.scopes ?? opts.defaultScopes();
-      if (scopes.length) parts.push(`scope="${scopes.join(' ')}"`);
+      const scope = o.scopes ? o.scopes.join(' ') : firstScope();
+      if (scope) parts.push(`scope="${scope}"`);
       if (oauth) parts.push(`resource_metadata="${oauth.prmUrl(o.route)}"`);
       if (o.description && !dpopError) parts.push(`error_description="${quote(o.description)}"`);
       const bearer = `Bearer ${parts.join(', ')}`;

@@ -107,7 +107,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   if (svc.limits?.shared && !(oauth?.provider instanceof PostgresOAuthProvider)) throw new SvcError('OAUTH_CONFIG', 'limits.shared needs oauth.provider.type postgres', { path: '/limits/shared' });
   const quotas = svc.limits?.shared && oauth?.provider instanceof PostgresOAuthProvider ? new SharedQuotas(oauth.provider) : undefined;
   const runtime = new Runtime(store, { inlineLimit: cfg.server.inline_limit, logger: log, observer, ...(quotas && { quotas }) });
-  const gate = createGate({ policy: () => store.current(), oauth, realm: svc.name, defaultScopes: () => [] });
+  const gate = createGate({ policy: () => store.current(), oauth, realm: svc.name });
   const status: ServerStatus = { ready: false, draining: false, started_at: new Date().toISOString() };
 
   const app = express();

@@ -1,7 +1,8 @@
-// The one readable start-up line `svc serve` prints on stderr beside its JSON logs:
-// what it loaded and how it is guarded. Guarantees: one line, no secret (modes and
-// paths only), stable order: name, URL, capability counts, auth, OAuth provider, audit
-// sink, metrics route, watched file.
+// The one readable start-up line `fastsvc serve` prints on stderr beside its JSON logs:
+// what it loaded and how it is guarded. Guarantees: one line that starts `fastsvc: ` (the
+// documented command; `svc` is only an alias bin), no secret (modes and paths only),
+// stable order: name, URL, capability counts, auth, OAuth provider, audit sink, metrics
+// route, watched file.
 
 import type { ResolvedConfig } from '../config.js';
 
@@ -32,5 +33,5 @@ export function startupLine(f: StartupFacts): string {
   const metrics = c.routes.public.includes('/metrics') ? 'public' : c.routes.protected.includes('/metrics') ? 'protected' : undefined;
   parts.push(metrics ? `metrics at /metrics (${metrics})` : 'metrics off');
   parts.push(f.watching ? `watching ${f.watching}` : 'not watching the manifest');
-  return `svc: serving ${f.name} on ${f.url}: ${parts.join('; ')}`;
+  return `fastsvc: serving ${f.name} on ${f.url}: ${parts.join('; ')}`;
 }

@@ -84,8 +84,8 @@ describe('svc serve: audit log, /metrics, start-up line', function () {
 
   it('prints one readable start-up line on stderr; stdout keeps only the listening line', async () => {
     assert.equal(srv.stdout(), `listening on ${srv.url}\n`);
-    const line = await waitFor(() => srv.stderr().split('\n').find((l) => l.startsWith('svc: serving ')), 'the start-up line');
-    assert.equal(line, `svc: serving observe-e2e on ${srv.url}: 2 tools, 0 resources, 0 prompts; auth bearer+oauth; oauth provider memory; audit to ${join(dir, 'audit.log')}; metrics at /metrics (protected); watching ${join(dir, 'svc.yaml')}`);
+    const line = await waitFor(() => srv.stderr().split('\n').find((l) => l.startsWith('fastsvc: serving ')), 'the start-up line');
+    assert.equal(line, `fastsvc: serving observe-e2e on ${srv.url}: 2 tools, 0 resources, 0 prompts; auth bearer+oauth; oauth provider memory; audit to ${join(dir, 'audit.log')}; metrics at /metrics (protected); watching ${join(dir, 'svc.yaml')}`);
   });
 
   it('records allow, 403, each 401 and a front-door refusal as one event each, with the principal but never the token', async () => {

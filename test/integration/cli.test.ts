@@ -89,7 +89,7 @@ describe('cli', function () {
     it('a missing file exits 1 with FILE_UNREADABLE', async () => {
       const r = await run(['validate', join(tmp, 'nope.yaml')]);
       assert.equal(r.code, 1);
-      assert.match(r.stderr, / FILE_UNREADABLE: cannot read manifest: no such file \(`svc init` writes a starter svc\.yaml\)/);
+      assert.match(r.stderr, / FILE_UNREADABLE: cannot read manifest: no such file \(`fastsvc init` writes a starter svc\.yaml\)/);
       assert.doesNotMatch(r.stderr, STACK_FRAME);
     });
 

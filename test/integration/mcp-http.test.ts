@@ -318,7 +318,7 @@ describe('MCP session registry limits (through mountMcp)', () => {
     sessions = new SessionRegistry({ logger, idleMs: 60_000, maxSessions: 2 });
     mountMcp(app, {
       runtime: new Runtime(buildCatalog(notesApp()), { inlineLimit: 16384, logger }),
-      gate: createGate({ realm: 'limits', defaultScopes: () => [] }),
+      gate: createGate({ realm: 'limits' }),
       config: resolveConfig({ server: { host: '127.0.0.1' } }),
       logger,
       ipOf: (req) => req.socket.remoteAddress,

@@ -24,7 +24,7 @@ import type { DpopVerifier } from '../../src/auth/dpop.js';
 const log = pino({ level: 'silent' });
 const cfg = resolveConfig({ auth: { token: 'main-token', tokens: [{ name: 'ci', token: 'ci-token', scopes: [] }] } });
 const store = new PolicyStore({ catalog: buildCatalog(new FastSvc({ name: 't' })), profile: cfg.profile, tokens: TokenTable.build(cfg.auth!, [], log) }, log);
-const gate = createGate({ policy: () => store.current(), realm: 't', defaultScopes: () => [] });
+const gate = createGate({ policy: () => store.current(), realm: 't' });
 const door = createFrontDoor({
   refusal: hostRefusal(hostPolicy(cfg.server)), gate, store, log, ipOf: () => '127.0.0.1', isProtected: (r) => r === '/svc', observer: Observer.NONE,
 });
@@ -68,11 +68,11 @@ describe('front door fast paths', () => {
     const verifier = (dpop?: Partial<DpopVerifier>) => ({
       verifyAccessToken: async (t: string) => cached.get(t) ?? null,
       cachedAccessToken: (t: string) => cached.get(t),
-      isActive: async () => true, prmUrl: () => '', dpop: dpop as DpopVerifier | undefined,
+      isActive: async () => true, prmUrl: () => '', scopesSupported: [], dpop: dpop as DpopVerifier | undefined,
     });
     const doorWith = (dpop?: Partial<DpopVerifier>) => createFrontDoor({
       refusal: hostRefusal(hostPolicy(cfg.server)), store, log, ipOf: () => '127.0.0.1', isProtected: (r) => r === '/svc', observer: Observer.NONE,
-      gate: createGate({ policy: () => store.current(), oauth: verifier(dpop), realm: 't', defaultScopes: () => [] }),
+      gate: createGate({ policy: () => store.current(), oauth: verifier(dpop), realm: 't' }),
     });
     const snap = store.current();
     const plain = doorWith();

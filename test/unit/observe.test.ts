@@ -61,7 +61,7 @@ describe('observe', () => {
   it('the start-up line names counts, auth, audit sink, metrics route and the watched file', () => {
     const config = resolveConfig({ auth: { token: 'do-not-print-me-123' }, audit: { to: 'stderr' }, routes: { public: ['/metrics'], protected: ['/svc'] } });
     const line = startupLine({ name: 'demo', url: 'http://127.0.0.1:1', tools: 1, resources: 2, prompts: 0, config, watching: 'svc.yaml' });
-    assert.equal(line, 'svc: serving demo on http://127.0.0.1:1: 1 tool, 2 resources, 0 prompts; auth bearer; audit to stderr; metrics at /metrics (public); watching svc.yaml');
+    assert.equal(line, 'fastsvc: serving demo on http://127.0.0.1:1: 1 tool, 2 resources, 0 prompts; auth bearer; audit to stderr; metrics at /metrics (public); watching svc.yaml');
     assert.ok(!line.includes('do-not-print-me'));
   });
 });

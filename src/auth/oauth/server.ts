@@ -93,6 +93,8 @@ export interface OAuthServer {
   isActive(p: Principal): Promise<boolean>;
   /** Protected resource metadata URL for a protected route (path-inserted form), or the root form. */
   prmUrl(route?: string): string;
+  /** profile.scopes as started: what both metadata documents advertise as scopes_supported, and all this server grants. */
+  readonly scopesSupported: readonly string[];
   /** Called with the grant id of every revocation (by this process, or by any replica on a shared store). */
   onRevoked(listener: (grantId: string) => void): void;
   /** False while a shared store is unreachable. */
@@ -308,6 +310,8 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
     },
 
     provider: opts.provider,
+
+    scopesSupported: opts.scopes,
 
     dpop,
 
