@@ -122,13 +122,27 @@ interface Cap {
 function changes(from: Side, to: Side, sides: { old: Side; now: Side }): ReachChange[] {
   const out: ReachChange[] = [];
   const universe = new Set([...from.policy.scopes, ...to.policy.scopes]);
+  // What the classes name, and which classes the edit changed: the same for every capability.
+  const named = new Set<string>(['anonymous']);
+  for (const c of [...from.policy.callers.values(), ...to.policy.callers.values()]) {
+    for (const v of [c.sub, c.clientId, ...Object.values(c.claims)]) if (typeof v === 'string') named.add(v);
+  }
+  const classes = [...new Set([...from.policy.callers.keys(), ...to.policy.callers.keys()])].sort().map((key) => {
+    const credsTo = to.creds(key);
+    const credsFrom = from.creds(key);
+    return { key, credsTo, credsFrom, unchanged: credsFrom.length === credsTo.length && credsFrom.every((c, i) => sameCredential(c, credsTo[i]!)) };
+  });
+  const allUnchanged = classes.every((c) => c.unchanged);
   for (const id of [...to.policy.capabilities.keys()].sort()) {
-    const cap = capability(id, from.policy.capabilities.get(id), to.policy.capabilities.get(id)!, universe, [...from.policy.callers.values(), ...to.policy.callers.values()]);
+    const g = from.policy.capabilities.get(id);
     const routes = routesOf(id);
-    const same = !!cap.from && sameGuard(cap.from, cap.to!);
-    const pubFrom = !!cap.from && routes.some((r) => from.policy.publicRoutes.has(r));
-    const protFrom = !!cap.from && routes.some((r) => from.policy.protectedRoutes.has(r));
+    const same = !!g && sameGuard(g, to.policy.capabilities.get(id)!);
+    const pubFrom = !!g && routes.some((r) => from.policy.publicRoutes.has(r));
+    const protFrom = !!g && routes.some((r) => from.policy.protectedRoutes.has(r));
     const protTo = routes.some((r) => to.policy.protectedRoutes.has(r));
+    // Nothing about this capability changed for anyone: the common case of a reload.
+    if (same && allUnchanged && (protFrom || !protTo) && routes.every((r) => !to.policy.publicRoutes.has(r) || from.policy.publicRoutes.has(r))) continue;
+    const cap = capability(id, g, to.policy.capabilities.get(id)!, universe, named);
     // A call is what runs: the arguments after the bind filled them in. Before, the same call was
     // made by giving those arguments as they are (a bound one given equal to its value).
     const anonFrom = (call: Args) => pubFrom && asIs(cap.from!, ANONYMOUS, call);
@@ -173,12 +187,8 @@ function changes(from: Side, to: Side, sides: { old: Side; now: Side }): ReachCh
     }
 
     // Each class the manifest names.
-    for (const key of [...new Set([...from.policy.callers.keys(), ...to.policy.callers.keys()])].sort()) {
-      const credsTo = to.creds(key);
-      if (!credsTo.length) continue;
-      const credsFrom = from.creds(key);
-      const unchanged = same && protFrom && credsFrom.length === credsTo.length && credsFrom.every((c, i) => sameCredential(c, credsTo[i]!));
-      if (unchanged) continue;
+    for (const { key, credsTo, credsFrom, unchanged } of classes) {
+      if (!credsTo.length || (same && protFrom && unchanged)) continue;
       const cls = credsTo[0]!.cls;
       const constants = constantsOf([...credsFrom, ...credsTo]);
       const vars = [...cap.args.map((a) => argVariable(cap, a, constants)), ...freeSources(cap, [...credsFrom, ...credsTo])];
@@ -265,7 +275,7 @@ function exampleText(c: ReachChange): string {
 
 // ——— the capability's variables and their values ———
 
-function capability(id: string, from: Guard | undefined, to: Guard, universe: ReadonlySet<string>, classes: readonly CallerClass[]): Cap {
+function capability(id: string, from: Guard | undefined, to: Guard, universe: ReadonlySet<string>, named: ReadonlySet<string>): Cap {
   const guards = [from, to].filter((g): g is Guard => !!g);
   const candidates = new Map<string, Set<string>>();
   const args = new Set<string>();
@@ -286,8 +296,7 @@ function capability(id: string, from: Guard | undefined, to: Guard, universe: Re
     }
   }
   // Two values equal to nothing a guard or a class names: they stand for every other string.
-  const taken = new Set<string>([...[...candidates.values()].flatMap((s) => [...s]), 'anonymous']);
-  for (const c of classes) for (const v of [c.sub, c.clientId, ...Object.values(c.claims)]) if (typeof v === 'string') taken.add(v);
+  const taken = new Set<string>([...named, ...[...candidates.values()].flatMap((s) => [...s])]);
   const fresh = (n: number) => {
     let v = `(other value ${n})`;
     while (taken.has(v)) v += '*';
@@ -374,8 +383,10 @@ function concrete(c: Credential, val: Valuation, cap: Cap): Principal {
 // ——— sameness and words ———
 
 function sameGuard(a: Guard, b: Guard): boolean {
-  return sameSet(a.required, b.required) && sameSet((a.patterns ?? []).map((p) => p.source), (b.patterns ?? []).map((p) => p.source))
-    && sameSet((a.bind ?? []).map(([x, s]) => `${x}=${s}`), (b.bind ?? []).map(([x, s]) => `${x}=${s}`));
+  if (a === b) return true;
+  const sources = (g: Guard) => (g.patterns ?? []).map((p) => p.source);
+  const binds = (g: Guard) => (g.bind ?? []).map(([x, s]) => `${x}=${s}`);
+  return sameSet(a.required, b.required) && (a.patterns === b.patterns || sameSet(sources(a), sources(b))) && (a.bind === b.bind || sameSet(binds(a), binds(b)));
 }
 
 function sameCredential(a: Credential, b: Credential): boolean {
@@ -384,6 +395,7 @@ function sameCredential(a: Credential, b: Credential): boolean {
 }
 
 function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length === b.length && a.every((x, i) => x === b[i])) return true; // the usual case: the same list
   const x = new Set(a);
   const y = new Set(b);
   return x.size === y.size && [...x].every((v) => y.has(v));
