@@ -11,6 +11,7 @@
 // and so is GET /svc/explain?as=NAME (the scope svc.explain).
 
 import type { Catalog } from '../core/catalog.js';
+import { profileScopes } from '../config.js';
 import type { SvcManifest } from '../manifest/types.gen.js';
 import { KNOWN_ROUTES } from '../manifest/compile.js';
 import { EXPLAIN_ANY_SCOPE } from './explain.js';
@@ -51,9 +52,9 @@ export interface AccessPolicy {
 }
 
 /** The routes that serve the tools, resources and prompts. */
-export const CALL_ROUTES: readonly string[] = ['/svc', '/mcp', '/ws'];
+const CALL_ROUTES: readonly string[] = ['/svc', '/mcp', '/ws'];
 /** GET /svc/explain?as=NAME: another token's view, for holders of svc.explain. */
-export const EXPLAIN_AS = 'svc:explain-as';
+const EXPLAIN_AS = 'svc:explain-as';
 
 /** The routes on which a capability is reached. */
 export function routesOf(id: string): readonly string[] {
@@ -75,17 +76,17 @@ export function accessPolicy(catalog: Catalog, m: SvcManifest): AccessPolicy {
     publicRoutes: new Set(m.routes?.public ?? []),
     protectedRoutes: new Set(m.routes?.protected ?? []),
     callers: callerClasses(m),
-    scopes: profileScopeNames(m),
+    scopes: profileScopes(m.profile),
   };
 }
 
 /** Every authenticated caller class the manifest admits, by key. */
-export function callerClasses(m: SvcManifest): Map<string, CallerClass> {
+function callerClasses(m: SvcManifest): Map<string, CallerClass> {
   const out = new Map<string, CallerClass>();
   const add = (c: CallerClass) => {
     if (!out.has(c.key)) out.set(c.key, Object.freeze(c));
   };
-  const profile = profileScopeNames(m);
+  const profile = profileScopes(m.profile);
   const declared = (list: readonly string[] | undefined) => (list ?? profile).filter((s) => profile.includes(s));
   const a = m.auth;
   if (a) {
@@ -134,8 +135,4 @@ export function describeClass(c: CallerClass): string {
   const claims = Object.entries(c.claims).map(([k, v]) => `${k}=${v}`);
   const chosen = c.anyClaims.map((k) => `${k}=(chosen by the provider)`);
   return [scopes, [...claims, ...chosen].length ? `claims ${[...claims, ...chosen].join(' ')}` : ''].filter(Boolean).join('; ');
-}
-
-export function profileScopeNames(m: SvcManifest): string[] {
-  return (m.profile?.scopes ?? []).map((s) => (typeof s === 'string' ? s : s.name));
 }
