@@ -32,8 +32,10 @@ export interface ReachChange {
   caller: string;
   /** One call that shows it: the scopes held (for `any`), its arguments (bound ones filled in), the credential values it depends on. */
   example: { scopes?: string[]; args?: Record<string, string>; credential?: Record<string, string> };
-  /** Why, in words: the required scopes before → after, the route, what changed about the caller. */
+  /** Why, in words: the capability's required scopes before → after (or new, or unchanged). */
   why: string;
+  /** What changed about this caller, in words, when something did: its route, its scopes or claims, that it is new, a credential it keeps. */
+  detail?: string;
   /** false: too many combinations to decide exactly; reported to be safe. */
   exact: boolean;
 }
@@ -63,7 +65,7 @@ export function diffReach(before: AccessPolicy, after: AccessPolicy): ReachDiff 
   return { widened: widenings.length > 0, widenings, narrowings };
 }
 
-/** The changes, one line each: `widened: tool:x: any caller holding a — requires a b → a`. */
+/** One line per capability and why: `widened: tool:x: any caller holding a; token ci (scopes b → a b) — requires a b → a`. */
 export function formatReach(d: ReachDiff): string[] {
   const lines = (verb: string, list: ReachChange[]) => {
     const groups = new Map<string, string[]>();
@@ -71,7 +73,8 @@ export function formatReach(d: ReachDiff): string[] {
       const head = `${verb}: ${c.capability}`;
       const tail = ` — ${c.why}${c.exact ? '' : ' (not decided exactly: too many combinations to enumerate; reported to be safe)'}`;
       const k = head + '\u0000' + tail;
-      groups.set(k, [...(groups.get(k) ?? []), c.caller + exampleText(c)]);
+      const notes = [c.detail, ...exampleText(c)].filter(Boolean);
+      groups.set(k, [...(groups.get(k) ?? []), c.caller + (notes.length ? ` (${notes.join('; ')})` : '')]);
     }
     return [...groups].map(([k, callers]) => {
       const [head, tail] = k.split('\u0000');
@@ -115,7 +118,7 @@ function changes(from: Side, to: Side, sides: { old: Side; now: Side }): ReachCh
     // A call is what runs: the arguments after the bind filled them in. Before, the same call was
     // made by giving those arguments as they are (a bound one given equal to its value).
     const anonFrom = (call: Args) => pubFrom && asIs(cap.from!, ANONYMOUS, call);
-    const why = (extra: string[]) => reason(id, sides, extra);
+    const why = reason(id, sides);
 
     // The anonymous caller of each public route.
     for (const r of routes) {
@@ -130,7 +133,7 @@ function changes(from: Side, to: Side, sides: { old: Side; now: Side }): ReachCh
       });
       if (!found) continue;
       const route = routeState(sides.old.policy, r) === routeState(sides.now.policy, r) ? [] : [`route ${r}: ${routeState(sides.old.policy, r)} → ${routeState(sides.now.policy, r)}`];
-      out.push(change(cap, `anonymous:${r}`, `anonymous callers on ${r}`, found, why(route)));
+      out.push(change(cap, `anonymous:${r}`, `anonymous callers on ${r}`, found, why, route));
     }
     if (!protTo) continue;
     const [servedOld, servedNow] = [protectedList(sides.old.policy, id), protectedList(sides.now.policy, id)];
@@ -151,7 +154,7 @@ function changes(from: Side, to: Side, sides: { old: Side; now: Side }): ReachCh
       });
       if (found) {
         const held = found.scopes ?? [];
-        out.push(change(cap, 'any', held.length ? `any caller holding ${held.join(' ')}` : 'any authenticated caller', found, why(admission)));
+        out.push(change(cap, 'any', held.length ? `any caller holding ${held.join(' ')}` : 'any authenticated caller', found, why, admission));
       }
     }
 
@@ -175,13 +178,13 @@ function changes(from: Side, to: Side, sides: { old: Side; now: Side }): ReachCh
       if (!found) continue;
       const facts = [...admission, ...classChange(key, sides)];
       if (kept) facts.push(`a credential issued before the edit keeps scopes ${[...kept.scopes].join(' ')}`);
-      out.push(change(cap, key, cls.label, found, why(facts)));
+      out.push(change(cap, key, cls.label, found, why, facts));
     }
   }
   return out;
 }
 
-function change(cap: Cap, key: string, caller: string, f: Found, why: string): ReachChange {
+function change(cap: Cap, key: string, caller: string, f: Found, why: string, facts: string[]): ReachChange {
   const credential: Record<string, string> = {};
   for (const [name, v] of f.val) if (!name.startsWith('arg:') && v !== undefined) credential[name] = v;
   const args = Object.fromEntries(Object.entries(f.call).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
@@ -190,14 +193,14 @@ function change(cap: Cap, key: string, caller: string, f: Found, why: string): R
     ...(Object.keys(args).length && { args }),
     ...(Object.keys(credential).length && { credential }),
   };
-  return { capability: cap.id, key, caller, example, why, exact: f.exact };
+  return { capability: cap.id, key, caller, example, why, ...(facts.length && { detail: facts.join('; ') }), exact: f.exact };
 }
 
-function exampleText(c: ReachChange): string {
-  const parts: string[] = [];
-  if (c.example.credential) parts.push(`whose credential carries ${Object.entries(c.example.credential).map(([k, v]) => `${k.slice('principal.'.length)}=${v}`).join(' ')}`);
-  if (c.example.args) parts.push(`calling with ${Object.entries(c.example.args).map(([k, v]) => `${k}=${v}`).join(' ')}`);
-  return parts.length ? ` (${parts.join(', ')})` : '';
+function exampleText(c: ReachChange): string[] {
+  const out: string[] = [];
+  if (c.example.credential) out.push(`whose credential carries ${Object.entries(c.example.credential).map(([k, v]) => `${k.slice('principal.'.length)}=${v}`).join(' ')}`);
+  if (c.example.args) out.push(`calling with ${Object.entries(c.example.args).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+  return out;
 }
 
 // ——— sameness and words ———
@@ -221,25 +224,25 @@ function describeGuard(g: Guard): string {
   return [scopes.length ? scopes.join(' ') : 'no scope', ...bind].join(', ');
 }
 
-function reason(id: string, sides: { old: Side; now: Side }, facts: string[]): string {
+function reason(id: string, sides: { old: Side; now: Side }): string {
   const a = sides.old.policy.capabilities.get(id);
   const b = sides.now.policy.capabilities.get(id);
   const guard = !a ? `new; requires ${describeGuard(b!)}` : !b ? `removed; required ${describeGuard(a)}`
     : sameGuard(a, b) ? `requires ${describeGuard(b)}` : `requires ${describeGuard(a)} → ${describeGuard(b)}`;
-  return [guard, ...facts].join('; ');
+  return guard;
 }
 
 function classChange(key: string, sides: { old: Side; now: Side }): string[] {
   const a = sides.old.policy.callers.get(key);
   const b = sides.now.policy.callers.get(key);
-  if (!a && b) return [`${b.label} is new (${describeClass(b)})`];
-  if (a && !b) return [`${a.label} is gone`];
+  if (!a && b) return [`new: ${describeClass(b)}`];
+  if (a && !b) return ['gone'];
   const x = describeClass(a!).split('; ');
   const y = describeClass(b!).split('; ');
   const field = (list: string[], name: string) => list.find((f) => f.startsWith(name))?.replace(/^(scopes up to|scopes|claims) /, '') ?? '(none)';
   return ['scopes', 'claims'].flatMap((name) => {
     const [before, after] = [field(x, name), field(y, name)];
-    return before === after ? [] : [`${b!.label}: ${name} ${before} → ${after}`];
+    return before === after ? [] : [`${name} ${before} → ${after}`];
   });
 }
 

@@ -102,9 +102,10 @@ describe('reach: who gains access', () => {
       tools: [tenantTool('orders.count', ['tenant:{{tenant}}.read'])],
     });
     const d = await diff(acme(['tenant:acme.read']), acme(['tenant:acme.read', 'tenant:globex.read']));
-    assert.deepEqual(d.widenings.map((c) => [c.capability, c.key, c.example.args, c.why]), [
-      ['tool:orders.count', 'token:acme', { tenant: 'globex' }, 'requires tenant:{{tenant}}.read; token acme: scopes tenant:acme.read → tenant:acme.read tenant:globex.read'],
+    assert.deepEqual(d.widenings.map((c) => [c.capability, c.key, c.example.args, c.why, c.detail]), [
+      ['tool:orders.count', 'token:acme', { tenant: 'globex' }, 'requires tenant:{{tenant}}.read', 'scopes tenant:acme.read → tenant:acme.read tenant:globex.read'],
     ]);
+    assert.deepEqual(formatReach(d), ['widened: tool:orders.count: token acme (scopes tenant:acme.read → tenant:acme.read tenant:globex.read; calling with tenant=globex) — requires tenant:{{tenant}}.read']);
     const gone = manifest({ auth: { token: 'op-token-0123456789' } });
     assert.equal((await diff(manifest(), gone)).widened, false);
     assert.deepEqual(keys((await diff(manifest(), gone)).narrowings, 'tool:notes.list'), ['token:reader']);
@@ -125,7 +126,7 @@ describe('reach: who gains access', () => {
     const closed = manifest({ tools: [tool('ping', [])] });
     const d = await diff(closed, open);
     assert.deepEqual(d.widenings.map((c) => [c.capability, c.key]), [['route:/mcp', 'anonymous:/mcp'], ['tool:ping', 'anonymous:/mcp']]);
-    assert.match(on(d.widenings, 'tool:ping')[0]!.why, /route \/mcp: protected → public/);
+    assert.equal(on(d.widenings, 'tool:ping')[0]!.detail, 'route /mcp: protected → public');
     assert.equal((await diff(open, closed)).widened, false);
   });
 
@@ -133,7 +134,7 @@ describe('reach: who gains access', () => {
     const oauth = { enabled: true, issuer: 'http://127.0.0.1:8080', login: { mode: 'users' }, users: [{ username: 'alice', password_hash: 'scrypt$1$1$1$YQ$Yg', scopes: ['notes.read'] }] };
     const d = await diff(manifest(), manifest({ oauth }));
     assert.ok(keys(d.widenings, 'tool:notes.list').includes('oauth:alice@*'), JSON.stringify(d.widenings));
-    assert.match(on(d.widenings, 'tool:notes.list').find((c) => c.key === 'oauth:alice@*')!.why, /OAuth user alice via any client .* is new/);
+    assert.equal(on(d.widenings, 'tool:notes.list').find((c) => c.key === 'oauth:alice@*')!.detail, 'new: scopes up to notes.read');
 
     const noAuth = { version: 1, name: 'reach', routes: { public: ['/svc', '/mcp', '/ws'], protected: [] }, profile: { scopes: ['notes.read'] }, tools: [tool('notes.list', ['notes.read'])] };
     const withAuth = { ...noAuth, routes: { public: [], protected: ['/svc', '/mcp', '/ws'] }, auth: { token: 'op-token-0123456789' } };
@@ -170,7 +171,7 @@ describe('reach: who gains access', () => {
     });
     const d = await diff(m(['tenant:acme.read', 'tenant:globex.read'], 'acme'), m(['tenant:acme.read'], 'globex'));
     const gain = on(d.widenings, 'tool:orders.mine').find((c) => c.key === 'oauth:alice@app1')!;
-    assert.match(gain.why, /a credential issued before the edit keeps scopes tenant:acme\.read tenant:globex\.read/);
+    assert.match(gain.detail!, /a credential issued before the edit keeps scopes tenant:acme\.read tenant:globex\.read/);
   });
 
   it('capabilities: a new one anyone can reach is a widening, a removed one never is, one no route serves is not', async () => {
