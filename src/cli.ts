@@ -6,14 +6,16 @@
 //                                                 → exit 0, or 1 with FILE:LINE:COL: CODE: message lines
 //   fastsvc init [dir]                            → writes a commented starter svc.yaml
 //   fastsvc hash-password                         → reads a password on stdin, prints its scrypt hash
-//   fastsvc explain [manifest] (--scopes S | --token NAME | --token-file F | --subject USER) [--json]
+//   fastsvc explain [manifest] (--scopes S | --token NAME | --token-file F | --subject USER) [--json] [--io]
 //                                                 → every capability: visible/callable and why
 //   fastsvc keys rotate [manifest]                → new OAuth signing/cookie keys; old ones kept for verification
-//   fastsvc diff OLD NEW [--json] [--fail-on-widen] → what a reload would change; exit 3 if widened (with the flag)
+//   fastsvc diff OLD NEW [--json] [--fail-on-widen] [--io] → who gains access; exit 3 if widened (with the flag)
 // Guarantees: every command answers --help (its usage, exit 0) and refuses an
 // unknown flag or a surplus argument (one line naming it, then usage, exit 2);
-// stdout carries only the listening line (logs go to stderr); SIGTERM/SIGINT
-// drain and exit 0; SIGHUP reloads the manifest; a bad manifest never prints a stack trace.
+// serve's stdout carries only the listening line (logs go to stderr as JSON lines);
+// SIGTERM/SIGINT drain and exit 0; SIGHUP reloads the manifest; every other command
+// writes human lines only — no JSON log line unless --log-json — and a failure is one
+// line (FILE:LINE:COL: CODE: message, or fastsvc: CODE: message), never a stack trace.
 
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
@@ -32,6 +34,9 @@ const PROG = 'fastsvc';
 const SCHEMA_FILE = packageFile('schema', 'svc.schema.json');
 
 type Values = Record<string, string | boolean | undefined>;
+
+/** Every command but serve: logs (JSON lines on stderr) only when asked. */
+const LOG_JSON_HELP = '  --log-json          also write the log\'s JSON lines to stderr (default: none)';
 
 interface Command {
   /** The synopsis line (after "usage: "). */
@@ -70,6 +75,7 @@ options:
                       exec programs (on PATH), content and secret files, fs roots, module files
   --allow-unset-env   an unset \${VAR} without a default gets the placeholder "unset:VAR"
                       instead of an error; the unset names are listed as a note (CI without secrets)
+${LOG_JSON_HELP}
   -h, --help          show this help`,
     options: { json: { type: 'boolean' }, 'no-io': { type: 'boolean' }, 'allow-unset-env': { type: 'boolean' } },
     maxPositionals: 1,
@@ -81,17 +87,19 @@ options:
 Its first line points editors at the JSON schema shipped in this package.
 
 options:
-  -h, --help    show this help`,
+${LOG_JSON_HELP}
+  -h, --help          show this help`,
     options: {},
     maxPositionals: 1,
     run: (_v, p) => cmdInit(p[0] ?? '.'),
   },
   explain: {
-    usage: `${PROG} explain [manifest] (--scopes "a b" | --token NAME | --token-file F | --subject USER) [--claims JSON] [--capability ID [--args JSON] [--task]] [--json]`,
+    usage: `${PROG} explain [manifest] (--scopes "a b" | --token NAME | --token-file F | --subject USER) [--claims JSON] [--capability ID [--args JSON] [--task]] [--json] [--io]`,
     help: `Says, for every capability of the manifest (default ./svc.yaml), whether a caller sees it
 (visible/hidden), whether it may call it, and why: the missing scope, the tenant binding,
 the quota, a public route, a tool that runs only as a task. The verdicts come from the functions the server enforces with;
-GET /svc/explain answers the same for the caller's own token.
+GET /svc/explain answers the same for the caller's own token. Only the policy is read: no
+backend file, database or program the manifest names is opened (unless --io).
 
 options:
   --scopes "a b"      a caller holding these scopes (with --claims '{"tenant":"acme"}')
@@ -102,29 +110,37 @@ options:
                       resource:URI) with --args JSON; exit 0 if allowed, 1 if refused
   --task              with --capability: explain a task-augmented call (params.task)
   --json              print the JSON GET /svc/explain answers
+  --io                also open what the manifest names, read-only, as validate does
   --allow-unset-env   unset \${VAR}s get a placeholder (as for validate)
+${LOG_JSON_HELP}
   -h, --help          show this help`,
     options: {
       scopes: { type: 'string' }, token: { type: 'string' }, 'token-file': { type: 'string' }, subject: { type: 'string' }, claims: { type: 'string' },
-      capability: { type: 'string' }, args: { type: 'string' }, task: { type: 'boolean' }, json: { type: 'boolean' }, 'allow-unset-env': { type: 'boolean' },
+      capability: { type: 'string' }, args: { type: 'string' }, task: { type: 'boolean' }, json: { type: 'boolean' }, io: { type: 'boolean' }, 'allow-unset-env': { type: 'boolean' },
     },
     maxPositionals: 1,
     run: async (v, p) => (await import('./policy/cli-policy.js')).cmdExplain(p[0] ?? 'svc.yaml', v, printProblems),
   },
   diff: {
-    usage: `${PROG} diff OLD NEW [--json] [--fail-on-widen] [--allow-unset-env]`,
-    help: `Prints what reloading from manifest OLD to manifest NEW would change — the diff the
-reloader logs: capabilities added (+), removed (-), changed (~); per scope, the
-capabilities it gains or loses; per named token, the capabilities it gains or loses.
-Exit 0; 1 if a manifest is invalid; 3 if access widened (some scope or token gains
-something) and --fail-on-widen is given: a CI gate for GitOps pipelines.
+    usage: `${PROG} diff OLD NEW [--json] [--fail-on-widen] [--io] [--allow-unset-env]`,
+    help: `Prints what changing manifest OLD into manifest NEW changes — what the reloader logs:
+capabilities added (+), removed (-), changed (~); then each widening, one line per
+capability: which callers (anonymous callers on a public route, any caller holding some
+scopes, a named token, an OAuth user or client, an ID-JAG provider's users) can make some
+call they could not make before, and why (required scopes before → after, a route, what
+the caller gained); then each narrowing. Only the policy is read: no backend file,
+database or program is opened (unless --io), so OLD can be a copy anywhere
+(git show main:svc.yaml > /tmp/old.yaml). Exit 0; 1 if a manifest is invalid; 3 if
+access widened and --fail-on-widen is given: a CI gate for GitOps pipelines.
 
 options:
-  --json              print {changes, access, tokens, widened}
+  --json              print {changes, widened, widenings, narrowings}
   --fail-on-widen     exit 3 when access widened
+  --io                also open what the manifests name, read-only, as validate does
   --allow-unset-env   unset \${VAR}s get a placeholder (as for validate)
+${LOG_JSON_HELP}
   -h, --help          show this help`,
-    options: { json: { type: 'boolean' }, 'fail-on-widen': { type: 'boolean' }, 'allow-unset-env': { type: 'boolean' } },
+    options: { json: { type: 'boolean' }, 'fail-on-widen': { type: 'boolean' }, io: { type: 'boolean' }, 'allow-unset-env': { type: 'boolean' } },
     maxPositionals: 2,
     run: (v, p) => (p.length < 2 ? usageError(`usage: ${COMMANDS.diff!.usage}`, 'give two manifests', 'diff') : import('./policy/cli-policy.js').then((m) => m.cmdDiff(p[0]!, p[1]!, v, printProblems))),
   },
@@ -135,7 +151,8 @@ options:
 for verification. Replicas read keys when they start: restart them one at a time.
 
 options:
-  -h, --help    show this help`,
+${LOG_JSON_HELP}
+  -h, --help          show this help`,
     options: {},
     maxPositionals: 2,
     run: async (_v, p) => (await import('./auth/oauth/cli-keys.js')).cmdKeys(PROG, p[0], p[1] ?? 'svc.yaml', printProblems),
@@ -146,7 +163,8 @@ options:
 for oauth.users[].password_hash.
 
 options:
-  -h, --help    show this help`,
+${LOG_JSON_HELP}
+  -h, --help          show this help`,
     options: {},
     maxPositionals: 0,
     run: () => cmdHashPassword(),
@@ -173,12 +191,15 @@ async function main(argv: string[]): Promise<number> {
   const cmd = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!cmd) return usageError(USAGE, name.startsWith('-') ? `unknown option ${name}` : `unknown command ${name}`);
 
+  // A command other than serve writes human lines only; its log is JSON, so it is silent unless asked.
+  const logOption: NonNullable<ParseArgsConfig['options']> = name === 'serve' ? {} : { 'log-json': { type: 'boolean' } };
   let parsed: { values: Values; positionals: string[] };
   try {
-    parsed = parseArgs({ args: rest, options: { ...cmd.options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: rest, options: { ...cmd.options, ...logOption, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
   } catch (e) {
     return usageError(`usage: ${cmd.usage}`, argError(e as Error & { code?: string }), name);
   }
+  if (name !== 'serve' && !parsed.values['log-json']) logger.level = 'silent';
   if (parsed.values.help) return say(commandHelp(cmd));
   if (parsed.positionals.length > cmd.maxPositionals) return usageError(`usage: ${cmd.usage}`, `unexpected argument ${parsed.positionals[cmd.maxPositionals]}`, name);
   return cmd.run(parsed.values, parsed.positionals);
@@ -364,11 +385,21 @@ main(process.argv.slice(2)).then(
   },
   (e: unknown) => {
     const hint = listenHint(e as NodeJS.ErrnoException & { address?: string; port?: number });
-    process.stderr.write(`${PROG}: ${hint ?? (e instanceof SvcError ? e.format() : (e as Error).message)}\n`);
-    if (!hint && !(e instanceof SvcError)) logger.error({ err: e }, 'fatal'); // a bug: keep the stack in the log
+    if (e instanceof ManifestError) printProblems(e.problems);
+    else process.stderr.write(`${PROG}: ${hint ?? failureLine(e)}\n`);
+    // A bug: its stack goes to the log (serve's, or another command's with --log-json).
+    if (!hint && !(e instanceof SvcError) && !(e instanceof ManifestError)) logger.error({ err: e }, 'fatal');
     process.exitCode = 1;
   },
 );
+
+/** An unexpected failure as CODE: message — a file that cannot be read says which, anything else is INTERNAL. */
+function failureLine(e: unknown): string {
+  if (e instanceof SvcError) return e.format();
+  const err = e as NodeJS.ErrnoException;
+  if (err?.path && (err.code === 'ENOENT' || err.code === 'EACCES' || err.code === 'EISDIR')) return `FILE_UNREADABLE: cannot read ${err.path}: ${err.code}`;
+  return `INTERNAL: ${err?.message ?? String(e)}`;
+}
 
 /** What to do when the socket cannot be bound (the commonest first-run failure). */
 function listenHint(e: NodeJS.ErrnoException & { address?: string; port?: number }): string | undefined {

@@ -5,7 +5,10 @@
 // backend is built up front so a broken one fails the load, not the first call,
 // each failure at the line:col of the field it concerns; with `probe` (what
 // `svc validate` runs, see check-io.ts) the same lookups run read-only and no
-// module code is loaded; dispose() releases what the backends hold (database handles).
+// module code is loaded; with `policyOnly` (what `svc explain` and `svc diff` run) no
+// backend is built and no file is read at all — the declarations (names, schemas, scopes,
+// bind, limits, task modes) are the same, every handler refuses with NOT_READY;
+// dispose() releases what the backends hold (database handles).
 
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -30,9 +33,20 @@ export interface Assembled {
 
 type Locate = (path: readonly (string | number)[]) => { line: number; col: number };
 
-export async function assemble(plan: Plan, file: string, hash: string, locate: Locate, opts: { probe?: boolean } = {}): Promise<Assembled> {
+export interface AssembleOptions {
+  /** Build every backend read-only: files read, databases opened read-only, no module code, no program run. */
+  probe?: boolean;
+  /** Build no backend and read nothing: the policy (every declaration) only. */
+  policyOnly?: boolean;
+}
+
+/** The handler of every capability assembled with policyOnly. */
+const notBuilt = () => Promise.reject(new SvcError('NOT_READY', 'assembled for its policy only: no backend was built'));
+
+export async function assemble(plan: Plan, file: string, hash: string, locate: Locate, opts: AssembleOptions = {}): Promise<Assembled> {
   const m = plan.manifest;
   const env: BackendEnv = { manifestDir: dirname(resolve(file)), ...(opts.probe && { probe: true }) };
+  const io = !opts.policyOnly;
   const disposers: (() => void)[] = [];
   const problems: SvcError[] = [];
   const svc = new FastSvc({ name: m.name, description: m.description, cache: m.cache, limits: m.limits });
@@ -50,7 +64,7 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
   };
 
   for (const [i, t] of (m.tools ?? []).entries()) await attempt(['tools', i], async () => {
-    const handler = await toolHandler(t, env, disposers);
+    const handler = io ? await toolHandler(t, env, disposers) : notBuilt;
     svc.tool({
       name: t.name,
       title: t.title,
@@ -69,24 +83,24 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
     });
   });
   for (const [i, r] of (m.resources ?? []).entries()) await attempt(['resources', i], async () => {
-    svc.resource({ ...resourceMeta(r), read: await resourceReader(r, env) });
+    svc.resource({ ...resourceMeta(r), read: io ? await resourceReader(r, env) : notBuilt });
   });
   for (const [i, p] of (m.prompts ?? []).entries()) await attempt(['prompts', i], async () => {
-    svc.prompt(await promptDef(p, env));
+    svc.prompt(io ? await promptDef(p, env) : { ...promptMeta(p), get: notBuilt });
   });
   const clients: NonNullable<SvcServerConfig['oauth']>['clients'] = m.oauth?.clients?.map((c) => c);
   for (const [i, c] of (m.oauth?.clients ?? []).entries()) {
-    if (c.client_secret_file) await attempt(['oauth', 'clients', i, 'client_secret_file'], () => {
+    if (c.client_secret_file && io) await attempt(['oauth', 'clients', i, 'client_secret_file'], () => {
       clients![i] = { ...c, client_secret: readSecret(resolve(env.manifestDir, c.client_secret_file!), file) };
     });
   }
   const caFile = m.oauth?.client_id_metadata_documents?.ca_file;
-  if (caFile) await attempt(['oauth', 'client_id_metadata_documents', 'ca_file'], () => {
+  if (caFile && io) await attempt(['oauth', 'client_id_metadata_documents', 'ca_file'], () => {
     if (!readSecret(resolve(env.manifestDir, caFile), file).includes('-----BEGIN CERTIFICATE-----')) throw new SvcError('OAUTH_CONFIG', `${caFile} holds no PEM certificate`);
   });
   let server = m.server;
   const keyFile = m.server?.request_state_key_file;
-  if (keyFile) await attempt(['server', 'request_state_key_file'], () => {
+  if (keyFile && io) await attempt(['server', 'request_state_key_file'], () => {
     const key = readSecret(resolve(env.manifestDir, keyFile), file);
     if (key.length < MIN_STATE_KEY) throw new SvcError('SCHEMA_VIOLATION', `server.request_state_key_file holds ${key.length} characters; the key needs at least ${MIN_STATE_KEY}`);
     server = { ...m.server, request_state_key: key };
@@ -178,15 +192,21 @@ async function promptDef(p: Prompt, env: BackendEnv) {
   }));
   const fn = p.module === undefined ? undefined : (await under('module', () => buildBackend('module', p.module!, env))).fn;
   return {
+    ...promptMeta(p),
+    get: fn
+      ? async (args: Record<string, string>, ctx: CallContext) => promptMessages(await fn(args, ctx), p.name)
+      : (args: Record<string, string>) => messages.map((m) => m(args)),
+  };
+}
+
+function promptMeta(p: Prompt) {
+  return {
     name: p.name,
     title: p.title,
     description: p.description,
     arguments: p.arguments?.map((a) => ({ name: a.name, description: a.description, required: a.required, values: a.values })),
     required_scopes: [...(p.required_scopes ?? [])],
     ...(p.limits && { limits: p.limits }),
-    get: fn
-      ? async (args: Record<string, string>, ctx: CallContext) => promptMessages(await fn(args, ctx), p.name)
-      : (args: Record<string, string>) => messages.map((m) => m(args)),
   };
 }
 

@@ -1,40 +1,56 @@
 // `svc explain` and `svc diff`: the policy of manifests, judged offline by the functions the
-// server enforces with. Guarantees: a manifest is assembled in probe mode (files read, no
-// database written, no program run, no socket) and compiled into the same Catalog the
-// server builds; explain prints exactly GET /svc/explain's JSON with --json; diff prints
-// the reloader's diff (capabilities, per scope, per named token) and exits 3 with
-// --fail-on-widen when any scope or token gains access; a token's value is never printed.
+// server enforces with. Guarantees: a manifest is read for its policy only — validated,
+// compiled and its capabilities declared without building any backend, so no backend file,
+// database or program is opened and a copy of a manifest anywhere (`git show
+// main:svc.yaml > /tmp/old.yaml`) is judged as the original; with --io it is assembled as
+// `svc validate` probes it (files read, nothing written, no program run, no socket); a
+// problem is one line FILE:LINE:COL: CODE: message and exit 1, never a stack trace; explain
+// prints exactly GET /svc/explain's JSON with --json; diff prints the capabilities added,
+// removed and changed and who gains or loses access (reach.ts, the reloader's verdict),
+// and exits 3 with --fail-on-widen when some caller gains some call; a token's value is
+// never printed (only --token-file reads one, to find the token it names).
 
 import { readFileSync } from 'node:fs';
 import { buildCatalog, type Catalog } from '../core/catalog.js';
 import type { Principal } from '../core/types.js';
-import { profileScopes, resolveConfig } from '../config.js';
+import { profileScopes, resolveConfig, type SvcServerConfig } from '../config.js';
 import { TokenTable } from '../auth/bearer.js';
 import { assemble } from '../manifest/assemble.js';
 import { checkManifest, type Plan } from '../manifest/index.js';
+import { ManifestError, SvcError } from '../errors.js';
 import { logger } from '../log.js';
+import { accessPolicy } from './callers.js';
 import { explainCall, explainView, formatView } from './explain.js';
 import { tokenPrincipals, staticPrincipal, userPrincipal } from './principals.js';
-import { diffAccess, diffCapabilities, diffPrincipals, type NameDiff } from './reload-diff.js';
-import type { SvcError } from '../errors.js';
+import { diffReach, formatReach } from './reach.js';
+import { diffCapabilities, type NameDiff } from './reload-diff.js';
 
 type Values = Record<string, string | boolean | undefined>;
 
-interface Compiled { plan: Plan; catalog: Catalog; tokens?: TokenTable }
+interface Compiled { plan: Plan; catalog: Catalog; config: SvcServerConfig }
 
-/** The manifest compiled as the server would, or its problems printed (undefined). */
-async function compile(file: string, allowUnsetEnv: boolean, print: (problems: SvcError[]) => void): Promise<Compiled | undefined> {
-  const checked = checkManifest(file, process.env, { allowUnsetEnv });
-  if (!checked.plan) {
-    print(checked.problems);
+/** The manifest's policy compiled as the server would (with --io: its backends probed), or its problems printed (undefined). */
+async function compile(file: string, v: Values, print: (problems: SvcError[]) => void): Promise<Compiled | undefined> {
+  const checked = checkManifest(file, process.env, { allowUnsetEnv: !!v['allow-unset-env'] });
+  const failed = (problems: SvcError[]) => {
+    print(problems);
+    if (problems.some((p) => p.code === 'ENV_UNSET')) process.stderr.write('hint: --allow-unset-env reads the policy without these variables (secrets set only where the server runs)\n');
     return undefined;
-  }
-  const assembled = await assemble(checked.plan, file, checked.hash, checked.locate, { probe: true });
+  };
+  if (!checked.plan) return failed(checked.problems);
+  let assembled;
   try {
-    const catalog = buildCatalog(assembled.svc, { hash: checked.hash });
-    const cfg = resolveConfig(assembled.config);
-    const tokens = cfg.auth ? TokenTable.build(cfg.auth, profileScopes(cfg.profile), logger.child({ module: 'cli' })) : undefined;
-    return { plan: checked.plan, catalog, tokens };
+    assembled = await assemble(checked.plan, file, checked.hash, checked.locate, v.io ? { probe: true } : { policyOnly: true });
+  } catch (e) {
+    if (e instanceof ManifestError) return failed(e.problems);
+    throw e;
+  }
+  try {
+    return { plan: checked.plan, catalog: buildCatalog(assembled.svc, { hash: checked.hash }), config: assembled.config };
+  } catch (e) {
+    if (e instanceof ManifestError) return failed(e.problems);
+    if (e instanceof SvcError) return failed([e]);
+    throw e;
   } finally {
     assembled.dispose();
   }
@@ -55,7 +71,7 @@ export async function cmdExplain(file: string, v: Values, print: (problems: SvcE
     process.stderr.write('svc explain: --claims and --args take JSON objects\n');
     return 2;
   }
-  const c = await compile(file, !!v['allow-unset-env'], print);
+  const c = await compile(file, v, print);
   if (!c) return 1;
   const m = c.plan.manifest;
   let p: Principal | undefined;
@@ -64,7 +80,9 @@ export async function cmdExplain(file: string, v: Values, print: (problems: SvcE
   else if (typeof v.subject === 'string') p = userPrincipal(m, v.subject);
   else if (typeof v['token-file'] === 'string') {
     const value = readFileSync(v['token-file'], 'utf8').trim();
-    p = c.tokens?.match(value);
+    // Asked for: the manifest's token values (and token files) are read to find the one in the file.
+    const cfg = resolveConfig(c.config);
+    p = cfg.auth ? TokenTable.build(cfg.auth, profileScopes(cfg.profile), logger.child({ module: 'cli' })).match(value) : undefined;
   }
   if (!p) {
     process.stderr.write(`svc explain: ${v.token !== undefined ? `no token named ${String(v.token)} in auth` : v.subject !== undefined ? `no user ${String(v.subject)} in oauth.users` : 'the token in that file is not one of the manifest\'s tokens'}\n`);
@@ -85,24 +103,17 @@ export async function cmdExplain(file: string, v: Values, print: (problems: SvcE
 }
 
 export async function cmdDiff(oldFile: string, newFile: string, v: Values, print: (problems: SvcError[]) => void): Promise<number> {
-  const a = await compile(oldFile, !!v['allow-unset-env'], print);
-  const b = await compile(newFile, !!v['allow-unset-env'], print);
+  const a = await compile(oldFile, v, print);
+  const b = await compile(newFile, v, print);
   if (!a || !b) return 1;
   const changes = diffCapabilities(a.plan.manifest, b.plan.manifest);
-  const access = diffAccess(a.catalog, b.catalog);
-  const tokens = diffPrincipals(a.catalog, tokenPrincipals(a.plan.manifest), b.catalog, tokenPrincipals(b.plan.manifest));
-  const widened = [...Object.values(access), ...Object.values(tokens)].some((d) => d.gained.length > 0);
-  if (v.json) process.stdout.write(JSON.stringify({ changes, access, tokens, widened }, null, 2) + '\n');
+  const access = diffReach(accessPolicy(a.catalog, a.plan.manifest), accessPolicy(b.catalog, b.plan.manifest));
+  if (v.json) process.stdout.write(JSON.stringify({ changes, ...access }, null, 2) + '\n');
   else {
-    const lines: string[] = [];
     const caps = (kind: string, d: NameDiff) => [...d.added.map((n) => `+${kind}:${n}`), ...d.removed.map((n) => `-${kind}:${n}`), ...d.changed.map((n) => `~${kind}:${n}`)];
     const all = [...caps('tool', changes.tools), ...caps('resource', changes.resources), ...caps('prompt', changes.prompts)];
-    lines.push(`capabilities: ${all.join(' ') || 'no change'}`);
-    const gl = (d: { gained: string[]; lost: string[] }) => [d.gained.length && `gains ${d.gained.join(' ')}`, d.lost.length && `loses ${d.lost.join(' ')}`].filter(Boolean).join('; ');
-    for (const [s, d] of Object.entries(access)) lines.push(`scope ${s}: ${gl(d)}`);
-    for (const [t, d] of Object.entries(tokens)) lines.push(`token ${t}: ${gl(d)}`);
-    lines.push(`access widened: ${widened ? 'yes' : 'no'}`);
+    const lines = [`capabilities: ${all.join(' ') || 'no change'}`, ...formatReach(access), `access widened: ${access.widened ? 'yes' : 'no'}`];
     process.stdout.write(lines.join('\n') + '\n');
   }
-  return widened && v['fail-on-widen'] ? 3 : 0;
+  return access.widened && v['fail-on-widen'] ? 3 : 0;
 }

@@ -1,24 +1,17 @@
 // What a reload changes, computed from two immutable snapshots (no I/O). Guarantees:
 // capability changes are by name (tools, prompts) or URI / URI template (resources),
 // and "changed" means any part of the declaration changed (scopes, schema, backend);
-// the access diff names, per scope, the capabilities that scope now grants or no
-// longer grants; restartRequired() lists every changed config field that the
+// who gains or loses access is reach.ts's (the reloader and `svc diff` both call it);
+// restartRequired() lists every changed config field that the
 // running server cannot apply live, so nothing in an edit is silently ignored.
 
 import { isDeepStrictEqual } from 'node:util';
 import type { Catalog, Guarded } from '../core/catalog.js';
-import type { Principal } from '../core/types.js';
-import { canSee } from './scopes.js';
 import type { ResolvedConfig } from '../config.js';
 import type { SvcManifest } from '../manifest/types.gen.js';
 
 export interface NameDiff { added: string[]; removed: string[]; changed: string[] }
 export interface CapabilityChanges { tools: NameDiff; resources: NameDiff; prompts: NameDiff }
-/** scope → capability ids (`tool:NAME`, `resource:URI`, `prompt:NAME`) gained or lost. `*` = capabilities that need no scope. */
-export type AccessDiff = Record<string, { gained: string[]; lost: string[] }>;
-
-/** The key under which capabilities that require no scope (any authenticated caller) are listed. */
-export const ANY_SCOPE = '*';
 
 export function diffCapabilities(a: SvcManifest, b: SvcManifest): CapabilityChanges {
   const byName = <T>(list: readonly T[] | undefined, key: (t: T) => string) => new Map((list ?? []).map((t) => [key(t), t as unknown]));
@@ -45,25 +38,6 @@ export function isEmptyChange(c: CapabilityChanges): boolean {
   return [c.tools, c.resources, c.prompts].every((d) => !d.added.length && !d.removed.length && !d.changed.length);
 }
 
-/**
- * Scope s grants capability c when s is one of c's required scopes (a caller needs all
- * of them); capabilities with no required scope are granted by `*`. The diff lists, for
- * each scope whose set changed, what it gained and lost.
- */
-export function diffAccess(a: Catalog, b: Catalog): AccessDiff {
-  const before = grants(a);
-  const after = grants(b);
-  const out: AccessDiff = {};
-  for (const scope of [...new Set([...before.keys(), ...after.keys()])].sort()) {
-    const was = before.get(scope) ?? new Set<string>();
-    const now = after.get(scope) ?? new Set<string>();
-    const gained = [...now].filter((c) => !was.has(c)).sort();
-    const lost = [...was].filter((c) => !now.has(c)).sort();
-    if (gained.length || lost.length) out[scope] = { gained, lost };
-  }
-  return out;
-}
-
 /** Every capability of a catalog by id (`tool:NAME`, `resource:URI`, `prompt:NAME`), sorted. */
 export function entries(c: Catalog): [string, Guarded][] {
   const out: [string, Guarded][] = [];
@@ -72,27 +46,6 @@ export function entries(c: Catalog): [string, Guarded][] {
   for (const r of c.templates) out.push([`resource:${r.def.uri_template}`, r]);
   for (const [name, p] of c.prompts) out.push([`prompt:${name}`, p]);
   return out.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-}
-
-/** principal name → capability ids it can see (canSee: the lists' own decision) after and not before, or before and not after. */
-export type PrincipalDiff = Record<string, { gained: string[]; lost: string[] }>;
-
-/**
- * Per named principal (each static token, by name), what it gains or loses: a capability
- * it can see under `b` and not under `a`, or the reverse. A principal in only one of the
- * two is compared with a principal that sees nothing.
- */
-export function diffPrincipals(a: Catalog, aWho: ReadonlyMap<string, Principal>, b: Catalog, bWho: ReadonlyMap<string, Principal>): PrincipalDiff {
-  const visible = (c: Catalog, p: Principal | undefined) => new Set(p ? entries(c).filter(([, g]) => canSee(g, p).ok).map(([id]) => id) : []);
-  const out: PrincipalDiff = {};
-  for (const name of [...new Set([...aWho.keys(), ...bWho.keys()])].sort()) {
-    const was = visible(a, aWho.get(name));
-    const now = visible(b, bWho.get(name));
-    const gained = [...now].filter((x) => !was.has(x));
-    const lost = [...was].filter((x) => !now.has(x));
-    if (gained.length || lost.length) out[name] = { gained, lost };
-  }
-  return out;
 }
 
 /**
@@ -128,18 +81,4 @@ export function stable(v: unknown): string {
   return JSON.stringify(v, (_k, val: unknown) => (val && typeof val === 'object' && !Array.isArray(val)
     ? Object.fromEntries(Object.entries(val as Record<string, unknown>).sort(([p], [q]) => (p < q ? -1 : p > q ? 1 : 0)))
     : val)) ?? 'undefined';
-}
-
-function grants(c: Catalog): Map<string, Set<string>> {
-  const out = new Map<string, Set<string>>();
-  const add = (id: string, g: Guarded) => {
-    const required = [...g.required, ...(g.patterns ?? []).map((p) => p.source)];
-    for (const s of required.length ? required : [ANY_SCOPE]) {
-      let set = out.get(s);
-      if (!set) out.set(s, (set = new Set()));
-      set.add(id);
-    }
-  };
-  for (const [id, g] of entries(c)) add(id, g);
-  return out;
 }

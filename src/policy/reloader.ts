@@ -6,8 +6,8 @@
 // - On success the reloader builds the next policy snapshot (catalog, profile, bearer
 //   token table) and applies it with one PolicyStore.swap — one assignment, so no
 //   request sees parts of two policies — then ONE line `config.reloaded` is logged: hashes before/after, the
-//   capabilities added/removed/changed, the per-scope access diff, and per named token
-//   the capabilities it gains or loses (the same diff `svc diff` prints).
+//   capabilities added/removed/changed, and who gains or loses access (reach.ts: the same
+//   verdict `svc diff` prints, judged on the two manifests).
 // - Restart-required policy: APPLY THE REST. Fields only a restart can apply (auth
 //   mode on/off, base_url, audit, server.*, routes.*, oauth.*) keep their start-up values, are
 //   listed in status.restart_required (compared with the start-up config, so reverting
@@ -29,8 +29,9 @@ import { TokenTable } from '../auth/bearer.js';
 import { logger as rootLogger, type Logger } from '../log.js';
 import { assemble } from '../manifest/assemble.js';
 import { checkManifest, type Loaded } from '../manifest/index.js';
-import { tokenPrincipals } from './principals.js';
-import { diffAccess, diffPrincipals, diffCapabilities, isEmptyChange, restartRequired, stable, type AccessDiff, type CapabilityChanges } from './reload-diff.js';
+import { accessPolicy } from './callers.js';
+import { diffReach, type ReachDiff } from './reach.js';
+import { diffCapabilities, isEmptyChange, restartRequired, stable, type CapabilityChanges } from './reload-diff.js';
 import type { PolicySnapshot, PolicyStore } from './store.js';
 import type { Observer } from '../observe/observer.js';
 
@@ -54,7 +55,7 @@ export interface ReloadOutcome {
   /** FILE:LINE:COL: CODE: message, one per problem (failed reloads). */
   problems?: string[];
   changes?: CapabilityChanges;
-  access?: AccessDiff;
+  access?: ReachDiff;
   restart_required: string[];
 }
 
@@ -158,15 +159,14 @@ export function createReloader(o: ReloaderOptions): Reloader {
     retire(prev);
 
     const changes = diffCapabilities(prev.plan.manifest, next.plan.manifest);
-    const access = diffAccess(prevCatalog, catalog);
-    const tokens = diffPrincipals(prevCatalog, tokenPrincipals(prev.plan.manifest), catalog, tokenPrincipals(next.plan.manifest));
+    const access = diffReach(accessPolicy(prevCatalog, prev.plan.manifest), accessPolicy(catalog, next.plan.manifest));
     const restart = restartRequired(started, config);
     status.restart_required = restart;
     status.last_reload = { at, ok: true, hash: next.hash, changes };
     log.info({
       event: 'config.reloaded', reason, file, hash_before: before, hash_after: next.hash,
-      changes, access, tokens, live_config: live, restart_required: restart, duration_ms: ms(t0),
-    }, `reloaded ${file}: ${summary(changes)}${live.length ? `; applied ${live.join(', ')}` : ''}${restart.length ? `; restart required for ${restart.join(', ')}` : ''}`);
+      changes, access, live_config: live, restart_required: restart, duration_ms: ms(t0),
+    }, `reloaded ${file}: ${summary(changes)}${access.widened ? '; access widened' : ''}${live.length ? `; applied ${live.join(', ')}` : ''}${restart.length ? `; restart required for ${restart.join(', ')}` : ''}`);
     return { ok: true, reason, at, hash_before: before, hash_after: next.hash, hash_read: next.hash, changes, access, restart_required: restart };
   };
 

@@ -60,7 +60,7 @@ describe('svc serve: hot reload', () => {
     assert.equal(line.length, 1);
     const entry = JSON.parse(line[0]!);
     assert.equal(entry.reason, 'watch');
-    assert.deepEqual(entry.access['p.write'], { gained: ['tool:probe.version'], lost: [] });
+    assert.deepEqual(entry.access.widenings.filter((c: { key: string }) => c.key === 'token:writer').map((c: { capability: string }) => c.capability), ['tool:probe.version']);
     srv.child.kill('SIGTERM');
     assert.equal(await srv.exit, 0);
   });

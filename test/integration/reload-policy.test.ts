@@ -1,7 +1,7 @@
 // Hot reload, what a reload does: an edit to svc.yaml under a running server changes
 // who may call what with no restart; a broken edit keeps the last good policy and shows
 // the error; fields only a restart can apply are reported, the rest is applied; each
-// reload logs one line with the hashes, the changes and the access diff; MCP sessions
+// reload logs one line with the hashes, the changes and who gains or loses access; MCP sessions
 // hear list_changed.
 
 import assert from 'node:assert/strict';
@@ -144,7 +144,7 @@ describe('hot reload: policy', () => {
     assert.deepEqual(meta.profile.scopes, ['p.read', 'p.write', 'p.admin', 'p.extra'], 'profile applied live');
   });
 
-  it('logs ONE structured line per reload: hashes before/after, capabilities changed, the access diff per scope', async () => {
+  it('logs ONE structured line per reload: hashes before/after, capabilities changed, who gains and loses access (svc diff\'s verdict)', async () => {
     const before = sha256(readFileSync(layout.file, 'utf8'));
     const next = manifest({ policy: 'B', tools: [{ name: 'extra.open', output: 'x' }] });
     layout.write(next);
@@ -155,11 +155,12 @@ describe('hot reload: policy', () => {
     assert.equal(line.hash_before, before);
     assert.equal(line.hash_after, sha256(next));
     assert.deepEqual(line.changes.tools, { added: ['extra.open'], removed: [], changed: ['probe.version'] });
-    assert.deepEqual(line.access, {
-      '*': { gained: ['tool:extra.open'], lost: [] },
-      'p.read': { gained: [], lost: ['tool:probe.version'] },
-      'p.write': { gained: ['tool:probe.version'], lost: [] },
-    });
+    const pairs = (list: { capability: string; key: string }[]) => list.map((c) => `${c.capability} ${c.key}`);
+    assert.equal(line.access.widened, true);
+    assert.deepEqual(pairs(line.access.widenings), ['tool:extra.open any', 'tool:extra.open token:reader', 'tool:extra.open token:writer', 'tool:probe.version any', 'tool:probe.version token:writer']);
+    assert.equal(line.access.widenings.at(-1).why, 'requires p.read → p.write');
+    assert.deepEqual(pairs(line.access.narrowings), ['tool:probe.version any', 'tool:probe.version token:reader']);
+    assert.match(line.msg, /; access widened/);
     assert.deepEqual(line.restart_required, []);
     assert.ok(!JSON.stringify(s.logs).includes(TOKENS.reader), 'no token value in the logs');
   });

@@ -1,23 +1,11 @@
-// reload-diff: capability changes by name, the per-scope access diff, and which config
-// fields only a restart can apply.
+// reload-diff: capability changes by name, and which config fields only a restart can
+// apply (who gains or loses access is reach.ts's: test/unit/reach.test.ts).
 
 import assert from 'node:assert/strict';
 import { parse } from 'yaml';
-import { buildCatalog } from '../../src/core/catalog.js';
-import { FastSvc } from '../../src/core/fast-svc.js';
 import { resolveConfig, type SvcServerConfig } from '../../src/config.js';
 import type { SvcManifest } from '../../src/manifest/types.gen.js';
-import { diffAccess, diffCapabilities, isEmptyChange, restartRequired, stable } from '../../src/policy/reload-diff.js';
-
-function catalog(tools: Record<string, string[]>, resources: Record<string, string[]> = {}, prompts: Record<string, string[]> = {}) {
-  const svc = new FastSvc({ name: 't' });
-  for (const [name, required_scopes] of Object.entries(tools)) svc.tool({ name, description: name, required_scopes, handler: () => '' });
-  for (const [uri, required_scopes] of Object.entries(resources)) {
-    svc.resource(uri.includes('{') ? { uri_template: uri, name: uri, required_scopes, read: () => [] } : { uri, name: uri, required_scopes, read: () => [] });
-  }
-  for (const [name, required_scopes] of Object.entries(prompts)) svc.prompt({ name, required_scopes, get: () => [] });
-  return buildCatalog(svc);
-}
+import { diffCapabilities, isEmptyChange, restartRequired, stable } from '../../src/policy/reload-diff.js';
 
 const m = (yaml: string) => parse(yaml) as SvcManifest;
 
@@ -48,18 +36,6 @@ prompts: []`);
     });
     assert.equal(isEmptyChange(diffCapabilities(a, a)), true);
     assert.equal(isEmptyChange(diffCapabilities(a, b)), false);
-  });
-
-  it('diffAccess: per scope, what it now grants and no longer grants; `*` holds capabilities needing no scope', () => {
-    const before = catalog({ read: ['docs.read'], write: ['docs.read', 'docs.write'], open: [] }, { 'r://x': ['docs.read'] }, { ask: [] });
-    const after = catalog({ read: ['docs.write'], write: ['docs.read', 'docs.write'], open: [], admin: ['admin'] }, { 'r://x': [], 'r://t/{id}': ['docs.read'] }, { ask: ['docs.read'] });
-    assert.deepEqual(diffAccess(before, after), {
-      '*': { gained: ['resource:r://x'], lost: ['prompt:ask'] },
-      admin: { gained: ['tool:admin'], lost: [] },
-      'docs.read': { gained: ['prompt:ask', 'resource:r://t/{id}'], lost: ['resource:r://x', 'tool:read'] },
-      'docs.write': { gained: ['tool:read'], lost: [] },
-    });
-    assert.deepEqual(diffAccess(before, before), {});
   });
 
   it('restartRequired: auth mode, base_url, server.*, routes.*, oauth.* (and profile.* under OAuth) are listed by field; auth tokens and profile without OAuth are live', () => {
