@@ -1,16 +1,17 @@
 // Why a caller sees or may call each capability. Guarantees: every verdict comes from the
-// functions that enforce access — canSee() for lists, decideCall() and the catalog's input
-// validator for one call, decideAugmentation() for task-required tools, quotaItems() for quotas — so `svc explain` and GET /svc/explain
+// functions that enforce access — canSee() for lists, the runtime's own tools/call decision
+// (decision.ts: access, task mode, input) or decideCall() for resources and prompts,
+// quotaItems() for quotas — so `svc explain` and GET /svc/explain
 // say exactly what the runtime does; a reason names the scope (concrete when it can be),
 // the binding, the quota or the public route involved; nothing here reads a credential.
 
 import type { Catalog, Guarded } from '../core/catalog.js';
 import type { Principal } from '../core/types.js';
-import { inputProblems, summarize } from '../runtime/input-errors.js';
-import { canSee, decideCall, principalValue, render } from './scopes.js';
+import { summarize } from '../runtime/input-errors.js';
+import { canSee, decideCall, principalValue, render, type Denial } from './scopes.js';
 import { quotaItems } from './quotas.js';
 import { entries } from './reload-diff.js';
-import { decideAugmentation } from '../tasks/augmentation.js';
+import { decideTool, taskMode } from './decision.js';
 
 export interface Verdict {
   /** tool:NAME, resource:URI (or URI template), prompt:NAME */
@@ -85,13 +86,13 @@ function verdict(cat: Catalog, id: string, g: Guarded, p: Principal, ctx: Explai
     reasons.push(`quota ${it.label}: ${[requests, l.concurrent !== undefined && `${l.concurrent} at once per replica`].filter(Boolean).join(', ')}`);
   }
   const tool = id.startsWith('tool:') ? cat.tools.get(id.slice(5)) : undefined;
-  const plain = tool && decideAugmentation(tool.task, false);
-  if (plain && !plain.ok) reasons.push(taskRequired(id.slice(5)));
+  const plain = tool && taskMode(tool.task, 'plain');
+  if (plain === 'refused') reasons.push(taskRequired(id.slice(5)));
   if (needsScope) {
     const open = CALL_ROUTES.filter((r) => ctx.publicRoutes.includes(r));
     if (open.length) reasons.push(`route ${open.join(', ')} is public: callers there are anonymous and hold no scope, so it is hidden there`);
   }
-  return { id, visible: seen.ok, callable: !seen.ok ? 'no' : partial ? 'for some arguments' : plain && !plain.ok ? 'as a task' : 'yes', reasons };
+  return { id, visible: seen.ok, callable: !seen.ok ? 'no' : partial ? 'for some arguments' : plain === 'refused' ? 'as a task' : 'yes', reasons };
 }
 
 function taskRequired(name: string): string {
@@ -100,8 +101,9 @@ function taskRequired(name: string): string {
 }
 
 /**
- * One call explained: the runtime's decision (binding, scopes), the task check and input validation,
- * in its order. `task`: explain a task-augmented call rather than a plain one.
+ * One call explained: for a tool, the runtime's own decision (decideTool: binding and scopes, the task
+ * mode, the arguments, in its order); for a resource or prompt, its access decision. `task`: explain a
+ * task-augmented call rather than a plain MCP one.
  */
 export function explainCall(cat: Catalog, p: Principal, id: string, args: unknown, task = false): CallVerdict | undefined {
   const [kind, ...rest] = id.includes(':') ? id.split(':') : ['tool', id];
@@ -109,21 +111,31 @@ export function explainCall(cat: Catalog, p: Principal, id: string, args: unknow
   const g: Guarded | undefined = kind === 'tool' ? cat.tools.get(key) : kind === 'prompt' ? cat.prompts.get(key) : kind === 'resource' ? cat.resources.get(key) ?? cat.templates.find((t) => t.def.uri_template === key) : undefined;
   if (!g) return undefined;
   const full = `${kind}:${key}`;
-  const d = decideCall(g, p, args);
-  if (!d.ok) {
-    return { id: full, allowed: false, reasons: d.reason === 'bound_argument' ? [`ARGUMENT_BOUND: ${d.detail}`] : [`INSUFFICIENT_SCOPE: missing ${d.missing.join(' ')}`] };
-  }
-  const input = d.args ?? (args ?? {});
-  const reasons: string[] = [d.args ? `bound arguments filled in from the credential` : 'allowed'];
   const tool = kind === 'tool' ? cat.tools.get(key) : undefined;
-  const aug = tool && decideAugmentation(tool.task, task);
-  if (aug && !aug.ok) return { id: full, allowed: false, reasons: [`TASK_REQUIRED: ${taskRequired(key)}`] };
-  if (aug?.task) reasons.push('runs as a task');
-  if (tool && !tool.validate(input)) {
-    return { id: full, allowed: false, reasons: [`INVALID_INPUT: ${summarize(inputProblems(tool.validate.errors))}`] };
+  const reasons: string[] = [];
+  let input: unknown;
+  if (tool) {
+    const v = decideTool(tool, p, args, task ? 'asked' : 'plain');
+    if (!v.ok) {
+      const why = 'denial' in v ? denied(v.denial) : 'taskRequired' in v ? `TASK_REQUIRED: ${taskRequired(key)}`
+        : `INVALID_INPUT: ${v.invalid === 'not_object' ? 'arguments must be a JSON object' : summarize(v.invalid)}`;
+      return { id: full, allowed: false, reasons: [why] };
+    }
+    input = v.input;
+    reasons.push(v.input !== (args ?? v.input) ? 'bound arguments filled in from the credential' : 'allowed');
+    if (v.task) reasons.push('runs as a task');
+  } else {
+    const d = decideCall(g, p, args);
+    if (!d.ok) return { id: full, allowed: false, reasons: [denied(d)] };
+    input = d.args ?? (args ?? {});
+    reasons.push(d.args ? 'bound arguments filled in from the credential' : 'allowed');
   }
   for (const it of quotaItems(p, full, g.limits, cat.limits)) reasons.push(`counts against quota ${it.label}`);
   return { id: full, allowed: true, reasons, args: input as Record<string, unknown> };
+}
+
+function denied(d: Denial): string {
+  return d.reason === 'bound_argument' ? `ARGUMENT_BOUND: ${d.detail}` : `INSUFFICIENT_SCOPE: missing ${d.missing.join(' ')}`;
 }
 
 /** The view as text: one header line, then one line per capability. */

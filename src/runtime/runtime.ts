@@ -91,13 +91,13 @@ export class Runtime {
    * refused TASK_REQUIRED, which the MCP eras encode their own way.
    */
   callTool(name: string, args: unknown, ctx: CallContext, cat?: Catalog): Promise<ToolResult>;
-  callTool<T>(name: string, args: unknown, ctx: CallContext, cat: Catalog | undefined, ask: TaskAsk, startTask: (call: AdmittedTool) => Promise<T>): Promise<ToolResult | T>;
-  callTool<T>(name: string, args: unknown, ctx: CallContext, cat: Catalog = this.current(), ask: TaskAsk = 'plain', startTask?: (call: AdmittedTool) => Promise<T>): Promise<ToolResult | T> {
+  callTool<T>(name: string, args: unknown, ctx: CallContext, cat: Catalog | undefined, ask: TaskAsk, startTask: (call: AdmittedTool, ctx: CallContext) => Promise<T>): Promise<ToolResult | T>;
+  callTool<T>(name: string, args: unknown, ctx: CallContext, cat: Catalog = this.current(), ask: TaskAsk = 'plain', startTask?: (call: AdmittedTool, ctx: CallContext) => Promise<T>): Promise<ToolResult | T> {
     if (!this.#obs.timed()) return this.#callTool(name, args, ctx, cat, ask, startTask);
     return this.#obs.call('tools/call', 'tool', cat.tools.has(name) ? name : UNKNOWN, ctx, (cs) => this.#callTool(name, args, ctx, cat, ask, startTask, cs));
   }
 
-  async #callTool<T>(name: string, args: unknown, ctx: CallContext, cat: Catalog, ask: TaskAsk, startTask: ((call: AdmittedTool) => Promise<T>) | undefined, cs?: CallSpan): Promise<ToolResult | T> {
+  async #callTool<T>(name: string, args: unknown, ctx: CallContext, cat: Catalog, ask: TaskAsk, startTask: ((call: AdmittedTool, ctx: CallContext) => Promise<T>) | undefined, cs?: CallSpan): Promise<ToolResult | T> {
     const entry = cat.tools.get(name);
     if (!entry) throw new SvcError('NOT_FOUND', `no tool named ${name}`);
     const v = decideTool(entry, ctx.principal, args, startTask ? ask : 'plain');
@@ -107,7 +107,7 @@ export class Runtime {
     const call: AdmittedTool = { entry, input: v.input, release };
     if (!v.task) return this.#run(call, ctx, cs);
     try {
-      return await startTask!(call);
+      return await startTask!(call, ctx);
     } catch (e) {
       release?.(); // no task took the call
       throw e;

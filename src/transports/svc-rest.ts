@@ -19,11 +19,11 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Response, type Router } from 'express';
-import type { Principal, ToolResult } from '../core/types.js';
+import type { CallContext, Principal, ToolResult } from '../core/types.js';
 import type { Catalog } from '../core/catalog.js';
 import type { PolicySnapshot } from '../policy/store.js';
 import { SvcError } from '../errors.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { AdmittedTool, Runtime } from '../runtime/runtime.js';
 import type { AuthGate } from '../auth/gate.js';
 import type { Logger } from '../log.js';
 import { sendError, toSvcError } from '../http/errors.js';
@@ -52,15 +52,17 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
   const ctx = (p: Principal, req: IncomingMessage, res: ServerResponse) => responseContext(p, logger, res, scope(req));
   const fail = (res: ServerResponse, e: unknown) => sendError(res, toSvcError(e, logger), gate, '/svc');
 
+  /** A call the runtime decided runs as a task starts here (a task-required tool's plain POST included). */
+  const startTask = deps.tasks && ((call: AdmittedTool, c: CallContext) => deps.tasks!.start({ call, principal: c.principal, transport: 'svc', scope: c.scope }));
+
   /** POST /svc/tools/NAME on Node's own request/response API: the Express route and the server's direct path both run it. */
   const callTool = async (req: IncomingMessage, res: ServerResponse, p: Principal, name: string, cat?: Catalog): Promise<void> => {
     try {
       const args = await readJson(req, deps.bodyLimit);
       const c = ctx(p, req, res);
-      const tasks = deps.tasks;
       // A plain POST to a task-required tool is not refused: /svc makes it the task it must be ('auto').
-      const result = tasks
-        ? await runtime.callTool(name, args, c, cat, /\brespond-async\b/i.test(String(req.headers.prefer ?? '')) ? 'asked' : 'auto', (call) => tasks.start({ call, principal: p, transport: 'svc', scope: c.scope }))
+      const result = startTask
+        ? await runtime.callTool(name, args, c, cat, /\brespond-async\b/i.test(String(req.headers.prefer ?? '')) ? 'asked' : 'auto', startTask)
         : await runtime.callTool(name, args, c, cat);
       if (!('content' in result)) {
         res.setHeader('Location', `/svc/tasks/${result.id}`);
