@@ -1,5 +1,5 @@
-// Generates, from schema/svc.schema.json, src/manifest/types.gen.ts (the manifest's
-// TypeScript types), src/manifest/validators.gen.js (the manifest's validator,
+// Generates, from schema/svc.schema.json, src/core/manifest-types.gen.ts (the manifest's
+// TypeScript types), src/core/validators.gen.js (the manifest's validator,
 // `validateManifest`, and the code API's SvcServerConfig's, `validateConfig`, from
 // definitions/SvcServerConfig; one module, so the definitions they share are emitted
 // once), precompiled by ajv's standalone mode so start-up and reload skip compiling
@@ -16,8 +16,8 @@ import standaloneCode from 'ajv/dist/standalone/index.js';
 
 const root = new URL('..', import.meta.url);
 const schema = JSON.parse(readFileSync(new URL('schema/svc.schema.json', root), 'utf8'));
-const out = new URL('src/manifest/types.gen.ts', root);
-const validatorsOut = new URL('src/manifest/validators.gen.js', root);
+const out = new URL('src/core/manifest-types.gen.ts', root);
+const validatorsOut = new URL('src/core/validators.gen.js', root);
 const metaOut = { 'draft-07': new URL('src/core/meta-schema-draft-07.gen.js', root), '2020-12': new URL('src/core/meta-schema-2020-12.gen.js', root) };
 
 /** The same options src/manifest/validate.ts documents: all errors, strict, schema defaults applied. */

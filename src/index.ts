@@ -5,13 +5,13 @@
 
 export { FastSvc, type FastSvcOptions } from './core/fast-svc.js';
 export type { Principal, CallContext, CallChannel, ToolDef, ResourceDef, PromptDef, ToolResult, ContentBlock, ResourceContents, PromptMessage } from './core/types.js';
-export type { SvcServerConfig, BearerAuthConfig, OAuthConfig, AuthProfile } from './config.js';
-export { createApp, type AppHandle } from './http/app.js';
-export { serve } from './http/serve.js';
+export type { SvcServerConfig, BearerAuthConfig, OAuthConfig, AuthProfile } from './core/config.js';
+export { createApp, type AppHandle } from './server/app.js';
+export { serve } from './server/serve.js';
 export { loadManifest, checkManifest } from './manifest/index.js';
 export { SvcError, ManifestError, CODES, type ErrorCode } from './errors.js';
 export { decide } from './policy/scopes.js';
-export type { OAuthProvider, OAuthKeys, Adapter, AdapterPayload } from './auth/oauth/provider.js';
+export type { OAuthProvider, OAuthKeys, Adapter, AdapterPayload } from './core/oauth-provider.js';
 export { InMemoryOAuthProvider } from './auth/oauth/providers/memory.js';
 export { SQLiteOAuthProvider } from './auth/oauth/providers/sqlite.js';
 export { hashPassword, verifyPassword } from './auth/oauth/password.js';

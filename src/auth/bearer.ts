@@ -4,17 +4,17 @@
 // (each token's bytes cached once, zero-padded to the longest token's length; the
 // presented token is written into one scratch buffer of that length and compared
 // with timingSafeEqual against every entry, no early exit, no hash per request); a token read from a file is
-// re-read when the file changes (watchTokenFiles swaps a new snapshot into the
+// re-read when the file changes (server/token-files.ts swaps a new snapshot into the
 // store), and a principal authenticated with the old value stops being valid
 // (stillValid) at once; an unchanged token keeps its principal across rebuilds;
 // tokens are never logged — only their names.
 
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { readFileSync, watch, type FSWatcher } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { Principal } from '../core/types.js';
-import type { ResolvedBearerAuth } from '../config.js';
+import type { ResolvedBearerAuth } from '../core/config.js';
 import type { Logger } from '../log.js';
-import type { PolicyStore } from '../policy/store.js';
+import type { StaticTokens } from '../policy/store.js';
 
 interface Entry {
   name: string;
@@ -26,7 +26,7 @@ interface Entry {
   principal: Principal;
 }
 
-export class TokenTable {
+export class TokenTable implements StaticTokens {
   readonly #entries: readonly Entry[];
   readonly #config: ResolvedBearerAuth;
   readonly #allScopes: readonly string[];
@@ -50,7 +50,8 @@ export class TokenTable {
    * unchanged token (same name, value and scopes) keeps its Principal object, so sockets
    * opened with it stay valid; any change invalidates it.
    */
-  static build(config: ResolvedBearerAuth, allScopes: readonly string[], log: Logger, previous?: TokenTable, generated?: string): TokenTable {
+  static build(config: ResolvedBearerAuth, allScopes: readonly string[], log: Logger, prev?: StaticTokens, generated?: string): TokenTable {
+    const previous = prev instanceof TokenTable ? prev : undefined;
     const mainUnset = !config.token && !config.token_file;
     const gen = previous ? previous.generated : mainUnset && config.generate_if_unset ? generated ?? randomBytes(32).toString('base64url') : undefined;
     const old = new Map((previous ? previous.#entries : []).map((e) => [e.name, e]));
@@ -105,33 +106,6 @@ export class TokenTable {
     const values = (t: TokenTable) => t.#entries.map((e) => e.digest.toString('hex')).join();
     return values(next) === values(this) ? this : next;
   }
-}
-
-/**
- * Watch the token files of the store's current table; a changed value swaps a snapshot
- * with the re-read table into the store. Returns a function that stops watching.
- */
-export function watchTokenFiles(store: PolicyStore, log: Logger): () => void {
-  const watchers: FSWatcher[] = [];
-  for (const file of store.current().tokens?.files() ?? []) {
-    // Watch the folder: editors and Kubernetes replace files by rename, which a file watch misses.
-    const dir = file.slice(0, file.lastIndexOf('/')) || '.';
-    try {
-      watchers.push(watch(dir, { persistent: false }, () => {
-        const snap = store.current();
-        const next = snap.tokens?.reread(log);
-        if (next && next !== snap.tokens) {
-          store.swap({ ...snap, tokens: next });
-          log.info({ event: 'auth.token_rotated', file }, 'token file changed: tokens reloaded');
-        }
-      }));
-    } catch (e) {
-      log.warn({ err: e, file }, 'cannot watch token file; rotation needs a restart');
-    }
-  }
-  return () => {
-    for (const w of watchers) w.close();
-  };
 }
 
 function makeEntry(name: string, token: string, scopes: readonly string[], claims: Readonly<Record<string, string>> | undefined, file?: string): Entry {

@@ -21,7 +21,7 @@
 import { isSvcError, SvcError } from '../errors.js';
 import type { Principal } from '../core/types.js';
 import type { PolicySnapshot } from '../policy/store.js';
-import { profileScopes } from '../config.js';
+import { profileScopes } from '../core/config.js';
 import { DPOP_ALGS, type DpopVerifier } from './dpop.js';
 
 export interface AccessTokenVerifier {
@@ -58,9 +58,6 @@ export interface AuthGate {
   /** scopes: what the refused operation needs (403); without them the challenge names the scopes a first authorization should ask for. */
   challenge(o: { error?: ChallengeError; scopes?: readonly string[]; description?: string; route?: string }): string;
 }
-
-/** The caller on a public route: authenticated by nothing, holding no scope. */
-export const ANONYMOUS: Principal = Object.freeze({ sub: 'anonymous', scopes: new Set<string>(), kind: 'anonymous' });
 
 const CREDENTIAL = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*) *$/i;
 

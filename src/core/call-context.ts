@@ -6,7 +6,7 @@
 
 import type { CallChannel, CallContext, Principal } from './types.js';
 import type { Logger } from '../log.js';
-import type { RequestScope } from '../observe/request-scope.js';
+import type { RequestScope } from './request-scope.js';
 
 /** Anything that hands out a call's AbortSignal on demand (an AbortController is one). */
 export interface SignalSource {

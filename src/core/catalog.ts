@@ -13,7 +13,7 @@ import { SvcError } from '../errors.js';
 import type { ClassLimits, FastSvc } from './fast-svc.js';
 import type { CacheHint, JsonSchemaObject, Limit, PromptDef, ResourceDef, TaskSupport, ToolDef } from './types.js';
 import { checkInputSchema, InputValidators } from './input-schemas.js';
-import { compileGuard, type Guard } from '../policy/scopes.js';
+import { compileGuard, type Guard } from './guard.js';
 
 /** A capability's access rule (required scopes, tenant-bound patterns, bound arguments) and its quota. */
 export interface Guarded extends Guard {

@@ -3,7 +3,7 @@
 // these types; wire shapes of content blocks are MCP's (camelCase mimeType).
 
 import type { Logger } from 'pino';
-import type { RequestScope } from '../observe/request-scope.js';
+import type { RequestScope } from './request-scope.js';
 
 /** Who is calling, after authentication. Immutable for the life of a request. */
 export interface Principal {

@@ -9,7 +9,7 @@
 // Responses on those paths carry Vary: Origin.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CorsSettings } from '../manifest/types.gen.js';
+import type { CorsSettings } from '../core/manifest-types.gen.js';
 
 const ALLOW_METHODS = 'GET, POST, DELETE, OPTIONS';
 const ALLOW_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID, DPoP';

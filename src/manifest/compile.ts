@@ -11,11 +11,11 @@ import { isLoopbackUrl } from '../util/loopback.js';
 import { trustFunction } from '../util/proxy-trust.js';
 import { MIN_STATE_KEY } from '../mcp/request-state.js';
 import { BACKEND_KINDS } from '../runtime/backends/registry.js';
-import { compilePattern, isPattern } from '../policy/scopes.js';
+import { compilePattern, isPattern } from '../core/guard.js';
 import { enterpriseIssuerProblems, issuerProblem, NO_SCOPE, profileIssuerProblem } from '../auth/oauth/config-checks.js';
-import type { SvcManifest, Tool } from './types.gen.js';
+import type { SvcManifest, Tool } from '../core/manifest-types.gen.js';
+import { KNOWN_ROUTES } from '../core/config.js';
 
-export const KNOWN_ROUTES = ['/', '/docs', '/healthz', '/readyz', '/metadata', '/svc', '/mcp', '/ws', '/metrics'] as const;
 const RESOURCE_SOURCES = ['text', 'blob', 'file', 'http', 'module'] as const;
 
 export interface Plan {

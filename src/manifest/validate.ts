@@ -7,12 +7,12 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { SvcError } from '../errors.js';
 import type { Source } from './load.js';
-import type { SvcManifest } from './types.gen.js';
+import type { SvcManifest } from '../core/manifest-types.gen.js';
 import { allowedFields } from './schema-fields.js';
 import { closestName } from '../util/did-you-mean.js';
 // Precompiled from the schema by scripts/gen-types.mjs (ajv standalone; a test
 // fails when it is stale), so neither start-up nor a reload compiles the schema.
-import { validateManifest as generated } from './validators.gen.js';
+import { validateManifest as generated } from '../core/validators.gen.js';
 
 /** The manifest schema's validator (all errors, strict, defaults applied). */
 export const manifestValidator = generated as unknown as ValidateFunction;

@@ -6,7 +6,7 @@
 // watched and cancelled by its caller and is not silently abandoned when the client goes away.
 // Writing `task: forbidden` or `task: optional` explicitly is the operator's answer: no warning.
 
-import type { SvcManifest } from './types.gen.js';
+import type { SvcManifest } from '../core/manifest-types.gen.js';
 
 /** A backend timeout above this (ms) makes `task: required` advisable. */
 export const TASK_ADVISED_AFTER_MS = 60_000;

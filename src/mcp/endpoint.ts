@@ -15,7 +15,7 @@ import type { Principal } from '../core/types.js';
 import type { SignalSource } from '../core/call-context.js';
 import { SvcError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { RequestScope } from '../observe/request-scope.js';
+import type { RequestScope } from '../core/request-scope.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { TaskEngine } from '../tasks/engine.js';
 import { isSupportedVersion, LATEST_PROTOCOL_VERSION, PROTOCOL_VERSIONS } from './constants.js';

@@ -28,7 +28,7 @@ import { InputRound, settleRound, type InputRounds, type RoundRequest } from './
 import { Context, type SignalSource } from '../core/call-context.js';
 import { NEVER } from './lazy-context.js';
 import type { TaskEngine } from '../tasks/engine.js';
-import type { RequestScope } from '../observe/request-scope.js';
+import type { RequestScope } from '../core/request-scope.js';
 import { declaresExtension, detailedTask, missingExtension, MODERN_TASK_METHODS, modernTaskMethod, startModernTask, TASKS_EXTENSION, type TaskCall } from './tasks.js';
 import type { AdmittedTool, TaskAsk } from '../runtime/runtime.js';
 

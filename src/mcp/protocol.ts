@@ -19,7 +19,7 @@ import { TERMINAL } from '../tasks/store.js';
 import { DEFAULT_PROTOCOL_VERSION, isSupportedVersion, LATEST_PROTOCOL_VERSION, LOG_LEVELS, SERVER_CAPABILITIES } from './constants.js';
 import { Context } from '../core/call-context.js';
 import { LazyAbort } from './lazy-context.js';
-import type { RequestScope } from '../observe/request-scope.js';
+import type { RequestScope } from '../core/request-scope.js';
 import {
   classify, errorFrom, errorOf, failure, result, RPC,
   type JsonRpcId, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse,

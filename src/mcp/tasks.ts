@@ -29,7 +29,7 @@ import type { TaskEngine, TaskRecord } from '../tasks/engine.js';
 import { TERMINAL } from '../tasks/store.js';
 import { isObject, str } from './methods.js';
 import type { InputRound } from './input-rounds.js';
-import type { RequestScope } from '../observe/request-scope.js';
+import type { RequestScope } from '../core/request-scope.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 export const RELATED_TASK = 'io.modelcontextprotocol/related-task';

@@ -12,9 +12,9 @@
 
 import { createHash } from 'node:crypto';
 import type { Principal } from '../core/types.js';
-import type { AuditConfig } from '../manifest/types.gen.js';
+import type { AuditConfig } from '../core/manifest-types.gen.js';
 import { fileSink, stderrSink } from './audit-sink.js';
-import type { RequestScope } from './request-scope.js';
+import type { RequestScope } from '../core/request-scope.js';
 import { traceIdOf } from './tracing.js';
 
 export type AuditDecision = 'allow' | 'deny' | 'refuse' | 'issue' | 'refresh' | 'revoke' | 'register'

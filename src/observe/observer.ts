@@ -10,7 +10,7 @@ import { context } from '@opentelemetry/api';
 import type { CallContext, Principal } from '../core/types.js';
 import { NO_AUDIT, type Audit, type AuditEvent } from './audit.js';
 import type { Metrics } from './metrics.js';
-import type { RequestScope } from './request-scope.js';
+import type { RequestScope } from '../core/request-scope.js';
 import { endSpan, outcomeOf, parentContext, startCallSpan, tracingOn, type CallSpan } from './tracing.js';
 
 /** The capability label of a name the catalog does not know (so callers cannot grow the series). */

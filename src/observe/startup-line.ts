@@ -4,7 +4,7 @@
 // stable order: name, URL, capability counts, auth, OAuth provider, audit sink, metrics
 // route, watched file.
 
-import type { ResolvedConfig } from '../config.js';
+import type { ResolvedConfig } from '../core/config.js';
 
 export interface StartupFacts {
   name: string;

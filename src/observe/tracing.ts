@@ -9,7 +9,7 @@
 // (an SDK shut down and set up again) gets them, not the one it replaced.
 
 import { context, propagation, ProxyTracerProvider, SpanKind, SpanStatusCode, trace, type Context, type Span, type TextMapGetter, type Tracer, type TracerProvider } from '@opentelemetry/api';
-import type { RequestScope } from './request-scope.js';
+import type { RequestScope } from '../core/request-scope.js';
 
 // A ProxyTracer binds itself to the provider of its first span for good, so the tracer is kept per provider.
 let current: { provider: TracerProvider; tracer: Tracer } | undefined;

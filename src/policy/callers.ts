@@ -11,12 +11,12 @@
 // and so is GET /svc/explain?as=NAME (the scope svc.explain).
 
 import type { Catalog } from '../core/catalog.js';
-import { profileScopes } from '../config.js';
-import type { SvcManifest } from '../manifest/types.gen.js';
-import { KNOWN_ROUTES } from '../manifest/compile.js';
+import { profileScopes } from '../core/config.js';
+import type { SvcManifest } from '../core/manifest-types.gen.js';
+import { CALL_ROUTES, KNOWN_ROUTES } from '../core/config.js';
 import { EXPLAIN_ANY_SCOPE } from './explain.js';
-import { entries } from './reload-diff.js';
-import { compileGuard, type Guard } from './scopes.js';
+import { entries } from './diff.js';
+import { compileGuard, type Guard } from '../core/guard.js';
 
 /** A value the caller chooses: a self-registered client's client_id, an ID-JAG subject or claim. */
 export const ANY = Symbol('chosen by the caller');
@@ -51,8 +51,6 @@ export interface AccessPolicy {
   readonly scopes: readonly string[];
 }
 
-/** The routes that serve the tools, resources and prompts. */
-const CALL_ROUTES: readonly string[] = ['/svc', '/mcp', '/ws'];
 /** GET /svc/explain?as=NAME: another token's view, for holders of svc.explain. */
 const EXPLAIN_AS = 'svc:explain-as';
 

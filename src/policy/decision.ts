@@ -7,7 +7,7 @@
 
 import type { ToolEntry } from '../core/catalog.js';
 import type { Principal, TaskSupport } from '../core/types.js';
-import { inputProblems, type InputProblems } from '../runtime/input-errors.js';
+import { inputProblems, type InputProblems } from './input-errors.js';
 import { decideCall, type Denial } from './scopes.js';
 
 /**

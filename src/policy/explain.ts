@@ -7,11 +7,12 @@
 
 import type { Catalog, Guarded } from '../core/catalog.js';
 import type { Principal } from '../core/types.js';
-import { summarize } from '../runtime/input-errors.js';
+import { summarize } from './input-errors.js';
 import { canSee, decideCall, principalValue, render, type Denial } from './scopes.js';
 import { quotaItems } from './quotas.js';
-import { entries } from './reload-diff.js';
+import { entries } from './diff.js';
 import { decideTool, taskMode } from './decision.js';
+import { CALL_ROUTES } from '../core/config.js';
 
 export interface Verdict {
   /** tool:NAME, resource:URI (or URI template), prompt:NAME */
@@ -42,8 +43,6 @@ export interface ExplainContext {
 
 /** The scope that lets a caller ask GET /svc/explain?as=TOKEN about another token's view (declare it in profile.scopes to use it). */
 export const EXPLAIN_ANY_SCOPE = 'svc.explain';
-
-const CALL_ROUTES = ['/svc', '/mcp', '/ws'];
 
 export function explainView(cat: Catalog, p: Principal, ctx: ExplainContext): Explanation {
   return {

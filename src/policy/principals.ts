@@ -6,7 +6,10 @@
 // would judge.
 
 import type { Principal } from '../core/types.js';
-import type { SvcManifest } from '../manifest/types.gen.js';
+import type { SvcManifest } from '../core/manifest-types.gen.js';
+
+/** The caller on a public route: authenticated by nothing, holding no scope. */
+export const ANONYMOUS: Principal = Object.freeze({ sub: 'anonymous', scopes: new Set<string>(), kind: 'anonymous' });
 
 /** Token name → principal (static tokens of auth). */
 export function tokenPrincipals(m: SvcManifest): Map<string, Principal> {

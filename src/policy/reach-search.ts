@@ -12,7 +12,8 @@
 
 import type { Principal } from '../core/types.js';
 import { ANY, type CallerClass } from './callers.js';
-import { decideCall, SEGMENT, type Guard, type ScopePattern } from './scopes.js';
+import { SEGMENT, type Guard, type ScopePattern } from '../core/guard.js';
+import { decideCall } from './scopes.js';
 
 /** Beyond this many combinations of arguments and credential values per capability and caller, judge conservatively. */
 export const MAX_COMBINATIONS = 100_000;

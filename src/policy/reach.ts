@@ -13,13 +13,14 @@
 // and saying so past MAX_COMBINATIONS. An authenticated caller could also call a public
 // route without its credential, so what the anonymous caller reached before is no gain for it.
 
-import { ANONYMOUS } from '../auth/gate.js';
+import { ANONYMOUS } from './principals.js';
 import { describeClass, routesOf, type AccessPolicy } from './callers.js';
 import {
   argVariable, asIs, capability, concrete, constantsOf, credentials, freeSources, holder, search, sameSet, sourceVariable,
   type Args, type Cap, type Credential, type Found,
 } from './reach-search.js';
-import { decideCall, render, type Guard } from './scopes.js';
+import type { Guard } from '../core/guard.js';
+import { decideCall, render } from './scopes.js';
 
 export { MAX_COMBINATIONS } from './reach-search.js';
 

@@ -1,6 +1,7 @@
-// The one access decision. Guarantees: every access decision in fastsvc — the runtime,
-// the /mcp step-up pre-check, list filtering, `svc explain` and GET /svc/explain — goes
-// through decide(), canSee() or decideCall() here, and a denial carries its own reason,
+// The one access decision. Guarantees: every access decision in fastsvc — the runtime's
+// decision per call (decision.ts), a task's re-authorisation, list filtering, `svc explain`,
+// GET /svc/explain and `svc diff`'s reach — goes through decide(), canSee() or
+// decideCall() here, and a denial carries its own reason,
 // so an explanation cannot drift from enforcement; a capability with no required scopes
 // is open to any authenticated caller; the allowed path of a capability without
 // tenant-bound scopes allocates nothing.
@@ -10,6 +11,7 @@
 // principal.claims.NAME): a missing value is filled in, a different one refused.
 
 import type { Principal } from '../core/types.js';
+import { SEGMENT, type Guard, type ScopePattern } from '../core/guard.js';
 
 export type DenyReason = 'missing_scope' | 'bound_argument';
 
@@ -20,59 +22,7 @@ export type Denial = Extract<Decision, { ok: false }>;
 /** A call's decision: allowed (with the arguments after binding, when a binding changed them) or denied. */
 export type CallDecision = { ok: true; args?: Record<string, unknown> } | Denial;
 
-/** A required scope with {{placeholders}}, compiled. */
-export interface ScopePattern {
-  readonly source: string;
-  /** Literal text and argument names, alternating: [lit, arg, lit, arg, lit]. */
-  readonly parts: readonly string[];
-  readonly args: readonly string[];
-  /** Matches the concrete scopes this pattern can become. */
-  readonly regex: RegExp;
-}
-
-/** What a capability asks of a caller. */
-export interface Guard {
-  /** Fixed scopes (no placeholder). */
-  readonly required: readonly string[];
-  readonly patterns?: readonly ScopePattern[];
-  /** [argument, principal.sub | principal.client_id | principal.claims.NAME] */
-  readonly bind?: readonly (readonly [string, string])[];
-}
-
-/** What a placeholder value must look like: one scope segment. */
-export const SEGMENT = /^[A-Za-z0-9_-]{1,64}$/;
-const PLACEHOLDER = /\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}/g;
 const ALLOW: Decision = Object.freeze({ ok: true });
-
-export const isPattern = (scope: string) => scope.includes('{{');
-
-export function compilePattern(source: string): ScopePattern {
-  const parts: string[] = [];
-  const args: string[] = [];
-  let re = '^';
-  let last = 0;
-  for (const m of source.matchAll(PLACEHOLDER)) {
-    const lit = source.slice(last, m.index);
-    parts.push(lit, m[1]!);
-    args.push(m[1]!);
-    re += escapeRe(lit) + '[A-Za-z0-9_-]{1,64}';
-    last = m.index! + m[0].length;
-  }
-  parts.push(source.slice(last));
-  re += escapeRe(source.slice(last)) + '$';
-  return Object.freeze({ source, parts: Object.freeze(parts), args: Object.freeze(args), regex: new RegExp(re) });
-}
-
-/** The guard of a capability's declared required_scopes and bind. */
-export function compileGuard(requiredScopes: readonly string[] = [], bind?: Readonly<Record<string, string>>): Guard {
-  const patterns = requiredScopes.filter(isPattern).map(compilePattern);
-  const b = Object.entries(bind ?? {}).map(([arg, from]) => Object.freeze([arg, from] as const));
-  return {
-    required: Object.freeze(requiredScopes.filter((s) => !isPattern(s))),
-    ...(patterns.length && { patterns: Object.freeze(patterns) }),
-    ...(b.length && { bind: Object.freeze(b) }),
-  };
-}
 
 /** The fixed-scope decision: every scope in `required` must be held. */
 export function decide(required: readonly string[], held: ReadonlySet<string>): Decision {
@@ -166,6 +116,3 @@ export function decideCall(g: Guard, p: Principal, args: unknown): CallDecision 
   return out === given ? ALLOW : { ok: true, args: out };
 }
 
-function escapeRe(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}

@@ -9,16 +9,32 @@
 // policy and lives with the server status.
 
 import type { Catalog, Guarded } from '../core/catalog.js';
-import type { ResolvedConfig } from '../config.js';
-import type { TokenTable } from '../auth/bearer.js';
+import type { Principal } from '../core/types.js';
+import type { ResolvedConfig } from '../core/config.js';
 import type { Logger } from '../log.js';
+
+/** The static bearer tokens of a snapshot, as the server asks about them (auth/bearer.ts's TokenTable). */
+export interface StaticTokens {
+  /** The principal for a presented token, or undefined (constant time in the token's value). */
+  match(token: string): Principal | undefined;
+  /** The principal of the token named `name`, if it has a value. */
+  principalNamed(name: string): Principal | undefined;
+  /** Whether `p` is still the principal of a token of this table (a reload that changed the token makes it not). */
+  stillValid(p: Principal): boolean;
+  /** The token files this table read. */
+  files(): string[];
+  /** The same table built again from its files: this one when no token value changed. */
+  reread(log: Logger): StaticTokens;
+  /** The main token, when it was generated at start-up. */
+  readonly generated?: string;
+}
 
 export interface PolicySnapshot {
   readonly catalog: Catalog;
   /** The manifest's profile (scopes and their descriptions, issuer URLs) as /docs and /metadata show it. */
   readonly profile: ResolvedConfig['profile'];
   /** The static bearer tokens; absent when bearer auth is off (a restart-only choice). */
-  readonly tokens?: TokenTable;
+  readonly tokens?: StaticTokens;
 }
 
 /** Which capability lists differ between two snapshots (what list_changed notifications need). */

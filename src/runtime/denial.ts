@@ -10,7 +10,7 @@ import type { Principal } from '../core/types.js';
 import type { Logger } from '../log.js';
 import type { Denial } from '../policy/scopes.js';
 import type { Observer } from '../observe/observer.js';
-import type { RequestScope } from '../observe/request-scope.js';
+import type { RequestScope } from '../core/request-scope.js';
 
 export function denial(log: Logger, p: Principal, transport: string, kind: string, name: string, d: Denial, obs?: Observer, scope?: RequestScope): SvcError {
   obs?.denied(p, transport, kind, name, d.required, scope);

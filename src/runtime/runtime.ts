@@ -23,7 +23,7 @@ import { decideTool, type TaskAsk, type ToolVerdict } from '../policy/decision.j
 import { InProcessQuotas, quotaItems, type QuotaCounter } from '../policy/quotas.js';
 import { denial, rateLimited } from './denial.js';
 import { RESULTS_PREFIX, ResultStore } from './results.js';
-import { summarize } from './input-errors.js';
+import { summarize } from '../policy/input-errors.js';
 import type { Logger } from '../log.js';
 import { PolicyStore, type ChangeSet } from '../policy/store.js';
 import { Observer, UNKNOWN } from '../observe/observer.js';

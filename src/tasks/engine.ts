@@ -36,7 +36,7 @@ import type { CallChannel, CallContext, Principal, ToolResult } from '../core/ty
 import { isSvcError, SvcError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { Observer } from '../observe/observer.js';
-import type { RequestScope } from '../observe/request-scope.js';
+import type { RequestScope } from '../core/request-scope.js';
 import type { AdmittedTool, Runtime } from '../runtime/runtime.js';
 import { Context } from '../core/call-context.js';
 import { isShared, MemoryTaskStore, TERMINAL, type InputRequest, type SharedTaskStore, type TaskRecord, type TaskStatus, type TaskStore } from './store.js';

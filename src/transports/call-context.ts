@@ -8,7 +8,7 @@ import { Context, type SignalSource } from '../core/call-context.js';
 import type { CallChannel, CallContext, Principal } from '../core/types.js';
 import { SvcError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { RequestScope } from '../observe/request-scope.js';
+import type { RequestScope } from '../core/request-scope.js';
 
 export const NO_CHANNEL: CallChannel = Object.freeze({
   progress: async () => {},

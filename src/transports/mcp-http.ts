@@ -10,12 +10,12 @@
 // 2025 session's standing stream and DELETE ends the session (both 405 for a 2026 request);
 // nothing per request outlives the request.
 
-import { scopeOf, type RequestScope } from '../observe/request-scope.js';
+import { scopeOf, type RequestScope } from '../core/request-scope.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Application, type RequestHandler } from 'express';
 import type { TaskEngine } from '../tasks/engine.js';
 import type { AuthGate } from '../auth/gate.js';
-import type { ResolvedConfig } from '../config.js';
+import type { ResolvedConfig } from '../core/config.js';
 import type { Catalog } from '../core/catalog.js';
 import type { Principal } from '../core/types.js';
 import { SvcError } from '../errors.js';
@@ -24,7 +24,7 @@ import type { PolicySnapshot } from '../policy/store.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { parseByteSize } from '../util/bytes.js';
 import { readBody, sendEmpty, sendJson } from '../http/raw.js';
-import { refusalStatus, toSvcError } from '../http/errors.js';
+import { refusalStatus, toSvcError } from './http-errors.js';
 import { errorFrom, failure, RPC, type JsonRpcMessage, type JsonRpcRequest } from '../mcp/jsonrpc.js';
 import { McpEndpoint, type Exchange } from '../mcp/endpoint.js';
 import type { HeaderView } from '../mcp/modern-headers.js';

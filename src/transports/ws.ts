@@ -1,6 +1,6 @@
 // /ws: MCP's JSON-RPC over one WebSocket (subprotocol `mcp`) — the framing of the one MCP
 // endpoint (src/mcp/endpoint.ts), which also serves /mcp.
-// Guarantees: the front door (src/http/front-door.ts: Host/Origin, tokens only in headers,
+// Guarantees: the front door (src/transports/front-door.ts: Host/Origin, tokens only in headers,
 // the bearer token), then the subprotocol, are checked during the
 // handshake, so a refused upgrade is a plain HTTP answer (401 with the challenge, 403,
 // 404, 400) and never an open socket; the credential is re-checked on every message and
@@ -16,23 +16,23 @@
 // Close codes: 4401 credential expired/revoked/rotated · 1009 message too big · 1008 the
 // client does not read its answers · 1001 server shutting down.
 
-import { scopeOf } from '../observe/request-scope.js';
+import { scopeOf } from '../core/request-scope.js';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Application } from 'express';
 import type expressWs from 'express-ws';
 import type { WebSocketServer } from 'ws';
 import type { AuthGate, ChallengeError } from '../auth/gate.js';
-import type { ResolvedConfig } from '../config.js';
+import type { ResolvedConfig } from '../core/config.js';
 import type { Principal } from '../core/types.js';
 import { SvcError } from '../errors.js';
-import type { FrontDoor } from '../http/front-door.js';
+import type { FrontDoor } from './front-door.js';
 import type { PolicySnapshot, PolicyStore } from '../policy/store.js';
 import type { Logger } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { parseByteSize } from '../util/bytes.js';
 import { errorFrom, errorOf, failure, RPC, type JsonRpcId, type JsonRpcRequest } from '../mcp/jsonrpc.js';
-import { toSvcError } from '../http/errors.js';
+import { toSvcError } from './http-errors.js';
 import type { Sink } from '../mcp/protocol.js';
 import { McpEndpoint, type Exchange } from '../mcp/endpoint.js';
 import type { SessionRegistry } from '../mcp/sessions.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { AlreadyConsumed, type OAuthProvider } from '../../src/auth/oauth/provider.js';
+import { AlreadyConsumed, type OAuthProvider } from '../../src/core/oauth-provider.js';
 import { InMemoryOAuthProvider } from '../../src/auth/oauth/providers/memory.js';
 import { SQLiteOAuthProvider } from '../../src/auth/oauth/providers/sqlite.js';
 import { PostgresOAuthProvider, type PostgresOAuthProviderOptions } from '../../src/auth/oauth/providers/postgres.js';

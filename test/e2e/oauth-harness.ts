@@ -17,8 +17,8 @@ import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { createOAuthServer, type OAuthServer, type OAuthServerOptions } from '../../src/auth/oauth/server.js';
 import { InMemoryOAuthProvider } from '../../src/auth/oauth/providers/memory.js';
-import type { OAuthConfig } from '../../src/manifest/types.gen.js';
-import { resolveConfig } from '../../src/config.js';
+import type { OAuthConfig } from '../../src/core/manifest-types.gen.js';
+import { resolveConfig } from '../../src/core/config.js';
 import { callerResolver } from '../../src/http/forwarded.js';
 
 /** The oauth section as serve would give it (the schema's defaults, via resolveConfig), then overrides a manifest cannot give (code_ttl: 1). */

@@ -7,10 +7,10 @@ import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import WebSocket from 'ws';
 import { FastSvc } from '../../src/core/fast-svc.js';
-import type { SvcServerConfig } from '../../src/config.js';
+import type { SvcServerConfig } from '../../src/core/config.js';
 import { SvcError } from '../../src/errors.js';
-import { serve, type Served } from '../../src/http/serve.js';
-import type { ServerSettings } from '../../src/manifest/types.gen.js';
+import { serve, type Served } from '../../src/server/serve.js';
+import type { ServerSettings } from '../../src/core/manifest-types.gen.js';
 
 export const SCOPES = ['notes.read', 'notes.write', 'notes.admin'];
 

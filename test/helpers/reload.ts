@@ -16,10 +16,10 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { WebSocket } from 'ws';
 import { stringify } from 'yaml';
-import { serve, type Served } from '../../src/http/serve.js';
+import { serve, type Served } from '../../src/server/serve.js';
 import { loadManifest } from '../../src/manifest/index.js';
-import { createReloader, type Reloader } from '../../src/policy/reloader.js';
-import { watchManifest, type ManifestWatcher } from '../../src/policy/watch.js';
+import { createReloader, type Reloader } from '../../src/server/reloader.js';
+import { watchManifest, type ManifestWatcher } from '../../src/server/watch.js';
 
 export { waitFor } from './wait.js';
 

@@ -29,14 +29,14 @@ describe('the bundled command (dist/cli.js)', () => {
     const files = startupClosure();
     assert.ok(files.length > 1 && files.length < 20, `${files.length} files at start-up`);
     const sources = files.flatMap(sourcesOf);
-    for (const s of ['src/cli.ts', 'src/http/serve.ts', 'src/transports/mcp-http.ts', 'node_modules/express/', 'node_modules/ajv/']) {
+    for (const s of ['src/cli.ts', 'src/server/serve.ts', 'src/transports/mcp-http.ts', 'node_modules/express/', 'node_modules/ajv/']) {
       assert.ok(sources.some((x) => x.startsWith(s)), `${s} is bundled`);
     }
   });
 
   it('loads the OAuth server, jose, the watcher and the explain/diff commands only on demand', () => {
     const atStart = startupClosure().flatMap(sourcesOf);
-    const lazy = ['node_modules/oidc-provider/', 'node_modules/jose/', 'node_modules/chokidar/', 'src/auth/oauth/server.ts', 'src/policy/watch.ts', 'src/policy/cli-policy.ts'];
+    const lazy = ['node_modules/oidc-provider/', 'node_modules/jose/', 'node_modules/chokidar/', 'src/auth/oauth/server.ts', 'src/server/watch.ts', 'src/cli/policy.ts'];
     for (const s of lazy) assert.ok(!atStart.some((x) => x.startsWith(s)), `${s} is not loaded at start-up`);
     // …and each is in a chunk some file imports dynamically (so the check above is not vacuous).
     const onDemand = new Set<string>();

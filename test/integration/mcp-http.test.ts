@@ -12,7 +12,7 @@ import express from 'express';
 import { pino } from 'pino';
 import { createGate } from '../../src/auth/gate.js';
 import { buildCatalog } from '../../src/core/catalog.js';
-import { resolveConfig } from '../../src/config.js';
+import { resolveConfig } from '../../src/core/config.js';
 import type { Principal } from '../../src/core/types.js';
 import { Runtime } from '../../src/runtime/runtime.js';
 import { mountMcp } from '../../src/transports/mcp-http.js';

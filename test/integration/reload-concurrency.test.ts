@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { stringify } from 'yaml';
-import { serve } from '../../src/http/serve.js';
+import { serve } from '../../src/server/serve.js';
 import { loadManifest } from '../../src/manifest/index.js';
-import { createReloader } from '../../src/policy/reloader.js';
+import { createReloader } from '../../src/server/reloader.js';
 import {
   callSvc, manifest, manifestDoc, mcpSession, plainLayout, policyOf, startServer, TOKENS, waitFor, wsSession,
   type Decided, type Layout, type PolicyName, type TestServer,

@@ -2,7 +2,7 @@
 // answers, never an open socket), the MCP methods over frames, hostile frames, the size limit
 // (1009), the in-flight cap, credentials that lapse on an open socket (4401) and keep-alive.
 
-import { resolveConfig } from '../../src/config.js';
+import { resolveConfig } from '../../src/core/config.js';
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import WebSocket from 'ws';

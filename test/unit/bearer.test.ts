@@ -1,4 +1,4 @@
-import { resolveConfig, type BearerAuthConfig } from '../../src/config.js';
+import { resolveConfig, type BearerAuthConfig } from '../../src/core/config.js';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { resolveConfig } from '../../src/config.js';
+import { resolveConfig } from '../../src/core/config.js';
 import { ManifestError } from '../../src/errors.js';
 import { InMemoryOAuthProvider } from '../../src/auth/oauth/providers/memory.js';
 

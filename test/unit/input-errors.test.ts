@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { newInputAjv } from '../../src/core/catalog.js';
-import { inputProblems, MAX_PROBLEMS, summarize } from '../../src/runtime/input-errors.js';
+import { inputProblems, MAX_PROBLEMS, summarize } from '../../src/policy/input-errors.js';
 
 const ajv = newInputAjv();
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { RateLimiter } from '../../src/auth/oauth/rate-limit.js';
-import { resolveConfig } from '../../src/config.js';
+import { resolveConfig } from '../../src/core/config.js';
 
 describe('oauth rate limiter', () => {
   it('allows a burst, then refuses with a Retry-After in whole seconds, per key', () => {

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { resolveConfig } from '../../src/config.js';
+import { resolveConfig } from '../../src/core/config.js';
 import { Metrics } from '../../src/observe/metrics.js';
 import { Observer } from '../../src/observe/observer.js';
 import { startupLine } from '../../src/observe/startup-line.js';

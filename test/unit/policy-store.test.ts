@@ -1,7 +1,7 @@
 // The policy store: a reader holding a snapshot keeps it across swaps; a swap is
 // seen whole by the next reader; listeners are told once per swap with the change set.
 
-import { resolveConfig } from '../../src/config.js';
+import { resolveConfig } from '../../src/core/config.js';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import { buildCatalog } from '../../src/core/catalog.js';

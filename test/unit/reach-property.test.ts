@@ -15,11 +15,12 @@
 
 import assert from 'node:assert/strict';
 import { stringify } from 'yaml';
-import { ANONYMOUS } from '../../src/auth/gate.js';
+import { ANONYMOUS } from '../../src/policy/principals.js';
 import type { Principal } from '../../src/core/types.js';
-import { KNOWN_ROUTES } from '../../src/manifest/compile.js';
+import { KNOWN_ROUTES } from '../../src/core/config.js';
 import { diffReach, type ReachChange } from '../../src/policy/reach.js';
-import { compileGuard, decideCall, type Guard } from '../../src/policy/scopes.js';
+import { compileGuard, type Guard } from '../../src/core/guard.js';
+import { decideCall } from '../../src/policy/scopes.js';
 import { planOf, policyOf } from '../helpers/policy.js';
 
 type Json = Record<string, any>;

@@ -43,10 +43,10 @@ function testFiles(dir: string): string[] {
 }
 
 describe('project checks', () => {
-  it('src/manifest/types.gen.ts is not stale (scripts/gen-types.mjs --check) and declares each type once', () => {
+  it('src/core/manifest-types.gen.ts is not stale (scripts/gen-types.mjs --check) and declares each type once', () => {
     const r = spawnSync(process.execPath, ['scripts/gen-types.mjs', '--check'], { cwd: ROOT, encoding: 'utf8' });
     assert.equal(r.status, 0, `gen-types --check failed:\n${r.stderr}${r.stdout}`);
-    const names = [...readFileSync(join(ROOT, 'src/manifest/types.gen.ts'), 'utf8').matchAll(/^export (?:type|interface) (\w+)/gm)].map((m) => m[1]!);
+    const names = [...readFileSync(join(ROOT, 'src/core/manifest-types.gen.ts'), 'utf8').matchAll(/^export (?:type|interface) (\w+)/gm)].map((m) => m[1]!);
     assert.deepEqual(names.filter((n) => /\D\d+$/.test(n) && names.includes(n.replace(/\d+$/, ''))), [], 'numbered copies of a type (ServerSettings1, …)');
   });
 

@@ -3,7 +3,8 @@
 // the list rule (held for at least one tenant; for the claimed one when bound).
 
 import assert from 'node:assert/strict';
-import { canSee, compileGuard, decide, decideCall } from '../../src/policy/scopes.js';
+import { compileGuard } from '../../src/core/guard.js';
+import { canSee, decide, decideCall } from '../../src/policy/scopes.js';
 import { staticPrincipal } from '../../src/policy/principals.js';
 
 const acme = staticPrincipal('acme', ['tenant:acme.read'], { tenant: 'acme' });

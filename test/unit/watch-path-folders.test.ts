@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathFolders } from '../../src/policy/watch.js';
+import { pathFolders } from '../../src/server/watch.js';
 
 describe('pathFolders', () => {
   let dir: string;

@@ -2,7 +2,7 @@
 // subject's grantable scopes are a subset of profile.scopes; password checks take the
 // same scrypt work whether or not the username exists.
 
-import type { ResolvedOAuth } from '../../config.js';
+import type { ResolvedOAuth } from '../../core/config.js';
 import { verifyPassword } from './password.js';
 
 export interface Accounts {

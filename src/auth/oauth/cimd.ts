@@ -18,7 +18,7 @@ import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { resolve } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import type { Logger } from 'pino';
-import type { OAuthConfig } from '../../manifest/types.gen.js';
+import type { OAuthConfig } from '../../core/manifest-types.gen.js';
 import { SvcError } from '../../errors.js';
 
 export type CimdConfig = NonNullable<OAuthConfig['client_id_metadata_documents']>;

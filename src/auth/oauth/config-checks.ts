@@ -8,7 +8,7 @@
 // does not declare (OAUTH_CONFIG), a scope profile.scopes does not declare (SCOPE_UNDECLARED)
 // — the enterprise ones each with its manifest path.
 
-import type { OAuthConfig } from '../../manifest/types.gen.js';
+import type { OAuthConfig } from '../../core/manifest-types.gen.js';
 import { isLoopbackHost } from '../../util/loopback.js';
 
 export type IssuerConfig = NonNullable<OAuthConfig['enterprise_issuers']>[number];

@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import type { Observer } from '../../observe/observer.js';
 import type { Accounts } from './accounts.js';
 import { cimdHost } from './cimd.js';
-import type { Adapter } from './provider.js';
+import type { Adapter } from '../../core/oauth-provider.js';
 import { consentPage, errorPage, loginPage, sendPage } from './pages.js';
 import type { RateLimiter } from './rate-limit.js';
 

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { exportJWK, generateKeyPair } from 'jose';
 import { SvcError } from '../../errors.js';
-import type { OAuthKeys, OAuthProvider } from './provider.js';
+import type { OAuthKeys, OAuthProvider } from '../../core/oauth-provider.js';
 
 /** How many earlier signing keys and cookie keys a rotation keeps for verification. */
 export const KEEP_PREVIOUS = 2;

@@ -6,7 +6,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { exportJWK, generateKeyPair } from 'jose';
-import type { OAuthKeys, OAuthProvider } from './provider.js';
+import type { OAuthKeys, OAuthProvider } from '../../core/oauth-provider.js';
 
 export async function loadOrCreateKeys(provider: OAuthProvider): Promise<OAuthKeys> {
   const existing = await provider.loadKeys();

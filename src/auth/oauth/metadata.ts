@@ -3,7 +3,7 @@
 // protected-resource metadata whose `resource` is exactly the URL its well-known path
 // was derived from (the origin for the root form, origin + route for path-inserted forms).
 
-import type { AuthProfile } from '../../manifest/types.gen.js';
+import type { AuthProfile } from '../../core/manifest-types.gen.js';
 
 export const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
 

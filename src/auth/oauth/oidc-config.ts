@@ -8,13 +8,13 @@
 // OIDC extras (userinfo, logout, PAR, dev interactions) are on.
 
 import { errors, interactionPolicy, type Configuration, type ClientMetadata, type KoaContextWithOIDC } from 'oidc-provider';
-import type { ResolvedOAuth } from '../../config.js';
+import type { ResolvedOAuth } from '../../core/config.js';
 import type { Accounts } from './accounts.js';
 import type { Cimd } from './cimd.js';
 import { rememberKey } from './interactions.js';
 import { AUTH_METHODS } from './metadata.js';
 import { errorPage, PAGE_HEADERS } from './pages.js';
-import type { Adapter, OAuthKeys, OAuthProvider } from './provider.js';
+import type { Adapter, OAuthKeys, OAuthProvider } from '../../core/oauth-provider.js';
 
 export const ROUTES = {
   authorization: '/authorize',

@@ -27,8 +27,8 @@ import type { Principal } from '../../core/types.js';
 import type { Caller } from '../../http/forwarded.js';
 import { SvcError } from '../../errors.js';
 import { isLoopbackHost } from '../../util/loopback.js';
-import type { AuthProfile, OAuthConfig } from '../../manifest/types.gen.js';
-import type { ResolvedOAuth } from '../../config.js';
+import type { AuthProfile, OAuthConfig } from '../../core/manifest-types.gen.js';
+import type { ResolvedOAuth } from '../../core/config.js';
 import { DpopVerifier, DPOP_ALGS } from '../dpop.js';
 import { createAccounts } from './accounts.js';
 import { createIdJagVerifier, ID_JAG_PROFILE, JWT_BEARER } from './id-jag.js';
@@ -41,12 +41,12 @@ import { EngineRequests } from './engine-storage.js';
 import { loadOrCreateKeys } from './keys.js';
 import { authorizationServerMetadata, protectedResourceMetadata } from './metadata.js';
 import { oidcConfiguration } from './oidc-config.js';
-import type { Adapter, OAuthProvider } from './provider.js';
+import type { Adapter, OAuthProvider } from '../../core/oauth-provider.js';
 import { guardAdapter, storeError } from './store-guard.js';
 import { RateLimiter, type BucketLimits } from './rate-limit.js';
 import { Observer } from '../../observe/observer.js';
 import { hashId } from '../../observe/audit.js';
-import { scopeOf, type RequestScope } from '../../observe/request-scope.js';
+import { scopeOf, type RequestScope } from '../../core/request-scope.js';
 
 export interface OAuthRateLimits {
   token: BucketLimits;

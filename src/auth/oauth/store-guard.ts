@@ -6,7 +6,7 @@
 
 import { errors } from 'oidc-provider';
 import { isSvcError } from '../../errors.js';
-import { AlreadyConsumed, type Adapter, type AdapterPayload } from './provider.js';
+import { AlreadyConsumed, type Adapter, type AdapterPayload } from '../../core/oauth-provider.js';
 
 const GRANT_MODELS = ['AccessToken', 'RefreshToken', 'AuthorizationCode', 'DeviceCode', 'BackchannelAuthenticationRequest'] as const;
 

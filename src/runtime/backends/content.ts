@@ -9,7 +9,7 @@ import { extname, resolve } from 'node:path';
 import { SvcError } from '../../errors.js';
 import { compileTemplate } from '../template.js';
 import type { ContentBlock } from '../../core/types.js';
-import type { ContentBlock as ContentSpec } from '../../manifest/types.gen.js';
+import type { ContentBlock as ContentSpec } from '../../core/manifest-types.gen.js';
 import type { BackendEnv } from './types.js';
 
 /** A static content block, its text templated with the call's arguments. */

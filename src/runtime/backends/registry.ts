@@ -10,7 +10,7 @@
 
 import type { ToolResult } from '../../core/types.js';
 import { SvcError } from '../../errors.js';
-import type { Tool } from '../../manifest/types.gen.js';
+import type { Tool } from '../../core/manifest-types.gen.js';
 import { compileTemplate } from '../template.js';
 import { contentBlock } from './content.js';
 import { execBackend } from './exec.js';

@@ -5,7 +5,7 @@
 // types with its defaults filled in — no backend has a default of its own.
 
 import type { CallContext } from '../../core/types.js';
-import type { ExecBackend, FsBackend, HttpBackend, SqliteBackend } from '../../manifest/types.gen.js';
+import type { ExecBackend, FsBackend, HttpBackend, SqliteBackend } from '../../core/manifest-types.gen.js';
 
 export interface BackendEnv {
   /** Directory of the manifest; relative paths in specs resolve against it. */

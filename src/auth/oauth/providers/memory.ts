@@ -5,7 +5,7 @@
 // sweep interval as the SQLite provider's does (so a long-running server does not keep
 // every token it ever issued); all is lost on exit.
 
-import { AlreadyConsumed, type Adapter, type AdapterPayload, type OAuthKeys, type OAuthProvider } from '../provider.js';
+import { AlreadyConsumed, type Adapter, type AdapterPayload, type OAuthKeys, type OAuthProvider } from '../../../core/oauth-provider.js';
 import { decodePayload, encodePayload, expiryOf, storageKey } from './stored-id.js';
 
 interface Entry {

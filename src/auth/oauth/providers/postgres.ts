@@ -17,7 +17,7 @@ import type pg from 'pg';
 import { lazyRequire } from '../../../util/lazy-require.js';
 import { SvcError } from '../../../errors.js';
 import { open, seal } from '../key-seal.js';
-import { AlreadyConsumed, type Adapter, type AdapterPayload, type OAuthKeys, type OAuthProvider, type StoreEvents } from '../provider.js';
+import { AlreadyConsumed, type Adapter, type AdapterPayload, type OAuthKeys, type OAuthProvider, type StoreEvents } from '../../../core/oauth-provider.js';
 import { decodePayload, encodePayload, expiryOf, storageKey } from './stored-id.js';
 
 /** Applied in order, each once; append only — never edit a shipped migration. */

@@ -12,7 +12,7 @@
 import type Database from 'better-sqlite3';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { AlreadyConsumed, type Adapter, type AdapterPayload, type OAuthKeys, type OAuthProvider } from '../provider.js';
+import { AlreadyConsumed, type Adapter, type AdapterPayload, type OAuthKeys, type OAuthProvider } from '../../../core/oauth-provider.js';
 import { decodePayload, encodePayload, expiryOf, storageKey } from './stored-id.js';
 import { WriteBatch } from './sqlite-batch.js';
 import { WalCheckpointer } from './sqlite-checkpointer.js';

@@ -6,7 +6,7 @@
 // user code come back without `jti`.
 
 import { hash } from 'node:crypto';
-import type { AdapterPayload } from '../provider.js';
+import type { AdapterPayload } from '../../../core/oauth-provider.js';
 
 export function storageKey(id: string): string {
   return hash('sha256', id, 'base64url');

@@ -5,12 +5,12 @@
 // a config the schema rejects (its own schema entry, definitions/SvcServerConfig,
 // sharing the manifest's section definitions), so both doors end in the same object.
 
-import { ManifestError, SvcError } from './errors.js';
+import { ManifestError, SvcError } from '../errors.js';
 import type { ValidateFunction } from 'ajv';
 // Precompiled from definitions/SvcServerConfig by scripts/gen-types.mjs, beside the manifest's.
-import { validateConfig as generatedConfigValidator } from './manifest/validators.gen.js';
-import type { AuditConfig, AuthProfile, BearerAuthConfig, OAuthConfig, Routes, ServerSettings, SvcServerConfig as ConfigSections } from './manifest/types.gen.js';
-import type { OAuthProvider } from './auth/oauth/provider.js';
+import { validateConfig as generatedConfigValidator } from './validators.gen.js';
+import type { AuditConfig, AuthProfile, BearerAuthConfig, OAuthConfig, Routes, ServerSettings, SvcServerConfig as ConfigSections } from './manifest-types.gen.js';
+import type { OAuthProvider } from './oauth-provider.js';
 
 export type { AuditConfig, AuthProfile, BearerAuthConfig, OAuthConfig, Routes, ServerSettings };
 
@@ -57,6 +57,11 @@ export function resolveConfig(config: SvcServerConfig): ResolvedConfig {
   }
   return { ...(doc as SvcServerConfig), oauth_provider, base_dir: (doc.base_dir as string | undefined) ?? process.cwd() } as ResolvedConfig;
 }
+
+/** Every route a manifest may list in routes.public or routes.protected. */
+export const KNOWN_ROUTES = ['/', '/docs', '/healthz', '/readyz', '/metadata', '/svc', '/mcp', '/ws', '/metrics'] as const;
+/** The routes that serve the tools, resources and prompts. */
+export const CALL_ROUTES: readonly string[] = ['/svc', '/mcp', '/ws'];
 
 export function profileScopes(profile: AuthProfile | undefined): string[] {
   return (profile?.scopes ?? []).map((s) => (typeof s === 'string' ? s : s.name));

@@ -13,17 +13,17 @@
 import { readFileSync } from 'node:fs';
 import { buildCatalog, type Catalog } from '../core/catalog.js';
 import type { Principal } from '../core/types.js';
-import { profileScopes, resolveConfig, type SvcServerConfig } from '../config.js';
+import { profileScopes, resolveConfig, type SvcServerConfig } from '../core/config.js';
 import { TokenTable } from '../auth/bearer.js';
 import { assemble } from '../manifest/assemble.js';
 import { checkManifest, type Plan } from '../manifest/index.js';
 import { ManifestError, SvcError } from '../errors.js';
 import { logger } from '../log.js';
-import { accessPolicy } from './callers.js';
-import { explainCall, explainView, formatView } from './explain.js';
-import { tokenPrincipals, staticPrincipal, userPrincipal } from './principals.js';
-import { diffReach, formatReach } from './reach.js';
-import { diffCapabilities, type NameDiff } from './reload-diff.js';
+import { accessPolicy } from '../policy/callers.js';
+import { explainCall, explainView, formatView } from '../policy/explain.js';
+import { tokenPrincipals, staticPrincipal, userPrincipal } from '../policy/principals.js';
+import { diffReach, formatReach } from '../policy/reach.js';
+import { diffCapabilities, type NameDiff } from '../policy/diff.js';
 
 type Values = Record<string, string | boolean | undefined>;
 

@@ -23,23 +23,18 @@
 //   restart_required as an audit event, and every result (unchanged too) as a count.
 
 import { buildCatalog, type Catalog } from '../core/catalog.js';
-import { profileScopes, resolveConfig, type ResolvedConfig } from '../config.js';
+import { profileScopes, resolveConfig, type ResolvedConfig } from '../core/config.js';
 import { ManifestError, SvcError } from '../errors.js';
 import { TokenTable } from '../auth/bearer.js';
 import { logger as rootLogger, type Logger } from '../log.js';
 import { assemble } from '../manifest/assemble.js';
 import { checkManifest, type Loaded } from '../manifest/index.js';
-import { accessPolicy } from './callers.js';
-import { diffReach, type ReachDiff } from './reach.js';
-import { diffCapabilities, isEmptyChange, restartRequired, stable, type CapabilityChanges } from './reload-diff.js';
-import type { PolicySnapshot, PolicyStore } from './store.js';
+import { accessPolicy } from '../policy/callers.js';
+import { diffReach, type ReachDiff } from '../policy/reach.js';
+import { diffCapabilities, isEmptyChange, restartRequired, stable, type CapabilityChanges } from '../policy/diff.js';
+import type { PolicySnapshot, PolicyStore } from '../policy/store.js';
 import type { Observer } from '../observe/observer.js';
-
-/** What the server reports about reloads (/readyz, /metadata): written only by the reloader. */
-export interface ReloadStatus {
-  last_reload?: { at: string; ok: boolean; error?: string; hash: string; changes?: unknown };
-  restart_required?: string[];
-}
+import type { ReloadStatus } from '../transports/public-routes.js';
 
 export interface ReloadOutcome {
   ok: boolean;

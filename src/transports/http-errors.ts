@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { SvcError } from '../errors.js';
 import type { AuthGate, ChallengeError } from '../auth/gate.js';
 import type { Logger } from '../log.js';
-import { sendJson } from './raw.js';
+import { sendJson } from '../http/raw.js';
 
 export function sendError(res: ServerResponse, err: SvcError, gate?: AuthGate, route?: string): void {
   if (gate && err.code === 'UNAUTHENTICATED') {

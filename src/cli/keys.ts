@@ -3,11 +3,11 @@
 // `serve` loads it (same environment), the store is opened and closed, nothing secret is
 // printed (only key ids); exit 0 rotated, 1 invalid manifest or store problem, 2 usage.
 
-import { ManifestError, SvcError } from '../../errors.js';
-import { loadManifest } from '../../manifest/index.js';
-import { resolveConfig } from '../../config.js';
-import { providerFromConfig } from './from-config.js';
-import { rotateKeys } from './key-rotation.js';
+import { ManifestError, SvcError } from '../errors.js';
+import { loadManifest } from '../manifest/index.js';
+import { resolveConfig } from '../core/config.js';
+import { providerFromConfig } from '../auth/oauth/from-config.js';
+import { rotateKeys } from '../auth/oauth/key-rotation.js';
 
 export async function cmdKeys(prog: string, action: string | undefined, file: string, printProblems: (p: SvcError[]) => void): Promise<number> {
   if (action !== 'rotate') {

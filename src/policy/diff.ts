@@ -7,8 +7,8 @@
 
 import { isDeepStrictEqual } from 'node:util';
 import type { Catalog, Guarded } from '../core/catalog.js';
-import type { ResolvedConfig } from '../config.js';
-import type { SvcManifest } from '../manifest/types.gen.js';
+import type { ResolvedConfig } from '../core/config.js';
+import type { SvcManifest } from '../core/manifest-types.gen.js';
 
 export interface NameDiff { added: string[]; removed: string[]; changed: string[] }
 export interface CapabilityChanges { tools: NameDiff; resources: NameDiff; prompts: NameDiff }

@@ -3,9 +3,9 @@
 
 import assert from 'node:assert/strict';
 import { parse } from 'yaml';
-import { resolveConfig, type SvcServerConfig } from '../../src/config.js';
-import type { SvcManifest } from '../../src/manifest/types.gen.js';
-import { diffCapabilities, isEmptyChange, restartRequired, stable } from '../../src/policy/reload-diff.js';
+import { resolveConfig, type SvcServerConfig } from '../../src/core/config.js';
+import type { SvcManifest } from '../../src/core/manifest-types.gen.js';
+import { diffCapabilities, isEmptyChange, restartRequired, stable } from '../../src/policy/diff.js';
 
 const m = (yaml: string) => parse(yaml) as SvcManifest;
 

@@ -10,7 +10,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastSvc } from '../core/fast-svc.js';
-import { resolveConfig, type ResolvedConfig, type SvcServerConfig } from '../config.js';
+import { resolveConfig, type ResolvedConfig, type SvcServerConfig } from '../core/config.js';
 import { createApp, type AppHandle, type CreateAppOptions } from './app.js';
 
 export interface Served {

@@ -11,15 +11,20 @@
 
 import type { Request, Response } from 'express';
 import type { ToolEntry } from '../core/catalog.js';
-import type { ResolvedConfig } from '../config.js';
+import type { ResolvedConfig } from '../core/config.js';
 import type { PolicySnapshot } from '../policy/store.js';
-import type { ReloadStatus } from '../policy/reloader.js';
-import { profileScopes } from '../config.js';
-import { esc, inline, page } from './html.js';
-import { curlForTool } from './curl-snippet.js';
-import { sendJson } from './raw.js';
-import { exampleInput } from './example-input.js';
-import { inputProblems, summarize } from '../runtime/input-errors.js';
+import { profileScopes } from '../core/config.js';
+import { esc, inline, page } from '../http/html.js';
+import { curlForTool } from '../http/curl-snippet.js';
+import { sendJson } from '../http/raw.js';
+import { exampleInput } from '../http/example-input.js';
+import { inputProblems, summarize } from '../policy/input-errors.js';
+
+/** What the server reports about reloads (/readyz, /metadata): written only by the reloader. */
+export interface ReloadStatus {
+  last_reload?: { at: string; ok: boolean; error?: string; hash: string; changes?: unknown };
+  restart_required?: string[];
+}
 
 export interface ServerStatus extends ReloadStatus {
   ready: boolean;

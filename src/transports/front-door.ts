@@ -14,15 +14,16 @@
 
 import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
-import { ANONYMOUS, type AuthGate } from '../auth/gate.js';
+import type { AuthGate } from '../auth/gate.js';
+import { ANONYMOUS } from '../policy/principals.js';
 import { CSRF_GUARDED_POST, SIGN_IN_PAGES } from '../auth/oauth/interactions.js';
 import { errorPage, sendPage } from '../auth/oauth/pages.js';
 import type { Principal } from '../core/types.js';
 import { SvcError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { PolicySnapshot, PolicyStore } from '../policy/store.js';
-import { sendError } from './errors.js';
-import { invalidHost, type hostRefusal, type RefusalReason } from './host-check.js';
+import { sendError } from './http-errors.js';
+import { invalidHost, type hostRefusal, type RefusalReason } from '../http/host-check.js';
 import type { Observer } from '../observe/observer.js';
 
 const HINTS: Record<RefusalReason, string> = {
