@@ -19,9 +19,9 @@ import { OAuthFlow } from './lib/oauth.mjs';
 import { cpuMs, installCleanup, measureStartup, rssMiB, sleep, startServer, stopServer } from './lib/proc.mjs';
 import { environment, memoryTable, reloadTable, scalingTable, serverTable, summarize, targetsTable, throughputTable, writeResults } from './lib/report.mjs';
 
-const USAGE = `usage: node bench/run.mjs [--smoke] [--memory] [--scaling] [--large] [--idle] [--only name,...] [--rounds N] [--pairs N] [--seconds S] [--out FILE] [--strict]`;
+const USAGE = `usage: node bench/run.mjs [--smoke] [--memory] [--scaling] [--large] [--only name,...] [--rounds N] [--pairs N] [--seconds S] [--out FILE] [--strict]`;
 const options = {
-  smoke: { type: 'boolean' }, memory: { type: 'boolean' }, scaling: { type: 'boolean' }, large: { type: 'boolean' }, idle: { type: 'boolean' }, strict: { type: 'boolean' },
+  smoke: { type: 'boolean' }, memory: { type: 'boolean' }, scaling: { type: 'boolean' }, large: { type: 'boolean' }, strict: { type: 'boolean' },
   only: { type: 'string' }, rounds: { type: 'string' }, pairs: { type: 'string' }, seconds: { type: 'string' }, out: { type: 'string' },
 };
 const opt = cliOptions(options, USAGE);
@@ -354,8 +354,7 @@ async function measureRevocation(entry) {
 
 // --scaling: then the scaling curves (bench/scaling.mjs, its own servers), written to bench/results/ (smoke: a temp
 // folder). --large: then the large-manifest measurements (bench/large-manifest.mjs; not in smoke mode). Both add
-// their sections (tables and plots) to the report file of this run. --idle: then the after-a-quiet-spell
-// measurement (bench/idle-recovery.mjs; not in smoke mode), likewise.
+// their sections (tables and plots) to the report file of this run.
 const RESULTS_DIR = fileURLToPath(new URL('results/', import.meta.url));
 const report = opt.out ?? (smoke ? null : fileURLToPath(new URL('RESULTS.md', import.meta.url)));
 const appendToReport = (md) => report && existsSync(report) && appendFileSync(report, `\n${md.trim()}\n`);
@@ -377,8 +376,7 @@ const section = (wanted, name, run) => async (code) => {
   }
 };
 const withLarge = section(opt.large, 'large manifests', async () => (await import('./large-manifest.mjs')).runLargeSection({ outDir: RESULTS_DIR }));
-const withIdle = section(opt.idle, 'idle recovery', async () => (await import('./idle-recovery.mjs')).runIdleRecovery({ out: join(RESULTS_DIR, 'idle-recovery.md') }));
-main().then(withScaling).then(withLarge).then(withIdle).then((code) => process.exit(code), (err) => {
+main().then(withScaling).then(withLarge).then((code) => process.exit(code), (err) => {
   console.error(err);
   process.exit(1);
 });
