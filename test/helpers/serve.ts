@@ -69,8 +69,7 @@ process.on('exit', () => {
 
 export function serveManifest(manifest: ManifestSource, o: ServeOptions = {}): Promise<Served> {
   if (typeof manifest === 'object' && typeof manifest.file === 'string' && Object.keys(manifest).length === 1) {
-    const file = resolve(ROOT, manifest.file);
-    return start(file, dirname(file), false, o);
+    return start(manifest.file, dirname(resolve(ROOT, manifest.file)), false, o);
   }
   const dir = mkdtempSync(join(tmpdir(), 'fastsvc-serve-'));
   folders.set(dir, 0);
@@ -109,15 +108,17 @@ function scanner(source: string, unscanned: RegExp | undefined) {
   };
 }
 
-function start(file: string, dir: string, owned: boolean, o: ServeOptions): Promise<Served> {
+/** Runs `svc serve ARG`, ARG as the test gave it (a relative path is the repository root's, the child's cwd). */
+function start(arg: string, dir: string, owned: boolean, o: ServeOptions): Promise<Served> {
+  const file = resolve(ROOT, arg);
   const port = o.port === undefined ? ['--port', '0'] : o.port === null ? [] : ['--port', String(o.port)];
-  const proc = spawn(process.execPath, [CLI, 'serve', file, ...port, ...(o.args ?? [])], { cwd: ROOT, env: childEnv(o.env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [CLI, 'serve', arg, ...port, ...(o.args ?? [])], { cwd: ROOT, env: childEnv(o.env), stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(proc);
   if (owned) folders.set(dir, (folders.get(dir) ?? 0) + 1);
   let stdout = '';
   let stderr = '';
   let keep = false;
-  const source = `serve ${file}`;
+  const source = `serve ${arg}`;
   const scanOut = scanner(source, o.unscanned);
   const scanErr = scanner(source, o.unscanned);
   const exit = new Promise<Exit>((done) => proc.on('close', (code, signal) => {
@@ -139,7 +140,7 @@ function start(file: string, dir: string, owned: boolean, o: ServeOptions): Prom
     if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
     return exit;
   };
-  const again = (more: ServeOptions = {}) => start(file, dir, owned, { ...o, ...more, env: { ...o.env, ...more.env } });
+  const again = (more: ServeOptions = {}) => start(arg, dir, owned, { ...o, ...more, env: { ...o.env, ...more.env } });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       proc.kill('SIGKILL');
