@@ -19,23 +19,25 @@ import { OAuthFlow } from './lib/oauth.mjs';
 import { cpuMs, installCleanup, measureStartup, rssMiB, sleep, startServer, stopServer } from './lib/proc.mjs';
 import { environment, memoryTable, reloadTable, scalingTable, serverTable, summarize, targetsTable, throughputTable, writeResults } from './lib/report.mjs';
 
-const USAGE = `usage: node bench/run.mjs [--smoke] [--memory] [--scaling] [--large] [--idle] [--only name,...] [--rounds N] [--pairs N] [--seconds S] [--out FILE] [--strict]`;
+const USAGE = `usage: node bench/run.mjs [--smoke] [--memory] [--scaling] [--large] [--only name,...] [--rounds N] [--pairs N] [--seconds S] [--out FILE] [--strict]`;
 const options = {
-  smoke: { type: 'boolean' }, memory: { type: 'boolean' }, scaling: { type: 'boolean' }, large: { type: 'boolean' }, idle: { type: 'boolean' }, strict: { type: 'boolean' },
+  smoke: { type: 'boolean' }, memory: { type: 'boolean' }, scaling: { type: 'boolean' }, large: { type: 'boolean' }, strict: { type: 'boolean' },
   only: { type: 'string' }, rounds: { type: 'string' }, pairs: { type: 'string' }, seconds: { type: 'string' }, out: { type: 'string' },
 };
 const opt = cliOptions(options, USAGE);
 
 const smoke = Boolean(opt.smoke);
+// The smoke form (npm test) checks that every server starts and answers every scenario right, and runs every step
+// once, as briefly as it can: no warm-up load, a quarter second per load.
 const cfg = {
   rounds: Number(opt.rounds ?? (smoke ? 1 : 3)),
-  seconds: Number(opt.seconds ?? (smoke ? 1 : 5)),
-  warmupSeconds: smoke ? 0.5 : 2,
+  seconds: Number(opt.seconds ?? (smoke ? 0.25 : 5)),
+  warmupSeconds: smoke ? 0 : 2,
   startupSamples: smoke ? 1 : 5,
   // Many short pairs rather than a few long ones: the host's speed drifts on a scale of seconds.
   pairs: Number(opt.pairs ?? (smoke ? 1 : 9)),
-  pairSeconds: smoke ? 1 : 2,
-  idleMs: smoke ? 500 : 1000,
+  pairSeconds: smoke ? 0.25 : 2,
+  idleMs: smoke ? 100 : 1000,
   memoryWarmupCalls: smoke ? 500 : 5000,
   rssCapMiB: 1536, // a leaking peer is stopped here rather than allowed to eat the machine
 };
@@ -146,9 +148,9 @@ async function main() {
       if (server.died()) throw new Error('server is gone');
       await withTarget(r.scn, server.url, async (kind, t) => {
         await kind.check(t);
-        await kind.load(t, { seconds: cfg.warmupSeconds });
+        if (cfg.warmupSeconds) await kind.load(t, { seconds: cfg.warmupSeconds });
       });
-      log(`${r.scn.name}: answer ok, warmed up`);
+      log(`${r.scn.name}: answer ok${cfg.warmupSeconds ? ', warmed up' : ''}`);
     } catch (err) {
       await sleep(200); // let a crashed server's exit be seen, so the row says why
       r.status = `FAILED: ${err.message}${server.died() ? ` (server ${server.died()})` : ''}`;
@@ -354,8 +356,7 @@ async function measureRevocation(entry) {
 
 // --scaling: then the scaling curves (bench/scaling.mjs, its own servers), written to bench/results/ (smoke: a temp
 // folder). --large: then the large-manifest measurements (bench/large-manifest.mjs; not in smoke mode). Both add
-// their sections (tables and plots) to the report file of this run. --idle: then the after-a-quiet-spell
-// measurement (bench/idle-recovery.mjs; not in smoke mode), likewise.
+// their sections (tables and plots) to the report file of this run.
 const RESULTS_DIR = fileURLToPath(new URL('results/', import.meta.url));
 const report = opt.out ?? (smoke ? null : fileURLToPath(new URL('RESULTS.md', import.meta.url)));
 const appendToReport = (md) => report && existsSync(report) && appendFileSync(report, `\n${md.trim()}\n`);
@@ -377,8 +378,7 @@ const section = (wanted, name, run) => async (code) => {
   }
 };
 const withLarge = section(opt.large, 'large manifests', async () => (await import('./large-manifest.mjs')).runLargeSection({ outDir: RESULTS_DIR }));
-const withIdle = section(opt.idle, 'idle recovery', async () => (await import('./idle-recovery.mjs')).runIdleRecovery({ out: join(RESULTS_DIR, 'idle-recovery.md') }));
-main().then(withScaling).then(withLarge).then(withIdle).then((code) => process.exit(code), (err) => {
+main().then(withScaling).then(withLarge).then((code) => process.exit(code), (err) => {
   console.error(err);
   process.exit(1);
 });

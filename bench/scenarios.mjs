@@ -20,8 +20,6 @@ export const SERVERS = {
   'ws-echo': { argv: ['bench/peers/ws-echo.mjs'] },
   express: { argv: ['bench/peers/express-echo.mjs'] },
   'express-auth': { argv: ['bench/peers/express-echo.mjs', 'auth'] },
-  // The leanest server doing a 2026-07-28 tools/call's checks in one synchronous function (see the file's header).
-  'lean-mcp': { argv: ['bench/peers/lean-mcp.mjs'] },
   'sdk-stateful': { argv: ['bench/peers/sdk-server.mjs', 'stateful'] },
   'sdk-stateless': { argv: ['bench/peers/sdk-server.mjs', 'stateless'] },
   fastsvc: { argv: fastsvc('bench/fastsvc.svc.yaml'), hint: 'run `npm run build` first' },
@@ -59,8 +57,6 @@ export const SCENARIOS = [
   // body: the machine's ceiling for that request, so a ratio to it leaves out what the protocol itself costs.
   { name: 'raw-mcp', server: 'raw', kind: 'mcp', path: ECHO, echo: true, label: 'raw node:http JSON echo of a /mcp 2025 session tools/call (same headers and body)' },
   { name: 'raw-mcp-2026', server: 'raw', kind: 'mcp', path: ECHO, echo: true, modern: true, label: 'raw node:http JSON echo of a /mcp 2026-07-28 tools/call (same headers and body)' },
-  // The same 2026-07-28 tools/call on a server that does its checks and nothing else: what a general server could reach.
-  { name: 'lean-mcp-2026', server: 'lean-mcp', kind: 'mcp', modern: true, label: 'lean node:http server doing a /mcp 2026-07-28 tools/call\'s checks (token, headers, _meta, scope, schema), nothing else' },
   { name: 'ws-1x10', server: 'ws-echo', kind: 'ws', sockets: 1, inFlight: 10, label: 'bare ws echo, 1 socket × 10 in flight (the /ws ceiling)' },
   { name: 'ws-10x1', server: 'ws-echo', kind: 'ws', sockets: 10, inFlight: 1, label: 'bare ws echo, 10 sockets × 1 in flight (the /ws ceiling)' },
   { name: 'express', server: 'express', kind: 'http', path: ECHO, label: 'Express 5 + express.json() echo' },
@@ -165,9 +161,6 @@ export const TARGETS = [
   // Not targets: the same /mcp calls against the raw echo of the same request (see raw-mcp above).
   ...Object.entries(SAME_REQUEST).map(([scn, echo]) => (
     { what: `${scn === 'fastsvc-mcp' ? '/mcp legacy-session' : '/mcp 2026-07-28'} tools/call × raw echo of the same request`, ratio: [scn, echo], paired: true, info: true })),
-  // Not targets: where a server that only does the protocol's checks stands, and fastsvc against it.
-  { what: 'lean 2026-07-28 tools/call (checks only, bench/peers/lean-mcp.mjs) × raw node:http echo', ratio: ['lean-mcp-2026', 'raw'], paired: true, info: true },
-  { what: '/mcp 2026-07-28 tools/call × the lean server doing only its checks', ratio: ['fastsvc-mcp-2026', 'lean-mcp-2026'], paired: true, info: true },
   { what: '/svc with audit+metrics+tracing-off ≥ 0.9× them off (issue 17)', ratio: ['fastsvc-svc-observed', 'fastsvc-svc-nometrics'], paired: true, min: 0.9 },
   { what: '/mcp with audit+metrics+tracing-off ≥ 0.9× them off (issue 17)', ratio: ['fastsvc-mcp-observed', 'fastsvc-mcp-nometrics'], paired: true, min: 0.9 },
   { what: '/ws 1 socket × 10 in flight ≥ 0.85× bare ws echo (issue 17)', ratio: ['fastsvc-ws-1x10', 'ws-1x10'], paired: true, min: 0.85 },

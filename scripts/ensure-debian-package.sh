@@ -4,7 +4,7 @@
 # prints nothing when CHECK passes; otherwise one line saying what it does, then apt-get runs
 # quietly with its output kept in a temporary file that is shown only if it fails; exit 1 when
 # the install fails or CHECK still fails after it. NAME prefixes the messages. Used by the
-# ensure-*.sh scripts beside it.
+# ensure-*.sh scripts beside it and by bench/investigate/ensure-valgrind.sh.
 set -eu
 NAME=$1 PACKAGE=$2 PURPOSE=$3 CHECK=$4
 if sh -c "$CHECK" >/dev/null 2>&1; then

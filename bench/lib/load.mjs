@@ -42,6 +42,8 @@ export function autocannonLoad(req, { seconds, amount, connections = CONNECTIONS
     }
     if (amount) opts.amount = amount;
     else opts.duration = seconds;
+    // autocannon sees its deadline only when it samples (every second by default): a shorter run samples sooner.
+    if (!amount && seconds < 1) opts.sampleInt = seconds * 1000;
     const stop = (reason) => {
       stopped ??= reason;
       inst.stop();

@@ -6,13 +6,10 @@
 // that server (and so its metadata) applies only on a restart.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import WebSocket from 'ws';
 import { stringify } from 'yaml';
 import { extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
-import { serveCli, type ServeChild } from '../helpers/cli.js';
+import { serveManifest, type Served } from '../helpers/serve.js';
 import { waitFor } from '../helpers/wait.js';
 
 const TOKEN = randomBytes(18).toString('base64url');
@@ -69,22 +66,14 @@ function wsScope(url: string): Promise<string | undefined> {
 
 describe('the first 401 names the scopes to ask for', function () {
   this.timeout(60_000);
-  let dir: string;
-  let file: string;
-  let srv: ServeChild | undefined;
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'fastsvc-challenge-scope-'));
-    file = join(dir, 'svc.yaml');
-  });
+  let srv: Served | undefined;
   afterEach(async () => {
     await srv?.stop();
     srv = undefined;
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('bearer: the profile scopes on /mcp, /svc and /ws, and the new ones after a hot reload', async () => {
-    writeFileSync(file, manifest(['notes.read', 'notes.write'], 'bearer'));
-    srv = await serveCli(file, { env: { SVC_TOKEN: TOKEN } });
+    srv = await serveManifest(manifest(['notes.read', 'notes.write'], 'bearer'), { env: { SVC_TOKEN: TOKEN } });
     const none = await mcp401(srv.url);
     assert.equal(none.status, 401);
     assert.equal(none.scope, 'notes.read notes.write');
@@ -94,7 +83,7 @@ describe('the first 401 names the scopes to ask for', function () {
     assert.equal(await svcScope(srv.url), 'notes.read notes.write');
     assert.equal(await wsScope(srv.url), 'notes.read notes.write');
 
-    writeFileSync(file, manifest(['notes.read', 'notes.export', 'notes.admin'], 'bearer'));
+    srv.write(manifest(['notes.read', 'notes.export', 'notes.admin'], 'bearer'));
     const s = srv;
     await waitFor(async () => ((await mcp401(s.url)).scope === 'notes.read notes.export notes.admin' ? true : undefined), 'the reloaded scopes in the 401', 15_000);
     const meta = (await (await fetch(`${srv.url}/metadata`)).json()) as { last_reload: { ok: boolean }; restart_required: string[]; profile: { scopes: string[] } };
@@ -106,8 +95,7 @@ describe('the first 401 names the scopes to ask for', function () {
   });
 
   it('OAuth: exactly the scopes_supported of the metadata the challenge points at, before and after a reload that edits profile.scopes', async () => {
-    writeFileSync(file, manifest(['files.read', 'files.write'], 'oauth'));
-    srv = await serveCli(file);
+    srv = await serveManifest(manifest(['files.read', 'files.write'], 'oauth'));
     const prmScopes = async () => {
       const first = await mcp401(srv!.url);
       assert.equal(first.status, 401);
@@ -117,7 +105,7 @@ describe('the first 401 names the scopes to ask for', function () {
     };
     assert.deepEqual(await prmScopes(), { challenge: 'files.read files.write', prm: 'files.read files.write' });
 
-    writeFileSync(file, manifest(['files.read', 'files.write', 'files.admin'], 'oauth'));
+    srv.write(manifest(['files.read', 'files.write', 'files.admin'], 'oauth'));
     const s = srv;
     const meta = await waitFor(async () => {
       const m = (await (await fetch(`${s.url}/metadata`)).json()) as { last_reload: { ok: boolean } | null; restart_required: string[] };

@@ -9,13 +9,12 @@
 // Every check must be SUCCESS: no failure, no warning, nothing skipped.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { ensureNode22 } from '../../scripts/ensure-node22.mjs';
-import { ROOT, serveCli, type ServeChild } from '../helpers/cli.js';
+import { ROOT } from '../helpers/cli.js';
+import { serveManifest, type Served } from '../helpers/serve.js';
 import { Browser } from './oauth-harness.js';
 
 const SUITE = join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
@@ -33,13 +32,11 @@ interface Check { id: string; status: string; errorMessage?: string }
 describe('MCP conformance suite 0.2.0-alpha.12: authorization server scenarios', function () {
   this.timeout(120_000);
   let dir: string;
-  let srv: ServeChild;
+  let srv: Served;
   let port: number;
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'fastsvc-conformance-as-'));
     port = await freePort();
-    const file = join(dir, 'svc.yaml');
-    writeFileSync(file, stringify({
+    srv = await serveManifest({
       version: 1,
       name: 'conformance-as',
       server: { host: '127.0.0.1', port: 8080 },
@@ -50,13 +47,10 @@ describe('MCP conformance suite 0.2.0-alpha.12: authorization server scenarios',
       },
       profile: { scopes: [{ name: 'notes.read', description: 'Read notes.' }] },
       tools: [{ name: 'notes.search', description: 'Finds notes.', required_scopes: ['notes.read'], template: 'none' }],
-    }));
-    srv = await serveCli(file);
+    });
+    dir = srv.dir;
   });
-  after(async () => {
-    await srv?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => srv?.stop());
 
   it('passes authorization-server-metadata-endpoint and authorization-code-grant with every check SUCCESS', async () => {
     const out = join(dir, 'results');

@@ -5,11 +5,9 @@
 // token sees every tool; a restart on the same data/oauth.db keeps the client and live tokens.
 
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import * as oauth from 'oauth4webapi';
 import WebSocket from 'ws';
 import { parse } from 'yaml';
@@ -18,61 +16,22 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { WebSocketClientTransport } from '@modelcontextprotocol/sdk/client/websocket.js';
 import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { authorize, discover, exchange, insecure, register, ScriptedProvider } from './oauth-harness.js';
-import { logLine, secret, secretTokens } from '../helpers/secrets.js';
+import { ROOT } from '../helpers/cli.js';
+import { secret, secretTokens } from '../helpers/secrets.js';
+import { serveManifest, type Served } from '../helpers/serve.js';
+import { waitFor } from '../helpers/wait.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CLI = join(ROOT, 'dist', 'cli.js');
 // Nothing listens here: the scripted browser stops at the first redirect off the server.
 const CALLBACK = 'http://127.0.0.1:59999/callback';
 
-interface Cli { child: ChildProcess; url: string; token: string; stderr: () => string; exit: Promise<number | null> }
+/** The generated token's banner line on stderr: printed on purpose, so the secret scan skips it. */
+const BANNER = /^ {2}export SVC_TOKEN=(\S+)$/m;
 
-const live = new Set<ChildProcess>();
-const killAll = () => {
-  for (const c of live) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-};
-
-/** `svc serve FILE --port PORT` with SVC_TOKEN unset; resolves once both the listening line and the generated token are out. */
-function startCli(file: string, port: number): Promise<Cli> {
-  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info' };
-  delete env.SVC_TOKEN;
-  delete env.PORT;
-  delete env.HOST;
-  const child = spawn(process.execPath, [CLI, 'serve', file, '--port', String(port)], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  live.add(child);
-  let stdout = '';
-  let stderr = '';
-  const exit = new Promise<number | null>((resolve) => child.on('close', (code) => {
-    live.delete(child);
-    // To the secret scan: everything it wrote but the generated token's banner line, which prints the token on purpose.
-    logLine(`default-manifest svc serve :${port}`, `${stdout}\n${stderr.replace(/^ {2}export SVC_TOKEN=\S+$/gm, '')}`);
-    resolve(code);
-  }));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`no listening line and token: ${stdout}\n${stderr.slice(-1000)}`));
-    }, 20_000);
-    const check = () => {
-      const url = /^listening on (http:\/\/\S+)\n/.exec(stdout)?.[1];
-      const token = /^ {2}export SVC_TOKEN=(\S+)$/m.exec(stderr)?.[1];
-      if (url && token) {
-        clearTimeout(timer);
-        resolve({ child, url, token: secret(token), stderr: () => stderr, exit });
-      }
-    };
-    child.stdout!.setEncoding('utf8').on('data', (c: string) => { stdout += c; check(); });
-    child.stderr!.setEncoding('utf8').on('data', (c: string) => { stderr += c; check(); });
-    void exit.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited ${code} before listening: ${stderr.slice(-1000)}`));
-    });
-  });
-}
-
-async function stopCli(s: Cli): Promise<number | null> {
-  s.child.kill('SIGTERM');
-  return s.exit;
+/** A served root manifest (SVC_TOKEN unset) with the token it generated, once the banner is out too. */
+type Cli = Served & { token: string };
+async function withToken(s: Served): Promise<Cli> {
+  const token = await waitFor(() => BANNER.exec(s.stderr())?.[1], 'the generated token\'s banner', 20_000);
+  return Object.assign(s, { token: secret(token) });
 }
 
 async function callSvc(url: string, token: string, tool: string, args: Record<string, unknown>) {
@@ -114,22 +73,14 @@ describe('npm start\'s manifest (root svc.yaml) served by the real CLI, OAuth on
   let revoked: string | undefined;
 
   before(async () => {
-    process.on('exit', killAll);
     if (!existsSync(join(ROOT, 'demo', 'notes.db'))) execFileSync(process.execPath, [join(ROOT, 'scripts', 'make-demo-db.mjs')], { cwd: ROOT });
-    dir = mkdtempSync(join(tmpdir(), 'fastsvc-default-'));
-    manifest = join(dir, 'svc.yaml');
-    cpSync(join(ROOT, 'svc.yaml'), manifest);
-    cpSync(join(ROOT, 'demo'), join(dir, 'demo'), { recursive: true });
-    srv = await startCli(manifest, 0);
-    url = srv.url;
+    srv = await withToken(await serveManifest(readFileSync(join(ROOT, 'svc.yaml'), 'utf8'), { copy: { demo: 'demo' }, unscanned: BANNER }));
+    ({ dir, file: manifest, url } = srv);
   });
 
   after(async () => {
     delete (globalThis as { WebSocket?: unknown }).WebSocket;
-    killAll();
-    await srv?.exit;
-    process.off('exit', killAll);
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await srv?.stop();
   });
 
   it('starts on loopback with a generated token and its OAuth state under the manifest\'s data/', () => {
@@ -257,9 +208,10 @@ describe('npm start\'s manifest (root svc.yaml) served by the real CLI, OAuth on
     assert.ok(kept && revoked && client, 'part 1 ran');
     const oldToken = srv!.token;
     const port = Number(new URL(url).port);
-    assert.equal(await stopCli(srv!), 0, 'SIGTERM exits 0');
+    const stopped = srv!;
     // Same port: the issuer and the tokens' audience are this origin.
-    srv = await startCli(manifest, port);
+    srv = await withToken(await stopped.restart({ port }));
+    assert.equal((await stopped.exit).code, 0, 'SIGTERM exits 0');
     assert.equal(srv.url, url);
     assert.notEqual(srv.token, oldToken, 'a generated token lives for one run');
     assert.equal((await callSvc(url, oldToken, 'greet.hello', { name: 'x' })).status, 401);

@@ -11,7 +11,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { parse } from 'yaml';
-import { childEnv, ROOT, startServe, type ServeChild } from '../helpers/cli.js';
+import { ROOT } from '../helpers/cli.js';
+import { serveManifest, type Served } from '../helpers/serve.js';
 import { configMapLayout, waitFor, type Layout } from '../helpers/reload.js';
 
 const K8S = join(ROOT, 'examples', 'kubernetes');
@@ -107,7 +108,7 @@ describe('deployment recipes', () => {
   describe('the example manifest in a ConfigMap volume, served by svc serve', function () {
     this.timeout(30_000);
     let layout: Layout | undefined;
-    let srv: ServeChild | undefined;
+    let srv: Served | undefined;
     after(async () => {
       await srv?.stop();
       if (layout) rmSync(layout.dir, { recursive: true, force: true });
@@ -117,7 +118,7 @@ describe('deployment recipes', () => {
       const text = read('svc.yaml');
       layout = configMapLayout(text);
       // The pod binds 0.0.0.0; here the same file is served on loopback only.
-      srv = await startServe([layout.file, '--host', '127.0.0.1', '--port', '0'], { env: childEnv({ SVC_TOKEN: TOKEN }) });
+      srv = await serveManifest({ file: layout.file }, { args: ['--host', '127.0.0.1'], env: { SVC_TOKEN: TOKEN } });
       const call = async () => {
         const res = await fetch(`${srv!.url}/svc/tools/status.get`, {
           method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ service: 'api' }),

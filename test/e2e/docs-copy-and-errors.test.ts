@@ -8,14 +8,14 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse, stringify } from 'yaml';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ROOT, serveCli, type ServeChild } from '../helpers/cli.js';
+import { ROOT } from '../helpers/cli.js';
+import { serveManifest, type Served } from '../helpers/serve.js';
 import { secret } from '../helpers/secrets.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -39,13 +39,10 @@ describe('e2e: /docs commands run as pasted; refusals say why', function () {
   this.timeout(30_000);
   const tokens = { admin: secret(randomBytes(18).toString('base64url')), ci: secret(randomBytes(18).toString('base64url')), reader: secret(randomBytes(18).toString('base64url')) };
   let dir: string;
-  let svc: ServeChild;
+  let svc: Served;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'svc-docs-'));
-    cpSync(join(ROOT, 'examples', 'bearer-tokens'), dir, { recursive: true });
-    writeFileSync(join(dir, 'reader.token'), `${tokens.reader}\n`);
-    const m = parse(readFileSync(join(dir, 'svc.yaml'), 'utf8'));
+    const m = parse(readFileSync(join(ROOT, 'examples', 'bearer-tokens', 'svc.yaml'), 'utf8'));
     m.tools.push({
       name: 'echo.say',
       description: 'Says `text` back <verbatim>.',
@@ -53,13 +50,10 @@ describe('e2e: /docs commands run as pasted; refusals say why', function () {
       required_scopes: ['status.read'],
       template: '{{text}}',
     });
-    writeFileSync(join(dir, 'svc.yaml'), stringify(m));
-    svc = await serveCli(join(dir, 'svc.yaml'), { env: { ADMIN_TOKEN: tokens.admin, CI_TOKEN: tokens.ci } });
+    svc = await serveManifest(m, { files: { 'reader.token': `${tokens.reader}\n` }, env: { ADMIN_TOKEN: tokens.admin, CI_TOKEN: tokens.ci } });
+    dir = svc.dir;
   });
-  after(async () => {
-    await svc?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => svc?.stop());
 
   const bash = (cmd: string, token: string) => run('/bin/bash', ['-c', cmd], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TOKEN: token } });
 

@@ -16,7 +16,8 @@ import { parse, stringify } from 'yaml';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { ROOT, run, childEnv, serveCli, type ServeChild } from '../helpers/cli.js';
+import { ROOT, run, childEnv } from '../helpers/cli.js';
+import { serveManifest, type Served } from '../helpers/serve.js';
 
 type Json = Record<string, any>;
 const EXAMPLES = readdirSync(join(ROOT, 'examples'), { withFileTypes: true })
@@ -50,7 +51,7 @@ function tokensOf(doc: Json, env: Record<string, string>): Map<string, string> {
 let taskToolsCompared = 0;
 
 /** One call explained by the CLI and by the server, which must agree. */
-async function explainOne(srv: ServeChild, file: string, env: Record<string, string>, cliArgs: string[], auth: Record<string, string>, id: string, task: boolean): Promise<Json> {
+async function explainOne(srv: Served, file: string, env: Record<string, string>, cliArgs: string[], auth: Record<string, string>, id: string, task: boolean): Promise<Json> {
   const q = `capability=${encodeURIComponent(id)}&args=${encodeURIComponent('{}')}${task ? '&task=1' : ''}`;
   const served = (await (await fetch(`${srv.url}/svc/explain?${q}`, { headers: auth })).json()) as Json;
   const cli = await run(['explain', file, ...cliArgs, '--capability', id, '--args', '{}', ...(task ? ['--task'] : []), '--json'], { env: childEnv(env) });
@@ -60,7 +61,7 @@ async function explainOne(srv: ServeChild, file: string, env: Record<string, str
 }
 
 /** The task-required tools the view shows: explained as the MCP transport enforces. */
-async function compareTaskRequired(srv: ServeChild, file: string, env: Record<string, string>, cliArgs: string[], auth: Record<string, string>, view: Json, label: string): Promise<void> {
+async function compareTaskRequired(srv: Served, file: string, env: Record<string, string>, cliArgs: string[], auth: Record<string, string>, view: Json, label: string): Promise<void> {
   const ids = view.capabilities.filter((c: Json) => c.callable === 'as a task').map((c: Json) => c.id as string);
   if (!ids.length) return;
   const client = new Client({ name: 'explain-agrees', version: '1' });
@@ -84,7 +85,7 @@ async function compareTaskRequired(srv: ServeChild, file: string, env: Record<st
   }
 }
 
-async function compareView(srv: ServeChild, file: string, env: Record<string, string>, cliArgs: string[], token: string | undefined, label: string, whole: boolean): Promise<void> {
+async function compareView(srv: Served, file: string, env: Record<string, string>, cliArgs: string[], token: string | undefined, label: string, whole: boolean): Promise<void> {
   const auth: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
   const res = await fetch(`${srv.url}/svc/explain`, { headers: auth });
   assert.equal(res.status, 200, `${label}: ${await res.clone().text()}`);
@@ -152,7 +153,7 @@ describe('svc explain agrees with the server over the example manifests', () => 
         }
         return;
       }
-      const srv = await serveCli(file, { args: ['--no-watch', '--host', '127.0.0.1'], env });
+      const srv = await serveManifest({ file }, { args: ['--no-watch', '--host', '127.0.0.1'], env });
       try {
         for (const [name, value] of tokens) {
           await compareView(srv, file, env, ['--token', name], value, `${file} as ${name}`, true);

@@ -7,12 +7,10 @@
 
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { stringify } from 'yaml';
-import { childEnv, CLI, startServe, stop, type ServeChild } from '../helpers/cli.js';
+import { CLI } from '../helpers/cli.js';
+import { serveManifest, type Served } from '../helpers/serve.js';
 import { waitFor } from '../helpers/wait.js';
 import { secret } from '../helpers/secrets.js';
 
@@ -44,15 +42,12 @@ const codeOf = (a: RawAnswer) => (JSON.parse(a.body) as { error: { code: string 
 
 describe('hostile clients against svc serve', function () {
   this.timeout(30_000);
-  let dir: string;
-  let s: ServeChild;
+  let s: Served;
   let port: number;
 
   before(async () => {
     assert.ok(existsSync(CLI), `${CLI} is missing: run npm run build first`);
-    dir = mkdtempSync(join(tmpdir(), 'fastsvc-hostile-'));
-    const file = join(dir, 'svc.yaml');
-    writeFileSync(file, stringify({
+    s = await serveManifest({
       version: 1,
       name: 'hostile',
       description: 'Hostile-input test service.',
@@ -60,14 +55,10 @@ describe('hostile clients against svc serve', function () {
       profile: { scopes: ['x.use'] },
       auth: { token: TOKEN },
       tools: [{ name: 'x', description: 'Says x.', required_scopes: ['x.use'], template: 'x' }],
-    }));
-    s = await startServe([file, '--port', '0', '--no-watch'], { env: childEnv({ LOG_LEVEL: 'debug', NODE_ENV: 'production' }) });
+    }, { args: ['--no-watch'], env: { LOG_LEVEL: 'debug', NODE_ENV: 'production' } });
     port = Number(new URL(s.url).port);
   });
-  after(async () => {
-    if (s) await stop(s);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => s?.stop());
 
   const requests = (host: string): [string, string][] => {
     const post = (path: string, body: string, extra = '') =>

@@ -6,14 +6,14 @@ import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { serveCli, type ServeChild } from '../helpers/cli.js';
+import { serveManifest, type Served } from '../helpers/serve.js';
 
 describe('input_required fixtures through 2025 server→client requests (svc serve)', () => {
-  let server: ServeChild;
+  let server: Served;
   let client: Client;
   const asked: string[] = [];
   before(async () => {
-    server = await serveCli('examples/conformance/svc.yaml');
+    server = await serveManifest({ file: 'examples/conformance/svc.yaml' });
     client = new Client({ name: 'rounds-2025', version: '1.0.0' }, { capabilities: { elicitation: {}, sampling: {}, roots: {} } });
     client.setRequestHandler(ElicitRequestSchema, async (r) => {
       asked.push(r.params.message);

@@ -4,17 +4,17 @@
 // signed requestState; a tampered requestState is refused.
 import assert from 'node:assert/strict';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { serveCli, type ServeChild } from '../helpers/cli.js';
+import { serveManifest, type Served } from '../helpers/serve.js';
 
 const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
 const META_CAPS = 'io.modelcontextprotocol/clientCapabilities';
 
 describe('MCP 2026-07-28 multi-round-trip input through svc serve (client 2.4)', function () {
   this.timeout(60_000);
-  let srv: ServeChild;
+  let srv: Served;
 
   before(async () => {
-    srv = await serveCli('examples/conformance/svc.yaml', { args: ['--no-watch'] });
+    srv = await serveManifest({ file: 'examples/conformance/svc.yaml' }, { args: ['--no-watch'] });
   });
   after(async () => {
     await srv?.stop();

@@ -8,13 +8,10 @@
 
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { serveCli, type ServeChild } from '../helpers/cli.js';
+import { serveManifest, type Served } from '../helpers/serve.js';
 import { secret } from '../helpers/secrets.js';
 
 const TOOLS = 23;
@@ -79,20 +76,14 @@ async function firstToolsPage(url: string, token: string): Promise<{ names: stri
 
 describe('MCP list pages and lazy input validators (real svc serve, list_page_size 5)', function () {
   this.timeout(60_000);
-  let dir: string;
-  let srv: ServeChild;
+  let srv: Served;
   const full = secret(randomBytes(24).toString('base64url'));
   const partial = secret(randomBytes(24).toString('base64url'));
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'fastsvc-pages-'));
-    writeFileSync(join(dir, 'svc.yaml'), manifest());
-    srv = await serveCli(join(dir, 'svc.yaml'), { env: { FULL_TOKEN: full, PARTIAL_TOKEN: partial } });
+    srv = await serveManifest(manifest(), { env: { FULL_TOKEN: full, PARTIAL_TOKEN: partial } });
   });
-  after(async () => {
-    await srv?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => srv?.stop());
 
   async function modern(token: string): Promise<ModernClient> {
     const client = new ModernClient({ name: 'pages-e2e', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });

@@ -6,15 +6,15 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
 import { auth as modernAuth, Client as ModernClient, StreamableHTTPClientTransport as ModernTransport, UnauthorizedError as ModernUnauthorized } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { serveCli, ROOT, type ServeChild } from '../helpers/cli.js';
+import { ROOT } from '../helpers/cli.js';
+import { serveManifest, type Served } from '../helpers/serve.js';
 import { ScriptedProvider } from './oauth-harness.js';
 import { secret } from '../helpers/secrets.js';
 
@@ -37,22 +37,15 @@ function recordingFetch(seen: { sent: (string | null)[]; got: (string | null)[];
 
 describe('MCP 2026-07-28 and 2025-11-25 side by side (real svc serve, real clients)', function () {
   this.timeout(60_000);
-  let dir: string;
-  let srv: ServeChild;
+  let srv: Served;
   const token = secret(randomBytes(24).toString('base64url'));
 
   before(async () => {
     if (!existsSync(join(ROOT, 'demo', 'notes.db'))) execFileSync(process.execPath, [join(ROOT, 'scripts', 'make-demo-db.mjs')], { cwd: ROOT });
-    dir = mkdtempSync(join(tmpdir(), 'fastsvc-eras-'));
-    cpSync(join(ROOT, 'svc.yaml'), join(dir, 'svc.yaml'));
-    cpSync(join(ROOT, 'demo'), join(dir, 'demo'), { recursive: true });
-    srv = await serveCli(join(dir, 'svc.yaml'), { env: { SVC_TOKEN: token } });
+    srv = await serveManifest(readFileSync(join(ROOT, 'svc.yaml'), 'utf8'), { copy: { demo: 'demo' }, env: { SVC_TOKEN: token } });
   });
 
-  after(async () => {
-    await srv?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => srv?.stop());
 
   it('client 2.4 with a bearer token negotiates 2026-07-28 and lists, calls, reads and gets with no session', async () => {
     const seen = { sent: [] as (string | null)[], got: [] as (string | null)[], methods: [] as (string | null)[] };

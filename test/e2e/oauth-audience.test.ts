@@ -4,13 +4,9 @@
 // origins. A token issued by A works on A's /svc, /mcp and /ws and is refused with 401 on
 // B's, although B finds it in the store: only its audience differs.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import * as oauth from 'oauth4webapi';
 import WebSocket from 'ws';
-import { stringify } from 'yaml';
-import { serveCli, type ServeChild } from '../helpers/cli.js';
+import { serveManifest, type Served } from '../helpers/serve.js';
 import { authorize, discover, exchange, register } from './oauth-harness.js';
 
 async function transports(url: string, token: string) {
@@ -34,13 +30,10 @@ async function transports(url: string, token: string) {
 
 describe('audience: a token works only on the server it was issued for, on every transport', function () {
   this.timeout(60_000);
-  let dir: string;
-  let a: ServeChild;
-  let b: ServeChild;
+  let a: Served;
+  let b: Served;
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'fastsvc-audience-'));
-    const file = join(dir, 'svc.yaml');
-    writeFileSync(file, stringify({
+    a = await serveManifest({
       version: 1,
       name: 'audience',
       server: { host: '127.0.0.1', port: 8080 },
@@ -48,14 +41,12 @@ describe('audience: a token works only on the server it was issued for, on every
       oauth: { enabled: true, provider: { type: 'sqlite', path: 'oauth.db' }, registration: { enabled: true }, login: { mode: 'auto', subject: 'dev' } },
       profile: { scopes: [{ name: 'notes.read', description: 'Read notes.' }] },
       tools: [{ name: 'notes.search', description: 'Finds notes.', required_scopes: ['notes.read'], template: 'none' }],
-    }));
-    a = await serveCli(file);
-    b = await serveCli(file);
+    });
+    b = await a.again(); // the same manifest and oauth.db
   });
   after(async () => {
     await a?.stop();
     await b?.stop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('A\'s token: accepted by A on /svc, /mcp, /ws; 401 from B on all three', async () => {

@@ -10,13 +10,9 @@
 // - With the defaults, the same URL (localhost resolves to 127.0.0.1) is refused before
 //   any connection: the document server sees no request and the log says why.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import * as oauth from 'oauth4webapi';
-import { stringify } from 'yaml';
 import { auth, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { serveCli, type ServeChild } from '../helpers/cli.js';
+import { serveManifest, type Served } from '../helpers/serve.js';
 import { waitFor } from '../helpers/wait.js';
 import { startDocServer, type DocServer } from '../helpers/cimd-docs.js';
 import { authorize, discover, exchange, ScriptedProvider } from './oauth-harness.js';
@@ -26,9 +22,8 @@ const CALLBACK = 'http://127.0.0.1:59998/callback';
 
 const SECRET = 'a-long-client-secret-for-the-basic-client';
 
-function manifest(dir: string, cimd: Record<string, unknown>): string {
-  const file = join(dir, `svc-${Math.random().toString(36).slice(2)}.yaml`);
-  writeFileSync(file, stringify({
+function manifest(cimd: Record<string, unknown>): Record<string, unknown> {
+  return {
     version: 1,
     name: 'cimd-e2e',
     server: { host: '127.0.0.1', port: 8080 },
@@ -37,8 +32,7 @@ function manifest(dir: string, cimd: Record<string, unknown>): string {
       clients: [{ client_id: 'pre-registered', client_secret: SECRET, redirect_uris: [CALLBACK] }] },
     profile: { scopes: [{ name: 'notes.read', description: 'Read notes.' }] },
     tools: [{ name: 'notes.search', description: 'Finds notes.', input_schema: { type: 'object', properties: { q: { type: 'string' } } }, required_scopes: ['notes.read'], template: "no notes match '{{q}}'" }],
-  }));
-  return file;
+  };
 }
 
 const document = (name: string) => ({
@@ -48,21 +42,16 @@ const document = (name: string) => ({
 
 describe('Client ID Metadata Documents through `svc serve`', function () {
   this.timeout(60_000);
-  let dir: string;
   let docs: DocServer;
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'fastsvc-cimd-e2e-'));
     docs = await startDocServer();
   });
-  after(async () => {
-    await docs.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => docs.close());
 
   describe('with the development allowance and the test CA', () => {
-    let srv: ServeChild;
+    let srv: Served;
     before(async () => {
-      srv = await serveCli(manifest(dir, { allow_private_addresses: true, ca_file: docs.caFile }));
+      srv = await serveManifest(manifest({ allow_private_addresses: true, ca_file: docs.caFile }));
     });
     after(() => srv.stop());
 
@@ -141,9 +130,9 @@ describe('Client ID Metadata Documents through `svc serve`', function () {
   });
 
   describe('with the defaults (no private addresses)', () => {
-    let srv: ServeChild;
+    let srv: Served;
     before(async () => {
-      srv = await serveCli(manifest(dir, { ca_file: docs.caFile }));
+      srv = await serveManifest(manifest({ ca_file: docs.caFile }));
     });
     after(() => srv.stop());
 

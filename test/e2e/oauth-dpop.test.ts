@@ -9,14 +9,10 @@
 // bound token still needs its proof.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import * as oauth from 'oauth4webapi';
 import WebSocket from 'ws';
-import { stringify } from 'yaml';
-import { serveCli, type ServeChild } from '../helpers/cli.js';
+import { serveManifest, type Served } from '../helpers/serve.js';
 import { RawWs } from '../helpers/mcp-app.js';
 import { authorize, register } from './oauth-harness.js';
 import { secret, secretTokens } from '../helpers/secrets.js';
@@ -40,13 +36,11 @@ async function withNonce<T>(f: () => Promise<T>): Promise<T> {
   }
 }
 
-interface Server { srv: ServeChild; dir: string; as: oauth.AuthorizationServer; idp: CryptoKey }
+interface Server { srv: Served; as: oauth.AuthorizationServer; idp: CryptoKey }
 
 async function start(dpop: 'allowed' | 'required', nonce: boolean): Promise<Server> {
   const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
-  const dir = mkdtempSync(join(tmpdir(), 'dpop-'));
-  const file = join(dir, 'svc.yaml');
-  writeFileSync(file, stringify({
+  const srv = await serveManifest({
     version: 1, name: 'dpop', description: 'DPoP test service.',
     server: { host: '127.0.0.1', port: 0 },
     profile: { scopes: ['echo.use'] },
@@ -56,11 +50,10 @@ async function start(dpop: 'allowed' | 'required', nonce: boolean): Promise<Serv
       enterprise_issuers: [{ issuer: IDP, jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: 'k1' }] }, algorithms: ['ES256'], allowed_clients: ['agent'] }],
     },
     tools: [{ name: 'echo.say', description: 'Echoes.', required_scopes: ['echo.use'], template: 'said {{text}}', input_schema: { type: 'object', properties: { text: { type: 'string' } } } }],
-  }));
-  const srv = await serveCli(file);
+  });
   const issuer = new URL(srv.url);
   const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
-  return { srv, dir, as, idp: privateKey };
+  return { srv, as, idp: privateKey };
 }
 
 async function token(s: Server, DPoP?: oauth.DPoPHandle): Promise<oauth.TokenEndpointResponse> {
@@ -144,10 +137,7 @@ describe('svc serve: DPoP required, with nonces', function () {
     assert.equal(t.token_type, 'dpop');
     bound = t.access_token;
   });
-  after(async () => {
-    await s?.srv.stop();
-    rmSync(s.dir, { recursive: true, force: true });
-  });
+  after(() => s?.srv.stop());
 
   it('advertises DPoP in both metadata documents', async () => {
     assert.deepEqual(s.as.dpop_signing_alg_values_supported, ['ES256', 'EdDSA', 'Ed25519']);
@@ -259,10 +249,7 @@ describe('svc serve: DPoP allowed, without nonces', function () {
   before(async () => {
     s = await start('allowed', false);
   });
-  after(async () => {
-    await s?.srv.stop();
-    rmSync(s.dir, { recursive: true, force: true });
-  });
+  after(() => s?.srv.stop());
 
   it('still issues and accepts bearer tokens', async () => {
     const t = await token(s);

@@ -5,16 +5,16 @@
 // token that calls a tool; every rejection answers with its spec error code and a
 // description naming the reason.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { stringify } from 'yaml';
-import { run, serveCli, type ServeChild } from '../helpers/cli.js';
+import { run } from '../helpers/cli.js';
+import { serveManifest, type Served } from '../helpers/serve.js';
 import { secret, secretTokens } from '../helpers/secrets.js';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -32,7 +32,7 @@ describe('svc serve: ID-JAG (jwt-bearer grant, enterprise-managed authorization)
   this.timeout(30_000);
   let dir: string;
   let jwks: http.Server;
-  let srv: ServeChild;
+  let srv: Served;
   let a: Signer;
   let b: Signer;
   let forger: Signer;
@@ -46,9 +46,7 @@ describe('svc serve: ID-JAG (jwt-bearer grant, enterprise-managed authorization)
     [a, b, forger] = await Promise.all([signer('a1'), signer('b1'), signer('a1')]);
     jwks = http.createServer((_req, res) => res.setHeader('content-type', 'application/json').end(JSON.stringify({ keys: [a.jwk] })));
     await new Promise<void>((r) => jwks.listen(0, '127.0.0.1', r));
-    dir = mkdtempSync(join(tmpdir(), 'idjag-'));
-    const file = join(dir, 'svc.yaml');
-    writeFileSync(file, stringify({
+    srv = await serveManifest({
       version: 1,
       name: 'idjag',
       description: 'ID-JAG test service.',
@@ -68,8 +66,8 @@ describe('svc serve: ID-JAG (jwt-bearer grant, enterprise-managed authorization)
       tools: [
         { name: 'echo.say', description: 'Echoes.', required_scopes: ['echo.use'], template: 'said {{text}}', input_schema: { type: 'object', properties: { text: { type: 'string' } } } },
       ],
-    }));
-    srv = await serveCli(file);
+    });
+    dir = srv.dir;
     const issuer = new URL(srv.url);
     as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
   });
@@ -77,7 +75,6 @@ describe('svc serve: ID-JAG (jwt-bearer grant, enterprise-managed authorization)
   after(async () => {
     await srv?.stop();
     jwks?.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   /** An ID-JAG as the IdP would mint it; `claims` override or (undefined) remove defaults. */

@@ -18,17 +18,18 @@
 // 127.0.0.1. Screenshots go to test-artifacts/.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as oauth from 'oauth4webapi';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import WebSocket from 'ws';
-import { parse, stringify } from 'yaml';
+import { parse } from 'yaml';
 import { hashPassword } from '../../src/auth/oauth/password.js';
 import { startDocServer, type DocServer } from '../helpers/cimd-docs.js';
-import { ROOT, serveCli, type ServeChild } from '../helpers/cli.js';
+import { ROOT } from '../helpers/cli.js';
+import { serveManifest, type Served } from '../helpers/serve.js';
 import { discover, exchange, register } from './oauth-harness.js';
 import { secret } from '../helpers/secrets.js';
 
@@ -104,13 +105,13 @@ function raw(url: string, method: string, path: string, headers: Record<string, 
   });
 }
 
-/** The hosted example, made runnable on loopback: see the comments inside. */
-async function hostedManifest(dir: string, adjust: (doc: { oauth: Record<string, unknown> }) => void = () => {}): Promise<string> {
+/** The hosted example, made runnable on loopback (its files beside the manifest): see the comments inside. */
+async function hostedManifest(adjust: (doc: { oauth: Record<string, unknown> }) => void = () => {}): Promise<Record<string, unknown>> {
   const doc = parse(readFileSync(join(ROOT, 'examples', 'hosted', 'svc.yaml'), 'utf8'));
   delete doc.base_url; // the public URL: here the listening address is the base URL
   doc.server = { host: '127.0.0.1', port: 8080, allowed_origins: doc.server.allowed_origins }; // no allowed_hosts: loopback Host names
   doc.auth.tokens[0].token = secret('deploy-bot-token-for-the-browser-test');
-  doc.oauth.provider = { type: 'sqlite', path: join(dir, 'oauth.db') };
+  doc.oauth.provider = { type: 'sqlite', path: 'oauth.db' };
   doc.oauth.users = [
     { username: 'ada', password_hash: await hashPassword(secret('wonderland'), { N: 16384 }), scopes: ['notes.read', 'notes.write', 'notes.delete'] },
     { username: 'lin', password_hash: await hashPassword('builder', { N: 16384 }), scopes: ['notes.read'] },
@@ -121,14 +122,12 @@ async function hostedManifest(dir: string, adjust: (doc: { oauth: Record<string,
   ];
   // Tight per user (tested on carol; ada and lin sign in at most 4 times), loose per IP (every login here is from 127.0.0.1).
   doc.oauth.rate_limits = { login_per_user: { burst: 4, per_minute: 1 }, login_per_ip: { burst: 100, per_minute: 100 } };
-  doc.audit = { to: { file: join(dir, 'audit.log') } }; // the login rate-limit refusals are asserted there
+  doc.audit = { to: { file: 'audit.log' } }; // the login rate-limit refusals are asserted there
   adjust(doc);
-  const file = join(dir, 'svc.yaml');
-  writeFileSync(file, stringify(doc));
-  return file;
+  return doc;
 }
 
-const refusals = (s: ServeChild) => s.logs().filter((l) => l.event === 'front_door.refused');
+const refusals = (s: Served) => s.logs().filter((l) => l.event === 'front_door.refused');
 
 describe('OAuth sign-in in headless Chromium through `svc serve`', () => {
   before(() => {
@@ -139,18 +138,17 @@ describe('OAuth sign-in in headless Chromium through `svc serve`', () => {
   describe('the hosted example (login.mode users)', function () {
     this.timeout(120_000);
     let dir: string;
-    let srv: ServeChild;
+    let srv: Served;
     let url: string;
     let browser: Awaited<ReturnType<typeof launch>>;
 
     before(async () => {
-      dir = mkdtempSync(join(tmpdir(), 'fastsvc-hosted-'));
-      srv = await serveCli(await hostedManifest(dir));
+      srv = await serveManifest(await hostedManifest());
+      dir = srv.dir;
       url = srv.url;
     });
     after(async () => {
       assert.equal((await srv?.stop())?.code, 0);
-      rmSync(dir, { recursive: true, force: true });
     });
     beforeEach(async () => {
       browser = await launch();
@@ -361,15 +359,13 @@ describe('OAuth sign-in in headless Chromium through `svc serve`', () => {
 
   describe('a client identified by its metadata document (the hosted example, development allowance)', function () {
     this.timeout(120_000);
-    let dir: string;
     let docs: DocServer;
-    let srv: ServeChild;
+    let srv: Served;
     let browser: Awaited<ReturnType<typeof launch>>;
 
     before(async () => {
-      dir = mkdtempSync(join(tmpdir(), 'fastsvc-hosted-cimd-'));
       docs = await startDocServer();
-      srv = await serveCli(await hostedManifest(dir, (doc) => {
+      srv = await serveManifest(await hostedManifest((doc) => {
         doc.oauth.client_id_metadata_documents = { allow_private_addresses: true, ca_file: docs.caFile };
       }));
       browser = await launch();
@@ -378,7 +374,6 @@ describe('OAuth sign-in in headless Chromium through `svc serve`', () => {
       await browser?.close();
       assert.equal((await srv?.stop())?.code, 0);
       await docs?.close();
-      rmSync(dir, { recursive: true, force: true });
     });
 
     it('login and consent name the client as its document does, with the host that publishes it; Allow gives a working token', async () => {
@@ -419,19 +414,14 @@ describe('OAuth sign-in in headless Chromium through `svc serve`', () => {
 
   describe('the default manifest (login.mode auto)', function () {
     this.timeout(60_000);
-    let dir: string;
-    let srv: ServeChild;
+    let srv: Served;
 
     before(async () => {
       if (!existsSync(join(ROOT, 'demo', 'notes.db'))) execFileSync(process.execPath, [join(ROOT, 'scripts', 'make-demo-db.mjs')], { cwd: ROOT });
-      dir = mkdtempSync(join(tmpdir(), 'fastsvc-default-browser-'));
-      cpSync(join(ROOT, 'svc.yaml'), join(dir, 'svc.yaml'));
-      cpSync(join(ROOT, 'demo'), join(dir, 'demo'), { recursive: true });
-      srv = await serveCli(join(dir, 'svc.yaml'), { env: { SVC_TOKEN: undefined } });
+      srv = await serveManifest(readFileSync(join(ROOT, 'svc.yaml'), 'utf8'), { copy: { demo: 'demo' }, env: { SVC_TOKEN: undefined } });
     });
     after(async () => {
       assert.equal((await srv?.stop())?.code, 0);
-      rmSync(dir, { recursive: true, force: true });
     });
 
     it('sends the browser straight back with a code (no page on loopback), and the token calls /svc', async () => {

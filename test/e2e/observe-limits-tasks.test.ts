@@ -1,5 +1,5 @@
 // The audit events of task decisions and of limit refusals, through `svc serve` as
-// operators run it (test/helpers/cli.ts), read from the audit file (fsync always): a task
+// operators run it (test/helpers/serve.ts), read from the audit file (fsync always): a task
 // start, a read and a cancel of that task by another principal (one `deny not_task_owner`
 // each, answered as not found), the owner's cancel (who cancelled), the expiry of a finished
 // task (task_ttl_ms), a start refused by task_max_running_per_principal, a /ws message
@@ -8,12 +8,11 @@
 // token; /metrics counts the running tasks, the open session and socket, and the refusals.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
-import { serveCli, type ServeChild } from '../helpers/cli.js';
+import { serveManifest, type Served } from '../helpers/serve.js';
 import { parseProm, valueOf } from '../helpers/prom-text.js';
 import { secret } from '../helpers/secrets.js';
 import { waitFor } from '../helpers/wait.js';
@@ -61,7 +60,7 @@ type Event = Record<string, unknown>;
 describe('svc serve: audit events of task decisions and limit refusals', function () {
   this.timeout(60_000);
   let dir: string;
-  let srv: ServeChild;
+  let srv: Served;
   const events = (): Event[] => readFileSync(join(dir, 'audit.log'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Event);
   const svc = (path: string, token: string, init: RequestInit = {}) => fetch(`${srv.url}${path}`, {
     ...init, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...init.headers as Record<string, string> },
@@ -78,14 +77,10 @@ describe('svc serve: audit events of task decisions and limit refusals', functio
   const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'limits', version: '1' } } };
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'fastsvc-observe-limits-'));
-    writeFileSync(join(dir, 'svc.yaml'), MANIFEST);
-    srv = await serveCli(join(dir, 'svc.yaml'), { env: { ALICE_TOKEN: ALICE, BOB_TOKEN: BOB } });
+    srv = await serveManifest(MANIFEST, { env: { ALICE_TOKEN: ALICE, BOB_TOKEN: BOB } });
+    dir = srv.dir;
   });
-  after(async () => {
-    await srv?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => srv?.stop());
 
   it('records a task start, another principal refused as not found, the owner\'s cancel and a start over the cap', async () => {
     const n = events().length;

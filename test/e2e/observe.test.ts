@@ -1,4 +1,4 @@
-// What an operator watches, through `svc serve` as operators run it (test/helpers/cli.ts):
+// What an operator watches, through `svc serve` as operators run it (test/helpers/serve.ts):
 // the decision audit log in its own file (audit.to.file, fsync always) with one event per
 // decision — allow, 403 deny, 401s, a front-door refusal, OAuth register/issue/refresh/
 // revoke, reload applied and rejected — carrying the principal (token kind, a hash of the
@@ -8,12 +8,11 @@
 // while stdout keeps only the listening line.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
-import { serveCli, type ServeChild } from '../helpers/cli.js';
+import { serveManifest, type Served } from '../helpers/serve.js';
 import { parseProm, valueOf } from '../helpers/prom-text.js';
 import { secret, secretTokens } from '../helpers/secrets.js';
 import { waitFor } from '../helpers/wait.js';
@@ -57,7 +56,7 @@ type Event = Record<string, unknown>;
 describe('svc serve: audit log, /metrics, start-up line', function () {
   this.timeout(60_000);
   let dir: string;
-  let srv: ServeChild;
+  let srv: Served;
   const events = (): Event[] => readFileSync(join(dir, 'audit.log'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Event);
   const eventsAfter = (n: number) => events().slice(n);
   const call = (token: string | undefined, tool: string, headers: Record<string, string> = {}) => fetch(`${srv.url}/svc/tools/${tool}`, {
@@ -73,14 +72,10 @@ describe('svc serve: audit log, /metrics, start-up line', function () {
   };
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'fastsvc-observe-'));
-    writeFileSync(join(dir, 'svc.yaml'), manifest());
-    srv = await serveCli(join(dir, 'svc.yaml'), { env: { READER_TOKEN: READER, OPS_TOKEN: OPS, SCRAPE_TOKEN: SCRAPE } });
+    srv = await serveManifest(manifest(), { env: { READER_TOKEN: READER, OPS_TOKEN: OPS, SCRAPE_TOKEN: SCRAPE } });
+    dir = srv.dir;
   });
-  after(async () => {
-    await srv?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => srv?.stop());
 
   it('prints one readable start-up line on stderr; stdout keeps only the listening line', async () => {
     assert.equal(srv.stdout(), `listening on ${srv.url}\n`);
@@ -182,7 +177,7 @@ describe('svc serve: audit log, /metrics, start-up line', function () {
     const before = await metrics();
     const oldHash = before.samples.find((s) => s.name === 'fastsvc_config_info')!.labels.config_hash!;
     const n = events().length;
-    writeFileSync(join(dir, 'svc.yaml'), manifest(`  - name: notes.more
+    srv.write(manifest(`  - name: notes.more
     description: Added by a reload.
     template: "more"
 `));
@@ -192,7 +187,7 @@ describe('svc serve: audit log, /metrics, start-up line', function () {
     const mid = await metrics();
     assert.equal(valueOf(mid, 'fastsvc_config_info', { config_hash: String(applied.hash_after) }), 1);
     assert.equal(mid.samples.filter((s) => s.name === 'fastsvc_config_info').length, 1);
-    writeFileSync(join(dir, 'svc.yaml'), manifest('  - name: 42\n'));
+    srv.write(manifest('  - name: 42\n'));
     const rejected = await waitFor(() => eventsAfter(n).find((e) => e.decision === 'reload_rejected'), 'reload_rejected', 10_000);
     assert.ok(Array.isArray(rejected.problems) && rejected.problems.length > 0);
     assert.match(String((rejected.problems as string[])[0]), /svc\.yaml:\d+:\d+: [A-Z_]+: /);

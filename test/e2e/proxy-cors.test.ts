@@ -6,11 +6,7 @@
 // the listed origin, exposes the MCP headers, and is absent by default.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { stringify } from 'yaml';
-import { startServe, type ServeChild } from '../helpers/cli.js';
+import { serveManifest, type Served } from '../helpers/serve.js';
 import { waitFor } from '../helpers/reload.js';
 
 const TOKEN = 'proxy-test-token-0123456789abcdef';
@@ -20,8 +16,8 @@ const INIT = {
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'browser', version: '1' } },
 };
 
-function manifestFile(dir: string, name: string, server: Record<string, unknown>, oauth: boolean): string {
-  const doc = {
+function manifest(name: string, server: Record<string, unknown>, oauth: boolean): Record<string, unknown> {
+  return {
     version: 1,
     name,
     description: 'Proxy and CORS test service.',
@@ -31,9 +27,6 @@ function manifestFile(dir: string, name: string, server: Record<string, unknown>
     ...(oauth && { oauth: { enabled: true, registration: { enabled: true }, rate_limits: { token: { burst: 1, per_minute: 1 } } } }),
     tools: [{ name: 'echo.say', description: 'Echoes.', required_scopes: ['echo.use'], template: 'hi' }],
   };
-  const file = join(dir, `${name}.yaml`);
-  writeFileSync(file, stringify(doc));
-  return file;
 }
 
 const preflight = (url: string, origin: string, method = 'POST') => fetch(url, {
@@ -48,26 +41,21 @@ const mcpPost = (url: string, headers: Record<string, string>) => fetch(`${url}/
 const badToolCall = (url: string, headers: Record<string, string>) => fetch(`${url}/svc/tools/echo.say`, {
   method: 'POST', headers: { authorization: 'Bearer wrong-token', 'content-type': 'application/json', ...headers }, body: '{}',
 });
-const ipsOf = (s: ServeChild, event: string) => s.logs().filter((l) => l.event === event).map((l) => l.ip);
-const authFailed = (s: ServeChild) => s.logs().filter((l) => l.event === 'auth.failed');
+const ipsOf = (s: Served, event: string) => s.logs().filter((l) => l.event === event).map((l) => l.ip);
+const authFailed = (s: Served) => s.logs().filter((l) => l.event === 'auth.failed');
 const list = (h: string | null) => (h ?? '').split(',').map((s) => s.trim().toLowerCase());
 
 describe('svc serve behind a proxy and in a browser app', function () {
   this.timeout(30_000);
-  let dir: string;
-  let behind: ServeChild;
-  let direct: ServeChild;
+  let behind: Served;
+  let direct: Served;
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'fastsvc-proxy-'));
     [behind, direct] = await Promise.all([
-      startServe([manifestFile(dir, 'behind', { trust_proxy: 1, cors: { origins: [APP], max_age: 120 } }, true), '--port', '0']),
-      startServe([manifestFile(dir, 'direct', {}, false), '--port', '0']),
+      serveManifest(manifest('behind', { trust_proxy: 1, cors: { origins: [APP], max_age: 120 } }, true)),
+      serveManifest(manifest('direct', {}, false)),
     ]);
   });
-  after(async () => {
-    await Promise.all([behind?.stop(), direct?.stop()]);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => Promise.all([behind?.stop(), direct?.stop()]));
 
   describe('CORS', () => {
     it('answers a preflight from a listed origin with 204 and the allow headers, without a token', async () => {

@@ -6,10 +6,7 @@
 // can reset it during the test.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { serveCli, type ServeChild } from '../helpers/cli.js';
+import { serveManifest, type Served } from '../helpers/serve.js';
 import { RawMcp, RawWs } from '../helpers/mcp-app.js';
 
 const HOUR = 3_600_000;
@@ -34,19 +31,13 @@ const B = 'token-b-0123456789';
 type Json = Record<string, any>;
 
 describe('quotas per principal: one throttled, the other not (svc serve)', () => {
-  let dir: string;
-  let srv: ServeChild;
+  let srv: Served;
   const call = (token: string) => fetch(`${srv.url}/svc/tools/echo`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{"text":"hi"}' });
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'fastsvc-quotas-'));
-    writeFileSync(join(dir, 'svc.yaml'), MANIFEST);
-    srv = await serveCli(join(dir, 'svc.yaml'), { args: ['--no-watch'], env: { OPS: 'ops-0123456789', A, B } });
+    srv = await serveManifest(MANIFEST, { args: ['--no-watch'], env: { OPS: 'ops-0123456789', A, B } });
   });
-  after(async () => {
-    await srv?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => srv?.stop());
 
   it('a: three calls pass on /svc, the fourth is 429 with Retry-After = ceil(retryAfterMs / 1000), within the hour', async () => {
     for (let i = 0; i < 3; i++) assert.equal((await call(A)).status, 200);

@@ -14,7 +14,8 @@ import * as oauth from 'oauth4webapi';
 import pg from 'pg';
 import WebSocket from 'ws';
 import { parse, stringify } from 'yaml';
-import { childEnv, ROOT, run, serveCli, type ServeChild } from '../helpers/cli.js';
+import { childEnv, ROOT, run } from '../helpers/cli.js';
+import { serveManifest, type Served } from '../helpers/serve.js';
 import { startPostgres, type PgCluster } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -94,8 +95,8 @@ describe('replicas on one PostgreSQL (svc serve ×2, round-robin proxy)', functi
   let cluster: PgCluster;
   const upstreams: string[] = [];
   let proxy: Awaited<ReturnType<typeof startProxy>>;
-  let a: ServeChild;
-  let b: ServeChild;
+  let a: Served;
+  let b: Served;
   let viaProxy: oauth.AuthorizationServer;
   const dir = mkdtempSync(join(tmpdir(), 'fastsvc-replicas-'));
   const manifest = join(dir, 'svc.yaml');
@@ -106,11 +107,11 @@ describe('replicas on one PostgreSQL (svc serve ×2, round-robin proxy)', functi
   writeFileSync(manifest, stringify(doc));
 
   const env = () => ({ DATABASE_URL: cluster.url(), SVC_OAUTH_KEY_SECRET: 'replica-test-key-secret-0123456789abcdef', PUBLIC_URL: proxy.url });
-  const start = () => serveCli(manifest, { env: env() });
+  const start = () => serveManifest({ file: manifest }, { env: env() });
   /** The proxy's metadata with every endpoint on one replica. */
-  const on = (replica: ServeChild): oauth.AuthorizationServer =>
+  const on = (replica: Served): oauth.AuthorizationServer =>
     ({ ...JSON.parse(JSON.stringify(viaProxy).replaceAll(proxy.url, replica.url)), issuer: viaProxy.issuer }) as oauth.AuthorizationServer;
-  const callTool = (replica: ServeChild, token: string) => fetch(`${replica.url}/svc/tools/notes.list`, {
+  const callTool = (replica: Served, token: string) => fetch(`${replica.url}/svc/tools/notes.list`, {
     method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}',
   });
   /** A registered public client and one unredeemed code for it (the authorize steps go through the proxy). */
@@ -217,7 +218,7 @@ describe('replicas on one PostgreSQL (svc serve ×2, round-robin proxy)', functi
   it('counts a quota across both replicas (limits.shared): the 4th call of 3 an hour gets 429, wherever it lands', async () => {
     const { client, auth } = await codeFor();
     const { access_token: token } = await exchange(on(a), client, oauth.None(), auth, proxy.url);
-    const call = (r: ServeChild) => fetch(`${r.url}/svc/tools/notes.count`, {
+    const call = (r: Served) => fetch(`${r.url}/svc/tools/notes.count`, {
       method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}',
     });
     // Earlier tests' tokens are for the same user (login subject dev) but never call notes.count.
@@ -235,7 +236,7 @@ describe('replicas on one PostgreSQL (svc serve ×2, round-robin proxy)', functi
     const { client, auth } = await codeFor();
     const { access_token: token } = await exchange(on(a), client, oauth.None(), auth, proxy.url);
     // 2026-07-28 calls, 4 on each replica at once: several pass the pre-dispatch check before any takes the quota.
-    const call = (r: ServeChild, id: number) => fetch(`${r.url}/mcp`, {
+    const call = (r: Served, id: number) => fetch(`${r.url}/mcp`, {
       method: 'POST',
       headers: {
         authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream',
@@ -261,7 +262,7 @@ describe('replicas on one PostgreSQL (svc serve ×2, round-robin proxy)', functi
   it('runs a task on A that B reads, lists and cancels: A kills its process', async () => {
     const { client, auth } = await codeFor();
     const { access_token: token } = await exchange(on(a), client, oauth.None(), auth, proxy.url);
-    const svc = (r: ServeChild, path: string, init: RequestInit = {}) =>
+    const svc = (r: Served, path: string, init: RequestInit = {}) =>
       fetch(`${r.url}/svc${path}`, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
     const pidfile = join(dir, 'pid');
     const started = await svc(a, '/tools/job.sleep', { method: 'POST', body: JSON.stringify({ pidfile }) });
@@ -292,7 +293,7 @@ describe('replicas on one PostgreSQL (svc serve ×2, round-robin proxy)', functi
     const { client, auth } = await codeFor();
     const { access_token: token } = await exchange(on(a), client, oauth.None(), auth, proxy.url);
     let n = 0;
-    const post = (r: ServeChild, method: string, params: Record<string, unknown>) => {
+    const post = (r: Served, method: string, params: Record<string, unknown>) => {
       const name = method === 'tools/call' ? params.name : params.taskId;
       return fetch(`${r.url}/mcp`, {
         method: 'POST',
@@ -379,7 +380,7 @@ describe('replicas on one PostgreSQL (svc serve ×2, round-robin proxy)', functi
       if (r?.status === 200) acknowledged.push(r.body.access_token as string);
       if (acknowledged.length >= 4 && !killed) {
         killed = true;
-        b.child.kill('SIGKILL');
+        b.proc.kill('SIGKILL');
       }
     }));
     assert.equal((await b.exit).signal, 'SIGKILL');
@@ -393,7 +394,7 @@ describe('replicas on one PostgreSQL (svc serve ×2, round-robin proxy)', functi
 
   it('rotates keys with `keys rotate` and a rolling restart: new key signs, old stays published, tokens keep working', async () => {
     // Runs after the SIGKILL test: only A serves. B comes back after the rotation, then A restarts.
-    const kids = async (r: ServeChild) => ((await (await fetch(`${r.url}/jwks`)).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid);
+    const kids = async (r: Served) => ((await (await fetch(`${r.url}/jwks`)).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid);
     const [oldKid] = await kids(a);
     const before = await exchange(on(a), ...(await codeFor().then(({ client, auth }) => [client, oauth.None(), auth] as const)), proxy.url);
     const rotated = await run(['keys', 'rotate', manifest], { env: childEnv(env()) });

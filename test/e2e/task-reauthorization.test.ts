@@ -6,10 +6,7 @@
 // challenge), while the token's globex task stays readable (nothing is refused too broadly).
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { serveCli, type ServeChild } from '../helpers/cli.js';
+import { serveManifest, type Served } from '../helpers/serve.js';
 import { RawMcp, RawWs } from '../helpers/mcp-app.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -41,8 +38,7 @@ tools:
 type Json = Record<string, any>;
 
 describe('a task is re-authorised with its own arguments on every read, on every transport (svc serve, hot reload)', () => {
-  let dir: string;
-  let srv: ServeChild;
+  let srv: Served;
   const auth = { authorization: `Bearer ${TOKEN}` };
   const ids: Record<string, string> = {};
 
@@ -55,9 +51,7 @@ describe('a task is re-authorised with its own arguments on every read, on every
   const wsCall = async (ws: RawWs, method: string, params: Json, era: 'legacy' | 'modern') => ws.call(method, era === 'modern' ? { ...params, _meta: modernMeta } : params);
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'fastsvc-task-reauth-'));
-    writeFileSync(join(dir, 'svc.yaml'), manifest(['tenant:acme.read', 'tenant:globex.read']));
-    srv = await serveCli(join(dir, 'svc.yaml'), { env: { CI_TOKEN: TOKEN } });
+    srv = await serveManifest(manifest(['tenant:acme.read', 'tenant:globex.read']), { env: { CI_TOKEN: TOKEN } });
 
     const s = await svcPost('acme');
     assert.equal(s.status, 202);
@@ -91,13 +85,12 @@ describe('a task is re-authorised with its own arguments on every read, on every
     }
 
     const reloads = srv.logs().filter((l) => l.event === 'config.reloaded').length;
-    writeFileSync(join(dir, 'svc.yaml'), manifest(['tenant:globex.read']));
+    srv.write(manifest(['tenant:globex.read']));
     await waitFor(() => srv.logs().filter((l) => l.event === 'config.reloaded').length > reloads || undefined, 'the reload', 15_000);
   });
 
   after(async () => {
     await srv?.stop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   const deniedAcme = (data: Json | undefined) => {

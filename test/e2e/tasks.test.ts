@@ -11,15 +11,14 @@
 // (not another principal's) and needs the tasks extension.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { serveCli, type ServeChild } from '../helpers/cli.js';
+import { serveManifest, type Served } from '../helpers/serve.js';
 import { waitFor } from '../helpers/wait.js';
 import { secret } from '../helpers/secrets.js';
 import { frames } from '../helpers/sse.js';
@@ -84,7 +83,7 @@ const ASK_MODULE = `export async function greet(_input, ctx) {
 describe('tasks on /svc, /mcp and /ws (real svc serve)', function () {
   this.timeout(60_000);
   let dir: string;
-  let srv: ServeChild;
+  let srv: Served;
   let n = 0;
   const pidfile = () => join(dir, `pid-${++n}`);
   /** The pid the tool wrote, once it did. */
@@ -123,16 +122,11 @@ describe('tasks on /svc, /mcp and /ws (real svc serve)', function () {
   };
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'fastsvc-tasks-'));
-    writeFileSync(join(dir, 'svc.yaml'), MANIFEST);
-    writeFileSync(join(dir, 'ask.js'), ASK_MODULE);
-    srv = await serveCli(join(dir, 'svc.yaml'), { env: { ALICE_TOKEN: ALICE, BOB_TOKEN: BOB } });
+    srv = await serveManifest(MANIFEST, { files: { 'ask.js': ASK_MODULE }, env: { ALICE_TOKEN: ALICE, BOB_TOKEN: BOB } });
+    dir = srv.dir;
   });
 
-  after(async () => {
-    await srv?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => srv?.stop());
 
   it('/svc: 202 with a Location, poll, another principal gets 404, DELETE kills the process and says cancelled by whom', async () => {
     const file = pidfile();
@@ -377,7 +371,7 @@ describe('tasks on /svc, /mcp and /ws (real svc serve)', function () {
   });
 
   it('SIGTERM with a running task: the task is cancelled by shutdown, its process is gone, the server exits within the drain timeout', async () => {
-    const own = await serveCli(join(dir, 'svc.yaml'), { env: { ALICE_TOKEN: ALICE, BOB_TOKEN: BOB } });
+    const own = await srv.again();
     const file = pidfile();
     const started = await fetch(`${own.url}/svc/tools/job.sleep`, { method: 'POST', headers: { authorization: `Bearer ${ALICE}` }, body: JSON.stringify({ pidfile: file }) });
     assert.equal(started.status, 202);

@@ -6,7 +6,7 @@
 // that hold its scope for at least one tenant (for the claimed tenant when bound).
 
 import assert from 'node:assert/strict';
-import { serveCli, type ServeChild } from '../helpers/cli.js';
+import { serveManifest, type Served } from '../helpers/serve.js';
 import { RawMcp, RawWs } from '../helpers/mcp-app.js';
 
 type Who = 'acme' | 'globex' | 'ops';
@@ -46,10 +46,10 @@ function rpcOutcome(answer: Json, status = 200): Outcome {
 interface Driver { name: string; call(c: Case): Promise<{ outcome: Outcome; challenge?: string | null }>; list(who: Who): Promise<string[]>; close(): void }
 
 describe('tenant-bound scopes: one case table on /svc, /mcp and /ws (svc serve)', () => {
-  let srv: ServeChild;
+  let srv: Served;
   const drivers: Driver[] = [];
   before(async () => {
-    srv = await serveCli('examples/tenant-scoped/svc.yaml', { args: ['--no-watch'], env: { ACME_TOKEN: TOKENS.acme, GLOBEX_TOKEN: TOKENS.globex, OPS_TOKEN: TOKENS.ops } });
+    srv = await serveManifest({ file: 'examples/tenant-scoped/svc.yaml' }, { args: ['--no-watch'], env: { ACME_TOKEN: TOKENS.acme, GLOBEX_TOKEN: TOKENS.globex, OPS_TOKEN: TOKENS.ops } });
     const url = srv.url;
     const headers = (who: Who) => ({ authorization: `Bearer ${TOKENS[who]}`, 'content-type': 'application/json' });
     drivers.push({

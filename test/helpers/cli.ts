@@ -1,13 +1,11 @@
 // The real command line as operators and scripts run it: `node dist/cli.js …` in a child
-// process (run `npm run build` first). run() runs a command to its end; startServe() and
-// serveCli() start `svc serve` and resolve once it prints `listening on http://HOST:PORT`,
-// keeping stdout and stderr (logs() parses stderr's JSON log lines). Children get our
-// environment minus SVC_TOKEN/PORT/HOST plus the test's overrides, and every server
-// started here is killed when the test process exits, even after a failed test. Every
-// child's output goes to the secret scan (test/helpers/secrets.ts), and the values of
-// secret-named overrides passed to childEnv() (…TOKEN, …SECRET, …PASSWORD) are registered.
+// process (run `npm run build` first). run() runs a command to its end, keeping stdout and
+// stderr; a server is started with serveManifest() (test/helpers/serve.ts). Children get our
+// environment minus SVC_TOKEN/PORT/HOST plus the test's overrides. Every child's output goes
+// to the secret scan (test/helpers/secrets.ts), and the values of secret-named overrides
+// passed to childEnv() (…TOKEN, …SECRET, …PASSWORD) are registered.
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { logLine, secretsOfEnv } from './secrets.js';
@@ -53,77 +51,4 @@ export function run(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEn
     child.on('error', reject);
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
-}
-
-export interface ServeChild {
-  child: ChildProcess;
-  url: string;
-  stdout(): string;
-  stderr(): string;
-  /** stderr's JSON log lines so far, parsed (other lines skipped). */
-  logs(): Record<string, unknown>[];
-  exit: Promise<Exit>;
-  /** SIGTERM (unless it already ended), then how it exited. */
-  stop(): Promise<Exit>;
-}
-
-const live = new Set<ChildProcess>();
-process.on('exit', () => {
-  for (const c of live) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-});
-
-/** Starts `svc serve ARGS` and resolves once the listening line is printed. */
-export function startServe(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<ServeChild> {
-  const child = spawn(process.execPath, [CLI, 'serve', ...args], { cwd: opts.cwd ?? ROOT, env: opts.env ?? childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  live.add(child);
-  let stdout = '';
-  let stderr = '';
-  const exit = new Promise<Exit>((resolve) => child.on('close', (code, signal) => {
-    live.delete(child);
-    resolve({ code, signal });
-  }));
-  const logs = () => stderr.split('\n').flatMap((l) => {
-    try {
-      const v = JSON.parse(l);
-      return v && typeof v === 'object' ? [v as Record<string, unknown>] : [];
-    } catch {
-      return [];
-    }
-  });
-  const stop = () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    return exit;
-  };
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`no listening line within 20 s; stderr:\n${stderr.slice(-2000)}`));
-    }, 20_000);
-    const source = `serve ${args[0] ?? ''}`;
-    child.stderr!.setEncoding('utf8').on('data', (c: string) => {
-      stderr += c;
-      logLine(source, c);
-    });
-    child.stdout!.setEncoding('utf8').on('data', (c: string) => {
-      stdout += c;
-      logLine(source, c);
-      const m = /^listening on (http:\/\/\S+)\n/.exec(stdout);
-      if (!m) return;
-      clearTimeout(timer);
-      resolve({ child, url: m[1]!, stdout: () => stdout, stderr: () => stderr, logs, exit, stop });
-    });
-    void exit.then(({ code, signal }) => {
-      clearTimeout(timer);
-      reject(new Error(`svc serve exited (${code ?? signal}) before listening; stderr:\n${stderr.slice(-2000)}`));
-    });
-  });
-}
-
-export function stop(s: ServeChild): Promise<Exit> {
-  return s.stop();
-}
-
-/** `svc serve FILE --port 0 [args]` with childEnv(env). */
-export function serveCli(file: string, o: { args?: string[]; env?: Record<string, string | undefined>; cwd?: string } = {}): Promise<ServeChild> {
-  return startServe([file, '--port', '0', ...(o.args ?? [])], { cwd: o.cwd, env: childEnv(o.env) });
 }

@@ -1,7 +1,7 @@
 // The secret scan's two lists: secrets the tests create (tokens, client secrets,
 // passwords, authorization codes, code verifiers — registered with secret()) and every
 // log line the servers under test wrote (spawned `svc serve` children through
-// test/helpers/cli.ts, in-process harness loggers through logLine()). The root hook in
+// test/helpers/serve.ts and cli.ts, in-process harness loggers through logLine()). The root hook in
 // test/helpers/secret-scan.hooks.ts fails the run when a registered secret appears in
 // any collected line. Secrets shorter than 8 characters are not registered (they would
 // match ordinary words).

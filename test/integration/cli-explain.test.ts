@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, childEnv, run, serveCli } from '../helpers/cli.js';
+import { ROOT, childEnv, run } from '../helpers/cli.js';
+import { serveManifest } from '../helpers/serve.js';
 
 const FILE = 'examples/tenant-scoped/svc.yaml';
 const ENV = childEnv({ ACME_TOKEN: 'acme-token-0123456789', GLOBEX_TOKEN: 'globex-token-0123456789', OPS_TOKEN: 'ops-token-0123456789' });
@@ -77,8 +78,7 @@ describe('svc explain', () => {
       .replace('    - { name: "tenant:acme", description: Everything of tenant Acme. }', '    - { name: "tenant:acme", description: Everything of tenant Acme. }\n    - svc.explain')
       .replace('  subject: ops\n', '  subject: ops\n  scopes: ["tenant:acme", "tenant:globex", "tenant:acme.read", "tenant:globex.read", svc.explain]\n');
     assert.match(text, /scopes: \[.*svc\.explain\]/);
-    writeFileSync(join(dir, 'svc.yaml'), text);
-    const srv = await serveCli(join(dir, 'svc.yaml'), { args: ['--no-watch'], env: { ACME_TOKEN: 'acme-token-0123456789', GLOBEX_TOKEN: 'globex-token-0123456789', OPS_TOKEN: 'ops-token-0123456789' } });
+    const srv = await serveManifest(text, { args: ['--no-watch'], env: { ACME_TOKEN: 'acme-token-0123456789', GLOBEX_TOKEN: 'globex-token-0123456789', OPS_TOKEN: 'ops-token-0123456789' } });
     try {
       const asAcme = (token: string) => fetch(`${srv.url}/svc/explain?as=acme`, { headers: { authorization: `Bearer ${token}` } });
       const refused = await asAcme('globex-token-0123456789');

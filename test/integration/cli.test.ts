@@ -9,7 +9,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { childEnv, CLI, PROBLEM_LINE, ROOT, run, startServe, stop, STACK_FRAME } from '../helpers/cli.js';
+import { childEnv, CLI, PROBLEM_LINE, ROOT, run, STACK_FRAME } from '../helpers/cli.js';
+import { serveManifest } from '../helpers/serve.js';
 import { waitFor } from '../helpers/wait.js';
 
 const INVALID = join(ROOT, 'test', 'fixtures', 'invalid');
@@ -113,7 +114,7 @@ describe('cli', function () {
 
   describe('serve', () => {
     it('--port 0 prints exactly one stdout line, listening on http://127.0.0.1:PORT, and /healthz answers', async () => {
-      const s = await startServe(['svc.yaml', '--port', '0'], { env: childEnv({ SVC_TOKEN: 'cli-test-token-0123456789' }) });
+      const s = await serveManifest({ file: 'svc.yaml' }, { env: { SVC_TOKEN: 'cli-test-token-0123456789' } });
       try {
         assert.match(s.url, /^http:\/\/127\.0\.0\.1:\d+$/);
         assert.notEqual(new URL(s.url).port, '0');
@@ -122,7 +123,7 @@ describe('cli', function () {
         const tool = await fetch(s.url + '/svc/tools/greet.hello', { method: 'POST', headers: { authorization: 'Bearer cli-test-token-0123456789', 'content-type': 'application/json' }, body: '{"name":"CLI"}' });
         assert.equal(tool.status, 200);
       } finally {
-        const { code } = await stop(s);
+        const { code } = await s.stop();
         assert.equal(code, 0);
       }
       assert.equal(s.stdout(), `listening on ${s.url}\n`);
@@ -130,18 +131,17 @@ describe('cli', function () {
 
     it('the PORT environment variable picks the port', async () => {
       const port = await freePort();
-      const s = await startServe(['svc.yaml'], { env: childEnv({ PORT: String(port), SVC_TOKEN: 'cli-test-token-0123456789' }) });
+      const s = await serveManifest({ file: 'svc.yaml' }, { port: null, env: { PORT: String(port), SVC_TOKEN: 'cli-test-token-0123456789' } });
       try {
         assert.equal(s.url, `http://127.0.0.1:${port}`);
         assert.equal((await fetch(s.url + '/healthz')).status, 200);
       } finally {
-        await stop(s);
+        await s.stop();
       }
     });
 
     it('SIGTERM lets an in-flight request finish, then exits 0', async () => {
-      const dir = mkdtempSync(join(tmp, 'drain-'));
-      writeFileSync(join(dir, 'svc.yaml'), `version: 1
+      const s = await serveManifest(`version: 1
 name: drain-test
 server: { host: 127.0.0.1, port: 0 }
 routes: { public: [/healthz, /svc], protected: [] }
@@ -149,11 +149,10 @@ tools:
   - name: slow.op
     description: Marks that it started, sleeps half a second, then answers.
     exec: { argv: [sh, -c, "echo > started.flag; sleep 0.5; echo done"], timeout_ms: 10000 }
-`);
-      const s = await startServe([join(dir, 'svc.yaml')]);
+`, { port: null });
       const call = fetch(s.url + '/svc/tools/slow.op', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-      await waitFor(() => existsSync(join(dir, 'started.flag')) || undefined, 'the slow call has started', 10_000, 25);
-      s.child.kill('SIGTERM');
+      await waitFor(() => existsSync(join(s.dir, 'started.flag')) || undefined, 'the slow call has started', 10_000, 25);
+      s.proc.kill('SIGTERM');
       const res = await call;
       assert.equal(res.status, 200);
       assert.equal(((await res.json()) as { result: string }).result, 'done\n');
@@ -163,8 +162,8 @@ tools:
     });
 
     it('after SIGTERM no new connection is accepted', async () => {
-      const s = await startServe(['svc.yaml', '--port', '0'], { env: childEnv({ SVC_TOKEN: 'cli-test-token-0123456789' }) });
-      const exit = await stop(s);
+      const s = await serveManifest({ file: 'svc.yaml' }, { env: { SVC_TOKEN: 'cli-test-token-0123456789' } });
+      const exit = await s.stop();
       assert.deepEqual(exit, { code: 0, signal: null }, s.stderr());
       await assert.rejects(fetch(s.url + '/healthz'));
     });
@@ -212,8 +211,7 @@ tools:
     });
 
     it('with auth.generate_if_unset and SVC_TOKEN unset, a token is printed on stderr and it works', async () => {
-      const dir = mkdtempSync(join(tmp, 'gen-'));
-      writeFileSync(join(dir, 'svc.yaml'), `version: 1
+      const s = await serveManifest(`version: 1
 name: gen-test
 server: { host: 127.0.0.1, port: 0 }
 profile: { scopes: [a.use] }
@@ -222,8 +220,7 @@ auth:
   generate_if_unset: true
 tools:
   - { name: a.ping, description: p, required_scopes: [a.use], template: pong }
-`);
-      const s = await startServe([join(dir, 'svc.yaml')]);
+`, { port: null });
       try {
         const call = (token: string) => fetch(s.url + '/svc/tools/a.ping', { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
         assert.equal((await call('not-the-token')).status, 401);
@@ -234,7 +231,7 @@ tools:
         assert.ok(statuses.includes(200), `none of the printed strings works as a token: ${statuses}`);
         assert.ok(!s.stdout().includes(candidates[statuses.indexOf(200)]!), 'the token is not on stdout');
       } finally {
-        await stop(s);
+        await s.stop();
       }
     });
   });

@@ -6,11 +6,9 @@
 // with the final response.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { renameSync, writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
-import { serveCli, type ServeChild } from '../helpers/cli.js';
+import { serveManifest, type Served } from '../helpers/serve.js';
 import { frames } from '../helpers/sse.js';
 
 const V = '2026-07-28';
@@ -28,9 +26,8 @@ function manifest(tools: string[], prompts = ['p']): string {
 
 describe('MCP 2026-07-28 over HTTP on the real server', function () {
   this.timeout(30_000);
-  let dir: string;
   let file: string;
-  let srv: ServeChild;
+  let srv: Served;
 
   const write = (tools: string[], prompts?: string[]) => {
     writeFileSync(`${file}.tmp`, manifest(tools, prompts));
@@ -43,16 +40,11 @@ describe('MCP 2026-07-28 over HTTP on the real server', function () {
   });
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'fastsvc-modern-http-'));
-    file = join(dir, 'svc.yaml');
-    write(['a']);
-    srv = await serveCli(file);
+    srv = await serveManifest(manifest(['a']));
+    file = srv.file;
   });
 
-  after(async () => {
-    await srv?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => srv?.stop());
 
   it('GET and DELETE answer 405 (Allow: POST) to a modern request; without a version header GET is still the 2025 session stream (400 without a session)', async () => {
     for (const method of ['GET', 'DELETE']) {

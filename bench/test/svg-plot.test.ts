@@ -2,7 +2,7 @@
 // series group and one legend entry per series, maps larger x (linear and log) to larger SVG x and larger y to
 // smaller SVG y, leaves out null points, and turns column-shaped JSON into { x, series }.
 import assert from 'node:assert/strict';
-import { columnsToSeries, linePlot, niceTicks } from '../../bench/lib/svg-plot.mjs';
+import { columnsToSeries, linePlot, niceTicks } from '../lib/svg-plot.mjs';
 
 /** Every element's tag, checked balanced like an XML parser would (self-closing tags and text aside). */
 function assertWellFormed(svg: string): void {

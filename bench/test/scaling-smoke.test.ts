@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT } from '../helpers/cli.js';
+import { ROOT } from '../../test/helpers/cli.js';
 
 const LIMIT_MS = 120_000; // the script bounds its own waits; this only stops a wedged run
 const PLOTS = ['throughput-vs-connections.svg', 'p99-vs-connections.svg', 'rss-idle-sessions.svg'];

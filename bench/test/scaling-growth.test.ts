@@ -1,7 +1,7 @@
 // bench/scaling.mjs growth(): KiB per added idle session/socket between checkpoints and over the whole range, and
 // the super-linear call-out, judged after the first checkpoint (upper half of the range > 1.5× the lower half).
 import assert from 'node:assert/strict';
-import { growth } from '../../bench/scaling.mjs';
+import { growth } from '../scaling.mjs';
 
 describe('scaling growth (KiB per added idle item)', () => {
   it('gives KiB per item for each step and over the whole range', () => {

@@ -1,4 +1,4 @@
-// The after-a-quiet-spell measurement's smoke form: `node bench/idle-recovery.mjs` with one short cycle starts
+// The after-a-quiet-spell measurement's smoke form: `node bench/investigate/idle-recovery.mjs` with one short cycle starts
 // its four servers on loopback (the real `svc serve` — `node [--no-memory-reducer] dist/cli.js serve … --port 0`, as
 // bench/lib/proc.mjs starts it for `npm run bench` — and the raw echo, each on Node's defaults and with
 // --no-memory-reducer), checks every answer (a failed request or a non-2xx stops it) and must exit 0 having
@@ -8,16 +8,16 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { run } from '../helpers/cli.js';
+import { run } from '../../test/helpers/cli.js';
 
-describe('idle-recovery smoke (node bench/idle-recovery.mjs, one short cycle)', function () {
+describe('idle-recovery smoke (node bench/investigate/idle-recovery.mjs, one short cycle)', function () {
   this.timeout(100_000); // the script bounds its own waits (each server's start, each load)
   const dir = mkdtempSync(join(tmpdir(), 'idle-smoke-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('measures fastsvc and the raw echo, with and without the memory reducer, and writes the table', async () => {
     const out = join(dir, 'idle-recovery.md');
-    const r = await run(['--cycles', '1', '--idle', '1', '--seconds', '1', '--warmup', '1', '--out', out], { program: [process.execPath, 'bench/idle-recovery.mjs'] });
+    const r = await run(['--cycles', '1', '--idle', '1', '--seconds', '1', '--warmup', '1', '--out', out], { program: [process.execPath, 'bench/investigate/idle-recovery.mjs'] });
     assert.equal(r.code, 0, `idle-recovery exited ${r.code ?? r.signal}\n${r.stderr.slice(-4000)}`);
 
     const rows = readFileSync(out, 'utf8').split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| server') && !l.startsWith('| ---'));

@@ -1,10 +1,10 @@
-// `node bench/instructions.mjs`: user-space instructions per request, counted by valgrind's callgrind, for the
+// `node bench/investigate/instructions.mjs`: user-space instructions per request, counted by valgrind's callgrind, for the
 // raw node:http echo and fastsvc's hot HTTP scenarios (scenarios.mjs). Throughput on a shared host moves by ±30%
 // within seconds; an instruction count moves by under 1% between rounds and up to ~5% between runs (the JIT
 // decides a little differently each time), so it shows what a change does to the
 // server's own work. It counts neither the kernel (syscalls, loopback TCP) nor cache misses or the load generator,
 // so it complements the throughput ratios of `npm run bench`; it does not replace them.
-// Each server runs under callgrind with instrumentation off (scripts/ensure-valgrind.sh installs valgrind); after
+// Each server runs under callgrind with instrumentation off (ensure-valgrind.sh beside it installs valgrind); after
 // --warmup requests on one connection (the JIT settled), instrumentation is switched on around --requests requests,
 // the counts are dumped and zeroed, and Ir/request is the dump's total over the requests. The first SETTLE
 // instrumented rounds are thrown away (switching instrumentation on retranslates the JIT's code: the first round
@@ -24,17 +24,18 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SAME_REQUEST, SCENARIOS, SERVERS, TOKEN } from './scenarios.mjs';
-import { cliOptions } from './lib/cli-args.mjs';
-import { KINDS } from './lib/clients.mjs';
-import { autocannonLoad } from './lib/load.mjs';
-import { OAuthFlow } from './lib/oauth.mjs';
-import { installCleanup, ROOT, startServer, stopServer } from './lib/proc.mjs';
+import { fileURLToPath } from 'node:url';
+import { SAME_REQUEST, SCENARIOS, SERVERS, TOKEN } from '../scenarios.mjs';
+import { cliOptions } from '../lib/cli-args.mjs';
+import { KINDS } from '../lib/clients.mjs';
+import { autocannonLoad } from '../lib/load.mjs';
+import { OAuthFlow } from '../lib/oauth.mjs';
+import { installCleanup, ROOT, startServer, stopServer } from '../lib/proc.mjs';
 
 /** Instrumented rounds run and dropped before the measured ones. */
 const SETTLE = 2;
 const DEFAULT = ['raw', 'raw-mcp', 'raw-mcp-2026', 'fastsvc-svc', 'fastsvc-mcp', 'fastsvc-mcp-2026', 'fastsvc-svc-nometrics', 'fastsvc-svc-observed', 'fastsvc-oauth-svc'];
-const USAGE = 'usage: node bench/instructions.mjs [--only a,b] [--requests N] [--warmup N] [--rounds N] [--functions N] [--warm-with a,b] [--cache-sim] [--smoke] [--out FILE]';
+const USAGE = 'usage: node bench/investigate/instructions.mjs [--only a,b] [--requests N] [--warmup N] [--rounds N] [--functions N] [--warm-with a,b] [--cache-sim] [--smoke] [--out FILE]';
 const opt = cliOptions({ only: { type: 'string' }, requests: { type: 'string' }, warmup: { type: 'string' }, rounds: { type: 'string' }, functions: { type: 'string' }, 'warm-with': { type: 'string' }, 'cache-sim': { type: 'boolean' }, smoke: { type: 'boolean' }, out: { type: 'string' } }, USAGE);
 const smoke = Boolean(opt.smoke);
 const cfg = {
@@ -54,7 +55,7 @@ if (bad.length || !(cfg.requests >= 1 && cfg.warmup >= 0 && cfg.rounds >= 2 && N
   process.exit(2);
 }
 
-execFileSync('sh', [join(ROOT, 'scripts', 'ensure-valgrind.sh')], { stdio: 'inherit' });
+execFileSync('sh', [fileURLToPath(new URL('ensure-valgrind.sh', import.meta.url))], { stdio: 'inherit' });
 installCleanup();
 const dir = mkdtempSync(join(tmpdir(), 'fastsvc-instructions-'));
 const env = { BENCH_TOKEN: TOKEN, SVC_TOKEN: TOKEN, BENCH_DATA_DIR: dir };
@@ -283,7 +284,7 @@ try {
 }
 const raw = rows.find((r) => r.scn.name === 'raw' && r.ir)?.ir;
 const table = [
-  `### Instructions per request (bench/instructions.mjs: callgrind, ${cfg.requests} requests per round on one connection after ${cfg.warmup} warm-up ones${warmNames.length ? `, each server having first served ${cfg.warmup} of each of ${warmNames.join(', ')} that it serves` : ''}; median of ${cfg.rounds} rounds)`,
+  `### Instructions per request (bench/investigate/instructions.mjs: callgrind, ${cfg.requests} requests per round on one connection after ${cfg.warmup} warm-up ones${warmNames.length ? `, each server having first served ${cfg.warmup} of each of ${warmNames.join(', ')} that it serves` : ''}; median of ${cfg.rounds} rounds)`,
   '',
   '| scenario | what | Ir/request (median) | rounds | raw echo ÷ this (work ratio) | raw echo of the same request ÷ this |',
   '| --- | --- | --- | --- | --- | --- |',

@@ -11,20 +11,20 @@
 // V8 decides by itself whether a quiet spell gets a memory-reducing collection, so each cycle's ratio is
 // listed with R where the server ran one while idle (its --trace-gc lines marked "reduce"; scavenges are
 // not printed, so the trace costs nothing per request), beside the median over the cycles.
-// Run it under the shared lock: flock /tmp/fastsvc-bench.lock node bench/idle-recovery.mjs
+// Run it under the shared lock: flock /tmp/fastsvc-bench.lock node bench/investigate/idle-recovery.mjs
 //
-//   node bench/idle-recovery.mjs [--cycles 3] [--idle 90] [--seconds 3] [--warmup 8] [--out bench/results/idle-recovery.md]
+//   node bench/investigate/idle-recovery.mjs [--cycles 3] [--idle 90] [--seconds 3] [--warmup 8] [--out bench/investigate/results/idle-recovery.md]
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { cliOptions } from './lib/cli-args.mjs';
-import { KINDS } from './lib/clients.mjs';
-import { cpuMs, installCleanup, sleep, startServer, stopServer } from './lib/proc.mjs';
-import { median } from './lib/report.mjs';
-import { SCENARIOS, SERVERS, TOKEN } from './scenarios.mjs';
+import { cliOptions } from '../lib/cli-args.mjs';
+import { KINDS } from '../lib/clients.mjs';
+import { cpuMs, installCleanup, sleep, startServer, stopServer } from '../lib/proc.mjs';
+import { median } from '../lib/report.mjs';
+import { SCENARIOS, SERVERS, TOKEN } from '../scenarios.mjs';
 
-const USAGE = 'usage: node bench/idle-recovery.mjs [--cycles N] [--idle SECONDS] [--seconds S] [--warmup S] [--out FILE]';
+const USAGE = 'usage: node bench/investigate/idle-recovery.mjs [--cycles N] [--idle SECONDS] [--seconds S] [--warmup S] [--out FILE]';
 const DEFAULT_OUT = fileURLToPath(new URL('results/idle-recovery.md', import.meta.url));
 
 /** Runs the measurement; returns the report's Markdown section (also written to `out`). */
@@ -82,7 +82,7 @@ export async function runIdleRecovery({ cycles = 3, idleSeconds = 90, seconds = 
     return `| ${e.name} | ${e.what} | ${f(median(e.busy.map((b) => b.rps)))} | ${f(median(e.after.map((a) => a.rps)))} | ${f(median(ratios), 2)}× | ${cycles} | ${f(median(e.busy.map((b) => b.cpu)), 1)} → ${f(median(e.after.map((a) => a.cpu)), 1)} (${f(cpu, 2)}×) |`;
   });
   const md = [
-    '## After a quiet spell (bench/idle-recovery.mjs)',
+    '## After a quiet spell (bench/investigate/idle-recovery.mjs)',
     '',
     `${cycles} cycles: each server busy ${seconds} s, all idle ${idleSeconds} s, each busy ${seconds} s again; /mcp 2026-07-28 tools/call, 10 connections. Ratios: after-idle ÷ busy, each cycle (R: the server ran a memory-reducing GC while idle) and their median.`,
     '',

@@ -1,7 +1,7 @@
-// The instruction-count bench's smoke form as part of npm test: `node bench/instructions.mjs --smoke` starts the raw
+// The instruction-count bench's smoke form (npm run test:bench): `node bench/investigate/instructions.mjs --smoke` starts the raw
 // echo and the real `svc serve` process (`node dist/cli.js serve bench/fastsvc.svc.yaml --port 0`, as `npm run bench`
 // does; the only difference is that valgrind's callgrind runs that node) on loopback (valgrind from
-// scripts/ensure-valgrind.sh), checks each answer, switches instrumentation on around a few hundred requests per
+// bench/investigate/ensure-valgrind.sh), checks each answer, switches instrumentation on around a few hundred requests per
 // round and prints Ir/request. The first run covers /svc and a 2026-07-28 /mcp call, with the raw echo and the raw
 // echo of that same /mcp request, and --functions (the per-function difference between that call and its echo); the
 // second, the /mcp call and its echo with --cache-sim (simulated cache misses, mispredicts, a cycle estimate, the call
@@ -30,14 +30,14 @@ async function smoke(args: string[]): Promise<{ report: string; stdout: string; 
   const dir = mkdtempSync(join(tmpdir(), 'instructions-smoke-'));
   try {
     const out = join(dir, 'instructions.md');
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['bench/instructions.mjs', '--smoke', ...args, '--out', out], { cwd: ROOT, timeout: 400_000, maxBuffer: 1 << 24 });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['bench/investigate/instructions.mjs', '--smoke', ...args, '--out', out], { cwd: ROOT, timeout: 400_000, maxBuffer: 1 << 24 });
     return { report: readFileSync(out, 'utf8'), stdout, stderr };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-describe('instruction-count bench smoke (node bench/instructions.mjs --smoke)', function () {
+describe('instruction-count bench smoke (node bench/investigate/instructions.mjs --smoke)', function () {
   this.timeout(420_000); // servers started under valgrind, one after the other; the script bounds its own waits
   let report: string;
   let stdout: string;
