@@ -50,7 +50,7 @@ export interface McpDeps {
 }
 
 export interface McpHandle {
-  /** POST /mcp for a principal the caller authenticated with the policy of `cat` (the server's direct path; see http/app.ts). */
+  /** POST /mcp for a principal the caller authenticated with the policy of `cat` (the server's direct path; see server/app.ts). */
   post(req: IncomingMessage, res: ServerResponse, p: Principal, cat?: Catalog): Promise<void>;
   /** End every open 2026-07-28 subscriptions/listen stream with its final response (server shutdown). */
   closeStreams(): void;

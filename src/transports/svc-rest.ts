@@ -36,7 +36,7 @@ import { denial } from '../runtime/denial.js';
 
 export interface SvcTransport {
   router: Router;
-  /** POST /svc/tools/NAME for a principal the caller authenticated with the policy of `cat` (the server's direct path; see http/app.ts). */
+  /** POST /svc/tools/NAME for a principal the caller authenticated with the policy of `cat` (the server's direct path; see server/app.ts). */
   callTool(req: IncomingMessage, res: ServerResponse, p: Principal, name: string, cat?: Catalog): Promise<void>;
 }
 

@@ -1,4 +1,4 @@
-// reload-diff: capability changes by name, and which config fields only a restart can
+// policy/diff.ts: capability changes by name, and which config fields only a restart can
 // apply (who gains or loses access is reach.ts's: test/unit/reach.test.ts).
 
 import assert from 'node:assert/strict';
@@ -9,7 +9,7 @@ import { diffCapabilities, isEmptyChange, restartRequired, stable } from '../../
 
 const m = (yaml: string) => parse(yaml) as SvcManifest;
 
-describe('reload-diff', () => {
+describe('policy diff', () => {
   it('diffCapabilities: added, removed and changed by name; a change of backend or template counts', () => {
     const a = m(`
 tools:
