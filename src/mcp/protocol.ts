@@ -47,7 +47,7 @@ export interface SessionOptions {
 export interface HandleOptions {
   /** Where messages related to this request go (its POST stream); default: the session channel. */
   reply?: Sink;
-  /** The catalog snapshot to use (a transport that pre-checked scopes passes the one it checked). */
+  /** The catalog snapshot to use: the policy the caller was authenticated with. */
   catalog?: Catalog;
   /** The request's address and trace headers (audit log, tracing), when the transport built them. */
   scope?: RequestScope;

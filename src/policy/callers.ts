@@ -11,9 +11,8 @@
 // and so is GET /svc/explain?as=NAME (the scope svc.explain).
 
 import type { Catalog } from '../core/catalog.js';
-import { profileScopes } from '../core/config.js';
+import { CALL_ROUTES, KNOWN_ROUTES, profileScopes } from '../core/config.js';
 import type { SvcManifest } from '../core/manifest-types.gen.js';
-import { CALL_ROUTES, KNOWN_ROUTES } from '../core/config.js';
 import { EXPLAIN_ANY_SCOPE } from './explain.js';
 import { entries } from './diff.js';
 import { compileGuard, type Guard } from '../core/guard.js';

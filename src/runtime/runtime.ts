@@ -65,7 +65,7 @@ export class Runtime {
     this.#obs = opts.observer ?? Observer.NONE;
   }
 
-  /** The app's audit log, metrics and tracing (the /mcp step-up reports its denials here too). */
+  /** The app's audit log, metrics and tracing (the MCP endpoint reports its session-cap refusals here too). */
   get observer(): Observer {
     return this.#obs;
   }
