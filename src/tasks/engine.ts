@@ -258,8 +258,8 @@ export class TaskEngine {
   }
 
   /**
-   * Cancels the caller's task wherever it runs (the replica running it aborts it); a task already finished is
-   * returned unchanged.
+   * Cancels the caller's task wherever it runs (the replica running it aborts it), resolving once every replica
+   * sharing the store reads it cancelled; a task already finished is returned unchanged.
    */
   async cancel(id: string, who: Caller): Promise<TaskRecord> {
     const store = this.#store;
@@ -268,7 +268,7 @@ export class TaskEngine {
     if (!isShared(store) || this.#live.has(id)) {
       this.#cancel(task, who.principal.sub, 'cancelled by its owner');
       this.#audit(task, 'task_cancel', 'owner', who.principal, who.transport, who.scope);
-      return task;
+      return this.#saved(task); // answered once every replica reads it cancelled
     }
     await store.requestCancel(task, who.principal.sub, `cancelled by ${who.principal.sub}`);
     this.#log({ ...task, status: 'cancelled', cancelledBy: who.principal.sub }, 'task.cancelled', 'cancelled by its owner on another replica');

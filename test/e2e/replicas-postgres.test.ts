@@ -41,6 +41,15 @@ const TASK_TOOL = `
       timeout_ms: 120000
 `;
 /** A tool with a per-principal quota of 3 requests an hour (limits.shared is in the example). */
+/** A tenant-bound task tool; the task re-authorisation test edits its required scope while the replicas run. */
+const TENANT_TOOL = (scope: string) => `
+  - name: report.run
+    description: One tenant's report, as a task.
+    task: required
+    required_scopes: ["${scope}"]
+    input_schema: { type: object, properties: { tenant: { type: string, pattern: "^[a-z]+$" } }, required: [tenant] }
+    template: "report for {{tenant}}"
+`;
 const QUOTA_TOOL = `
   - name: notes.count
     description: Counts notes; 3 calls an hour per user, across every replica.
@@ -100,7 +109,9 @@ describe('replicas on one PostgreSQL (svc serve ×2, round-robin proxy)', functi
   let viaProxy: oauth.AuthorizationServer;
   const dir = mkdtempSync(join(tmpdir(), 'fastsvc-replicas-'));
   const manifest = join(dir, 'svc.yaml');
-  const doc = parse(readFileSync(MANIFEST, 'utf8') + TASK_TOOL + QUOTA_TOOL);
+  const text = (tenantScope: string) => readFileSync(MANIFEST, 'utf8') + TASK_TOOL + TENANT_TOOL(tenantScope) + QUOTA_TOOL;
+  const doc = parse(text('tenant:{{tenant}}.read'));
+  doc.profile.scopes.push('tenant:acme.read', 'tenant:acme.write');
   // Most tests register a client of their own on A, a dozen within a minute from 127.0.0.1: past /register's
   // default bucket (10 at once, then 10 a minute), which failed the last of them when the suite ran fast.
   doc.oauth.rate_limits = { register: { burst: 50, per_minute: 50 } };
@@ -286,6 +297,33 @@ describe('replicas on one PostgreSQL (svc serve ×2, round-robin proxy)', functi
       const body = (await (await svc(r, `/tasks/${id}`)).json()) as { status: string; cancelled_by: string };
       assert.equal(body.status, 'cancelled', r.url);
       assert.equal(body.cancelled_by, 'dev', r.url);
+    }
+  });
+
+  it('re-authorises a task A ran on every replica with the arguments A stored: after a reload raises the tool\'s scope, A and B refuse it', async () => {
+    const client = await register(on(a));
+    const auth = await authorize(viaProxy, client, { scope: 'notes.read tenant:acme.read', resource: proxy.url });
+    assert.ok(auth.callback, `authorization ended at ${auth.res.status}`);
+    const { access_token: token } = await exchange(on(a), client, oauth.None(), auth, proxy.url);
+    const svc = (r: Served, path: string, init: RequestInit = {}) =>
+      fetch(`${r.url}/svc${path}`, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
+    const started = await svc(a, '/tools/report.run', { method: 'POST', body: JSON.stringify({ tenant: 'acme' }) });
+    assert.equal(started.status, 202);
+    const id = ((await started.json()) as { task_id: string }).task_id;
+    await waitFor(async () => (((await (await svc(b, `/tasks/${id}`)).json()) as { status: string }).status === 'completed' ? true : undefined), 'B to read the finished task');
+    const reloaded = (r: Served) => r.logs().filter((l) => l.event === 'config.reloaded').length;
+    const before = [reloaded(a), reloaded(b)];
+    const edited = parse(text('tenant:{{tenant}}.write'));
+    edited.profile.scopes.push('tenant:acme.read', 'tenant:acme.write');
+    edited.oauth.rate_limits = doc.oauth.rate_limits;
+    writeFileSync(manifest, stringify(edited));
+    await waitFor(() => (reloaded(a) > before[0]! && reloaded(b) > before[1]! ? true : undefined), 'both replicas to reload', 15_000);
+    for (const r of [b, a]) {
+      const read = await svc(r, `/tasks/${id}`);
+      assert.equal(read.status, 403, r.url);
+      assert.deepEqual(((await read.json()) as { error: { missing: string[] } }).error.missing, ['tenant:acme.write'], r.url);
+      const listed = (await (await svc(r, '/tasks')).json()) as { tasks: { task_id: string }[] };
+      assert.ok(!listed.tasks.some((t) => t.task_id === id), `${r.url} lists it no more`);
     }
   });
 

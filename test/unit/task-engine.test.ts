@@ -259,7 +259,7 @@ describe('TaskEngine', () => {
     ]);
   });
 
-  it('start() on a shared store resolves only once the store has the task; a failed write cancels the running task and rejects', async () => {
+  it('start() and cancel() on a shared store resolve only once the store has the change; a failed write cancels the running task and rejects', async () => {
     const store = new HeldStore();
     const { tasks, runtime } = setup({}, undefined, store);
     const alice = who('alice');
@@ -277,8 +277,14 @@ describe('TaskEngine', () => {
     await assert.rejects(failing, /database down/);
     assert.equal(next.status, 'cancelled');
     assert.equal(next.cancelledBy, 'shutdown');
-    const cancelling = tasks.cancel(task.id, as(alice));
+    // A cancel too is answered only once the store has it.
+    let cancelled = false;
+    const cancelling = tasks.cancel(task.id, as(alice)).then(() => (cancelled = true));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(cancelled, false, 'not before the cancel landed');
+    store.land();
     await cancelling;
+    assert.equal(task.status, 'cancelled');
     tasks.close();
   });
 
