@@ -65,7 +65,7 @@ export function legacyTask(t: TaskRecord): Record<string, unknown> {
   };
 }
 
-/** A 2025 tools/call the runtime admitted as a task: started, answered as {task}. */
+/** A 2025 tools/call the runtime admitted as a task: started (the session answers it as {task} and follows its status). */
 export function startLegacyTask(call: AdmittedTool, c: TaskCall): Promise<TaskRecord> {
   return c.tasks.start({ call, principal: c.principal, transport: c.transport, scope: c.scope });
 }
