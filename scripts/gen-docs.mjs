@@ -19,7 +19,7 @@ const SCHEMA = 'schema/svc.schema.json';
 export const PAGES = { manifest: 'docs/reference/manifest.md', errors: 'docs/reference/errors.md', cli: 'docs/reference/cli.md' };
 
 /** What the pages are made from: the schema (SCHEMA, or `schemaFile`), the error registry and the command table. */
-export async function inputs({ schemaFile } = {}) {
+async function inputs({ schemaFile } = {}) {
   const schema = JSON.parse(readFileSync(schemaFile ?? new URL(SCHEMA, root), 'utf8'));
   const { MANIFEST_CODES, REQUEST_CODES } = await tsImport('../src/errors.ts', import.meta.url);
   const { helpPages } = await tsImport('../src/cli/main.ts', import.meta.url);
@@ -65,7 +65,7 @@ function cell(markdown) {
 /** A code span for any text (a pattern may hold backticks). */
 function code(text) {
   const ticks = '`'.repeat(Math.max(0, ...[...String(text).matchAll(/`+/g)].map((m) => m[0].length)) + 1);
-  return ticks.length > 1 || /^`|`$/.test(text) ? `${ticks} ${text} ${ticks}` : `\`${text}\``;
+  return ticks.length > 1 ? `${ticks} ${text} ${ticks}` : `\`${text}\``;
 }
 
 /** GitHub's anchor for a heading's text. */
@@ -88,7 +88,7 @@ function firstSentence(text) {
 /** Top-level keys in the order an operator meets them (starter manifest first); any other key follows in schema order. */
 const TOP_ORDER = ['version', 'name', 'description', 'base_url', 'server', 'auth', 'profile', 'tools', 'resources', 'prompts', 'routes', 'oauth', 'limits', 'audit', 'cache'];
 
-export function manifestPage(schema) {
+function manifestPage(schema) {
   const defs = schema.definitions ?? {};
   const refName = (node) => (typeof node?.$ref === 'string' && node.$ref.startsWith('#/definitions/') ? node.$ref.slice('#/definitions/'.length) : undefined);
   const hasProps = (node) => !!node?.properties && Object.keys(node.properties).length > 0;
@@ -196,8 +196,7 @@ export function manifestPage(schema) {
     else if (kinds.includes('array')) {
       const item = node.items ? typeOf(node.items, `${path}[]`) : undefined;
       words = item === undefined ? 'list' : /,|\*\*or\*\*/.test(item) ? `list of (${item})` : `list of ${item}`;
-    }
-    else if (hasProps(node)) words = `object (see [${code(path)}](${link(path)}))`;
+    } else if (hasProps(node)) words = `object (see [${code(path)}](${link(path)}))`;
     else if (isMap(node)) {
       const key = node.propertyNames?.pattern ? `name matching ${code(node.propertyNames.pattern)}` : 'name';
       words = `map of ${key} → ${typeOf(node.additionalProperties, `${path}.*`)}`;
@@ -224,7 +223,7 @@ export function manifestPage(schema) {
   // Every table first (each notes where the shared types it links are used), then the text around them.
   const topTable = tableOf({ ...schema, properties: Object.fromEntries(keys.map((k) => [k, schema.properties[k]])) }, '', '');
   const tables = new Map([...sections, ...sharedSections].map((section) => [section, tableOf(section.s, section.rows, section.nest)]));
-  const scalarTypes = new Map(sharedNames.filter((n) => !hasProps(defs[n])).map((n) => [n, typeOf({ ...defs[n] }, n)]));
+  const scalarTypes = new Map(sharedNames.filter((n) => !hasProps(defs[n])).map((n) => [n, typeOf(defs[n], n)]));
 
   /** A section: ## for a top-level key, one more # per level down. */
   const heading = (depth, path) => `${'#'.repeat(Math.min(2 + depth, 6))} ${code(path)}`;
@@ -249,7 +248,7 @@ export function manifestPage(schema) {
       const name = refName(own);
       if (name && shared(name)) return [`- ${code(key)}: see [${name}](${link(name)})`];
       const roots = objectsOf(own, key).map(([p]) => p);
-      return sections.filter((sec) => roots.some((p) => sec.path === p || sec.path.startsWith(`${p}.`) || sec.path.startsWith(`${p}[]`)))
+      return sections.filter((sec) => roots.some((p) => sec.path === p || sec.path.startsWith(`${p}.`)))
         .map((sec) => `${'  '.repeat(sec.depth)}- [${code(sec.path)}](${link(sec.path)})${sec.depth === 0 ? ` — ${md(firstSentence(describe(own)))}` : ''}`);
     }),
     `- [Shared types](${link('shared')}): ${sharedNames.map((n) => `[${n}](${link(n)})`).join(', ')}`,
@@ -274,7 +273,7 @@ export function manifestPage(schema) {
 
 // ---- docs/reference/errors.md ----
 
-export function errorsPage(codes) {
+function errorsPage(codes) {
   const rows = (group) => Object.entries(group).map(([name, info]) => [code(name), String(info.status), String(info.rpc), md(info.doc, true)]);
   const header = ['Code', 'HTTP status', 'JSON-RPC code', 'Meaning'];
   return [
@@ -305,7 +304,7 @@ export function errorsPage(codes) {
 
 // ---- docs/reference/cli.md ----
 
-export function cliPage(help) {
+function cliPage(help) {
   const title = (name) => `fastsvc ${name}`;
   const synopsis = (text) => /^usage: (.*)$/m.exec(text)[1];
   const fence = (text) => `\`\`\`text\n${text}\n\`\`\``;
