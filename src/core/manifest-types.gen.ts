@@ -717,7 +717,7 @@ export interface Tool {
   };
 }
 /**
- * JSON Schema of the arguments: an object schema.
+ * JSON Schema of the arguments: an object schema, draft-07 (or 2020-12 when its $schema says so). Other JSON Schema keywords may be used; a keyword the validator does not know is refused (INPUT_SCHEMA_INVALID).
  *
  * This interface was referenced by `SvcManifest`'s JSON-Schema
  * via the `definition` "InputSchema".
