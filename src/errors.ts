@@ -8,46 +8,48 @@ export interface CodeInfo {
   status: number;
   /** JSON-RPC error code on /mcp and /ws when the error is not a tool result. */
   rpc: number;
-  /** One line for the README's error table. */
+  /** One line (Markdown) for the error reference, docs/reference/errors.md (`npm run gen:docs`). */
   doc: string;
 }
 
-export const CODES = {
-  // manifest: reported as FILE:LINE:COL: CODE: message
+/** The manifest's problems: reported as FILE:LINE:COL: CODE: message. */
+export const MANIFEST_CODES = {
   YAML_SYNTAX: { status: 400, rpc: -32602, doc: 'svc.yaml is not valid YAML.' },
   SCHEMA_VIOLATION: { status: 400, rpc: -32602, doc: 'svc.yaml does not match schema/svc.schema.json.' },
-  ENV_UNSET: { status: 400, rpc: -32602, doc: '${VAR} names an unset environment variable and has no default.' },
-  FILE_UNREADABLE: { status: 400, rpc: -32602, doc: 'A file the manifest references (manifest, *_file secret, data) cannot be read.' },
+  ENV_UNSET: { status: 400, rpc: -32602, doc: '`${VAR}` names an unset environment variable and has no default.' },
+  FILE_UNREADABLE: { status: 400, rpc: -32602, doc: 'A file the manifest references (the manifest itself, a `*_file` secret, content or data) cannot be read.' },
   DUPLICATE_NAME: { status: 400, rpc: -32602, doc: 'Two tools, resources, prompts, tokens, users or clients share a name.' },
-  SCOPE_UNDECLARED: { status: 400, rpc: -32602, doc: 'A scope is used that profile.scopes does not declare.' },
-  SCOPE_ARG_UNSAFE: { status: 400, rpc: -32602, doc: 'A tenant-bound scope ({{arg}}) or bind names an argument that is not a required string whose anchored pattern admits only scope segments (letters, digits, _ and -).' },
-  INPUT_SCHEMA_INVALID: { status: 400, rpc: -32602, doc: 'An input_schema is not a valid JSON Schema.' },
+  SCOPE_UNDECLARED: { status: 400, rpc: -32602, doc: 'A scope is used that `profile.scopes` does not declare.' },
+  SCOPE_ARG_UNSAFE: { status: 400, rpc: -32602, doc: 'A tenant-bound scope (`{{arg}}`) or a `bind` names an argument that is not a required string whose anchored `pattern` admits only scope segments (letters, digits, `_` and `-`).' },
+  INPUT_SCHEMA_INVALID: { status: 400, rpc: -32602, doc: 'An `input_schema` is not a valid JSON Schema.' },
   TEMPLATE_ARG_UNKNOWN: { status: 400, rpc: -32602, doc: 'A template names an argument the input schema does not define.' },
   ROUTE_CONFLICT: { status: 400, rpc: -32602, doc: 'A route is listed both public and protected, or is not a known route.' },
-  AUTH_MISSING: { status: 400, rpc: -32602, doc: 'Protected routes exist but no auth mode (auth or oauth) is configured.' },
+  AUTH_MISSING: { status: 400, rpc: -32602, doc: 'Protected routes exist but no auth mode (`auth` or `oauth`) is configured.' },
   BACKEND_CONFIG: { status: 400, rpc: -32602, doc: 'A backend declaration cannot work (bad path, bad URL, unsafe option).' },
-  OAUTH_CONFIG: { status: 400, rpc: -32602, doc: 'The oauth section cannot work as written.' },
+  OAUTH_CONFIG: { status: 400, rpc: -32602, doc: 'The `oauth` section cannot work as written.' },
+} as const satisfies Record<string, CodeInfo>;
 
-  // requests
+/** A request's refusals and failures. */
+export const REQUEST_CODES = {
   UNAUTHENTICATED: { status: 401, rpc: -32001, doc: 'No bearer token, or one that is unknown, expired, revoked or for another audience.' },
-  INSUFFICIENT_SCOPE: { status: 403, rpc: -32003, doc: 'The caller lacks a scope the capability requires; data lists required and missing.' },
-  ARGUMENT_BOUND: { status: 403, rpc: -32003, doc: 'An argument the tool binds to the credential (bind: principal.claims.NAME) was given a different value, or the credential lacks that claim.' },
+  INSUFFICIENT_SCOPE: { status: 403, rpc: -32003, doc: 'The caller lacks a scope the capability requires; `data` lists `required` and `missing`.' },
+  ARGUMENT_BOUND: { status: 403, rpc: -32003, doc: 'An argument the tool binds to the credential (`bind: principal.claims.NAME`) was given a different value, or the credential lacks that claim.' },
   FORBIDDEN_ORIGIN: { status: 403, rpc: -32003, doc: 'Host or Origin header not allowed (DNS-rebinding protection).' },
-  INVALID_HOST: { status: 400, rpc: -32600, doc: 'The Host header is not a valid host[:port] (answered before any route, /ws upgrade included).' },
+  INVALID_HOST: { status: 400, rpc: -32600, doc: 'The `Host` header is not a valid `host[:port]` (answered before any route, `/ws` upgrade included).' },
   NOT_FOUND: { status: 404, rpc: -32602, doc: 'No capability, route or session by that name.' },
-  INVALID_INPUT: { status: 400, rpc: -32602, doc: 'Arguments do not match the input schema; errors lists the problems (path, message, params), at most 10.' },
-  INVALID_CURSOR: { status: 400, rpc: -32602, doc: 'MCP list: params.cursor is not a cursor this server issued for that list (or its item left the catalog): list again from the start.' },
+  INVALID_INPUT: { status: 400, rpc: -32602, doc: 'Arguments do not match the input schema; `data.errors` lists the problems (`path`, `message`, `params` such as `allowedValues`), at most 10, and `data.omitted` counts the rest. Argument values are never echoed.' },
+  INVALID_CURSOR: { status: 400, rpc: -32602, doc: 'An MCP list\'s `params.cursor` is not one this server issued for that list, or the item it points at left the catalog (a reload): list again from the start.' },
   INVALID_REQUEST: { status: 400, rpc: -32600, doc: 'The request itself is malformed (bad JSON, wrong method, bad header).' },
-  PAYLOAD_TOO_LARGE: { status: 413, rpc: -32600, doc: 'The body exceeds server.body_limit.' },
-  HEADER_MISMATCH: { status: 400, rpc: -32020, doc: 'MCP 2026-07-28: an Mcp-Method, Mcp-Name, MCP-Protocol-Version or Mcp-Param-* header is missing or differs from the body.' },
-  MISSING_CLIENT_CAPABILITY: { status: 400, rpc: -32021, doc: 'MCP 2026-07-28: the operation needs a client capability this request did not declare; data.requiredCapabilities names it.' },
-  UNSUPPORTED_PROTOCOL_VERSION: { status: 400, rpc: -32022, doc: 'MCP: the request names a protocol version this server does not serve that way; data lists supported and requested.' },
-  METHOD_NOT_FOUND: { status: 404, rpc: -32601, doc: 'MCP 2026-07-28: no such method in this revision (initialize, ping, logging/setLevel and resources/(un)subscribe are 2025-era only).' },
-  REQUEST_STATE_INVALID: { status: 400, rpc: -32602, doc: 'MCP 2026-07-28: requestState is tampered, expired, already used, or issued for another caller, tool or arguments; call again without it.' },
-  INPUT_RESPONSES_INVALID: { status: 400, rpc: -32602, doc: 'MCP 2026-07-28: inputResponses is not an object of objects.' },
-  TASK_REQUIRED: { status: 400, rpc: -32601, doc: 'MCP 2025-11-25: the tool declares task: required and the tools/call carried no params.task (2026-07-28 answers MISSING_CLIENT_CAPABILITY instead).' },
-  TASK_LIMIT_REACHED: { status: 429, rpc: -32000, doc: 'Too many running tasks for this caller (server.task_max_running_per_principal) or for the server (server.task_max_running).' },
-  RATE_LIMITED: { status: 429, rpc: -32000, doc: 'Too many attempts; retry after the Retry-After header.' },
+  PAYLOAD_TOO_LARGE: { status: 413, rpc: -32600, doc: 'The body exceeds `server.body_limit`.' },
+  HEADER_MISMATCH: { status: 400, rpc: -32020, doc: 'MCP 2026-07-28: an `Mcp-Method`, `Mcp-Name`, `MCP-Protocol-Version` or `Mcp-Param-*` header is missing or differs from the body.' },
+  MISSING_CLIENT_CAPABILITY: { status: 400, rpc: -32021, doc: 'MCP 2026-07-28: the operation needs a client capability this request did not declare; `data.requiredCapabilities` names it.' },
+  UNSUPPORTED_PROTOCOL_VERSION: { status: 400, rpc: -32022, doc: 'MCP: the request names a protocol version this server does not serve that way; `data` lists `supported` and `requested`.' },
+  METHOD_NOT_FOUND: { status: 404, rpc: -32601, doc: 'MCP 2026-07-28: no such method in this revision (`initialize`, `ping`, `logging/setLevel` and `resources/(un)subscribe` are 2025-era only).' },
+  REQUEST_STATE_INVALID: { status: 400, rpc: -32602, doc: 'MCP 2026-07-28: `requestState` is tampered, expired, already used, or issued for another caller, tool or arguments; call again without it.' },
+  INPUT_RESPONSES_INVALID: { status: 400, rpc: -32602, doc: 'MCP 2026-07-28: `inputResponses` is not an object of objects.' },
+  TASK_REQUIRED: { status: 400, rpc: -32601, doc: 'MCP 2025-11-25: the tool declares `task: required` and the `tools/call` carried no `params.task` (2026-07-28 answers `MISSING_CLIENT_CAPABILITY` instead).' },
+  TASK_LIMIT_REACHED: { status: 429, rpc: -32000, doc: 'Too many running tasks for this caller (`server.task_max_running_per_principal`) or for the server (`server.task_max_running`).' },
+  RATE_LIMITED: { status: 429, rpc: -32000, doc: 'A quota (`limits`) is used up: retry after the `Retry-After` header (seconds; `data.retryAfterMs` in milliseconds, also on `/ws`, which has no header). Also too many unanswered requests on one WebSocket (`server.ws_max_in_flight`) or resource subscriptions on one MCP session.' },
   BACKEND_FAILED: { status: 502, rpc: -32000, doc: 'The backend answered with an error (non-2xx, non-zero exit, query error).' },
   BACKEND_TIMEOUT: { status: 504, rpc: -32000, doc: 'The backend did not answer within its timeout.' },
   CANCELLED: { status: 499, rpc: -32800, doc: 'The caller went away (disconnected or cancelled) before the answer; logged, rarely seen by anyone.' },
@@ -55,6 +57,9 @@ export const CODES = {
   STORE_UNAVAILABLE: { status: 503, rpc: -32000, doc: 'The shared OAuth store (PostgreSQL) is down or did not answer within its statement timeout; retry later.' },
   INTERNAL: { status: 500, rpc: -32603, doc: 'A bug: logged with a request id, never with secrets.' },
 } as const satisfies Record<string, CodeInfo>;
+
+/** Every code: the one registry. */
+export const CODES = { ...MANIFEST_CODES, ...REQUEST_CODES } as const satisfies Record<string, CodeInfo>;
 
 export type ErrorCode = keyof typeof CODES;
 

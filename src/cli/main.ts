@@ -204,6 +204,11 @@ async function main(argv: string[]): Promise<number> {
   return cmd.run(parsed.values, parsed.positionals);
 }
 
+/** What `fastsvc help` prints, then what each command's --help prints, in table order (scripts/gen-docs.mjs makes docs/reference/cli.md of it). */
+export function helpPages(): { usage: string; commands: { name: string; help: string }[] } {
+  return { usage: USAGE, commands: Object.entries(COMMANDS).map(([name, cmd]) => ({ name, help: commandHelp(cmd) })) };
+}
+
 function commandHelp(cmd: Command): string {
   return `usage: ${cmd.usage}\n\n${cmd.help}`;
 }

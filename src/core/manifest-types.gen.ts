@@ -8,13 +8,6 @@
  */
 export type Scope = string;
 /**
- * A secret value. Write ${ENV_VAR} rather than the secret itself; never commit a literal.
- *
- * This interface was referenced by `SvcManifest`'s JSON-Schema
- * via the `definition` "Secret".
- */
-export type Secret = string;
-/**
  * A list of scopes; every one must be declared in profile.scopes.
  *
  * This interface was referenced by `SvcManifest`'s JSON-Schema
@@ -49,6 +42,13 @@ export type DurationMs = number;
  * via the `definition` "ByteSize".
  */
 export type ByteSize = number | string;
+/**
+ * A secret value. Write ${ENV_VAR} rather than the secret itself; never commit a literal.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "Secret".
+ */
+export type Secret = string;
 
 /**
  * fastsvc manifest (svc.yaml): what the server serves, to whom, and how it authenticates callers.
@@ -118,7 +118,7 @@ export interface ServerSettings {
    */
   port?: number;
   /**
-   * Largest accepted request body (HTTP) or WebSocket message; larger ones get 413 / close 1009.
+   * Largest accepted request body (HTTP) or WebSocket message, in bytes or as a string such as 512kb or 1mb; larger ones get 413 / close 1009.
    */
   body_limit?: number | string;
   /**
@@ -297,9 +297,12 @@ export interface BearerAuthConfig {
      * Principal name in logs.
      */
     name: string;
-    token?: Secret;
     /**
-     * Path of a file holding the token; re-read when it changes.
+     * This token's value, usually ${VAR}; or give token_file.
+     */
+    token?: string;
+    /**
+     * Path (relative to the manifest) of a file holding the token; re-read when it changes.
      */
     token_file?: string;
     scopes: Scopes;
@@ -348,7 +351,7 @@ export interface OAuthConfig {
      */
     durability?: 'process' | 'power';
     /**
-     * A secret value. Write ${ENV_VAR} rather than the secret itself; never commit a literal.
+     * PostgreSQL connection string, from the environment: ${DATABASE_URL} (postgres only).
      */
     url?: string;
     /**
@@ -360,7 +363,7 @@ export interface OAuthConfig {
      */
     statement_timeout_ms?: number;
     /**
-     * A secret value. Write ${ENV_VAR} rather than the secret itself; never commit a literal.
+     * Secret (at least 32 characters, e.g. ${SVC_OAUTH_KEY_SECRET}) sealing the signing and cookie keys stored in PostgreSQL; the same on every replica (postgres only).
      */
     key_secret?: string;
   };
@@ -450,11 +453,11 @@ export interface OAuthConfig {
      */
     client_name?: string;
     /**
-     * A secret value. Write ${ENV_VAR} rather than the secret itself; never commit a literal.
+     * Secret of a confidential client, usually ${VAR}.
      */
     client_secret?: string;
     /**
-     * File holding the client secret.
+     * Path (relative to the manifest) of a file holding the client secret; give this or client_secret, not both.
      */
     client_secret_file?: string;
     /**
@@ -714,7 +717,7 @@ export interface Tool {
   };
 }
 /**
- * JSON Schema of the arguments: an object schema.
+ * JSON Schema of the arguments: an object schema, draft-07 (or 2020-12 when its $schema says so). Other JSON Schema keywords may be used; a keyword the validator does not know is refused (INPUT_SCHEMA_INVALID).
  *
  * This interface was referenced by `SvcManifest`'s JSON-Schema
  * via the `definition` "InputSchema".
@@ -805,11 +808,11 @@ export interface HttpBackend {
     [k: string]: unknown;
   };
   /**
-   * A duration in milliseconds.
+   * How long, in milliseconds, the HTTP call may take (connecting, redirects and reading the whole answer); past it the call fails with BACKEND_TIMEOUT.
    */
   timeout_ms?: number;
   /**
-   * Largest response accepted.
+   * Largest response body accepted, in bytes or as a string such as 512kb or 1mb; a larger one fails the call with BACKEND_FAILED.
    */
   max_bytes?: number | string;
 }
@@ -835,11 +838,11 @@ export interface ExecBackend {
    */
   env?: string[];
   /**
-   * A duration in milliseconds.
+   * How long, in milliseconds, the program may run; past it its process group is killed and the call fails with BACKEND_TIMEOUT.
    */
   timeout_ms?: number;
   /**
-   * Largest stdout accepted; the process is killed past it.
+   * Largest stdout accepted, in bytes or as a string such as 512kb or 1mb; past it the process is killed and the call fails with BACKEND_FAILED.
    */
   max_bytes?: number | string;
 }
@@ -867,7 +870,7 @@ export interface FsBackend {
    */
   content?: string;
   /**
-   * A size in bytes, or a string such as 512kb or 1mb.
+   * Largest file read, folder listing (as JSON) or content written, in bytes or as a string such as 512kb or 1mb. A larger file or listing fails the call with BACKEND_FAILED; larger content to write is refused with INVALID_INPUT.
    */
   max_bytes?: number | string;
 }
@@ -891,7 +894,7 @@ export interface SqliteBackend {
    */
   writable?: boolean;
   /**
-   * Busy timeout.
+   * How long, in milliseconds, a statement waits for a lock another connection holds (SQLite busy timeout); past it the call fails with BACKEND_TIMEOUT.
    */
   timeout_ms?: number;
   /**
@@ -1011,6 +1014,8 @@ export interface Prompt {
   limits?: Limit;
 }
 /**
+ * One argument of a prompt, filled in by the caller.
+ *
  * This interface was referenced by `SvcManifest`'s JSON-Schema
  * via the `definition` "PromptArgument".
  */
@@ -1033,6 +1038,8 @@ export interface PromptArgument {
   values?: string[];
 }
 /**
+ * One message of a prompt: a role, and either text or one content block.
+ *
  * This interface was referenced by `SvcManifest`'s JSON-Schema
  * via the `definition` "PromptMessage".
  */
