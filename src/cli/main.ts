@@ -1,14 +1,8 @@
 // The `fastsvc` command table and its commands (the bin, src/cli.ts, hands it argv): with it, the only reader of argv and env.
-// Forms scripts rely on:
-//   fastsvc serve [manifest] [--host H] [--port N] [--no-watch]   → prints "listening on http://HOST:PORT"
-//   fastsvc validate [manifest] [--json] [--no-io] [--allow-unset-env]
-//                                                 → exit 0, or 1 with FILE:LINE:COL: CODE: message lines
-//   fastsvc init [dir]                            → writes a commented starter svc.yaml
-//   fastsvc hash-password                         → reads a password on stdin, prints its scrypt hash
-//   fastsvc explain [manifest] (--scopes S | --token NAME | --token-file F | --subject USER) [--json] [--io]
-//                                                 → every capability: visible/callable and why
-//   fastsvc keys rotate [manifest]                → new OAuth signing/cookie keys; old ones kept for verification
-//   fastsvc diff OLD NEW [--json] [--fail-on-widen] [--io] → who gains access; exit 3 if widened (with the flag)
+// Every command's usage and help live once, in COMMANDS below (docs/reference/cli.md is
+// generated from it). Forms scripts rely on: `serve` prints exactly "listening on
+// http://HOST:PORT" to stdout when ready; `validate` exits 0, or 1 with one
+// FILE:LINE:COL: CODE: message line per problem; `diff --fail-on-widen` exits 3 on a widening.
 // Guarantees: every command answers --help (its usage, exit 0) and refuses an
 // unknown flag or a surplus argument (one line naming it, then usage, exit 2);
 // serve's stdout carries only the listening line (logs go to stderr as JSON lines);
