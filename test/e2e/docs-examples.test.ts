@@ -291,7 +291,7 @@ describe('documentation examples and conventions', function () {
           const own = mkdtempSync(join(tmpdir(), 'fastsvc-docs-block-'));
           try {
             const env = Object.fromEntries(Object.entries(m.env).map(([k, v]) => [k, v.replaceAll('{{tmp}}', own)]));
-            const srv = await serveManifest({ file: m.path }, { env, args: ['--no-watch'] });
+            const srv = await serveManifest({ file: m.path }, { env });
             let r: Run;
             try {
               r = await runShell(b.text.replaceAll(PLACEHOLDER_URL, srv.url), env);
