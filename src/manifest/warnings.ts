@@ -1,37 +1,113 @@
 // Advice `svc validate` prints without failing: things that work but that an operator most
 // likely wants otherwise. Guarantees: never throws, never changes the manifest; each warning
 // names the manifest path it concerns so the CLI can point at FILE:LINE:COL.
-// Today: a tool that needs an *.admin or *.write scope, or whose backend may run longer than
-// TASK_ADVISED_AFTER_MS, should declare `task: required`, so a long or risky call can be
+//
+// TASK_ADVISED: a tool that needs an *.admin or *.write scope, or whose backend may run longer
+// than TASK_ADVISED_AFTER_MS, should declare `task: required`, so a long or risky call can be
 // watched and cancelled by its caller and is not silently abandoned when the client goes away.
 // Writing `task: forbidden` or `task: optional` explicitly is the operator's answer: no warning.
+//
+// SCOPE_ADVISED: on a server that serves people other than its operator (servedToOthers), a
+// tool that may change something (mutationOf) and does not write `required_scopes` can be
+// called by every signed-in person, every registered client, or anyone at all on a public
+// route. Declaring scopes, `annotations.readOnlyHint: true` (the operator says it only reads;
+// not believed of an fs write), or an explicit `required_scopes: []` (open on purpose) is the
+// operator's answer: no warning. Resources and prompts are reads and never warned about.
 
-import type { SvcManifest } from '../core/manifest-types.gen.js';
+import type { SvcManifest, Tool } from '../core/manifest-types.gen.js';
 
 /** A backend timeout above this (ms) makes `task: required` advisable. */
 export const TASK_ADVISED_AFTER_MS = 60_000;
 
+/** The routes that call tools. */
+const TOOL_ROUTES = ['/svc', '/mcp', '/ws'];
+
 export interface Warning {
-  code: 'TASK_ADVISED';
+  code: 'TASK_ADVISED' | 'SCOPE_ADVISED';
   path: (string | number)[];
   message: string;
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '::1', '[::1]']);
+const isLoopback = (host: string) => LOOPBACK_HOSTS.has(host.toLowerCase()) || /^127(\.\d{1,3}){3}$/.test(host);
+
+/**
+ * Why this manifest serves people other than its operator, or undefined when only the operator
+ * and the clients they hand a credential to can call it. Served to others: OAuth is on and
+ * issues tokens to people who sign in (login.mode: users) or to an enterprise identity
+ * provider's users (enterprise_issuers); or /svc, /mcp or /ws is a public route and the server
+ * is reachable from other machines (server.host is not a loopback address, or base_url is not
+ * a loopback URL). Static bearer tokens alone, and OAuth that auto-approves on a loopback
+ * issuer, are the operator's own.
+ */
+export function servedToOthers(m: SvcManifest): string | undefined {
+  if (m.oauth?.enabled) {
+    if (m.oauth.login?.mode === 'users') return 'people sign in to it (oauth.login.mode: users)';
+    if (m.oauth.enterprise_issuers?.length) return 'users of an enterprise identity provider get tokens (oauth.enterprise_issuers)';
+  }
+  const open = TOOL_ROUTES.filter((r) => m.routes?.public?.includes(r));
+  if (!open.length) return undefined;
+  const host = m.server?.host ?? '127.0.0.1';
+  const urlHost = m.base_url === undefined ? undefined : hostOf(m.base_url);
+  const reach = !isLoopback(host) ? `it listens on ${host}` : urlHost !== undefined && !isLoopback(urlHost) ? `its base_url is ${m.base_url}` : undefined;
+  return reach && `${open.join(', ')} ${open.length > 1 ? 'are public routes' : 'is a public route'} and ${reach}`;
+}
+
+/** The host of a URL, or '' when it is not one (an unset ${VAR}'s placeholder): not loopback. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * What a tool may change, or undefined when it only reads. template and content never change
+ * anything; fs writes when its op is write (whatever the annotations say); the rest unless
+ * annotations.readOnlyHint is true: exec and module always may (the manifest cannot see what
+ * they do), http when its method is not GET, sqlite when the database is writable and the
+ * statement is not a plain SELECT (a read-only database refuses a writing statement at start-up).
+ */
+export function mutationOf(t: Tool): string | undefined {
+  if (t.fs) return t.fs.op === 'write' ? 'it writes files (fs op: write)' : undefined;
+  if ((t.annotations as { readOnlyHint?: unknown } | undefined)?.readOnlyHint === true) return undefined;
+  if (t.exec) return 'it runs a program (exec), which may change anything';
+  if (t.module !== undefined) return 'it runs module code, which may change anything';
+  if (t.http && (t.http.method ?? 'GET') !== 'GET') return `it sends HTTP ${t.http.method}`;
+  if (t.sqlite?.writable && !plainSelect(t.sqlite.query)) return 'it runs a statement that is not a plain SELECT on a writable database (sqlite)';
+  return undefined;
+}
+
+/** The statement's first keyword, after comments, is SELECT. */
+function plainSelect(sql: string): boolean {
+  const rest = sql.replace(/^(\s+|--[^\n]*(\n|$)|\/\*[\s\S]*?\*\/)*/, '');
+  return /^select\b/i.test(rest);
 }
 
 /** `written` says whether the file itself sets a path (the manifest given here has the schema's defaults filled in). */
 export function manifestWarnings(m: SvcManifest, written: (path: (string | number)[]) => boolean): Warning[] {
   const out: Warning[] = [];
+  const others = servedToOthers(m);
   for (const [i, t] of (m.tools ?? []).entries()) {
-    if (t.task === 'required') continue;
     const risky = (t.required_scopes ?? []).filter((s) => /\.(admin|write)$/.test(s));
     const backend = t.exec ?? t.http ?? t.sqlite ?? t.fs;
     const timeout = t.module !== undefined ? t.timeout_ms : (backend as { timeout_ms?: number } | undefined)?.timeout_ms;
-    const reasons = [
+    const reasons = t.task === 'required' ? [] : [
       ...(risky.length ? [`it needs scope ${risky.join(' ')}`] : []),
       ...(timeout !== undefined && timeout > TASK_ADVISED_AFTER_MS ? [`its timeout (${timeout} ms) exceeds ${TASK_ADVISED_AFTER_MS} ms`] : []),
     ];
     // written() is asked last: it may need the file's source positions, which a large clean manifest never builds.
     if (reasons.length && !written(['tools', i, 'task'])) {
       out.push({ code: 'TASK_ADVISED', path: ['tools', i, 'task'], message: `tool ${t.name}: ${reasons.join(' and ')}; declare task: required so callers can follow and cancel it, or task: forbidden to keep plain calls` });
+    }
+    const mutation = others && !t.required_scopes?.length ? mutationOf(t) : undefined;
+    if (mutation && !written(['tools', i, 'required_scopes'])) {
+      out.push({
+        code: 'SCOPE_ADVISED', path: ['tools', i, 'required_scopes'],
+        message: `tool ${t.name}: ${mutation}, and needs no scope while this server serves others: ${others}; declare required_scopes, `
+          + `${t.fs ? '' : 'annotations.readOnlyHint: true if it only reads, '}or required_scopes: [] to leave it open to every caller on purpose`,
+      });
     }
   }
   return out;
