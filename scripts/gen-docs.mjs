@@ -1,6 +1,6 @@
 // Generates the three reference pages that must not drift from the code: docs/reference/manifest.md
 // from schema/svc.schema.json (every field: path, type, default, whether required, description),
-// docs/reference/errors.md from the error registry (MANIFEST_CODES and REQUEST_CODES in src/errors.ts),
+// docs/reference/errors.md from the error registry (MANIFEST_CODES and REQUEST_CODES in src/errors.ts) and the warnings (WARNINGS in src/manifest/warnings.ts),
 // and docs/reference/cli.md from the command table's help text (helpPages() in src/cli/main.ts: what
 // `fastsvc help` and each `fastsvc COMMAND --help` print). `node scripts/gen-docs.mjs` (npm run gen:docs)
 // writes them; `--check` writes nothing and exits 1 naming each stale page; `--schema FILE` reads
@@ -22,8 +22,9 @@ export const PAGES = { manifest: 'docs/reference/manifest.md', errors: 'docs/ref
 async function inputs({ schemaFile } = {}) {
   const schema = JSON.parse(readFileSync(schemaFile ?? new URL(SCHEMA, root), 'utf8'));
   const { MANIFEST_CODES, REQUEST_CODES } = await tsImport('../src/errors.ts', import.meta.url);
+  const { WARNINGS } = await tsImport('../src/manifest/warnings.ts', import.meta.url);
   const { helpPages } = await tsImport('../src/cli/main.ts', import.meta.url);
-  return { schema, codes: { manifest: MANIFEST_CODES, requests: REQUEST_CODES }, help: helpPages() };
+  return { schema, codes: { manifest: MANIFEST_CODES, requests: REQUEST_CODES, warnings: WARNINGS }, help: helpPages() };
 }
 
 /** Every page as [path relative to the repository, text]. */
@@ -299,6 +300,10 @@ function errorsPage(codes) {
     '## Request errors',
     'The answer to a request that is refused or fails.',
     table(header, rows(codes.requests)),
+    '## Warnings',
+    '`fastsvc validate` also gives advice that does not fail it (exit 0): `FILE:LINE:COL: warning: CODE: message`, and `warnings` in `--json`. ' +
+      'Writing the setting it asks about explicitly is the answer that silences it.',
+    table(['Code', 'Meaning'], Object.entries(codes.warnings).map(([name, doc]) => [code(name), md(doc, true)])),
   ].join('\n\n') + '\n';
 }
 

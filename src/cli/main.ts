@@ -60,10 +60,11 @@ options:
     usage: `${PROG} validate [manifest] [--json] [--no-io] [--allow-unset-env]`,
     help: `Checks the manifest (default ./svc.yaml) as serve would, without serving or any
 network call. Exit 0 when valid; otherwise exit 1 and one line per problem on stderr:
-FILE:LINE:COL: CODE: message.
+FILE:LINE:COL: CODE: message. Advice that does not fail it (TASK_ADVISED, SCOPE_ADVISED)
+is one line each: FILE:LINE:COL: warning: CODE: message.
 
 options:
-  --json              print {valid, file, config_hash, problems, unset_env} on stdout
+  --json              print {valid, file, config_hash, problems, warnings, unset_env} on stdout
   --no-io             skip the checks that read other files: SQLite files and queries,
                       exec programs (on PATH), content and secret files, fs roots, module files
   --allow-unset-env   an unset \${VAR} without a default gets the placeholder "unset:VAR"

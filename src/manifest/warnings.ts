@@ -15,15 +15,19 @@
 // operator's answer: no warning. Resources and prompts are reads and never warned about.
 
 import type { SvcManifest, Tool } from '../core/manifest-types.gen.js';
+import { CALL_ROUTES } from '../core/config.js';
 
 /** A backend timeout above this (ms) makes `task: required` advisable. */
 export const TASK_ADVISED_AFTER_MS = 60_000;
 
-/** The routes that call tools. */
-const TOOL_ROUTES = ['/svc', '/mcp', '/ws'];
+/** Every warning `fastsvc validate` gives, with the line the error reference (docs/reference/errors.md) prints for it. */
+export const WARNINGS = {
+  TASK_ADVISED: 'A tool that needs an `*.admin` or `*.write` scope, or whose backend may run longer than 60 s, does not say whether it runs as a task: declare `task: required` (callers can follow and cancel it) or `task: forbidden`.',
+  SCOPE_ADVISED: 'On a server that serves people other than its operator (people sign in, an enterprise identity provider, or a public call route reachable from other machines), a tool that may change something declares no `required_scopes`: declare scopes, `annotations.readOnlyHint: true` if it only reads, or `required_scopes: []` to leave it open on purpose.',
+} as const;
 
 export interface Warning {
-  code: 'TASK_ADVISED' | 'SCOPE_ADVISED';
+  code: keyof typeof WARNINGS;
   path: (string | number)[];
   message: string;
 }
@@ -45,7 +49,7 @@ export function servedToOthers(m: SvcManifest): string | undefined {
     if (m.oauth.login?.mode === 'users') return 'people sign in to it (oauth.login.mode: users)';
     if (m.oauth.enterprise_issuers?.length) return 'users of an enterprise identity provider get tokens (oauth.enterprise_issuers)';
   }
-  const open = TOOL_ROUTES.filter((r) => m.routes?.public?.includes(r));
+  const open = CALL_ROUTES.filter((r) => m.routes?.public?.includes(r));
   if (!open.length) return undefined;
   const host = m.server?.host ?? '127.0.0.1';
   const urlHost = m.base_url === undefined ? undefined : hostOf(m.base_url);

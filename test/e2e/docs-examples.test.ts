@@ -12,7 +12,7 @@
 //   `bash -euo pipefail` in the repository root with the same variables exported; it must exit 0.
 //   Other sh blocks are not run. A marker before a block it does not apply to fails;
 // - the documentation set exists (every fixed page name), each docs page opens with `# Title`
-//   and a sentence, and every relative link points at a file that exists (and an #anchor at a
+//   (after its GENERATED comment, for a generated page) and a sentence, and every relative link points at a file that exists (and an #anchor at a
 //   heading there, GitHub's slugs).
 // One `it` per block, named FILE:LINE, so a failure names the block. Validations run four at a
 // time from the start; a server is started only for a runnable block and stopped after it.
@@ -236,14 +236,16 @@ describe('documentation examples and conventions', function () {
     }
     for (const f of FILES.filter((x) => x.startsWith('docs/'))) {
       it(`${f} opens with "# Title" and a sentence saying who it is for`, () => {
-        const lines = TEXTS.get(f)!.split('\n');
-        assert.match(lines[0]!, /^# \S/, `${f}:1 must be "# Title"`);
+        // A generated page's first line is its "GENERATED … do not edit" comment; the title follows it.
+        const all = TEXTS.get(f)!.split('\n');
+        const lines = /^<!--.*-->$/.test(all[0]!) ? all.slice(1) : all;
+        assert.match(lines[0]!, /^# \S/, `${f}:${all.length - lines.length + 1} must be "# Title"`);
         const first = lines.slice(1).findIndex((l) => l.trim() !== '') + 1;
         const para: string[] = [];
         for (let i = first; i < lines.length && lines[i]!.trim() !== ''; i++) para.push(lines[i]!.trim());
         assert.ok(first > 0 && para.length, `${f}: no paragraph after the title`);
         assert.doesNotMatch(para[0]!, /^(#|```|~~~|[-*+] |\d+\. |\||<|>)/, `${f}:${first + 1} the title must be followed by a sentence, not "${para[0]}"`);
-        assert.match(para.join(' '), /[.!?]$/, `${f}:${first + 1} the opening sentence must end with a full stop`);
+        assert.match(para.join(' ').replace(/[*_]+$/, ''), /[.!?]$/, `${f}:${first + 1} the opening sentence must end with a full stop`);
       });
     }
   });

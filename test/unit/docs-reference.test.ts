@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { PAGES, pages, stalePages } from '../../scripts/gen-docs.mjs';
 import { MANIFEST_CODES, REQUEST_CODES } from '../../src/errors.js';
 import { helpPages } from '../../src/cli/main.js';
+import { WARNINGS } from '../../src/manifest/warnings.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SCHEMA_FILE = join(ROOT, 'schema', 'svc.schema.json');
@@ -22,7 +23,7 @@ function genDocs(...args: string[]) {
 }
 
 function realInputs() {
-  return { schema: JSON.parse(readFileSync(SCHEMA_FILE, 'utf8')) as Schema, codes: { manifest: MANIFEST_CODES, requests: REQUEST_CODES }, help: helpPages() };
+  return { schema: JSON.parse(readFileSync(SCHEMA_FILE, 'utf8')) as Schema, codes: { manifest: MANIFEST_CODES, requests: REQUEST_CODES, warnings: WARNINGS }, help: helpPages() };
 }
 
 /** The name of every property of every object schema the manifest reaches, each schema counted once (as the page documents it). */
@@ -84,6 +85,8 @@ describe('generated references (docs/reference/)', () => {
     assert.deepEqual(stalePages(pages({ ...real, codes: { ...real.codes, requests } })), [PAGES.errors]);
     const withNewCode = { ...MANIFEST_CODES, NEW_CODE: { status: 400, rpc: -32602, doc: 'A code nobody documented.' } };
     assert.deepEqual(stalePages(pages({ ...real, codes: { ...real.codes, manifest: withNewCode } })), [PAGES.errors]);
+    const warnings = { ...WARNINGS, NEW_ADVICE: 'A warning nobody documented.' };
+    assert.deepEqual(stalePages(pages({ ...real, codes: { ...real.codes, warnings } })), [PAGES.errors]);
 
     const [first, ...rest] = real.help.commands;
     const help = { ...real.help, commands: [{ ...first!, help: `${first!.help}\n  --new       an option nobody documented` }, ...rest] };
