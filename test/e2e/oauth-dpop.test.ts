@@ -145,8 +145,9 @@ describe('svc serve: DPoP required, with nonces', function () {
     assert.equal(prm.dpop_bound_access_tokens_required, true);
   });
 
-  it('binds the authorization-code flow\'s token too (a registered client, auto login)', async () => {
-    const client = await register(s.as);
+  for (const [what, meta] of [['a registered client', {}], ['a client that registered dpop_bound_access_tokens: false', { dpop_bound_access_tokens: false }]] as const) {
+  it(`binds the authorization-code flow's token and its refresh too (${what}, auto login)`, async () => {
+    const client = await register(s.as, meta);
     const codeFor = async () => {
       const a = await authorize(s.as, client, { scope: 'echo.use', resource: `${s.srv.url}/mcp` });
       return { a, params: oauth.validateAuthResponse(s.as, client, a.callback!, a.state) };
@@ -155,19 +156,26 @@ describe('svc serve: DPoP required, with nonces', function () {
     await assert.rejects(oauth.processAuthorizationCodeResponse(s.as, client,
       await oauth.authorizationCodeGrantRequest(s.as, client, oauth.None(), plain.params, plain.a.redirectUri, plain.a.verifier, insecure)),
     (e: oauth.ResponseBodyError) => {
-      assert.equal(e.error, 'invalid_grant');
+      assert.equal(e.error, 'invalid_dpop_proof');
       return true;
     });
-    // oidc-provider keeps the reason out of the answer; the server logs it (the line may reach stderr after the answer).
     await waitFor(() => s.srv.logs().some((l) => l.event === 'oauth.grant_error' && /dpop/i.test(String(l.detail))) || undefined, 'the refusal logged as for the missing DPoP proof');
+    // The refused request used nothing up: the same code, now with a proof, gets a bound token.
     const h = oauth.DPoP({}, await dpopKeys());
-    const { a, params } = await codeFor();
     const t = await withNonce(async () => secretTokens(await oauth.processAuthorizationCodeResponse(s.as, client,
-      await oauth.authorizationCodeGrantRequest(s.as, client, oauth.None(), params, a.redirectUri, a.verifier, { ...insecure, DPoP: h }))));
+      await oauth.authorizationCodeGrantRequest(s.as, client, oauth.None(), plain.params, plain.a.redirectUri, plain.a.verifier, { ...insecure, DPoP: h }))));
     assert.equal(t.token_type, 'dpop');
     assert.equal((await call(s, 'svc', t.access_token, h)).status, 200);
     assert.equal((await fetch(`${s.srv.url}/svc/tools/echo.say`, { method: 'POST', headers: { authorization: `Bearer ${t.access_token}`, 'content-type': 'application/json' }, body: '{}' })).status, 401);
+    // Its refresh: refused without a proof, bound with one.
+    await assert.rejects(oauth.processRefreshTokenResponse(s.as, client, await oauth.refreshTokenGrantRequest(s.as, client, oauth.None(), t.refresh_token!, insecure)),
+      (e: oauth.ResponseBodyError) => e.error === 'invalid_dpop_proof');
+    const r = await withNonce(async () => secretTokens(await oauth.processRefreshTokenResponse(s.as, client,
+      await oauth.refreshTokenGrantRequest(s.as, client, oauth.None(), t.refresh_token!, { ...insecure, DPoP: h }))));
+    assert.equal(r.token_type, 'dpop');
+    assert.equal((await call(s, 'svc', r.access_token, h)).status, 200);
   });
+  }
 
   it('refuses to issue a token without a DPoP proof', async () => {
     await assert.rejects(token(s), (e: oauth.ResponseBodyError) => e.error === 'invalid_dpop_proof');

@@ -21,7 +21,7 @@ import type { IncomingMessage } from 'node:http';
 import { hkdfSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import Provider, { type ClientMetadata } from 'oidc-provider';
+import Provider, { errors, type ClientMetadata } from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { Principal } from '../../core/types.js';
 import type { Caller } from '../../http/forwarded.js';
@@ -181,6 +181,18 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
   const observer = opts.observer ?? Observer.NONE;
   logEvents(provider, log);
   observeEvents(provider, observer, (req) => scopeOf(req, opts.caller(req).ip));
+  // oauth.dpop required: every token is bound, whatever a client's metadata says — a client registered at /register
+  // or described by a metadata document may say dpop_bound_access_tokens: false — so /token wants a proof first.
+  if (dpopMode === 'required') {
+    provider.use(async (ctx, next) => {
+      if (ctx.method !== 'POST' || ctx.path !== '/token' || ctx.get('DPoP')) return next();
+      const err = new errors.InvalidDpopProof('this server issues only DPoP-bound tokens: send a DPoP proof', 'no DPoP proof at /token while oauth.dpop is required');
+      provider.emit('grant.error', ctx, err);
+      ctx.status = 400;
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = { error: err.error, error_description: err.error_description };
+    });
+  }
   // RFC 6749 §3.3: a request without `scope` asks for the client's default — its allowed scopes.
   provider.use(async (ctx, next) => {
     if (ctx.path === '/authorize' && ctx.method === 'GET' && !ctx.query.scope && typeof ctx.query.client_id === 'string') {
