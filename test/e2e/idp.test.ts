@@ -3,15 +3,17 @@
 // JWT access tokens that verify against its JWKS with the RFC 9068 claims; opaque tokens that
 // introspect active with their claims, and inactive once revoked; code + PKCE through its
 // sign-in page yielding an ID token with the account's claims; a key rotation that keeps old
-// tokens verifying while new ones carry a new kid; the faults and admin calls tests rely on.
+// tokens verifying while new ones carry a new kid; the faults and admin calls tests rely on;
+// and the sign-in page working in headless Chromium (the redirect back to the client included).
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as jose from 'jose';
 import * as oauth from 'oauth4webapi';
+import { chromium } from 'playwright-core';
 import { IDP_SCRIPT, startIdp, type Idp } from '../helpers/idp.js';
 import { ROOT } from '../helpers/cli.js';
 import { secretTokens } from '../helpers/secrets.js';
@@ -316,6 +318,58 @@ describe('the corporate IdP with a path issuer and other options', function () {
       assert.equal(bad.code, 1);
       assert.match(bad.stderr, /idp config: unknown key bogus/);
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the corporate IdP\'s sign-in page in headless Chromium', function () {
+  this.timeout(120_000);
+  let idp: Idp;
+  before(async () => {
+    execFileSync('sh', ['scripts/ensure-chromium.sh'], { cwd: ROOT, stdio: 'inherit' });
+    idp = await startIdp();
+  });
+  after(async () => {
+    await idp?.stop();
+  });
+
+  it('renders the form, signs a person in and sends the browser back to the client with a code that exchanges', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fastsvc-chromium-'));
+    const ctx = await chromium.launchPersistentContext(dir, {
+      executablePath: '/usr/lib/chromium/chromium', // the real binary, not Debian's wrapper script (see oauth-pages.test.ts)
+      headless: true,
+      args: ['--headless', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    try {
+      const page = await ctx.newPage();
+      const redirectUri = 'http://127.0.0.1:6/callback'; // nobody listens: the navigation fails after the request is seen
+      const sentBack = new Promise<URL>((resolve) => page.on('request', (r) => {
+        if (r.url().startsWith(redirectUri)) resolve(new URL(r.url()));
+      }));
+      const verifier = oauth.generateRandomCodeVerifier();
+      const u = new URL(idp.metadata.authorization_endpoint!);
+      u.search = new URLSearchParams({
+        response_type: 'code', client_id: 'mcp-cli', redirect_uri: redirectUri, scope: 'openid email notes.read', resource: API, state: 's3',
+        code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', login_hint: 'ada@acme.example',
+      }).toString();
+      await page.goto(u.href);
+      assert.equal(await page.textContent('#client'), 'Acme MCP CLI');
+      assert.equal(await page.inputValue('#username'), 'ada@acme.example', 'login_hint fills the username');
+      await page.fill('#password', 'wrong');
+      await page.click('#sign-in');
+      assert.equal(await page.textContent('#error'), 'Wrong username or password.');
+      await page.fill('#password', idp.password);
+      await page.click('#sign-in');
+      const back = await sentBack;
+      const client = { client_id: 'mcp-cli' };
+      const params = oauth.validateAuthResponse(idp.metadata, client, back, 's3');
+      const t = secretTokens(await oauth.processAuthorizationCodeResponse(idp.metadata, client,
+        await oauth.authorizationCodeGrantRequest(idp.metadata, client, oauth.None(), params, redirectUri, verifier, { [oauth.allowInsecureRequests]: true, additionalParameters: { resource: API } })));
+      assert.equal(oauth.getValidatedIdTokenClaims(t)!.sub, 'acme-1001');
+      assert.equal((await verify(idp, t.access_token)).payload.org_id, 'acme');
+    } finally {
+      await ctx.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
