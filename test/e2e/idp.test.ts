@@ -265,13 +265,11 @@ describe('the corporate IdP rotating its signing key', function () {
     for (const t of [old, oldUser, fresh, freshUser]) assert.equal((await verify(idp, t.access_token)).payload.iss, idp.issuer);
     assert.equal((await idp.introspect(opaque.access_token)).active, true, 'opaque tokens and grants survive the rotation');
     // A refresh token issued before the rotation still works.
-    const refreshed = await fetch(idp.metadata.token_endpoint!, {
-      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: oldUser.refresh_token!, client_id: 'mcp-cli', resource: API }),
-    });
-    assert.equal(refreshed.status, 200);
-    const rt = await refreshed.json() as { access_token: string };
+    const rt = await idp.refresh(oldUser.refresh_token!, { resource: API });
     assert.equal(jose.decodeProtectedHeader(rt.access_token).kid, kid);
+    assert.equal((await verify(idp, rt.access_token)).payload.sub, 'acme-1002');
+    const opaqueRt = await idp.refresh(rt.refresh_token!, { resource: API, format: 'opaque' });
+    assert.equal((await idp.introspect(opaqueRt.access_token)).sub, 'acme-1002');
 
     const { dropped } = await idp.retireKeys();
     assert.deepEqual(dropped, [oldKid]);

@@ -20,6 +20,7 @@
 //   clientCredentialsToken({ scope?, resource?, format?: 'jwt' | 'opaque', clientId? = 'build-bot' })
 //   userToken({ username, scope? = 'openid email profile', resource?, format?, clientId? = 'mcp-cli' })
 //     → the token response plus idTokenClaims (code + PKCE through the sign-in page).
+//   refresh(refreshToken, { resource?, format?, clientId? = 'mcp-cli' }) → a new token response.
 //   signIn(authorizationUrl, username, { password?, jar? }) → the URL the IdP redirected back to
 //     (the client's redirect_uri with code, state and iss — or error).
 //   introspect(token, clientId? = 'fastsvc-rs') → the RFC 7662 answer.
@@ -101,6 +102,7 @@ export interface Idp {
   proc: ChildProcess;
   clientCredentialsToken(o?: { scope?: string; resource?: string; format?: TokenFormat; clientId?: string }): Promise<oauth.TokenEndpointResponse>;
   userToken(o: { username: string; scope?: string; resource?: string; format?: TokenFormat; clientId?: string }): Promise<UserTokens>;
+  refresh(refreshToken: string, o?: { resource?: string; format?: TokenFormat; clientId?: string }): Promise<oauth.TokenEndpointResponse>;
   signIn(authorizationUrl: string | URL, username: string, o?: { password?: string; jar?: CookieJar }): Promise<URL>;
   introspect(token: string, clientId?: string): Promise<Record<string, unknown>>;
   rotateKey(): Promise<{ kid: string; kids: string[] }>;
@@ -302,6 +304,15 @@ async function connect(url: string, o: IdpOptions, proc: ChildProcess, exit: Pro
       });
       const tokens = secretTokens(await oauth.processAuthorizationCodeResponse(metadata, client, res, nonce ? { expectedNonce: nonce, requireIdToken: true } : {}));
       return { ...tokens, idTokenClaims: oauth.getValidatedIdTokenClaims(tokens) };
+    },
+
+    async refresh(refreshToken, p = {}) {
+      const { client, auth } = clientOf(p.clientId ?? 'mcp-cli');
+      const res = await oauth.refreshTokenGrantRequest(metadata, client, auth, refreshToken, {
+        ...insecure,
+        additionalParameters: extra({ resource: p.resource, token_format: p.format }),
+      });
+      return secretTokens(await oauth.processRefreshTokenResponse(metadata, client, res));
     },
 
     async introspect(token, clientId = 'fastsvc-rs') {
