@@ -25,7 +25,6 @@ import express, { type Request, type Response, type Router } from 'express';
 import { createHash, randomBytes } from 'node:crypto';
 import type Provider from 'oidc-provider';
 import type { Logger } from 'pino';
-import { AlreadyConsumed } from '../../../core/oauth-provider.js';
 import type { Observer } from '../../../observe/observer.js';
 import { errorPage, sendPage, upstreamChoicePage } from '../pages.js';
 import { callbackPath, UpstreamError, type UpstreamClient, type UpstreamTokens } from './client.js';
@@ -140,13 +139,7 @@ export function createLoginFlow(d: LoginFlowDeps): LoginFlow {
       refuse(req, 'upstream_state_replayed', name, 'a callback whose state was already used');
       return expired();
     };
-    if (p.consumed) return used();
-    try {
-      await d.pending.consume(state);
-    } catch (e) {
-      if (e instanceof AlreadyConsumed) return used();
-      throw e;
-    }
+    if (p.consumed || !(await d.pending.consume(state))) return used();
     const cookie = cookieOf(req, cookieName(state));
     res.clearCookie(cookieName(state), { path: callbackPath(name), httpOnly: true, sameSite: 'lax', secure: d.secure });
     if (!cookie || digest(cookie) !== p.binding) {
@@ -176,10 +169,12 @@ export function createLoginFlow(d: LoginFlowDeps): LoginFlow {
       name, sub: verdict.subject, scopes: verdict.scopes, claims: verdict.claims,
       sealed: d.sealer.seal({ identity: claims, tokens }, admissionPlace(name, verdict.subject)),
     };
-    // A session of someone else in this browser would make oidc-provider ask to log them out first.
+    // This browser's session of someone else would make oidc-provider ask to log them out
+    // first: end it (every authorization signs in afresh anyway).
     if (interaction.session?.accountId && interaction.session.accountId !== verdict.subject) {
-      const session = await provider.Session.findByUid(interaction.session.uid);
-      await session?.destroy();
+      const sid = cookieOf(req, provider.cookieName('session'));
+      const session = sid ? await provider.Session.find(sid) : undefined;
+      if (session?.uid === interaction.session.uid) await session.destroy();
       interaction.session = undefined;
     }
     interaction.result = { login: { accountId: verdict.subject, remember: false }, upstream: admission };

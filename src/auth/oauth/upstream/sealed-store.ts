@@ -71,9 +71,15 @@ export class PendingLogins {
     return { uid: String(rec.uid), upstream: String(rec.upstream), binding: String(rec.binding), ...secret, consumed: !!rec.consumed };
   }
 
-  /** Use it up; rejects (AlreadyConsumed) when another request did first. */
-  consume(state: string): Promise<void> {
-    return this.adapter.consume(state);
+  /** Use it up: false when another request did first (the store's consume() is atomic). */
+  async consume(state: string): Promise<boolean> {
+    try {
+      await this.adapter.consume(state);
+      return true;
+    } catch (e) {
+      if ((await this.adapter.find(state))?.consumed) return false;
+      throw e;
+    }
   }
 }
 
