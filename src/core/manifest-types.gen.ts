@@ -794,7 +794,7 @@ export interface Tool {
    */
   inline_ok?: boolean;
   /**
-   * Scopes a caller needs, all of them; each must be declared in profile.scopes, and a pattern (tenant:{{tenant}}.read) must match at least one declared scope. `svc validate` warns (SCOPE_ADVISED) when a tool that may change something (exec, module, http other than GET, fs write, sqlite writable and not a plain SELECT, unless readOnlyHint) needs no scope on a server that serves others: OAuth with login.mode users or enterprise_issuers, or a public /svc, /mcp or /ws on a server reachable from other machines. Writing required_scopes: [] says it is open to every caller on purpose.
+   * Scopes a caller needs, all of them; each must be declared in profile.scopes, and a pattern (tenant:{{tenant}}.read) must match at least one declared scope. `svc validate` warns (SCOPE_ADVISED) when a tool that may change something (exec, module, http other than GET, fs write, sqlite writable and not a plain SELECT, unless readOnlyHint) needs no scope on a server that serves others: OAuth with login.mode users or upstream or enterprise_issuers, or a public /svc, /mcp or /ws on a server reachable from other machines. Writing required_scopes: [] says it is open to every caller on purpose.
    */
   required_scopes?: RequiredScope[];
   /**
