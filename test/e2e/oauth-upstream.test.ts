@@ -11,7 +11,7 @@
 // application; two providers give a choice page, and a plain OAuth 2 provider (GitHub-like,
 // identity from its user endpoint) works; the provider tokens are kept sealed with the grant
 // (none in the SQLite file), handed out by upstreamTokens() and refreshed when due, and go with
-// the grant. Every provider token is registered with the secret scan, so a log line holding
+// the grant; after a restart with narrower rules a person they no longer admit cannot refresh. Every provider token is registered with the secret scan, so a log line holding
 // one fails the run.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -21,7 +21,7 @@ import * as oauth from 'oauth4webapi';
 import type { AuditEvent } from '../../src/observe/audit.js';
 import { Observer } from '../../src/observe/observer.js';
 import { SQLiteOAuthProvider } from '../../src/auth/oauth/providers/sqlite.js';
-import type { OAuthConfig } from '../../src/core/manifest-types.gen.js';
+import type { OAuthConfig, UpstreamRule } from '../../src/core/manifest-types.gen.js';
 // Asserted by code: the upstream modules are imported on demand, a module instance of their own under mocha's loader.
 import type { SvcError } from '../../src/errors.js';
 import { authorize, Browser, discover, exchange, insecure, register, startOAuthApp, whoami, type Harness } from './oauth-harness.js';
@@ -99,6 +99,21 @@ async function signIn(s: Started, idp: UpstreamDouble, person: Record<string, un
   const done = await consent(s, p.browser, c.html);
   const tokens = await exchange(p.as, p.client, oauth.None(), { ...p.a, callback: done.leftTo }, `${s.h.url}/mcp`);
   return { ...p, consentPage: c.html, tokens };
+}
+
+/** The whole sign-in, choosing provider `name` on the choice page. */
+async function signInThrough(s: Started, idp: UpstreamDouble, person: Record<string, unknown>, name: string) {
+  idp.next = person as UpstreamDouble['next'];
+  const as = await discover(s.h.url);
+  const client = await register(as);
+  const a = await authorize(as, client, { scope: 'files.read', resource: `${s.h.url}/mcp` });
+  const f = formOf(await a.res.text());
+  const chosen = await a.browser.follow(`${s.h.url}${f.action}`, {
+    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf: f.csrf!, upstream: name }),
+  });
+  const c = await back(a.browser, await providerAnswer(chosen.leftTo!));
+  const done = await consent(s, a.browser, c.html);
+  return { as, client, tokens: await exchange(as, client, oauth.None(), { ...a, callback: done.leftTo }, `${s.h.url}/mcp`) };
 }
 
 const reasons = (audit: AuditEvent[]) => audit.filter((e) => e.transport === 'oauth' && ['deny', 'allow'].includes(e.decision)).map((e) => `${e.decision}:${e.reason}`);
@@ -312,10 +327,11 @@ describe('upstream login with two providers, one of them plain OAuth 2 (GitHub-l
   let idp: UpstreamDouble;
   let s: Started;
   let dir: string;
+  let github: Record<string, unknown>;
   before(async () => {
     idp = await startUpstreamDouble();
     dir = mkdtempSync(join(tmpdir(), 'fastsvc-upstream-'));
-    const github = {
+    github = {
       name: 'github', display_name: 'GitHub', ...idp.plain, client_id: idp.clientId, client_secret: idp.clientSecret, scopes: ['read:user'],
       rules: [{ when: { claim: { login: ['octo-ada'] } }, subject: 'login', scopes: ['files.read'], claims: { gh_id: 'id' } }],
     };
@@ -354,19 +370,25 @@ describe('upstream login with two providers, one of them plain OAuth 2 (GitHub-l
     assert.deepEqual(me.body.claims, { gh_id: '583231' });
   });
 
+  it('after a restart with narrower rules, a person they no longer admit cannot refresh, while the one they do still can', async () => {
+    const port = Number(new URL(s.h.url).port);
+    const ada = await signInThrough(s, idp, { ...ADA, groups: ['mcp-admins'] }, 'corp');
+    const grace = await signInThrough(s, idp, GRACE, 'corp');
+    await s.h.close();
+    const staffOnly: [UpstreamRule] = [{ when: { email_domain: 'acme.example', group: 'staff' }, subject: 'email', scopes: ['files.read'] }];
+    const narrower = upstreamOAuth(idp, [github]);
+    narrower.login!.upstreams![0]!.rules = staffOnly;
+    s = await start(narrower, { port, provider: new SQLiteOAuthProvider(join(dir, 'oauth.db')) });
+    const refresh = (r: typeof ada) => oauth.refreshTokenGrantRequest(r.as, r.client, oauth.None(), r.tokens.refresh_token!, insecure)
+      .then((res) => oauth.processRefreshTokenResponse(r.as, r.client, res)).then(secretTokens);
+    await assert.rejects(refresh(ada), (e: oauth.ResponseBodyError) => e.error === 'invalid_grant', 'ada is in no staff group: refused');
+    const renewed = await refresh(grace);
+    assert.equal((await whoami(s.h.url, renewed.access_token)).body.sub, 'grace@acme.example');
+  });
+
   it('keeps the provider tokens only sealed: none of them is in the SQLite files', async () => {
-    idp.next = ADA;
-    const as = await discover(s.h.url);
-    const client = await register(as);
-    const a = await authorize(as, client, { scope: 'files.read', resource: `${s.h.url}/mcp` });
-    const f = formOf(await a.res.text());
-    const chosen = await a.browser.follow(`${s.h.url}${f.action}`, {
-      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf: f.csrf!, upstream: 'corp' }),
-    });
-    const c = await back(a.browser, await providerAnswer(chosen.leftTo!));
-    const done = await consent(s, a.browser, c.html);
-    const t = await exchange(as, client, oauth.None(), { ...a, callback: done.leftTo }, `${s.h.url}/mcp`);
-    const grantId = String((await whoami(s.h.url, t.access_token)).body.credentialId);
+    const { tokens } = await signInThrough(s, idp, ADA, 'corp');
+    const grantId = String((await whoami(s.h.url, tokens.access_token)).body.credentialId);
     const upstream = await s.h.oauth.upstreamTokens!(grantId);
     const stored = readdirSync(dir).map((f) => readFileSync(join(dir, f)).toString('latin1')).join('\n');
     assert.ok(stored.length > 0);
