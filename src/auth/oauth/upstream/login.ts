@@ -28,7 +28,7 @@ import type { Logger } from 'pino';
 import type { Observer } from '../../../observe/observer.js';
 import { errorPage, sendPage, upstreamChoicePage } from '../pages.js';
 import { callbackPath, UpstreamError, type UpstreamClient, type UpstreamTokens } from './client.js';
-import { admit, verifiedEmail, type UpstreamClaims } from './rules.js';
+import { admit, MAX_VALUE, type UpstreamClaims } from './rules.js';
 import type { PendingLogins, Sealer } from './sealed-store.js';
 
 type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
@@ -157,10 +157,12 @@ export function createLoginFlow(d: LoginFlowDeps): LoginFlow {
       return fail(res, declined ? 403 : 502, p.uid, declined ? 'Sign-in cancelled' : 'Sign-in failed',
         declined ? `${label(client)} did not sign you in.` : `Signing in with ${label(client)} failed. Return to the application and try again.`, 'access_denied');
     }
-    const who = verifiedEmail(client.cfg, claims) ?? (typeof claims.sub === 'string' || typeof claims.login === 'string' ? String(claims.sub ?? claims.login) : 'unknown');
     const verdict = admit(client.cfg, claims, d.scopes);
     if (!verdict.ok) {
-      refuse(req, verdict.reason, name, verdict.detail, { identity: who, ...(verdict.rule && { rule: String(verdict.rule) }) });
+      // Who it was, in words the person and an auditor recognise (an address even unverified), and the provider's own id.
+      const who = [claims.email, claims.login, claims.sub].find((v): v is string => typeof v === 'string' && v.length > 0 && v.length <= MAX_VALUE) ?? 'unknown';
+      const sub = typeof claims.sub === 'string' ? claims.sub.slice(0, MAX_VALUE) : String(claims.id ?? '').slice(0, MAX_VALUE);
+      refuse(req, verdict.reason, name, verdict.detail, { identity: who, ...(sub && { upstream_sub: sub }), ...(verdict.rule && { rule: String(verdict.rule) }) });
       return fail(res, 403, p.uid, 'Access refused', `Your ${label(client)} account (${who}) is not allowed to use ${d.serverName}.`, 'access_denied');
     }
     const interaction = await provider.Interaction.find(p.uid);
