@@ -11,7 +11,8 @@
 // application; two providers give a choice page, and a plain OAuth 2 provider (GitHub-like,
 // identity from its user endpoint) works; the provider tokens are kept sealed with the grant
 // (none in the SQLite file), handed out by upstreamTokens() and refreshed when due, and go with
-// the grant; after a restart with narrower rules a person they no longer admit cannot refresh. Every provider token is registered with the secret scan, so a log line holding
+// the grant; after a restart with narrower rules a person they no longer admit cannot refresh;
+// no provider token, code or the client secret is in the log or the audit events. Every provider token is registered with the secret scan, so a log line holding
 // one fails the run.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -45,13 +46,15 @@ function upstreamOAuth(idp: UpstreamDouble, more: Record<string, unknown>[] = []
   };
 }
 
-interface Started { h: Harness; audit: AuditEvent[] }
+/** audit: this test's events (cleared before each); everAudited: all of them. */
+interface Started { h: Harness; audit: AuditEvent[]; everAudited: AuditEvent[] }
 async function start(oauthCfg: Partial<OAuthConfig>, extra: Parameters<typeof startOAuthApp>[0] = {}): Promise<Started> {
   const audit: AuditEvent[] = [];
-  const observer = new Observer({ enabled: true, allows: false, record: (e) => void audit.push(e), close() {} }, undefined);
+  const everAudited: AuditEvent[] = [];
+  const observer = new Observer({ enabled: true, allows: false, record: (e) => void (audit.push(e), everAudited.push(e)), close() {} }, undefined);
   // Each test registers a client or two: more than /register's default 10 a minute.
   const h = await startOAuthApp({ ...extra, observer, limits: { register: { burst: 100, perMinute: 100 } }, oauth: { registration: { enabled: true }, ...oauthCfg } });
-  return { h, audit };
+  return { h, audit, everAudited };
 }
 
 const formOf = (html: string) => ({
@@ -319,6 +322,13 @@ describe('upstream login (login.mode upstream) against an in-process identity pr
     await oauth.processRevocationResponse(revoked);
     assert.equal((await whoami(s.h.url, r.tokens.access_token)).status, 401);
     await assert.rejects(s.h.oauth.upstreamTokens!(grantId), (e: SvcError) => e.code === 'UPSTREAM_TOKEN_UNAVAILABLE' && e.data?.reason === 'no_upstream_login');
+  });
+
+  it('wrote none of the provider\'s tokens, codes or the client secret to its log or audit events', () => {
+    assert.ok(idp.issued.length >= 20 && idp.codes.length >= 10, 'the tests above signed in many times');
+    const written = [...s.h.logs.map((l) => JSON.stringify(l)), ...s.everAudited.map((e) => JSON.stringify(e))].join('\n');
+    assert.ok(written.includes('oauth.upstream_refused') && written.includes('"reason":"upstream_id_token_invalid"'), 'sign-ins and refusals were logged and audited');
+    for (const t of [...idp.issued, ...idp.codes, idp.clientSecret]) assert.ok(!written.includes(t), 'a provider credential in the log');
   });
 });
 

@@ -53,6 +53,8 @@ export interface UpstreamDouble {
   counts: Record<string, number>;
   /** Codes it issued, most recent last. */
   codes: string[];
+  /** Every access, refresh and ID token it issued. */
+  issued: string[];
   close(): Promise<void>;
 }
 
@@ -80,6 +82,7 @@ export async function startUpstreamDouble(o: { clientId?: string; clientSecret?:
     accessTtl: 3600,
     counts: {},
     codes: [],
+    issued: [],
     async close() {
       const closed = new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections();
@@ -90,11 +93,16 @@ export async function startUpstreamDouble(o: { clientId?: string; clientSecret?:
   const json = (res: http.ServerResponse, status: number, body: unknown) =>
     void res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));
 
+  const issue = (token: string) => {
+    d.issued.push(token);
+    return secret(token);
+  };
+
   async function idToken(person: Person, nonce: string | undefined): Promise<string> {
     const m = d.misbehave;
     const now = Math.floor(Date.now() / 1000);
     const { sub, ...claims } = person;
-    return secret(await new SignJWT({ ...claims, ...(nonce !== undefined && { nonce: m.nonce ?? nonce }) })
+    return issue(await new SignJWT({ ...claims, ...(nonce !== undefined && { nonce: m.nonce ?? nonce }) })
       .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
       .setIssuer(m.iss ?? issuer).setSubject(sub).setAudience(m.aud ?? d.clientId)
       .setIssuedAt(m.expired ? now - 600 : now).setExpirationTime(m.expired ? now - 60 : now + 300)
@@ -108,8 +116,8 @@ export async function startUpstreamDouble(o: { clientId?: string; clientSecret?:
   }
 
   async function tokens(person: Person, plain: boolean, nonce: string | undefined) {
-    const at = secret(b64(randomBytes(24)));
-    const rt = secret(b64(randomBytes(24)));
+    const at = issue(b64(randomBytes(24)));
+    const rt = issue(b64(randomBytes(24)));
     access.set(at, person);
     refresh.set(rt, person);
     return { access_token: at, token_type: plain ? 'bearer' : 'Bearer', expires_in: d.accessTtl, refresh_token: rt, scope: plain ? 'read:user' : 'openid email profile', ...(!plain && { id_token: await idToken(person, nonce) }) };
