@@ -12,8 +12,8 @@
 // identity from its user endpoint) works; the provider tokens are kept sealed with the grant
 // (none in the SQLite file), handed out by upstreamTokens() and refreshed when due, and go with
 // the grant; after a restart with narrower rules a person they no longer admit cannot refresh;
-// no provider token, code or the client secret is in the log or the audit events. Every provider token is registered with the secret scan, so a log line holding
-// one fails the run.
+// no provider token, code or the client secret is in the log or the audit events. Every
+// provider token is registered with the secret scan too, so a log line holding one fails the run.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
