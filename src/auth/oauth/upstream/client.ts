@@ -9,7 +9,7 @@
 // current, nonce is the one sent, and whose signature verifies against the provider's JWKS
 // under an asymmetric algorithm (never none or HMAC); a plain OAuth 2 provider's identity is
 // its userinfo answer; every failure is an UpstreamError with a stable reason (the audit log's)
-// and a message naming no token, code or claim value.
+// and a message naming no token, code or claim value (an unexpected error by its name only).
 
 import * as oauth from 'oauth4webapi';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
@@ -194,7 +194,8 @@ export function createUpstreamClient(cfg: ResolvedUpstream, o: { issuer: string;
         throw new UpstreamError(step === 'userinfo' ? 'upstream_userinfo_invalid' : 'upstream_response_invalid', `${cfg.name}: the ${step} answer is not valid: ${e.message}`);
       }
       if (e instanceof TypeError && /fetch failed/.test(e.message)) throw new UpstreamError('upstream_unreachable', `${cfg.name}: the ${step} failed: ${causeOf(e)}`);
-      throw new UpstreamError('upstream_response_invalid', `${cfg.name}: the ${step} failed: ${(e as Error)?.message?.slice(0, 200)}`);
+      // Only the error's name: a parser's message may quote the answer it could not read.
+      throw new UpstreamError('upstream_response_invalid', `${cfg.name}: the ${step} failed (${(e as Error)?.name ?? 'error'})`);
     }
   }
 }

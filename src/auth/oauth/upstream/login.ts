@@ -112,8 +112,8 @@ export function createLoginFlow(d: LoginFlowDeps): LoginFlow {
     try {
       target = await client.authorizationUrl({ state, nonce, verifier });
     } catch (e) {
-      const err = e instanceof UpstreamError ? e : new UpstreamError('upstream_unreachable', String((e as Error)?.message));
-      refuse(req, err.reason, name, err.message);
+      if (!(e instanceof UpstreamError)) throw e; // a bug: the error handler answers INTERNAL
+      refuse(req, e.reason, name, e.message);
       return sendPage(res, 502, errorPage('Identity provider unavailable', `${label(client)} cannot be reached right now. Try again in a moment.`));
     }
     const ttl = Math.max(1, Math.min(STATE_TTL, details.exp - epoch()));
@@ -151,9 +151,9 @@ export function createLoginFlow(d: LoginFlowDeps): LoginFlow {
     try {
       ({ claims, tokens } = await client.finish(url, { state, nonce: p.nonce, verifier: p.verifier }));
     } catch (e) {
-      const err = e instanceof UpstreamError ? e : new UpstreamError('upstream_response_invalid', String((e as Error)?.message).slice(0, 200));
-      refuse(req, err.reason, name, err.message, err.detail);
-      const declined = err.reason === 'upstream_error' && err.detail.error === 'access_denied';
+      if (!(e instanceof UpstreamError)) throw e;
+      refuse(req, e.reason, name, e.message, e.detail);
+      const declined = e.reason === 'upstream_error' && e.detail.error === 'access_denied';
       return fail(res, declined ? 403 : 502, p.uid, declined ? 'Sign-in cancelled' : 'Sign-in failed',
         declined ? `${label(client)} did not sign you in.` : `Signing in with ${label(client)} failed. Return to the application and try again.`, 'access_denied');
     }
