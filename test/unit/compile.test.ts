@@ -78,6 +78,10 @@ const CASES: Record<string, { why: string; problems: Expect[] }> = {
       { code: 'OAUTH_CONFIG', line: 19, col: 9 },
     ],
   },
+  'oauth-upstream-claim-name.yaml': {
+    why: 'a rule maps a claim whose name a bind cannot read (principal.claims.NAME takes letters, digits and _)',
+    problems: [{ code: 'SCHEMA_VIOLATION', line: 13, col: 50 }, { code: 'SCHEMA_VIOLATION', line: 13, col: 50 }],
+  },
   'oauth-upstream-mode.yaml': { why: 'login mode upstream without an identity provider', problems: [{ code: 'OAUTH_CONFIG', line: 6, col: 18 }] },
   'oauth-upstreams-wrong-mode.yaml': { why: 'identity providers under another login mode', problems: [{ code: 'OAUTH_CONFIG', line: 9, col: 7 }] },
   'oauth-issuer-and-scopes.yaml': {
