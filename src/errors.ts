@@ -54,6 +54,7 @@ export const REQUEST_CODES = {
   BACKEND_TIMEOUT: { status: 504, rpc: -32000, doc: 'The backend did not answer within its timeout.' },
   CANCELLED: { status: 499, rpc: -32800, doc: 'The caller went away (disconnected or cancelled) before the answer; logged, rarely seen by anyone.' },
   NOT_READY: { status: 503, rpc: -32000, doc: 'The server is starting or draining.' },
+  UPSTREAM_TOKEN_UNAVAILABLE: { status: 502, rpc: -32000, doc: 'The person\'s token at the identity provider they signed in at (`oauth.login.mode: upstream`) cannot be had: the grant has none, the provider was removed, the token expired without a refresh token, or the provider refused or did not answer the refresh; `data.reason` says which. Signing in again gets a fresh one.' },
   STORE_UNAVAILABLE: { status: 503, rpc: -32000, doc: 'The shared OAuth store (PostgreSQL) is down or did not answer within its statement timeout; retry later.' },
   INTERNAL: { status: 500, rpc: -32603, doc: 'A bug: logged with a request id, never with secrets.' },
 } as const satisfies Record<string, CodeInfo>;

@@ -9,7 +9,7 @@ import { ManifestError, SvcError } from '../errors.js';
 import type { ValidateFunction } from 'ajv';
 // Precompiled from definitions/SvcServerConfig by scripts/gen-types.mjs, beside the manifest's.
 import { validateConfig as generatedConfigValidator } from './validators.gen.js';
-import type { AuditConfig, AuthProfile, BearerAuthConfig, OAuthConfig, Routes, ServerSettings, SvcServerConfig as ConfigSections } from './manifest-types.gen.js';
+import type { AuditConfig, AuthProfile, BearerAuthConfig, OAuthConfig, Routes, ServerSettings, SvcServerConfig as ConfigSections, UpstreamLogin, UpstreamRule } from './manifest-types.gen.js';
 import type { OAuthProvider } from './oauth-provider.js';
 
 export type { AuditConfig, AuthProfile, BearerAuthConfig, OAuthConfig, Routes, ServerSettings };
@@ -25,15 +25,27 @@ export type SvcServerConfig = ConfigSections & {
 type Bucket = { burst: number; per_minute: number };
 
 /** The oauth section with every schema default applied. */
-export type ResolvedOAuth = OAuthConfig & {
+export type ResolvedOAuth = Omit<OAuthConfig, 'login'> & {
   access_token_ttl: number;
   refresh_token_ttl: number;
   code_ttl: number;
-  login: { mode: 'auto' | 'users'; subject: string };
+  login: { mode: 'auto' | 'users' | 'upstream'; subject: string; upstreams: ResolvedUpstream[] };
   registration: { enabled: boolean };
   rate_limits: { token: Bucket; register: Bucket; login_per_ip: Bucket; login_per_user: Bucket };
   provider: NonNullable<OAuthConfig['provider']>;
 };
+
+/** An upstream identity provider (oauth.login.upstreams[]) with every schema default applied. */
+export type ResolvedUpstream = UpstreamLogin & {
+  scopes: string[];
+  userinfo: boolean;
+  groups_claim: string;
+  require_verified_email: boolean;
+  timeout_ms: number;
+  rules: ResolvedUpstreamRule[];
+};
+
+export type ResolvedUpstreamRule = UpstreamRule & { subject: string; claims: Record<string, string> };
 
 /** BearerAuthConfig with the schema's defaults filled in. */
 export type ResolvedBearerAuth = BearerAuthConfig & Required<Pick<BearerAuthConfig, 'subject'>>;

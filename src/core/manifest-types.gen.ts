@@ -414,13 +414,17 @@ export interface OAuthConfig {
    */
   login?: {
     /**
-     * auto: approve as `subject` with no page (loopback issuers only). users: login and consent pages for the declared users.
+     * auto: approve as `subject` with no page (loopback issuers only). users: login and consent pages for the declared users. upstream: the person signs in at one of `upstreams` (an OIDC or OAuth 2 identity provider), its `rules` map them to a subject, scopes and claims, then this server's consent page.
      */
-    mode?: 'auto' | 'users';
+    mode?: 'auto' | 'users' | 'upstream';
     /**
      * Subject approved in auto mode.
      */
     subject?: string;
+    /**
+     * Identity providers people sign in at (login.mode: upstream); with several, the sign-in page offers a choice.
+     */
+    upstreams?: UpstreamLogin[];
   };
   /**
    * People who can log in (login.mode: users).
@@ -595,6 +599,124 @@ export interface OAuthConfig {
   dpop_nonce?: boolean;
 }
 /**
+ * An identity provider people sign in at. Give `issuer` for an OpenID Connect provider (discovery, an ID token checked against its keys), or authorization_endpoint, token_endpoint and userinfo_endpoint for a plain OAuth 2 provider such as GitHub (identity from its userinfo endpoint). Register ISSUER/interaction/callback/NAME (ISSUER: this server's oauth issuer) as the redirect URI at the provider.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "UpstreamLogin".
+ */
+export interface UpstreamLogin {
+  /**
+   * Names the provider in its callback path (/interaction/callback/NAME), in logs and the audit log; unique.
+   */
+  name: string;
+  /**
+   * The provider as the sign-in page names it. Default: name.
+   */
+  display_name?: string;
+  /**
+   * The OpenID Connect issuer: its discovery document (ISSUER/.well-known/openid-configuration) gives the endpoints and keys, and its ID tokens must carry exactly this `iss`. https unless the host is loopback.
+   */
+  issuer?: string;
+  /**
+   * A plain OAuth 2 provider's authorization endpoint (no issuer). https unless the host is loopback.
+   */
+  authorization_endpoint?: string;
+  /**
+   * A plain OAuth 2 provider's token endpoint (no issuer). https unless the host is loopback.
+   */
+  token_endpoint?: string;
+  /**
+   * The endpoint that describes the signed-in person (GitHub: https://api.github.com/user). Required without issuer; with issuer, the discovered one is used when `userinfo` is true. https unless the host is loopback.
+   */
+  userinfo_endpoint?: string;
+  /**
+   * This server's client id at the provider.
+   */
+  client_id: string;
+  /**
+   * This server's client secret at the provider (client_secret_basic). Write ${VAR}. Without client_secret and client_secret_file this server is a public client (PKCE only).
+   */
+  client_secret?: string;
+  /**
+   * File holding the client secret (relative to the manifest).
+   */
+  client_secret_file?: string;
+  /**
+   * Scopes asked of the provider. An OpenID Connect provider needs openid; ask for what the rules read (email, groups…).
+   *
+   * @minItems 1
+   */
+  scopes?: [string, ...string[]];
+  /**
+   * With issuer: also read the userinfo endpoint after the ID token, for claims the provider puts only there (groups, often); its `sub` must be the ID token's. Without issuer the userinfo endpoint is always read.
+   */
+  userinfo?: boolean;
+  /**
+   * The claim that lists the person's groups (for when.group).
+   */
+  groups_claim?: string;
+  /**
+   * The email claim counts (for when.email_domain and subject: email) only when email_verified is true. Turn off only for a provider that returns verified addresses alone without saying so.
+   */
+  require_verified_email?: boolean;
+  /**
+   * Longest wait for each call to the provider (discovery, keys, code exchange, userinfo, refresh), in ms.
+   */
+  timeout_ms?: number;
+  /**
+   * Who may sign in through this provider, and as what: tried in order, the first match wins; no match: refused (default deny).
+   *
+   * @minItems 1
+   */
+  rules: [UpstreamRule, ...UpstreamRule[]];
+}
+/**
+ * One rule: when every condition of `when` holds for the person the provider signed in, they may use this server as `subject` with at most `scopes` and with `claims`. Rules are tried in order; the first that matches decides; when none matches the person is refused.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "UpstreamRule".
+ */
+export interface UpstreamRule {
+  /**
+   * Conditions, all of which must hold (a list: any of its values). `{}` matches everyone the provider signs in.
+   */
+  when: {
+    /**
+     * The domain of the person's email address (compared without case; only a verified address counts, see require_verified_email).
+     */
+    email_domain?: string | [string, ...string[]];
+    /**
+     * A group the person is a member of (in the provider's groups_claim).
+     */
+    group?: string | [string, ...string[]];
+    /**
+     * Provider claims and the values they must have: claim name -> value or list of values (a string, number or boolean claim is compared as a string; a list claim matches when it contains the value).
+     */
+    claim?: {
+      /**
+       * The value (or any of the values) the claim must have.
+       */
+      [k: string]: string | [string, ...string[]];
+    };
+  };
+  /**
+   * The provider claim whose value becomes the subject on this server (principal.sub, the audit log's sub): sub, email (a verified address only), preferred_username, login (GitHub)…
+   */
+  subject?: string;
+  /**
+   * The most a person matched by this rule may grant a client (each declared in profile.scopes); the consent page and the client's request narrow it further.
+   *
+   * @minItems 1
+   */
+  scopes: [Scope, ...Scope[]];
+  /**
+   * Claims kept on the caller, usable in a tool's bind (principal.claims.NAME): name on this server -> provider claim name. A provider value that is not a string (or a number) is left out.
+   */
+  claims?: {
+    [k: string]: string;
+  };
+}
+/**
  * What the server publishes about its authorization: issuer, endpoints and scopes. Every scope used anywhere must be declared here.
  *
  * This interface was referenced by `SvcManifest`'s JSON-Schema
@@ -672,7 +794,7 @@ export interface Tool {
    */
   inline_ok?: boolean;
   /**
-   * Scopes a caller needs, all of them; each must be declared in profile.scopes, and a pattern (tenant:{{tenant}}.read) must match at least one declared scope. `svc validate` warns (SCOPE_ADVISED) when a tool that may change something (exec, module, http other than GET, fs write, sqlite writable and not a plain SELECT, unless readOnlyHint) needs no scope on a server that serves others: OAuth with login.mode users or enterprise_issuers, or a public /svc, /mcp or /ws on a server reachable from other machines. Writing required_scopes: [] says it is open to every caller on purpose.
+   * Scopes a caller needs, all of them; each must be declared in profile.scopes, and a pattern (tenant:{{tenant}}.read) must match at least one declared scope. `svc validate` warns (SCOPE_ADVISED) when a tool that may change something (exec, module, http other than GET, fs write, sqlite writable and not a plain SELECT, unless readOnlyHint) needs no scope on a server that serves others: OAuth with login.mode users or upstream or enterprise_issuers, or a public /svc, /mcp or /ws on a server reachable from other machines. Writing required_scopes: [] says it is open to every caller on purpose.
    */
   required_scopes?: RequiredScope[];
   /**

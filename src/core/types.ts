@@ -20,9 +20,11 @@ export interface Principal {
   readonly jkt?: string;
   /** Enterprise-managed authorization: the identity provider that vouched for `sub`, and the claims kept from its ID-JAG. */
   readonly idp?: string;
+  /** Upstream login (oauth.login.mode upstream): the name of the identity provider the person signed in at. */
+  readonly upstream?: string;
   /**
    * Claims of the credential: a static token's or OAuth user's `claims`, or those kept from
-   * an ID-JAG; usable in a tool's bind.
+   * an ID-JAG or by an upstream login's rule; usable in a tool's bind.
    */
   readonly claims?: Readonly<Record<string, unknown>>;
 }

@@ -94,6 +94,13 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
       clients![i] = { ...c, client_secret: readSecret(resolve(env.manifestDir, c.client_secret_file!), file) };
     });
   }
+  const upstreams = m.oauth?.login?.upstreams?.map((u) => u);
+  for (const [i, u] of (m.oauth?.login?.upstreams ?? []).entries()) {
+    if (u.client_secret_file && io) await attempt(['oauth', 'login', 'upstreams', i, 'client_secret_file'], () => {
+      const { client_secret_file: secretFile, ...rest } = u;
+      upstreams![i] = { ...rest, client_secret: readSecret(resolve(env.manifestDir, secretFile!), file) };
+    });
+  }
   const caFile = m.oauth?.client_id_metadata_documents?.ca_file;
   if (caFile && io) await attempt(['oauth', 'client_id_metadata_documents', 'ca_file'], () => {
     if (!readSecret(resolve(env.manifestDir, caFile), file).includes('-----BEGIN CERTIFICATE-----')) throw new SvcError('OAUTH_CONFIG', `${caFile} holds no PEM certificate`);
@@ -119,6 +126,7 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
     oauth: m.oauth && {
       ...m.oauth,
       clients,
+      ...(upstreams && { login: { ...m.oauth.login, upstreams } }),
       ...(m.oauth.provider?.path && { provider: { ...m.oauth.provider, path: resolve(env.manifestDir, m.oauth.provider.path) } }),
     },
     profile: m.profile,

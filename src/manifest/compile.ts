@@ -12,7 +12,7 @@ import { trustFunction } from '../util/proxy-trust.js';
 import { MIN_STATE_KEY } from '../mcp/request-state.js';
 import { BACKEND_KINDS } from '../runtime/backends/registry.js';
 import { compilePattern, isPattern } from '../core/guard.js';
-import { enterpriseIssuerProblems, issuerProblem, NO_SCOPE, profileIssuerProblem } from '../auth/oauth/config-checks.js';
+import { enterpriseIssuerProblems, issuerProblem, NO_SCOPE, profileIssuerProblem, upstreamProblems } from '../auth/oauth/config-checks.js';
 import type { SvcManifest, Tool } from '../core/manifest-types.gen.js';
 import { KNOWN_ROUTES } from '../core/config.js';
 
@@ -221,6 +221,7 @@ function checkOAuth(m: SvcManifest, problem: (c: ErrorCode, p: Path, msg: string
   });
   const clients = new Set((o.clients ?? []).map((c) => c.client_id));
   for (const p of enterpriseIssuerProblems(o.enterprise_issuers ?? [], clients, scopes)) problem(p.code, p.path, p.message);
+  for (const p of upstreamProblems(o.login, scopes)) problem(p.code, p.path, p.message);
 }
 
 /** Each {{arg}} of the scope patterns, with the index of the scope it is in. */

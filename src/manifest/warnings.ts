@@ -38,7 +38,7 @@ const isLoopback = (host: string) => LOOPBACK_HOSTS.has(host.toLowerCase()) || /
 /**
  * Why this manifest serves people other than its operator, or undefined when only the operator
  * and the clients they hand a credential to can call it. Served to others: OAuth is on and
- * issues tokens to people who sign in (login.mode: users) or to an enterprise identity
+ * issues tokens to people who sign in (login.mode: users or upstream) or to an enterprise identity
  * provider's users (enterprise_issuers); or /svc, /mcp or /ws is a public route and the server
  * is reachable from other machines (server.host is not a loopback address, or base_url is not
  * a loopback URL). Static bearer tokens alone, and OAuth that auto-approves on a loopback
@@ -47,6 +47,7 @@ const isLoopback = (host: string) => LOOPBACK_HOSTS.has(host.toLowerCase()) || /
 export function servedToOthers(m: SvcManifest): string | undefined {
   if (m.oauth?.enabled) {
     if (m.oauth.login?.mode === 'users') return 'people sign in to it (oauth.login.mode: users)';
+    if (m.oauth.login?.mode === 'upstream') return 'people sign in to it through an identity provider (oauth.login.mode: upstream)';
     if (m.oauth.enterprise_issuers?.length) return 'users of an enterprise identity provider get tokens (oauth.enterprise_issuers)';
   }
   const open = CALL_ROUTES.filter((r) => m.routes?.public?.includes(r));

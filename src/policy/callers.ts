@@ -4,7 +4,11 @@
 // each static token with its fixed scopes and claims, each OAuth account through each kind
 // of client (a credential holds any subset of what both may be granted; a client that
 // registers itself or is described by a metadata document picks its own client_id), each
-// trusted ID-JAG identity provider (its subjects and mapped claims chosen by the provider);
+// trusted ID-JAG identity provider (its subjects and mapped claims chosen by the provider),
+// each rule of each upstream login provider through each kind of client (the people its
+// conditions admit: subjects and the rule's claims chosen by the provider, scopes up to the
+// rule's; keyed by the provider and the conditions, so reordering rules changes nothing and
+// changing a rule's conditions is a new class);
 // the anonymous caller of each public route is not a class here: reach.ts adds it, and the
 // class of every credential at all. Besides the tools, resources and prompts, the routes
 // themselves are capabilities (`route:/metrics` is reached by whoever the route admits),
@@ -12,7 +16,7 @@
 
 import type { Catalog } from '../core/catalog.js';
 import { CALL_ROUTES, KNOWN_ROUTES, profileScopes } from '../core/config.js';
-import type { SvcManifest } from '../core/manifest-types.gen.js';
+import type { SvcManifest, UpstreamRule } from '../core/manifest-types.gen.js';
 import { EXPLAIN_ANY_SCOPE } from './explain.js';
 import { entries } from './diff.js';
 import { compileGuard, type Guard } from '../core/guard.js';
@@ -26,7 +30,7 @@ export interface CallerClass {
   readonly key: string;
   /** In words: `token ci`, `OAuth user alice via client app1`. */
   readonly label: string;
-  readonly kind: 'static' | 'oauth' | 'id-jag';
+  readonly kind: 'static' | 'oauth' | 'id-jag' | 'upstream';
   readonly sub: Attribute;
   /** undefined: the credential carries no client_id (static tokens). */
   readonly clientId?: Attribute;
@@ -98,8 +102,9 @@ function callerClasses(m: SvcManifest): Map<string, CallerClass> {
   }
   const o = m.oauth;
   if (o?.enabled) {
-    const auto = (o.login?.mode ?? 'auto') === 'auto';
-    const accounts = auto
+    const mode = o.login?.mode ?? 'auto';
+    const auto = mode === 'auto';
+    const accounts = mode === 'upstream' ? [] : auto
       ? [{ sub: o.login?.subject ?? 'dev', scopes: profile, claims: {} as Record<string, string>, label: `OAuth subject ${o.login?.subject ?? 'dev'} (login.mode auto)` }]
       : (o.users ?? []).map((u) => ({ sub: u.username, scopes: declared(u.scopes), claims: { ...u.claims }, label: `OAuth user ${u.username}` }));
     const clients: { id: Attribute; scopes: readonly string[]; label: string }[] = (o.clients ?? []).map((c) => ({ id: c.client_id, scopes: declared(c.scopes), label: `via client ${c.client_id}` }));
@@ -114,6 +119,19 @@ function callerClasses(m: SvcManifest): Map<string, CallerClass> {
         });
       }
     }
+    for (const up of mode === 'upstream' ? o.login?.upstreams ?? [] : []) {
+      for (const rule of up.rules) {
+        const when = conditions(rule.when);
+        for (const c of clients) {
+          add({
+            key: `upstream:${up.name}[${when}]@${c.id === ANY ? '*' : c.id}`,
+            label: `anyone signing in through ${up.name} with ${when || 'any identity'} ${c.label}`, kind: 'upstream',
+            sub: ANY, clientId: c.id, claims: {}, anyClaims: Object.keys(rule.claims ?? {}),
+            scopes: declared(rule.scopes).filter((s) => c.scopes.includes(s)), persists: true,
+          });
+        }
+      }
+    }
     for (const e of o.enterprise_issuers ?? []) {
       for (const client of e.allowed_clients) {
         add({
@@ -124,6 +142,17 @@ function callerClasses(m: SvcManifest): Map<string, CallerClass> {
     }
   }
   return out;
+}
+
+/** A rule's conditions in one canonical string: `email_domain=acme.example group=a|b claim.org=x`. */
+function conditions(w: UpstreamRule['when']): string {
+  const one = (k: string, v: string | string[]) => `${k}=${[v].flat().map((x) => x.toLowerCase()).sort().join('|')}`;
+  const parts = [
+    ...(w.email_domain !== undefined ? [one('email_domain', w.email_domain)] : []),
+    ...(w.group !== undefined ? [`group=${[w.group].flat().sort().join('|')}`] : []),
+    ...Object.entries(w.claim ?? {}).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `claim.${k}=${[v].flat().sort().join('|')}`),
+  ];
+  return parts.join(' ');
 }
 
 /** What a class is, in words, to say what changed about it: its scopes and claims. */

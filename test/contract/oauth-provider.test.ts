@@ -1,10 +1,12 @@
 // One contract suite over every OAuthProvider (memory, SQLite, PostgreSQL on a
 // throwaway cluster from test/helpers/postgres.ts): the oidc-provider adapter interface,
-// single consumption and key persistence; then what only a durable provider promises
-// (restart, kill -9, ids never stored in the clear) and what only a shared one promises
-// (concurrent migrations and consumes, sealed keys, revocation notifications, outages).
+// single consumption and key persistence, an upstream login's sealed records; then what
+// only a durable provider promises (restart, kill -9, ids never stored in the clear) and
+// what only a shared one promises (concurrent migrations and consumes, sealed keys,
+// revocation notifications, outages).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +18,7 @@ import { InMemoryOAuthProvider } from '../../src/auth/oauth/providers/memory.js'
 import { SQLiteOAuthProvider } from '../../src/auth/oauth/providers/sqlite.js';
 import { PostgresOAuthProvider, type PostgresOAuthProviderOptions } from '../../src/auth/oauth/providers/postgres.js';
 import { startPostgres, type PgCluster } from '../helpers/postgres.js';
+import { GRANT_MODEL, LOGIN_MODEL, PendingLogins, Sealer, sealingKeys, UpstreamGrants } from '../../src/auth/oauth/upstream/sealed-store.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const dirs: string[] = [];
@@ -146,6 +149,35 @@ for (const { name, make } of providers) {
       assert.equal(await p.sweep?.(), 1);
       assert.ok(await a.find('i-long'));
       assert.ok(await p.adapter('Client').find('c-forever'));
+    });
+
+    it('keeps an upstream login\'s records sealed: a pending login used once, a grant record only its keys and its grant id open', async () => {
+      const [k1, k2] = [randomBytes(32).toString('base64url'), randomBytes(32).toString('base64url')];
+      const sealer = new Sealer(sealingKeys([k1]));
+      const pending = new PendingLogins(p.adapter(LOGIN_MODEL), sealer);
+      await pending.save('state-1', { uid: 'i1', upstream: 'corp', binding: 'b', verifier: 'verifier-secret-0123', nonce: 'nonce-secret-0123' }, 60);
+      assert.doesNotMatch(JSON.stringify(await p.adapter(LOGIN_MODEL).find('state-1')), /secret-0123/);
+      assert.deepEqual(await pending.find('state-1'), { uid: 'i1', upstream: 'corp', binding: 'b', verifier: 'verifier-secret-0123', nonce: 'nonce-secret-0123', consumed: false });
+      assert.equal(await pending.consume('state-1'), true);
+      assert.equal(await pending.consume('state-1'), false, 'used once');
+      assert.equal((await pending.find('state-1'))?.consumed, true);
+
+      const grants = new UpstreamGrants(p.adapter(GRANT_MODEL), sealer);
+      const record = { upstream: 'corp', sub: 'ada@acme.example', claims: { tenant: 'acme' }, identity: { sub: 'u1', groups: ['mcp-admins'] }, tokens: { access_token: 'upstream-at-0123', refresh_token: 'upstream-rt-0123', token_type: 'Bearer' } };
+      await grants.save('grant-1', record, 60);
+      const raw = await p.adapter(GRANT_MODEL).find('grant-1');
+      assert.doesNotMatch(JSON.stringify(raw), /upstream-(at|rt)-0123|mcp-admins/);
+      assert.deepEqual(await grants.summary('grant-1'), { upstream: 'corp', sub: 'ada@acme.example', claims: { tenant: 'acme' } });
+      const opened = await grants.open('grant-1');
+      assert.deepEqual({ ...opened, exp: undefined }, { ...record, exp: undefined });
+      assert.equal(await new UpstreamGrants(p.adapter(GRANT_MODEL), new Sealer(sealingKeys([k2]))).open('grant-1'), undefined, 'another key opens nothing');
+      assert.ok(await new UpstreamGrants(p.adapter(GRANT_MODEL), new Sealer(sealingKeys([k2, k1]))).open('grant-1'), 'a rotated-out key still opens');
+      await p.adapter(GRANT_MODEL).upsert('grant-2', { ...raw, grantId: 'grant-2' }, 60);
+      assert.equal(await grants.open('grant-2'), undefined, 'a sealed value moved to another grant opens nothing');
+      await grants.replaceTokens('grant-1', opened!, { access_token: 'upstream-at-4567', token_type: 'Bearer' });
+      assert.equal((await grants.open('grant-1'))?.tokens.access_token, 'upstream-at-4567');
+      await grants.destroy('grant-1');
+      assert.equal(await grants.open('grant-1'), undefined);
     });
 
     it('keeps keys', async () => {

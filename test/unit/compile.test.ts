@@ -66,6 +66,24 @@ const CASES: Record<string, { why: string; problems: Expect[] }> = {
       { code: 'OAUTH_CONFIG', line: 13, col: 7 },
     ],
   },
+  'oauth-upstreams.yaml': {
+    why: 'upstream login: issuer and an endpoint both, an OIDC provider not asked for openid, plain-http issuer off loopback, client_secret and client_secret_file, a rule scope profile.scopes lacks, a name twice, a plain provider missing endpoints (the checks start-up makes)',
+    problems: [
+      { code: 'OAUTH_CONFIG', line: 12, col: 33 },
+      { code: 'OAUTH_CONFIG', line: 16, col: 17 },
+      { code: 'OAUTH_CONFIG', line: 11, col: 17 },
+      { code: 'OAUTH_CONFIG', line: 15, col: 29 },
+      { code: 'SCOPE_UNDECLARED', line: 18, col: 69 },
+      { code: 'DUPLICATE_NAME', line: 19, col: 15 },
+      { code: 'OAUTH_CONFIG', line: 19, col: 9 },
+    ],
+  },
+  'oauth-upstream-claim-name.yaml': {
+    why: 'a rule maps a claim whose name a bind cannot read (principal.claims.NAME takes letters, digits and _)',
+    problems: [{ code: 'SCHEMA_VIOLATION', line: 13, col: 50 }, { code: 'SCHEMA_VIOLATION', line: 13, col: 50 }],
+  },
+  'oauth-upstream-mode.yaml': { why: 'login mode upstream without an identity provider', problems: [{ code: 'OAUTH_CONFIG', line: 6, col: 18 }] },
+  'oauth-upstreams-wrong-mode.yaml': { why: 'identity providers under another login mode', problems: [{ code: 'OAUTH_CONFIG', line: 9, col: 7 }] },
   'oauth-issuer-and-scopes.yaml': {
     why: 'oauth.issuer with a path, profile.issuer naming another issuer, no profile scope (the checks start-up makes)',
     problems: [{ code: 'OAUTH_CONFIG', line: 8, col: 11 }, { code: 'OAUTH_CONFIG', line: 5, col: 11 }, { code: 'OAUTH_CONFIG', line: 4, col: 11 }],

@@ -1,7 +1,7 @@
 // reach.ts, case by case: the widenings issue 28 found (a required scope dropped from a
 // conjunction) and their opposites, named concretely — caller, capability, a call that shows
 // it and why; each kind of edit the gate must judge (routes, auth modes, tokens, OAuth users
-// and clients, ID-JAG providers, patterns, bind), the credentials OAuth keeps across an edit,
+// and clients, ID-JAG providers, upstream login rules, patterns, bind), the credentials OAuth keeps across an edit,
 // and the conservative answer when a capability has too many combinations to enumerate.
 // test/unit/reach-property.test.ts compares the same function with brute force.
 
@@ -160,6 +160,33 @@ describe('reach: who gains access', () => {
     const bound = [tenantTool('orders.mine', ['tenant:{{tenant}}.read'], { bind: { tenant: 'principal.claims.tenant' } })];
     const j = await diff(manifest({ auth: undefined, oauth: idp({}), tools: bound }), manifest({ auth: undefined, oauth: idp({ tenant: 'org' }), tools: bound }));
     const gain = on(j.widenings, 'tool:orders.mine').find((c) => c.key === 'id-jag:https://idp.example@app1')!;
+    assert.deepEqual([gain.example.credential, gain.example.args], [{ 'principal.claims.tenant': 'acme' }, { tenant: 'acme' }]);
+  });
+
+  it('upstream login: a new provider, a rule widened, a rule\'s claim a bind reads are widenings; reordering rules or narrowing one is not', async () => {
+    const rules = [
+      { when: { email_domain: 'acme.example', group: 'mcp-admins' }, subject: 'email', scopes: ['notes.read', 'notes.write'] },
+      { when: { email_domain: 'acme.example' }, subject: 'email', scopes: ['notes.read'] },
+    ];
+    const corp = (r: Json[]) => ({ name: 'corp', issuer: 'https://idp.example', client_id: 'fastsvc', rules: r });
+    const m = (upstreams: Json[], tools: Json[] = [tool('notes.add', ['notes.write', 'notes.read']), tool('notes.list', ['notes.read'])]) => manifest({
+      auth: undefined, tools,
+      oauth: { enabled: true, issuer: 'https://reach.example', login: { mode: 'upstream', upstreams }, client_id_metadata_documents: { enabled: false }, clients: [{ client_id: 'app1', redirect_uris: ['https://app.example/cb'] }] },
+    });
+    const base = m([corp(rules)]);
+    const added = await diff(base, m([corp(rules), { name: 'gh', authorization_endpoint: 'https://gh.example/a', token_endpoint: 'https://gh.example/t', userinfo_endpoint: 'https://gh.example/u', client_id: 'x', rules: [{ when: {}, subject: 'login', scopes: ['notes.read'] }] }]));
+    assert.deepEqual(keys(added.widenings, 'tool:notes.list'), ['upstream:gh[]@app1']);
+    assert.equal(on(added.widenings, 'tool:notes.list')[0]!.caller, 'anyone signing in through gh with any identity via client app1');
+
+    const widened = await diff(base, m([corp([rules[0]!, { ...rules[1]!, scopes: ['notes.read', 'notes.write'] }])]));
+    assert.deepEqual(keys(widened.widenings, 'tool:notes.add'), ['upstream:corp[email_domain=acme.example]@app1']);
+    assert.equal((await diff(base, m([corp([rules[1]!, rules[0]!])]))).widened, false, 'reordering changes no class');
+    assert.equal((await diff(base, m([corp([{ ...rules[0]!, scopes: ['notes.read'] }, rules[1]!])]))).widened, false, 'a rule narrowed');
+
+    const bound = [tenantTool('orders.mine', ['tenant:{{tenant}}.read'], { bind: { tenant: 'principal.claims.tenant' } })];
+    const tenantRule = (claims: Json) => [{ when: { email_domain: 'acme.example' }, subject: 'email', scopes: ['tenant:acme.read'], claims }];
+    const j = await diff(m([corp(tenantRule({}))], bound), m([corp(tenantRule({ tenant: 'org_id' }))], bound));
+    const gain = on(j.widenings, 'tool:orders.mine').find((c) => c.key === 'upstream:corp[email_domain=acme.example]@app1')!;
     assert.deepEqual([gain.example.credential, gain.example.args], [{ 'principal.claims.tenant': 'acme' }, { tenant: 'acme' }]);
   });
 

@@ -1,6 +1,7 @@
-// Who can be approved: the auto-mode subject, or the manifest's users. Guarantees: a
+// Who can be approved: the auto-mode subject, or the manifest's users (an upstream login's
+// people are not accounts here: upstream/grants.ts knows them by their grant). Guarantees: a
 // subject's grantable scopes are a subset of profile.scopes; password checks take the
-// same scrypt work whether or not the username exists.
+// same scrypt work whether or not the username exists; in upstream mode no subject is known.
 
 import type { ResolvedOAuth } from '../../core/config.js';
 import { verifyPassword } from './password.js';
@@ -28,6 +29,9 @@ export function createAccounts(oauth: ResolvedOAuth, profileScopes: readonly str
       claims: () => undefined,
       verify: async () => undefined,
     };
+  }
+  if (oauth.login.mode === 'upstream') {
+    return { has: () => false, scopes: () => new Set(), claims: () => undefined, verify: async () => undefined };
   }
   const users = new Map((oauth.users ?? []).map((u) => [u.username, {
     hash: u.password_hash,

@@ -6,9 +6,14 @@
 // oauth.enterprise_issuers an issuer listed twice, not exactly one of jwks_uri and jwks, a
 // jwks_uri that is not https (http only on a loopback host), an allowed client oauth.clients
 // does not declare (OAUTH_CONFIG), a scope profile.scopes does not declare (SCOPE_UNDECLARED)
-// — the enterprise ones each with its manifest path.
+// — the enterprise ones each with its manifest path; and for oauth.login.upstreams (upstream
+// login) a mode and list that disagree, a name used twice (DUPLICATE_NAME), not exactly one of
+// issuer and the three plain OAuth 2 endpoints, an OpenID Connect provider not asked for openid,
+// a URL that is not https (http only on a loopback host), both client_secret and
+// client_secret_file (OAUTH_CONFIG), a rule's scope profile.scopes does not declare
+// (SCOPE_UNDECLARED), each at its rule's line.
 
-import type { OAuthConfig } from '../../core/manifest-types.gen.js';
+import type { OAuthConfig, UpstreamLogin } from '../../core/manifest-types.gen.js';
 import { isLoopbackHost } from '../../util/loopback.js';
 
 export type IssuerConfig = NonNullable<OAuthConfig['enterprise_issuers']>[number];
@@ -31,7 +36,7 @@ export function profileIssuerProblem(profileIssuer: string | undefined, issuer: 
 export const NO_SCOPE = 'OAuth needs at least one scope in profile.scopes (a token carries at least one scope)';
 
 export interface ConfigProblem {
-  code: 'OAUTH_CONFIG' | 'SCOPE_UNDECLARED';
+  code: 'OAUTH_CONFIG' | 'SCOPE_UNDECLARED' | 'DUPLICATE_NAME';
   path: (string | number)[];
   message: string;
 }
@@ -61,6 +66,61 @@ export function enterpriseIssuerProblems(issuers: readonly IssuerConfig[], known
         add('OAUTH_CONFIG', `enterprise issuer ${cfg.issuer}: jwks_uri must be https (http only on a loopback host)`, 'jwks_uri');
       }
     }
+  });
+  return out;
+}
+
+/** An https URL, or http on a loopback host: what fastsvc calls out to as an OAuth client. */
+export function secureUrl(url: string): boolean {
+  const u = URL.parse(url);
+  return !!u && (u.protocol === 'https:' || (u.protocol === 'http:' && isLoopbackHost(u.hostname)));
+}
+
+const PLAIN_ENDPOINTS = ['authorization_endpoint', 'token_endpoint', 'userinfo_endpoint'] as const;
+
+/**
+ * What is wrong with oauth.login's upstream providers, each with its manifest path: shared by
+ * `svc validate` (every problem) and start-up (createUpstreamLogin, the first one).
+ */
+export function upstreamProblems(login: OAuthConfig['login'], profileScopes: readonly string[]): ConfigProblem[] {
+  const out: ConfigProblem[] = [];
+  const ups: readonly UpstreamLogin[] = login?.upstreams ?? [];
+  const base = ['oauth', 'login'];
+  if (login?.mode === 'upstream' && !ups.length) {
+    out.push({ code: 'OAUTH_CONFIG', path: [...base, 'mode'], message: 'login mode upstream needs at least one identity provider in oauth.login.upstreams' });
+  }
+  if (login?.mode !== 'upstream' && ups.length) {
+    out.push({ code: 'OAUTH_CONFIG', path: [...base, 'upstreams'], message: `oauth.login.upstreams are used only with login mode upstream (the mode is ${login?.mode ?? 'auto'})` });
+  }
+  const profile = new Set(profileScopes);
+  const seen = new Map<string, number>();
+  ups.forEach((up, i) => {
+    const path = [...base, 'upstreams', i];
+    const add = (code: ConfigProblem['code'], message: string, ...sub: (string | number)[]) => out.push({ code, path: [...path, ...sub], message });
+    const who = `upstream ${up.name}`;
+    if (seen.has(up.name)) add('DUPLICATE_NAME', `${who} is declared twice (first at index ${seen.get(up.name)})`, 'name');
+    else seen.set(up.name, i);
+    if (up.issuer !== undefined) {
+      const u = URL.parse(up.issuer);
+      if (u && (u.search || u.hash)) add('OAUTH_CONFIG', `${who}: issuer ${up.issuer} has a query or fragment`, 'issuer');
+      for (const e of ['authorization_endpoint', 'token_endpoint'] as const) {
+        if (up[e] !== undefined) add('OAUTH_CONFIG', `${who}: with issuer, ${e} comes from discovery; give issuer or the endpoints, not both`, e);
+      }
+      if (!(up.scopes ?? ['openid']).includes('openid')) add('OAUTH_CONFIG', `${who}: an OpenID Connect provider (issuer) must be asked for the openid scope`, 'scopes');
+    } else {
+      const missing = PLAIN_ENDPOINTS.filter((e) => up[e] === undefined);
+      if (missing.length) add('OAUTH_CONFIG', `${who}: give issuer (OpenID Connect), or ${PLAIN_ENDPOINTS.join(', ')} (plain OAuth 2); missing ${missing.join(', ')}`);
+    }
+    for (const e of ['issuer', ...PLAIN_ENDPOINTS] as const) {
+      const v = up[e];
+      if (v !== undefined && !secureUrl(v)) add('OAUTH_CONFIG', `${who}: ${e} must be https (http only on a loopback host)`, e);
+    }
+    if (up.client_secret !== undefined && up.client_secret_file !== undefined) add('OAUTH_CONFIG', `${who}: give client_secret or client_secret_file, not both`, 'client_secret_file');
+    up.rules.forEach((r, j) => {
+      r.scopes.forEach((s, k) => {
+        if (!profile.has(s)) add('SCOPE_UNDECLARED', `${who} rule ${j + 1} grants scope ${s}, which profile.scopes does not declare`, 'rules', j, 'scopes', k);
+      });
+    });
   });
   return out;
 }

@@ -1,9 +1,12 @@
 // The login and consent steps of /authorize (oidc-provider interactions). Guarantees:
 // auto mode approves the configured subject with no page; users mode shows a login page
-// (rate-limited per IP and per username) and a consent page, each POST checked against
-// a CSRF token bound to the interaction; granted scopes = asked ∩ client-allowed ∩
-// user-allowed ∩ profile.scopes, the rest recorded as rejected; consent is saved as an
-// oidc-provider Grant and remembered per user and client.
+// (rate-limited per IP and per username) and a consent page; upstream mode sends the person
+// to an identity provider (upstream/login.ts; a choice page when there are several) and then
+// shows the consent page; each POST is checked against a CSRF token bound to the interaction;
+// granted scopes = asked ∩ client-allowed ∩ user-allowed (upstream: the matching rule's) ∩
+// profile.scopes, the rest recorded as rejected; consent is saved as an oidc-provider Grant
+// and remembered per user and client — except after an upstream login, where each consent
+// saves a new grant holding that sign-in's provider tokens (sealed) and nothing is remembered.
 
 import express, { type Request, type Response, type Router } from 'express';
 import type { IncomingMessage } from 'node:http';
@@ -16,12 +19,15 @@ import { cimdHost } from './cimd.js';
 import type { Adapter } from '../../core/oauth-provider.js';
 import { consentPage, errorPage, loginPage, sendPage } from './pages.js';
 import type { RateLimiter } from './rate-limit.js';
+import type { UpstreamLogin } from './upstream/upstream-login.js';
 
 type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
 
 export interface InteractionDeps {
   provider: Provider;
-  mode: 'auto' | 'users';
+  mode: 'auto' | 'users' | 'upstream';
+  /** login.mode upstream: the identity providers' sign-in and what their grants keep. */
+  upstream?: UpstreamLogin;
   /** The subject approved in auto mode. */
   autoSubject: string;
   accounts: Accounts;
@@ -46,7 +52,7 @@ export interface InteractionDeps {
  * The form posts that check their own CSRF token (bound to the interaction, whose cookie
  * must name the same uid): the front door may let `Origin: null` through to them.
  */
-export const CSRF_GUARDED_POST = /^\/interaction\/[^/]+\/(login|consent)$/;
+export const CSRF_GUARDED_POST = /^\/interaction\/[^/]+\/(login|consent|upstream)$/;
 
 /** The pages a person's browser opens while signing in: refusals there are answered with a page. */
 export const SIGN_IN_PAGES = /^\/(authorize(\/|$)|interaction\/)/;
@@ -83,16 +89,21 @@ export function interactionRouter(d: InteractionDeps): Router {
     return provider.Client.find(String(details.params.client_id));
   }
 
+  /** The scopes this account may grant: its own, or those of the rule its upstream login matched. */
+  const userAllowed = (details: Interaction, accountId: string): ReadonlySet<string> =>
+    (d.upstream ? new Set(d.upstream.admission(details)?.scopes) : d.accounts.scopes(accountId));
+
   /** Save the grant for what this account may give this client; returns its id. */
   async function saveGrant(details: Interaction, accountId: string): Promise<string> {
     const clientId = String(details.params.client_id);
     const client = await clientOf(details);
     const clientAllowed = client?.scope ? new Set(client.scope.split(' ')) : profile;
-    const userAllowed = d.accounts.scopes(accountId);
+    const userMay = userAllowed(details, accountId);
     const asked = splitScopes(details.params.scope);
-    const allowed = asked.filter((s) => profile.has(s) && clientAllowed.has(s) && userAllowed.has(s));
+    const allowed = asked.filter((s) => profile.has(s) && clientAllowed.has(s) && userMay.has(s));
     const rejected = asked.filter((s) => !allowed.includes(s));
-    const existing = details.grantId ? await provider.Grant.find(details.grantId) : undefined;
+    // An upstream login's grant holds that sign-in's provider tokens: never reuse an older one.
+    const existing = details.grantId && !d.upstream ? await provider.Grant.find(details.grantId) : undefined;
     const grant = existing && existing.accountId === accountId && existing.clientId === clientId
       ? existing : new provider.Grant({ accountId, clientId });
     const resources = details.params.resource === undefined ? [d.audience] : [details.params.resource].flat().map(String);
@@ -104,7 +115,9 @@ export function interactionRouter(d: InteractionDeps): Router {
     if (rejected.length) grant.rejectOIDCScope(rejected.join(' '));
     grant.exp = undefined; // a fresh consent gives the grant its full lifetime again
     const grantId = await grant.save();
-    await d.remembered.upsert(rememberKey(accountId, clientId), { grantId }, d.grantTtl);
+    const admission = d.upstream?.admission(details);
+    if (admission) await d.upstream!.attach(admission, grantId, d.grantTtl);
+    else await d.remembered.upsert(rememberKey(accountId, clientId), { grantId }, d.grantTtl);
     return grantId;
   }
 
@@ -122,18 +135,31 @@ export function interactionRouter(d: InteractionDeps): Router {
     const clientHost = hostOfDocument(String(details.params.client_id));
     const csrf = csrfFor(details.uid);
     if (details.prompt.name === 'login') {
+      if (d.upstream) return d.upstream.signIn(req, res, details, { csrf, clientName, clientHost });
       return sendPage(res, 200, loginPage({ uid: details.uid, csrf, serverName: d.serverName, clientName, clientHost }));
     }
     const accountId = details.session?.accountId ?? '';
-    const userAllowed = d.accounts.scopes(accountId);
+    const admission = d.upstream?.admission(details);
+    if (d.upstream && !admission) return sendPage(res, 400, errorPage('Sign-in expired', 'This sign-in request has expired or was already completed.'));
+    const userMay = userAllowed(details, accountId);
     const clientAllowed = client?.scope ? new Set(client.scope.split(' ')) : profile;
     const describe = new Map(d.scopes.map((s) => [s.name, s.description]));
     const asked = splitScopes(details.params.scope).filter((s) => profile.has(s));
     return sendPage(res, 200, consentPage({
       uid: details.uid, csrf, serverName: d.serverName, clientName, clientId: String(details.params.client_id),
       dynamic: d.isDynamic(String(details.params.client_id)), clientHost, redirectHost: hostOf(details.params.redirect_uri), user: accountId,
-      scopes: asked.map((name) => ({ name, description: describe.get(name), granted: userAllowed.has(name) && clientAllowed.has(name) })),
+      via: admission && d.upstream!.label(admission.name),
+      scopes: asked.map((name) => ({ name, description: describe.get(name), granted: userMay.has(name) && clientAllowed.has(name) })),
     }));
+  });
+
+  router.post('/interaction/:uid/upstream', form, async (req, res) => {
+    const details = await load(req, res);
+    if (!details) return;
+    if (!d.upstream || details.prompt.name !== 'login') return sendPage(res, 400, errorPage('Unexpected request', 'This step is not waiting for a sign-in.'));
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    if (!csrfOk(details.uid, body.csrf)) return sendPage(res, 403, errorPage('Request refused', 'The form was not issued by this server (CSRF check failed). Reload the page.'));
+    return d.upstream.start(req, res, details, String(body.upstream ?? ''));
   });
 
   router.post('/interaction/:uid/login', form, async (req, res) => {
@@ -167,7 +193,8 @@ export function interactionRouter(d: InteractionDeps): Router {
     const details = await load(req, res);
     if (!details) return;
     const accountId = details.session?.accountId;
-    if (d.mode !== 'users' || details.prompt.name !== 'consent' || !accountId) return sendPage(res, 400, errorPage('Unexpected request', 'This step is not waiting for a consent.'));
+    if (d.mode === 'auto' || details.prompt.name !== 'consent' || !accountId) return sendPage(res, 400, errorPage('Unexpected request', 'This step is not waiting for a consent.'));
+    if (d.upstream && !d.upstream.admission(details)) return sendPage(res, 400, errorPage('Sign-in expired', 'This sign-in request has expired or was already completed.'));
     const body = (req.body ?? {}) as Record<string, unknown>;
     if (!csrfOk(details.uid, body.csrf)) return sendPage(res, 403, errorPage('Request refused', 'The form was not issued by this server (CSRF check failed). Reload the page.'));
     if (body.decision !== 'allow') {
@@ -176,7 +203,8 @@ export function interactionRouter(d: InteractionDeps): Router {
     }
     const grantId = await saveGrant(details, accountId);
     d.log.info({ event: 'oauth.consent', client_id: details.params.client_id, sub: accountId }, 'consent given');
-    return provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+    // The admission's sealed tokens are the grant's now: not kept in the interaction as well.
+    return provider.interactionFinished(req, res, { consent: { grantId }, upstream: undefined }, { mergeWithLastSubmission: true });
   });
 
   /** A metadata-document client's publishing host (pre-provisioned clients keep their ids as they are). */

@@ -5,12 +5,16 @@
 // invalid_target); any revocation revokes the whole grant; a dynamically registered
 // client's `scope` is not a restriction; DPoP only when oauth.dpop asks for it (bound
 // tokens for every client when required, nonces from the shared secret when on); no
-// OIDC extras (userinfo, logout, PAR, dev interactions) are on.
+// OIDC extras (userinfo, logout, PAR, dev interactions) are on. With upstream login every
+// authorization signs in at the provider again and shows the consent page (no login or
+// consent is reused), a code exchange or refresh needs the upstream grant side to still
+// admit the person, and access tokens record the provider and the rule's claims.
 
 import { errors, interactionPolicy, type Configuration, type ClientMetadata, type KoaContextWithOIDC } from 'oidc-provider';
 import type { ResolvedOAuth } from '../../core/config.js';
 import type { Accounts } from './accounts.js';
 import type { Cimd } from './cimd.js';
+import type { GrantSide } from './upstream/grants.js';
 import { rememberKey } from './interactions.js';
 import { AUTH_METHODS } from './metadata.js';
 import { errorPage, PAGE_HEADERS } from './pages.js';
@@ -27,7 +31,7 @@ export const ROUTES = {
 
 export interface OidcConfigDeps {
   oauth: ResolvedOAuth;
-  mode: 'auto' | 'users';
+  mode: 'auto' | 'users' | 'upstream';
   scopes: readonly string[];
   audience: string;
   acceptResource(indicator: string): boolean;
@@ -40,6 +44,8 @@ export interface OidcConfigDeps {
   /** oauth.dpop allowed/required; nonceSecret when oauth.dpop_nonce. */
   dpop?: { required: boolean; nonceSecret?: Buffer };
   cimd: Cimd;
+  /** login.mode upstream: who the grants of upstream logins belong to. */
+  upstream?: Pick<GrantSide, 'hasAccount' | 'tokenExtra'>;
 }
 
 const SESSION_TTL = 24 * 3600;
@@ -51,6 +57,13 @@ export function oidcConfiguration(d: OidcConfigDeps): Configuration {
   if (d.mode === 'users') {
     policy.get('consent')!.checks.add(new interactionPolicy.Check('dynamic_client', 'dynamically registered clients always ask for consent',
       (ctx) => d.isDynamic(ctx.oidc.client!.clientId) && !ctx.oidc.result?.consent));
+  }
+  const upstream = d.mode === 'upstream' ? d.upstream : undefined;
+  if (upstream) {
+    policy.get('login')!.checks.add(new interactionPolicy.Check('upstream_login', 'every authorization signs in at the identity provider',
+      (ctx) => !ctx.oidc.result?.login));
+    policy.get('consent')!.checks.add(new interactionPolicy.Check('upstream_consent', 'every authorization through an identity provider asks for consent',
+      (ctx) => !ctx.oidc.result?.consent));
   }
   return {
     adapter: (name: string) => d.provider.adapter(name),
@@ -109,19 +122,25 @@ export function oidcConfiguration(d: OidcConfigDeps): Configuration {
       },
     },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}`, policy },
-    findAccount: async (_ctx, sub) => (d.accounts.has(sub) ? { accountId: sub, claims: async () => ({ sub }) } : undefined),
+    // Upstream: during an authorization the session's subject signed in just now (upstream_login);
+    // a code exchange or refresh (token) asks the grant side whether the person is still admitted.
+    findAccount: async (_ctx, sub, token) => {
+      const known = upstream ? !token || await upstream.hasAccount(sub, token.grantId) : d.accounts.has(sub);
+      return known ? { accountId: sub, claims: async () => ({ sub }) } : undefined;
+    },
     loadExistingGrant: async (ctx: KoaContextWithOIDC) => {
       const { oidc } = ctx;
       const accountId = oidc.session?.accountId;
       const clientId = oidc.client!.clientId;
       if (!accountId) return undefined;
-      const grantId = oidc.result?.consent?.grantId ?? oidc.session!.grantIdFor(clientId)
-        ?? (await d.remembered.find(rememberKey(accountId, clientId)))?.grantId;
+      const grantId = oidc.result?.consent?.grantId ?? (upstream ? undefined : oidc.session!.grantIdFor(clientId)
+        ?? (await d.remembered.find(rememberKey(accountId, clientId)))?.grantId);
       const grant = grantId ? await oidc.provider.Grant.find(grantId) : undefined;
       return grant && grant.accountId === accountId && grant.clientId === clientId ? grant : undefined;
     },
-    // Keep what the grant put on the token (the jwt-bearer grant records the identity provider and claims).
-    extraTokenClaims: async (_ctx, token) => (token as { extra?: Record<string, unknown> }).extra,
+    // Keep what the grant put on the token (the jwt-bearer grant records the identity provider and
+    // claims); an upstream login's grant gives its provider and claims.
+    extraTokenClaims: async (_ctx, token) => (token as { extra?: Record<string, unknown> }).extra ?? upstream?.tokenExtra((token as { grantId?: string }).grantId),
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: () => true,
     expiresWithSession: async () => false,

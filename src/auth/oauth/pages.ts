@@ -1,4 +1,5 @@
-// The authorization server's HTML pages: login, consent and error. Guarantees: every
+// The authorization server's HTML pages: login, the choice of identity provider (upstream
+// login), consent and error. Guarantees: every
 // interpolated value is escaped (esc), no script, labelled form controls, one small
 // inline stylesheet; callers send them with security headers (sendPage). The referrer
 // policy is same-origin: the page's address (with its interaction id) never goes to
@@ -15,6 +16,7 @@ label{display:block;font-weight:600;margin:1rem 0 .3rem}input[type=text],input[t
 input:focus,button:focus{outline:3px solid #9db8ff;outline-offset:1px}
 .actions{display:flex;gap:.75rem;margin-top:1.5rem}button{flex:1;font:inherit;font-weight:600;padding:.6rem;border-radius:6px;border:1px solid #1f4fd1;background:#1f4fd1;color:#fff;cursor:pointer}
 button.secondary{background:#fff;color:#1f4fd1}.error{background:#fdecec;border:1px solid #f3b4b4;color:#8a1111;border-radius:6px;padding:.5rem .75rem;margin:1rem 0}
+.choices{display:flex;flex-direction:column;gap:.6rem;margin-top:1rem}
 .warn{background:#fff6e0;border:1px solid #f0d48a;border-radius:6px;padding:.5rem .75rem;margin:1rem 0;font-size:.9rem}
 ul.scopes{list-style:none;padding:0;margin:.5rem 0}ul.scopes li{border:1px solid #e3e4ea;border-radius:6px;padding:.5rem .7rem;margin:.4rem 0}
 code{font:13px ui-monospace,monospace;background:#eef1fb;color:#123b8a;border-radius:3px;padding:.05rem .35rem}.off{opacity:.6}.off code{background:#eee;color:#555}`;
@@ -65,6 +67,27 @@ ${v.error ? `<div class="error" role="alert">${esc(v.error)}</div>` : ''}
 </form>`);
 }
 
+export interface UpstreamChoiceView {
+  uid: string;
+  csrf: string;
+  serverName: string;
+  clientName: string;
+  clientHost?: string;
+  /** The identity providers, in the manifest's order: name (the form value) and label. */
+  upstreams: { name: string; label: string }[];
+}
+
+/** Sign in with one of several identity providers: one form, a submit button per provider. */
+export function upstreamChoicePage(v: UpstreamChoiceView): string {
+  return layout(`Sign in — ${v.serverName}`, `<h1>Sign in to ${esc(v.serverName)}</h1>
+<p class="muted">to continue to <strong>${esc(v.clientName)}</strong>${v.clientHost ? ` (from <strong>${esc(v.clientHost)}</strong>)` : ''}</p>
+<p>Choose where you sign in:</p>
+<form method="post" action="/interaction/${esc(v.uid)}/upstream">
+<input type="hidden" name="csrf" value="${esc(v.csrf)}">
+<div class="choices">${v.upstreams.map((u) => `<button type="submit" name="upstream" value="${esc(u.name)}">${esc(u.label)}</button>`).join('')}</div>
+</form>`);
+}
+
 export interface ConsentView {
   uid: string;
   csrf: string;
@@ -76,6 +99,8 @@ export interface ConsentView {
   clientHost?: string;
   redirectHost: string;
   user: string;
+  /** The identity provider the user signed in at (upstream login). */
+  via?: string;
   /** Scopes asked for, with whether they will be granted and the profile's description. */
   scopes: { name: string; description?: string; granted: boolean }[];
 }
@@ -85,7 +110,7 @@ export function consentPage(v: ConsentView): string {
   const item = (s: ConsentView['scopes'][number]) => `<li${s.granted ? '' : ' class="off"'}><code>${esc(s.name)}</code>`
     + `${s.description ? ` — ${esc(s.description)}` : ''}${s.granted ? '' : ' <span class="muted">(not available to your account; will not be granted)</span>'}</li>`;
   return layout(`Authorize ${v.clientName} — ${v.serverName}`, `<h1>Authorize ${esc(v.clientName)}</h1>
-<p class="muted">Signed in as <strong>${esc(v.user)}</strong></p>
+<p class="muted">Signed in as <strong>${esc(v.user)}</strong>${v.via ? ` through <strong>${esc(v.via)}</strong>` : ''}</p>
 <p><strong>${esc(v.clientName)}</strong> <span class="muted">(client id <code>${esc(v.clientId)}</code>)</span> wants to access <strong>${esc(v.serverName)}</strong> on your behalf.</p>
 ${v.clientHost ? `<div class="warn">This application describes itself in a document published by <strong>${esc(v.clientHost)}</strong>; its name is its own claim. Only continue if you started this sign-in and trust ${esc(v.clientHost)}.</div>`
     : v.dynamic ? '<div class="warn">This application registered itself with this server. Only continue if you started this sign-in and trust it.</div>' : ''}
@@ -99,7 +124,8 @@ ${granted.length === 0 && v.scopes.length ? '<div class="error" role="alert">Non
 </form>`);
 }
 
-export function errorPage(title: string, message: string): string {
+/** An error; with `back`, a link that ends the sign-in and tells the application (its returnTo). */
+export function errorPage(title: string, message: string, back?: { href: string; label: string }): string {
   return layout(title, `<h1>${esc(title)}</h1><div class="error" role="alert">${esc(message)}</div>
-<p class="muted">Return to the application you came from and start again.</p>`);
+${back ? `<p><a href="${esc(back.href)}">${esc(back.label)}</a></p>` : '<p class="muted">Return to the application you came from and start again.</p>'}`);
 }

@@ -13,7 +13,11 @@
 // answers 503. Enterprise identities (ID-JAG, oauth.enterprise_issuers) get tokens
 // through the jwt-bearer grant (id-jag.ts); with oauth.dpop, tokens may be (allowed) or
 // must be (required) bound to a DPoP key and the protected routes check proofs with the
-// `dpop` verifier. Token issuance, refresh, revocation, registration, refused grants and rate-limit refusals
+// `dpop` verifier. With login.mode upstream (upstream/), people sign in at identity providers:
+// their tokens name the provider, are honoured only while it is configured, and the grant's
+// sealed provider tokens go when the grant goes; upstreamTokens() hands the person's provider
+// access token (refreshed when due) to code of this server, never to a client. Token issuance,
+// refresh, revocation, registration, refused grants and rate-limit refusals
 // are reported to the Observer (audit events and metrics; grant ids only as a hash).
 
 import type { Application, NextFunction, Request, Response } from 'express';
@@ -47,6 +51,8 @@ import { RateLimiter, type BucketLimits } from './rate-limit.js';
 import { Observer } from '../../observe/observer.js';
 import { hashId } from '../../observe/audit.js';
 import { scopeOf, type RequestScope } from '../../core/request-scope.js';
+import type { UpstreamTokens } from './upstream/client.js';
+import type { UpstreamLogin } from './upstream/upstream-login.js';
 
 export interface OAuthRateLimits {
   token: BucketLimits;
@@ -103,6 +109,12 @@ export interface OAuthServer {
   readonly provider: OAuthProvider;
   /** The protected routes' DPoP proof verifier (oauth.dpop allowed or required). */
   dpop?: DpopVerifier;
+  /**
+   * login.mode upstream: the access token the person of this grant (a principal's credentialId)
+   * holds at the identity provider they signed in at, refreshed first when it is about to
+   * expire — for a backend called on their behalf. Rejects UPSTREAM_TOKEN_UNAVAILABLE.
+   */
+  upstreamTokens?(grantId: string): Promise<UpstreamTokens>;
   close(): Promise<void>;
 }
 
@@ -137,6 +149,15 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
   const accounts = createAccounts(oauth, opts.scopes);
   const remembered = opts.provider.adapter('RememberedConsent');
   const keys = await loadOrCreateKeys(opts.provider);
+  const observer = opts.observer ?? Observer.NONE;
+  // Loaded only in upstream mode: oauth4webapi is not needed otherwise.
+  const upstreamParts = mode === 'upstream'
+    ? (await import('./upstream/upstream-login.js')).createUpstreamLogin({
+      oauth, issuer: opts.issuer, scopes: opts.scopes, adapter: (m) => opts.provider.adapter(m), cookieKeys: keys.cookieKeys,
+      manifestDir: opts.manifestDir, serverName: opts.name, log, observer, clientIp: (req) => opts.caller(req).ip,
+    })
+    : undefined;
+  const upstreamGrants = upstreamParts?.grants;
   const dpopMode = oauth.dpop ?? 'off';
   const dpopNonces = oauth.dpop_nonce ?? false;
   // One nonce secret for oidc-provider's token endpoint and the protected routes (dpop.ts).
@@ -153,15 +174,20 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
   const idJag = createIdJagVerifier({ issuers: oauth.enterprise_issuers ?? [], issuer, acceptResource, scopes: opts.scopes, knownClients: staticIds });
   for (const c of clients) if (idJag.clientIds.has(c.client_id)) c.grant_types = [...c.grant_types!, JWT_BEARER];
 
-  // A local account, or the subject of a still-trusted enterprise identity provider (ID-JAG).
-  const knownSubject = (sub: string, gty: string | undefined, idp: unknown) => (gty === JWT_BEARER ? idJag.trusts(idp) : accounts.has(sub));
+  // A local account, or the subject of a still-trusted enterprise identity provider (ID-JAG) or upstream login.
+  const knownSubject = (sub: string, gty: string | undefined, extra: Record<string, unknown> | undefined) =>
+    (gty === JWT_BEARER ? idJag.trusts(extra?.idp) : extra?.upstream !== undefined ? !!upstreamGrants?.trusts(extra.upstream) : accounts.has(sub));
   const revokedListeners: ((grantId: string) => void)[] = [];
   const verified = new VerifiedTokens((grantId) => revokedListeners.forEach((l) => l(grantId)));
   opts.provider.watch?.({ revoked: (grantId) => verified.revoked(grantId), listening: (up) => verified.trust(up) });
   const adapters = new Map<string, Adapter>();
   const adapterOf = (model: string): Adapter => {
     let a = adapters.get(model);
-    if (!a) adapters.set(model, (a = verified.wrap(model, guardAdapter(model, opts.provider.adapter(model), adapterOf))));
+    if (!a) {
+      a = verified.wrap(model, guardAdapter(model, opts.provider.adapter(model), adapterOf));
+      if (model === 'Grant' && upstreamGrants) a = withUpstreamRecord(a, upstreamGrants.destroy);
+      adapters.set(model, a);
+    }
     return a;
   };
   const store: OAuthProvider = {
@@ -172,13 +198,13 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
   };
   const cimd = createCimd(oauth.client_id_metadata_documents, opts.manifestDir, log);
   const provider = new Provider(issuer, oidcConfiguration({
-    oauth, mode, scopes: opts.scopes, audience, acceptResource, keys, provider: store, accounts, clients, isDynamic, remembered, cimd,
+    oauth, mode, scopes: opts.scopes, audience, acceptResource, keys, provider: store, accounts, clients, isDynamic, remembered, cimd, upstream: upstreamGrants,
     dpop: dpopMode === 'off' ? undefined : { required: dpopMode === 'required', nonceSecret: dpopNonces ? nonceSecret : undefined },
   }));
   if (idJag.clientIds.size) registerIdJagGrant(provider, { verifier: idJag, audience, ttl: oauth.access_token_ttl, dpop: dpopFor(new URL(issuer).origin) });
   // Koa reads X-Forwarded-*; mount() leaves it only what trusted proxies said.
   provider.proxy = true;
-  const observer = opts.observer ?? Observer.NONE;
+  const upstream: UpstreamLogin | undefined = upstreamParts && { ...upstreamParts.grants, ...upstreamParts.flow(provider) };
   logEvents(provider, log);
   observeEvents(provider, observer, (req) => scopeOf(req, opts.caller(req).ip));
   // oauth.dpop required: every token is bound, whatever a client's metadata says — a client registered at /register
@@ -229,9 +255,10 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
     const at = await provider.AccessToken.find(token);
     if (!at || !at.accountId || !at.grantId) return null;
     if (![at.aud].flat().includes(audience)) return null;
-    if (!knownSubject(at.accountId, at.gty, at.extra?.idp) || !(await provider.Grant.find(at.grantId))) return null;
+    if (!knownSubject(at.accountId, at.gty, at.extra) || !(await provider.Grant.find(at.grantId))) return null;
     const claims = (at.extra?.claims as Record<string, unknown> | undefined) ?? accounts.claims(at.accountId);
     const idp = at.gty === JWT_BEARER ? String(at.extra?.idp) : undefined;
+    const via = typeof at.extra?.upstream === 'string' ? at.extra.upstream : undefined;
     const principal: Principal = Object.freeze({
       sub: at.accountId,
       scopes: new Set((at.scope ?? '').split(' ').filter(Boolean)),
@@ -242,6 +269,7 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
       ...(at.jkt && { jkt: at.jkt }),
       ...(claims && { claims }),
       ...(idp && { idp }),
+      ...(via && { upstream: via }),
     });
     verified.set(token, principal, epoch);
     return principal;
@@ -251,7 +279,7 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
     if (p.expiresAt !== undefined && p.expiresAt * 1000 <= Date.now()) return false;
     if (verified.knowsGrant(p.credentialId)) return true;
     const grant = await provider.Grant.find(p.credentialId);
-    return !!grant && (accounts.has(p.sub) || idJag.trusts(p.idp));
+    return !!grant && (accounts.has(p.sub) || idJag.trusts(p.idp) || (p.upstream !== undefined && !!upstreamGrants?.trusts(p.upstream)));
   };
 
   return {
@@ -268,8 +296,9 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
       app.get('/.well-known/oauth-authorization-server', publicJson(asMetadata));
       app.get(PRM_PATH, publicJson(prm(audience)));
       for (const r of routes) app.get(`${PRM_PATH}${r}`, publicJson(prm(`${audience}${r}`)));
+      if (upstream) app.use(upstream.router());
       app.use(interactionRouter({
-        provider, mode, autoSubject: oauth.login.subject, accounts, audience, serverName: name, isDynamic, remembered, log, observer,
+        provider, mode, upstream, autoSubject: oauth.login.subject, accounts, audience, serverName: name, isDynamic, remembered, log, observer,
         scopes: (opts.profile.scopes ?? []).map((s) => (typeof s === 'string' ? { name: s } : s)),
         csrfKey: Buffer.from(keys.cookieKeys[0]!, 'base64url'),
         loginLimits: { ip: new RateLimiter(limits.loginPerIp), user: new RateLimiter(limits.loginPerUser) },
@@ -327,6 +356,8 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
 
     dpop,
 
+    ...(upstream && { upstreamTokens: (grantId: string) => upstream.tokens(grantId) }),
+
     prmUrl(route) {
       return route && routes.includes(route) ? `${audience}${PRM_PATH}${route}` : `${audience}${PRM_PATH}`;
     },
@@ -335,6 +366,11 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
       await opts.provider.close();
     },
   };
+}
+
+/** The Grant adapter, also forgetting a grant's upstream record when the grant is destroyed. */
+function withUpstreamRecord(a: Adapter, forget: (grantId: string) => Promise<void>): Adapter {
+  return { ...a, destroy: async (id) => void (await Promise.all([a.destroy(id), forget(id)])) };
 }
 
 function staticClient(c: NonNullable<OAuthConfig['clients']>[number], dir: string, scopes: readonly string[]): ClientMetadata {
