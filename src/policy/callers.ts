@@ -4,7 +4,10 @@
 // each static token with its fixed scopes and claims, each OAuth account through each kind
 // of client (a credential holds any subset of what both may be granted; a client that
 // registers itself or is described by a metadata document picks its own client_id), each
-// trusted ID-JAG identity provider (its subjects and mapped claims chosen by the provider);
+// trusted ID-JAG identity provider (its subjects and mapped claims chosen by the provider),
+// each external issuer (any subject and client it chooses, the claims its `claims` maps
+// chosen by it, and any subset of the scopes its scope_map and scopes_from can produce —
+// issuer-scopes.ts, the rule the server grants by);
 // the anonymous caller of each public route is not a class here: reach.ts adds it, and the
 // class of every credential at all. Besides the tools, resources and prompts, the routes
 // themselves are capabilities (`route:/metrics` is reached by whoever the route admits),
@@ -16,6 +19,7 @@ import type { SvcManifest } from '../core/manifest-types.gen.js';
 import { EXPLAIN_ANY_SCOPE } from './explain.js';
 import { entries } from './diff.js';
 import { compileGuard, type Guard } from '../core/guard.js';
+import { reachableScopes } from './issuer-scopes.js';
 
 /** A value the caller chooses: a self-registered client's client_id, an ID-JAG subject or claim. */
 export const ANY = Symbol('chosen by the caller');
@@ -26,7 +30,9 @@ export interface CallerClass {
   readonly key: string;
   /** In words: `token ci`, `OAuth user alice via client app1`. */
   readonly label: string;
-  readonly kind: 'static' | 'oauth' | 'id-jag';
+  readonly kind: 'static' | 'oauth' | 'id-jag' | 'external';
+  /** kind external: the issuer (its principals carry it). */
+  readonly issuer?: string;
   readonly sub: Attribute;
   /** undefined: the credential carries no client_id (static tokens). */
   readonly clientId?: Attribute;
@@ -122,6 +128,13 @@ function callerClasses(m: SvcManifest): Map<string, CallerClass> {
         });
       }
     }
+  }
+  // An external issuer's tokens are mapped again under the manifest in force: nothing persists from before the edit.
+  for (const e of m.external_issuers ?? []) {
+    add({
+      key: `external:${e.issuer}`, label: `any user of external issuer ${e.issuer}`, kind: 'external', issuer: e.issuer,
+      sub: ANY, clientId: ANY, claims: {}, anyClaims: Object.keys(e.claims ?? {}), scopes: reachableScopes(e, profile), persists: false,
+    });
   }
   return out;
 }
