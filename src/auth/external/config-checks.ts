@@ -54,8 +54,10 @@ export function externalIssuerProblems(issuers: readonly ExternalIssuer[], profi
         const why = insecureUrl(intro.endpoint);
         if (why) add('EXTERNAL_ISSUER_CONFIG', `${who}: introspection.endpoint ${why}`, 'introspection', 'endpoint');
       }
-      if ((intro.client_secret === undefined) === (intro.client_secret_file === undefined)) {
-        add('EXTERNAL_ISSUER_CONFIG', `${who}: introspection needs exactly one of client_secret and client_secret_file`, 'introspection');
+      if (intro.client_secret !== undefined && intro.client_secret_file !== undefined) {
+        add('EXTERNAL_ISSUER_CONFIG', `${who}: give introspection.client_secret or client_secret_file, not both`, 'introspection', 'client_secret_file');
+      } else if (intro.client_secret === undefined && intro.client_secret_file === undefined) {
+        add('EXTERNAL_ISSUER_CONFIG', `${who}: introspection needs client_secret (e.g. \${IDP_SECRET}) or client_secret_file`, 'introspection');
       }
     }
     for (const [value, scopes] of Object.entries(cfg.scope_map ?? {})) {

@@ -106,6 +106,8 @@ export class ExternalIssuers {
   /** An opaque token asked of the introspecting issuers in order; null when none introspects. */
   async introspect(token: string): Promise<Principal | SvcError | null> {
     if (!this.#introspecting.length) return null;
+    const known = this.cached(token);
+    if (known) return known;
     const until = this.#inactive.get(token);
     if (until !== undefined) {
       if (until > Date.now()) return rejected('introspection_inactive', 'no issuer knows the token as active');
