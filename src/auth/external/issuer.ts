@@ -20,7 +20,7 @@ import { errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey,
 import type { Logger } from 'pino';
 import type { ExternalIssuer } from '../../core/manifest-types.gen.js';
 import type { Principal } from '../../core/types.js';
-import type { SvcError } from '../../errors.js';
+import { SvcError } from '../../errors.js';
 import { discover, type IssuerMetadata } from './discovery.js';
 import { fetchJson } from './fetch-json.js';
 import { KeySet } from './key-set.js';
@@ -64,7 +64,7 @@ export class Issuer {
     this.#audiences = [o.cfg.audience].flat();
     this.#log = o.log;
     const intro = o.cfg.introspection;
-    this.#secret = intro?.client_secret ?? (intro?.client_secret_file ? readFileSync(resolve(o.baseDir, intro.client_secret_file), 'utf8').trim() : undefined);
+    this.#secret = intro?.client_secret ?? (intro?.client_secret_file ? readSecret(resolve(o.baseDir, intro.client_secret_file)) : undefined);
     this.#keys = new KeySet({
       issuer: o.cfg.issuer,
       uri: async () => o.cfg.jwks_uri ?? (await this.metadata()).jwks_uri ?? Promise.reject(new IssuerFailure('jwks_unavailable', `${o.cfg.issuer} publishes no jwks_uri`)),
@@ -108,6 +108,32 @@ export class Issuer {
       this.#metaFlight = undefined;
     });
     return this.#metaFlight;
+  }
+
+  /**
+   * `svc validate --network`: what would keep its tokens from being checked — its metadata, its
+   * keys (reachable, a JWK set, no private key, some key usable with `algorithms`), its
+   * introspection endpoint known. Nothing is sent to the introspection endpoint.
+   */
+  async probe(): Promise<string[]> {
+    let local: boolean;
+    try {
+      local = await this.verifiesLocally();
+      if (this.introspects && !this.cfg.introspection!.endpoint && !(await this.metadata()).introspection_endpoint) {
+        return [`${this.cfg.issuer} publishes no introspection_endpoint: set introspection.endpoint`];
+      }
+    } catch (e) {
+      return [(e as Error).message];
+    }
+    if (!local) return [];
+    if ((await this.#keys.refresh()) === 'failed') return [this.#keys.failure!.message];
+    const algorithms: readonly string[] = this.cfg.algorithms ?? ['RS256', 'ES256'];
+    const declared = this.#keys.algs;
+    if (!declared.length) return [`${this.cfg.issuer} publishes no signing key`];
+    if (declared.every((a) => a !== undefined && !algorithms.includes(a))) {
+      return [`the keys of ${this.cfg.issuer} are for ${[...new Set(declared)].join(', ')}, none of which is in algorithms (${algorithms.join(', ')})`];
+    }
+    return [];
   }
 
   /** Whether its JWTs are checked with its keys (else, when it introspects, introspected). */
@@ -266,6 +292,14 @@ function joseRejection(e: unknown): SvcError {
 /** The credential's id in logs and the audit log (hashed again there): a digest of the token, never the token. */
 export function credentialIdOf(token: string): string {
   return `ext:${createHash('sha256').update(token).digest('base64url').slice(0, 32)}`;
+}
+
+function readSecret(path: string): string {
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch (e) {
+    throw new SvcError('FILE_UNREADABLE', `cannot read secret file ${path}: ${(e as NodeJS.ErrnoException).code}`);
+  }
 }
 
 function formEncode(s: string): string {

@@ -67,6 +67,11 @@ export class ExternalIssuers {
     return Promise.all([...this.#byIss.values()].map((i) => i.warm())).then(() => undefined);
   }
 
+  /** `svc validate --network`: each issuer's problems (reaching it, its metadata and keys), by manifest index. */
+  async probe(): Promise<string[][]> {
+    return Promise.all([...this.#byIss.values()].map((i) => i.probe()));
+  }
+
   /** A verified token's principal, while it may be reused; else undefined. */
   cached(token: string): Principal | undefined {
     const e = this.#verified.get(token);

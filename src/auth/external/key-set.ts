@@ -39,6 +39,7 @@ export class KeySet {
   readonly #o: KeySetOptions;
   #keys: JWTVerifyGetKey | undefined;
   #text: string | undefined;
+  #algs: (string | undefined)[] = [];
   #staleAt = 0;
   #lastAttempt = -Infinity;
   #inflight: Promise<RefreshOutcome> | undefined;
@@ -52,6 +53,11 @@ export class KeySet {
   held(): JWTVerifyGetKey | undefined {
     if (this.#keys && Date.now() >= this.#staleAt) void this.refresh();
     return this.#keys;
+  }
+
+  /** The `alg` each held key declares (undefined: it declares none). */
+  get algs(): readonly (string | undefined)[] {
+    return this.#algs;
   }
 
   /** Why the last fetch failed, while it is the last one. */
@@ -101,6 +107,7 @@ export class KeySet {
         const first = this.#text === undefined;
         this.#text = text;
         this.#keys = getKey;
+        this.#algs = keys.map((k) => (typeof (k as { alg?: unknown }).alg === 'string' ? (k as { alg: string }).alg : undefined));
         o.log.info({ event: 'external.keys_fetched', issuer: o.issuer, kids: keys.map((k) => (k as { kid?: unknown }).kid ?? null) }, `${first ? 'fetched' : 'replaced'} the signing keys of ${o.issuer}`);
         if (!first) o.onReplaced();
       }
@@ -117,5 +124,6 @@ export class KeySet {
     if (this.#keys) this.#o.onReplaced();
     this.#keys = undefined;
     this.#text = undefined;
+    this.#algs = [];
   }
 }
