@@ -60,7 +60,7 @@ describe('resource-server mode: the negative matrix (real svc serve)', function 
     let body: string;
     let challenge: string | null = null;
     if (route === '/ws') {
-      ({ status, body, challenge } = await new Promise((resolve, reject) => {
+      ({ status, body, challenge } = await new Promise<{ status: number; body: string; challenge: string | null }>((resolve, reject) => {
         const s = new WebSocket(`${srv.url.replace(/^http/, 'ws')}/ws`, 'mcp', { headers });
         s.on('unexpected-response', (_req, res) => {
           let text = '';
