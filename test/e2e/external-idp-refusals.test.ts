@@ -4,10 +4,14 @@
 // asked is 503 IDP_UNAVAILABLE. Crafted tokens come from stand-in issuers on loopback
 // (test/helpers/jwt-issuer.ts: alg none, HS256 keyed with the public key, jku/x5u pointing
 // elsewhere, a JWKS publishing a private key); introspection rows use the corporate IdP
-// (test/helpers/idp.ts). The answer never names the check, and never echoes the token.
+// (test/helpers/idp.ts). The answer never names the check, and never echoes the token. A
+// DPoP-bound external token (cnf.jkt) needs a proof signed by its key, as the built-in
+// server's bound tokens do (the same verifier, src/auth/dpop.ts).
 
 import assert from 'node:assert/strict';
+import { createHash, randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { startIdp, type Idp } from '../helpers/idp.js';
 import { startJwtIssuer, signingKey, type JwtIssuer } from '../helpers/jwt-issuer.js';
 import { serveManifest, type Served } from '../helpers/serve.js';
@@ -143,6 +147,23 @@ describe('resource-server mode: the negative matrix (real svc serve)', function 
       const leaked = await call(route, await leaky.mint());
       assert.deepEqual([leaked.status, leaked.audit.reason], [503, 'jwks_private_key']);
     }
+  });
+
+  it('a DPoP-bound external token (cnf.jkt) works only as DPoP with a proof signed by its key', async () => {
+    const client = await generateKeyPair('ES256', { extractable: true });
+    const jwk = await exportJWK(client.publicKey);
+    const other = await generateKeyPair('ES256', { extractable: true });
+    const token = await good.mint({ cnf: { jkt: await calculateJwkThumbprint(jwk) } });
+    const url = `${srv.url}/svc/tools/notes.list`;
+    const proof = async (key = client.privateKey, pub = jwk) => new SignJWT({ htm: 'POST', htu: url, jti: randomUUID(), iat: Math.floor(Date.now() / 1000), ath: createHash('sha256').update(token).digest('base64url') })
+      .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: pub }).sign(key);
+    const post = (headers: Record<string, string>) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{}' });
+    assert.equal((await post({ authorization: `Bearer ${token}` })).status, 401, 'a bound token sent as a bearer token');
+    assert.equal((await post({ authorization: `DPoP ${token}` })).status, 401, 'no proof');
+    const wrong = await post({ authorization: `DPoP ${token}`, dpop: await proof(other.privateKey, await exportJWK(other.publicKey)) });
+    assert.equal(wrong.status, 401);
+    assert.match(wrong.headers.get('www-authenticate')!, /DPoP algs="[^"]+", error="invalid_dpop_proof"/);
+    assert.equal((await post({ authorization: `DPoP ${token}`, dpop: await proof() })).status, 200);
   });
 
   it('a good token from the same issuers still works', async () => {
