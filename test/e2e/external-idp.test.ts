@@ -6,8 +6,8 @@
 // a person in there and calls tools with the token it got; the v2 client calls with an
 // external token in the 2026-07-28 era; tenant binding takes its value from the token's
 // org_id claim; the IdP rotates its signing key mid-run and calls keep working with no
-// restart; a token revoked at the IdP stops working within introspection.cache_ttl; every
-// allowed and refused call is in the audit log with the issuer.
+// restart; a token revoked at the IdP stops working within introspection.cache_ttl (an open
+// /ws socket on it is closed with 4401); refused calls are in the audit log with the issuer.
 
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
@@ -171,9 +171,9 @@ describe('resource-server mode with the corporate IdP (real svc serve, real clie
     const deniedWs = await ws(srv.url, grace, 'notes.add', { text: 'no' }) as { error: { code: number; data: { missing: string[] } } };
     assert.equal(deniedWs.error.code, -32003);
     assert.deepEqual(deniedWs.error.data.missing, ['notes.write']);
-    const allowed = await waitFor(() => audits().find((l) => l.decision === 'deny' && l.sub === 'acme-1002' && l.capability === 'tool:notes.add'), 'grace\'s denial in the audit log');
-    assert.equal(allowed.token_kind, 'external');
-    assert.equal(allowed.issuer, idp.issuer);
+    const denial = await waitFor(() => audits().find((l) => l.decision === 'deny' && l.sub === 'acme-1002' && l.capability === 'tool:notes.add'), 'grace\'s denial in the audit log');
+    assert.equal(denial.token_kind, 'external');
+    assert.equal(denial.issuer, idp.issuer);
   });
 
   it('an introspected opaque token calls /svc, /mcp and /ws the same way', async () => {
@@ -251,5 +251,25 @@ describe('resource-server mode with the corporate IdP (real svc serve, real clie
     }, 'the revocation to be seen (cache_ttl: 1 s)');
     assert.equal((refused.body.error as Json).code, 'UNAUTHENTICATED');
     await waitFor(() => audits().find((l) => l.reason === 'introspection_inactive' && l.capability === '/svc'), 'the refusal\'s audit line');
+  });
+
+  it('an open /ws socket on an introspected token closes (4401) once the token is revoked and cache_ttl has passed', async () => {
+    const t = (await idp.userToken({ username: 'grace@acme.example', resource: `${srv.url}/mcp`, format: 'opaque' })).access_token;
+    const s = new WebSocket(`${srv.url.replace(/^http/, 'ws')}/ws`, 'mcp', { headers: { authorization: `Bearer ${t}` } });
+    const closed = new Promise<number>((resolve) => s.on('close', (code) => resolve(code)));
+    const answers: Json[] = [];
+    s.on('message', (d) => answers.push(JSON.parse(String(d)) as Json));
+    await new Promise((resolve, reject) => s.on('open', resolve).on('error', reject));
+    let id = 0;
+    const ping = () => s.send(JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'ping' }));
+    ping();
+    await waitFor(() => (answers.some((a) => a.id === 1) ? true : undefined), 'the first answer');
+    await idp.revoke(t);
+    // Each message re-checks the credential; once the introspection answer is older than cache_ttl it is asked again.
+    const code = await waitFor(async () => {
+      if (s.readyState === WebSocket.OPEN) ping();
+      return s.readyState === WebSocket.CLOSED ? closed : undefined;
+    }, 'the socket to close', 5000, 200);
+    assert.equal(code, 4401);
   });
 });
