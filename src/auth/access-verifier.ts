@@ -53,11 +53,11 @@ export function createAccessVerifier(o: AccessVerifierOptions): AccessVerifier {
       if (external) {
         const known = external.cached(token);
         if (known) return known;
-        if (external.claims(token)) return external.verify(token);
+        if (external.owns(token)) return external.verify(token);
       }
       const p = builtin ? await builtin.verifyAccessToken(token) : null;
       if (p || !external) return p;
-      return external.introspect(token);
+      return external.verify(token);
     },
     cachedAccessToken(token) {
       return builtin?.cachedAccessToken(token) ?? external?.cached(token);

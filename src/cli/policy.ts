@@ -157,7 +157,7 @@ async function externalPrincipal(cfg: ReturnType<typeof resolveConfig>, token: s
   }
   const { ExternalIssuers } = await import('../auth/external/issuers.js');
   const external = new ExternalIssuers({ issuers, profile, baseDir: cfg.base_dir, log: logger.child({ module: 'cli' }) });
-  const r = external.claims(token) ? await external.verify(token) : await external.introspect(token);
+  const r = await external.verify(token);
   if (!r) return 'the token in that file is not one of the manifest\'s tokens, and no external issuer introspects opaque tokens';
   if (r instanceof SvcError) return `${r.code}: ${r.message}${r.reason ? ` (${r.reason})` : ''}`;
   process.stderr.write(`svc explain: verified by ${r.issuer}\n`);

@@ -177,14 +177,14 @@ describe('external issuers', function () {
       const now = Math.floor(Date.now() / 1000);
       idp.introspection.set(token, { active: true, iss: idp.issuer, aud: idp.audience, sub: 'grace', client_id: 'cli', scope: 'notes.read', groups: ['mcp-admins'], org_id: 'acme', exp: now + 300, token_type: 'Bearer' });
       const ext = issuers([introspecting(idp)]);
-      const p = await ext.introspect(token);
+      const p = await ext.verify(token);
       assert.ok(p && !(p instanceof SvcError));
       assert.equal(p.kind, 'external');
       assert.equal(p.sub, 'grace');
       assert.deepEqual([...p.scopes], ['notes.read', 'notes.write']);
       assert.deepEqual(p.claims, { tenant: 'acme' });
       assert.equal(ext.cached(token), p);
-      await ext.introspect(token);
+      await ext.verify(token);
       assert.equal(idp.hits('/introspect'), 1);
       assert.equal(await ext.isActive(p), true);
     });
@@ -193,27 +193,27 @@ describe('external issuers', function () {
       const token = secret(randomBytes(24).toString('base64url'));
       idp.introspection.set(token, { active: true, aud: idp.audience, sub: 'grace', scope: 'notes.read' });
       const ext = issuers([introspecting(idp, { introspection: { client_id: 'rs', client_secret: 'rs-secret-123', cache_ttl: 1 } })]);
-      const p = (await ext.introspect(token)) as Principal;
+      const p = (await ext.verify(token)) as Principal;
       idp.introspection.delete(token); // revoked at the issuer
       assert.equal(ext.cached(token), p, 'within cache_ttl the answer stands');
       await wait(1100);
       assert.equal(ext.cached(token), undefined);
       assert.equal(await ext.isActive(p), false);
-      await refused(ext.introspect(token), 'UNAUTHENTICATED', 'introspection_inactive');
+      await refused(ext.verify(token), 'UNAUTHENTICATED', 'introspection_inactive');
     });
 
     it('asks the introspecting issuers in order, the first active answer deciding', async () => {
       const token = secret(randomBytes(24).toString('base64url'));
       other.introspection.set(token, { active: true, aud: other.audience, sub: 'from-other', scope: 'notes.read' });
       const ext = issuers([introspecting(idp), introspecting(other)]);
-      const p = (await ext.introspect(token)) as Principal;
+      const p = (await ext.verify(token)) as Principal;
       assert.equal(p.issuer, other.issuer);
       assert.equal(idp.hits('/introspect'), 1);
       assert.equal(other.hits('/introspect'), 1);
     });
 
     it('without introspecting issuers an opaque token is nobody\'s (null), for the built-in server to answer', async () => {
-      assert.equal(await issuers([entry(idp)]).introspect('opaque-token-value'), null);
+      assert.equal(await issuers([entry(idp)]).verify('opaque-token-value'), null);
     });
   });
 
@@ -261,35 +261,35 @@ describe('external issuers', function () {
         idp.down(true);
         return issuers([entry(idp)]).verify(await idp.mint());
       }, 'IDP_UNAVAILABLE', 'discovery_unavailable'],
-      ['introspection active: false', async () => issuers([introspecting()]).introspect(opaque()), 'UNAUTHENTICATED', 'introspection_inactive'],
+      ['introspection active: false', async () => issuers([introspecting()]).verify(opaque()), 'UNAUTHENTICATED', 'introspection_inactive'],
       ['introspection endpoint down', async () => {
         idp.down(true);
-        return issuers([introspecting({ introspection: { client_id: 'rs', client_secret: 'rs-secret-123', endpoint: `${idp.url}/introspect` } })]).introspect(opaque());
+        return issuers([introspecting({ introspection: { client_id: 'rs', client_secret: 'rs-secret-123', endpoint: `${idp.url}/introspect` } })]).verify(opaque());
       }, 'IDP_UNAVAILABLE', 'introspection_unavailable'],
       ['an introspection answer for another audience', async () => {
         const t = opaque();
         idp.introspection.set(t, { active: true, aud: 'https://other.example/mcp', sub: 'x' });
-        return issuers([introspecting()]).introspect(t);
+        return issuers([introspecting()]).verify(t);
       }, 'UNAUTHENTICATED', 'token_aud'],
       ['an introspection answer without aud', async () => {
         const t = opaque();
         idp.introspection.set(t, { active: true, sub: 'x' });
-        return issuers([introspecting()]).introspect(t);
+        return issuers([introspecting()]).verify(t);
       }, 'UNAUTHENTICATED', 'token_aud'],
       ['an introspection answer naming another issuer', async () => {
         const t = opaque();
         idp.introspection.set(t, { active: true, iss: other.issuer, aud: idp.audience, sub: 'x' });
-        return issuers([introspecting()]).introspect(t);
+        return issuers([introspecting()]).verify(t);
       }, 'UNAUTHENTICATED', 'introspection_iss'],
       ['a refresh token presented as an access token (introspection token_type)', async () => {
         const t = opaque();
         idp.introspection.set(t, { active: true, aud: idp.audience, sub: 'x', token_type: 'refresh_token' });
-        return issuers([introspecting()]).introspect(t);
+        return issuers([introspecting()]).verify(t);
       }, 'UNAUTHENTICATED', 'token_typ'],
       ['an expired introspected token', async () => {
         const t = opaque();
         idp.introspection.set(t, { active: true, aud: idp.audience, sub: 'x', exp: Math.floor(Date.now() / 1000) - 120 });
-        return issuers([introspecting()]).introspect(t);
+        return issuers([introspecting()]).verify(t);
       }, 'UNAUTHENTICATED', 'token_exp'],
       ['a token from issuer A where only B is accepted', async () => issuers([entry(idp)]).verify(await other.mint()), 'UNAUTHENTICATED', 'issuer_not_accepted'],
     ];
@@ -300,8 +300,8 @@ describe('external issuers', function () {
     it('a failed introspection endpoint is not asked again at once', async () => {
       idp.down(true);
       const ext = issuers([introspecting({ introspection: { client_id: 'rs', client_secret: 'rs-secret-123', endpoint: `${idp.url}/introspect` } })]);
-      await refused(ext.introspect(opaque()), 'IDP_UNAVAILABLE', 'introspection_unavailable');
-      await refused(ext.introspect(opaque()), 'IDP_UNAVAILABLE', 'introspection_unavailable');
+      await refused(ext.verify(opaque()), 'IDP_UNAVAILABLE', 'introspection_unavailable');
+      await refused(ext.verify(opaque()), 'IDP_UNAVAILABLE', 'introspection_unavailable');
       assert.equal(idp.hits('/introspect'), 1);
     });
 

@@ -81,17 +81,20 @@ export class ExternalIssuers {
     return undefined;
   }
 
-  /** Whether this token goes to an external issuer by itself (a JWT, or too long for anyone else): then verify() decides it. */
-  claims(token: string): boolean {
+  /** Whether only the external issuers may decide this token (a JWT, or too long for anyone else); else it is opaque. */
+  owns(token: string): boolean {
     return token.length > this.maxLength || this.#shape(token).kind !== 'opaque';
   }
 
-  /** The principal of a token claims() said is external's, or why not. */
-  async verify(token: string): Promise<Principal | SvcError> {
+  /**
+   * The principal of a token, or why not: a JWT by its issuer, an opaque token by introspection
+   * (null when no issuer introspects: the token is nobody's here).
+   */
+  async verify(token: string): Promise<Principal | SvcError | null> {
     if (token.length > this.maxLength) return rejected('token_size', `the token is longer than ${this.maxLength} characters`);
     const shape = this.#shape(token);
     if (shape.kind === 'malformed') return rejected('token_malformed', 'the token looks like a JWT but cannot be decoded, or names no issuer');
-    if (shape.kind === 'opaque') return (await this.introspect(token)) ?? rejected('issuer_not_accepted', 'no external issuer introspects opaque tokens');
+    if (shape.kind === 'opaque') return this.#introspect(token);
     const issuer = this.#byIss.get(shape.iss);
     if (!issuer) return rejected('issuer_not_accepted', 'the token is from an issuer this server does not accept');
     if (token.length > (issuer.cfg.max_token_length ?? 8192)) return rejected('token_size', `the token is longer than ${issuer.cfg.max_token_length} characters`);
@@ -101,7 +104,7 @@ export class ExternalIssuers {
     } catch (e) {
       return unavailable('discovery_unavailable', (e as Error).message);
     }
-    if (!local) return (await this.#introspectWith([issuer], token))!;
+    if (!local) return this.#introspectWith([issuer], token);
     const r = await issuer.verifyJwt(token, shape.header);
     if (r instanceof SvcError) return r;
     this.#remember(token, r, (r.expiresAt ?? 0) * 1000);
@@ -109,7 +112,7 @@ export class ExternalIssuers {
   }
 
   /** An opaque token asked of the introspecting issuers in order; null when none introspects. */
-  async introspect(token: string): Promise<Principal | SvcError | null> {
+  async #introspect(token: string): Promise<Principal | SvcError | null> {
     if (!this.#introspecting.length) return null;
     const known = this.cached(token);
     if (known) return known;
