@@ -7,7 +7,8 @@
 // 503 IDP_UNAVAILABLE when one of them could not be asked. A verified token is remembered
 // (at most MAX_CACHED, the oldest dropped first) until its exp — an introspected one no longer
 // than introspection.cache_ttl — and an inactive answer for cache_ttl; tokens an issuer's
-// replaced or dropped keys verified are forgotten at once. A principal of an introspected
+// replaced or dropped keys verified are forgotten at once, and a verification that overlapped
+// such a change is not remembered. A principal of an introspected
 // token is re-introspected by isActive() once its answer is older than cache_ttl (so an open
 // /ws socket sees a revocation within that lag); a JWT principal stays active until its exp.
 // The section is checked as `svc validate` checks it (config-checks.ts) before anything runs.
@@ -47,6 +48,8 @@ export class ExternalIssuers {
   readonly #introspecting: Issuer[];
   readonly #verified = new Map<string, { p: Principal; until: number }>();
   readonly #inactive = new Map<string, number>();
+  /** Per issuer: how many times its keys were replaced (a verification that overlapped one is not remembered). */
+  readonly #keyChanges = new Map<string, number>();
   /** Introspected principals → their token and issuer, to ask again once the answer is old. */
   readonly #asked = new WeakMap<Principal, { token: string; issuer: Issuer }>();
 
@@ -105,9 +108,10 @@ export class ExternalIssuers {
       return unavailable('discovery_unavailable', (e as Error).message);
     }
     if (!local) return this.#introspectWith([issuer], token);
+    const changes = this.#keyChanges.get(shape.iss);
     const r = await issuer.verifyJwt(token, shape.header);
     if (r instanceof SvcError) return r;
-    this.#remember(token, r, (r.expiresAt ?? 0) * 1000);
+    if (this.#keyChanges.get(shape.iss) === changes) this.#remember(token, r, (r.expiresAt ?? 0) * 1000);
     return r;
   }
 
@@ -171,6 +175,7 @@ export class ExternalIssuers {
   }
 
   #forgetVerified(issuer: string): void {
+    this.#keyChanges.set(issuer, (this.#keyChanges.get(issuer) ?? 0) + 1);
     for (const [token, e] of this.#verified) if (e.p.issuer === issuer && !this.#asked.has(e.p)) this.#verified.delete(token);
   }
 
