@@ -148,8 +148,7 @@ async function externalPrincipal(cfg: ReturnType<typeof resolveConfig>, token: s
     }
     const entry = issuers.find((e) => e.issuer === claims.iss);
     if (!entry) return `the token's issuer ${String(claims.iss)} is not in external_issuers`;
-    const { principalOf } = await import('../auth/external/claims-map.js');
-    const { credentialIdOf } = await import('../auth/external/issuer.js');
+    const { credentialIdOf, principalOf } = await import('../auth/external/claims-map.js');
     const p = principalOf(entry, claims, profile, credentialIdOf(token));
     if (!p) return `the token has no subject (${entry.subject_claim ?? 'sub'})`;
     process.stderr.write(`svc explain: NOT VERIFIED (--no-verify): the token was decoded only; its signature, audience and lifetime were not checked\n`);

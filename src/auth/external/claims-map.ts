@@ -6,15 +6,22 @@
 // policy/issuer-scopes.ts's grantedScopes of the scopes_from claims' values (a string is split
 // on spaces, an array's strings taken); `claims` keeps only the mapped claims whose value is a
 // string of at most 256 characters; a `cnf.jkt` binds the principal to a DPoP key (the gate
-// then asks for a proof); the principal is frozen. A claim path is first looked up as one
+// then asks for a proof); the principal is frozen; its credentialId is a digest of the token
+// (what the audit log's token_id is made from), never the token. A claim path is first looked up as one
 // name (Auth0's namespaced https://… claims), then as a dotted path into nested objects.
 
+import { createHash } from 'node:crypto';
 import type { Principal } from '../../core/types.js';
 import type { ExternalIssuer } from '../../core/manifest-types.gen.js';
 import { grantedScopes } from '../../policy/issuer-scopes.js';
 
 const MAX_SUB = 1024;
 const MAX_CLAIM = 256;
+
+/** The credential's id in logs and the audit log (hashed again there): a digest of the token, never the token. */
+export function credentialIdOf(token: string): string {
+  return `ext:${createHash('sha256').update(token).digest('base64url').slice(0, 32)}`;
+}
 
 /** The value at `path` in `claims`: the claim named so, else the dotted path through objects. */
 export function claimAt(claims: Readonly<Record<string, unknown>>, path: string): unknown {
