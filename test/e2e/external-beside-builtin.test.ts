@@ -4,7 +4,8 @@
 // introspection endpoint; an external JWT goes only to its issuer; an external opaque token is
 // introspected after the built-in server does not know it; a static token still works; and the
 // same subject from the built-in server and from an external issuer are two principals (an /mcp
-// session opened by one is not found for the other).
+// session opened by one is not found for the other); the issuer's `limits` counts each of its
+// subjects apart.
 
 import assert from 'node:assert/strict';
 import * as oauth from 'oauth4webapi';
@@ -30,7 +31,10 @@ describe('external issuers beside the built-in OAuth server (real svc serve)', f
       routes: { public: ['/healthz'], protected: ['/svc', '/mcp', '/ws'] },
       auth: { token: '${OPS_TOKEN}', subject: 'ops' },
       oauth: { enabled: true, registration: { enabled: true }, login: { mode: 'auto', subject: 'dev' } },
-      external_issuers: [{ issuer: ext.issuer, audience: ext.audience, jwks_uri: `${ext.url}/jwks`, introspection: { client_id: 'rs', client_secret: 'rs-secret-0123456789', endpoint: `${ext.url}/introspect` } }],
+      external_issuers: [{
+        issuer: ext.issuer, audience: ext.audience, jwks_uri: `${ext.url}/jwks`, limits: { requests: 3, window_ms: 600000 },
+        introspection: { client_id: 'rs', client_secret: 'rs-secret-0123456789', endpoint: `${ext.url}/introspect` },
+      }],
       profile: { scopes: ['notes.read'] },
       tools: [{ name: 'notes.list', description: 'Lists notes.', required_scopes: ['notes.read'], template: 'none' }],
     }, { env: { OPS_TOKEN: opsToken } });
@@ -83,5 +87,15 @@ describe('external issuers beside the built-in OAuth server (real svc serve)', f
     const list = (token: string) => fetch(`${srv.url}/mcp`, { method: 'POST', headers: headers(token, session), body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
     assert.equal((await list(builtin)).status, 200);
     assert.equal((await list(external)).status, 404, 'the same sub from another issuer does not find the session');
+  });
+
+  it('the issuer\'s limits is a quota per subject of that issuer: one subject refused, another not', async () => {
+    const [q1, q2] = [await ext.mint({ sub: 'q1' }), await ext.mint({ sub: 'q2' })];
+    for (let i = 0; i < 3; i++) assert.equal(await call(q1), 200);
+    const over = await fetch(`${srv.url}/svc/tools/notes.list`, { method: 'POST', headers: { authorization: `Bearer ${q1}`, 'content-type': 'application/json' }, body: '{}' });
+    assert.equal(over.status, 429);
+    assert.ok(Number(over.headers.get('retry-after')) > 0);
+    assert.equal(((await over.json()) as { error: { code: string } }).error.code, 'RATE_LIMITED');
+    assert.equal(await call(q2), 200);
   });
 });
