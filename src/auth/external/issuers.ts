@@ -6,7 +6,8 @@
 // decides, its checks included); when none does it is refused (introspection_inactive), or
 // 503 IDP_UNAVAILABLE when one of them could not be asked. A verified token is remembered
 // (at most MAX_CACHED, the oldest dropped first) until its exp — an introspected one no longer
-// than introspection.cache_ttl — and an inactive answer for cache_ttl; tokens an issuer's
+// than introspection.cache_ttl — and an inactive answer for cache_ttl (by the token's digest:
+// made-up tokens cannot make that cache hold their text); tokens an issuer's
 // replaced or dropped keys verified are forgotten at once, and a verification that overlapped
 // such a change is not remembered. A principal of an introspected
 // token is re-introspected by isActive() once its answer is older than cache_ttl (so an open
@@ -20,6 +21,7 @@ import type { Principal } from '../../core/types.js';
 import { SvcError } from '../../errors.js';
 import { externalIssuerProblems } from './config-checks.js';
 import { Issuer } from './issuer.js';
+import { credentialIdOf } from './claims-map.js';
 import { rejected, unavailable } from './rejection.js';
 
 const MAX_CACHED = 10_000;
@@ -47,6 +49,7 @@ export class ExternalIssuers {
   readonly #byIss = new Map<string, Issuer>();
   readonly #introspecting: Issuer[];
   readonly #verified = new Map<string, { p: Principal; until: number }>();
+  /** A token's digest (credentialIdOf) → until when no issuer knows it as active. */
   readonly #inactive = new Map<string, number>();
   /** Per issuer: how many times its keys were replaced (a verification that overlapped one is not remembered). */
   readonly #keyChanges = new Map<string, number>();
@@ -100,7 +103,8 @@ export class ExternalIssuers {
     if (shape.kind === 'opaque') return this.#introspect(token);
     const issuer = this.#byIss.get(shape.iss);
     if (!issuer) return rejected('issuer_not_accepted', 'the token is from an issuer this server does not accept');
-    if (token.length > (issuer.cfg.max_token_length ?? 8192)) return rejected('token_size', `the token is longer than ${issuer.cfg.max_token_length} characters`);
+    const max = issuer.cfg.max_token_length ?? 8192;
+    if (token.length > max) return rejected('token_size', `the token is longer than ${max} characters`);
     let local: boolean;
     try {
       local = await issuer.verifiesLocally();
@@ -120,10 +124,11 @@ export class ExternalIssuers {
     if (!this.#introspecting.length) return null;
     const known = this.cached(token);
     if (known) return known;
-    const until = this.#inactive.get(token);
+    const digest = credentialIdOf(token);
+    const until = this.#inactive.get(digest);
     if (until !== undefined) {
       if (until > Date.now()) return rejected('introspection_inactive', 'no issuer knows the token as active');
-      this.#inactive.delete(token);
+      this.#inactive.delete(digest);
     }
     return this.#introspectWith(this.#introspecting, token);
   }
@@ -163,7 +168,7 @@ export class ExternalIssuers {
     const ttl = Math.min(...issuers.map((i) => i.inactiveTtlMs));
     if (ttl > 0) {
       if (this.#inactive.size >= MAX_CACHED) this.#inactive.delete(this.#inactive.keys().next().value!);
-      this.#inactive.set(token, Date.now() + ttl);
+      this.#inactive.set(credentialIdOf(token), Date.now() + ttl);
     }
     return rejected('introspection_inactive', 'no issuer knows the token as active');
   }
