@@ -212,6 +212,14 @@ describe('external issuers', function () {
       assert.equal(other.hits('/introspect'), 1);
     });
 
+    it('an inactive answer is reused for cache_ttl too: the endpoint is asked once', async () => {
+      const ext = issuers([introspecting(idp)]);
+      const token = secret(randomBytes(24).toString('base64url'));
+      await refused(ext.verify(token), 'UNAUTHENTICATED', 'introspection_inactive');
+      await refused(ext.verify(token), 'UNAUTHENTICATED', 'introspection_inactive');
+      assert.equal(idp.hits('/introspect'), 1);
+    });
+
     it('without introspecting issuers an opaque token is nobody\'s (null), for the built-in server to answer', async () => {
       assert.equal(await issuers([entry(idp)]).verify('opaque-token-value'), null);
     });
