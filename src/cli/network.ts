@@ -8,14 +8,15 @@
 
 import { dirname, resolve } from 'node:path';
 import { pino } from 'pino';
-import { profileScopes } from '../core/config.js';
+import { profileScopes, type ResolvedExternalIssuer } from '../core/config.js';
 import { SvcError } from '../errors.js';
 import type { Plan } from '../manifest/index.js';
 
 type Locate = (path: readonly (string | number)[]) => { line: number; col: number };
 
 export async function issuerProblems(plan: Plan, file: string, locate: Locate): Promise<SvcError[]> {
-  const issuers = plan.manifest.external_issuers ?? [];
+  // A validated manifest has the schema's defaults applied (validate.ts: ajv useDefaults).
+  const issuers = (plan.manifest.external_issuers ?? []) as ResolvedExternalIssuer[];
   if (!issuers.length) return [];
   const { ExternalIssuers } = await import('../auth/external/issuers.js');
   const external = new ExternalIssuers({ issuers, profile: profileScopes(plan.manifest.profile), baseDir: dirname(resolve(file)), log: pino({ level: 'silent' }) });

@@ -91,7 +91,7 @@ export async function cmdExplain(file: string, v: Values, print: (problems: SvcE
     // Asked for: the manifest's token values (and token files) are read to find the one in the file.
     const cfg = resolveConfig(c.config);
     p = cfg.auth ? TokenTable.build(cfg.auth, profileScopes(cfg.profile), logger.child({ module: 'cli' })).match(value) : undefined;
-    if (!p && cfg.external_issuers?.length) {
+    if (!p && cfg.external_issuers.length) {
       const found = await externalPrincipal(cfg, value, !!v['no-verify']);
       if (typeof found === 'string') {
         process.stderr.write(`svc explain: ${found}\n`);
@@ -136,7 +136,7 @@ export async function cmdDiff(oldFile: string, newFile: string, v: Values, print
 
 /** The principal of an external issuer's token, or why there is none (a line for stderr). */
 async function externalPrincipal(cfg: ReturnType<typeof resolveConfig>, token: string, noVerify: boolean): Promise<Principal | string> {
-  const issuers = cfg.external_issuers ?? [];
+  const issuers = cfg.external_issuers;
   const profile = profileScopes(cfg.profile);
   if (noVerify) {
     const { decodeJwt } = await import('jose');
@@ -150,7 +150,7 @@ async function externalPrincipal(cfg: ReturnType<typeof resolveConfig>, token: s
     if (!entry) return `the token's issuer ${String(claims.iss)} is not in external_issuers`;
     const { credentialIdOf, principalOf } = await import('../auth/external/claims-map.js');
     const p = principalOf(entry, claims, profile, credentialIdOf(token));
-    if (!p) return `the token has no subject (${entry.subject_claim ?? 'sub'})`;
+    if (!p) return `the token has no subject (${entry.subject_claim})`;
     process.stderr.write(`svc explain: NOT VERIFIED (--no-verify): the token was decoded only; its signature, audience and lifetime were not checked\n`);
     return p;
   }

@@ -26,7 +26,7 @@ export function capabilityCounts(tools: number, resources: number, prompts: numb
 
 export function startupLine(f: StartupFacts): string {
   const c = f.config;
-  const external = c.external_issuers ?? [];
+  const external = c.external_issuers;
   const auth = [c.auth && 'bearer', c.oauth?.enabled && 'oauth', external.length && 'external'].filter(Boolean).join('+') || 'none';
   const parts = [capabilityCounts(f.tools, f.resources, f.prompts), `auth ${auth}`];
   if (c.oauth?.enabled) parts.push(`oauth provider ${c.oauth_provider ? 'custom' : c.oauth.provider?.type ?? 'memory'}`);

@@ -63,9 +63,9 @@ export function restartRequired(running: ResolvedConfig, next: ResolvedConfig): 
   if (!!running.auth !== !!next.auth) out.push('auth');
   if (stable(running.base_url) !== stable(next.base_url)) out.push('base_url');
   if (stable(running.audit) !== stable(next.audit)) out.push('audit');
-  const connections = (c: ResolvedConfig) => (c.external_issuers ?? []).map(({ limits: _, ...e }) => e);
+  const connections = (c: ResolvedConfig) => c.external_issuers.map(({ limits: _, ...e }) => e);
   if (stable(connections(running)) !== stable(connections(next))) out.push('external_issuers');
-  const tokensFixed = (running.oauth?.enabled && next.oauth?.enabled) || (!!running.external_issuers?.length && !!next.external_issuers?.length);
+  const tokensFixed = (running.oauth?.enabled && next.oauth?.enabled) || (running.external_issuers.length > 0 && next.external_issuers.length > 0);
   const sections = tokensFixed ? ['server', 'routes', 'oauth', 'profile'] as const : ['server', 'routes', 'oauth'] as const;
   for (const section of sections) {
     const x = running[section] as Record<string, unknown> | undefined;

@@ -9,6 +9,7 @@ import { pino } from 'pino';
 import { ExternalIssuers } from '../../src/auth/external/issuers.js';
 import type { ExternalIssuer } from '../../src/core/manifest-types.gen.js';
 import type { Principal } from '../../src/core/types.js';
+import { resolveConfig } from '../../src/core/config.js';
 import { SvcError } from '../../src/errors.js';
 import { startJwtIssuer, signingKey, type JwtIssuer } from '../helpers/jwt-issuer.js';
 import { logLine, secret } from '../helpers/secrets.js';
@@ -28,8 +29,9 @@ function entry(idp: JwtIssuer, over: Partial<ExternalIssuer> = {}): ExternalIssu
   };
 }
 
+/** The entries as serve gives them: the schema's defaults applied (resolveConfig), then the set. */
 function issuers(list: ExternalIssuer[]): ExternalIssuers {
-  return new ExternalIssuers({ issuers: list, profile: PROFILE, baseDir: process.cwd(), log });
+  return new ExternalIssuers({ issuers: resolveConfig({ external_issuers: list }).external_issuers, profile: PROFILE, baseDir: process.cwd(), log });
 }
 
 async function refused(p: Promise<Principal | SvcError | null>, code: 'UNAUTHENTICATED' | 'IDP_UNAVAILABLE', reason: string): Promise<void> {

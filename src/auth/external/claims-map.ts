@@ -12,7 +12,7 @@
 
 import { createHash } from 'node:crypto';
 import type { Principal } from '../../core/types.js';
-import type { ExternalIssuer } from '../../core/manifest-types.gen.js';
+import type { ResolvedExternalIssuer } from '../../core/config.js';
 import { grantedScopes } from '../../policy/issuer-scopes.js';
 
 const MAX_SUB = 1024;
@@ -46,12 +46,12 @@ export function scopeValues(claims: Readonly<Record<string, unknown>>, from: rea
 }
 
 /** The principal for verified `claims`, or undefined when they name no usable subject. */
-export function principalOf(cfg: ExternalIssuer, claims: Readonly<Record<string, unknown>>, profile: readonly string[], credentialId: string): Principal | undefined {
-  const sub = claimAt(claims, cfg.subject_claim ?? 'sub');
+export function principalOf(cfg: ResolvedExternalIssuer, claims: Readonly<Record<string, unknown>>, profile: readonly string[], credentialId: string): Principal | undefined {
+  const sub = claimAt(claims, cfg.subject_claim);
   if (typeof sub !== 'string' || !sub || sub.length > MAX_SUB) return undefined;
-  const client = (cfg.client_claims ?? ['client_id', 'azp']).map((c) => claimAt(claims, c)).find((v): v is string => typeof v === 'string' && !!v);
+  const client = cfg.client_claims.map((c) => claimAt(claims, c)).find((v): v is string => typeof v === 'string' && !!v);
   const kept: Record<string, string> = {};
-  for (const [name, path] of Object.entries(cfg.claims ?? {})) {
+  for (const [name, path] of Object.entries(cfg.claims)) {
     const v = claimAt(claims, path);
     if (typeof v === 'string' && v.length <= MAX_CLAIM) kept[name] = v;
   }
@@ -61,7 +61,7 @@ export function principalOf(cfg: ExternalIssuer, claims: Readonly<Record<string,
     sub,
     kind: 'external' as const,
     issuer: cfg.issuer,
-    scopes: new Set(grantedScopes(scopeValues(claims, cfg.scopes_from ?? ['scope', 'scp']), cfg, profile)),
+    scopes: new Set(grantedScopes(scopeValues(claims, cfg.scopes_from), cfg, profile)),
     credentialId,
     ...(client && { clientId: client }),
     ...(typeof exp === 'number' && { expiresAt: exp }),

@@ -10,7 +10,7 @@ import { profileScopes, type ResolvedConfig } from '../../core/config.js';
 import type { ExternalIssuers } from './issuers.js';
 
 export async function externalIssuersFromConfig(cfg: ResolvedConfig, o: { logger: Logger; builtinIssuer?: string }): Promise<ExternalIssuers | undefined> {
-  const issuers = cfg.external_issuers ?? [];
+  const issuers = cfg.external_issuers;
   if (!issuers.length) return undefined;
   const { ExternalIssuers } = await import('./issuers.js');
   const external = new ExternalIssuers({ issuers, profile: profileScopes(cfg.profile), baseDir: cfg.base_dir, log: o.logger, builtinIssuer: o.builtinIssuer });

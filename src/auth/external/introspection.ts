@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
-import type { ExternalIssuer } from '../../core/manifest-types.gen.js';
+import type { ResolvedExternalIssuer } from '../../core/config.js';
 import type { Principal } from '../../core/types.js';
 import { SvcError } from '../../errors.js';
 import { fetchJson } from './fetch-json.js';
@@ -26,7 +26,7 @@ export const INTROSPECTION_BACKOFF_MS = 1000;
 export type Introspected = { principal: Principal; until: number } | 'inactive' | SvcError;
 
 export interface IntrospectorOptions {
-  cfg: ExternalIssuer;
+  cfg: ResolvedExternalIssuer;
   audiences: readonly string[];
   /** profile.scopes names. */
   profile: readonly string[];
@@ -50,7 +50,7 @@ export class Introspector {
 
   /** How long an inactive answer may be reused. */
   get inactiveTtlMs(): number {
-    return (this.#o.cfg.introspection!.cache_ttl ?? 60) * 1000;
+    return this.#o.cfg.introspection!.cache_ttl * 1000;
   }
 
   async introspect(token: string): Promise<Introspected> {
@@ -59,7 +59,7 @@ export class Introspector {
     if (Date.now() < this.#downUntil) return unavailable('introspection_unavailable', `the introspection endpoint of ${cfg.issuer} failed moments ago`);
     const endpoint = await this.#o.endpoint();
     if (endpoint instanceof SvcError) return endpoint;
-    const basic = (intro.auth_method ?? 'client_secret_basic') === 'client_secret_basic';
+    const basic = intro.auth_method === 'client_secret_basic';
     const form: Record<string, string> = { token, token_type_hint: 'access_token', ...(!basic && { client_id: intro.client_id, client_secret: this.#secret }) };
     const headers = basic ? { authorization: `Basic ${Buffer.from(`${formEncode(intro.client_id)}:${formEncode(this.#secret)}`).toString('base64')}` } : undefined;
     let answer: Record<string, unknown>;
@@ -75,8 +75,8 @@ export class Introspector {
     const refused = this.#problem(answer);
     if (refused) return refused;
     const p = principalOf(cfg, answer, this.#o.profile, credentialIdOf(token));
-    if (!p) return rejected('token_sub', `the introspection answer has no subject (${cfg.subject_claim ?? 'sub'})`);
-    const until = Math.min(Date.now() + (intro.cache_ttl ?? 60) * 1000, typeof answer.exp === 'number' ? answer.exp * 1000 : Infinity);
+    if (!p) return rejected('token_sub', `the introspection answer has no subject (${cfg.subject_claim})`);
+    const until = Math.min(Date.now() + intro.cache_ttl * 1000, typeof answer.exp === 'number' ? answer.exp * 1000 : Infinity);
     return { principal: p, until };
   }
 
@@ -89,7 +89,7 @@ export class Introspector {
     const aud = [a.aud].flat().filter((x): x is string => typeof x === 'string');
     if (!aud.some((x) => this.#o.audiences.includes(x))) return rejected('token_aud', 'the introspected token is not for this server (aud)');
     const now = Date.now() / 1000;
-    const skew = cfg.clock_skew ?? 30;
+    const skew = cfg.clock_skew;
     if (typeof a.exp === 'number' && a.exp <= now - skew) return rejected('token_exp', 'the introspected token has expired');
     if (typeof a.nbf === 'number' && a.nbf > now + skew) return rejected('token_nbf', 'the introspected token is not valid yet');
     return undefined;

@@ -8,7 +8,7 @@
 
 import type { ProtectedHeaderParameters } from 'jose';
 import type { Logger } from 'pino';
-import type { ExternalIssuer } from '../../core/manifest-types.gen.js';
+import type { ResolvedExternalIssuer } from '../../core/config.js';
 import type { Principal } from '../../core/types.js';
 import type { SvcError } from '../../errors.js';
 import { discover, type IssuerMetadata } from './discovery.js';
@@ -18,7 +18,7 @@ import { Introspector, type Introspected } from './introspection.js';
 import { IssuerFailure, unavailable } from './rejection.js';
 
 export interface IssuerOptions {
-  cfg: ExternalIssuer;
+  cfg: ResolvedExternalIssuer;
   /** profile.scopes names. */
   profile: readonly string[];
   /** Folder client_secret_file resolves against. */
@@ -29,7 +29,7 @@ export interface IssuerOptions {
 }
 
 export class Issuer {
-  readonly cfg: ExternalIssuer;
+  readonly cfg: ResolvedExternalIssuer;
   readonly #log: Logger;
   readonly #keys: KeySet;
   readonly #jwt: JwtContext;
@@ -47,8 +47,8 @@ export class Issuer {
     this.#keys = new KeySet({
       issuer: cfg.issuer,
       uri: async () => cfg.jwks_uri ?? (await this.metadata()).jwks_uri ?? Promise.reject(new IssuerFailure('jwks_unavailable', `${cfg.issuer} publishes no jwks_uri`)),
-      maxAge: cfg.jwks_max_age ?? 600,
-      refetchInterval: cfg.jwks_refetch_interval ?? 10,
+      maxAge: cfg.jwks_max_age,
+      refetchInterval: cfg.jwks_refetch_interval,
       log: o.log,
       onReplaced: o.onKeysReplaced,
     });
@@ -87,7 +87,7 @@ export class Issuer {
     if (this.#meta) return Promise.resolve(this.#meta);
     if (this.#metaFlight) return this.#metaFlight;
     const now = Date.now();
-    if (this.#metaFailure && now - this.#metaAttempt < (this.cfg.jwks_refetch_interval ?? 10) * 1000) return Promise.reject(this.#metaFailure);
+    if (this.#metaFailure && now - this.#metaAttempt < this.cfg.jwks_refetch_interval * 1000) return Promise.reject(this.#metaFailure);
     this.#metaAttempt = now;
     this.#metaFlight = discover(this.cfg.issuer).then((m) => {
       this.#meta = m;
@@ -136,7 +136,7 @@ export class Issuer {
     }
     if (!local) return [];
     if ((await this.#keys.refresh()) === 'failed') return [this.#keys.failure!.message];
-    const algorithms: readonly string[] = this.cfg.algorithms ?? ['RS256', 'ES256'];
+    const algorithms: readonly string[] = this.cfg.algorithms;
     const declared = this.#keys.algs;
     if (!declared.length) return [`${this.cfg.issuer} publishes no signing key`];
     if (declared.every((a) => a !== undefined && !algorithms.includes(a))) {

@@ -16,7 +16,7 @@
 
 import { decodeJwt, decodeProtectedHeader, type ProtectedHeaderParameters } from 'jose';
 import type { Logger } from 'pino';
-import type { ExternalIssuer } from '../../core/manifest-types.gen.js';
+import type { ResolvedExternalIssuer } from '../../core/config.js';
 import type { Principal } from '../../core/types.js';
 import { SvcError } from '../../errors.js';
 import { externalIssuerProblems } from './config-checks.js';
@@ -28,7 +28,7 @@ const MAX_CACHED = 10_000;
 const JWS_COMPACT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
 export interface ExternalIssuersOptions {
-  issuers: readonly ExternalIssuer[];
+  issuers: readonly ResolvedExternalIssuer[];
   /** profile.scopes names. */
   profile: readonly string[];
   /** Folder client_secret_file paths resolve against. */
@@ -64,7 +64,7 @@ export class ExternalIssuers {
       this.#byIss.set(cfg.issuer, new Issuer({ cfg, profile: o.profile, baseDir: o.baseDir, log, onKeysReplaced: () => this.#forgetVerified(cfg.issuer) }));
     }
     this.issuers = o.issuers.map((c) => c.issuer);
-    this.maxLength = Math.max(...o.issuers.map((c) => c.max_token_length ?? 8192));
+    this.maxLength = Math.max(...o.issuers.map((c) => c.max_token_length));
     this.#introspecting = [...this.#byIss.values()].filter((i) => i.introspects);
   }
 
@@ -103,7 +103,7 @@ export class ExternalIssuers {
     if (shape.kind === 'opaque') return this.#introspect(token);
     const issuer = this.#byIss.get(shape.iss);
     if (!issuer) return rejected('issuer_not_accepted', 'the token is from an issuer this server does not accept');
-    const max = issuer.cfg.max_token_length ?? 8192;
+    const max = issuer.cfg.max_token_length;
     if (token.length > max) return rejected('token_size', `the token is longer than ${max} characters`);
     let local: boolean;
     try {

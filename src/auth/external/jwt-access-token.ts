@@ -9,7 +9,7 @@
 // within clock_skew; its subject claim is a non-empty string. Every refusal names its check.
 
 import { errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type ProtectedHeaderParameters } from 'jose';
-import type { ExternalIssuer } from '../../core/manifest-types.gen.js';
+import type { ResolvedExternalIssuer } from '../../core/config.js';
 import type { Principal } from '../../core/types.js';
 import type { SvcError } from '../../errors.js';
 import { credentialIdOf, principalOf } from './claims-map.js';
@@ -17,7 +17,7 @@ import type { KeySet } from './key-set.js';
 import { rejected, unavailable, type TokenCheck } from './rejection.js';
 
 export interface JwtContext {
-  cfg: ExternalIssuer;
+  cfg: ResolvedExternalIssuer;
   audiences: readonly string[];
   /** profile.scopes names. */
   profile: readonly string[];
@@ -26,8 +26,7 @@ export interface JwtContext {
 
 export async function verifyAccessJwt(token: string, header: ProtectedHeaderParameters, c: JwtContext): Promise<Principal | SvcError> {
   const { cfg } = c;
-  const algorithms = cfg.algorithms ?? ['RS256', 'ES256'];
-  if (typeof header.alg !== 'string' || !(algorithms as string[]).includes(header.alg)) {
+  if (typeof header.alg !== 'string' || !(cfg.algorithms as string[]).includes(header.alg)) {
     return rejected('token_alg', `the token's algorithm ${String(header.alg)} is not one ${cfg.issuer} is trusted with`);
   }
   const typ = typeof header.typ === 'string' ? header.typ.toLowerCase().replace(/^application\//, '') : undefined;
@@ -60,9 +59,9 @@ export async function verifyAccessJwt(token: string, header: ProtectedHeaderPara
       return rejected('token_kid', `no signing key of ${cfg.issuer} matches the token's key id, also after fetching its keys again`);
     }
   }
-  if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + (cfg.clock_skew ?? 30)) return rejected('token_iat', 'the token is issued in the future');
+  if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + cfg.clock_skew) return rejected('token_iat', 'the token is issued in the future');
   const p = principalOf(cfg, payload, c.profile, credentialIdOf(token));
-  return p ?? rejected('token_sub', `the token has no subject (${cfg.subject_claim ?? 'sub'})`);
+  return p ?? rejected('token_sub', `the token has no subject (${cfg.subject_claim})`);
 }
 
 function noKeys(c: JwtContext): SvcError {
@@ -73,7 +72,7 @@ function noKeys(c: JwtContext): SvcError {
 /** jwtVerify with every claim check; a token without kid that several keys could have signed is tried with each. */
 async function verifyWith(token: string, keys: JWTVerifyGetKey, c: JwtContext): Promise<JWTPayload> {
   const { cfg } = c;
-  const options = { issuer: cfg.issuer, audience: [...c.audiences], algorithms: cfg.algorithms ?? ['RS256', 'ES256'], clockTolerance: cfg.clock_skew ?? 30, requiredClaims: ['exp'] };
+  const options = { issuer: cfg.issuer, audience: [...c.audiences], algorithms: cfg.algorithms, clockTolerance: cfg.clock_skew, requiredClaims: ['exp'] };
   try {
     return (await jwtVerify(token, keys, options)).payload;
   } catch (e) {
