@@ -24,9 +24,10 @@ export const MANIFEST_CODES = {
   INPUT_SCHEMA_INVALID: { status: 400, rpc: -32602, doc: 'An `input_schema` is not a valid JSON Schema.' },
   TEMPLATE_ARG_UNKNOWN: { status: 400, rpc: -32602, doc: 'A template names an argument the input schema does not define.' },
   ROUTE_CONFLICT: { status: 400, rpc: -32602, doc: 'A route is listed both public and protected, or is not a known route.' },
-  AUTH_MISSING: { status: 400, rpc: -32602, doc: 'Protected routes exist but no auth mode (`auth` or `oauth`) is configured.' },
+  AUTH_MISSING: { status: 400, rpc: -32602, doc: 'Protected routes exist but no auth mode (`auth`, `oauth` or `external_issuers`) is configured.' },
   BACKEND_CONFIG: { status: 400, rpc: -32602, doc: 'A backend declaration cannot work (bad path, bad URL, unsafe option).' },
   OAUTH_CONFIG: { status: 400, rpc: -32602, doc: 'The `oauth` section cannot work as written.' },
+  EXTERNAL_ISSUER_CONFIG: { status: 400, rpc: -32602, doc: 'An `external_issuers` entry cannot work as written (an issuer or endpoint that is not https off loopback, an issuer listed twice, two client secrets); with `validate --network`, its discovery document or keys cannot be fetched or are unusable.' },
 } as const satisfies Record<string, CodeInfo>;
 
 /** A request's refusals and failures. */
@@ -55,6 +56,7 @@ export const REQUEST_CODES = {
   CANCELLED: { status: 499, rpc: -32800, doc: 'The caller went away (disconnected or cancelled) before the answer; logged, rarely seen by anyone.' },
   NOT_READY: { status: 503, rpc: -32000, doc: 'The server is starting or draining.' },
   UPSTREAM_TOKEN_UNAVAILABLE: { status: 502, rpc: -32000, doc: 'The person\'s token at the identity provider they signed in at (`oauth.login.mode: upstream`) cannot be had: the grant has none, the provider was removed, the token expired without a refresh token, or the provider refused or did not answer the refresh; `data.reason` says which. Signing in again gets a fresh one.' },
+  IDP_UNAVAILABLE: { status: 503, rpc: -32000, doc: 'An external issuer (`external_issuers`) could not be asked in time — its discovery document, its keys (none held that could check the token) or its introspection endpoint; the log and the audit reason say which. Retry later; the token may well be valid.' },
   STORE_UNAVAILABLE: { status: 503, rpc: -32000, doc: 'The shared OAuth store (PostgreSQL) is down or did not answer within its statement timeout; retry later.' },
   INTERNAL: { status: 500, rpc: -32603, doc: 'A bug: logged with a request id, never with secrets.' },
 } as const satisfies Record<string, CodeInfo>;
@@ -79,8 +81,13 @@ export class SvcError extends Error {
   col?: number;
   /** Extra machine-readable detail (schema errors, required/missing scopes). */
   data?: Record<string, unknown>;
+  /**
+   * Why, for the audit log and the server's log only — never part of the answer (toJSON leaves it out):
+   * e.g. the check an external token failed (token_aud, introspection_inactive).
+   */
+  reason?: string;
 
-  constructor(code: ErrorCode, message: string, opts: { path?: string; data?: Record<string, unknown>; cause?: unknown } & SourcePos = {}) {
+  constructor(code: ErrorCode, message: string, opts: { path?: string; data?: Record<string, unknown>; cause?: unknown; reason?: string } & SourcePos = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'SvcError';
     this.code = code;
@@ -89,6 +96,7 @@ export class SvcError extends Error {
     this.line = opts.line;
     this.col = opts.col;
     this.data = opts.data;
+    if (opts.reason !== undefined) this.reason = opts.reason;
   }
 
   get status(): number {

@@ -1,16 +1,20 @@
 // The auth gate in front of protected routes. Guarantees: a bearer is checked
 // against the static tokens of the policy snapshot it is given (else the store's
-// current one) first, then as an OAuth access token; tokens are
+// current one) first, then as an access token of the built-in OAuth server or an
+// external issuer (access-verifier.ts says in which order); a verifier's refusal keeps
+// its code and its audit reason (an external token's failed check, an issuer that
+// cannot be asked: 503 IDP_UNAVAILABLE); tokens are
 // read only from the Authorization header; every 401/403 carries a
 // WWW-Authenticate challenge that starts with exactly "Bearer " (RFC 6750), with
 // resource_metadata when the OAuth server publishes protected-resource metadata, and
 // a 401's `scope` names what a client should ask for (MCP 2025-11-25 scope selection):
-// with the OAuth server, exactly the scopes_supported its metadata advertises (what it
-// can grant; restart-only), else the live profile's declared scopes, so a reload that
+// with OAuth (the built-in server or external issuers), exactly the scopes_supported the
+// protected-resource metadata advertises (restart-only), else the live profile's declared scopes, so a reload that
 // changes profile.scopes changes the next 401 — worked out once per profile, not per
 // challenge (a 403 names the scopes its operation needs instead); an
 // OAuth store that is down answers STORE_UNAVAILABLE (503), and stillValid keeps what
-// it cannot re-check (an open socket stays open until the store answers again).
+// it cannot re-check (an open socket stays open until the store, or the external
+// issuer, answers again).
 // With oauth.dpop on, an access token bound to a DPoP key (Principal.jkt) is accepted
 // only as `Authorization: DPoP <token>` with a proof for this request signed by that
 // key (dpop.ts checks method, URL, ath, iat or nonce, replay); a stolen bound token
@@ -25,7 +29,8 @@ import { profileScopes } from '../core/config.js';
 import { DPOP_ALGS, type DpopVerifier } from './dpop.js';
 
 export interface AccessTokenVerifier {
-  verifyAccessToken(token: string): Promise<Principal | null>;
+  /** The token's principal; null: no one knows it; a SvcError: refused (UNAUTHENTICATED with its reason) or not decidable now (503). */
+  verifyAccessToken(token: string): Promise<Principal | SvcError | null>;
   /** verifyAccessToken's answer without waiting when it is already known (cached), else undefined. */
   cachedAccessToken?(token: string): Principal | undefined;
   isActive(p: Principal): Promise<boolean>;
@@ -79,13 +84,14 @@ export function createGate(opts: { policy?: () => PolicySnapshot; oauth?: Access
       const m = CREDENTIAL.exec(authorization);
       if (!m || (!dpop && m[1]!.toLowerCase() === 'dpop')) return new SvcError('UNAUTHENTICATED', 'malformed Authorization header: expected "Bearer <token>"', { data: { error: 'invalid_token' } });
       const token = m[2]!;
-      let p: Principal | null;
+      let p: Principal | SvcError | null;
       try {
         p = snapshot?.tokens?.match(token) ?? (oauth ? await oauth.verifyAccessToken(token) : null);
       } catch (e) {
         if (isSvcError(e) && e.code === 'STORE_UNAVAILABLE') return e;
         throw e;
       }
+      if (p instanceof SvcError) return p;
       if (!p) return new SvcError('UNAUTHENTICATED', 'the token is unknown, expired, revoked or for another resource', { data: { error: 'invalid_token' } });
       if (!dpop) return p;
       const invalid = (message: string) => new SvcError('UNAUTHENTICATED', message, { data: { error: 'invalid_token' } });
@@ -119,7 +125,7 @@ export function createGate(opts: { policy?: () => PolicySnapshot; oauth?: Access
       try {
         return await oauth.isActive(p);
       } catch (e) {
-        if (isSvcError(e) && e.code === 'STORE_UNAVAILABLE') return true;
+        if (isSvcError(e) && (e.code === 'STORE_UNAVAILABLE' || e.code === 'IDP_UNAVAILABLE')) return true;
         throw e;
       }
     },

@@ -57,9 +57,9 @@ options:
     run: (v, p) => cmdServe(p[0] ?? 'svc.yaml', v),
   },
   validate: {
-    usage: `${PROG} validate [manifest] [--json] [--no-io] [--allow-unset-env]`,
+    usage: `${PROG} validate [manifest] [--json] [--no-io] [--network] [--allow-unset-env]`,
     help: `Checks the manifest (default ./svc.yaml) as serve would, without serving or any
-network call. Exit 0 when valid; otherwise exit 1 and one line per problem on stderr:
+network call (unless --network). Exit 0 when valid; otherwise exit 1 and one line per problem on stderr:
 FILE:LINE:COL: CODE: message. Advice that does not fail it (TASK_ADVISED, SCOPE_ADVISED)
 is one line each: FILE:LINE:COL: warning: CODE: message.
 
@@ -67,11 +67,14 @@ options:
   --json              print {valid, file, config_hash, problems, warnings, unset_env} on stdout
   --no-io             skip the checks that read other files: SQLite files and queries,
                       exec programs (on PATH), content and secret files, fs roots, module files
+  --network           also fetch each external issuer's discovery document and signing keys
+                      (reachable, a key set without private keys, a key for its algorithms);
+                      its introspection endpoint is never called
   --allow-unset-env   an unset \${VAR} without a default gets the placeholder "unset:VAR"
                       instead of an error; the unset names are listed as a note (CI without secrets)
 ${LOG_JSON_HELP}
   -h, --help          show this help`,
-    options: { json: { type: 'boolean' }, 'no-io': { type: 'boolean' }, 'allow-unset-env': { type: 'boolean' } },
+    options: { json: { type: 'boolean' }, 'no-io': { type: 'boolean' }, network: { type: 'boolean' }, 'allow-unset-env': { type: 'boolean' } },
     maxPositionals: 1,
     run: (v, p) => cmdValidate(p[0] ?? 'svc.yaml', v),
   },
@@ -88,7 +91,7 @@ ${LOG_JSON_HELP}
     run: (_v, p) => cmdInit(p[0] ?? '.'),
   },
   explain: {
-    usage: `${PROG} explain [manifest] (--scopes "a b" | --token NAME | --token-file F | --subject USER) [--claims JSON] [--capability ID [--args JSON] [--task]] [--json] [--io]`,
+    usage: `${PROG} explain [manifest] (--scopes "a b" | --token NAME | --token-file F [--no-verify] | --subject USER) [--claims JSON] [--capability ID [--args JSON] [--task]] [--json] [--io]`,
     help: `Says, for every capability of the manifest (default ./svc.yaml), whether a caller sees it
 (visible/hidden), whether it may call it, and why: the missing scope, the tenant binding,
 the quota, a public route, a tool that runs only as a task. The verdicts come from the functions the server enforces with;
@@ -98,7 +101,11 @@ backend file, database or program the manifest names is opened (unless --io).
 options:
   --scopes "a b"      a caller holding these scopes (with --claims '{"tenant":"acme"}')
   --token NAME        the manifest's token NAME (auth.subject or auth.tokens[].name)
-  --token-file F      the manifest's token whose value is in file F
+  --token-file F      the token in file F: one of the manifest's static tokens, or an access
+                      token of an external issuer (external_issuers), verified by asking the
+                      issuer (its keys, or introspection for an opaque token): needs the network
+  --no-verify         with --token-file: decode an external issuer's JWT without verifying it
+                      (offline; says so), to see what its claims would give
   --subject USER      the OAuth user USER (oauth.users) holding every scope it may grant
   --capability ID     explain one call instead: tool NAME (or tool:NAME, prompt:NAME,
                       resource:URI) with --args JSON; exit 0 if allowed, 1 if refused
@@ -109,7 +116,7 @@ options:
 ${LOG_JSON_HELP}
   -h, --help          show this help`,
     options: {
-      scopes: { type: 'string' }, token: { type: 'string' }, 'token-file': { type: 'string' }, subject: { type: 'string' }, claims: { type: 'string' },
+      scopes: { type: 'string' }, token: { type: 'string' }, 'token-file': { type: 'string' }, 'no-verify': { type: 'boolean' }, subject: { type: 'string' }, claims: { type: 'string' },
       capability: { type: 'string' }, args: { type: 'string' }, task: { type: 'boolean' }, json: { type: 'boolean' }, io: { type: 'boolean' }, 'allow-unset-env': { type: 'boolean' },
     },
     maxPositionals: 1,
@@ -294,6 +301,7 @@ async function cmdServe(file: string, flags: Values): Promise<number> {
 async function cmdValidate(file: string, flags: Values): Promise<number> {
   const checked = checkManifest(file, process.env, { allowUnsetEnv: !!flags['allow-unset-env'] });
   const problems = checked.plan && !flags['no-io'] ? await checkIO(checked.plan, file, checked.locate) : checked.problems;
+  if (flags.network && checked.plan && !problems.length) problems.push(...await (await import('./network.js')).issuerProblems(checked.plan, file, checked.locate));
   // Warnings print (stderr, or `warnings` in --json) and never change the exit code.
   const warnings = checked.plan ? manifestWarnings(checked.plan.manifest, (p) => {
     // locate() falls back to the nearest node that exists: a path the file omits lands on its parent.

@@ -8,7 +8,11 @@
 // prints exactly GET /svc/explain's JSON with --json; diff prints the capabilities added,
 // removed and changed and who gains or loses access (reach.ts, the reloader's verdict),
 // and exits 3 with --fail-on-widen when some caller gains some call; a token's value is
-// never printed (only --token-file reads one, to find the token it names).
+// never printed (only --token-file reads one, to find the token it names). --token-file also
+// explains an external issuer's access token (external_issuers): verified as the server
+// verifies it — its issuer's keys, or introspection for an opaque one, which needs the
+// network — and refused with the check it fails; with --no-verify a JWT is only decoded
+// (offline), mapped by the same rule, and stderr says it was not verified.
 
 import { readFileSync } from 'node:fs';
 import { buildCatalog, type Catalog } from '../core/catalog.js';
@@ -62,6 +66,10 @@ export async function cmdExplain(file: string, v: Values, print: (problems: SvcE
     process.stderr.write('svc explain: give exactly one of --scopes, --token, --token-file, --subject\n');
     return 2;
   }
+  if (v['no-verify'] && v['token-file'] === undefined) {
+    process.stderr.write('svc explain: --no-verify goes with --token-file\n');
+    return 2;
+  }
   let claims: Record<string, string> | undefined;
   let args: unknown = {};
   try {
@@ -83,6 +91,14 @@ export async function cmdExplain(file: string, v: Values, print: (problems: SvcE
     // Asked for: the manifest's token values (and token files) are read to find the one in the file.
     const cfg = resolveConfig(c.config);
     p = cfg.auth ? TokenTable.build(cfg.auth, profileScopes(cfg.profile), logger.child({ module: 'cli' })).match(value) : undefined;
+    if (!p && cfg.external_issuers.length) {
+      const found = await externalPrincipal(cfg, value, !!v['no-verify']);
+      if (typeof found === 'string') {
+        process.stderr.write(`svc explain: ${found}\n`);
+        return 1;
+      }
+      p = found;
+    }
   }
   if (!p) {
     process.stderr.write(`svc explain: ${v.token !== undefined ? `no token named ${String(v.token)} in auth` : v.subject !== undefined ? `no user ${String(v.subject)} in oauth.users` : 'the token in that file is not one of the manifest\'s tokens'}\n`);
@@ -117,3 +133,33 @@ export async function cmdDiff(oldFile: string, newFile: string, v: Values, print
   }
   return access.widened && v['fail-on-widen'] ? 3 : 0;
 }
+
+/** The principal of an external issuer's token, or why there is none (a line for stderr). */
+async function externalPrincipal(cfg: ReturnType<typeof resolveConfig>, token: string, noVerify: boolean): Promise<Principal | string> {
+  const issuers = cfg.external_issuers;
+  const profile = profileScopes(cfg.profile);
+  if (noVerify) {
+    const { decodeJwt } = await import('jose');
+    let claims: Record<string, unknown>;
+    try {
+      claims = decodeJwt(token);
+    } catch {
+      return 'the token in that file is not a JWT: an opaque token is explained only by asking its issuer (drop --no-verify)';
+    }
+    const entry = issuers.find((e) => e.issuer === claims.iss);
+    if (!entry) return `the token's issuer ${String(claims.iss)} is not in external_issuers`;
+    const { credentialIdOf, principalOf } = await import('../auth/external/claims-map.js');
+    const p = principalOf(entry, claims, profile, credentialIdOf(token));
+    if (!p) return `the token has no subject (${entry.subject_claim})`;
+    process.stderr.write(`svc explain: NOT VERIFIED (--no-verify): the token was decoded only; its signature, audience and lifetime were not checked\n`);
+    return p;
+  }
+  const { ExternalIssuers } = await import('../auth/external/issuers.js');
+  const external = new ExternalIssuers({ issuers, profile, baseDir: cfg.base_dir, log: logger.child({ module: 'cli' }) });
+  const r = await external.verify(token);
+  if (!r) return 'the token in that file is not one of the manifest\'s tokens, and no external issuer introspects opaque tokens';
+  if (r instanceof SvcError) return `${r.code}: ${r.message}${r.reason ? ` (${r.reason})` : ''}`;
+  process.stderr.write(`svc explain: verified by ${r.issuer}\n`);
+  return r;
+}
+

@@ -139,7 +139,7 @@ export function buildCatalog(svc: FastSvc, opts: { hash?: string; listPageSize?:
     description: svc.description,
     instructions: svc.instructions,
     cache: svc.cache,
-    limits: svc.limits && (svc.limits.shared || Object.values(svc.limits).some((l) => typeof l === 'object' && (l.requests !== undefined || l.concurrent !== undefined))) ? svc.limits : undefined,
+    limits: svc.limits && (svc.limits.shared || classLimits(svc.limits).some((l) => l.requests !== undefined || l.concurrent !== undefined)) ? svc.limits : undefined,
     tools, resources, templates: Object.freeze(templates), prompts, hash,
     ...(opts.listPageSize !== undefined && { listPageSize: opts.listPageSize }),
   });
@@ -190,4 +190,9 @@ function guarded(requiredScopes: readonly string[] | undefined, limits: Limit | 
 
 function freeze<T extends object>(o: T): Readonly<T> {
   return Object.freeze(o);
+}
+
+/** Every class limit set: token, user, oauth_client and each external issuer's. */
+function classLimits(c: ClassLimits): Limit[] {
+  return [c.token, c.user, c.oauth_client, ...Object.values(c.external ?? {})].filter((l): l is Limit => !!l);
 }

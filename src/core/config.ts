@@ -9,7 +9,7 @@ import { ManifestError, SvcError } from '../errors.js';
 import type { ValidateFunction } from 'ajv';
 // Precompiled from definitions/SvcServerConfig by scripts/gen-types.mjs, beside the manifest's.
 import { validateConfig as generatedConfigValidator } from './validators.gen.js';
-import type { AuditConfig, AuthProfile, BearerAuthConfig, OAuthConfig, Routes, ServerSettings, SvcServerConfig as ConfigSections, UpstreamLogin, UpstreamRule } from './manifest-types.gen.js';
+import type { AuditConfig, AuthProfile, BearerAuthConfig, ExternalIssuer, OAuthConfig, Routes, ServerSettings, SvcServerConfig as ConfigSections, UpstreamLogin, UpstreamRule } from './manifest-types.gen.js';
 import type { OAuthProvider } from './oauth-provider.js';
 
 export type { AuditConfig, AuthProfile, BearerAuthConfig, OAuthConfig, Routes, ServerSettings };
@@ -47,15 +47,24 @@ export type ResolvedUpstream = UpstreamLogin & {
 
 export type ResolvedUpstreamRule = UpstreamRule & { subject: string; claims: Record<string, string> };
 
+type Introspection = NonNullable<ExternalIssuer['introspection']>;
+
+/** An external_issuers entry with every schema default applied. */
+export type ResolvedExternalIssuer = Omit<ExternalIssuer, 'introspection'>
+  & Required<Pick<ExternalIssuer, 'algorithms' | 'strict_typ' | 'clock_skew' | 'max_token_length' | 'jwks_max_age' | 'jwks_refetch_interval'
+    | 'scopes_from' | 'direct_scopes' | 'scope_map' | 'subject_claim' | 'client_claims' | 'claims'>>
+  & { introspection?: Introspection & Required<Pick<Introspection, 'auth_method' | 'cache_ttl'>> };
+
 /** BearerAuthConfig with the schema's defaults filled in. */
 export type ResolvedBearerAuth = BearerAuthConfig & Required<Pick<BearerAuthConfig, 'subject'>>;
 
 /** A config with every schema default applied. */
-export type ResolvedConfig = SvcServerConfig & {
+export type ResolvedConfig = Omit<SvcServerConfig, 'external_issuers'> & {
   server: Required<Omit<ServerSettings, never>>;
   routes: Required<Routes>;
   oauth?: ResolvedOAuth;
   auth?: ResolvedBearerAuth;
+  external_issuers: ResolvedExternalIssuer[];
   profile: AuthProfile & { scopes: NonNullable<AuthProfile['scopes']> };
   base_dir: string;
 };

@@ -6,9 +6,11 @@
 import { SvcError } from '../errors.js';
 import type { CacheHint, Limit, PromptDef, ResourceDef, ToolDef } from './types.js';
 
-/** Quotas per principal class (manifest `limits`). */
-/** Class quotas; shared: counted in the OAuth provider's PostgreSQL database across replicas (limits.shared). */
-export interface ClassLimits { token?: Limit; user?: Limit; oauth_client?: Limit; shared?: boolean }
+/**
+ * Quotas per principal class (manifest `limits`); external: each external issuer's (external_issuers[].limits),
+ * by issuer; shared: counted in the OAuth provider's PostgreSQL database across replicas (limits.shared).
+ */
+export interface ClassLimits { token?: Limit; user?: Limit; oauth_client?: Limit; external?: Readonly<Record<string, Limit>>; shared?: boolean }
 
 export interface FastSvcOptions {
   name: string;

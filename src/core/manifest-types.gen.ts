@@ -15,6 +15,13 @@ export type Scope = string;
  */
 export type Scopes = Scope[];
 /**
+ * Resource-server mode: authorization servers this server does not run whose access tokens it accepts on its protected routes, beside static tokens and the built-in OAuth server. A JWT access token (RFC 9068) goes to the issuer its `iss` names and is checked against that issuer's keys; an opaque token is tried on the built-in server first, then introspected (RFC 7662) by each issuer with `introspection`, in this order. Each issuer is listed in the protected-resource metadata's authorization_servers. Changing this section takes a restart (except each issuer's limits).
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "ExternalIssuers".
+ */
+export type ExternalIssuers = ExternalIssuer[];
+/**
  * A scope name, or a tenant-bound scope pattern whose {{placeholder}} is filled from the call's argument (tool input, prompt argument, resource URI template variable) of that name, e.g. tenant:{{tenant}}.read. The argument must be a required string whose value is a scope segment (letters, digits, _ and -).
  *
  * This interface was referenced by `SvcManifest`'s JSON-Schema
@@ -75,6 +82,7 @@ export interface SvcManifest {
   audit?: AuditConfig;
   auth?: BearerAuthConfig;
   oauth?: OAuthConfig;
+  external_issuers?: ExternalIssuers;
   profile?: AuthProfile;
   cache?: CacheHint;
   /**
@@ -717,6 +725,139 @@ export interface UpstreamRule {
   };
 }
 /**
+ * One external authorization server (an identity provider: Keycloak, Entra ID, Okta, Auth0, another node-oidc-provider...). Its discovery document (RFC 8414, else OpenID Connect discovery) is fetched at start-up unless jwks_uri, and introspection.endpoint when introspecting, are given.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "ExternalIssuer".
+ */
+export interface ExternalIssuer {
+  /**
+   * The issuer exactly as its tokens carry it in `iss` and as its discovery document names itself; https (http only on a loopback host), no query or fragment.
+   */
+  issuer: string;
+  /**
+   * What this server is called at the issuer: a token's `aud` (an introspection answer's `aud`) must contain it, usually the URL clients connect to (https://mcp.example.com/mcp, the RFC 8707 resource they ask for). One value, or a list of values any of which is accepted.
+   */
+  audience: string | [string, ...string[]];
+  /**
+   * URL of the issuer's signing keys (JWKS); https unless the host is loopback. Default: the jwks_uri of its discovery document.
+   */
+  jwks_uri?: string;
+  /**
+   * JWS algorithms accepted for its JWT access tokens: asymmetric only (never none, never an HMAC, which would let a public key sign).
+   *
+   * @minItems 1
+   */
+  algorithms?: [
+    'RS256' | 'RS384' | 'RS512' | 'PS256' | 'PS384' | 'PS512' | 'ES256' | 'ES384' | 'ES512' | 'EdDSA',
+    ...('RS256' | 'RS384' | 'RS512' | 'PS256' | 'PS384' | 'PS512' | 'ES256' | 'ES384' | 'ES512' | 'EdDSA')[]
+  ];
+  /**
+   * Require the JWT header typ at+jwt (RFC 9068). When false, a typ of at+jwt, application/at+jwt or JWT is accepted, and so is none (many providers omit it or write JWT); any other typ (an ID-JAG, a DPoP proof, a logout token) is refused.
+   */
+  strict_typ?: boolean;
+  /**
+   * Seconds of clock difference allowed when checking exp, nbf and iat.
+   */
+  clock_skew?: number;
+  /**
+   * Longest token (characters) looked at; a longer one is refused before it is decoded.
+   */
+  max_token_length?: number;
+  /**
+   * Longest a fetched key set is used, in seconds (shorter when its Cache-Control max-age says so). Once it is older, the next token fetches it again in the background while the keys already held keep verifying.
+   */
+  jwks_max_age?: number;
+  /**
+   * Seconds between two fetches of the key set, at least: a token signed with a key id the held set lacks fetches it at once (one fetch however many tokens wait), unless the last fetch is more recent than this. Bounds what tokens with made-up key ids cost the issuer.
+   */
+  jwks_refetch_interval?: number;
+  /**
+   * RFC 7662 token introspection, for the issuer's opaque access tokens (and JWTs when it publishes no keys). This server authenticates to the endpoint as a client of the issuer.
+   */
+  introspection?: {
+    /**
+     * The introspection endpoint; https unless the host is loopback. Default: introspection_endpoint of the discovery document.
+     */
+    endpoint?: string;
+    /**
+     * This server's client id at the issuer.
+     */
+    client_id: string;
+    /**
+     * Its client secret, usually ${VAR}.
+     */
+    client_secret?: string;
+    /**
+     * Path (relative to the manifest) of a file holding the client secret; give this or client_secret, not both.
+     */
+    client_secret_file?: string;
+    /**
+     * How the client authenticates to the endpoint.
+     */
+    auth_method?: 'client_secret_basic' | 'client_secret_post';
+    /**
+     * Longest an active answer is reused, in seconds (never past the token's exp); also how long an inactive one is. This is the revocation lag: a token revoked at the issuer keeps working here for at most this long.
+     */
+    cache_ttl?: number;
+  };
+  /**
+   * Claims read as scopes, in order: a space-separated string or an array of strings each (scope, scp, roles, groups; a dotted path reaches into an object, e.g. realm_access.roles). A claim name is looked up as it is first (Auth0's https://... claims), then as a dotted path into objects.
+   *
+   * @minItems 1
+   */
+  scopes_from?: [string, ...string[]];
+  /**
+   * Whether a value of those claims that is a scope of profile.scopes counts as that scope. Turn off to grant only what scope_map names.
+   */
+  direct_scopes?: boolean;
+  /**
+   * A claim value (a group, a role, a provider's own scope name) -> the scopes of profile.scopes it grants.
+   */
+  scope_map?: {
+    [k: string]: Scope[];
+  };
+  /**
+   * The most this issuer's tokens get, whatever their claims say. Default: all of profile.scopes.
+   */
+  scopes?: Scope[];
+  /**
+   * Claim whose value is the caller's subject; a token without it (a non-empty string) is refused. A claim name is looked up as it is first (Auth0's https://... claims), then as a dotted path into objects.
+   */
+  subject_claim?: string;
+  /**
+   * Claims read, in order, for the caller's client id (the first that is a string).
+   */
+  client_claims?: string[];
+  /**
+   * Claims kept on the caller for a tool's bind (principal.claims.NAME): NAME -> the token claim. Only string values (at most 256 characters) are kept. A claim name is looked up as it is first (Auth0's https://... claims), then as a dotted path into objects.
+   */
+  claims?: {
+    [k: string]: string;
+  };
+  limits?: Limit;
+}
+/**
+ * A quota per principal: at most `requests` calls per window of `window_ms`, and at most `concurrent` calls running at once; a limit not set is off. On a tool, resource or prompt it counts that capability's calls per principal (each token, each OAuth user).
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "Limit".
+ */
+export interface Limit {
+  /**
+   * Calls allowed per window.
+   */
+  requests?: number;
+  /**
+   * Length of the request window in milliseconds.
+   */
+  window_ms?: number;
+  /**
+   * Calls allowed to run at the same time.
+   */
+  concurrent?: number;
+}
+/**
  * What the server publishes about its authorization: issuer, endpoints and scopes. Every scope used anywhere must be declared here.
  *
  * This interface was referenced by `SvcManifest`'s JSON-Schema
@@ -1025,26 +1166,6 @@ export interface SqliteBackend {
   max_rows?: number;
 }
 /**
- * A quota per principal: at most `requests` calls per window of `window_ms`, and at most `concurrent` calls running at once; a limit not set is off. On a tool, resource or prompt it counts that capability's calls per principal (each token, each OAuth user).
- *
- * This interface was referenced by `SvcManifest`'s JSON-Schema
- * via the `definition` "Limit".
- */
-export interface Limit {
-  /**
-   * Calls allowed per window.
-   */
-  requests?: number;
-  /**
-   * Length of the request window in milliseconds.
-   */
-  window_ms?: number;
-  /**
-   * Calls allowed to run at the same time.
-   */
-  concurrent?: number;
-}
-/**
  * A resource. uri is fixed, or uri_template with {var} parts. Content from text, blob, file, http or module.
  *
  * This interface was referenced by `SvcManifest`'s JSON-Schema
@@ -1192,6 +1313,7 @@ export interface SvcServerConfig {
   audit?: AuditConfig;
   auth?: BearerAuthConfig;
   oauth?: OAuthConfig;
+  external_issuers?: ExternalIssuers;
   profile?: AuthProfile;
   /**
    * Folder that relative paths (token_file, sqlite files) resolve against. Default: the working directory.

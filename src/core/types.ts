@@ -10,7 +10,13 @@ export interface Principal {
   /** Subject: token name, user or client. Appears in logs. */
   readonly sub: string;
   readonly scopes: ReadonlySet<string>;
-  readonly kind: 'static' | 'oauth' | 'anonymous';
+  /** static: an auth token; oauth: the built-in server's; external: an external issuer's (external_issuers); anonymous: a public route. */
+  readonly kind: 'static' | 'oauth' | 'external' | 'anonymous';
+  /**
+   * kind external: the issuer that vouched for `sub` (external_issuers[].issuer). The same sub at two
+   * issuers is two principals: tasks, sessions, quotas and the audit log tell them apart by it.
+   */
+  readonly issuer?: string;
   readonly clientId?: string;
   /** Epoch seconds after which the credential is no longer valid. */
   readonly expiresAt?: number;
@@ -24,7 +30,7 @@ export interface Principal {
   readonly upstream?: string;
   /**
    * Claims of the credential: a static token's or OAuth user's `claims`, or those kept from
-   * an ID-JAG or by an upstream login's rule; usable in a tool's bind.
+   * an ID-JAG, an upstream login's rule or an external issuer's token; usable in a tool's bind.
    */
   readonly claims?: Readonly<Record<string, unknown>>;
 }

@@ -49,7 +49,10 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
   const io = !opts.policyOnly;
   const disposers: (() => void)[] = [];
   const problems: SvcError[] = [];
-  const svc = new FastSvc({ name: m.name, description: m.description, cache: m.cache, limits: m.limits });
+  // Each external issuer's `limits` is a class quota of its own, counted per subject of that issuer.
+  const perIssuer = (m.external_issuers ?? []).filter((e) => e.limits).map((e) => [e.issuer, e.limits!] as const);
+  const limits = perIssuer.length ? { ...m.limits, external: Object.fromEntries(perIssuer) } : m.limits;
+  const svc = new FastSvc({ name: m.name, description: m.description, cache: m.cache, limits });
   // Build every item, collecting failures at their node, so one load reports them all.
   const attempt = async (path: (string | number)[], build: () => Promise<void> | void) => {
     try {
@@ -105,6 +108,14 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
   if (caFile && io) await attempt(['oauth', 'client_id_metadata_documents', 'ca_file'], () => {
     if (!readSecret(resolve(env.manifestDir, caFile), file).includes('-----BEGIN CERTIFICATE-----')) throw new SvcError('OAUTH_CONFIG', `${caFile} holds no PEM certificate`);
   });
+  const issuers = m.external_issuers?.map((e) => e);
+  for (const [i, e] of (m.external_issuers ?? []).entries()) {
+    const secretFile = e.introspection?.client_secret_file;
+    if (secretFile && io) await attempt(['external_issuers', i, 'introspection', 'client_secret_file'], () => {
+      const { client_secret_file: _, ...intro } = e.introspection!;
+      issuers![i] = { ...e, introspection: { ...intro, client_secret: readSecret(resolve(env.manifestDir, secretFile), file) } };
+    });
+  }
   let server = m.server;
   const keyFile = m.server?.request_state_key_file;
   if (keyFile && io) await attempt(['server', 'request_state_key_file'], () => {
@@ -129,6 +140,7 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
       ...(upstreams && { login: { ...m.oauth.login, upstreams } }),
       ...(m.oauth.provider?.path && { provider: { ...m.oauth.provider, path: resolve(env.manifestDir, m.oauth.provider.path) } }),
     },
+    external_issuers: issuers,
     profile: m.profile,
     base_dir: env.manifestDir,
     manifest_path: resolve(file),

@@ -13,6 +13,7 @@ import { MIN_STATE_KEY } from '../mcp/request-state.js';
 import { BACKEND_KINDS } from '../runtime/backends/registry.js';
 import { compilePattern, isPattern } from '../core/guard.js';
 import { enterpriseIssuerProblems, issuerProblem, NO_SCOPE, profileIssuerProblem, upstreamProblems } from '../auth/oauth/config-checks.js';
+import { externalIssuerProblems } from '../auth/external/config-checks.js';
 import type { SvcManifest, Tool } from '../core/manifest-types.gen.js';
 import { KNOWN_ROUTES } from '../core/config.js';
 
@@ -64,9 +65,13 @@ export function compilePlan(m: SvcManifest, file: string, locate: Locate): { pla
   const a = m.auth;
   const hasMainToken = !!(a && (a.token || a.token_file || a.generate_if_unset));
   const hasBearer = !!a && (hasMainToken || (a.tokens?.length ?? 0) > 0);
-  if (prot.length > 0 && !hasBearer && !oauthOn) {
-    problem('AUTH_MISSING', m.auth ? ['auth'] : m.routes ? ['routes', 'protected'] : [], `routes ${prot.join(' ')} are protected but no auth mode is configured: set auth.token (e.g. \${SVC_TOKEN}) or oauth.enabled`);
+  const external = m.external_issuers ?? [];
+  if (prot.length > 0 && !hasBearer && !oauthOn && !external.length) {
+    problem('AUTH_MISSING', m.auth ? ['auth'] : m.routes ? ['routes', 'protected'] : [], `routes ${prot.join(' ')} are protected but no auth mode is configured: set auth.token (e.g. \${SVC_TOKEN}), oauth.enabled or external_issuers`);
   }
+  // The checks start-up makes (auth/external/config-checks.ts), so `svc validate` fails where `svc serve` would.
+  const builtinIssuer = oauthOn ? m.oauth?.issuer ?? m.base_url?.replace(/\/+$/, '') : undefined;
+  for (const p of externalIssuerProblems(external, scopes, builtinIssuer)) problem(p.code, p.path, p.message);
   if (a) {
     if (a.token && a.token_file) problem('AUTH_MISSING', ['auth', 'token_file'], 'give auth.token or auth.token_file, not both');
     checkScopes(a.scopes, ['auth', 'scopes'], 'auth.scopes');

@@ -104,7 +104,7 @@ function invalid(why: string): SvcError {
 /** SHA-256 over the canonical JSON of what the state is bound to. */
 function bindingDigest(b: StateBinding): string {
   const params = Object.fromEntries(Object.entries(b.params).filter(([k]) => !ROUND_PARAMS.has(k)));
-  const who = { sub: b.principal.sub, kind: b.principal.kind, client: b.principal.clientId ?? null };
+  const who = { sub: b.principal.sub, kind: b.principal.kind, issuer: b.principal.issuer, client: b.principal.clientId ?? null };
   return createHash('sha256').update(canonical({ who, method: b.method, name: b.name, params })).digest('base64url');
 }
 

@@ -2,8 +2,8 @@
 // decision — allow, deny, refuse (a quota or rate limit), issue, refresh, revoke,
 // register, reload_applied / reload_rejected / restart_required, task_start / task_cancel /
 // task_expire — with time, decision,
-// reason code, principal (subject, client id, token kind, token_id: a hash of the
-// credential id, never a token), capability, transport, scopes required and held, the
+// reason code, principal (subject, client id, token kind, the external issuer of an external
+// issuer's principal, token_id: a hash of the credential id, never a token), capability, transport, scopes required and held, the
 // caller's address and the trace id; written to its own sink (audit-sink.ts: stderr, or a
 // file appended to — batched per event-loop turn, or written and fsynced per event when
 // `fsync: always`), never to the debug log. A line is the JSON pino would write (level 30,
@@ -138,11 +138,11 @@ function ipField(ip: string): string {
 
 const principalJson = new WeakMap<Principal, string>();
 
-/** `,"sub":…,"client_id":…,"token_kind":…,"token_id":…,"scopes_held":[…]`, once per principal (principals are immutable). */
+/** `,"sub":…,"client_id":…,"token_kind":…,"issuer":…,"token_id":…,"scopes_held":[…]`, once per principal (principals are immutable). */
 function principalFields(p: Principal): string {
   let s = principalJson.get(p);
   if (s === undefined) {
-    const json = JSON.stringify({ sub: p.sub, client_id: p.clientId, token_kind: p.kind, token_id: tokenIdHash(p), scopes_held: [...p.scopes] });
+    const json = JSON.stringify({ sub: p.sub, client_id: p.clientId, token_kind: p.kind, issuer: p.issuer, token_id: tokenIdHash(p), scopes_held: [...p.scopes] });
     principalJson.set(p, (s = `,${json.slice(1, -1)}`));
   }
   return s;

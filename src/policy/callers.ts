@@ -9,6 +9,9 @@
 // conditions admit: subjects and the rule's claims chosen by the provider, scopes up to the
 // rule's; keyed by the provider and the conditions, so reordering rules changes nothing and
 // changing a rule's conditions is a new class);
+// each external issuer (any subject and client it chooses, the claims its `claims` maps
+// chosen by it, and any subset of the scopes its scope_map and scopes_from can produce —
+// issuer-scopes.ts, the rule the server grants by);
 // the anonymous caller of each public route is not a class here: reach.ts adds it, and the
 // class of every credential at all. Besides the tools, resources and prompts, the routes
 // themselves are capabilities (`route:/metrics` is reached by whoever the route admits),
@@ -20,6 +23,7 @@ import type { SvcManifest, UpstreamRule } from '../core/manifest-types.gen.js';
 import { EXPLAIN_ANY_SCOPE } from './explain.js';
 import { entries } from './diff.js';
 import { compileGuard, type Guard } from '../core/guard.js';
+import { reachableScopes } from './issuer-scopes.js';
 
 /** A value the caller chooses: a self-registered client's client_id, an ID-JAG subject or claim. */
 export const ANY = Symbol('chosen by the caller');
@@ -30,7 +34,9 @@ export interface CallerClass {
   readonly key: string;
   /** In words: `token ci`, `OAuth user alice via client app1`. */
   readonly label: string;
-  readonly kind: 'static' | 'oauth' | 'id-jag' | 'upstream';
+  readonly kind: 'static' | 'oauth' | 'id-jag' | 'upstream' | 'external';
+  /** kind external: the issuer (its principals carry it). */
+  readonly issuer?: string;
   readonly sub: Attribute;
   /** undefined: the credential carries no client_id (static tokens). */
   readonly clientId?: Attribute;
@@ -140,6 +146,13 @@ function callerClasses(m: SvcManifest): Map<string, CallerClass> {
         });
       }
     }
+  }
+  // An external issuer's tokens are mapped again under the manifest in force: nothing persists from before the edit.
+  for (const e of m.external_issuers ?? []) {
+    add({
+      key: `external:${e.issuer}`, label: `any user of external issuer ${e.issuer}`, kind: 'external', issuer: e.issuer,
+      sub: ANY, clientId: ANY, claims: {}, anyClaims: Object.keys(e.claims ?? {}), scopes: reachableScopes(e, profile), persists: false,
+    });
   }
   return out;
 }

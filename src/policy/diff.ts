@@ -51,17 +51,22 @@ export function entries(c: Catalog): [string, Guarded][] {
 /**
  * Config fields that differ between the configuration the process started with and
  * the edited one, and that only a restart applies: auth mode on/off, base_url,
- * every server.* and routes.* field, every oauth.* field, and every profile.* field
- * while the OAuth server runs (its metadata and grantable scopes are built at start-up).
- * Live (never listed): the auth section's tokens and scopes while the mode stays, and
- * profile without OAuth.
+ * every server.* and routes.* field, every oauth.* field, external_issuers (anything
+ * but an issuer's `limits`: its discovery, keys and caches are set up at start-up), and
+ * every profile.* field while the OAuth server or an external issuer runs (the
+ * protected-resource metadata and the scopes tokens get are fixed at start-up).
+ * Live (never listed): the auth section's tokens and scopes while the mode stays,
+ * external issuers' limits, and profile without OAuth or external issuers.
  */
 export function restartRequired(running: ResolvedConfig, next: ResolvedConfig): string[] {
   const out: string[] = [];
   if (!!running.auth !== !!next.auth) out.push('auth');
   if (stable(running.base_url) !== stable(next.base_url)) out.push('base_url');
   if (stable(running.audit) !== stable(next.audit)) out.push('audit');
-  const sections = running.oauth?.enabled && next.oauth?.enabled ? ['server', 'routes', 'oauth', 'profile'] as const : ['server', 'routes', 'oauth'] as const;
+  const connections = (c: ResolvedConfig) => c.external_issuers.map(({ limits: _, ...e }) => e);
+  if (stable(connections(running)) !== stable(connections(next))) out.push('external_issuers');
+  const tokensFixed = (running.oauth?.enabled && next.oauth?.enabled) || (running.external_issuers.length > 0 && next.external_issuers.length > 0);
+  const sections = tokensFixed ? ['server', 'routes', 'oauth', 'profile'] as const : ['server', 'routes', 'oauth'] as const;
   for (const section of sections) {
     const x = running[section] as Record<string, unknown> | undefined;
     const y = next[section] as Record<string, unknown> | undefined;

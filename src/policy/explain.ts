@@ -24,7 +24,7 @@ export interface Verdict {
 }
 
 export interface Explanation {
-  principal: { sub: string; kind: Principal['kind']; scopes: string[]; claims?: Record<string, unknown> };
+  principal: { sub: string; kind: Principal['kind']; issuer?: string; scopes: string[]; claims?: Record<string, unknown> };
   capabilities: Verdict[];
 }
 
@@ -46,7 +46,7 @@ export const EXPLAIN_ANY_SCOPE = 'svc.explain';
 
 export function explainView(cat: Catalog, p: Principal, ctx: ExplainContext): Explanation {
   return {
-    principal: { sub: p.sub, kind: p.kind, scopes: [...p.scopes].sort(), ...(p.claims && { claims: { ...p.claims } }) },
+    principal: { sub: p.sub, kind: p.kind, ...(p.issuer && { issuer: p.issuer }), scopes: [...p.scopes].sort(), ...(p.claims && { claims: { ...p.claims } }) },
     capabilities: entries(cat).map(([id, g]) => verdict(cat, id, g, p, ctx)),
   };
 }
@@ -141,7 +141,7 @@ function denied(d: Denial): string {
 export function formatView(e: Explanation): string {
   const pr = e.principal;
   const claims = pr.claims ? ` · claims ${Object.entries(pr.claims).map(([k, v]) => `${k}=${v}`).join(' ')}` : '';
-  const head = `principal ${pr.sub} (${pr.kind}) · scopes ${pr.scopes.join(' ') || '(none)'}${claims}`;
+  const head = `principal ${pr.sub} (${pr.kind}${pr.issuer ? ` ${pr.issuer}` : ''}) · scopes ${pr.scopes.join(' ') || '(none)'}${claims}`;
   const w = Math.max(...e.capabilities.map((c) => c.id.length), 10);
   const lines = e.capabilities.map((c) => `${c.id.padEnd(w)}  ${(c.visible ? 'visible' : 'hidden').padEnd(7)}  ${('callable: ' + c.callable).padEnd(28)}  ${c.reasons.join('; ')}`);
   return [head, ...lines].join('\n');

@@ -1,6 +1,8 @@
 // Per-principal quotas. Guarantees: a call is counted against the principal that makes it
-// and never against another (keys are token:NAME, user:SUB, client:ID, each with the
-// capability for per-capability limits); acquire() checks every applicable limit and
+// and never against another (keys are token:NAME, user:SUB, client:ID, and ext:ISSUER SUB for
+// an external issuer's subject — the issuer is a URL without spaces, so the same sub at two
+// issuers never shares a key — each with the capability for per-capability limits); an
+// external issuer's `limits` is a class of its own, counted per subject of that issuer; acquire() checks every applicable limit and
 // takes from all of them or from none, so a refusal consumes nothing; a request window
 // opens at a key's first request (not on a clock boundary); a refusal says how long to
 // wait (the rest of that window, or a short retry for concurrency);
@@ -30,10 +32,12 @@ const NO_RELEASE: Admission = Object.freeze({ ok: true, release: () => {} });
 /** The limits that apply to this principal calling this capability (empty when none is set). */
 export function quotaItems(p: Principal, capability: string, own: Limit | undefined, classes: ClassLimits | undefined): QuotaItem[] {
   const items: QuotaItem[] = [];
-  const who = p.kind === 'static' ? `token:${p.sub}` : p.kind === 'oauth' ? `user:${p.sub}` : undefined;
+  const who = p.kind === 'static' ? `token:${p.sub}` : p.kind === 'oauth' ? `user:${p.sub}` : p.kind === 'external' ? `ext:${p.issuer} ${p.sub}` : undefined;
   if (!who) return items;
   if (own) items.push({ key: `${who}|${capability}`, limit: own, label: `${capability} per principal` });
   if (p.kind === 'static' && classes?.token) items.push({ key: who, limit: classes.token, label: 'limits.token' });
+  const issuerLimit = p.kind === 'external' && p.issuer && classes?.external && Object.hasOwn(classes.external, p.issuer) ? classes.external[p.issuer] : undefined;
+  if (issuerLimit) items.push({ key: who, limit: issuerLimit, label: `limits of external issuer ${p.issuer}` });
   if (p.kind === 'oauth' && classes?.user) items.push({ key: who, limit: classes.user, label: 'limits.user' });
   if (p.kind === 'oauth' && p.clientId && classes?.oauth_client) items.push({ key: `client:${p.clientId}`, limit: classes.oauth_client, label: 'limits.oauth_client' });
   return items;

@@ -194,7 +194,8 @@ export function concrete(c: Credential, val: Valuation, cap: Cap): Principal {
     if (v !== undefined) claims[n] = v;
   }
   const clientId = pick(cls.clientId, 'principal.client_id');
-  return { sub: pick(cls.sub, 'principal.sub') ?? cap.fresh[0], scopes: c.scopes, kind: cls.kind === 'static' ? 'static' : 'oauth', ...(clientId !== undefined && { clientId }), claims };
+  const kind = cls.kind === 'static' || cls.kind === 'external' ? cls.kind : 'oauth';
+  return { sub: pick(cls.sub, 'principal.sub') ?? cap.fresh[0], scopes: c.scopes, kind, ...(cls.issuer && { issuer: cls.issuer }), ...(clientId !== undefined && { clientId }), claims };
 }
 
 export function sameSet(a: readonly string[], b: readonly string[]): boolean {

@@ -5,7 +5,7 @@
 // ("any caller holding S", for every set S of declared scopes and any subject, client and
 // claims: it catches every edit of a capability's required scopes, patterns and bind), and
 // each class the manifest names (callers.ts: tokens, OAuth accounts by client, ID-JAG
-// providers: it catches an edit of who holds what); a change is reported when some caller
+// providers, external issuers: it catches an edit of who holds what); a change is reported when some caller
 // could make some call after the edit that it could not make before — a call being what
 // runs, the arguments after the bind filled them in — so a removed capability, an added
 // required scope, pattern or bind, a removed token is never a widening, and an argument a

@@ -14,6 +14,9 @@
 // bearer check and the runtime's decision use the same policy. The app's Observer
 // (audit log per `audit`, metrics when /metrics is routed, tracing when an OpenTelemetry
 // SDK is registered) is shared by the runtime, the front door and the OAuth server.
+// Access tokens (auth/access-verifier.ts) come from the built-in OAuth server and the
+// external issuers (external_issuers), and whenever either exists the protected-resource
+// metadata (RFC 9728) is served, listing every issuer whose tokens are accepted.
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import express, { type Application, type NextFunction, type Request, type Response } from 'express';
@@ -30,6 +33,8 @@ import { PolicyStore, type PolicySnapshot } from '../policy/store.js';
 import { createGate, type AuthGate } from '../auth/gate.js';
 import type { Principal } from '../core/types.js';
 import { oauthServerFromConfig } from '../auth/oauth/from-config.js';
+import { externalIssuersFromConfig } from '../auth/external/from-config.js';
+import { createAccessVerifier } from '../auth/access-verifier.js';
 import { parseByteSize } from '../util/bytes.js';
 import { svcTransport } from '../transports/svc-rest.js';
 import { mountMcp } from '../transports/mcp-http.js';
@@ -108,7 +113,17 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   if (svc.limits?.shared && !(oauth?.provider instanceof PostgresOAuthProvider)) throw new SvcError('OAUTH_CONFIG', 'limits.shared needs oauth.provider.type postgres', { path: '/limits/shared' });
   const quotas = svc.limits?.shared && oauth?.provider instanceof PostgresOAuthProvider ? new SharedQuotas(oauth.provider) : undefined;
   const runtime = new Runtime(store, { inlineLimit: cfg.server.inline_limit, logger: log, observer, ...(quotas && { quotas }) });
-  const gate = createGate({ policy: () => store.current(), oauth, realm: svc.name });
+  let external;
+  try {
+    external = await externalIssuersFromConfig(cfg, { logger: log, builtinIssuer: oauth?.issuer });
+  } catch (e) {
+    await oauth?.close();
+    throw e;
+  }
+  const verifier = oauth || external
+    ? createAccessVerifier({ builtin: oauth, external, origin: new URL(baseUrl()).origin, routes: cfg.routes.protected, scopes: profileScopes(cfg.profile), name: svc.name })
+    : undefined;
+  const gate = createGate({ policy: () => store.current(), oauth: verifier, realm: svc.name });
   const status: ServerStatus = { ready: false, draining: false, started_at: new Date().toISOString() };
 
   const app = express();
@@ -144,6 +159,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   const rounds = inputRoundsFor(cfg.server, cfg.base_dir);
   const mcp = isPublic('/mcp') || isProtected('/mcp') ? mountMcp(app, { runtime, gate, config: cfg, logger: log, sessions, rounds, tasks, guard: guard('/mcp'), ipOf }) : undefined;
   if (isPublic('/ws') || isProtected('/ws')) mountWs(app, { runtime, gate, door, ipOf, store, config: cfg, logger: log, wss, sessions, rounds, tasks });
+  verifier?.metadata.mount(app); // protected-resource metadata: every accepted issuer
   oauth?.mount(app); // discovery, OAuth endpoints, login/consent pages: no body parser of ours runs before them
   oauth?.onRevoked((grantId) => sessions.credentialRevoked(grantId)); // on every replica sharing the store
 
@@ -151,7 +167,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
     policy: () => store.current(),
     config: cfg,
     status,
-    authMode: () => [tokens && 'bearer', oauth && 'oauth'].filter(Boolean).join('+') || 'none',
+    authMode: () => [tokens && 'bearer', oauth && 'oauth', external && 'external'].filter(Boolean).join('+') || 'none',
     baseUrl,
     publicBaseUrl: (req) => cfg.base_url ?? forwardedBase(caller(req), req.headers.host) ?? listenUrl,
     version: VERSION,

@@ -5,7 +5,8 @@
 //   already admitted (its one decision: tool, access, task mode, arguments, quota), and only
 //   within the caps (server.task_max_running, server.task_max_running_per_principal:
 //   TASK_LIMIT_REACHED); the task keeps the arguments it was admitted with;
-// - a task belongs to the principal that started it (kind + subject + client): anyone else
+// - a task belongs to the principal that started it (kind + subject + client, and for an
+//   external issuer's principal the issuer too): anyone else
 //   gets NOT_FOUND, exactly as for an id that never existed; ids are 128 random bits;
 // - every read, result, list, cancel, input answer and status notification re-authorises the
 //   caller through the runtime's access decision (authorizeAgain) with the task's stored
@@ -89,7 +90,8 @@ function failure(e: unknown): SvcError {
 }
 
 export function ownerOf(p: Principal): string {
-  return `${p.kind}\u0000${p.sub}\u0000${p.clientId ?? ''}`;
+  const who = p.kind === 'external' ? `external\u0000${p.issuer ?? ''}` : p.kind;
+  return `${who}\u0000${p.sub}\u0000${p.clientId ?? ''}`;
 }
 
 export class TaskEngine {

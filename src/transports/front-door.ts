@@ -9,8 +9,10 @@
 // pages gets the refusal as a small HTML page, everyone else the JSON error shape.
 // On a protected route the caller is authenticated against one policy snapshot and
 // every failure is one `auth.failed` line; on a public route the caller is anonymous.
-// Every refusal and 401 is also reported to the Observer (a `deny` audit event, an
-// auth-failure count), and guard() runs the rest of the request in its request scope.
+// Every refusal and 401 (and 503 from an external issuer that cannot be asked) is also
+// reported to the Observer (a `deny` audit event, an auth-failure count) under the reason
+// the gate gave — for an external token, the check it failed (token_aud, token_exp,
+// introspection_inactive…) — and guard() runs the rest of the request in its request scope.
 
 import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
@@ -113,8 +115,9 @@ export function createFrontDoor(d: FrontDoorDeps): FrontDoor {
     const r = await d.gate.authenticate(req.headers.authorization, snap, { method: req.method, url, headers: req.headers });
     if (r instanceof SvcError && !quiet) {
       const ip = d.ipOf(req);
-      d.log.info({ event: 'auth.failed', route, method: req.method, ip, reason: r.message }, `401 on ${route}: ${r.message}`);
-      d.observer.refused(authReason(req.headers.authorization), route, ip);
+      const check = r.reason ?? authReason(req.headers.authorization);
+      d.log.info({ event: 'auth.failed', route, method: req.method, ip, status: r.status, check, reason: r.message }, `${r.status} on ${route}: ${r.message}`);
+      d.observer.refused(check, route, ip);
     }
     return r;
   };

@@ -185,9 +185,9 @@ export function mountWs(app: Application, deps: WsDeps): void {
       if (ws.readyState === ws.OPEN) ws.close(WS_CLOSE.CREDENTIAL_INVALID, 'credential expired or revoked');
       return false;
     };
-    /** The verdict without waiting (static and anonymous callers); undefined for OAuth, whose check is async. */
+    /** The verdict without waiting (static and anonymous callers); undefined for OAuth and external issuers' tokens, whose checks are async. */
     const validNow = (): boolean | undefined => {
-      if (principal.kind === 'oauth') return undefined;
+      if (principal.kind === 'oauth' || principal.kind === 'external') return undefined;
       if (principal.kind === 'anonymous') return true;
       const snap = deps.store.current();
       if (snap !== checkedSnap) {

@@ -102,9 +102,9 @@ describe('OAuth 2.1 flow (oauth4webapi against a real server)', function () {
           bearer_methods_supported: ['header'], resource_name: 'Test Server',
         });
       }
-      assert.equal(h.oauth.prmUrl('/mcp'), `${h.url}/.well-known/oauth-protected-resource/mcp`);
-      assert.equal(h.oauth.prmUrl(), `${h.url}/.well-known/oauth-protected-resource`);
-      assert.equal(h.oauth.prmUrl('/nope'), `${h.url}/.well-known/oauth-protected-resource`);
+      assert.equal(h.prm.prmUrl('/mcp'), `${h.url}/.well-known/oauth-protected-resource/mcp`);
+      assert.equal(h.prm.prmUrl(), `${h.url}/.well-known/oauth-protected-resource`);
+      assert.equal(h.prm.prmUrl('/nope'), `${h.url}/.well-known/oauth-protected-resource`);
     });
 
     it('serves no registration endpoint when registration is off', async () => {

@@ -1,5 +1,6 @@
 // Test harness for the OAuth server: a real node:http server on 127.0.0.1:0 running
-// an Express app with the OAuthServer mounted and one protected probe route
+// an Express app with the OAuthServer mounted, its protected-resource metadata served as
+// createApp serves it (auth/resource-metadata.ts), and one protected probe route
 // (/svc/whoami) that authenticates exactly as the gate does; plus a cookie-keeping,
 // redirect-following browser stand-in and an oauth4webapi PKCE flow.
 // Why not `svc serve`: these tests are about the authorization server module itself, with
@@ -16,6 +17,8 @@ import { pino } from 'pino';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { createOAuthServer, type OAuthServer, type OAuthServerOptions } from '../../src/auth/oauth/server.js';
+import { resourceMetadata, type ResourceMetadata } from '../../src/auth/resource-metadata.js';
+import { DPOP_ALGS } from '../../src/auth/dpop.js';
 import { InMemoryOAuthProvider } from '../../src/auth/oauth/providers/memory.js';
 import type { OAuthConfig } from '../../src/core/manifest-types.gen.js';
 import { resolveConfig } from '../../src/core/config.js';
@@ -38,6 +41,8 @@ export const SCOPES = [
 export interface Harness {
   url: string;
   oauth: OAuthServer;
+  /** The protected-resource metadata, as createApp serves it beside the OAuth server. */
+  prm: ResourceMetadata;
   logs: Record<string, unknown>[];
   close(): Promise<void>;
 }
@@ -66,12 +71,17 @@ export async function startOAuthApp(o: Partial<Omit<OAuthServerOptions, 'oauth'>
     ...o,
     oauth: resolvedOAuth({ registration: { enabled: true }, login: { mode: 'auto', subject: 'dev' }, ...o.oauth }),
   });
+  const prm = resourceMetadata({
+    origin: url, routes: ['/svc', '/mcp', '/ws'], authorizationServers: [s.issuer], scopes: s.scopesSupported, name: o.name ?? 'Test Server',
+    ...(s.dpop && { dpop: { algs: DPOP_ALGS, required: s.dpop.mode === 'required' } }),
+  });
+  prm.mount(app);
   s.mount(app);
   app.get('/svc/whoami', async (req, res) => {
     const m = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '');
     const p = m ? await s.verifyAccessToken(m[1]!) : null;
     if (!p) {
-      res.status(401).set('WWW-Authenticate', `Bearer resource_metadata="${s.prmUrl('/svc')}"`).json({ error: 'unauthenticated' });
+      res.status(401).set('WWW-Authenticate', `Bearer resource_metadata="${prm.prmUrl('/svc')}"`).json({ error: 'unauthenticated' });
       return;
     }
     res.json({ ...p, scopes: [...p.scopes], active: await s.isActive(p) });
@@ -81,6 +91,7 @@ export async function startOAuthApp(o: Partial<Omit<OAuthServerOptions, 'oauth'>
   return {
     url,
     oauth: s,
+    prm,
     logs,
     async close() {
       const closed = new Promise<void>((r) => server.close(() => r()));

@@ -31,6 +31,13 @@ const CASES: Record<string, { why: string; problems: Expect[] }> = {
   'scope-undeclared-prompt.yaml': { why: 'prompt scope not in profile.scopes', problems: [{ code: 'SCOPE_UNDECLARED', line: 7, col: 35 }] },
   'scope-undeclared-auth.yaml': { why: 'auth.scopes entry not in profile.scopes', problems: [{ code: 'SCOPE_UNDECLARED', line: 6, col: 19 }] },
   'scope-undeclared-token.yaml': { why: 'a named token scope not in profile.scopes', problems: [{ code: 'SCOPE_UNDECLARED', line: 11, col: 23 }] },
+  'external-issuers.yaml': {
+    why: 'external_issuers: http issuer off loopback, http jwks_uri, an undeclared scope in scope_map and in scopes, both introspection secrets, an issuer listed twice',
+    problems: [
+      { code: 'EXTERNAL_ISSUER_CONFIG', line: 6, col: 13 }, { code: 'EXTERNAL_ISSUER_CONFIG', line: 10, col: 15 }, { code: 'SCOPE_UNDECLARED', line: 12, col: 33 },
+      { code: 'EXTERNAL_ISSUER_CONFIG', line: 16, col: 27 }, { code: 'EXTERNAL_ISSUER_CONFIG', line: 17, col: 13 }, { code: 'SCOPE_UNDECLARED', line: 19, col: 26 },
+    ],
+  },
   'input-schema-bad-type.yaml': { why: 'input_schema with type: objekt', problems: [{ code: 'INPUT_SCHEMA_INVALID', line: 8, col: 7 }] },
   'input-schema-unknown-keyword.yaml': { why: 'input_schema with an unknown keyword', problems: [{ code: 'INPUT_SCHEMA_INVALID', line: 8, col: 7 }] },
   'tenant-scope-unsafe.yaml': {

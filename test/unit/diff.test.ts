@@ -56,6 +56,20 @@ prompts: []`);
     assert.deepEqual(restartRequired(resolveConfig(withOauth), resolveConfig({ ...withOauth, profile: { scopes: ['s', 't'] } })), []);
   });
 
+  it('restartRequired: external_issuers is restart-only except each issuer\'s limits, and holds profile.* fixed while issuers run', () => {
+    const issuer = { issuer: 'https://idp.example', audience: 'https://mcp.example/mcp', scope_map: { staff: ['s'] } };
+    const base: SvcServerConfig = { server: { host: '127.0.0.1', port: 8080 }, external_issuers: [issuer], profile: { scopes: ['s', 't'] } };
+    const r = (c: SvcServerConfig) => restartRequired(resolveConfig(base), resolveConfig(c));
+    assert.deepEqual(r(base), []);
+    assert.deepEqual(r({ ...base, external_issuers: [{ ...issuer, limits: { requests: 10 } }] }), [], 'a quota is policy: live');
+    assert.deepEqual(r({ ...base, external_issuers: [{ ...issuer, scope_map: { staff: ['s', 't'] } }] }), ['external_issuers']);
+    assert.deepEqual(r({ ...base, external_issuers: [issuer, { ...issuer, issuer: 'https://other.example' }] }), ['external_issuers']);
+    assert.deepEqual(r({ ...base, external_issuers: [] }), ['external_issuers']);
+    // Tokens are mapped to the scopes profile.scopes had at start-up, and the metadata advertises them.
+    assert.deepEqual(r({ ...base, profile: { scopes: ['s', 't', 'u'] } }), ['profile.scopes']);
+    assert.deepEqual(restartRequired(resolveConfig({ ...base, external_issuers: [] }), resolveConfig(base)), ['external_issuers']);
+  });
+
   it('stable: key order does not matter, values do', () => {
     assert.equal(stable({ a: 1, b: { c: [1, { d: 2, e: 3 }] } }), stable({ b: { c: [1, { e: 3, d: 2 }] }, a: 1 }));
     assert.notEqual(stable({ a: [1, 2] }), stable({ a: [2, 1] }));

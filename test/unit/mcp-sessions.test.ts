@@ -35,6 +35,17 @@ describe('MCP session registry', () => {
     reg.close();
   });
 
+  it('the same sub at two external issuers never shares a session', () => {
+    const { reg, open } = registry();
+    const atA: Principal = { sub: 'alice', kind: 'external', issuer: 'https://idp-a.example', scopes: new Set() };
+    const atB: Principal = { ...atA, issuer: 'https://idp-b.example' };
+    const e = open(atA)!;
+    assert.equal(reg.find(e.id, atA), e);
+    assert.equal(reg.find(e.id, atB), undefined);
+    assert.equal(reg.find(e.id, { sub: 'alice', kind: 'oauth', scopes: new Set() }), undefined);
+    reg.close();
+  });
+
   it('evicts the least recently used idle /mcp session at the cap, never a busy one', () => {
     const { reg, open } = registry(2);
     const a = open(alice)!;

@@ -58,4 +58,23 @@ describe('quotas (in-process)', () => {
     assert.equal(q.acquire(quotaItems(a, 'tool:x', undefined, classes), T0).ok, false);
     assert.ok(q.acquire(quotaItems(b, 'tool:x', undefined, classes), T0).ok, 'b is not throttled by a');
   });
+
+  it('an external issuer\'s subject is its own principal: the same sub at two issuers never shares a quota, and each issuer\'s limits is its class', () => {
+    const ext = (issuer: string): Principal => ({ sub: 'alice', kind: 'external', issuer, scopes: new Set() });
+    const classes = { external: { 'https://idp-a.example': { requests: 1, window_ms: 1000 } } };
+    const a = quotaItems(ext('https://idp-a.example'), 'tool:x', { requests: 1 }, classes);
+    const b = quotaItems(ext('https://idp-b.example'), 'tool:x', { requests: 1 }, classes);
+    const user = quotaItems({ sub: 'alice', kind: 'oauth', scopes: new Set() }, 'tool:x', { requests: 1 }, classes);
+    assert.deepEqual(a.map((i) => [i.key, i.label]), [
+      ['ext:https://idp-a.example alice|tool:x', 'tool:x per principal'],
+      ['ext:https://idp-a.example alice', 'limits of external issuer https://idp-a.example'],
+    ]);
+    assert.deepEqual(b.map((i) => i.key), ['ext:https://idp-b.example alice|tool:x'], 'idp-b has no class limit');
+    assert.deepEqual(user.map((i) => i.key), ['user:alice|tool:x']);
+    const q = new InProcessQuotas();
+    assert.equal(q.acquire(a, T0).ok, true);
+    assert.equal(q.acquire(a, T0 + 1).ok, false);
+    assert.equal(q.acquire(b, T0 + 1).ok, true, 'the same sub at idp-b counts apart');
+    assert.equal(q.acquire(user, T0 + 1).ok, true, 'and so does a built-in OAuth user of that name');
+  });
 });

@@ -223,3 +223,40 @@ describe('reach: who gains access', () => {
     assert.deepEqual(await diff(m(['{{a}}', '{{b}}']), m(['{{a}}', '{{b}}'])), { widened: false, widenings: [], narrowings: [] });
   });
 });
+
+describe('reach: external issuers (resource-server mode)', () => {
+  const issuer = (over: Json = {}): Json => ({ issuer: 'https://idp.example/realms/acme', audience: 'https://mcp.example/mcp', scope_map: { 'mcp-admins': ['notes.write'] }, direct_scopes: false, ...over });
+  const m = (issuers: Json[], over: Json = {}) => manifest({ external_issuers: issuers, ...over });
+
+  it('adding an issuer is a widening for what its scope_map can produce, named by the issuer; removing it never is', async () => {
+    const d = await diff(m([]), m([issuer()]));
+    assert.deepEqual(keys(d.widenings, 'tool:notes.add'), []);
+    assert.deepEqual(keys(d.widenings, 'tool:notes.list'), []);
+    const withReader = await diff(m([]), m([issuer({ scope_map: { staff: ['notes.read'] } })]));
+    const gain = on(withReader.widenings, 'tool:notes.list');
+    assert.deepEqual(gain.map((c) => [c.key, c.caller]), [['external:https://idp.example/realms/acme', 'any user of external issuer https://idp.example/realms/acme']]);
+    assert.match(gain[0]!.detail!, /^new: scopes up to notes\.read/);
+    const back = await diff(m([issuer({ scope_map: { staff: ['notes.read'] } })]), m([]));
+    assert.equal(back.widened, false);
+    assert.deepEqual(keys(back.narrowings, 'tool:notes.list'), ['external:https://idp.example/realms/acme']);
+  });
+
+  it('widening scope_map (or turning direct_scopes on) widens; narrowing it does not', async () => {
+    const before = m([issuer({ scope_map: { staff: ['notes.read'] } })]);
+    const wider = await diff(before, m([issuer({ scope_map: { staff: ['notes.read'], 'mcp-admins': ['notes.write'] } })]));
+    assert.deepEqual(keys(wider.widenings, 'tool:notes.add'), ['external:https://idp.example/realms/acme']);
+    const direct = await diff(before, m([issuer({ scope_map: { staff: ['notes.read'] }, direct_scopes: true })]));
+    assert.deepEqual(keys(direct.widenings, 'tool:notes.add'), ['external:https://idp.example/realms/acme']);
+    const capped = await diff(m([issuer({ direct_scopes: true })]), m([issuer({ direct_scopes: true, scopes: ['notes.read'] })]));
+    assert.equal(capped.widened, false);
+    assert.deepEqual(keys(capped.narrowings, 'tool:notes.add'), ['external:https://idp.example/realms/acme']);
+  });
+
+  it('an issuer\'s mapped claim is chosen by the issuer: mapping one a tool binds to widens', async () => {
+    const bound = [tenantTool('orders.mine', ['tenant:{{tenant}}.read'], { bind: { tenant: 'principal.claims.tenant' } })];
+    const i = (claims: Json) => issuer({ direct_scopes: true, claims });
+    const d = await diff(m([i({})], { tools: bound }), m([i({ tenant: 'org_id' })], { tools: bound }));
+    const gain = on(d.widenings, 'tool:orders.mine').find((c) => c.key === 'external:https://idp.example/realms/acme')!;
+    assert.equal(gain.example.args?.tenant, gain.example.credential?.['principal.claims.tenant']);
+  });
+});

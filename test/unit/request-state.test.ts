@@ -55,6 +55,9 @@ describe('request state', () => {
     throwsWithCode(() => sealer.open(state, binding({ principal: { ...alice, sub: 'mallory' } })), 'REQUEST_STATE_INVALID');
     throwsWithCode(() => sealer.open(state, binding({ principal: { ...alice, clientId: 'app-2' } })), 'REQUEST_STATE_INVALID');
     throwsWithCode(() => sealer.open(state, binding({ principal: { ...alice, kind: 'static' } })), 'REQUEST_STATE_INVALID');
+    const atA = { ...alice, kind: 'external' as const, issuer: 'https://idp-a.example' };
+    const fromA = sealer.seal(binding({ principal: atA }), {});
+    throwsWithCode(() => sealer.open(fromA, binding({ principal: { ...atA, issuer: 'https://idp-b.example' } })), 'REQUEST_STATE_INVALID');
   });
 
   it('refuses a state issued for another method, tool or arguments', () => {

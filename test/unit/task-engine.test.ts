@@ -114,6 +114,20 @@ describe('TaskEngine', () => {
     tasks.close();
   });
 
+  it('the same sub at two external issuers is two owners: neither sees nor cancels the other\'s task', async () => {
+    const { tasks, runtime } = setup();
+    const ext = (issuer: string): Principal => ({ sub: 'alice', scopes: new Set(['jobs.run']), kind: 'external', issuer, clientId: 'app-1' });
+    const [a, b] = [ext('https://idp-a.example'), ext('https://idp-b.example')];
+    const t = await tasks.start({ call: await admit(runtime, 'job.wait', a), principal: a, transport: 'code' });
+    assert.equal((await tasks.get(t.id, as(a))).status, 'working');
+    await rejectsWithCode(tasks.get(t.id, as(b)), 'NOT_FOUND');
+    await rejectsWithCode(tasks.cancel(t.id, as(b)), 'NOT_FOUND');
+    await rejectsWithCode(tasks.get(t.id, as(who('alice', ['jobs.run'], 'app-1'))), 'NOT_FOUND');
+    assert.deepEqual(await tasks.list(as(b)), []);
+    await tasks.cancel(t.id, as(a));
+    tasks.close();
+  });
+
   it('every read re-checks access: a caller without the tool\'s scope, or a reload that drops the tool, loses access', async () => {
     const { tasks, runtime, svc } = setup();
     const alice = who('alice');

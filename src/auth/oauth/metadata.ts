@@ -1,7 +1,6 @@
-// Discovery documents. Guarantees: RFC 8414 authorization-server metadata built from
-// the configured issuer only (never from the request's Host header), and RFC 9728
-// protected-resource metadata whose `resource` is exactly the URL its well-known path
-// was derived from (the origin for the root form, origin + route for path-inserted forms).
+// The authorization server's discovery document. Guarantees: RFC 8414 metadata built from
+// the configured issuer only (never from the request's Host header). The protected-resource
+// metadata (RFC 9728) is auth/resource-metadata.ts's.
 
 import type { AuthProfile } from '../../core/manifest-types.gen.js';
 
@@ -26,15 +25,5 @@ export function authorizationServerMetadata(o: { issuer: string; profile: AuthPr
     scopes_supported: o.scopes,
     authorization_response_iss_parameter_supported: true,
     ...(o.cimd && { client_id_metadata_document_supported: true }),
-  };
-}
-
-export function protectedResourceMetadata(o: { resource: string; issuer: string; scopes: readonly string[]; name: string }): Record<string, unknown> {
-  return {
-    resource: o.resource,
-    authorization_servers: [o.issuer],
-    scopes_supported: o.scopes,
-    bearer_methods_supported: ['header'],
-    resource_name: o.name,
   };
 }

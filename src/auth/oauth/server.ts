@@ -1,5 +1,6 @@
 // createOAuthServer: the embedded OAuth 2.1 authorization server (oidc-provider) plus
-// what a protected resource needs from it. Guarantees: discovery documents come from the
+// what a protected resource needs from it (its protected-resource metadata is served by
+// auth/resource-metadata.ts, which also lists external issuers). Guarantees: discovery documents come from the
 // configured issuer and base URL only; oidc-provider sees only its own paths (it never
 // calls next()) and no body parser runs before it; /token, /register and logins are
 // rate-limited per client address (server.trust_proxy applied); oidc-provider reads
@@ -43,7 +44,7 @@ import { interactionRouter } from './interactions.js';
 import { VerifiedTokens } from './token-cache.js';
 import { EngineRequests } from './engine-storage.js';
 import { loadOrCreateKeys } from './keys.js';
-import { authorizationServerMetadata, protectedResourceMetadata } from './metadata.js';
+import { authorizationServerMetadata } from './metadata.js';
 import { oidcConfiguration } from './oidc-config.js';
 import type { Adapter, OAuthProvider } from '../../core/oauth-provider.js';
 import { guardAdapter, storeError } from './store-guard.js';
@@ -97,8 +98,8 @@ export interface OAuthServer {
   cachedAccessToken(token: string): Principal | undefined;
   /** Whether an OAuth principal's grant and subject still exist and it has not expired. */
   isActive(p: Principal): Promise<boolean>;
-  /** Protected resource metadata URL for a protected route (path-inserted form), or the root form. */
-  prmUrl(route?: string): string;
+  /** The issuer, exactly as published (protected-resource metadata lists it in authorization_servers). */
+  readonly issuer: string;
   /** profile.scopes as started: what both metadata documents advertise as scopes_supported, and all this server grants. */
   readonly scopesSupported: readonly string[];
   /** Called with the grant id of every revocation (by this process, or by any replica on a shared store). */
@@ -117,8 +118,6 @@ export interface OAuthServer {
   upstreamTokens?(grantId: string): Promise<UpstreamTokens>;
   close(): Promise<void>;
 }
-
-const PRM_PATH = '/.well-known/oauth-protected-resource';
 
 export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuthServer> {
   const log = opts.logger.child({ module: 'oauth' });
@@ -246,8 +245,6 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
     }),
     ...(dpopMode !== 'off' && { dpop_signing_alg_values_supported: DPOP_ALGS }),
   };
-  const dpopPrm = dpopMode === 'off' ? {} : { dpop_signing_alg_values_supported: DPOP_ALGS, dpop_bound_access_tokens_required: dpopMode === 'required' };
-  const prm = (resource: string) => ({ ...protectedResourceMetadata({ resource, issuer, scopes: opts.scopes, name }), ...dpopPrm });
   const dpop = dpopFor(audience);
 
   const verify = async (token: string): Promise<Principal | null> => {
@@ -294,8 +291,6 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
         next();
       });
       app.get('/.well-known/oauth-authorization-server', publicJson(asMetadata));
-      app.get(PRM_PATH, publicJson(prm(audience)));
-      for (const r of routes) app.get(`${PRM_PATH}${r}`, publicJson(prm(`${audience}${r}`)));
       if (upstream) app.use(upstream.router());
       app.use(interactionRouter({
         provider, mode, upstream, autoSubject: oauth.login.subject, accounts, audience, serverName: name, isDynamic, remembered, log, observer,
@@ -357,10 +352,7 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
     dpop,
 
     ...(upstream && { upstreamTokens: (grantId: string) => upstream.tokens(grantId) }),
-
-    prmUrl(route) {
-      return route && routes.includes(route) ? `${audience}${PRM_PATH}${route}` : `${audience}${PRM_PATH}`;
-    },
+    issuer,
 
     async close() {
       await opts.provider.close();

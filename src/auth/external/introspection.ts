@@ -1,0 +1,109 @@
+// An external issuer's opaque access tokens, introspected (RFC 7662). Guarantees: the token
+// is posted to the endpoint with this server's client credentials (client_secret_basic, the
+// id and secret form-encoded first as RFC 6749 §2.3.1 says, or client_secret_post), bounded
+// like every outbound call; an answer is the principal only when it is active, names this
+// issuer when it names one (introspection_iss), is not a refresh token (token_type, else
+// token_typ), carries an aud containing an `audience` (token_aud) and holds exp/nbf within
+// clock_skew; the principal may be reused until min(now + cache_ttl, exp) — the revocation
+// lag; a failing endpoint is not asked again for INTROSPECTION_BACKOFF_MS, every token
+// meanwhile getting IDP_UNAVAILABLE at once. Neither the token nor the secret is logged.
+
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Logger } from 'pino';
+import type { ResolvedExternalIssuer } from '../../core/config.js';
+import type { Principal } from '../../core/types.js';
+import { SvcError } from '../../errors.js';
+import { fetchJson } from './fetch-json.js';
+import { credentialIdOf, principalOf } from './claims-map.js';
+import { rejected, unavailable } from './rejection.js';
+
+const MAX_ANSWER = 64 * 1024;
+/** How long a failed introspection endpoint is not asked again. */
+export const INTROSPECTION_BACKOFF_MS = 1000;
+
+/** An introspection's outcome: the principal and until when the answer may be reused, the token unknown there, or a refusal. */
+export type Introspected = { principal: Principal; until: number } | 'inactive' | SvcError;
+
+export interface IntrospectorOptions {
+  cfg: ResolvedExternalIssuer;
+  audiences: readonly string[];
+  /** profile.scopes names. */
+  profile: readonly string[];
+  /** Folder client_secret_file resolves against. */
+  baseDir: string;
+  /** introspection.endpoint, else the discovery document's (a SvcError when it cannot be had). */
+  endpoint(): Promise<string | SvcError>;
+  log: Logger;
+}
+
+export class Introspector {
+  readonly #o: IntrospectorOptions;
+  readonly #secret: string;
+  #downUntil = 0;
+
+  constructor(o: IntrospectorOptions) {
+    this.#o = o;
+    const intro = o.cfg.introspection!;
+    this.#secret = intro.client_secret ?? (intro.client_secret_file ? readSecret(resolve(o.baseDir, intro.client_secret_file)) : '');
+  }
+
+  /** How long an inactive answer may be reused. */
+  get inactiveTtlMs(): number {
+    return this.#o.cfg.introspection!.cache_ttl * 1000;
+  }
+
+  async introspect(token: string): Promise<Introspected> {
+    const { cfg } = this.#o;
+    const intro = cfg.introspection!;
+    if (Date.now() < this.#downUntil) return unavailable('introspection_unavailable', `the introspection endpoint of ${cfg.issuer} failed moments ago`);
+    const endpoint = await this.#o.endpoint();
+    if (endpoint instanceof SvcError) return endpoint;
+    const basic = intro.auth_method === 'client_secret_basic';
+    const form: Record<string, string> = { token, token_type_hint: 'access_token', ...(!basic && { client_id: intro.client_id, client_secret: this.#secret }) };
+    const headers = basic ? { authorization: `Basic ${Buffer.from(`${formEncode(intro.client_id)}:${formEncode(this.#secret)}`).toString('base64')}` } : undefined;
+    let answer: Record<string, unknown>;
+    try {
+      answer = (await fetchJson(endpoint, { method: 'POST', form, headers, maxBytes: MAX_ANSWER })).json;
+    } catch (e) {
+      this.#downUntil = Date.now() + INTROSPECTION_BACKOFF_MS;
+      const message = `the introspection endpoint of ${cfg.issuer} failed: ${(e as Error).message}`;
+      this.#o.log.warn({ event: 'external.introspection_failed', issuer: cfg.issuer, err: (e as Error).message }, message);
+      return unavailable('introspection_unavailable', message);
+    }
+    if (answer.active !== true) return 'inactive';
+    const refused = this.#problem(answer);
+    if (refused) return refused;
+    const p = principalOf(cfg, answer, this.#o.profile, credentialIdOf(token));
+    if (!p) return rejected('token_sub', `the introspection answer has no subject (${cfg.subject_claim})`);
+    const until = Math.min(Date.now() + intro.cache_ttl * 1000, typeof answer.exp === 'number' ? answer.exp * 1000 : Infinity);
+    return { principal: p, until };
+  }
+
+  #problem(a: Record<string, unknown>): SvcError | undefined {
+    const { cfg } = this.#o;
+    if (a.iss !== undefined && a.iss !== cfg.issuer) return rejected('introspection_iss', `the introspection answer names issuer ${String(a.iss)}, not ${cfg.issuer}`);
+    if (a.token_type !== undefined && !(typeof a.token_type === 'string' && /^(bearer|dpop)$/i.test(a.token_type))) {
+      return rejected('token_typ', `the introspected token is a ${String(a.token_type)}, not an access token`);
+    }
+    const aud = [a.aud].flat().filter((x): x is string => typeof x === 'string');
+    if (!aud.some((x) => this.#o.audiences.includes(x))) return rejected('token_aud', 'the introspected token is not for this server (aud)');
+    const now = Date.now() / 1000;
+    const skew = cfg.clock_skew;
+    if (typeof a.exp === 'number' && a.exp <= now - skew) return rejected('token_exp', 'the introspected token has expired');
+    if (typeof a.nbf === 'number' && a.nbf > now + skew) return rejected('token_nbf', 'the introspected token is not valid yet');
+    return undefined;
+  }
+}
+
+function readSecret(path: string): string {
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch (e) {
+    throw new SvcError('FILE_UNREADABLE', `cannot read secret file ${path}: ${(e as NodeJS.ErrnoException).code}`);
+  }
+}
+
+function formEncode(s: string): string {
+  return encodeURIComponent(s).replace(/%20/g, '+');
+}

@@ -1,0 +1,63 @@
+// Protected resource metadata (RFC 9728), served whenever some authorization server issues
+// tokens for this server: the built-in OAuth server, external issuers, or both. Guarantees: one
+// document at /.well-known/oauth-protected-resource (its `resource` the origin) and one per
+// protected route at the path-inserted form (its `resource` exactly origin + route);
+// `authorization_servers` lists every issuer whose tokens are accepted — the built-in one
+// first (MCP clients use the first), then the external ones in manifest order;
+// `scopes_supported` is what the 401 challenge's `scope` names (auth/gate.ts reads it from
+// here), so the two never disagree; `dpop_signing_alg_values_supported` when DPoP proofs are
+// checked; readable from any origin and cacheable for 5 minutes; built from configuration
+// only, never from the request's Host header.
+
+import type { Application, Request, Response } from 'express';
+
+export const PRM_PATH = '/.well-known/oauth-protected-resource';
+
+export interface ResourceMetadataOptions {
+  /** This server's public origin (scheme://host[:port]). */
+  origin: string;
+  /** The protected routes ('/mcp', '/svc', '/ws'). */
+  routes: readonly string[];
+  /** Issuers whose tokens are accepted, in the order clients should try them. */
+  authorizationServers: readonly string[];
+  scopes: readonly string[];
+  /** resource_name. */
+  name: string;
+  /** DPoP: the proof algorithms, and whether only bound tokens are accepted. */
+  dpop?: { algs: readonly string[]; required: boolean };
+}
+
+export interface ResourceMetadata {
+  /** Serve the documents (before the 404 handler). */
+  mount(app: Application): void;
+  /** The document's URL for a protected route (path-inserted form), or the root form. */
+  prmUrl(route?: string): string;
+  /** scopes_supported: what a first authorization should ask for. */
+  readonly scopesSupported: readonly string[];
+}
+
+export function resourceMetadata(o: ResourceMetadataOptions): ResourceMetadata {
+  const doc = (resource: string) => ({
+    resource,
+    authorization_servers: [...o.authorizationServers],
+    scopes_supported: [...o.scopes],
+    bearer_methods_supported: ['header'],
+    resource_name: o.name,
+    ...(o.dpop && { dpop_signing_alg_values_supported: [...o.dpop.algs], dpop_bound_access_tokens_required: o.dpop.required }),
+  });
+  const publicJson = (body: Record<string, unknown>) => (_req: Request, res: Response) => {
+    // Public documents: readable from any origin, unless server.cors already answered for this one.
+    if (!res.getHeader('Access-Control-Allow-Origin')) res.set('Access-Control-Allow-Origin', '*');
+    res.set('Cache-Control', 'public, max-age=300').json(body);
+  };
+  return {
+    mount(app) {
+      app.get(PRM_PATH, publicJson(doc(o.origin)));
+      for (const r of o.routes) app.get(`${PRM_PATH}${r}`, publicJson(doc(`${o.origin}${r}`)));
+    },
+    prmUrl(route) {
+      return route && o.routes.includes(route) ? `${o.origin}${PRM_PATH}${route}` : `${o.origin}${PRM_PATH}`;
+    },
+    scopesSupported: o.scopes,
+  };
+}
