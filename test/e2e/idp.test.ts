@@ -285,6 +285,8 @@ describe('the corporate IdP with a path issuer and other options', function () {
       assert.equal(idp.issuer, `${idp.url}/realms/acme`);
       const rfc8414 = await (await fetch(`${idp.url}/.well-known/oauth-authorization-server/realms/acme`)).json() as Record<string, unknown>;
       assert.equal(rfc8414.issuer, idp.issuer);
+      assert.equal(rfc8414.token_endpoint, idp.metadata.token_endpoint, 'the path-inserted document lists the endpoints under the issuer\'s path too');
+      assert.equal(rfc8414.jwks_uri, idp.metadata.jwks_uri);
       assert.ok(idp.metadata.token_endpoint!.startsWith(`${idp.issuer}/oauth2/`));
       const t = await idp.clientCredentialsToken({ scope: 'notes.read', resource: API });
       assert.ok(!isJwt(t.access_token));

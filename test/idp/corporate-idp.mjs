@@ -208,7 +208,9 @@ async function handle(req, res) {
 
   const m = /^\/interaction\/([^/]+)(?:\/([a-z]+))?$/.exec(sub);
   if (m) return pages(req, res, m[1], m[2]);
-  req.originalUrl = req.url;
+  // oidc-provider learns its mount path from originalUrl minus url: a path-inserted metadata request is answered as
+  // if it came through the issuer's path, so the endpoints it lists keep that path.
+  req.originalUrl = sub === '/.well-known/oauth-authorization-server' && config.issuer_path ? `${config.issuer_path}${sub}${url.search}` : req.url;
   req.url = `${sub}${url.search}`;
   return callback(req, res);
 }
