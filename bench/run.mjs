@@ -1,7 +1,7 @@
 // `npm run bench`: starts every server of bench/scenarios.mjs as its own child process on 127.0.0.1 (port 0),
-// measures start-up and idle RSS, checks each scenario's answer once, warms up, then measures the scenarios in
-// interleaved rounds (A/B/A/B) with 10 connections, then the paired targets back to back (median of the pairs'
-// ratios), then memory flatness (--memory) and reload latency, and prints
+// measures start-up, then idle memory (a fresh server per IDLE entry), checks each scenario's answer once, warms up,
+// then measures the scenarios in interleaved rounds (A/B/A/B) with 10 connections, then the paired targets back to
+// back (median of the pairs' ratios), then memory flatness (--memory) and reload latency, and prints
 // markdown tables with issue 6's targets met or missed (also written to bench/RESULTS.md).
 // Exit 1 when a check or a run fails (with --smoke also on any non-2xx or error; with --strict on an unavailable server).
 import { randomBytes } from 'node:crypto';
@@ -11,13 +11,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measureReloadLatency } from './reload-latency.mjs';
 import { measureRevocationLatency } from './revocation-latency.mjs';
-import { BASELINES, ceilingOf, MEMORY, RELOAD, REVOCATION, SCENARIOS, SERVERS, TARGETS, TOKEN } from './scenarios.mjs';
+import { BASELINES, ceilingOf, IDLE, MEMORY, RELOAD, REVOCATION, SCENARIOS, SERVERS, TARGETS, TOKEN } from './scenarios.mjs';
 import { cliOptions } from './lib/cli-args.mjs';
 import { KINDS, request } from './lib/clients.mjs';
 import { CONNECTIONS } from './lib/load.mjs';
 import { OAuthFlow } from './lib/oauth.mjs';
-import { cpuMs, installCleanup, measureStartup, rssMiB, sleep, startServer, stopServer } from './lib/proc.mjs';
-import { environment, memoryTable, reloadTable, scalingTable, serverTable, summarize, targetsTable, throughputTable, writeResults } from './lib/report.mjs';
+import { inspectorEnv, openInspector } from './lib/inspector.mjs';
+import { cpuMs, fileBackedMiB, installCleanup, measureStartup, rssMiB, sleep, startServer, stopServer } from './lib/proc.mjs';
+import { environment, idleTable, memoryTable, reloadTable, scalingTable, serverTable, summarize, targetsTable, throughputTable, writeResults } from './lib/report.mjs';
 
 const USAGE = `usage: node bench/run.mjs [--smoke] [--memory] [--scaling] [--large] [--only name,...] [--rounds N] [--pairs N] [--seconds S] [--out FILE] [--strict]`;
 const options = {
@@ -47,7 +48,7 @@ if (!(cfg.rounds >= 1 && cfg.rounds <= 20 && cfg.pairs >= 0 && cfg.pairs <= 20 &
 }
 
 const only = opt.only?.split(',').map((s) => s.trim()).filter(Boolean);
-const known = new Set([...Object.keys(SERVERS), ...[...SCENARIOS, ...MEMORY, ...RELOAD, ...REVOCATION].map((e) => e.name)]);
+const known = new Set([...Object.keys(SERVERS), ...[...SCENARIOS, ...IDLE, ...MEMORY, ...RELOAD, ...REVOCATION].map((e) => e.name)]);
 const unknown = only?.filter((n) => !known.has(n)) ?? [];
 if (unknown.length) {
   console.error(`unknown --only name(s): ${unknown.join(', ')}\nknown: ${[...known].join(', ')}`);
@@ -97,7 +98,8 @@ async function main() {
   const scenarios = SCENARIOS.filter(picked);
   const memory = opt.memory ? MEMORY.filter(picked) : [];
   const revocation = REVOCATION.filter(picked);
-  const serverNames = [...new Set([...scenarios, ...memory, ...revocation].filter((e) => !blocked(e)).map((e) => e.server))];
+  const idle = IDLE.filter(picked);
+  const serverNames = [...new Set([...scenarios, ...idle, ...memory, ...revocation].filter((e) => !blocked(e)).map((e) => e.server))];
 
   // A throwaway PostgreSQL cluster for the servers that need one (the tests' helper, loaded through tsx).
   if (serverNames.some((n) => SERVERS[n].postgres)) {
@@ -131,7 +133,11 @@ async function main() {
     }
   }
 
-  // 2. Start the servers that are kept up for the rounds (throughput scenarios only).
+  // 2. Idle memory, a fresh server per entry (before the rounds, so its warm-up does not depend on them).
+  const idleRows = [];
+  for (const entry of idle) idleRows.push(await measureIdle(entry));
+
+  // 2b. Start the servers that are kept up for the rounds (throughput scenarios only).
   for (const name of new Set(scenarios.filter((s) => !blocked(s)).map((s) => s.server))) {
     try {
       running.set(name, await startServer(SERVERS[name], env));
@@ -158,12 +164,9 @@ async function main() {
       log(`${r.scn.name}: ${r.status}`);
     }
   }
-  // A hosted server is scraped: one GET /metrics (static token) where it is routed, so the idle RSS includes the
-  // metrics registry that fastsvc makes at the first scrape. Servers without /metrics (or behind OAuth) answer 401/404.
   for (const row of serverRows) {
     const server = running.get(row.name);
-    if (!server || server.died()) continue;
-    await request(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } }).catch(() => undefined);
+    if (server && !server.died()) await scrape(server);
   }
   await sleep(cfg.idleMs);
   for (const row of serverRows) {
@@ -245,12 +248,15 @@ async function main() {
     environment(command, settings),
     `## Throughput (req/s = median over rounds; ratios from the medians of this run)\n\n${throughputTable(results, BASELINES, ceilingOf)}`,
     ...(results.some((r) => r.scn.vs) ? [`## Scaling (req/s ÷ the req/s of \`vs\` in this run)\n\n${scalingTable(results)}`] : []),
-    `## Start-up (spawn → first 200 from /healthz) and idle RSS (after warm-up and, where /metrics is served, one scrape)\n\n${serverTable(serverRows)}`,
+    `## Start-up (spawn → first 200 from /healthz) and RSS after the warm-ups (and, where /metrics is served, one scrape)\n\n` +
+      `The RSS column is read 1 s after the last warm-up of the run, however long ago that server's own ended: compare ` +
+      `servers under Idle memory.\n\n${serverTable(serverRows)}`,
+    ...(idleRows.length ? [`## Idle memory (a fresh server per entry: its scenarios warmed up, then two full collections)\n\n${idleTable(idleRows)}`] : []),
     ...(memRows.length ? [`## Memory flatness (/mcp, one session)\n\n${memoryTable(memRows)}`] : []),
     ...(reloadRows.length ? [`## Reload latency (bench/reload-latency.mjs)\n\n${reloadTable(reloadRows)}`] : []),
     ...(revocationRows.length ? [`## Revocation propagation (bench/revocation-latency.mjs)\n\n${reloadTable(revocationRows, 'revocations')}`] : []),
     `## Issue 6 targets in this run${smoke ? ' (smoke: too short to judge)' : ''}\n\n` +
-      targetsTable(TARGETS, { results, servers: serverRows, memory: memRows, reload: reloadRows, paired }),
+      targetsTable(TARGETS, { results, servers: serverRows, idle: idleRows, memory: memRows, reload: reloadRows, paired }),
     ...(pendingHooks.length ? [`## Not measured yet\n\n${pendingHooks.join('\n')}`] : []),
   ];
   console.log(sections.join('\n\n'));
@@ -273,6 +279,58 @@ async function startOrMark(entry, row) {
     row.status = `unavailable: ${err.message}`;
     return undefined;
   }
+}
+
+/** A hosted server is scraped: one GET /metrics (static token) where it is routed, so RSS includes the metrics registry
+ * fastsvc makes at the first scrape. Servers without /metrics (or behind OAuth) answer 401/404. */
+const scrape = (server) => request(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } }).catch(() => undefined);
+
+/**
+ * Fresh server listening for the inspector: every scenario of its server checked and warmed up in table order, one
+ * scrape; 1 s later RSS "after load"; then two full collections (bench/lib/inspector.mjs) and 1 s later the idle RSS,
+ * its file-backed part and the V8 heap retained (IDLE in bench/scenarios.mjs).
+ */
+async function measureIdle(entry) {
+  const row = { entry, status: blocked(entry) };
+  if (row.status) return row;
+  const warmups = SCENARIOS.filter((s) => s.server === entry.server && !blocked(s));
+  const inspector = await inspectorEnv();
+  let server;
+  try {
+    server = await startServer(SERVERS[entry.server], { ...env, ...inspector.env });
+  } catch (err) {
+    row.status = `unavailable: ${err.message}`;
+    return row;
+  }
+  let session;
+  try {
+    for (const scn of warmups) {
+      await withTarget(scn, server.url, async (kind, t) => {
+        await kind.check(t);
+        if (cfg.warmupSeconds) await kind.load(t, { seconds: cfg.warmupSeconds });
+      });
+    }
+    row.warmups = warmups.map((s) => s.name);
+    await scrape(server);
+    await sleep(cfg.idleMs);
+    row.afterLoad = rssMiB(server.pid);
+    session = await openInspector(inspector.port);
+    row.heap = await session.heapAfterGcMiB();
+    await sleep(cfg.idleMs);
+    row.idle = rssMiB(server.pid);
+    row.fileBacked = fileBackedMiB(server.pid);
+    if (server.died()) throw new Error('server is gone');
+    row.status = 'ok';
+    log(`${entry.name}: RSS after load ${row.afterLoad.toFixed(1)} MiB, idle ${row.idle.toFixed(1)} MiB (V8 heap ${row.heap.toFixed(1)} MiB)`);
+  } catch (err) {
+    row.status = `FAILED: ${err.message}${server.died() ? ` (server ${server.died()})` : ''}`;
+    failed = true;
+    log(`${entry.name}: ${row.status}`);
+  } finally {
+    session?.close();
+    await stopServer(server);
+  }
+  return row;
 }
 
 /** Fresh server, one session: warm up, RSS, `calls` tools/call (sampling peak RSS), RSS again. */

@@ -136,6 +136,13 @@ export function rssMiB(pid) {
   return Number(m[1]) / 1024;
 }
 
+/** The file-backed part of a process's RSS in MiB (the node binary, its libraries, mapped files), from /proc/PID/smaps_rollup (Linux). */
+export function fileBackedMiB(pid) {
+  const t = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+  const kB = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(t)?.[1] ?? NaN);
+  return (kB('Rss') - kB('Anonymous')) / 1024;
+}
+
 /** Poll GET url every 5 ms until it answers 200; bounded by timeoutMs. */
 export async function waitFor200(url, timeoutMs = 10_000) {
   const deadline = Date.now() + timeoutMs;

@@ -1,5 +1,5 @@
 // Turns measurements into markdown: per-scenario medians over rounds with spread and ratios to the baselines,
-// start-up and idle RSS per server, memory flatness, reload latency (and revocation propagation), two-vs-one replica scaling, issue 6's targets met or missed, and the
+// start-up and RSS per server, idle memory, memory flatness, reload latency (and revocation propagation), two-vs-one replica scaling, issue 6's targets met or missed, and the
 // hooks still pending. Pure: no I/O except writeResults, which writes the whole report with the date, Node
 // version, CPU and the command.
 import { writeFileSync } from 'node:fs';
@@ -72,9 +72,21 @@ export function scalingTable(results) {
 
 /** servers: [{ name, startup?: ms[], rss?: MiB, status? }]. */
 export function serverTable(servers) {
-  const lines = [row(['server', 'start-up ms (median)', 'start-up samples', 'idle RSS MiB', 'notes']), row(Array(5).fill('---'))];
+  const lines = [row(['server', 'start-up ms (median)', 'start-up samples', 'RSS after the warm-ups MiB', 'notes']), row(Array(5).fill('---'))];
   for (const s of servers) {
     lines.push(row([s.name, s.startup ? ms(median(s.startup)) : '—', s.startup ? s.startup.map(ms).join(', ') : '—', mib(s.rss), s.status ?? 'ok']));
+  }
+  return lines.join('\n');
+}
+
+/** rows: [{ entry, warmups?, afterLoad?, idle?, fileBacked?, heap?, status? }] (MiB). */
+export function idleTable(rows) {
+  const lines = [
+    row(['entry', 'server', 'warmed up by', 'RSS after load MiB', 'idle RSS MiB', 'of which file-backed MiB', 'V8 heap retained MiB', 'notes']),
+    row(Array(8).fill('---')),
+  ];
+  for (const r of rows) {
+    lines.push(row([r.entry.name, r.entry.server, r.warmups?.join(', ') || '—', mib(r.afterLoad), mib(r.idle), mib(r.fileBacked), mib(r.heap), r.status ?? 'ok']));
   }
   return lines.join('\n');
 }
@@ -107,7 +119,7 @@ export function reloadTable(rows, unit = 'edits') {
 const MB_PER_MIB = 1.048576;
 
 /** targets: TARGETS of scenarios.mjs; the rest as the other tables take them. Rows say met / missed by how much. */
-export function targetsTable(targets, { results, servers, memory, reload, paired = new Map() }) {
+export function targetsTable(targets, { results, servers, idle = [], memory, reload, paired = new Map() }) {
   const rps = (name) => results.find((r) => r.scn.name === name)?.summary?.rps;
   const cpu = (name) => results.find((r) => r.scn.name === name)?.summary?.cpuUs;
   const lines = [row(['target', 'measured', 'verdict']), row(Array(3).fill('---'))];
@@ -132,9 +144,11 @@ export function targetsTable(targets, { results, servers, memory, reload, paired
       // The host's speed drifts between runs: the bare node:http server's start-up in the same run is the yardstick.
       const raw = servers.find((x) => x.name === 'raw')?.startup;
       shown = Number.isFinite(got) ? `${ms(got)} ms${raw ? ` (${(got / median(raw)).toFixed(1)}× raw node:http's ${ms(median(raw))} ms)` : ''}` : '—';
-    } else if (t.rss) {
-      got = (servers.find((x) => x.name === t.rss)?.rss ?? NaN) * (t.mib ? 1 : MB_PER_MIB);
-      shown = Number.isFinite(got) ? `${mib(got)} ${t.mib ? 'MiB' : 'MB'}` : '—';
+    } else if (t.idle) {
+      const m = idle.find((x) => x.entry.name === t.idle);
+      const unit = t.mib ? 1 : MB_PER_MIB;
+      got = (m?.idle ?? NaN) * unit;
+      shown = Number.isFinite(got) ? `${mib(got)} ${t.mib ? 'MiB' : 'MB'} (${mib(m.afterLoad * unit)} right after load)` : '—';
     } else if (t.flat) {
       const m = memory.find((x) => x.entry.name === t.flat);
       got = m ? (m.after - m.before) * MB_PER_MIB : NaN;

@@ -1,12 +1,12 @@
 // The benchmark's smoke form, the one bench run in npm test: `node bench/run.mjs --smoke` starts every server on
 // loopback, checks every scenario's answer (echoed text; validated OAuth token answers), runs each load briefly,
 // the reload and revocation entries too, and exits 1 on any failed check, non-2xx or error. This asserts that exit
-// code and that the printed tables name every scenario (with its server CPU per request), server, reload and revocation
-// entry (and the scaling ratios) with a figure — no timing. The bench's own tools are tested by `npm run test:bench`.
+// code and that the printed tables name every scenario (with its server CPU per request), server, idle-memory, reload
+// and revocation entry (and the scaling ratios) with a figure — no timing. The bench's own tools are tested by `npm run test:bench`.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { RELOAD, REVOCATION, SCENARIOS, SERVERS } from '../../bench/scenarios.mjs';
+import { IDLE, RELOAD, REVOCATION, SCENARIOS, SERVERS } from '../../bench/scenarios.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const LIMIT_MS = 180_000; // the harness itself bounds every wait; this only stops a wedged run
@@ -53,6 +53,13 @@ describe('bench smoke (node bench/run.mjs --smoke)', function () {
       const cells = rowOf(stdout, 'Start-up', name);
       assert.ok(cells, `no start-up row for server ${name}`);
       assert.equal(cells.at(-1), 'ok', `server ${name}: ${cells.at(-1)}`);
+    }
+    for (const e of IDLE) {
+      const cells = rowOf(stdout, 'Idle memory', e.name);
+      assert.ok(cells, `no row for idle-memory entry ${e.name}`);
+      // RSS after load, idle RSS, its file-backed part, the V8 heap retained
+      for (const c of cells.slice(3, 7)) assert.match(c, /^\d+\.\d$/, `idle-memory entry ${e.name}: ${cells.join(' | ')}`);
+      assert.equal(cells.at(-1), 'ok', `idle-memory entry ${e.name}: ${cells.at(-1)}`);
     }
     for (const r of RELOAD) {
       const cells = rowOf(stdout, 'Reload', r.name);
