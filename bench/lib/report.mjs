@@ -104,6 +104,26 @@ export function reloadTable(rows, unit = 'edits') {
   return lines.join('\n');
 }
 
+/**
+ * rows: [{ entry, tokens?, idleRss?, cachedRss?, endRss?, idleHeap?, cachedHeap?, endHeap? (MiB), cachedUs?, coldUs?: { rs256Filling,
+ * rs256, es256 } (µs), status? }] (bench/external-cache.mjs): memory with `tokens` external JWTs cached, the bound, cold verification.
+ */
+export function externalCacheTable(rows) {
+  const us = (x) => (Number.isFinite(x) ? x.toFixed(1) : '—');
+  const perToken = (a, b, n) => (Number.isFinite(a - b) && n ? `${mib(a - b)} (${(((a - b) * 1024) / n).toFixed(2)} KiB/token)` : '—');
+  const lines = [
+    row(['entry', 'what', 'tokens', 'idle RSS MiB', 'RSS with them cached MiB', 'Δ RSS MiB', 'Δ heap after GC MiB', 'RSS; heap after 3× as many distinct MiB',
+      'server CPU µs/call, cached', 'cold verification µs: RS256; ES256 (full cache)', 'RS256 into a filling cache µs', 'notes']),
+    row(Array(12).fill('---')),
+  ];
+  for (const r of rows) {
+    lines.push(row([r.entry.name, r.entry.label, r.tokens ?? '—', mib(r.idleRss), mib(r.cachedRss), perToken(r.cachedRss, r.idleRss, r.tokens),
+      perToken(r.cachedHeap, r.idleHeap, r.tokens), `${mib(r.endRss)}; ${mib(r.endHeap)}`, us(r.cachedUs),
+      `${us(r.coldUs?.rs256)}; ${us(r.coldUs?.es256)}`, us(r.coldUs?.rs256Filling), r.status ?? 'ok']));
+  }
+  return lines.join('\n');
+}
+
 const MB_PER_MIB = 1.048576;
 
 /** targets: TARGETS of scenarios.mjs; the rest as the other tables take them. Rows say met / missed by how much. */
