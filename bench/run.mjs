@@ -389,7 +389,7 @@ async function measureExternalCacheRow(entry) {
   const row = { entry, status: blocked(entry) };
   if (row.status) return row;
   try {
-    Object.assign(row, await measureExternalCache({ def: SERVERS[entry.server], env, idps, tokens: smoke ? entry.smokeTokens : entry.tokens, idleMs: cfg.idleMs, log }));
+    Object.assign(row, await measureExternalCache({ def: SERVERS[entry.server], env, idps, tokens: smoke ? entry.smokeTokens : entry.tokens, cycles: smoke ? 1 : entry.cycles, idleMs: cfg.idleMs, log }));
     row.status = 'ok';
   } catch (err) {
     row.status = `FAILED: ${err.message}`;
