@@ -24,14 +24,17 @@ class Idp {
     this.server = server;
     this.issuer = server.url;
     this.tokenUrl = `${server.url}/oauth2/token`;
-    this.agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
     this.auth = `Basic ${Buffer.from(`build-bot:${secret}`).toString('base64')}`;
   }
 
-  /** One access token (format 'jwt' | 'opaque'), from POST /oauth2/token (client_credentials). */
-  async mint(format = 'jwt') {
+  /**
+   * One access token (format 'jwt' | 'opaque'), from POST /oauth2/token (client_credentials); on a connection of its own
+   * unless `agent` is given (a kept-alive socket idle for the IdP's keep-alive timeout, 5 s — a round's length — may be
+   * closed by the IdP just as a request is written on it: "socket hang up").
+   */
+  async mint(format = 'jwt', agent = false) {
     const body = new URLSearchParams({ grant_type: 'client_credentials', scope: SCOPE, resource: EXTERNAL_AUDIENCE, token_format: format }).toString();
-    const res = await post(this.agent, this.tokenUrl, { authorization: this.auth, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body);
+    const res = await post(agent, this.tokenUrl, { authorization: this.auth, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body);
     let t;
     try {
       t = JSON.parse(res.body);
@@ -48,8 +51,17 @@ class Idp {
     return t.access_token;
   }
 
-  /** n distinct tokens, `parallel` requests at a time; bounded by deadlineMs. */
+  /** n distinct tokens, `parallel` requests at a time on kept-alive connections; bounded by deadlineMs. */
   async mintMany(n, format = 'jwt', { parallel = 4, deadlineMs = 120_000 } = {}) {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: parallel });
+    try {
+      return await this.#mintMany(n, format, parallel, deadlineMs, agent);
+    } finally {
+      agent.destroy();
+    }
+  }
+
+  async #mintMany(n, format, parallel, deadlineMs, agent) {
     const out = [];
     const deadline = performance.now() + deadlineMs;
     let asked = 0;
@@ -57,16 +69,12 @@ class Idp {
       while (asked < n) {
         if (performance.now() > deadline) throw new Error(`${this.alg} IdP minted only ${out.length} of ${n} tokens within ${deadlineMs} ms`);
         asked++;
-        out.push(await this.mint(format));
+        out.push(await this.mint(format, agent));
       }
     };
     await Promise.all(Array.from({ length: Math.min(parallel, n) }, minter));
     if (new Set(out).size !== n) throw new Error(`${this.alg} IdP minted ${new Set(out).size} distinct tokens of ${n}`);
     return out;
-  }
-
-  close() {
-    this.agent.destroy();
   }
 }
 
