@@ -11,14 +11,16 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measureReloadLatency } from './reload-latency.mjs';
 import { measureRevocationLatency } from './revocation-latency.mjs';
-import { BASELINES, ceilingOf, IDLE, MEMORY, RELOAD, REVOCATION, SCENARIOS, SERVERS, TARGETS, TOKEN } from './scenarios.mjs';
+import { measureExternalCache } from './external-cache.mjs';
+import { startIdps } from './lib/idp.mjs';
+import { BASELINES, ceilingOf, EXTERNAL_CACHE, IDLE, MEMORY, RELOAD, REVOCATION, SCENARIOS, SERVERS, TARGETS, TOKEN, TOOL } from './scenarios.mjs';
 import { cliOptions } from './lib/cli-args.mjs';
 import { KINDS, request } from './lib/clients.mjs';
 import { CONNECTIONS } from './lib/load.mjs';
 import { OAuthFlow } from './lib/oauth.mjs';
 import { inspectorEnv, openInspector } from './lib/inspector.mjs';
 import { cpuMs, fileBackedMiB, installCleanup, measureStartup, rssMiB, sleep, startServer, stopServer } from './lib/proc.mjs';
-import { environment, idleTable, memoryTable, reloadTable, scalingTable, serverTable, summarize, targetsTable, throughputTable, writeResults } from './lib/report.mjs';
+import { environment, externalCacheTable, idleTable, memoryTable, reloadTable, scalingTable, serverTable, summarize, targetsTable, throughputTable, writeResults } from './lib/report.mjs';
 
 const USAGE = `usage: node bench/run.mjs [--smoke] [--memory] [--scaling] [--large] [--only name,...] [--rounds N] [--pairs N] [--seconds S] [--out FILE] [--strict]`;
 const options = {
@@ -48,7 +50,7 @@ if (!(cfg.rounds >= 1 && cfg.rounds <= 20 && cfg.pairs >= 0 && cfg.pairs <= 20 &
 }
 
 const only = opt.only?.split(',').map((s) => s.trim()).filter(Boolean);
-const known = new Set([...Object.keys(SERVERS), ...[...SCENARIOS, ...IDLE, ...MEMORY, ...RELOAD, ...REVOCATION].map((e) => e.name)]);
+const known = new Set([...Object.keys(SERVERS), ...[...SCENARIOS, ...IDLE, ...MEMORY, ...RELOAD, ...REVOCATION, ...EXTERNAL_CACHE].map((e) => e.name)]);
 const unknown = only?.filter((n) => !known.has(n)) ?? [];
 if (unknown.length) {
   console.error(`unknown --only name(s): ${unknown.join(', ')}\nknown: ${[...known].join(', ')}`);
@@ -75,9 +77,23 @@ function blocked(e) {
 
 const flows = new Map(); // server URL → OAuthFlow (discovery and one registered client, reused)
 
+let idps; // the corporate IdPs (lib/idp.mjs), when a picked entry's server needs them
+
+/**
+ * An external IdP's access token (issue 30): fresh from the RS256 IdP's token endpoint, and sent once to /svc before
+ * the clock starts, so the load that follows measures cache hits ("cached after first use").
+ */
+async function externalToken(scn, url) {
+  const token = await idps.RS256.mint(scn.token === 'external-opaque' ? 'opaque' : 'jwt');
+  const t = await KINDS.http.open({ path: `/svc/tools/${TOOL}`, auth: true }, url, token);
+  await KINDS.http.check(t);
+  return token;
+}
+
 /** The token a scenario presents: the static one, or a fresh OAuth access token for its route (the real flow). */
 async function tokenFor(scn, url) {
   if (!scn.token || scn.token === 'static') return TOKEN;
+  if (scn.token.startsWith('external-')) return externalToken(scn, url);
   if (scn.token !== 'oauth') throw new Error(`no source for ${scn.token} tokens`);
   if (!flows.has(url)) flows.set(url, await OAuthFlow.open(url));
   return flows.get(url).accessToken(`${url}${scn.kind === 'mcp' ? scn.path ?? '/mcp' : '/svc'}`);
@@ -99,7 +115,8 @@ async function main() {
   const memory = opt.memory ? MEMORY.filter(picked) : [];
   const revocation = REVOCATION.filter(picked);
   const idle = IDLE.filter(picked);
-  const serverNames = [...new Set([...scenarios, ...idle, ...memory, ...revocation].filter((e) => !blocked(e)).map((e) => e.server))];
+  const externalCache = EXTERNAL_CACHE.filter(picked);
+  const serverNames = [...new Set([...scenarios, ...idle, ...memory, ...revocation, ...externalCache].filter((e) => !blocked(e)).map((e) => e.server))];
 
   // A throwaway PostgreSQL cluster for the servers that need one (the tests' helper, loaded through tsx).
   if (serverNames.some((n) => SERVERS[n].postgres)) {
@@ -116,6 +133,13 @@ async function main() {
     });
     Object.assign(env, { DATABASE_URL: cluster.url(), SVC_OAUTH_KEY_SECRET: randomBytes(32).toString('base64url') });
     log(`postgres: throwaway cluster on port ${cluster.port}`);
+  }
+
+  // The corporate IdPs (RS256 + introspection, ES256) for the resource-server rows (issue 30), killed with the harness.
+  if (serverNames.some((n) => SERVERS[n].idp)) {
+    idps = await startIdps(dataDir);
+    Object.assign(env, idps.env);
+    log(`corporate IdPs: RS256 ${idps.RS256.issuer}, ES256 ${idps.ES256.issuer}`);
   }
 
   // 1. Start-up: each server alone, spawn → first 200 from /healthz.
@@ -238,6 +262,10 @@ async function main() {
   const revocationRows = [];
   for (const entry of revocation) revocationRows.push(await measureRevocation(entry));
 
+  // 8b. External tokens cached (issue 30), on a server of its own.
+  const externalRows = [];
+  for (const entry of externalCache) externalRows.push(await measureExternalCacheRow(entry));
+
   // 9. Report.
   const command = `node bench/run.mjs ${process.argv.slice(2).join(' ')}`.trim();
   const settings = `${cfg.rounds} round(s) × ${cfg.seconds} s per scenario, interleaved; ${CONNECTIONS} connections; ` +
@@ -255,6 +283,7 @@ async function main() {
     ...(memRows.length ? [`## Memory flatness (/mcp, one session)\n\n${memoryTable(memRows)}`] : []),
     ...(reloadRows.length ? [`## Reload latency (bench/reload-latency.mjs)\n\n${reloadTable(reloadRows)}`] : []),
     ...(revocationRows.length ? [`## Revocation propagation (bench/revocation-latency.mjs)\n\n${reloadTable(revocationRows, 'revocations')}`] : []),
+    ...(externalRows.length ? [`## External tokens cached (bench/external-cache.mjs)\n\n${externalCacheTable(externalRows)}`] : []),
     `## Issue 6 targets in this run${smoke ? ' (smoke: too short to judge)' : ''}\n\n` +
       targetsTable(TARGETS, { results, servers: serverRows, idle: idleRows, memory: memRows, reload: reloadRows, paired }),
     ...(pendingHooks.length ? [`## Not measured yet\n\n${pendingHooks.join('\n')}`] : []),
@@ -408,6 +437,21 @@ async function measureRevocation(entry) {
     log(`${entry.name}: ${row.status}`);
   } finally {
     await stopServer(server);
+  }
+  return row;
+}
+
+/** measureExternalCache on a fresh fastsvc-external server (throws when a call is not answered right). */
+async function measureExternalCacheRow(entry) {
+  const row = { entry, status: blocked(entry) };
+  if (row.status) return row;
+  try {
+    Object.assign(row, await measureExternalCache({ def: SERVERS[entry.server], env, idps, tokens: smoke ? entry.smokeTokens : entry.tokens, cycles: smoke ? 1 : entry.cycles, idleMs: cfg.idleMs, log }));
+    row.status = 'ok';
+  } catch (err) {
+    row.status = `FAILED: ${err.message}`;
+    failed = true;
+    log(`${entry.name}: ${row.status}`);
   }
   return row;
 }

@@ -30,6 +30,9 @@ export const SERVERS = {
   // fastsvc with its OAuth server, one per provider (SQLite file in BENCH_DATA_DIR, a temp folder per run).
   'fastsvc-oauth-memory': { argv: fastsvc('bench/fastsvc-oauth-memory.svc.yaml'), hint: 'run `npm run build` first' },
   'fastsvc-oauth-sqlite': { argv: fastsvc('bench/fastsvc-oauth-sqlite.svc.yaml'), hint: 'run `npm run build` first' },
+  // Resource-server mode (issue 30): tokens of two corporate IdPs (RS256 + introspection, ES256) that the harness
+  // starts on loopback (bench/lib/idp.mjs) when one of these is picked.
+  'fastsvc-external': { argv: fastsvc('bench/fastsvc-external.svc.yaml'), hint: 'run `npm run build` first', idp: true },
   // postgres: the harness starts a throwaway cluster (needs Debian's postgresql package) when one of these is picked.
   'fastsvc-oauth-postgres': { argv: fastsvc('bench/fastsvc-oauth-postgres.svc.yaml'), hint: 'run `npm run build` first', postgres: true },
   // N replicas on that cluster behind a loopback round-robin proxy (sticky by Mcp-Session-Id); the proxy's URL is the issuer.
@@ -47,6 +50,8 @@ const SVC = `/svc/tools/${TOOL}`;
  * http: POST path with {"text": TEXT}, `auth` adds the bearer token. mcp: tools/call on path (default /mcp),
  * `session` runs the initialize handshake first. ws: MCP over WebSocket, `sockets` × `inFlight` calls outstanding.
  * `token: 'oauth'`: the bearer is an OAuth access token the harness gets through the real flow (lib/oauth.mjs).
+ * `token: 'external-jwt' | 'external-opaque'`: an access token of the RS256 corporate IdP (lib/idp.mjs, client_credentials),
+ * JWT or opaque, fresh for each run of the scenario and sent once before the clock starts, so the load measures cache hits.
  * oauth-code: POST /token code exchanges, 10 connections, from a pool of codes minted before the clock starts
  * (≈ `seconds` worth at the rate of the previous run; the run ends when the pool is spent). oauth-refresh: POST
  * /token refresh grants, 10 independent chains (one client and grant each), each on its own connection.
@@ -78,7 +83,14 @@ export const SCENARIOS = [
     ['fastsvc', '', ''],
     ['fastsvc-nometrics', '-nometrics', ', metrics off (/metrics not routed)'],
     ['fastsvc-observed', '-observed', ', audit log to a file + metrics + tracing off (as hosted)'],
-  ].map(([server, suffix, what]) => ({ name: `fastsvc-${kind}${suffix}`, server, ...scn(what) }))),
+  ].map(([server, suffix, what]) => ({ name: `fastsvc-${kind}${suffix}`, server, ...scn(what) }))
+    // Issue 30: the same five calls, in the same order, on fastsvc-external with an external IdP's JWT (RS256,
+    // client_credentials, verified on its first use and then cached), so its ratio to fastsvc's static-token
+    // rows compares servers that carried the same traffic. Its one extra row, /svc with an opaque token on an
+    // introspection cache hit, runs the same code as the JWT's /svc once cached (the same cache lookup, a
+    // principal of the same shape).
+    .concat({ name: `fastsvc-external-jwt-${kind}`, server: 'fastsvc-external', token: 'external-jwt', ...scn(', external IdP JWT (RS256, cached)') })
+    .concat(kind === 'svc' ? [{ name: 'fastsvc-external-introspected-svc', server: 'fastsvc-external', token: 'external-opaque', ...scn(', external IdP opaque token (introspection cached)') }] : [])),
   // OAuth access tokens on /svc and /mcp: the token lookup (memory provider; SQLite for /svc too) is on every request.
   { name: 'fastsvc-oauth-svc', server: 'fastsvc-oauth-memory', kind: 'http', path: SVC, auth: true, token: 'oauth', label: 'fastsvc /svc, OAuth access token (memory provider)' },
   { name: 'fastsvc-oauth-mcp', server: 'fastsvc-oauth-memory', kind: 'mcp', session: true, token: 'oauth', label: 'fastsvc /mcp, OAuth access token (memory provider), one session' },
@@ -153,6 +165,16 @@ export const REVOCATION = [
 ];
 
 /**
+ * External tokens cached (issue 30, bench/external-cache.mjs): a fresh fastsvc-external server, `tokens` distinct
+ * valid JWTs per IdP minted beforehand; RSS and retained heap idle and with them all cached, the cache bound (the same
+ * after (2 × `cycles` + 1) × `tokens` distinct tokens), and the server CPU a cold verification adds per call, RS256 and
+ * ES256 (median over `cycles`).
+ */
+export const EXTERNAL_CACHE = [
+  { name: 'external-cache-10k', server: 'fastsvc-external', tokens: 10_000, smokeTokens: 200, cycles: 3, label: 'distinct external JWTs per IdP (RS256, ES256), each sent to /svc' },
+];
+
+/**
  * Issue 6's targets, checked against this run's figures in the report. ratio: scenario req/s ÷ baseline req/s ≥ min.
  * paired: the verdict is the median of back-to-back pairs (bench/run.mjs step 5), the table's ratio of medians shown beside it.
  * startup: the server's median start-up (ms) below max. idle: the IDLE entry's idle RSS (MB, or MiB with mib: true) below max. flat: memory entry's RSS delta ≤ max MB.
@@ -184,6 +206,10 @@ export const TARGETS = [
   // traffic: the OAuth ones also serve their token endpoint, the static one 2026-07-28 /mcp and /ws; see bench/README.md).
   ...[['memory', 'fastsvc-oauth-svc'], ['SQLite', 'fastsvc-oauth-svc-sqlite'], ['PostgreSQL', 'fastsvc-oauth-svc-postgres']].map(([p, scn]) => (
     { what: `OAuth /svc (${p} provider) ≥ 0.95× static /svc (issue 17)`, ratio: [scn, 'fastsvc-svc'], paired: true, min: 0.95 })),
+  // Issue 30: external IdP tokens once verified (fastsvc-external carries fastsvc's traffic: see SCENARIOS).
+  { what: 'external IdP JWT /svc (cached) ≥ 0.95× static /svc (issue 30)', ratio: ['fastsvc-external-jwt-svc', 'fastsvc-svc'], paired: true, min: 0.95 },
+  { what: 'external IdP JWT /mcp (cached) ≥ 0.95× static /mcp (issue 30)', ratio: ['fastsvc-external-jwt-mcp', 'fastsvc-mcp'], paired: true, min: 0.95 },
+  { what: 'external IdP opaque token /svc (introspection cache hit) ≥ 0.9× static /svc (issue 30)', ratio: ['fastsvc-external-introspected-svc', 'fastsvc-svc'], paired: true, min: 0.9 },
   ...['code', 'refresh'].map((k) => ({ what: `/token ${k} on SQLite ≥ 0.7× memory (issue 17)`, ratio: [`oauth-${k}-sqlite`, `oauth-${k}-memory`], paired: true, min: 0.7 })),
   { what: 'fastsvc start-up to ready < 500 ms', startup: 'fastsvc', max: 500 },
   { what: 'fastsvc idle RSS < 90 MB', idle: 'idle-fastsvc', max: 90 },

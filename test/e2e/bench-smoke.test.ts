@@ -1,12 +1,12 @@
 // The benchmark's smoke form, the one bench run in npm test: `node bench/run.mjs --smoke` starts every server on
 // loopback, checks every scenario's answer (echoed text; validated OAuth token answers), runs each load briefly,
 // the reload and revocation entries too, and exits 1 on any failed check, non-2xx or error. This asserts that exit
-// code and that the printed tables name every scenario (with its server CPU per request), server, idle-memory, reload
-// and revocation entry (and the scaling ratios) with a figure — no timing. The bench's own tools are tested by `npm run test:bench`.
+// code and that the printed tables name every scenario (with its server CPU per request), server, idle-memory, reload,
+// revocation and external-cache entry (and the scaling ratios) with a figure — no timing. The bench's own tools are tested by `npm run test:bench`.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { IDLE, RELOAD, REVOCATION, SCENARIOS, SERVERS } from '../../bench/scenarios.mjs';
+import { EXTERNAL_CACHE, IDLE, RELOAD, REVOCATION, SCENARIOS, SERVERS } from '../../bench/scenarios.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const LIMIT_MS = 180_000; // the harness itself bounds every wait; this only stops a wedged run
@@ -72,6 +72,13 @@ describe('bench smoke (node bench/run.mjs --smoke)', function () {
       assert.ok(cells, `no row for revocation entry ${r.name}`);
       assert.equal(cells[2], String(r.smokeRevocations), `revocation entry ${r.name} did not time every revocation`);
       assert.equal(cells.at(-1), 'ok', `revocation entry ${r.name}: ${cells.at(-1)}`);
+    }
+    for (const r of EXTERNAL_CACHE) {
+      const cells = rowOf(stdout, 'External tokens cached', r.name);
+      assert.ok(cells, `no row for external-cache entry ${r.name}`);
+      assert.equal(cells[2], String(r.smokeTokens), `external-cache entry ${r.name} did not send every token`);
+      for (const i of [3, 4, 9]) assert.match(cells[i]!, /^\d+\.\d$/, `external-cache entry ${r.name}: cell ${i} is ${cells[i]}`);
+      assert.equal(cells.at(-1), 'ok', `external-cache entry ${r.name}: ${cells.at(-1)}`);
     }
     for (const s of SCENARIOS.filter((x) => 'vs' in x && x.vs)) {
       const cells = rowOf(stdout, 'Scaling', s.name);

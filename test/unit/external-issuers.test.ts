@@ -5,6 +5,7 @@
 // check it names (the audit reason).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { SignJWT } from 'jose';
 import { pino } from 'pino';
 import { ExternalIssuers } from '../../src/auth/external/issuers.js';
 import type { ExternalIssuer } from '../../src/core/manifest-types.gen.js';
@@ -168,6 +169,42 @@ describe('external issuers', function () {
       assert.equal(idp.hits('/.well-known/oauth-authorization-server'), 1);
       const liar = issuers([{ ...entry(idp), issuer: `${idp.url}/other` }]);
       await refused(liar.verify(await idp.mint({ iss: `${idp.url}/other` })), 'IDP_UNAVAILABLE', 'discovery_unavailable');
+    });
+  });
+
+  describe('the cache of verified tokens', () => {
+    it('remembers a JWT until its exp and not a moment longer, also when clock_skew still accepts it', async function () {
+      this.timeout(10_000);
+      const ext = issuers([entry(idp)]);
+      const exp = Math.ceil(Date.now() / 1000) + 1;
+      const token = await idp.mint({ exp });
+      const p = (await ext.verify(token)) as Principal;
+      assert.equal(ext.cached(token), p);
+      await wait(exp * 1000 - Date.now() + 50);
+      assert.equal(ext.cached(token), undefined, 'dropped at exp');
+      const again = await ext.verify(token); // within clock_skew: accepted, but no longer remembered
+      assert.ok(again && !(again instanceof SvcError));
+      assert.equal(ext.cached(token), undefined);
+    });
+
+    it('keeps at most 10,000 tokens, dropping the oldest first', async function () {
+      this.timeout(120_000);
+      const ext = issuers([entry(idp)]);
+      // Signed here rather than with idp.mint, which registers each token with the secret scan (10,001 of them would
+      // make every later scan slow); these tokens never reach a log.
+      const key = idp.keys[0]!;
+      const now = Math.floor(Date.now() / 1000);
+      const sign = (i: number) => new SignJWT({ iss: idp.issuer, aud: idp.audience, sub: `u${i}`, scope: 'notes.read', iat: now, exp: now + 300 })
+        .setProtectedHeader({ alg: key.alg, typ: 'at+jwt', kid: key.kid }).sign(key.key);
+      const tokens: string[] = [];
+      for (let i = 0; i < 10_001; i += 500) tokens.push(...(await Promise.all(Array.from({ length: Math.min(500, 10_001 - i) }, (_, k) => sign(i + k)))));
+      for (const t of tokens) {
+        assert.ok(!((await ext.verify(t)) instanceof SvcError));
+        if (t === tokens[0]) assert.equal(ext.cached(t)?.sub, 'u0');
+      }
+      assert.equal(ext.cached(tokens[0]!), undefined, 'the oldest is dropped for the 10,001st');
+      assert.equal(ext.cached(tokens[1]!)?.sub, 'u1');
+      assert.equal(ext.cached(tokens[10_000]!)?.sub, 'u10000');
     });
   });
 
