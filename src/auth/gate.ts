@@ -53,12 +53,15 @@ export type ChallengeError = 'invalid_token' | 'insufficient_scope' | 'invalid_d
 export interface AuthGate {
   /** snapshot: the policy this request runs under (default: the current one). */
   authenticate(authorization: string | undefined, snapshot?: PolicySnapshot, req?: GateRequest): Promise<Principal | SvcError>;
+  /** The token of an `Authorization: Bearer <token>` header, or undefined (absent, malformed, or another scheme). */
+  bearerOf(authorization: string): string | undefined;
   /**
    * authenticate()'s answer without waiting when it is a principal (the direct paths' common
-   * case): a static token of `snapshot` or a cached OAuth access token, sent as Bearer and
-   * needing no DPoP proof; undefined: ask authenticate() (which also produces every refusal).
+   * case), for the token bearerOf() read: a static token of `snapshot` or a cached access token
+   * (built-in or external) needing no DPoP proof; undefined: ask authenticate() (which also
+   * produces every refusal).
    */
-  principalNow(authorization: string | undefined, snapshot: PolicySnapshot): Principal | undefined;
+  principalNow(bearer: string, snapshot: PolicySnapshot): Principal | undefined;
   stillValid(p: Principal): Promise<boolean>;
   /** scopes: what the refused operation needs (403); without them the challenge names the scopes a first authorization should ask for. */
   challenge(o: { error?: ChallengeError; scopes?: readonly string[]; description?: string; route?: string }): string;
@@ -109,12 +112,13 @@ export function createGate(opts: { policy?: () => PolicySnapshot; oauth?: Access
       }
       return p;
     },
-    principalNow(authorization, snapshot) {
-      if (!authorization) return undefined;
+    bearerOf(authorization) {
       const m = CREDENTIAL.exec(authorization);
-      if (!m || m[1]!.toLowerCase() !== 'bearer') return undefined;
+      return m && m[1]!.toLowerCase() === 'bearer' ? m[2] : undefined;
+    },
+    principalNow(bearer, snapshot) {
       // A static token never carries a DPoP key, so with DPoP on a Bearer match is still the answer.
-      const p = snapshot.tokens?.match(m[2]!) ?? oauth?.cachedAccessToken?.(m[2]!);
+      const p = snapshot.tokens?.match(bearer) ?? oauth?.cachedAccessToken?.(bearer);
       // authenticate() refuses a DPoP-bound token sent as Bearer, and any OAuth Bearer when DPoP is required.
       return p && dpop && (p.jkt || (dpop.mode === 'required' && p.kind === 'oauth')) ? undefined : p;
     },

@@ -13,8 +13,11 @@
 // reported to the Observer (a `deny` audit event, an auth-failure count) under the reason
 // the gate gave — for an external token, the check it failed (token_aud, token_exp,
 // introspection_inactive…) — and guard() runs the rest of the request in its request scope.
+// admitNow (the direct paths) reads a connection's Authorization header once while it stays the
+// same — syntax only: every request still asks the token caches, which alone decide validity.
 
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import type { NextFunction, Request, Response } from 'express';
 import type { AuthGate } from '../auth/gate.js';
 import { ANONYMOUS } from '../policy/principals.js';
@@ -27,6 +30,9 @@ import type { PolicySnapshot, PolicyStore } from '../policy/store.js';
 import { sendError } from './http-errors.js';
 import { invalidHost, type hostRefusal, type RefusalReason } from '../http/host-check.js';
 import type { Observer } from '../observe/observer.js';
+
+/** Where a connection keeps its last Authorization header and the token read from it. */
+const LAST_BEARER = Symbol('last bearer');
 
 const HINTS: Record<RefusalReason, string> = {
   host_invalid: 'The Host header is not a valid host[:port].',
@@ -121,8 +127,18 @@ export function createFrontDoor(d: FrontDoorDeps): FrontDoor {
     }
     return r;
   };
-  const admitNow = (req: IncomingMessage, route: string, snap: PolicySnapshot): Principal | undefined =>
-    d.isProtected(route) ? d.gate.principalNow(req.headers.authorization, snap) : ANONYMOUS;
+  const admitNow = (req: IncomingMessage, route: string, snap: PolicySnapshot): Principal | undefined => {
+    if (!d.isProtected(route)) return ANONYMOUS;
+    const header = req.headers.authorization;
+    if (header === undefined) return undefined;
+    // The header's token, read once per keep-alive connection: a client repeats its header on every request, and the
+    // token string kept here keeps its hash, so the caches' lookups do not hash a long JWT again (only syntax is
+    // remembered: every request still asks the caches, which decide validity, expiry and revocation).
+    const socket = req.socket as Socket & { [LAST_BEARER]?: { header: string; bearer: string | undefined } };
+    let last = socket[LAST_BEARER];
+    if (last?.header !== header) socket[LAST_BEARER] = last = { header, bearer: d.gate.bearerOf(header) };
+    return last.bearer === undefined ? undefined : d.gate.principalNow(last.bearer, snap);
+  };
   return {
     refuse, check, admit, admitNow,
     middleware: () => (req, res, next) => {

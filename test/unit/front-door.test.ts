@@ -29,7 +29,8 @@ const gate = createGate({ policy: () => store.current(), realm: 't' });
 const door = createFrontDoor({
   refusal: hostRefusal(hostPolicy(cfg.server)), gate, store, log, ipOf: () => '127.0.0.1', isProtected: (r) => r === '/svc', observer: Observer.NONE,
 });
-const req = (url: string, headers: Record<string, string>, method = 'POST') => ({ url, method, headers }) as unknown as IncomingMessage;
+/** A request on a connection of its own, unless `socket` names a shared one. */
+const req = (url: string, headers: Record<string, string>, method = 'POST', socket: object = {}) => ({ url, method, headers, socket }) as unknown as IncomingMessage;
 const reason = (e: SvcError | undefined) => e?.data?.reason;
 
 describe('front door fast paths', () => {
@@ -91,5 +92,16 @@ describe('front door fast paths', () => {
     assert.equal(required.admitNow(req('/svc/tools/a', { authorization: 'Bearer cached' }), '/svc', snap), undefined);
     assert.ok(await required.admit(req('/svc/tools/a', { authorization: 'Bearer cached' }), '/svc', snap, true) instanceof SvcError);
     assert.equal(required.admitNow(req('/svc/tools/a', { authorization: 'Bearer ci-token' }), '/svc', snap)?.sub, 'ci', 'a static token stays bearer');
+
+    // One keep-alive connection: its header is read once while it stays the same, but every request still asks the cache.
+    const conn = {};
+    const on = (authorization: string) => plain.admitNow(req('/svc/tools/a', { authorization }, 'POST', conn), '/svc', snap);
+    assert.equal(on('Bearer cached'), now);
+    assert.equal(on('Bearer cached'), now);
+    cached.delete('cached'); // revoked, expired or evicted: the cache no longer answers
+    assert.equal(on('Bearer cached'), undefined, 'the remembered header decides nothing by itself');
+    assert.equal(on('Bearer ci-token')?.sub, 'ci', 'a new header is read anew');
+    assert.equal(on('DPoP ci-token'), undefined);
+    assert.equal(on('Bearer ci-token')?.sub, 'ci');
   });
 });
