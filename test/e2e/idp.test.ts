@@ -7,13 +7,13 @@
 // and the sign-in page working in headless Chromium (the redirect back to the client included).
 
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as jose from 'jose';
 import * as oauth from 'oauth4webapi';
-import { chromium } from 'playwright-core';
+import { ensureChromium, launchChromium } from '../helpers/chromium.js';
 import { IDP_SCRIPT, startIdp, type Idp } from '../helpers/idp.js';
 import { ROOT } from '../helpers/cli.js';
 import { secretTokens } from '../helpers/secrets.js';
@@ -327,7 +327,7 @@ describe('the corporate IdP\'s sign-in page in headless Chromium', function () {
   this.timeout(120_000);
   let idp: Idp;
   before(async () => {
-    execFileSync('sh', ['scripts/ensure-chromium.sh'], { cwd: ROOT, stdio: 'inherit' });
+    ensureChromium();
     idp = await startIdp();
   });
   after(async () => {
@@ -335,12 +335,7 @@ describe('the corporate IdP\'s sign-in page in headless Chromium', function () {
   });
 
   it('renders the form, signs a person in and sends the browser back to the client with a code that exchanges', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'fastsvc-chromium-'));
-    const ctx = await chromium.launchPersistentContext(dir, {
-      executablePath: '/usr/lib/chromium/chromium', // the real binary, not Debian's wrapper script (see oauth-pages.test.ts)
-      headless: true,
-      args: ['--headless', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    const { ctx, close } = await launchChromium();
     try {
       const page = await ctx.newPage();
       const redirectUri = 'http://127.0.0.1:6/callback'; // nobody listens: the navigation fails after the request is seen
@@ -369,8 +364,7 @@ describe('the corporate IdP\'s sign-in page in headless Chromium', function () {
       assert.equal(oauth.getValidatedIdTokenClaims(t)!.sub, 'acme-1001');
       assert.equal((await verify(idp, t.access_token)).payload.org_id, 'acme');
     } finally {
-      await ctx.close();
-      rmSync(dir, { recursive: true, force: true });
+      await close();
     }
   });
 });

@@ -18,12 +18,12 @@
 // 127.0.0.1. Screenshots go to test-artifacts/.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as oauth from 'oauth4webapi';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { ensureChromium, launchChromium } from '../helpers/chromium.js';
 import WebSocket from 'ws';
 import { parse } from 'yaml';
 import { hashPassword } from '../../src/auth/oauth/password.js';
@@ -36,21 +36,7 @@ import { secret } from '../helpers/secrets.js';
 const ARTIFACTS = join(ROOT, 'test-artifacts');
 const WEB_CALLBACK = 'https://app.example/cb';
 const LOOPBACK_CALLBACK = 'http://127.0.0.1:59999/callback';
-// Debian's /usr/bin/chromium is a shell script with a bashism (`[: unexpected operator`
-// under sh); the binary it wraps needs none of its set-up for headless use.
-const CHROMIUM = '/usr/lib/chromium/chromium';
 
-async function launch(): Promise<{ ctx: BrowserContext; close(): Promise<void> }> {
-  const dir = mkdtempSync(join(tmpdir(), 'fastsvc-chromium-'));
-  const ctx = await chromium.launchPersistentContext(dir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-    viewport: { width: 720, height: 900 },
-  });
-  return { ctx, close: async () => { await ctx.close(); rmSync(dir, { recursive: true, force: true }); } };
-}
 
 /**
  * Open an authorization request. `callback()` resolves with the URL the browser is sent
@@ -131,7 +117,7 @@ const refusals = (s: Served) => s.logs().filter((l) => l.event === 'front_door.r
 
 describe('OAuth sign-in in headless Chromium through `svc serve`', () => {
   before(() => {
-    execFileSync('sh', ['scripts/ensure-chromium.sh'], { cwd: ROOT, stdio: 'inherit' });
+    ensureChromium();
     mkdirSync(ARTIFACTS, { recursive: true });
   });
 
@@ -140,7 +126,7 @@ describe('OAuth sign-in in headless Chromium through `svc serve`', () => {
     let dir: string;
     let srv: Served;
     let url: string;
-    let browser: Awaited<ReturnType<typeof launch>>;
+    let browser: Awaited<ReturnType<typeof launchChromium>>;
 
     before(async () => {
       srv = await serveManifest(await hostedManifest());
@@ -151,7 +137,7 @@ describe('OAuth sign-in in headless Chromium through `svc serve`', () => {
       assert.equal((await srv?.stop())?.code, 0);
     });
     beforeEach(async () => {
-      browser = await launch();
+      browser = await launchChromium();
     });
     afterEach(async () => {
       await browser.close();
@@ -216,7 +202,7 @@ describe('OAuth sign-in in headless Chromium through `svc serve`', () => {
       await clickAway(page, 'Allow');
       assert.ok((await a.callback()).searchParams.get('code'));
 
-      const other = await launch();
+      const other = await launchChromium();
       try {
         const p2 = await other.ctx.newPage();
         const b = await startAuthorization(p2, url, 'web2', WEB_CALLBACK, 'notes.read');
@@ -361,14 +347,14 @@ describe('OAuth sign-in in headless Chromium through `svc serve`', () => {
     this.timeout(120_000);
     let docs: DocServer;
     let srv: Served;
-    let browser: Awaited<ReturnType<typeof launch>>;
+    let browser: Awaited<ReturnType<typeof launchChromium>>;
 
     before(async () => {
       docs = await startDocServer();
       srv = await serveManifest(await hostedManifest((doc) => {
         doc.oauth.client_id_metadata_documents = { allow_private_addresses: true, ca_file: docs.caFile };
       }));
-      browser = await launch();
+      browser = await launchChromium();
     });
     after(async () => {
       await browser?.close();
@@ -427,7 +413,7 @@ describe('OAuth sign-in in headless Chromium through `svc serve`', () => {
     it('sends the browser straight back with a code (no page on loopback), and the token calls /svc', async () => {
       const as = await discover(srv.url);
       const client = await register(as, { client_name: 'browser e2e', redirect_uris: [LOOPBACK_CALLBACK] });
-      const browser = await launch();
+      const browser = await launchChromium();
       try {
         const page = await browser.ctx.newPage();
         const a = await startAuthorization(page, srv.url, client.client_id, LOOPBACK_CALLBACK, 'greet.use');

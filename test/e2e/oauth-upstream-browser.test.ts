@@ -12,12 +12,11 @@
 // fastsvc's output or in its SQLite files. Screenshots go to test-artifacts/. Chromium
 // resolves no name (--host-resolver-rules): no traffic leaves 127.0.0.1.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as oauth from 'oauth4webapi';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { ensureChromium, launchChromium } from '../helpers/chromium.js';
 import WebSocket from 'ws';
 import { parse } from 'yaml';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -30,21 +29,9 @@ import { secret } from '../helpers/secrets.js';
 import { discover, exchange, register } from './oauth-harness.js';
 
 const ARTIFACTS = join(ROOT, 'test-artifacts');
-const CHROMIUM = '/usr/lib/chromium/chromium';
 const CALLBACK = 'http://127.0.0.1:59999/callback';
 const JWT = /eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\./;
 
-async function launch(): Promise<{ ctx: BrowserContext; close(): Promise<void> }> {
-  const dir = mkdtempSync(join(tmpdir(), 'fastsvc-chromium-'));
-  const ctx = await chromium.launchPersistentContext(dir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-    viewport: { width: 720, height: 900 },
-  });
-  return { ctx, close: async () => { await ctx.close(); rmSync(dir, { recursive: true, force: true }); } };
-}
 
 /** The example, runnable on loopback in front of `idp`; `adjust` changes the document further. */
 function exampleManifest(adjust: (doc: Record<string, any>) => void = () => {}): Record<string, unknown> {
@@ -114,10 +101,10 @@ describe('upstream login in headless Chromium: `svc serve` in front of the corpo
   this.timeout(120_000);
   let idp: Idp;
   let srv: Served;
-  let browser: Awaited<ReturnType<typeof launch>>;
+  let browser: Awaited<ReturnType<typeof launchChromium>>;
 
   before(async () => {
-    execFileSync('sh', ['scripts/ensure-chromium.sh'], { cwd: ROOT, stdio: 'inherit' });
+    ensureChromium();
     mkdirSync(ARTIFACTS, { recursive: true });
     idp = await startIdp();
     srv = await serveManifest(exampleManifest(), {
@@ -130,7 +117,7 @@ describe('upstream login in headless Chromium: `svc serve` in front of the corpo
     await idp?.stop();
   });
   beforeEach(async () => {
-    browser = await launch();
+    browser = await launchChromium();
   });
   afterEach(async () => {
     await browser.close();
@@ -223,7 +210,7 @@ describe('upstream login in headless Chromium: two providers give a choice', fun
   let srv: Served;
 
   before(async () => {
-    execFileSync('sh', ['scripts/ensure-chromium.sh'], { cwd: ROOT, stdio: 'inherit' });
+    ensureChromium();
     idp = await startIdp();
     // The same IdP a second time, as a partner's, admitting the evil.example tenant to notes.read.
     srv = await serveManifest(exampleManifest((doc) => {
@@ -241,7 +228,7 @@ describe('upstream login in headless Chromium: two providers give a choice', fun
   });
 
   it('shows both on fastsvc\'s sign-in page; choosing the partner signs eve in under its rule', async () => {
-    const browser = await launch();
+    const browser = await launchChromium();
     try {
       const page = await browser.ctx.newPage();
       const a = await startAuthorization(page, srv.url, 'notes.read');
