@@ -28,6 +28,7 @@ export const MANIFEST_CODES = {
   BACKEND_CONFIG: { status: 400, rpc: -32602, doc: 'A backend declaration cannot work (bad path, bad URL, unsafe option).' },
   OAUTH_CONFIG: { status: 400, rpc: -32602, doc: 'The `oauth` section cannot work as written.' },
   EXTERNAL_ISSUER_CONFIG: { status: 400, rpc: -32602, doc: 'An `external_issuers` entry cannot work as written (an issuer or endpoint that is not https off loopback, an issuer listed twice, two client secrets); with `validate --network`, its discovery document or keys cannot be fetched or are unusable.' },
+  LOCK_INVALID: { status: 400, rpc: -32602, doc: 'The pin lock file beside the manifest (`svc.lock.json` for `svc.yaml`) is not the JSON `fastsvc upstreams accept` writes: not JSON, an unknown member, or a definition whose digest does not match it (edited by hand). The message gives its line or JSON path; `fastsvc upstreams accept NAME` rewrites it.' },
 } as const satisfies Record<string, CodeInfo>;
 
 /** A request's refusals and failures. */
