@@ -11,7 +11,7 @@
 // FILE_UNREADABLE; a corrupt one is LOCK_INVALID with its line or its JSON path.
 
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { basename, dirname, extname, join } from 'node:path';
 import { SvcError } from '../errors.js';
 import { digest, sortedKeys } from './canonical-json.js';
@@ -44,15 +44,20 @@ export function serializeLock(lock: Lock): string {
 
 /** Reads the lock file; undefined when there is none. */
 export function readLock(file: string): Lock | undefined {
-  let text: string;
+  return readLockFile(file).lock;
+}
+
+/** Reads the lock file and the sha256 (hex) of its bytes (for a watcher that compares bytes). */
+export function readLockFile(file: string): { lock?: Lock; hash?: string } {
+  let bytes: Buffer;
   try {
-    text = readFileSync(file, 'utf8');
+    bytes = readFileSync(file);
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    if (err.code === 'ENOENT') return undefined;
+    if (err.code === 'ENOENT') return {};
     throw new SvcError('FILE_UNREADABLE', `cannot read the lock file: ${err.code ?? err.message}`, { file, cause: e });
   }
-  return parseLock(text, file);
+  return { lock: parseLock(bytes.toString('utf8'), file), hash: createHash('sha256').update(bytes).digest('hex') };
 }
 
 export function parseLock(text: string, file: string): Lock {
