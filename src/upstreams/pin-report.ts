@@ -8,7 +8,7 @@
 // (another digest or another reason) — not on every listing the upstream repeats.
 
 import type { Audit, AuditEvent } from '../observe/audit.js';
-import type { PinResult, Withheld, WithheldReason } from './pin.js';
+import type { PinResult, Withheld, WithheldReason } from './pin-listing.js';
 import { KINDS } from './pinned-definitions.js';
 
 /** One upstream's pinning, as /readyz reports it and the CLI prints it. */

@@ -12,11 +12,11 @@ import { digest } from './canonical-json.js';
 /** A definition as the upstream lists it (MCP wire shape: camelCase members). */
 export type WireDefinition = Readonly<Record<string, unknown>>;
 
-/** The four lists an upstream may serve, named as MCP's list results name them. */
+/** The four lists an upstream may serve (templates: resources/templates/list), as the connection reads them. */
 export interface Listing {
   readonly tools?: readonly WireDefinition[];
   readonly resources?: readonly WireDefinition[];
-  readonly resourceTemplates?: readonly WireDefinition[];
+  readonly templates?: readonly WireDefinition[];
   readonly prompts?: readonly WireDefinition[];
 }
 
@@ -35,7 +35,7 @@ export interface KindRule {
 export const KINDS: readonly KindRule[] = [
   { kind: 'tool', list: 'tools', key: 'name', fields: ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations'] },
   { kind: 'resource', list: 'resources', key: 'uri', fields: ['uri', 'name', 'title', 'description', 'mimeType'] },
-  { kind: 'resource_template', list: 'resourceTemplates', key: 'uriTemplate', fields: ['uriTemplate', 'name', 'title', 'description', 'mimeType'] },
+  { kind: 'resource_template', list: 'templates', key: 'uriTemplate', fields: ['uriTemplate', 'name', 'title', 'description', 'mimeType'] },
   { kind: 'prompt', list: 'prompts', key: 'name', fields: ['name', 'title', 'description', 'arguments'] },
 ];
 

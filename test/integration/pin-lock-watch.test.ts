@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { watchLock, type LockWatch } from '../../src/server/pin-lock-watch.js';
 import { withUpstream, writeLock, type Lock } from '../../src/upstreams/lock-file.js';
-import { lockEntryFor } from '../../src/upstreams/pin.js';
+import { lockEntryFor } from '../../src/upstreams/pin-listing.js';
 import { throwsWithCode } from '../helpers/errors.js';
 import { waitFor } from '../helpers/wait.js';
 

@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lockPathFor, parseLock, readLock, serializeLock, withUpstream, writeLock } from '../../src/upstreams/lock-file.js';
-import { lockEntryFor } from '../../src/upstreams/pin.js';
+import { lockEntryFor } from '../../src/upstreams/pin-listing.js';
 import { throwsWithCode } from '../helpers/errors.js';
 
 const ECHO = { name: 'echo', description: 'Echoes.', inputSchema: { type: 'object', properties: { message: { type: 'string' } } } };

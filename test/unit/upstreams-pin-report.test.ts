@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { Audit, AuditEvent } from '../../src/observe/audit.js';
 import { createWithholdAudit, pinReport, reportLines } from '../../src/upstreams/pin-report.js';
 import { acceptChanges, changeLines, lineDiff, safe } from '../../src/upstreams/accept-diff.js';
-import { lockEntryFor, pin } from '../../src/upstreams/pin.js';
+import { lockEntryFor, pin } from '../../src/upstreams/pin-listing.js';
 import { withUpstream } from '../../src/upstreams/lock-file.js';
 
 const ECHO = { name: 'echo', description: 'Echoes the message.', inputSchema: { type: 'object', properties: { message: { type: 'string' } } } };

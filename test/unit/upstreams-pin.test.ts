@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { canonicalJson, digest, MAX_DEPTH } from '../../src/upstreams/canonical-json.js';
 import { KINDS, pinDefinition, type Listing } from '../../src/upstreams/pinned-definitions.js';
-import { lockEntryFor, pin } from '../../src/upstreams/pin.js';
+import { lockEntryFor, pin } from '../../src/upstreams/pin-listing.js';
 import { withUpstream, type Lock } from '../../src/upstreams/lock-file.js';
 
 const ECHO = { name: 'echo', description: 'Echoes the message.', inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] } };
@@ -14,7 +14,7 @@ const ADD = { name: 'add', title: 'Add', description: 'Adds two numbers.', input
 const README = { uri: 'file:///readme', name: 'readme', mimeType: 'text/markdown' };
 const ITEM = { uriTemplate: 'items://{id}', name: 'item', description: 'One item.' };
 const GREET = { name: 'greet', description: 'A greeting.', arguments: [{ name: 'who', required: true }] };
-const LISTING: Listing = { tools: [ECHO, ADD], resources: [README], resourceTemplates: [ITEM], prompts: [GREET] };
+const LISTING: Listing = { tools: [ECHO, ADD], resources: [README], templates: [ITEM], prompts: [GREET] };
 
 /** A lock holding the listing as accepted for upstream `up`. */
 function lockOf(listing: Listing, name = 'up'): Lock {
@@ -82,7 +82,7 @@ describe('upstream pinning (pure)', () => {
       const r = pin('up', {
         tools: [ECHO, ADD, { name: 'send_mail', description: 'Sends mail.' }],
         resources: [README, { uri: 'file:///secret', name: 'secret' }],
-        resourceTemplates: [ITEM, { uriTemplate: 'x://{y}', name: 'x' }],
+        templates: [ITEM, { uriTemplate: 'x://{y}', name: 'x' }],
         prompts: [GREET, { name: 'p2' }],
       }, lockOf(LISTING));
       assert.deepEqual(r.withheld.map((w) => [w.kind, w.name, w.reason]), [
@@ -102,7 +102,7 @@ describe('upstream pinning (pure)', () => {
     it('withholds everything of an upstream the lock has no entry for (another upstream\'s entry does not count)', () => {
       for (const lock of [undefined, lockOf(LISTING, 'other')]) {
         const r = pin('up', LISTING, lock);
-        assert.deepEqual(r.served, { tools: [], resources: [], resourceTemplates: [], prompts: [] });
+        assert.deepEqual(r.served, { tools: [], resources: [], templates: [], prompts: [] });
         assert.deepEqual(r.withheld.map((w) => w.reason), ['unpinned', 'unpinned', 'unpinned', 'unpinned', 'unpinned']);
       }
     });

@@ -26,8 +26,9 @@ export interface Withheld {
   readonly pinned_digest?: string;
 }
 
-export interface PinResult {
-  readonly served: Listing;
+export interface PinResult<L extends Listing = Listing> {
+  /** The listing with only what may be served (lists the input had, in its order, its objects). */
+  readonly served: L;
   readonly withheld: readonly Withheld[];
   /** Accepted definitions the upstream no longer lists: not an error, they are simply not served. */
   readonly removed: readonly { readonly kind: PinKind; readonly name: string }[];
@@ -62,7 +63,7 @@ function classify(rule: KindRule, defs: readonly WireDefinition[]): Classified[]
   return out;
 }
 
-export function pin(upstream: string, listed: Listing, lock: Lock | undefined): PinResult {
+export function pin<L extends Listing>(upstream: string, listed: L, lock: Lock | undefined): PinResult<L> {
   const accepted = lock && Object.hasOwn(lock.upstreams, upstream) ? lock.upstreams[upstream] : undefined;
   const served: { -readonly [L in ListName]?: WireDefinition[] } = {};
   const withheld: Withheld[] = [];
@@ -90,7 +91,7 @@ export function pin(upstream: string, listed: Listing, lock: Lock | undefined): 
     }
     for (const key of Object.keys(pinnedList)) if (!listedKeys.has(key)) removed.push({ kind: rule.kind, name: key });
   }
-  return { served, withheld, removed };
+  return { served: { ...listed, ...served }, withheld, removed };
 }
 
 /** What `upstreams accept` records of a listing: every definition that can be pinned, and what cannot (duplicates, invalid). */
