@@ -5,7 +5,7 @@
 // call asks again; the request carries scope, resource and audience as the manifest gives them.
 
 import type { OutboundClientCredentials } from '../../core/manifest-types.gen.js';
-import type { OutboundCredential } from './index.js';
+import type { OutboundCredential } from './credential.js';
 import { TokenCache } from './token-cache.js';
 import { requestToken, type TokenEndpoint } from './token-endpoint.js';
 

@@ -12,22 +12,16 @@
 // secret or token is ever logged or put in an error (nothing here logs).
 
 import type { OutboundAuth } from '../../core/manifest-types.gen.js';
-import type { Principal } from '../../core/types.js';
 import { SvcError } from '../../errors.js';
 import { clientCredentials } from './client-credentials.js';
+import type { OutboundCredential } from './credential.js';
 import { outboundAuthProblems } from './config-checks.js';
 import { readSecretFile, staticHeader } from './static-secret.js';
 import { tokenExchange } from './token-exchange.js';
 import type { TokenEndpoint } from './token-endpoint.js';
 import { upstreamLogin } from './upstream-login.js';
 
-/** A header to set on the outbound request: [name, value]. */
-export type OutboundHeader = readonly [name: string, value: string];
-
-export interface OutboundCredential {
-  /** The header to send on a call made for `caller`; rejects as the header comment says. */
-  header(caller: Principal, signal: AbortSignal): Promise<OutboundHeader>;
-}
+export type { OutboundCredential, OutboundHeader } from './credential.js';
 
 export interface OutboundOptions {
   /** The manifest's folder: *_file paths resolve against it. */

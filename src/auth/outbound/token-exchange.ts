@@ -12,7 +12,7 @@ import type { OutboundTokenExchange } from '../../core/manifest-types.gen.js';
 import type { Principal } from '../../core/types.js';
 import { SvcError } from '../../errors.js';
 import { callerCredential } from '../caller-credentials.js';
-import type { OutboundCredential } from './index.js';
+import type { OutboundCredential } from './credential.js';
 import { TokenCache } from './token-cache.js';
 import { requestToken, type TokenEndpoint } from './token-endpoint.js';
 

@@ -9,7 +9,7 @@
 import type { OutboundUpstreamLogin } from '../../core/manifest-types.gen.js';
 import { SvcError } from '../../errors.js';
 import { callerCredential } from '../caller-credentials.js';
-import type { OutboundCredential } from './index.js';
+import type { OutboundCredential } from './credential.js';
 
 export function upstreamLogin(spec: OutboundUpstreamLogin): OutboundCredential {
   return {
