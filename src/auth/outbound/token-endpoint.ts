@@ -45,6 +45,9 @@ export async function requestToken(ep: TokenEndpoint, secret: string, grantType:
   } catch (e) {
     if (signal.aborted) throw failed('token_timeout', `the ${where} did not answer within ${ep.timeout_ms} ms`);
     if (e instanceof oauth.ResponseBodyError) throw failed('token_refused', `the ${where} refused the request (${e.status} ${e.error})`, { error: e.error, status: e.status });
+    if (e instanceof oauth.OperationProcessingError && e.code === oauth.RESPONSE_IS_NOT_CONFORM && e.cause instanceof Response) {
+      throw failed('token_refused', `the ${where} answered HTTP ${e.cause.status}`, { status: e.cause.status });
+    }
     if (e instanceof oauth.OperationProcessingError || e instanceof oauth.WWWAuthenticateChallengeError) throw failed('token_invalid', `the ${where} gave no usable token response`);
     throw failed('token_unreachable', `the ${where} could not be reached`);
   }
