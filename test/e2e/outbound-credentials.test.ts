@@ -7,7 +7,7 @@
 // calls after one token request; an external caller's token is exchanged for one with the
 // backend's audience and the caller's subject (act naming the gateway), once for several calls;
 // a person who signed in through the IdP (oauth.login.mode upstream, consent page and all) gets
-// their IdP token to the backend; callers without the credential a kind needs are refused
+// their IdP token to the backend, refreshed when it is about to expire; callers without the credential a kind needs are refused
 // (CALLER_CREDENTIAL_MISSING) and the backend never sees them; a token endpoint that fails gives
 // OUTBOUND_AUTH_FAILED; no caller's token ever reaches the backend, and neither the secrets nor
 // any token appear in fastsvc's output (the secret scan, test/helpers/secrets.ts, also checks).
@@ -52,6 +52,8 @@ describe('outbound credentials: what reaches a backend (real svc serve, the corp
   let idp: Idp;
   let srv: Served;
   let backend: Awaited<ReturnType<typeof recordingBackend>>;
+  /** The fastsvc access token of ada, signed in through the IdP (upstream login). */
+  let signedIn: string;
   const svcToken = secret(randomBytes(24).toString('base64url'));
   const backendToken = secret(`backend-${randomBytes(18).toString('base64url')}`);
   const apiKey = secret(`key-${randomBytes(18).toString('base64url')}`);
@@ -62,7 +64,9 @@ describe('outbound credentials: what reaches a backend (real svc serve, the corp
     backend = await recordingBackend();
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    idp = await startIdp({ redirectUris: [`${url}/interaction/callback/corp`] });
+    // Tokens living 40 s: less than the 60 s before expiry at which fastsvc refreshes a provider token, so every
+    // provider-token call refreshes; the other kinds keep theirs for half that life (more than this test runs).
+    idp = await startIdp({ redirectUris: [`${url}/interaction/callback/corp`], accessTokenTtl: 40 });
     const tokenUrl = idp.metadata.token_endpoint!;
     const gateway = { token_url: tokenUrl, client_id: 'fastsvc-gateway', client_secret: '${GATEWAY_SECRET}' };
     // A second machine client that authenticates with client_secret_post (the machine.post tool).
@@ -170,6 +174,7 @@ describe('outbound credentials: what reaches a backend (real svc serve, the corp
     const done = await a.browser.follow(`${srv.url}${action}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf: csrf!, decision: 'allow' }) });
     const tokens = await exchange(as, client, oauth.None(), { ...a, callback: done.leftTo }, `${srv.url}/mcp`);
     callerTokens.push(tokens.access_token);
+    signedIn = tokens.access_token;
     assert.equal((await call(srv.url, tokens.access_token, 'provider')).status, 200);
     const sent = bearerOf(seenAt('/provider')[0]!);
     const info = await idp.introspect(sent);
@@ -184,6 +189,17 @@ describe('outbound credentials: what reaches a backend (real svc serve, the corp
       assert.equal((r.body.error as Json).code, 'CALLER_CREDENTIAL_MISSING');
     }
     assert.equal(seenAt('/provider').length, 1, 'refused calls never reach the backend');
+  });
+
+  it('refreshes the provider token when it is about to expire, and the refreshed one works for the next refresh too', async () => {
+    const before = (await idp.stats()).token;
+    for (let i = 0; i < 2; i++) assert.equal((await call(srv.url, signedIn, 'provider')).status, 200);
+    assert.equal((await idp.stats()).token - before, 2, 'one refresh per call: each token had less than 60 s left');
+    const sent = seenAt('/provider').map(bearerOf);
+    assert.equal(new Set(sent).size, 3, 'a new token each time');
+    const info = await idp.introspect(sent.at(-1)!);
+    assert.equal(info.active, true);
+    assert.equal(info.sub, 'acme-1001');
   });
 
   it('fails the call with OUTBOUND_AUTH_FAILED when the token endpoint fails, and the backend is not called', async () => {
