@@ -2,7 +2,8 @@
 // spec's own (auth/outbound/config-checks.ts, the same the builder makes) and those that need the
 // rest of the manifest. Guarantees: pure; every problem at the node it concerns; a token_exchange
 // is refused on a tool that may run as a task (`task` optional or required) — a task outlives the
-// request, and the caller's token is used only while its request lasts; an upstream_login names
+// request, and the caller's token is used only while its request lasts — and needs
+// external_issuers (only their tokens can be exchanged); an upstream_login names
 // a provider of oauth.login.upstreams, with oauth on and login.mode upstream.
 
 import type { OutboundAuth, SvcManifest } from '../core/manifest-types.gen.js';
@@ -37,6 +38,9 @@ export function checkOutboundAuth(m: SvcManifest, problem: (code: ErrorCode, pat
     for (const p of outboundAuthProblems(d.auth)) problem(p.code, [...d.path, ...p.path], `${d.who}: ${p.message}`);
     if (d.auth.token_exchange && d.task) {
       problem('OUTBOUND_AUTH_CONFIG', [...d.path, 'token_exchange'], `${d.who}: token_exchange uses the caller's token, which lives only as long as the request; a tool that may run as a task cannot use it (set task: forbidden, or use client_credentials)`);
+    }
+    if (d.auth.token_exchange && !m.external_issuers?.length) {
+      problem('OUTBOUND_AUTH_CONFIG', [...d.path, 'token_exchange'], `${d.who}: token_exchange exchanges a token of an external issuer, and external_issuers lists none`);
     }
     const up = d.auth.upstream_login?.upstream;
     if (up !== undefined && !providers.has(up)) {
