@@ -1078,6 +1078,151 @@ export interface HttpBackend {
    * Largest response body accepted, in bytes or as a string such as 512kb or 1mb; a larger one fails the call with BACKEND_FAILED.
    */
   max_bytes?: number | string;
+  auth?: OutboundAuth;
+}
+/**
+ * The credential fastsvc sends when it calls a backend: exactly one of static, client_credentials, token_exchange, upstream_login. The caller's own token is never passed on; none of these is ever logged.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "OutboundAuth".
+ */
+export interface OutboundAuth {
+  static?: OutboundStatic;
+  client_credentials?: OutboundClientCredentials;
+  token_exchange?: OutboundTokenExchange;
+  upstream_login?: OutboundUpstreamLogin;
+}
+/**
+ * A fixed secret: `bearer` (sent as Authorization: Bearer) or `header` with `value` (sent as that header). Write the secret as ${VAR} or give the *_file form; a literal is refused (SECRET_LITERAL).
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "OutboundStatic".
+ */
+export interface OutboundStatic {
+  /**
+   * A bearer token, written ${VAR}.
+   */
+  bearer?: string;
+  /**
+   * Path (relative to the manifest) of a file holding the bearer token.
+   */
+  bearer_file?: string;
+  /**
+   * The header that carries `value` (e.g. X-Api-Key).
+   */
+  header?: string;
+  /**
+   * The header's value, written ${VAR}.
+   */
+  value?: string;
+  /**
+   * Path (relative to the manifest) of a file holding the header's value.
+   */
+  value_file?: string;
+}
+/**
+ * OAuth client credentials (RFC 6749 section 4.4): fastsvc's own token for the backend, the same for every caller. Cached until shortly before it expires; concurrent calls share one token request.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "OutboundClientCredentials".
+ */
+export interface OutboundClientCredentials {
+  /**
+   * The token endpoint (https; http only on a loopback address). It comes from the manifest, never from a caller.
+   */
+  token_url: string;
+  /**
+   * This server's client id at that token endpoint.
+   */
+  client_id: string;
+  /**
+   * Its client secret, written ${VAR} (a literal is refused); or give client_secret_file.
+   */
+  client_secret?: string;
+  /**
+   * Path (relative to the manifest) of a file holding the client secret; give this or client_secret, not both.
+   */
+  client_secret_file?: string;
+  /**
+   * How the client authenticates at the token endpoint (RFC 6749 section 2.3.1).
+   */
+  auth_method?: 'client_secret_basic' | 'client_secret_post';
+  /**
+   * Scopes to ask for (the token request's scope).
+   */
+  scopes?: string[];
+  /**
+   * Resource indicator (RFC 8707) of the backend: the token's audience at most identity providers.
+   */
+  resource?: string;
+  /**
+   * audience parameter (RFC 8693 section 2.1; some providers take it for client credentials too): the logical name of the backend.
+   */
+  audience?: string;
+  /**
+   * How long one token request may take; past it the call fails with OUTBOUND_AUTH_FAILED (reason token_timeout).
+   */
+  timeout_ms?: number;
+}
+/**
+ * RFC 8693 token exchange: the caller's own token from an external issuer (external_issuers) is the subject_token, exchanged at token_url for a token for this backend (audience and/or resource). Only callers with an external issuer's token can use such a tool; not allowed on a tool that may run as a task. Exchanged tokens are cached per subject token until they (or the subject token) expire.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "OutboundTokenExchange".
+ */
+export interface OutboundTokenExchange {
+  /**
+   * The token endpoint (https; http only on a loopback address). It comes from the manifest, never from a caller.
+   */
+  token_url: string;
+  /**
+   * This server's client id at that token endpoint.
+   */
+  client_id: string;
+  /**
+   * Its client secret, written ${VAR} (a literal is refused); or give client_secret_file.
+   */
+  client_secret?: string;
+  /**
+   * Path (relative to the manifest) of a file holding the client secret; give this or client_secret, not both.
+   */
+  client_secret_file?: string;
+  /**
+   * How the client authenticates at the token endpoint (RFC 6749 section 2.3.1).
+   */
+  auth_method?: 'client_secret_basic' | 'client_secret_post';
+  /**
+   * Scopes to ask for (the token request's scope).
+   */
+  scopes?: string[];
+  /**
+   * Resource indicator (RFC 8707) of the backend: the token's audience at most identity providers.
+   */
+  resource?: string;
+  /**
+   * audience parameter (RFC 8693 section 2.1; some providers take it for client credentials too): the logical name of the backend.
+   */
+  audience?: string;
+  /**
+   * How long one token request may take; past it the call fails with OUTBOUND_AUTH_FAILED (reason token_timeout).
+   */
+  timeout_ms?: number;
+  /**
+   * requested_token_type (RFC 8693 section 3).
+   */
+  requested_token_type?: string;
+}
+/**
+ * The access token the signed-in person holds at the identity provider they signed in through (oauth.login.mode upstream), refreshed when it expires. Only callers who signed in through that provider can use such a tool.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "OutboundUpstreamLogin".
+ */
+export interface OutboundUpstreamLogin {
+  /**
+   * The provider (a name in oauth.login.upstreams) whose token the backend takes.
+   */
+  upstream: string;
 }
 /**
  * Answer by running a fixed program (never through a shell). Each argv element is templated.

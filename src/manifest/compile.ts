@@ -14,6 +14,7 @@ import { BACKEND_KINDS } from '../runtime/backends/registry.js';
 import { compilePattern, isPattern } from '../core/guard.js';
 import { enterpriseIssuerProblems, issuerProblem, NO_SCOPE, profileIssuerProblem, upstreamProblems } from '../auth/oauth/config-checks.js';
 import { externalIssuerProblems } from '../auth/external/config-checks.js';
+import { checkOutboundAuth } from './outbound-checks.js';
 import type { SvcManifest, Tool } from '../core/manifest-types.gen.js';
 import { KNOWN_ROUTES } from '../core/config.js';
 
@@ -117,6 +118,9 @@ export function compilePlan(m: SvcManifest, file: string, locate: Locate): { pla
     });
     if (r.text !== undefined) checkNames(r.text, vars, [...path, 'text'], `resource ${r.name}`, problem);
   });
+
+  // Backend credentials (http.auth)
+  checkOutboundAuth(m, problem);
 
   // Prompts
   unique((m.prompts ?? []).map((p) => p.name), ['prompts'], 'prompt', problem);
