@@ -36,14 +36,6 @@ export type RequiredScope = string;
  */
 export type ModuleRef = string;
 /**
- * A list of scopes; every one must be declared in profile.scopes.
- */
-export type Scopes1 = Scope[];
-/**
- * A list of scopes; every one must be declared in profile.scopes.
- */
-export type Scopes2 = Scope[];
-/**
  * MCP servers whose tools, resources, resource templates and prompts fastsvc imports and serves (a gateway). Changing how fastsvc connects (command, cwd, env, url, headers, timeouts, max_in_flight, max_bytes, poll_ms, restart) takes a restart; `expose` and `pin` are applied on reload.
  *
  * This interface was referenced by `SvcManifest`'s JSON-Schema
@@ -1408,7 +1400,10 @@ export interface UpstreamExpose {
    * Never these names (same matching as include), applied after include.
    */
   exclude?: string[];
-  required_scopes?: Scopes1;
+  /**
+   * Scopes a caller needs for every imported capability unless overrides says otherwise; each must be declared in profile.scopes. Writing [] makes them open to every authenticated caller on purpose.
+   */
+  required_scopes?: Scope[];
   /**
    * Per tool, by its upstream name (without the prefix).
    */
@@ -1423,7 +1418,10 @@ export interface UpstreamExpose {
  * via the `definition` "UpstreamOverride".
  */
 export interface UpstreamOverride {
-  required_scopes?: Scopes2;
+  /**
+   * Scopes a caller needs for this tool, instead of expose.required_scopes; each must be declared in profile.scopes.
+   */
+  required_scopes?: Scope[];
   /**
    * Whether a call runs as a task (as a tool's `task`).
    */
