@@ -1,4 +1,4 @@
-// `svc explain` and `svc diff`: the policy of manifests, judged offline by the functions the
+// `svc explain` and `svc diff`: the policy of manifests (upstreams: their expose rules, policy/gateway-rules.ts), judged offline by the functions the
 // server enforces with. Guarantees: a manifest is read for its policy only — validated,
 // compiled and its capabilities declared without building any backend, so no backend file,
 // database or program is opened and a copy of a manifest anywhere (`git show
