@@ -12,6 +12,9 @@ import { createServer } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ROOT } from '../helpers/cli.js';
 import { serveManifest, type Served } from '../helpers/serve.js';
 import { secret } from '../helpers/secrets.js';
@@ -63,7 +66,7 @@ describe('upstreams: server-everything over stdio and Streamable HTTP, a second 
         command: ['node', EVERYTHING, 'stdio'],
         env: { PATH: '${PATH}', SHOWN_TO_CHILD: 'yes' },
         restart: { min_ms: 1500, max_ms: 3000 },
-        expose: { prefix: 'ev.', exclude: ['toggle-*', 'trigger-*'], required_scopes: ['ev.read'], overrides: { 'get-env': { required_scopes: ['ev.admin'] } } },
+        expose: { prefix: 'ev.', exclude: ['toggle-*', 'trigger-long*', 'trigger-sampling*', 'trigger-url*'], required_scopes: ['ev.read'], overrides: { 'get-env': { required_scopes: ['ev.admin'] } } },
       }]), { env: { SVC_TOKEN: TOKEN, ADMIN, NOT_SHOWN: 'not-for-the-child' } });
     });
     after(() => srv?.stop());
@@ -72,7 +75,8 @@ describe('upstreams: server-everything over stdio and Streamable HTTP, a second 
       const list = await (await fetch(`${srv.url}/svc`, { headers: { authorization: `Bearer ${TOKEN}` } })).json() as { tools: { name: string }[] };
       const names = list.tools.map((t) => t.name);
       assert.ok(names.includes('ev.echo') && names.includes('ev.get-sum'), names.join(' '));
-      assert.ok(!names.some((n) => n.startsWith('ev.toggle-') || n.startsWith('ev.trigger-')), names.join(' '));
+      assert.ok(!names.some((n) => n.startsWith('ev.toggle-') || n.startsWith('ev.trigger-long')), names.join(' '));
+      assert.ok(names.includes('ev.trigger-elicitation-request'), 'fastsvc declares elicitation upstream, so the upstream offers the tool');
       assert.ok(!names.includes('ev.get-env'), 'get-env needs ev.admin, which the token lacks');
       assert.equal((await call(srv, 'ev.get-sum', { a: 'one', b: 2 })).status, 400);
       const sum = await call(srv, 'ev.get-sum', { a: 1, b: 2 });
@@ -103,6 +107,36 @@ describe('upstreams: server-everything over stdio and Streamable HTTP, a second 
         assert.ok(got.messages.length > 0);
       } finally {
         await client.close();
+      }
+    });
+
+    it('the upstream\'s elicitation reaches a 2026-07-28 client (input_required round, the call run again) and a 2025-11-25 one', async () => {
+      const answer = { action: 'accept' as const, content: { name: 'Ada' } };
+      const modern = new ModernClient({ name: 'ev-e2e-ask', version: '1' }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: 'auto' } });
+      let asked = 0;
+      modern.setRequestHandler('elicitation/create', async () => {
+        asked++;
+        return answer;
+      });
+      await modern.connect(new ModernTransport(new URL(`${srv.url}/mcp`), { authProvider: { token: async () => TOKEN } }));
+      try {
+        assert.equal(modern.getNegotiatedProtocolVersion(), '2026-07-28');
+        const res = await modern.callTool({ name: 'ev.trigger-elicitation-request', arguments: {} });
+        assert.match(JSON.stringify(res.content), /Name: Ada/);
+        assert.equal(asked, 1);
+      } finally {
+        await modern.close();
+      }
+      const transport = new LegacyTransport(new URL(`${srv.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } });
+      const legacy = new LegacyClient({ name: 'ev-e2e-ask-legacy', version: '1' }, { capabilities: { elicitation: {} } });
+      legacy.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Grace' } }));
+      await legacy.connect(transport);
+      try {
+        const res = await legacy.callTool({ name: 'ev.trigger-elicitation-request', arguments: {} });
+        assert.match(JSON.stringify(res.content), /Name: Grace/);
+      } finally {
+        await transport.terminateSession().catch(() => undefined);
+        await legacy.close();
       }
     });
 
