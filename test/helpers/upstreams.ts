@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from './cli.js';
+import { waitFor } from './wait.js';
 import { readRecords, type UpstreamRecord } from '../upstreams/records.js';
 
 interface Handle {
@@ -198,8 +199,11 @@ export function filesystemStdio(files: Record<string, string> = {}): StdioUpstre
 function recorder(dir: string): Recorder {
   return {
     async describe(tool, description) {
-      const { control } = JSON.parse(readFileSync(join(dir, 'control.json'), 'utf8')) as { control: string };
-      const res = await fetch(`${control}/describe`, { method: 'POST', body: JSON.stringify({ tool, description }), signal: AbortSignal.timeout(5000) });
+      // control.json appears (or, after a restart, changes) once the server can take the change: retry until then.
+      const res = await waitFor(async () => {
+        const { control } = JSON.parse(readFileSync(join(dir, 'control.json'), 'utf8')) as { control: string };
+        return fetch(`${control}/describe`, { method: 'POST', body: JSON.stringify({ tool, description }), signal: AbortSignal.timeout(5000) });
+      }, 'the recorder\'s control endpoint', 10_000, 50);
       if (res.status !== 204) throw new Error(`recorder /describe answered ${res.status}`);
     },
   };

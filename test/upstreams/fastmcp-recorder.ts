@@ -5,9 +5,9 @@
 // requested size), ask (elicits an answer).
 // Guarantees: DIR/records.jsonl (records.ts) gets a {kind: 'start', pid} line when it starts, then every HTTP
 // request's headers and every tool call, each before the tool runs; the slow tool records whether it saw the
-// cancel. On start DIR/control.json is (re)written with {pid, control}: a loopback control endpoint where
-// POST /describe {tool, description} changes a tool's description and announces
-// notifications/tools/list_changed to every session. It listens on 127.0.0.1 only: in http mode on --port
+// cancel. Once started (in stdio mode: once its client's session is set up) DIR/control.json is (re)written
+// with {pid, control}: a loopback control endpoint where POST /describe {tool, description} changes a tool's
+// description and announces notifications/tools/list_changed to every session. It listens on 127.0.0.1 only: in http mode on --port
 // (0: a free one), printing `listening on http://127.0.0.1:PORT/mcp` on stdout once it does; in stdio mode
 // stdout carries only the protocol and it ends when stdin does.
 import dc from 'node:diagnostics_channel';
@@ -113,9 +113,6 @@ const control = http.createServer((req, res) => {
     res.writeHead(204).end();
   });
 });
-await new Promise<void>((ok) => control.listen(0, '127.0.0.1', ok));
-control.unref(); // the MCP side alone keeps the process: stdin in stdio mode, its listener in http mode
-writeFileSync(join(values.state, 'control.json'), JSON.stringify({ pid: process.pid, control: `http://127.0.0.1:${(control.address() as AddressInfo).port}` }));
 
 if (mode === 'stdio') {
   await server.start({ transportType: 'stdio' });
@@ -132,3 +129,9 @@ if (mode === 'stdio') {
   await server.start({ transportType: 'httpStream', httpStream: { host: '127.0.0.1', port: Number(values.port), endpoint: '/mcp' } });
   process.stdout.write(`listening on http://127.0.0.1:${port}/mcp\n`);
 }
+
+// Only now: fastmcp's stdio start() resolves once the client's session is set up, and a tool changed before
+// then never reaches that session (it keeps the tool list it was made with, and no list_changed is sent).
+await new Promise<void>((ok) => control.listen(0, '127.0.0.1', ok));
+control.unref(); // the MCP side alone keeps the process: stdin in stdio mode, its listener in http mode
+writeFileSync(join(values.state, 'control.json'), JSON.stringify({ pid: process.pid, control: `http://127.0.0.1:${(control.address() as AddressInfo).port}` }));
