@@ -7,12 +7,13 @@
 // and stop(). Servers we did not write run under test/upstreams/tap.mjs, which binds them to 127.0.0.1 and
 // records their HTTP requests' headers and the JSON-RPC lines they read on stdin.
 // Guarantees: every server listens on 127.0.0.1 on a port it chose (no port is guessed); a start that does not
-// answer within 20 s rejects with the server's stderr; stop() ends what the handle started (SIGTERM, SIGKILL
+// answer within 20 s rejects with the server's stderr; a running server does not keep the test process alive; stop() ends what the handle started (SIGTERM, SIGKILL
 // after 5 s) and every process started from a handle's command that still runs, then removes the folder; when
 // the test process exits, every such process still running is killed and every folder removed, even after a
 // failed test. A process is only ever killed when its command line names the handle's folder.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -133,6 +134,8 @@ function launch(argv: string[], env: Record<string, string>, announce: RegExp): 
       const m = announce.exec(out + err);
       if (!m) return;
       clearTimeout(timer);
+      // A server left running by a failed test must not keep the test process alive: its exit hook ends it.
+      for (const handle of [proc, proc.stdout as Socket, proc.stderr as Socket]) handle.unref();
       resolve({ url: m[1]!, proc });
     };
     proc.stdout!.setEncoding('utf8').on('data', (c: string) => ((out += c), seen()));
