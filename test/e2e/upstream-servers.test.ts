@@ -4,7 +4,7 @@
 // test tools do what the gateway tests will rely on: structured content, isError, a cancel that reaches the
 // slow tool, progress and log notifications, a large result, elicitation, a description changed at run time
 // with list_changed announced, a kill and a restart on the same port; mcp-remote forwards a client's calls
-// to an HTTP server with the bearer header it was given.
+// to an HTTP server with the bearer header it was given (and, told to, probes for the 2026-07-28 era first).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -218,6 +218,24 @@ describe('real upstream MCP servers (test/helpers/upstreams.ts), straight to the
       const seen = authorizations(server.recorded());
       assert.ok(seen.length >= 3 && seen.every((a) => a === `Bearer ${token}`), JSON.stringify(seen));
       assert.ok(server.recorded().some((r) => r.kind === 'call' && r.tool === 'echo'));
+      assert.ok(!server.recorded().some((r) => r.kind === 'http' && r.headers['mcp-method'] === 'server/discover'), 'legacy mode probes nothing');
+    } finally {
+      await c.close();
+      await bridge.stop();
+      await server.stop();
+    }
+  });
+
+  it('mcp-remote with protocol auto probes server/discover first, and falls back to 2025-11-25 where that is all a server speaks', async () => {
+    const server = await recorderHttp();
+    const bridge = mcpRemote(server.url, randomBytes(16).toString('hex'), { protocol: 'auto' });
+    const c = client();
+    try {
+      await c.connect(stdio(bridge));
+      assert.equal(text(await c.callTool({ name: 'echo', arguments: { text: 'auto' } })), 'auto');
+      const mcp = server.recorded().flatMap((r) => (r.kind === 'http' && r.path === '/mcp' && r.method === 'POST' ? [r.headers['mcp-method'] ?? '?'] : []));
+      assert.equal(mcp[0], 'server/discover', mcp.join());
+      assert.ok(mcp.includes('initialize'), mcp.join());
     } finally {
       await c.close();
       await bridge.stop();
