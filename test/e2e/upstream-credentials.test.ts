@@ -7,7 +7,8 @@
 // audience) on every request, no token request for 20 concurrent calls; an external caller's token
 // exchanged per call for one with the upstream's audience and the caller's subject (on /svc and /mcp),
 // once for several calls, while initialize and the lists carry the connection's own token; a caller
-// with no external token is refused (CALLER_CREDENTIAL_MISSING) before the upstream; an override's
+// with no external token is refused (CALLER_CREDENTIAL_MISSING) before the upstream, and so is a call
+// whose exchange the token endpoint refuses (OUTBOUND_AUTH_FAILED); an override's
 // credential edited in the manifest applies on reload without a restart; no caller's token reaches an
 // upstream on any request, and no secret or token appears in fastsvc's output.
 
@@ -100,7 +101,7 @@ describe('upstream credentials: what reaches an upstream MCP server (real svc se
     await Promise.all(all().map((u) => u?.close()));
   });
 
-  it('every upstream is connected with its own credential', async () => {
+  it('all three upstreams connect (/readyz: ready)', async () => {
     const r = await (await fetch(`${srv.url}/readyz`)).json() as { upstreams: Record<string, { state: string; tools: number }> };
     for (const name of ['plain', 'machine', 'user']) assert.equal(r.upstreams[name]?.state, 'ready', name);
   });
@@ -166,6 +167,22 @@ describe('upstream credentials: what reaches an upstream MCP server (real svc se
     assert.equal(r.status, 403, JSON.stringify(r.body));
     assert.equal((r.body.error as Json).code, 'CALLER_CREDENTIAL_MISSING');
     assert.equal(user.calls.length, calls, 'the upstream saw no call');
+  });
+
+  it('fails a call whose exchange the token endpoint refuses with OUTBOUND_AUTH_FAILED, and the upstream is not called', async () => {
+    const mallory = (await idp.userToken({ username: 'mallory@acme.example', resource: `${srv.url}/mcp`, format: 'jwt' })).access_token;
+    callerTokens.push(mallory);
+    const calls = user.calls.length;
+    await idp.fault('token', { status: 503 });
+    try {
+      const r = await call('c.echo', mallory, { text: 'mallory' });
+      assert.equal(r.status, 502, JSON.stringify(r.body));
+      assert.equal((r.body.error as Json).code, 'OUTBOUND_AUTH_FAILED');
+    } finally {
+      await idp.fault('token', null);
+    }
+    assert.equal(user.calls.length, calls);
+    assert.equal((await call('c.echo', mallory, { text: 'mallory' })).status, 200, 'the failure was not remembered');
   });
 
   it('applies an override\'s edited credential on reload, without a restart', async () => {
