@@ -1,8 +1,8 @@
 // What an HTTP upstream's requests carry as credentials (the upstream's `auth`, `expose.auth`,
 // `expose.overrides.NAME.auth`). Guarantees: credentialedFetch() sets exactly one credential's
 // header on each request — the header of the call in progress when the request is made inside
-// withCallHeader() (its POST, a resumed stream of it, an answer to the upstream's question during
-// it), else the connection's own (`auth`, asked for no caller: ANONYMOUS), else none; the caller's
+// withCallHeader() (its POST, a resumed stream of it, an answer to a question the upstream asked on
+// that stream), else the connection's own (`auth`, asked for no caller: ANONYMOUS), else none; the caller's
 // own token is never among them (the transport is given only the manifest's `headers`, and every
 // credential is one of auth/outbound/'s kinds). The call's header travels in an AsyncLocalStorage:
 // the SDK gives no per-request Authorization (its per-request `headers` refuse it), and the store
