@@ -18,7 +18,7 @@ export interface UpstreamAuthProblem {
 }
 
 /** The kinds whose header depends on the caller of the call in progress. */
-export function perCaller(a: OutboundAuth | undefined): boolean {
+function perCaller(a: OutboundAuth | undefined): boolean {
   return !!(a?.token_exchange || a?.upstream_login);
 }
 

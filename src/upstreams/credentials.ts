@@ -45,7 +45,7 @@ export function credentialedFetch(inner: FetchLike, connection: OutboundCredenti
 }
 
 /** The entry's checks (UPSTREAM_CONFIG at the field at fault), for the runtime to refuse what validate does. */
-export function assertUpstreamAuth(spec: UpstreamSpec): void {
+function assertUpstreamAuth(spec: UpstreamSpec): void {
   const p = upstreamAuthProblems(spec)[0];
   if (p) throw new SvcError('UPSTREAM_CONFIG', p.message, { path: p.path.join('/') });
 }
