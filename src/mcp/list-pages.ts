@@ -8,14 +8,14 @@
 
 import { SvcError } from '../errors.js';
 
-export type ListName = 'tools' | 'resources' | 'templates' | 'prompts';
+export type ListName = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
 
 type Item = object;
 const positions = new WeakMap<readonly Item[], Map<string, number>>();
 
 const keyOf = (list: ListName, item: Item): string => {
   const w = item as { name?: string; uri?: string; uriTemplate?: string };
-  return (list === 'resources' ? w.uri : list === 'templates' ? w.uriTemplate : w.name) ?? '';
+  return (list === 'resources' ? w.uri : list === 'resourceTemplates' ? w.uriTemplate : w.name) ?? '';
 };
 
 /** The page of `items` that `cursor` starts (the first page without one); `pageSize` undefined: everything. */

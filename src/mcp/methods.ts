@@ -47,7 +47,7 @@ export async function runMethod(method: string, p: Record<string, unknown>, env:
     case 'resources/list':
       return listed('resources', rt.listResources(principal, cat), p, cat);
     case 'resources/templates/list':
-      return listed('templates', rt.listResourceTemplates(principal, cat), p, cat);
+      return listed('resourceTemplates', rt.listResourceTemplates(principal, cat), p, cat);
     case 'prompts/list':
       return listed('prompts', rt.listPrompts(principal, cat), p, cat);
     case 'tools/call': {

@@ -115,8 +115,8 @@ describe('mcp protocol core', () => {
     assert.ok((await names(principal(['admin', 'read']))).includes('secret'));
     const res = (await call(session, 'resources/list')).result as { resources: { uri: string }[] };
     assert.deepEqual(res.resources.map((r) => r.uri), ['test://a']);
-    const tpl = (await call(session, 'resources/templates/list')).result as { templates: { uriTemplate: string }[] };
-    assert.deepEqual(tpl.templates.map((r) => r.uriTemplate), ['test://t/{id}']);
+    const tpl = (await call(session, 'resources/templates/list')).result as { resourceTemplates: { uriTemplate: string }[] };
+    assert.deepEqual(tpl.resourceTemplates.map((r) => r.uriTemplate), ['test://t/{id}']);
     assert.equal((await call(session, 'tools/list', { cursor: 'abc' })).error?.code, -32602);
   });
 
