@@ -9,13 +9,66 @@
 // another upstream's entry; a corrupt lock is LOCK_INVALID and is not overwritten (restore it
 // from version control) — nothing is ever written from a lock that could not be read.
 
-import { relative } from 'node:path';
-import { isSvcError, SvcError } from '../errors.js';
+import { relative, resolve } from 'node:path';
+import { isSvcError, ManifestError, SvcError } from '../errors.js';
+import { resolveConfig } from '../core/config.js';
+import { loadManifest } from '../manifest/index.js';
+import { logger } from '../log.js';
+import { UpstreamConnection } from '../upstreams/connection.js';
+import { shownListing } from '../upstreams/import.js';
+import { resolveUpstream, type UpstreamSpec } from '../upstreams/spec.js';
 import { acceptChanges, changeLines, safe } from '../upstreams/accept-diff.js';
 import { lockPathFor, readLock, serializeLock, withUpstream, writeLock, type Lock } from '../upstreams/lock-file.js';
 import { lockEntryFor, pin } from '../upstreams/pin-listing.js';
 import { pinReport, reportLines, type UpstreamPinReport } from '../upstreams/pin-report.js';
 import type { Listing } from '../upstreams/pinned-definitions.js';
+
+/** `fastsvc upstreams status [manifest]` and `fastsvc upstreams accept NAME [manifest]`, flags --json and --dry-run. */
+export async function cmdUpstreams(prog: string, args: readonly string[], flags: { json?: boolean; dryRun?: boolean }, printProblems: (p: SvcError[]) => void): Promise<number> {
+  const [action, ...rest] = args;
+  const usage = `usage: ${prog} upstreams status [manifest] [--json] | ${prog} upstreams accept NAME [manifest] [--dry-run]`;
+  if ((action !== 'status' && action !== 'accept') || (action === 'status' && rest.length > 1) || (action === 'accept' && (rest.length < 1 || rest.length > 2))) {
+    process.stderr.write(`${prog} upstreams: ${action === undefined ? 'give an action' : action === 'status' || action === 'accept' ? 'wrong arguments' : `unknown action ${action}`}\n${usage}\n`);
+    return 2;
+  }
+  const file = (action === 'status' ? rest[0] : rest[1]) ?? 'svc.yaml';
+  let ctx: UpstreamsContext;
+  try {
+    ctx = await manifestContext(file);
+  } catch (e) {
+    if (e instanceof ManifestError) {
+      printProblems(e.problems);
+      return 1;
+    }
+    throw e;
+  }
+  return action === 'status' ? upstreamsStatus(ctx, !!flags.json) : upstreamsAccept(ctx, rest[0]!, !!flags.dryRun);
+}
+
+/** The manifest loaded as serve loads it; each upstream listed by connecting to it as the server does, then closed. */
+async function manifestContext(file: string): Promise<UpstreamsContext> {
+  const cfg = resolveConfig((await loadManifest(file, process.env)).config);
+  const specs = new Map((cfg.upstreams as UpstreamSpec[]).map((u) => [u.name, u]));
+  return {
+    manifestPath: cfg.manifest_path ?? resolve(file),
+    upstreams: [...specs.values()].map((u) => ({ name: u.name, pin: u.pin })),
+    async list(name) {
+      const spec = resolveUpstream(specs.get(name)!, cfg.base_dir);
+      const conn = new UpstreamConnection(spec, { log: logger, baseDir: cfg.base_dir, onListing: () => undefined });
+      try {
+        await conn.start();
+        const listing = conn.listing();
+        if (!listing) {
+          const st = conn.status();
+          throw new SvcError('UPSTREAM_UNAVAILABLE', `not listed within connect_timeout_ms (${spec.connect_timeout_ms} ms)${st.last_error ? `: ${st.last_error}` : ''}`, { data: { upstream: name, state: st.state } });
+        }
+        return shownListing(spec, listing);
+      } finally {
+        await conn.close();
+      }
+    },
+  };
+}
 
 /** What the commands need of a manifest: its path, its upstreams and a way to list one (as the server would import it). */
 export interface UpstreamsContext {
