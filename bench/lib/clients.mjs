@@ -189,13 +189,14 @@ const wsKind = {
       for (const c of conns) c.ws.terminate();
       throw err;
     }
-    return { conns, inFlight: scn.inFlight };
+    const { text, ...params } = callOf(scn);
+    return { conns, inFlight: scn.inFlight, params, text };
   },
   async check(t) {
-    const msg = await t.conns[0].call('tools/call', callParams);
-    expectEcho(msg, JSON.stringify(msg));
+    const msg = await t.conns[0].call('tools/call', t.params);
+    expectEcho(msg, JSON.stringify(msg), t.text);
   },
-  load: (t, opts) => wsLoad(t.conns, t.inFlight, 'tools/call', callParams, opts),
+  load: (t, opts) => wsLoad(t.conns, t.inFlight, 'tools/call', t.params, opts),
   async close(t) {
     for (const c of t.conns) c.ws.close();
   },
