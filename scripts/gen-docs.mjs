@@ -87,7 +87,7 @@ function firstSentence(text) {
 // ---- docs/reference/manifest.md ----
 
 /** Top-level keys in the order an operator meets them (starter manifest first); any other key follows in schema order. */
-const TOP_ORDER = ['version', 'name', 'description', 'base_url', 'server', 'auth', 'profile', 'tools', 'resources', 'prompts', 'routes', 'oauth', 'limits', 'audit', 'cache'];
+const TOP_ORDER = ['version', 'name', 'description', 'base_url', 'server', 'auth', 'profile', 'tools', 'resources', 'prompts', 'routes', 'oauth', 'limits', 'audit', 'cache', 'upstreams'];
 
 function manifestPage(schema) {
   const defs = schema.definitions ?? {};
@@ -130,6 +130,8 @@ function manifestPage(schema) {
     const s = name ? defs[name] : node;
     if (hasProps(s)) return [[path, s]];
     if (s.items) return objectsOf(s.items, `${path}[]`);
+    // A map whose values are objects (upstreams[].expose.overrides): its value gets the section, under NAME.*.
+    if (s.additionalProperties && typeof s.additionalProperties === 'object') return objectsOf(s.additionalProperties, `${path}.*`);
     return [...(s.oneOf ?? []), ...(s.anyOf ?? [])].flatMap((alt) => objectsOf(alt, path));
   };
 

@@ -27,6 +27,9 @@ export const MANIFEST_CODES = {
   AUTH_MISSING: { status: 400, rpc: -32602, doc: 'Protected routes exist but no auth mode (`auth`, `oauth` or `external_issuers`) is configured.' },
   BACKEND_CONFIG: { status: 400, rpc: -32602, doc: 'A backend declaration cannot work (bad path, bad URL, unsafe option).' },
   OAUTH_CONFIG: { status: 400, rpc: -32602, doc: 'The `oauth` section cannot work as written.' },
+  OUTBOUND_AUTH_CONFIG: { status: 400, rpc: -32602, doc: 'A backend\'s `auth` (the credential fastsvc sends it) cannot work as written: a secret given twice or not at all, a `header` without its value, a `token_url` that is not https off loopback, a `token_exchange` without `audience` or `resource`, without `external_issuers` or on a tool that may run as a task, an `upstream_login` naming a provider `oauth.login.upstreams` does not list.' },
+  SECRET_LITERAL: { status: 400, rpc: -32602, doc: 'A secret of a backend\'s `auth` is written in clear in the manifest: write `${VAR}` (the value then comes from the environment) or use the field\'s `*_file` form.' },
+  UPSTREAM_CONFIG: { status: 400, rpc: -32602, doc: 'An `upstreams` entry cannot work as written: not exactly one of `command` and `url`, `env` on a `url` upstream or `headers` on a `command` one, a name used twice, `restart.min_ms` above `restart.max_ms`, a `cwd` outside the manifest folder, a program that is not found.' },
   EXTERNAL_ISSUER_CONFIG: { status: 400, rpc: -32602, doc: 'An `external_issuers` entry cannot work as written (an issuer or endpoint that is not https off loopback, an issuer listed twice, two client secrets); with `validate --network`, its discovery document or keys cannot be fetched or are unusable.' },
 } as const satisfies Record<string, CodeInfo>;
 
@@ -55,7 +58,10 @@ export const REQUEST_CODES = {
   BACKEND_TIMEOUT: { status: 504, rpc: -32000, doc: 'The backend did not answer within its timeout.' },
   CANCELLED: { status: 499, rpc: -32800, doc: 'The caller went away (disconnected or cancelled) before the answer; logged, rarely seen by anyone.' },
   NOT_READY: { status: 503, rpc: -32000, doc: 'The server is starting or draining.' },
+  OUTBOUND_AUTH_FAILED: { status: 502, rpc: -32000, doc: 'The credential a backend needs could not be had: its token endpoint (`client_credentials`, `token_exchange`) refused the request, gave no usable token, or did not answer within `timeout_ms`; `data.reason` says which (and `data.error` the endpoint\'s OAuth error). The backend was not called.' },
+  CALLER_CREDENTIAL_MISSING: { status: 403, rpc: -32003, doc: 'The tool calls its backend with a credential made from the caller\'s own, and this caller has none of that kind: `token_exchange` needs a token of an external issuer, `upstream_login` a sign-in through the named identity provider; `data.reason` says which.' },
   UPSTREAM_TOKEN_UNAVAILABLE: { status: 502, rpc: -32000, doc: 'The person\'s token at the identity provider they signed in at (`oauth.login.mode: upstream`) cannot be had: the grant has none, the provider was removed, the token expired without a refresh token, or the provider refused or did not answer the refresh; `data.reason` says which. Signing in again gets a fresh one.' },
+  UPSTREAM_UNAVAILABLE: { status: 503, rpc: -32000, doc: 'The upstream MCP server (`upstreams`) that serves this capability is not connected: starting, restarting after its process ended (with backoff), or unreachable; `data.upstream` names it and `data.state` says which. Retry later.' },
   IDP_UNAVAILABLE: { status: 503, rpc: -32000, doc: 'An external issuer (`external_issuers`) could not be asked in time — its discovery document, its keys (none held that could check the token) or its introspection endpoint; the log and the audit reason say which. Retry later; the token may well be valid.' },
   STORE_UNAVAILABLE: { status: 503, rpc: -32000, doc: 'The shared OAuth store (PostgreSQL) is down or did not answer within its statement timeout; retry later.' },
   INTERNAL: { status: 500, rpc: -32603, doc: 'A bug: logged with a request id, never with secrets.' },

@@ -268,7 +268,7 @@ async function cmdServe(file: string, flags: Values): Promise<number> {
     process.stderr.write(`\nNo token was set (auth.token is empty), so one was generated for this run:\n\n  export SVC_TOKEN=${generated}\n\nSet SVC_TOKEN yourself to keep a token across restarts.\n\n`);
   }
   // Hot reload: the watcher (unless --no-watch) and SIGHUP both go through the one serialized reloader.
-  const reloader = createReloader({ file, store: served.handle.store, status: served.handle.status, current: loaded, logger, env: process.env, observer: served.handle.observer });
+  const reloader = createReloader({ file, store: served.handle.store, status: served.handle.status, current: loaded, logger, env: process.env, observer: served.handle.observer, catalogFor: served.handle.catalogFor });
   const watcher = flags['no-watch'] ? undefined : (await import('../server/watch.js')).watchManifest({ file, initialHash: loaded.hash, logger, onChange: async () => (await reloader.reload('watch')).hash_read });
   process.on('SIGHUP', () => void reloader.reload('SIGHUP', { force: true }));
   // Edits made after the listening line are seen: the watcher is ready first.

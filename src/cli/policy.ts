@@ -1,4 +1,4 @@
-// `svc explain` and `svc diff`: the policy of manifests, judged offline by the functions the
+// `svc explain` and `svc diff`: the policy of manifests (upstreams: their expose rules, policy/gateway-rules.ts), judged offline by the functions the
 // server enforces with. Guarantees: a manifest is read for its policy only — validated,
 // compiled and its capabilities declared without building any backend, so no backend file,
 // database or program is opened and a copy of a manifest anywhere (`git show
@@ -27,6 +27,7 @@ import { accessPolicy } from '../policy/callers.js';
 import { explainCall, explainView, formatView } from '../policy/explain.js';
 import { tokenPrincipals, staticPrincipal, userPrincipal } from '../policy/principals.js';
 import { diffReach, formatReach } from '../policy/reach.js';
+import { diffUpstreams, formatUpstreamRules, upstreamRules } from '../policy/gateway-rules.js';
 import { diffCapabilities, type NameDiff } from '../policy/diff.js';
 
 type Values = Record<string, string | boolean | undefined>;
@@ -114,7 +115,9 @@ export async function cmdExplain(file: string, v: Values, print: (problems: SvcE
     return verdict.allowed ? 0 : 1;
   }
   const view = explainView(c.catalog, p, { publicRoutes: c.plan.publicRoutes });
-  process.stdout.write(v.json ? JSON.stringify(view, null, 2) + '\n' : formatView(view) + '\n');
+  // Upstreams' imports are known only at run time: their rules are shown, not their names.
+  const rules = upstreamRules(m, p.scopes);
+  process.stdout.write(v.json ? JSON.stringify(rules.length ? { ...view, upstreams: rules } : view, null, 2) + '\n' : [formatView(view), ...formatUpstreamRules(rules)].join('\n') + '\n');
   return 0;
 }
 
@@ -123,11 +126,15 @@ export async function cmdDiff(oldFile: string, newFile: string, v: Values, print
   const b = await compile(newFile, v, print);
   if (!a || !b) return 1;
   const changes = diffCapabilities(a.plan.manifest, b.plan.manifest);
-  const access = diffReach(accessPolicy(a.catalog, a.plan.manifest), accessPolicy(b.catalog, b.plan.manifest));
-  if (v.json) process.stdout.write(JSON.stringify({ changes, ...access }, null, 2) + '\n');
+  const reach = diffReach(accessPolicy(a.catalog, a.plan.manifest), accessPolicy(b.catalog, b.plan.manifest));
+  const ups = diffUpstreams(a.plan.manifest, b.plan.manifest);
+  // An upstream added, or one whose expose rules changed in a way that may let more through, counts as a widening.
+  const access = { ...reach, widened: reach.widened || ups.widened };
+  const upstreams = ups.added.length || ups.removed.length || ups.changed.length ? { upstreams: { added: ups.added, removed: ups.removed, changed: ups.changed } } : {};
+  if (v.json) process.stdout.write(JSON.stringify({ changes, ...upstreams, ...access }, null, 2) + '\n');
   else {
     const caps = (kind: string, d: NameDiff) => [...d.added.map((n) => `+${kind}:${n}`), ...d.removed.map((n) => `-${kind}:${n}`), ...d.changed.map((n) => `~${kind}:${n}`)];
-    const all = [...caps('tool', changes.tools), ...caps('resource', changes.resources), ...caps('prompt', changes.prompts)];
+    const all = [...caps('tool', changes.tools), ...caps('resource', changes.resources), ...caps('prompt', changes.prompts), ...caps('upstream', { added: ups.added, removed: ups.removed, changed: ups.changed })];
     const lines = [`capabilities: ${all.join(' ') || 'no change'}`, ...formatReach(access), `access widened: ${access.widened ? 'yes' : 'no'}`];
     process.stdout.write(lines.join('\n') + '\n');
   }

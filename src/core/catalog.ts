@@ -82,6 +82,7 @@ export function buildCatalog(svc: FastSvc, opts: { hash?: string; listPageSize?:
       ...(def.title !== undefined && { title: def.title }),
       description: def.description,
       inputSchema: schema,
+      ...(def.output_schema !== undefined && { outputSchema: def.output_schema }),
       ...(def.annotations !== undefined && { annotations: def.annotations }),
       ...(def.task !== undefined && def.task !== 'forbidden' && { execution: { taskSupport: def.task } }),
     });

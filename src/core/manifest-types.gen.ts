@@ -36,6 +36,13 @@ export type RequiredScope = string;
  */
 export type ModuleRef = string;
 /**
+ * MCP servers whose tools, resources, resource templates and prompts fastsvc imports and serves (a gateway). Changing how fastsvc connects (command, cwd, env, url, headers, timeouts, max_in_flight, max_bytes, poll_ms, restart) takes a restart; `expose` and `pin` are applied on reload.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "Upstreams".
+ */
+export type Upstreams = Upstream[];
+/**
  * A duration in milliseconds.
  *
  * This interface was referenced by `SvcManifest`'s JSON-Schema
@@ -97,6 +104,7 @@ export interface SvcManifest {
    * Prompt templates callers can get.
    */
   prompts?: Prompt[];
+  upstreams?: Upstreams;
   /**
    * Quotas per principal class, counted per principal of that class across every capability: token (each static bearer token), user (each OAuth user), oauth_client (each OAuth client, all its users together). Off unless set. Counters are per process (per replica) unless shared is true.
    */
@@ -1078,6 +1086,151 @@ export interface HttpBackend {
    * Largest response body accepted, in bytes or as a string such as 512kb or 1mb; a larger one fails the call with BACKEND_FAILED.
    */
   max_bytes?: number | string;
+  auth?: OutboundAuth;
+}
+/**
+ * The credential fastsvc sends when it calls a backend: exactly one of static, client_credentials, token_exchange, upstream_login. The caller's own token is never passed on; none of these is ever logged.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "OutboundAuth".
+ */
+export interface OutboundAuth {
+  static?: OutboundStatic;
+  client_credentials?: OutboundClientCredentials;
+  token_exchange?: OutboundTokenExchange;
+  upstream_login?: OutboundUpstreamLogin;
+}
+/**
+ * A fixed secret: `bearer` (sent as Authorization: Bearer) or `header` with `value` (sent as that header). Write the secret as ${VAR} or give the *_file form; a literal is refused (SECRET_LITERAL).
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "OutboundStatic".
+ */
+export interface OutboundStatic {
+  /**
+   * A bearer token, written ${VAR}.
+   */
+  bearer?: string;
+  /**
+   * Path (relative to the manifest) of a file holding the bearer token.
+   */
+  bearer_file?: string;
+  /**
+   * The header that carries `value` (e.g. X-Api-Key).
+   */
+  header?: string;
+  /**
+   * The header's value, written ${VAR}.
+   */
+  value?: string;
+  /**
+   * Path (relative to the manifest) of a file holding the header's value.
+   */
+  value_file?: string;
+}
+/**
+ * OAuth client credentials (RFC 6749 section 4.4): fastsvc's own token for the backend, the same for every caller. Cached until shortly before it expires; concurrent calls share one token request.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "OutboundClientCredentials".
+ */
+export interface OutboundClientCredentials {
+  /**
+   * The token endpoint (https; http only on a loopback address). It comes from the manifest, never from a caller.
+   */
+  token_url: string;
+  /**
+   * This server's client id at that token endpoint.
+   */
+  client_id: string;
+  /**
+   * Its client secret, written ${VAR} (a literal is refused); or give client_secret_file.
+   */
+  client_secret?: string;
+  /**
+   * Path (relative to the manifest) of a file holding the client secret; give this or client_secret, not both.
+   */
+  client_secret_file?: string;
+  /**
+   * How the client authenticates at the token endpoint (RFC 6749 section 2.3.1).
+   */
+  auth_method?: 'client_secret_basic' | 'client_secret_post';
+  /**
+   * Scopes to ask for (the token request's scope).
+   */
+  scopes?: string[];
+  /**
+   * Resource indicator (RFC 8707) of the backend: the token's audience at most identity providers.
+   */
+  resource?: string;
+  /**
+   * audience parameter (RFC 8693 section 2.1; some providers take it for client credentials too): the logical name of the backend.
+   */
+  audience?: string;
+  /**
+   * How long one token request may take; past it the call fails with OUTBOUND_AUTH_FAILED (reason token_timeout).
+   */
+  timeout_ms?: number;
+}
+/**
+ * RFC 8693 token exchange: the caller's own token from an external issuer (external_issuers) is the subject_token, exchanged at token_url for a token for this backend (audience and/or resource). Only callers with an external issuer's token can use such a tool; not allowed on a tool that may run as a task. Exchanged tokens are cached per subject token until they (or the subject token) expire.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "OutboundTokenExchange".
+ */
+export interface OutboundTokenExchange {
+  /**
+   * The token endpoint (https; http only on a loopback address). It comes from the manifest, never from a caller.
+   */
+  token_url: string;
+  /**
+   * This server's client id at that token endpoint.
+   */
+  client_id: string;
+  /**
+   * Its client secret, written ${VAR} (a literal is refused); or give client_secret_file.
+   */
+  client_secret?: string;
+  /**
+   * Path (relative to the manifest) of a file holding the client secret; give this or client_secret, not both.
+   */
+  client_secret_file?: string;
+  /**
+   * How the client authenticates at the token endpoint (RFC 6749 section 2.3.1).
+   */
+  auth_method?: 'client_secret_basic' | 'client_secret_post';
+  /**
+   * Scopes to ask for (the token request's scope).
+   */
+  scopes?: string[];
+  /**
+   * Resource indicator (RFC 8707) of the backend: the token's audience at most identity providers.
+   */
+  resource?: string;
+  /**
+   * audience parameter (RFC 8693 section 2.1; some providers take it for client credentials too): the logical name of the backend.
+   */
+  audience?: string;
+  /**
+   * How long one token request may take; past it the call fails with OUTBOUND_AUTH_FAILED (reason token_timeout).
+   */
+  timeout_ms?: number;
+  /**
+   * requested_token_type (RFC 8693 section 3).
+   */
+  requested_token_type?: string;
+}
+/**
+ * The access token the signed-in person holds at the identity provider they signed in through (oauth.login.mode upstream), refreshed when it expires. Only callers who signed in through that provider can use such a tool.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "OutboundUpstreamLogin".
+ */
+export interface OutboundUpstreamLogin {
+  /**
+   * The provider (a name in oauth.login.upstreams) whose token the backend takes.
+   */
+  upstream: string;
 }
 /**
  * Answer by running a fixed program (never through a shell). Each argv element is templated.
@@ -1298,6 +1451,141 @@ export interface PromptMessage {
   content?: ContentBlock;
 }
 /**
+ * An MCP server fastsvc connects to and whose capabilities it serves as its own, behind its own authentication, scopes, quotas and audit. Give exactly one of `command` (a local server on stdio) or `url` (Streamable HTTP). The caller's token is never passed on.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "Upstream".
+ */
+export interface Upstream {
+  /**
+   * Identifies the upstream in logs, /readyz and metrics; unique.
+   */
+  name: string;
+  /**
+   * stdio: the program and its arguments, run without a shell in a process group of its own (ended whole at shutdown). argv[0] is a path (relative to the manifest) or a name looked up on env.PATH, else on fastsvc's own PATH.
+   *
+   * @minItems 1
+   */
+  command?: [string, ...string[]];
+  /**
+   * stdio: working directory, relative to the manifest; it must lie under the manifest's folder.
+   */
+  cwd?: string;
+  /**
+   * stdio: the child's whole environment (an allow-list: nothing else of fastsvc's environment reaches it; absent, the child gets none). Values may be ${VAR}, e.g. PATH: ${PATH}.
+   */
+  env?: {
+    [k: string]: string;
+  };
+  /**
+   * Streamable HTTP: the upstream's MCP endpoint (http or https). fastsvc speaks 2026-07-28 when the upstream offers it (server/discover), else 2025-11-25.
+   */
+  url?: string;
+  /**
+   * Streamable HTTP: headers sent on every request to the upstream (values may be ${VAR}). Never the caller's.
+   */
+  headers?: {
+    [k: string]: string;
+  };
+  expose?: UpstreamExpose;
+  /**
+   * Bound on one call (tools/call, resources/read, prompts/get), its wait for a free slot included; past it the call is cancelled upstream and fails with BACKEND_TIMEOUT.
+   */
+  timeout_ms?: number;
+  /**
+   * Bound on connecting and listing the upstream's capabilities, at start-up (which waits at most this long for it) and at each reconnect.
+   */
+  connect_timeout_ms?: number;
+  /**
+   * Calls sent to the upstream at once; a call over it waits for a free slot within its timeout_ms.
+   */
+  max_in_flight?: number;
+  /**
+   * Largest answer accepted from the upstream for one call, in bytes or as 512kb or 1mb; a larger one fails with BACKEND_FAILED (reason too_large).
+   */
+  max_bytes?: number | string;
+  /**
+   * How often the capability lists are read again when the upstream does not announce list changes (listChanged); 0: never.
+   */
+  poll_ms?: number;
+  /**
+   * Reconnecting after the upstream is lost (a stdio child that exited, an HTTP upstream that does not answer): the first wait, doubled after each failed attempt up to max_ms. Calls meanwhile fail with UPSTREAM_UNAVAILABLE.
+   */
+  restart?: {
+    /**
+     * First wait.
+     */
+    min_ms?: number;
+    /**
+     * Longest wait.
+     */
+    max_ms?: number;
+  };
+  /**
+   * Record the imported definitions in a lock file beside the manifest and serve a changed definition only once the operator accepts it (`fastsvc upstreams accept NAME`).
+   */
+  pin?: boolean;
+}
+/**
+ * Which of the upstream's tools, resources, resource templates and prompts fastsvc serves, under which names and scopes. Applied again on every reload and on every change upstream.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "UpstreamExpose".
+ */
+export interface UpstreamExpose {
+  /**
+   * Put in front of every imported tool and prompt name (e.g. `vendor.`); resource URIs are kept as the upstream gives them. The result must be a valid tool name (letters, digits, _ - and dots); a tool whose name does not fit is skipped with a warning.
+   */
+  prefix?: string;
+  /**
+   * Only these names (tool and prompt names, resource URIs or URI templates, as the upstream calls them); `*` matches any run of characters. Default: everything.
+   */
+  include?: string[];
+  /**
+   * Never these names (same matching as include), applied after include.
+   */
+  exclude?: string[];
+  /**
+   * Scopes a caller needs for every imported capability unless overrides says otherwise; each must be declared in profile.scopes. Writing [] makes them open to every authenticated caller on purpose.
+   */
+  required_scopes?: Scope[];
+  /**
+   * Per tool, by its upstream name (without the prefix).
+   */
+  overrides?: {
+    [k: string]: UpstreamOverride;
+  };
+}
+/**
+ * What fastsvc says about one imported tool, over what the upstream and expose say. The upstream's own text never changes scopes.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "UpstreamOverride".
+ */
+export interface UpstreamOverride {
+  /**
+   * Scopes a caller needs for this tool, instead of expose.required_scopes; each must be declared in profile.scopes.
+   */
+  required_scopes?: Scope[];
+  /**
+   * Whether a call runs as a task (as a tool's `task`).
+   */
+  task?: 'forbidden' | 'optional' | 'required';
+  /**
+   * Replaces the upstream's description.
+   */
+  description?: string;
+  /**
+   * Replaces the upstream's title.
+   */
+  title?: string;
+  limits?: Limit;
+  /**
+   * Bound on one call of this tool, instead of the upstream's timeout_ms.
+   */
+  timeout_ms?: number;
+}
+/**
  * The code API's server config (createApp(svc, config), serve()): a manifest's server, routes, auth, oauth and profile sections, plus where relative paths resolve and where the config came from. svc.yaml's loader builds exactly this.
  *
  * This interface was referenced by `SvcManifest`'s JSON-Schema
@@ -1314,6 +1602,7 @@ export interface SvcServerConfig {
   auth?: BearerAuthConfig;
   oauth?: OAuthConfig;
   external_issuers?: ExternalIssuers;
+  upstreams?: Upstreams;
   profile?: AuthProfile;
   /**
    * Folder that relative paths (token_file, sqlite files) resolve against. Default: the working directory.

@@ -117,6 +117,8 @@ export interface ToolDef {
   title?: string;
   description: string;
   input_schema?: JsonSchemaObject;
+  /** The JSON Schema of structuredContent, listed as outputSchema (an upstream's tool carries its own). */
+  output_schema?: JsonSchemaObject;
   output_mode?: 'scalar' | 'json';
   inline_ok?: boolean;
   required_scopes?: string[];

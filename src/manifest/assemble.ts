@@ -24,6 +24,7 @@ import type { BackendEnv, BackendFn } from '../runtime/backends/types.js';
 import type { SvcServerConfig } from '../core/config.js';
 import type { Plan } from './compile.js';
 import type { Prompt, Resource, Tool } from '../core/manifest-types.gen.js';
+import { resolveUpstream, type UpstreamSpec } from '../upstreams/spec.js';
 
 export interface Assembled {
   svc: FastSvc;
@@ -97,11 +98,11 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
       clients![i] = { ...c, client_secret: readSecret(resolve(env.manifestDir, c.client_secret_file!), file) };
     });
   }
-  const upstreams = m.oauth?.login?.upstreams?.map((u) => u);
+  const logins = m.oauth?.login?.upstreams?.map((u) => u);
   for (const [i, u] of (m.oauth?.login?.upstreams ?? []).entries()) {
     if (u.client_secret_file && io) await attempt(['oauth', 'login', 'upstreams', i, 'client_secret_file'], () => {
       const { client_secret_file: secretFile, ...rest } = u;
-      upstreams![i] = { ...rest, client_secret: readSecret(resolve(env.manifestDir, secretFile!), file) };
+      logins![i] = { ...rest, client_secret: readSecret(resolve(env.manifestDir, secretFile!), file) };
     });
   }
   const caFile = m.oauth?.client_id_metadata_documents?.ca_file;
@@ -114,6 +115,13 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
     if (secretFile && io) await attempt(['external_issuers', i, 'introspection', 'client_secret_file'], () => {
       const { client_secret_file: _, ...intro } = e.introspection!;
       issuers![i] = { ...e, introspection: { ...intro, client_secret: readSecret(resolve(env.manifestDir, secretFile), file) } };
+    });
+  }
+  // A stdio upstream's folder and program are checked (and made absolute) here, at their lines; nothing is started.
+  const upstreams = (m.upstreams ?? []).map((u) => u as UpstreamSpec);
+  for (const [i, u] of upstreams.entries()) {
+    if (io) await attempt(['upstreams', i], () => {
+      upstreams[i] = resolveUpstream(u, env.manifestDir);
     });
   }
   let server = m.server;
@@ -137,10 +145,11 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
     oauth: m.oauth && {
       ...m.oauth,
       clients,
-      ...(upstreams && { login: { ...m.oauth.login, upstreams } }),
+      ...(logins && { login: { ...m.oauth.login, upstreams: logins } }),
       ...(m.oauth.provider?.path && { provider: { ...m.oauth.provider, path: resolve(env.manifestDir, m.oauth.provider.path) } }),
     },
     external_issuers: issuers,
+    upstreams,
     profile: m.profile,
     base_dir: env.manifestDir,
     manifest_path: resolve(file),

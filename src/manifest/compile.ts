@@ -14,7 +14,8 @@ import { BACKEND_KINDS } from '../runtime/backends/registry.js';
 import { compilePattern, isPattern } from '../core/guard.js';
 import { enterpriseIssuerProblems, issuerProblem, NO_SCOPE, profileIssuerProblem, upstreamProblems } from '../auth/oauth/config-checks.js';
 import { externalIssuerProblems } from '../auth/external/config-checks.js';
-import type { SvcManifest, Tool } from '../core/manifest-types.gen.js';
+import { checkOutboundAuth } from './outbound-checks.js';
+import type { SvcManifest, Tool, Upstream } from '../core/manifest-types.gen.js';
 import { KNOWN_ROUTES } from '../core/config.js';
 
 const RESOURCE_SOURCES = ['text', 'blob', 'file', 'http', 'module'] as const;
@@ -118,6 +119,9 @@ export function compilePlan(m: SvcManifest, file: string, locate: Locate): { pla
     if (r.text !== undefined) checkNames(r.text, vars, [...path, 'text'], `resource ${r.name}`, problem);
   });
 
+  // Backend credentials (http.auth)
+  checkOutboundAuth(m, problem);
+
   // Prompts
   unique((m.prompts ?? []).map((p) => p.name), ['prompts'], 'prompt', problem);
   m.prompts?.forEach((p, i) => {
@@ -135,6 +139,10 @@ export function compilePlan(m: SvcManifest, file: string, locate: Locate): { pla
       if (text !== undefined) checkNames(text, args, [...path, 'messages', j, ...(msg.text !== undefined ? ['text'] : ['content', 'text'])], `prompt ${p.name}`, problem);
     });
   });
+
+  // Upstreams: the connection (exactly one of command and url) and the scopes fastsvc gives what it imports.
+  unique((m.upstreams ?? []).map((u) => u.name), ['upstreams'], 'upstream', problem);
+  m.upstreams?.forEach((u, i) => checkUpstream(u, ['upstreams', i], problem, checkScopes));
 
   if (problems.length) return { problems };
   const plan: Plan = { manifest: m, scopes, publicRoutes: pub, protectedRoutes: prot };
@@ -194,6 +202,21 @@ function checkTool(t: Tool, path: Path, problem: (c: ErrorCode, p: Path, m: stri
       problem('BACKEND_CONFIG', [...path, 'sqlite', 'query'], `${who}: ${(e as Error).message}`);
     }
   }
+}
+
+function checkUpstream(u: Upstream, path: Path, problem: (c: ErrorCode, p: Path, m: string) => void, checkScopes: (l: readonly string[] | undefined, p: Path, w: string) => void): void {
+  const who = `upstream ${u.name}`;
+  if ((u.command === undefined) === (u.url === undefined)) problem('UPSTREAM_CONFIG', path, `${who}: give exactly one of command (stdio) or url (Streamable HTTP)`);
+  if (u.url !== undefined && u.env !== undefined) problem('UPSTREAM_CONFIG', [...path, 'env'], `${who}: env is for a command upstream; a url upstream takes headers`);
+  if (u.command !== undefined && u.headers !== undefined) problem('UPSTREAM_CONFIG', [...path, 'headers'], `${who}: headers are for a url upstream`);
+  if (u.url !== undefined && !URL.canParse(u.url)) problem('UPSTREAM_CONFIG', [...path, 'url'], `${who}: ${JSON.stringify(u.url)} is not a URL`);
+  if (u.restart && u.restart.min_ms! > u.restart.max_ms!) problem('UPSTREAM_CONFIG', [...path, 'restart', 'min_ms'], `${who}: restart.min_ms is above restart.max_ms`);
+  const e = u.expose;
+  checkScopes(e?.required_scopes, [...path, 'expose', 'required_scopes'], who);
+  for (const [name, o] of Object.entries(e?.overrides ?? {})) checkScopes(o.required_scopes, [...path, 'expose', 'overrides', name, 'required_scopes'], `${who} tool ${name}`);
+  // An imported schema is not known offline, so nothing can vouch for a placeholder's argument.
+  const lists: [readonly string[] | undefined, Path][] = [[e?.required_scopes, [...path, 'expose', 'required_scopes']], ...Object.entries(e?.overrides ?? {}).map(([n, o]) => [o.required_scopes, [...path, 'expose', 'overrides', n, 'required_scopes']] as [readonly string[] | undefined, Path])];
+  for (const [list, at] of lists) placeholders(list).forEach(([arg, k]) => problem('SCOPE_ARG_UNSAFE', [...at, k], `${who}: scope placeholder {{${arg}}} names an argument of an imported schema, which fastsvc cannot check offline; use fixed scopes`));
 }
 
 function checkOAuth(m: SvcManifest, problem: (c: ErrorCode, p: Path, msg: string) => void, checkScopes: (l: readonly string[] | undefined, p: Path, w: string) => void, scopes: readonly string[]): void {

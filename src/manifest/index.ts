@@ -3,12 +3,14 @@
 // then runs checkIO unless --no-io);
 // loadManifest() returns the code API's own objects or throws ManifestError
 // carrying every problem as FILE:LINE:COL: CODE: message. ${VAR}s come from the
-// `env` the caller passes (src/cli.ts passes process.env; nothing here reads it).
+// `env` the caller passes (src/cli.ts passes process.env; nothing here reads it). A secret of a
+// backend credential written in clear is refused (secret-refs.ts).
 
 import { ManifestError, type SvcError } from '../errors.js';
 import { readSource, type SourceOptions } from './load.js';
 import { validateManifest } from './validate.js';
 import { compilePlan, type Plan } from './compile.js';
+import { literalSecretProblems } from './secret-refs.js';
 import { assemble, type Assembled } from './assemble.js';
 
 export interface Checked {
@@ -28,7 +30,9 @@ export function checkManifest(file: string, env: NodeJS.ProcessEnv, opts: Source
   const v = validateManifest(src);
   if (!v.manifest) return { ...base, problems: v.problems };
   const c = compilePlan(v.manifest, file, src.locate);
-  return { ...base, plan: c.plan, problems: c.problems };
+  // Needs the source text, which compile (given only the value) does not see.
+  const literal = literalSecretProblems(v.manifest, src);
+  return literal.length ? { ...base, problems: [...c.problems, ...literal] } : { ...base, plan: c.plan, problems: c.problems };
 }
 
 export interface Loaded extends Assembled {

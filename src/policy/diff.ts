@@ -65,6 +65,9 @@ export function restartRequired(running: ResolvedConfig, next: ResolvedConfig): 
   if (stable(running.audit) !== stable(next.audit)) out.push('audit');
   const connections = (c: ResolvedConfig) => c.external_issuers.map(({ limits: _, ...e }) => e);
   if (stable(connections(running)) !== stable(connections(next))) out.push('external_issuers');
+  // An upstream's connection is the start-up one; its expose rules and pin apply live.
+  const links = (c: ResolvedConfig) => (c.upstreams ?? []).map(({ expose: _e, pin: _p, ...u }) => u);
+  if (stable(links(running)) !== stable(links(next))) out.push('upstreams');
   const tokensFixed = (running.oauth?.enabled && next.oauth?.enabled) || (running.external_issuers.length > 0 && next.external_issuers.length > 0);
   const sections = tokensFixed ? ['server', 'routes', 'oauth', 'profile'] as const : ['server', 'routes', 'oauth'] as const;
   for (const section of sections) {

@@ -17,11 +17,15 @@
 // Access tokens (auth/access-verifier.ts) come from the built-in OAuth server and the
 // external issuers (external_issuers), and whenever either exists the protected-resource
 // metadata (RFC 9728) is served, listing every issuer whose tokens are accepted.
+// Upstream MCP servers (config.upstreams) are connected before anything else is built — start-up
+// waits for each at most its connect_timeout_ms, and /readyz answers 503 meanwhile — so the first
+// catalog holds what they serve; their later changes reach the store through gateway.ts's swap, and
+// close() ends them (stdio children included).
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import express, { type Application, type NextFunction, type Request, type Response } from 'express';
 import expressWs from 'express-ws';
-import { buildCatalog } from '../core/catalog.js';
+import { buildCatalog, type Catalog } from '../core/catalog.js';
 import type { FastSvc } from '../core/fast-svc.js';
 import { resolveConfig, profileScopes, type ResolvedConfig, type SvcServerConfig } from '../core/config.js';
 import { SvcError } from '../errors.js';
@@ -55,6 +59,9 @@ import { Observer } from '../observe/observer.js';
 import { createAudit } from '../observe/audit.js';
 import { Metrics } from '../observe/metrics.js';
 import { packageVersion } from '../util/package-root.js';
+import { UpstreamSet } from '../upstreams/upstream-set.js';
+import { resolveUpstream, type UpstreamSpec } from '../upstreams/spec.js';
+import { GatewayCatalog } from './gateway.js';
 
 export const VERSION: string = packageVersion();
 
@@ -78,6 +85,11 @@ export interface AppHandle {
   logger: Logger;
   /** The public base URL (config.base_url, or the listening address). */
   baseUrl(): string;
+  /**
+   * The catalog a generation serves: its FastSvc, plus what the running upstreams import under its `upstreams`
+   * entries' expose rules (matched by name; the connections themselves are the start-up ones). The reloader builds with it.
+   */
+  catalogFor(svc: FastSvc, upstreams: readonly UpstreamSpec[], hash: string | undefined): Catalog;
   /** End long-lived streams (MCP GET streams, WebSockets) so a drain waits only for real requests. */
   closeStreams(): void;
   close(): Promise<void>;
@@ -96,8 +108,26 @@ export interface CreateAppOptions {
 export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: CreateAppOptions = {}): Promise<AppHandle> {
   const log = opts.logger ?? rootLogger;
   const cfg = resolveConfig(config);
+  // Upstreams first (start-up waits for each at most its connect_timeout_ms): the first catalog holds what they serve.
+  const specs = cfg.upstreams as UpstreamSpec[];
+  const upstreams = specs.length ? new UpstreamSet(specs.map((u) => resolveUpstream(u, cfg.base_dir)), log) : undefined;
+  try {
+    await upstreams?.start();
+    return await assembleApp(svc, cfg, opts, log, upstreams);
+  } catch (e) {
+    await upstreams?.close();
+    throw e;
+  }
+}
+
+async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOptions, log: Logger, upstreams: UpstreamSet | undefined): Promise<AppHandle> {
   const tokens = cfg.auth ? TokenTable.build(cfg.auth, profileScopes(cfg.profile), log, undefined, opts.generatedToken) : undefined;
-  const store = new PolicyStore({ catalog: buildCatalog(svc, { hash: cfg.config_hash, listPageSize: cfg.server.list_page_size }), profile: cfg.profile, tokens }, log);
+  const gateway = upstreams && new GatewayCatalog(upstreams, log, cfg.server.list_page_size);
+  const catalogFor = (s: FastSvc, ups: readonly UpstreamSpec[], hash: string | undefined): Catalog => gateway
+    ? gateway.build(s, ups, hash)
+    : buildCatalog(s, { hash, listPageSize: cfg.server.list_page_size });
+  const store = new PolicyStore({ catalog: catalogFor(svc, cfg.upstreams as UpstreamSpec[], cfg.config_hash), profile: cfg.profile, tokens }, log);
+  const detachGateway = gateway?.attach(store);
   const unwatchTokens = watchTokenFiles(store, log);
   const isPublic = (r: string) => cfg.routes.public.includes(r);
   const isProtected = (r: string) => cfg.routes.protected.includes(r);
@@ -173,6 +203,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
     version: VERSION,
     storeReachable: oauth && (() => oauth.reachable()),
     runningTasks: () => tasks.counts().running,
+    ...(upstreams && { upstreams: () => upstreams.status() }),
   });
   for (const [route, handler] of Object.entries(handlers)) {
     if (isPublic(route) || isProtected(route)) app.get(route, guard(route), handler);
@@ -219,7 +250,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
 
   status.ready = true;
   return {
-    app, handler, runtime, store, gate, observer, sessions, tasks, config: cfg, status, logger: log, baseUrl,
+    app, handler, runtime, store, gate, observer, sessions, tasks, config: cfg, status, logger: log, baseUrl, catalogFor,
     closeStreams() {
       sessions.endChannels('mcp');
       mcp?.closeStreams();
@@ -228,6 +259,8 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
     async close() {
       sessions.close();
       tasks.close();
+      detachGateway?.();
+      await upstreams?.close();
       unwatchTokens();
       await oauth?.close();
       observer.close();

@@ -23,6 +23,8 @@
 //   restart_required as an audit event, and every result (unchanged too) as a count.
 
 import { buildCatalog, type Catalog } from '../core/catalog.js';
+import type { FastSvc } from '../core/fast-svc.js';
+import type { UpstreamSpec } from '../upstreams/spec.js';
 import { profileScopes, resolveConfig, type ResolvedConfig } from '../core/config.js';
 import { ManifestError, SvcError } from '../errors.js';
 import { TokenTable } from '../auth/bearer.js';
@@ -77,6 +79,8 @@ export interface ReloaderOptions {
   graceMs?: number;
   /** Audit log and metrics (the app's: served.handle.observer). */
   observer?: Observer;
+  /** How a generation's catalog is built (the app's: served.handle.catalogFor, which adds what upstreams import); default buildCatalog. */
+  catalogFor?: (svc: FastSvc, upstreams: readonly UpstreamSpec[], hash: string) => Catalog;
 }
 
 export function createReloader(o: ReloaderOptions): Reloader {
@@ -138,7 +142,9 @@ export function createReloader(o: ReloaderOptions): Reloader {
     try {
       config = resolveConfig(next.config);
       // server.list_page_size, like every server.* field, takes a restart: keep the running one.
-      catalog = buildCatalog(next.svc, { hash: next.hash, listPageSize: store.current().catalog.listPageSize });
+      catalog = o.catalogFor
+        ? o.catalogFor(next.svc, (config.upstreams ?? []) as UpstreamSpec[], next.hash)
+        : buildCatalog(next.svc, { hash: next.hash, listPageSize: store.current().catalog.listPageSize });
     } catch (e) {
       next.dispose();
       return failed(reason, at, t0, checked.hash, e instanceof ManifestError ? e.problems : [asSvcError(e, file)]);

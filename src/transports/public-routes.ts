@@ -4,7 +4,9 @@
 // only which auth mode is on); base_url is the configured one,
 // else what a trusted proxy reports (server.trust_proxy), else the listening address,
 // while the OAuth issuer never follows the request; /readyz is 503 until the
-// server is ready, while it drains and while a shared OAuth store is unreachable; / and /docs are escaped, script-free HTML.
+// server is ready, while it drains and while a shared OAuth store is unreachable; it lists each upstream MCP
+// server's state, and an upstream that is down does not make the server unready (its calls answer
+// UPSTREAM_UNAVAILABLE; the rest serves); / and /docs are escaped, script-free HTML.
 // The root page says in two lines how an MCP client connects; each tool on /docs
 // has a curl command that runs as pasted (with $TOKEN set), its body an example
 // built from the input schema and checked against the tool's own validator.
@@ -19,6 +21,7 @@ import { curlForTool } from '../http/curl-snippet.js';
 import { sendJson } from '../http/raw.js';
 import { exampleInput } from '../http/example-input.js';
 import { inputProblems, summarize } from '../policy/input-errors.js';
+import type { UpstreamStatus } from '../upstreams/upstream-set.js';
 
 /** What the server reports about reloads (/readyz, /metadata): written only by the reloader. */
 export interface ReloadStatus {
@@ -47,6 +50,8 @@ export interface PublicDeps {
   storeReachable?: () => boolean;
   /** Tasks running now (/metadata and /readyz report it). */
   runningTasks: () => number;
+  /** Each upstream MCP server's state (/readyz reports it); absent without upstreams. */
+  upstreams?: () => Record<string, UpstreamStatus>;
 }
 
 export function metadata(d: PublicDeps, req: Request, snap: PolicySnapshot = d.policy()) {
@@ -92,6 +97,7 @@ export const publicHandlers = (d: PublicDeps) => ({
       last_reload: d.status.last_reload ?? null,
       restart_required: d.status.restart_required ?? [],
       tasks: { running: d.runningTasks() },
+      ...(d.upstreams && { upstreams: d.upstreams() }),
     });
   },
   '/metadata': (req: Request, res: Response) => {

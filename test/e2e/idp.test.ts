@@ -3,7 +3,8 @@
 // JWT access tokens that verify against its JWKS with the RFC 9068 claims; opaque tokens that
 // introspect active with their claims, and inactive once revoked; code + PKCE through its
 // sign-in page yielding an ID token with the account's claims; a key rotation that keeps old
-// tokens verifying while new ones carry a new kid; the faults and admin calls tests rely on;
+// tokens verifying while new ones carry a new kid; RFC 8693 token exchange (another audience, the
+// same subject, act naming the client); the faults and admin calls tests rely on;
 // and the sign-in page working in headless Chromium (the redirect back to the client included).
 
 import assert from 'node:assert/strict';
@@ -206,6 +207,28 @@ describe('the corporate IdP', function () {
     assert.equal(payload.client_id, client.client_id);
     assert.equal(payload.sub, 'acme-1002');
     assert.equal(payload.scope, 'notes.write');
+  });
+
+  it('exchanges an access token for one of another audience (RFC 8693): same subject, act names the client; refuses a made-up subject token and a client not allowed the grant', async () => {
+    const BACKEND = 'http://127.0.0.1:7/api';
+    const insecure = { [oauth.allowInsecureRequests]: true } as const;
+    const user = await idp.userToken({ username: 'ada@acme.example', resource: API, scope: 'openid notes.read' });
+    const exchange = (clientId: string, subject: string) => oauth.genericTokenEndpointRequest(idp.metadata, { client_id: clientId }, oauth.ClientSecretBasic(idp.clients[clientId]!.client_secret!),
+      'urn:ietf:params:oauth:grant-type:token-exchange',
+      { subject_token: subject, subject_token_type: 'urn:ietf:params:oauth:token-type:access_token', resource: BACKEND, scope: 'api.read' }, insecure);
+    const t = secretTokens(await oauth.processGenericTokenEndpointResponse(idp.metadata, { client_id: 'fastsvc-gateway' }, await exchange('fastsvc-gateway', user.access_token)));
+    assert.equal(t.issued_token_type, 'urn:ietf:params:oauth:token-type:access_token');
+    const { payload } = await verify(idp, t.access_token, BACKEND);
+    assert.equal(payload.sub, 'acme-1001');
+    assert.equal(payload.client_id, 'fastsvc-gateway');
+    assert.deepEqual(payload.act, { sub: 'fastsvc-gateway' });
+    assert.equal(payload.scope, 'api.read');
+    const madeUp = await exchange('fastsvc-gateway', 'not-a-token-of-this-idp');
+    assert.equal(madeUp.status, 400);
+    assert.equal(((await madeUp.json()) as Record<string, unknown>).error, 'invalid_grant');
+    const notAllowed = await exchange('build-bot', user.access_token);
+    assert.equal(notAllowed.status, 400);
+    assert.equal(((await notAllowed.json()) as Record<string, unknown>).error, 'invalid_request', 'oidc-provider: the grant type is not allowed for this client');
   });
 
   it('registers resources: their format applies by default and only their scopes are granted', async () => {

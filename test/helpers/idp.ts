@@ -16,7 +16,8 @@
 //   idp.issuer, idp.url (origin), idp.metadata (discovery), idp.password, idp.accounts,
 //   idp.clients: client_id → { client_id, client_secret?, redirect_uris } — fastsvc-login
 //     (confidential web app for upstream login), fastsvc-rs (introspection), build-bot
-//     (client_credentials), mcp-cli (public native, code + PKCE, any loopback port).
+//     (client_credentials), fastsvc-gateway (client_credentials and RFC 8693 token exchange:
+//     fastsvc's outbound credentials), mcp-cli (public native, code + PKCE, any loopback port).
 //   clientCredentialsToken({ scope?, resource?, format?: 'jwt' | 'opaque', clientId? = 'build-bot' })
 //   userToken({ username, scope? = 'openid email profile', resource?, format?, clientId? = 'mcp-cli' })
 //     → the token response plus idTokenClaims (code + PKCE through the sign-in page).

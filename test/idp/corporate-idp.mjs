@@ -82,7 +82,7 @@ const issuer = `${origin}${config.issuer_path}`;
 let provider;
 let callback;
 function rebuild(clients = config.clients) {
-  const next = buildProvider({ issuer, config: { ...config, clients }, keys, store, cookieKeys, resources, seen });
+  const next = buildProvider({ issuer, config: { ...config, clients }, keys, store, cookieKeys, resources, seen, log });
   next.on('server_error', (_ctx, err) => log({ event: 'server_error', error: err.message }));
   next.on('grant.error', (_ctx, err) => log({ event: 'grant.error', error: err.error, detail: err.error_detail }));
   provider = next;

@@ -65,6 +65,16 @@ export const DEFAULT_CLIENTS = [
     token_endpoint_auth_method: 'client_secret_basic',
   },
   {
+    // A gateway calling backends (fastsvc's outbound credentials): its own token by client_credentials,
+    // and a caller's token exchanged for one of the backend's audience (RFC 8693, token-exchange.mjs).
+    client_id: 'fastsvc-gateway',
+    client_name: 'fastsvc gateway',
+    redirect_uris: [],
+    grant_types: ['client_credentials', 'urn:ietf:params:oauth:grant-type:token-exchange'],
+    response_types: [],
+    token_endpoint_auth_method: 'client_secret_basic',
+  },
+  {
     // A public native client (an MCP client, a CLI): code + PKCE, any loopback port (RFC 8252).
     client_id: 'mcp-cli',
     client_name: 'Acme MCP CLI',

@@ -12,11 +12,12 @@
 // - a registered resource grants only its `scopes`; any other resource grants every scope
 //   asked for (the IdP does not know fastsvc's scopes), OIDC scopes excepted;
 // - /oauth2/introspect (RFC 7662) answers confidential clients about any opaque token;
-//   /oauth2/revoke (RFC 7009); client_credentials; refresh tokens for every client allowed the
+//   /oauth2/revoke (RFC 7009); client_credentials; RFC 8693 token exchange (token-exchange.mjs); refresh tokens for every client allowed the
 //   grant (rotated for public clients); dynamic registration open (RFC 7591), where a
 //   registered `scope` is not kept as a restriction; PKCE S256 required for public clients.
 
 import Provider, { errors } from 'oidc-provider';
+import { registerTokenExchange, TOKEN_EXCHANGE } from './token-exchange.mjs';
 
 export const ROUTES = {
   authorization: '/oauth2/authorize',
@@ -37,7 +38,7 @@ const esc = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 /**
  * A Provider for the state given. d: { issuer, config, keys, store, cookieKeys, resources (Map
- * indicator → {format, scopes, ttl}), seen (Map indicator → Set of scopes asked for) }.
+ * indicator → {format, scopes, ttl}), seen (Map indicator → Set of scopes asked for), log }.
  */
 export function buildProvider(d) {
   const { config, keys } = d;
@@ -45,6 +46,32 @@ export function buildProvider(d) {
 
   /** API scopes asked for in this request (OIDC ones excepted). */
   const asked = (ctx) => String(ctx.oidc?.params?.scope ?? '').split(' ').filter((s) => s && !OIDC.has(s));
+
+  /** A resource indicator's server info: its registered scopes (else every API scope asked for so far), format and lifetime. */
+  const serverInfo = async (ctx, indicator) => {
+    const registered = d.resources.get(indicator);
+    let scope;
+    if (registered?.scopes) {
+      scope = registered.scopes.join(' ');
+    } else {
+      const seen = d.seen.get(indicator) ?? new Set();
+      for (const s of asked(ctx)) seen.add(s);
+      d.seen.set(indicator, seen);
+      scope = [...seen].join(' ');
+    }
+    const wanted = ctx.oidc?.body?.token_format;
+    if (wanted !== undefined && wanted !== 'jwt' && wanted !== 'opaque') {
+      throw new errors.InvalidRequest('token_format must be jwt or opaque');
+    }
+    const format = wanted ?? registered?.format ?? config.default_format;
+    return {
+      scope,
+      audience: indicator,
+      accessTokenTTL: registered?.ttl ?? config.access_token_ttl,
+      accessTokenFormat: format,
+      ...(format === 'jwt' && { jwt: { sign: { alg: keys.alg } } }),
+    };
+  };
 
   const provider = new Provider(d.issuer, {
     adapter: d.store.adapter,
@@ -91,10 +118,12 @@ export function buildProvider(d) {
     },
     // User tokens carry who the person is; a machine token's subject is its client (in the
     // JWT by RFC 9068, and in an opaque token's introspection answer alike).
+    // An exchanged token (RFC 8693) names the client that acted for the subject (act, section 4.1).
     extraTokenClaims: async (_ctx, token) => {
       if (!token.accountId) return token.kind === 'ClientCredentials' ? { sub: token.clientId } : undefined;
+      const act = token.gty === TOKEN_EXCHANGE ? { act: { sub: token.clientId } } : undefined;
       const a = account(token.accountId);
-      return a ? { email: a.email, groups: a.groups ?? [], org_id: a.org_id } : undefined;
+      return a ? { ...act, email: a.email, groups: a.groups ?? [], org_id: a.org_id } : act;
     },
     features: {
       devInteractions: { enabled: false },
@@ -111,30 +140,7 @@ export function buildProvider(d) {
         enabled: true,
         defaultResource: async (_ctx, _client, oneOf) => oneOf ?? config.default_resource,
         useGrantedResource: async () => true,
-        getResourceServerInfo: async (ctx, indicator) => {
-          const registered = d.resources.get(indicator);
-          let scope;
-          if (registered?.scopes) {
-            scope = registered.scopes.join(' ');
-          } else {
-            const seen = d.seen.get(indicator) ?? new Set();
-            for (const s of asked(ctx)) seen.add(s);
-            d.seen.set(indicator, seen);
-            scope = [...seen].join(' ');
-          }
-          const wanted = ctx.oidc?.body?.token_format;
-          if (wanted !== undefined && wanted !== 'jwt' && wanted !== 'opaque') {
-            throw new errors.InvalidRequest('token_format must be jwt or opaque');
-          }
-          const format = wanted ?? registered?.format ?? config.default_format;
-          return {
-            scope,
-            audience: indicator,
-            accessTokenTTL: registered?.ttl ?? config.access_token_ttl,
-            accessTokenFormat: format,
-            ...(format === 'jwt' && { jwt: { sign: { alg: keys.alg } } }),
-          };
-        },
+        getResourceServerInfo: (ctx, indicator) => serverInfo(ctx, indicator),
       },
     },
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
@@ -155,5 +161,6 @@ export function buildProvider(d) {
       ctx.body = `<!doctype html><title>Acme sign-in error</title><h1>Sign-in failed</h1><p id="error">${esc(out.error)}: ${esc(out.error_description ?? '')}</p>`;
     },
   });
+  registerTokenExchange(provider, { issuer: d.issuer, keys, serverInfo, log: d.log });
   return provider;
 }

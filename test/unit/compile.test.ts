@@ -38,6 +38,15 @@ const CASES: Record<string, { why: string; problems: Expect[] }> = {
       { code: 'EXTERNAL_ISSUER_CONFIG', line: 16, col: 27 }, { code: 'EXTERNAL_ISSUER_CONFIG', line: 17, col: 13 }, { code: 'SCOPE_UNDECLARED', line: 19, col: 26 },
     ],
   },
+  'outbound-auth.yaml': {
+    why: 'http.auth: secrets written in clear (bare and quoted), a client secret given twice, an http token_url off loopback, a token_exchange naming no backend, without external_issuers, on a tool that may run as a task, an upstream_login of a provider nobody configured',
+    problems: [
+      { code: 'SECRET_LITERAL', line: 11, col: 33 }, { code: 'OUTBOUND_AUTH_CONFIG', line: 18, col: 22 }, { code: 'OUTBOUND_AUTH_CONFIG', line: 21, col: 31 },
+      { code: 'OUTBOUND_AUTH_CONFIG', line: 29, col: 11 }, { code: 'OUTBOUND_AUTH_CONFIG', line: 29, col: 11 }, { code: 'OUTBOUND_AUTH_CONFIG', line: 29, col: 11 },
+      { code: 'OUTBOUND_AUTH_CONFIG', line: 36, col: 43 },
+      { code: 'SECRET_LITERAL', line: 44, col: 18 },
+    ],
+  },
   'input-schema-bad-type.yaml': { why: 'input_schema with type: objekt', problems: [{ code: 'INPUT_SCHEMA_INVALID', line: 8, col: 7 }] },
   'input-schema-unknown-keyword.yaml': { why: 'input_schema with an unknown keyword', problems: [{ code: 'INPUT_SCHEMA_INVALID', line: 8, col: 7 }] },
   'tenant-scope-unsafe.yaml': {

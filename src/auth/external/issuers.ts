@@ -13,6 +13,8 @@
 // token is re-introspected by isActive() once its answer is older than cache_ttl (so an open
 // /ws socket sees a revocation within that lag); a JWT principal stays active until its exp.
 // The section is checked as `svc validate` checks it (config-checks.ts) before anything runs.
+// Every principal it vouches for has its token recorded beside it (caller-credentials.ts), the
+// subject_token a backend's token exchange (auth/outbound/) needs.
 
 import { decodeJwt, decodeProtectedHeader, type ProtectedHeaderParameters } from 'jose';
 import type { Logger } from 'pino';
@@ -23,6 +25,7 @@ import { externalIssuerProblems } from './config-checks.js';
 import { Issuer } from './issuer.js';
 import { credentialIdOf } from './claims-map.js';
 import { rejected, unavailable } from './rejection.js';
+import { keepCallerCredential } from '../caller-credentials.js';
 
 const MAX_CACHED = 10_000;
 const JWS_COMPACT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
@@ -115,6 +118,7 @@ export class ExternalIssuers {
     const changes = this.#keyChanges.get(shape.iss);
     const r = await issuer.verifyJwt(token, shape.header);
     if (r instanceof SvcError) return r;
+    keepCallerCredential(r, { subjectToken: token });
     if (this.#keyChanges.get(shape.iss) === changes) this.#remember(token, r, (r.expiresAt ?? 0) * 1000);
     return r;
   }
@@ -145,6 +149,7 @@ export class ExternalIssuers {
       return false;
     }
     if (r === 'inactive' || r.principal.sub !== p.sub) return false;
+    keepCallerCredential(r.principal, { subjectToken: asked.token });
     this.#remember(asked.token, r.principal, r.until);
     this.#asked.set(r.principal, asked);
     return true;
@@ -161,6 +166,7 @@ export class ExternalIssuers {
         continue;
       }
       this.#asked.set(r.principal, { token, issuer });
+      keepCallerCredential(r.principal, { subjectToken: token });
       this.#remember(token, r.principal, r.until);
       return r.principal;
     }

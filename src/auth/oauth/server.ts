@@ -17,7 +17,9 @@
 // `dpop` verifier. With login.mode upstream (upstream/), people sign in at identity providers:
 // their tokens name the provider, are honoured only while it is configured, and the grant's
 // sealed provider tokens go when the grant goes; upstreamTokens() hands the person's provider
-// access token (refreshed when due) to code of this server, never to a client. Token issuance,
+// access token (refreshed when due) to code of this server, never to a client — also to a
+// backend called on the person's behalf, through the principal's caller credential
+// (caller-credentials.ts, auth/outbound/). Token issuance,
 // refresh, revocation, registration, refused grants and rate-limit refusals
 // are reported to the Observer (audit events and metrics; grant ids only as a hash).
 
@@ -54,6 +56,7 @@ import { hashId } from '../../observe/audit.js';
 import { scopeOf, type RequestScope } from '../../core/request-scope.js';
 import type { UpstreamTokens } from './upstream/client.js';
 import type { UpstreamLogin } from './upstream/upstream-login.js';
+import { keepCallerCredential } from '../caller-credentials.js';
 
 export interface OAuthRateLimits {
   token: BucketLimits;
@@ -268,6 +271,8 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
       ...(idp && { idp }),
       ...(via && { upstream: via }),
     });
+    const grantId = at.grantId;
+    if (via && upstream) keepCallerCredential(principal, { upstream: { name: via, accessToken: async () => (await upstream.tokens(grantId)).access_token } });
     verified.set(token, principal, epoch);
     return principal;
   };

@@ -19,9 +19,10 @@ export function execBackend(spec: ExecSpec, env: BackendEnv): BackendFn {
   if (!Array.isArray(spec.argv) || spec.argv.length === 0 || !spec.argv.every((a) => typeof a === 'string')) {
     throw configError(KIND, 'argv must be a non-empty array of strings');
   }
-  const cwd = resolveCwd(env.manifestDir, spec.cwd);
+  const fail = (message: string, field?: string) => configError(KIND, message, field);
+  const cwd = resolveCwd(env.manifestDir, spec.cwd, fail);
   const childEnv = pickEnv(spec.env);
-  const program = resolveProgram(spec.argv[0]!, env.manifestDir, childEnv.PATH);
+  const program = resolveProgram(spec.argv[0]!, env.manifestDir, childEnv.PATH, fail, 'argv/0');
   const args = spec.argv.slice(1).map((a) => compileTemplate(a));
   const timeoutMs = positiveInt(KIND, 'timeout_ms', spec.timeout_ms);
   const maxBytes = byteLimit(KIND, spec.max_bytes);
@@ -96,17 +97,18 @@ export function execBackend(spec: ExecSpec, env: BackendEnv): BackendFn {
   };
 }
 
-function resolveCwd(manifestDir: string, cwd: string): string {
-  if (typeof cwd !== 'string' || cwd.includes('\0')) throw configError(KIND, 'cwd must be a string');
+/** A program's folder: `cwd` resolved against the manifest folder, which it must not leave. `fail` makes the error (its field: `cwd`). */
+export function resolveCwd(manifestDir: string, cwd: string, fail: (message: string, field?: string) => SvcError): string {
+  if (typeof cwd !== 'string' || cwd.includes('\0')) throw fail('cwd must be a string');
   const base = realpathSync(manifestDir);
   let real: string;
   try {
     real = realpathSync(path.resolve(base, cwd));
   } catch {
-    throw configError(KIND, `cwd ${JSON.stringify(cwd)} does not exist`, 'cwd');
+    throw fail(`cwd ${JSON.stringify(cwd)} does not exist`, 'cwd');
   }
-  if (real !== base && !real.startsWith(base + path.sep)) throw configError(KIND, `cwd ${JSON.stringify(cwd)} leaves the manifest folder`, 'cwd');
-  if (!statSync(real).isDirectory()) throw configError(KIND, `cwd ${JSON.stringify(cwd)} is not a directory`, 'cwd');
+  if (real !== base && !real.startsWith(base + path.sep)) throw fail(`cwd ${JSON.stringify(cwd)} leaves the manifest folder`, 'cwd');
+  if (!statSync(real).isDirectory()) throw fail(`cwd ${JSON.stringify(cwd)} is not a directory`, 'cwd');
   return real;
 }
 
@@ -121,10 +123,10 @@ function pickEnv(names: readonly string[]): Record<string, string> {
   return out;
 }
 
-/** argv[0]: a path (resolved against the manifest folder) or a bare name looked up on the child's PATH. */
-function resolveProgram(prog: string, manifestDir: string, pathVar: string | undefined): string {
+/** argv[0]: a path (resolved against the manifest folder) or a bare name looked up on `pathVar`; `fail` makes the error at `field`. */
+export function resolveProgram(prog: string, manifestDir: string, pathVar: string | undefined, fail: (message: string, field?: string) => SvcError, field: string): string {
   if (prog === '' || prog.includes('\0') || prog.includes('{{')) {
-    throw configError(KIND, `argv[0] must be a plain program name or path, got ${JSON.stringify(prog)}`, 'argv/0');
+    throw fail(`argv[0] must be a plain program name or path, got ${JSON.stringify(prog)}`, field);
   }
   const candidates = prog.includes('/')
     ? [path.resolve(manifestDir, prog)]
@@ -137,5 +139,5 @@ function resolveProgram(prog: string, manifestDir: string, pathVar: string | und
       // not this one
     }
   }
-  throw configError(KIND, `program ${JSON.stringify(prog)} not found or not executable` + (prog.includes('/') ? '' : ' on the allowed PATH'), 'argv/0');
+  throw fail(`program ${JSON.stringify(prog)} not found or not executable` + (prog.includes('/') ? '' : ' on the allowed PATH'), field);
 }

@@ -3,13 +3,18 @@
 // CR/LF; the response is capped at max_bytes while streaming; redirects are
 // followed (≤ 5) only within the same origin; non-2xx → BACKEND_FAILED {status, body};
 // the active trace context is sent on as `traceparent`/`tracestate` (W3C) when an
-// OpenTelemetry SDK is registered, unless the manifest sets that header itself.
+// OpenTelemetry SDK is registered, unless the manifest sets that header itself. With `auth`, the
+// backend's own credential (auth/outbound/) is set on every request — never the caller's token —
+// and the URL's scheme, host and port are fixed in the manifest (no argument can send the
+// credential elsewhere; redirects stay on that origin); the header it sets may not also be
+// among `headers`.
 
 import { context, propagation } from '@opentelemetry/api';
 import { SvcError } from '../../errors.js';
+import { createOutboundCredential, type OutboundCredential } from '../../auth/outbound/index.js';
 import type { CallContext } from '../../core/types.js';
 import { compileTemplate, lookup, type Template } from '../template.js';
-import { byteLimit, configError, deadline, head, positiveInt } from './common.js';
+import { abortedError, byteLimit, configError, deadline, head, positiveInt } from './common.js';
 import { type BackendEnv, type BackendFn, type HttpSpec } from './types.js';
 
 const KIND = 'http';
@@ -29,7 +34,7 @@ export interface HttpOptions {
   bytes?: boolean;
 }
 
-export function httpBackend(spec: HttpSpec, _env: BackendEnv, opts: HttpOptions = {}): BackendFn {
+export function httpBackend(spec: HttpSpec, env: BackendEnv, opts: HttpOptions = {}): BackendFn {
   const method = spec.method;
   if (!METHODS.has(method)) throw configError(KIND, `unknown method ${JSON.stringify(method)}`);
   const timeoutMs = positiveInt(KIND, 'timeout_ms', spec.timeout_ms);
@@ -41,6 +46,7 @@ export function httpBackend(spec: HttpSpec, _env: BackendEnv, opts: HttpOptions 
   const body = spec.body === undefined ? undefined : compileBody(spec.body);
   if (body && (method === 'GET' || method === 'DELETE')) throw configError(KIND, `${method} requests take no body`);
   const hasContentType = Object.keys(spec.headers).some((k) => k.toLowerCase() === 'content-type');
+  const credential = spec.auth && credentialOf(spec, env);
 
   return async (input, ctx) => {
     const target = renderUrl(url, input);
@@ -50,6 +56,12 @@ export function httpBackend(spec: HttpSpec, _env: BackendEnv, opts: HttpOptions 
       if (BAD_HEADER_VALUE.test(value)) {
         throw new SvcError('INVALID_INPUT', `header ${name} would contain a line break, a control or a non-Latin-1 character`, { data: { header: name } });
       }
+      reqHeaders.set(name, value);
+    }
+    if (credential) {
+      const [name, value] = await credential.header(ctx.principal, ctx.signal).catch((e: unknown) => {
+        throw ctx.signal.aborted ? abortedError(KIND) : e;
+      });
       reqHeaders.set(name, value);
     }
     if (!reqHeaders.has('traceparent')) propagation.inject(context.active(), reqHeaders, HEADER_SETTER);
@@ -162,6 +174,16 @@ function checkUrl(raw: string, err: (msg: string) => SvcError): URL {
   const path = /^[a-z][a-z0-9+.-]*:\/\/[^/?#\\]*([^?#]*)/i.exec(raw)?.[1] ?? '';
   if (path.split(/[/\\]/).some((s) => /^(?:\.|%2e){1,2}$/i.test(s))) throw err('"." and ".." path segments are refused');
   return u;
+}
+
+/** The backend's credential; its URL's origin must be fixed, and its header not set twice. */
+function credentialOf(spec: HttpSpec, env: BackendEnv): OutboundCredential {
+  if (/\{\{/.test(/^[^:]*:\/\/[^/?#]*/.exec(spec.url)?.[0] ?? spec.url)) {
+    throw configError(KIND, 'with auth, the url\'s scheme, host and port must be written out: an argument may not choose where the credential goes', 'url');
+  }
+  const sets = (spec.auth!.static?.header ?? 'authorization').toLowerCase();
+  if (Object.keys(spec.headers).some((k) => k.toLowerCase() === sets)) throw configError(KIND, `auth sets the ${sets} header: leave it out of headers`, 'headers');
+  return createOutboundCredential(spec.auth!, { baseDir: env.manifestDir });
 }
 
 function compileHeaders(spec: Record<string, string>): [string, Template][] {

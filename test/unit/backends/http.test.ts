@@ -235,6 +235,53 @@ describe('http backend', () => {
     });
   });
 
+  describe('auth (the backend\'s own credential)', () => {
+    const hang = { token_url: '', client_id: 'fastsvc', client_secret: 'not-a-real-secret' };
+    before(() => {
+      hang.token_url = `${base}/hang`;
+    });
+
+    it('sends a static bearer token, whoever calls', async () => {
+      const out = JSON.parse((await run({ url: `${base}/echo/x`, auth: { static: { bearer: 'backend-credential' } } })) as string);
+      assert.equal(out.headers.authorization, 'Bearer backend-credential');
+    });
+
+    it('refuses a token exchange for a caller without an external issuer\'s token, before any request', async () => {
+      const err = await rejectsWithCode(run({ url: `${base}/echo/x`, auth: { token_exchange: { ...hang, audience: 'api' } } }), 'CALLER_CREDENTIAL_MISSING');
+      assert.equal(err.data!.reason, 'no_external_token');
+      assert.equal(seen.length, 0);
+    });
+
+    it('fails with OUTBOUND_AUTH_FAILED (token_timeout) when the token endpoint does not answer in time, and the backend is not called', async () => {
+      const err = await rejectsWithCode(run({ url: `${base}/echo/x`, auth: { client_credentials: { ...hang, timeout_ms: 100 } } }), 'OUTBOUND_AUTH_FAILED');
+      assert.equal(err.data!.reason, 'token_timeout');
+      assert.ok(!seen.some((s) => s.url.startsWith('/echo')));
+    });
+
+    it('answers CANCELLED when the caller goes away while the token is being fetched', async () => {
+      const ctx = makeContext();
+      const pending = run({ url: `${base}/echo/x`, auth: { client_credentials: { ...hang, timeout_ms: 60_000 } } }, {}, ctx);
+      ctx.controller.abort();
+      await rejectsWithCode(pending, 'CANCELLED');
+    });
+
+    const refused: [string, Partial<HttpSpec>][] = [
+      ['a host an argument chooses', { url: 'https://{{host}}/x', auth: { static: { bearer: 'backend-credential' } } }],
+      ['the credential\'s header also in headers', { url: `${base}/x`, headers: { Authorization: 'Bearer other' }, auth: { static: { bearer: 'backend-credential' } } }],
+      ['a static header also in headers', { url: `${base}/x`, headers: { 'x-api-key': 'k' }, auth: { static: { header: 'X-Api-Key', value: 'backend-credential' } } }],
+    ];
+    for (const [what, spec] of refused) {
+      it(`refuses ${what} (BACKEND_CONFIG)`, () => {
+        throwsWithCode(() => httpBackend(withDefaults('HttpBackend', spec), env), 'BACKEND_CONFIG');
+      });
+    }
+
+    it('refuses a bearer and a header together, and a secret file that is missing', () => {
+      throwsWithCode(() => httpBackend(withDefaults('HttpBackend', { url: `${base}/x`, auth: { static: { bearer: 'a-credential', header: 'X-A', value: 'b-credential' } } }), env), 'OUTBOUND_AUTH_CONFIG');
+      throwsWithCode(() => httpBackend(withDefaults('HttpBackend', { url: `${base}/x`, auth: { static: { bearer_file: 'no-such-file.secret' } } }), env), 'FILE_UNREADABLE');
+    });
+  });
+
   describe('spec checks (BACKEND_CONFIG)', () => {
     const bad: [string, Partial<HttpSpec>][] = [
       ['a non-http scheme', { url: 'file:///etc/passwd' }],

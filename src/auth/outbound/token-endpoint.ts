@@ -1,0 +1,61 @@
+// One token request to a backend's token endpoint (client credentials, RFC 8693 token exchange),
+// made with oauth4webapi, which is loaded on the first request (a manifest without such a
+// credential never loads it). Guarantees: the endpoint is the manifest's token_url — an operator's
+// choice, never a caller's (no SSRF through it), https unless on a loopback address (checked by
+// config-checks.ts); the request ends within timeout_ms, whoever waits for it; the client
+// authenticates as the manifest says (client_secret_basic or client_secret_post); only a bearer
+// access token is accepted; every failure is OUTBOUND_AUTH_FAILED with data.reason (token_timeout,
+// token_unreachable, token_refused with the endpoint's OAuth `error`, token_invalid) and a message
+// naming the endpoint without its query — never a secret, a token or the endpoint's own text.
+
+import type * as OAuth from 'oauth4webapi';
+import { SvcError } from '../../errors.js';
+import type { Fetched } from './token-cache.js';
+
+/** What a token request needs of the manifest (client_credentials or token_exchange, defaults filled in). */
+export interface TokenEndpoint {
+  token_url: string;
+  client_id: string;
+  auth_method: 'client_secret_basic' | 'client_secret_post';
+  timeout_ms: number;
+}
+
+/** A token lifetime assumed when the endpoint gives no expires_in (RFC 6749 makes it optional). */
+export const UNSTATED_LIFETIME_S = 300;
+
+let oauthModule: Promise<typeof OAuth> | undefined;
+const oauth4webapi = () => (oauthModule ??= import('oauth4webapi'));
+
+/** grantType 'client_credentials', or any other (RFC 8693's URN) with its parameters. */
+export async function requestToken(ep: TokenEndpoint, secret: string, grantType: string, params: Record<string, string>): Promise<Fetched> {
+  const oauth = await oauth4webapi();
+  const url = new URL(ep.token_url);
+  const where = `token endpoint ${url.origin}${url.pathname}`;
+  const as: OAuth.AuthorizationServer = { issuer: url.origin, token_endpoint: ep.token_url };
+  const client: OAuth.Client = { client_id: ep.client_id };
+  const auth = ep.auth_method === 'client_secret_post' ? oauth.ClientSecretPost(secret) : oauth.ClientSecretBasic(secret);
+  const signal = AbortSignal.timeout(ep.timeout_ms);
+  const options = { signal, [oauth.allowInsecureRequests]: url.protocol === 'http:' };
+  let answer: OAuth.TokenEndpointResponse;
+  try {
+    const res = grantType === 'client_credentials'
+      ? await oauth.clientCredentialsGrantRequest(as, client, auth, params, options)
+      : await oauth.genericTokenEndpointRequest(as, client, auth, grantType, params, options);
+    answer = await oauth.processGenericTokenEndpointResponse(as, client, res);
+  } catch (e) {
+    if (signal.aborted) throw failed('token_timeout', `the ${where} did not answer within ${ep.timeout_ms} ms`);
+    if (e instanceof oauth.ResponseBodyError) throw failed('token_refused', `the ${where} refused the request (${e.status} ${e.error})`, { error: e.error, status: e.status });
+    if (e instanceof oauth.OperationProcessingError && e.code === oauth.RESPONSE_IS_NOT_CONFORM && e.cause instanceof Response) {
+      throw failed('token_refused', `the ${where} answered HTTP ${e.cause.status}`, { status: e.cause.status });
+    }
+    if (e instanceof oauth.OperationProcessingError || e instanceof oauth.WWWAuthenticateChallengeError) throw failed('token_invalid', `the ${where} gave no usable token response`);
+    throw failed('token_unreachable', `the ${where} could not be reached`);
+  }
+  if (answer.token_type !== 'bearer') throw failed('token_invalid', `the ${where} issued a ${answer.token_type} token; only bearer tokens can be sent`);
+  const lifetime = typeof answer.expires_in === 'number' ? answer.expires_in : UNSTATED_LIFETIME_S;
+  return { token: answer.access_token, expiresAt: Date.now() + lifetime * 1000 };
+}
+
+function failed(reason: string, message: string, more: Record<string, unknown> = {}): SvcError {
+  return new SvcError('OUTBOUND_AUTH_FAILED', `backend credential: ${message}`, { data: { reason, ...more }, reason });
+}

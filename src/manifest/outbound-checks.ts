@@ -1,0 +1,50 @@
+// The manifest's checks of every backend credential (`http.auth` of tools and resources): the
+// spec's own (auth/outbound/config-checks.ts, the same the builder makes) and those that need the
+// rest of the manifest. Guarantees: pure; every problem at the node it concerns; a token_exchange
+// is refused on a tool that may run as a task (`task` optional or required) — a task outlives the
+// request, and the caller's token is used only while its request lasts — and needs
+// external_issuers (only their tokens can be exchanged); an upstream_login names
+// a provider of oauth.login.upstreams, with oauth on and login.mode upstream.
+
+import type { OutboundAuth, SvcManifest } from '../core/manifest-types.gen.js';
+import type { ErrorCode } from '../errors.js';
+import { outboundAuthProblems } from '../auth/outbound/config-checks.js';
+
+type Path = (string | number)[];
+
+/** Where a backend credential is declared, and whether its capability may run as a task. */
+export interface DeclaredAuth {
+  path: Path;
+  auth: OutboundAuth;
+  who: string;
+  task: boolean;
+}
+
+export function declaredAuths(m: SvcManifest): DeclaredAuth[] {
+  const out: DeclaredAuth[] = [];
+  m.tools?.forEach((t, i) => {
+    if (t.http?.auth) out.push({ path: ['tools', i, 'http', 'auth'], auth: t.http.auth, who: `tool ${t.name}`, task: (t.task ?? 'forbidden') !== 'forbidden' });
+  });
+  m.resources?.forEach((r, i) => {
+    if (r.http?.auth) out.push({ path: ['resources', i, 'http', 'auth'], auth: r.http.auth, who: `resource ${r.name}`, task: false });
+  });
+  return out;
+}
+
+export function checkOutboundAuth(m: SvcManifest, problem: (code: ErrorCode, path: Path, message: string) => void): void {
+  const login = m.oauth?.enabled === true && m.oauth.login?.mode === 'upstream' ? m.oauth.login : undefined;
+  const providers = new Set((login?.upstreams ?? []).map((u) => u.name));
+  for (const d of declaredAuths(m)) {
+    for (const p of outboundAuthProblems(d.auth)) problem(p.code, [...d.path, ...p.path], `${d.who}: ${p.message}`);
+    if (d.auth.token_exchange && d.task) {
+      problem('OUTBOUND_AUTH_CONFIG', [...d.path, 'token_exchange'], `${d.who}: token_exchange uses the caller's token, which lives only as long as the request; a tool that may run as a task cannot use it (set task: forbidden, or use client_credentials)`);
+    }
+    if (d.auth.token_exchange && !m.external_issuers?.length) {
+      problem('OUTBOUND_AUTH_CONFIG', [...d.path, 'token_exchange'], `${d.who}: token_exchange exchanges a token of an external issuer, and external_issuers lists none`);
+    }
+    const up = d.auth.upstream_login?.upstream;
+    if (up !== undefined && !providers.has(up)) {
+      problem('OUTBOUND_AUTH_CONFIG', [...d.path, 'upstream_login', 'upstream'], `${d.who}: upstream_login names ${up}, which is not a provider of oauth.login.upstreams (with oauth.login.mode upstream)`);
+    }
+  }
+}

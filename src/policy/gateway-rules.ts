@@ -1,0 +1,46 @@
+// What `svc explain` and `svc diff` can say of upstreams offline. Guarantees: pure, manifest only
+// (the imported names are known only at run time); one rule per upstream — its expose filters
+// and the scopes every capability it imports needs — plus one per override, each with whether
+// the given scopes hold them all; diffUpstreams() names the upstreams added, removed or whose
+// expose changed, and says whether a change needs fewer scopes anywhere (a widening).
+
+import type { SvcManifest, Upstream } from '../core/manifest-types.gen.js';
+
+export interface UpstreamRule {
+  upstream: string;
+  /** `*` for every capability it imports, else the upstream's tool name. */
+  capability: string;
+  filter: { prefix: string; include?: string[]; exclude: string[] };
+  required: string[];
+  allowed: boolean;
+}
+
+export function upstreamRules(m: SvcManifest, scopes: ReadonlySet<string>): UpstreamRule[] {
+  return (m.upstreams ?? []).flatMap((u) => {
+    const e = u.expose ?? {};
+    const filter = { prefix: e.prefix ?? '', ...(e.include && { include: [...e.include] }), exclude: [...(e.exclude ?? [])] };
+    const rule = (capability: string, required: readonly string[]): UpstreamRule => ({ upstream: u.name, capability, filter, required: [...required], allowed: required.every((s) => scopes.has(s)) });
+    return [rule('*', e.required_scopes ?? []), ...Object.entries(e.overrides ?? {}).filter(([, o]) => o.required_scopes).map(([name, o]) => rule(name, o.required_scopes!))];
+  });
+}
+
+export function formatUpstreamRules(rules: readonly UpstreamRule[]): string[] {
+  return rules.map((r) => `upstream ${r.upstream} ${r.capability === '*' ? `every import (prefix ${JSON.stringify(r.filter.prefix)}${r.filter.include ? `, include ${r.filter.include.join(' ')}` : ''}${r.filter.exclude.length ? `, exclude ${r.filter.exclude.join(' ')}` : ''})` : `tool ${r.capability}`}: ${r.allowed ? 'allowed' : 'refused'} — needs ${r.required.length ? r.required.join(' ') : 'no scope'} (names known at run time only)`);
+}
+
+export function diffUpstreams(a: SvcManifest, b: SvcManifest): { added: string[]; removed: string[]; changed: string[]; widened: boolean } {
+  const byName = (m: SvcManifest) => new Map((m.upstreams ?? []).map((u) => [u.name, u]));
+  const x = byName(a);
+  const y = byName(b);
+  const text = (u: Upstream) => JSON.stringify(u.expose ?? {});
+  const changed = [...y.keys()].filter((k) => x.has(k) && text(x.get(k)!) !== text(y.get(k)!)).sort();
+  const fewer = (k: string) => {
+    const before = x.get(k)!.expose ?? {};
+    const after = y.get(k)!.expose ?? {};
+    const less = (s: readonly string[] = [], t: readonly string[] = []) => s.some((scope) => !t.includes(scope));
+    return less(before.required_scopes, after.required_scopes) || Object.entries(before.overrides ?? {}).some(([n, o]) => less(o.required_scopes, after.overrides?.[n]?.required_scopes ?? after.required_scopes))
+      || JSON.stringify(before.include) !== JSON.stringify(after.include) || JSON.stringify(before.exclude) !== JSON.stringify(after.exclude) || before.prefix !== after.prefix;
+  };
+  const added = [...y.keys()].filter((k) => !x.has(k)).sort();
+  return { added, removed: [...x.keys()].filter((k) => !y.has(k)).sort(), changed, widened: added.length > 0 || changed.some(fewer) };
+}

@@ -1,0 +1,77 @@
+// The catalog of a server with upstreams: the manifest's capabilities plus the imported ones,
+// kept current through the policy store's one swap. Guarantees: build() is what start-up and
+// every reload use (the generation's FastSvc and its `upstreams` entries), and it remembers them;
+// when an upstream's listing changes, the catalog is built again from the remembered generation
+// and applied with PolicyStore.swap — the same atomic swap a reload makes, so MCP sessions get
+// list_changed — keeping the snapshot's profile and tokens; each such change logs one line
+// `upstreams.catalog_changed` naming what was added, removed and changed; a rebuild that fails
+// changes nothing and is logged; what an import left out is logged once per distinct list.
+
+import { buildCatalog, type Catalog } from '../core/catalog.js';
+import type { FastSvc } from '../core/fast-svc.js';
+import type { Logger } from '../log.js';
+import type { PolicyStore } from '../policy/store.js';
+import type { UpstreamSet } from '../upstreams/upstream-set.js';
+import type { UpstreamSpec } from '../upstreams/spec.js';
+
+export class GatewayCatalog {
+  readonly #upstreams: UpstreamSet;
+  readonly #log: Logger;
+  readonly #listPageSize: number | undefined;
+  #base?: { svc: FastSvc; specs: readonly UpstreamSpec[]; hash: string | undefined };
+  #skipped = '';
+
+  constructor(upstreams: UpstreamSet, log: Logger, listPageSize: number | undefined) {
+    this.#upstreams = upstreams;
+    this.#log = log.child({ module: 'upstreams' });
+    this.#listPageSize = listPageSize;
+  }
+
+  build(svc: FastSvc, specs: readonly UpstreamSpec[], hash: string | undefined): Catalog {
+    const composed = this.#upstreams.compose(svc, specs);
+    const catalog = buildCatalog(composed.svc, { hash, listPageSize: this.#listPageSize });
+    this.#base = { svc, specs, hash };
+    const skipped = composed.skipped.join('\n');
+    if (skipped && skipped !== this.#skipped) {
+      for (const line of composed.skipped) this.#log.warn({ event: 'upstreams.skipped', detail: line }, line);
+    }
+    this.#skipped = skipped;
+    return catalog;
+  }
+
+  /** Applies every listing change to `store` from now on; returns the detach. */
+  attach(store: PolicyStore): () => void {
+    return this.#upstreams.onChange(() => {
+      const base = this.#base;
+      if (!base) return;
+      const prev = store.current();
+      let catalog: Catalog;
+      try {
+        catalog = this.build(base.svc, base.specs, base.hash);
+      } catch (e) {
+        this.#log.error({ event: 'upstreams.rebuild_failed', err: (e as Error)?.message }, 'an upstream changed, and the catalog could not be built with it; still serving the last one');
+        return;
+      }
+      const changes = {
+        tools: diff(prev.catalog.tools, catalog.tools),
+        resources: diff(new Map([...prev.catalog.resources, ...prev.catalog.templates.map((t) => [t.def.uri_template!, t] as const)]), new Map([...catalog.resources, ...catalog.templates.map((t) => [t.def.uri_template!, t] as const)])),
+        prompts: diff(prev.catalog.prompts, catalog.prompts),
+      };
+      store.swap({ ...prev, catalog });
+      const words = Object.entries(changes).flatMap(([kind, d]) => {
+        const bits = [...d.added.map((n) => `+${n}`), ...d.removed.map((n) => `-${n}`), ...d.changed.map((n) => `~${n}`)];
+        return bits.length ? [`${kind} ${bits.join(' ')}`] : [];
+      });
+      if (words.length) this.#log.info({ event: 'upstreams.catalog_changed', changes }, `upstream catalog changed: ${words.join('; ')}`);
+    });
+  }
+}
+
+function diff(a: ReadonlyMap<string, { wire: object }>, b: ReadonlyMap<string, { wire: object }>): { added: string[]; removed: string[]; changed: string[] } {
+  const text = (e: { wire: object }) => JSON.stringify(e.wire);
+  return {
+    added: [...b.keys()].filter((k) => !a.has(k)).sort(),
+    removed: [...a.keys()].filter((k) => !b.has(k)).sort(),
+    changed: [...b.keys()].filter((k) => a.has(k) && text(a.get(k)!) !== text(b.get(k)!)).sort(),
+  };
+}

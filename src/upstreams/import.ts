@@ -1,0 +1,116 @@
+// An upstream's listing as fastsvc capabilities. Guarantees: pure apart from the handlers it
+// builds (which call through the connection); `expose` decides everything fastsvc says about
+// access — required_scopes come from expose.required_scopes or the tool's override and never
+// from anything the upstream sends, so no upstream text can widen or narrow who may call;
+// names are the upstream's with expose.prefix in front (resource URIs and templates are kept),
+// filtered by include then exclude (`*` matches any run of characters, on the upstream's own
+// name or URI); a tool whose prefixed name is not a valid fastsvc name, or whose input schema
+// fastsvc would refuse, is skipped and named in `skipped` (the caller logs it) instead of
+// failing the whole catalog; the definitions pass through admitListing() (the pin seam) first.
+// Input schemas, output schemas, annotations and results are the upstream's, carried as they are.
+
+import type { PromptDef, PromptMessage, ResourceContents, ResourceDef, ToolDef, ToolResult, JsonSchemaObject } from '../core/types.js';
+import { checkInputSchema } from '../core/input-schemas.js';
+import type { Listing, UpstreamConnection } from './connection.js';
+import { admitListing } from './pin.js';
+import type { UpstreamSpec } from './spec.js';
+
+const NAME = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
+const MAX_NAME = 128;
+
+export interface Imported {
+  tools: ToolDef[];
+  resources: ResourceDef[];
+  prompts: PromptDef[];
+  /** What was left out and why (one line each). */
+  skipped: string[];
+}
+
+export function importListing(spec: UpstreamSpec, listing: Listing, conn: UpstreamConnection): Imported {
+  const e = spec.expose;
+  const shown = matcher(e.include, e.exclude ?? []);
+  const scopes = e.required_scopes ?? [];
+  const prefix = e.prefix ?? '';
+  const admitted = admitListing(spec, listing);
+  const out: Imported = { tools: [], resources: [], prompts: [], skipped: [] };
+  const nameOk = (name: string) => NAME.test(name) && name.length <= MAX_NAME;
+
+  for (const t of admitted.tools) {
+    if (!shown(t.name)) continue;
+    const name = prefix + t.name;
+    if (!nameOk(name)) {
+      out.skipped.push(`tool ${JSON.stringify(t.name)}: ${JSON.stringify(name)} is not a valid tool name`);
+      continue;
+    }
+    try {
+      checkInputSchema(t.inputSchema);
+    } catch (err) {
+      out.skipped.push(`tool ${t.name}: its input schema is refused (${(err as Error).message})`);
+      continue;
+    }
+    const o = e.overrides?.[t.name] ?? {};
+    const upstreamName = t.name;
+    const timeout = o.timeout_ms ?? spec.timeout_ms;
+    out.tools.push({
+      name,
+      title: o.title ?? t.title,
+      description: o.description ?? t.description ?? '',
+      input_schema: t.inputSchema as JsonSchemaObject,
+      ...(t.outputSchema && { output_schema: t.outputSchema as JsonSchemaObject }),
+      ...(t.annotations && { annotations: t.annotations as Record<string, unknown> }),
+      required_scopes: [...(o.required_scopes ?? scopes)],
+      ...(o.limits && { limits: o.limits }),
+      ...(o.task && { task: o.task }),
+      handler: (input, ctx) => conn.call(ctx, (client, signal, ms) => client.callTool({ name: upstreamName, arguments: input }, {
+        signal, timeout: ms, onprogress: (p) => void ctx.channel.progress(p.progress, p.total, p.message).catch(() => undefined),
+      }), timeout) as Promise<ToolResult>,
+    });
+  }
+
+  for (const r of admitted.resources) {
+    if (!shown(r.uri)) continue;
+    out.resources.push({ uri: r.uri, ...resourceMeta(r, scopes), read: reader(conn) });
+  }
+  for (const r of admitted.templates) {
+    if (!shown(r.uriTemplate)) continue;
+    out.resources.push({ uri_template: r.uriTemplate, ...resourceMeta(r, scopes), read: reader(conn) });
+  }
+
+  for (const p of admitted.prompts) {
+    if (!shown(p.name)) continue;
+    const name = prefix + p.name;
+    if (!nameOk(name)) {
+      out.skipped.push(`prompt ${JSON.stringify(p.name)}: ${JSON.stringify(name)} is not a valid prompt name`);
+      continue;
+    }
+    const upstreamName = p.name;
+    out.prompts.push({
+      name,
+      title: p.title,
+      description: p.description,
+      arguments: (p.arguments ?? []).map((a) => ({ name: a.name, description: a.description, required: a.required })),
+      required_scopes: [...scopes],
+      get: async (args, ctx) => (await conn.call(ctx, (client, signal, ms) => client.getPrompt({ name: upstreamName, arguments: args }, { signal, timeout: ms }))).messages as PromptMessage[],
+    });
+  }
+  return out;
+}
+
+function resourceMeta(r: { name: string; title?: string; description?: string; mimeType?: string }, scopes: readonly string[]) {
+  return { name: r.name, title: r.title, description: r.description, mime_type: r.mimeType, required_scopes: [...scopes] };
+}
+
+function reader(conn: UpstreamConnection): ResourceDef['read'] {
+  return async (uri, _vars, ctx) => (await conn.call(ctx, (client, signal, ms) => client.readResource({ uri }, { signal, timeout: ms, cacheMode: 'bypass' }))).contents as ResourceContents[];
+}
+
+/** include (absent: everything) then exclude, `*` matching any run of characters. */
+export function matcher(include: readonly string[] | undefined, exclude: readonly string[]): (name: string) => boolean {
+  const inc = include?.map(glob);
+  const exc = exclude.map(glob);
+  return (name) => (!inc || inc.some((re) => re.test(name))) && !exc.some((re) => re.test(name));
+}
+
+function glob(pattern: string): RegExp {
+  return new RegExp('^' + pattern.split('*').map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$', 's');
+}

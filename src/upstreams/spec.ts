@@ -1,0 +1,23 @@
+// An `upstreams` entry as the runtime uses it. Guarantees: the schema's defaults are filled in
+// (the types say which, nothing here has a default of its own); resolveUpstream() checks what
+// a stdio upstream names on disk — its cwd under the manifest folder, its program found — and
+// returns the entry with both made absolute, throwing UPSTREAM_CONFIG at the field at fault.
+
+import { SvcError } from '../errors.js';
+import type { Upstream } from '../core/manifest-types.gen.js';
+import { resolveCwd, resolveProgram } from '../runtime/backends/exec.js';
+
+type Defaulted<T, K extends keyof T> = T & Required<Pick<T, K>>;
+
+/** An upstream with the schema's defaults applied (ajv useDefaults). */
+export type UpstreamSpec = Defaulted<Upstream, 'cwd' | 'expose' | 'timeout_ms' | 'connect_timeout_ms' | 'max_in_flight' | 'max_bytes' | 'poll_ms' | 'restart' | 'pin'>;
+
+/** The entry with a stdio upstream's cwd and program absolute (relative ones against `baseDir`). */
+export function resolveUpstream(u: UpstreamSpec, baseDir: string): UpstreamSpec {
+  if (!u.command) return u;
+  const fail = (message: string, field?: string) => new SvcError('UPSTREAM_CONFIG', `upstream ${u.name}: ${message}`, { path: field });
+  const cwd = resolveCwd(baseDir, u.cwd, fail);
+  // A bare name is looked up on the child's PATH when env gives one, else on fastsvc's.
+  const program = resolveProgram(u.command[0], baseDir, u.env?.PATH ?? process.env.PATH, fail, 'command/0');
+  return { ...u, cwd, command: [program, ...u.command.slice(1)] };
+}

@@ -1,0 +1,159 @@
+// The stdio transport of a `command` upstream: newline-delimited JSON-RPC over a child's
+// stdin/stdout. Guarantees: the program runs without a shell, in a process group of its own
+// (detached), with exactly the environment it is given (nothing of fastsvc's leaks in), in
+// the given folder; close() — and the child's own exit — SIGKILLs the whole group, so
+// helpers the server started die with it; a line longer than maxLine bytes is never held
+// whole: it is skipped, and when its JSON-RPC id can be read from its first or last bytes
+// the pending request gets an error response (too_large) at once, else onerror says so;
+// stderr is not read (it may print anything, secrets included, and nothing would bound it).
+// It exposes `pid` and `stderr` as the SDK's own stdio transport does, so the v2 client
+// treats it as stdio when it negotiates the era (a silent or closing probe means 2025).
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/client';
+
+/** JSON-RPC error code of the synthetic answer to a request whose response line was too long. */
+export const TOO_LARGE_RPC = -32099;
+const EDGE = 256;
+
+export interface StdioOptions {
+  program: string;
+  args: readonly string[];
+  cwd: string;
+  env: Readonly<Record<string, string>>;
+  /** Longest line (one JSON-RPC message) accepted, in bytes. */
+  maxLine: number;
+}
+
+export class GroupStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  readonly #opts: StdioOptions;
+  #child?: ChildProcess;
+  #parts: Buffer[] = [];
+  #size = 0;
+  /** The current line went over maxLine: its first bytes and its last EDGE bytes. */
+  #over?: { head: string; tail: Buffer };
+  #closed = false;
+
+  constructor(opts: StdioOptions) {
+    this.#opts = opts;
+  }
+
+  get pid(): number | null {
+    return this.#child?.pid ?? null;
+  }
+
+  /** Never a stream (stderr is not read); present so the SDK sees a stdio transport. */
+  get stderr(): null {
+    return null;
+  }
+
+  start(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const o = this.#opts;
+      const child = spawn(o.program, [...o.args], { cwd: o.cwd, env: { ...o.env }, shell: false, detached: true, stdio: ['pipe', 'pipe', 'ignore'] });
+      this.#child = child;
+      child.once('error', (e) => {
+        reject(e);
+        this.onerror?.(e);
+      });
+      child.once('spawn', () => resolve());
+      child.stdout!.on('data', (chunk: Buffer) => this.#read(chunk));
+      child.stdin!.on('error', (e) => this.onerror?.(e));
+      child.once('close', () => {
+        this.#killGroup();
+        this.#finish();
+      });
+    });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.#child?.stdin;
+    if (!stdin || this.#closed) return Promise.reject(new Error('the upstream process is not running'));
+    return new Promise((resolve) => {
+      if (stdin.write(serializeMessage(message))) resolve();
+      else stdin.once('drain', resolve);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#killGroup();
+    this.#finish();
+  }
+
+  #finish(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.onclose?.();
+  }
+
+  #killGroup(): void {
+    const pid = this.#child?.pid;
+    if (pid === undefined) return;
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // the group is already gone
+    }
+  }
+
+  #read(chunk: Buffer): void {
+    let start = 0;
+    for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
+      this.#take(chunk.subarray(start, nl));
+      this.#line();
+      start = nl + 1;
+    }
+    if (start < chunk.length) this.#take(chunk.subarray(start));
+  }
+
+  #take(part: Buffer): void {
+    if (part.length === 0) return;
+    if (this.#over) {
+      this.#over.tail = Buffer.concat([this.#over.tail, part]).subarray(-EDGE);
+      return;
+    }
+    this.#parts.push(part);
+    this.#size += part.length;
+    if (this.#size > this.#opts.maxLine) {
+      const all = Buffer.concat(this.#parts);
+      this.#over = { head: all.subarray(0, EDGE).toString('utf8'), tail: all.subarray(-EDGE) };
+      this.#parts = [];
+      this.#size = 0;
+    }
+  }
+
+  #line(): void {
+    if (this.#over) {
+      const { head, tail } = this.#over;
+      this.#over = undefined;
+      const id = idIn(head, tail.toString('utf8'));
+      if (id === undefined) this.onerror?.(new Error(`a message larger than ${this.#opts.maxLine} bytes was dropped`));
+      else this.onmessage?.({ jsonrpc: '2.0', id, error: { code: TOO_LARGE_RPC, message: `the answer is larger than ${this.#opts.maxLine} bytes`, data: { reason: 'too_large', max_bytes: this.#opts.maxLine } } });
+      return;
+    }
+    const text = Buffer.concat(this.#parts).toString('utf8').replace(/\r$/, '');
+    this.#parts = [];
+    this.#size = 0;
+    if (!text.trim()) return;
+    let message: JSONRPCMessage;
+    try {
+      message = deserializeMessage(text);
+    } catch (e) {
+      this.onerror?.(e as Error);
+      return;
+    }
+    this.onmessage?.(message);
+  }
+}
+
+/** A response's id when the message opens with it ({"jsonrpc":"2.0","id":7,…) or ends with it (…,"id":7}); content is never searched. */
+function idIn(head: string, tail: string): string | number | undefined {
+  const ID = '"id"\\s*:\\s*(?:(-?\\d+)|"([^"\\\\]{1,200})")';
+  const m = new RegExp(`^\\s*\\{\\s*(?:"jsonrpc"\\s*:\\s*"2\\.0"\\s*,\\s*)?${ID}`).exec(head) ?? new RegExp(`${ID}\\s*\\}\\s*$`).exec(tail);
+  if (!m) return undefined;
+  return m[1] !== undefined ? Number(m[1]) : m[2];
+}

@@ -1,0 +1,73 @@
+// Every upstream of a server, and the FastSvc they make together with the manifest's own
+// capabilities. Guarantees: start() connects them all at once and resolves when each is
+// connected or its connect_timeout_ms has passed (start-up waits that long at most, then
+// serves without the late ones, whose capabilities appear when they connect); compose() is
+// the manifest's FastSvc plus what each upstream's listing imports under the given generation's
+// `expose` rules — a manifest capability wins over an imported one of the same name or URI (and
+// the first upstream over a later one), the loser is named in `skipped`; onChange() hears of
+// every listing that changed; close() ends every connection (stdio children included).
+
+import { FastSvc } from '../core/fast-svc.js';
+import type { Logger } from '../log.js';
+import { UpstreamConnection, type UpstreamStatus } from './connection.js';
+import { importListing } from './import.js';
+import type { UpstreamSpec } from './spec.js';
+
+export type { UpstreamStatus };
+
+export class UpstreamSet {
+  readonly #conns = new Map<string, UpstreamConnection>();
+  readonly #listeners = new Set<() => void>();
+
+  constructor(specs: readonly UpstreamSpec[], log: Logger) {
+    for (const spec of specs) {
+      this.#conns.set(spec.name, new UpstreamConnection(spec, { log, onListing: () => this.#changed() }));
+    }
+  }
+
+  async start(): Promise<void> {
+    await Promise.all([...this.#conns.values()].map((c) => c.start()));
+  }
+
+  onChange(fn: () => void): () => void {
+    this.#listeners.add(fn);
+    return () => this.#listeners.delete(fn);
+  }
+
+  status(): Record<string, UpstreamStatus> {
+    return Object.fromEntries([...this.#conns].map(([name, c]) => [name, c.status()]));
+  }
+
+  /** The manifest's capabilities plus the imported ones; `specs` (this generation's) decide expose, matched to connections by name. */
+  compose(svc: FastSvc, specs: readonly UpstreamSpec[]): { svc: FastSvc; skipped: string[] } {
+    const out = new FastSvc({ name: svc.name, version: svc.version, description: svc.description, instructions: svc.instructions, cache: svc.cache, limits: svc.limits });
+    for (const t of svc.tools.values()) out.tool(t);
+    for (const r of svc.resources.values()) out.resource(r);
+    for (const p of svc.prompts.values()) out.prompt(p);
+    const skipped: string[] = [];
+    for (const spec of specs) {
+      const conn = this.#conns.get(spec.name);
+      const listing = conn?.listing();
+      if (!conn || !listing) continue;
+      const imported = importListing(spec, listing, conn);
+      skipped.push(...imported.skipped.map((s) => `upstream ${spec.name}: ${s}`));
+      const taken = (kind: string, key: string) => skipped.push(`upstream ${spec.name}: ${kind} ${key} is already served; the first one is kept`);
+      for (const t of imported.tools) out.tools.has(t.name) ? taken('tool', t.name) : out.tool(t);
+      for (const r of imported.resources) {
+        const key = r.uri ?? r.uri_template!;
+        if (out.resources.has(key)) taken('resource', key);
+        else out.resource(r);
+      }
+      for (const p of imported.prompts) out.prompts.has(p.name) ? taken('prompt', p.name) : out.prompt(p);
+    }
+    return { svc: out, skipped };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#conns.values()].map((c) => c.close()));
+  }
+
+  #changed(): void {
+    for (const fn of this.#listeners) fn();
+  }
+}
