@@ -4,7 +4,6 @@
 // `pending: '<reason>'` (on itself or its server) is listed in the report but not run — those are the hooks for
 // work that has not landed yet. `--only a,b` selects entries by scenario name or by server name.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 
 /** One token for every protected server in a run: passed as BENCH_TOKEN (peers) and SVC_TOKEN (fastsvc). */
 export const TOKEN = randomBytes(24).toString('base64url');
@@ -18,9 +17,6 @@ const fastsvc = (manifest) => [FASTSVC_CLI, 'serve', manifest, '--port', '0', '-
 /** Issue 31's upstream: server-everything over stdio (bench/README.md, "Upstream MCP servers"); its echo tool's call and answer. */
 const EVERYTHING = 'node_modules/@modelcontextprotocol/server-everything/dist/index.js';
 const EVERYTHING_ECHO = { name: 'echo', arguments: { message: TEXT }, text: `Echo: ${TEXT}` };
-/** The fastsvc rows of issue 31 need the manifest's `upstreams:` section (branch i31-core): pending until the schema has it. */
-const UPSTREAMS_PENDING = 'upstreams' in JSON.parse(readFileSync(new URL('../schema/svc.schema.json', import.meta.url), 'utf8')).properties
-  ? undefined : 'the manifest has no upstreams: section yet (issue 31, branch i31-core)';
 
 /**
  * argv is run as `node ...argv` from the repository root; every server answers GET /healthz with 200 (`health`: another
@@ -57,7 +53,7 @@ export const SERVERS = {
   'upstream-direct': { argv: [EVERYTHING, 'stdio'], stdio: true, hint: 'run `npm ci`' },
   'mcp-proxy': { argv: ['bench/peers/stdio-gateway.mjs', 'mcp-proxy', EVERYTHING, 'stdio'], health: '/ping', upstream: true },
   supergateway: { argv: ['bench/peers/stdio-gateway.mjs', 'supergateway', EVERYTHING, 'stdio'], upstream: true },
-  'fastsvc-upstream': { argv: fastsvc('bench/fastsvc-upstream.svc.yaml'), hint: 'run `npm run build` first', upstream: true, pending: UPSTREAMS_PENDING },
+  'fastsvc-upstream': { argv: fastsvc('bench/fastsvc-upstream.svc.yaml'), hint: 'run `npm run build` first', upstream: true },
 };
 
 const ECHO = '/echo';
