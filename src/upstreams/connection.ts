@@ -12,7 +12,9 @@
 // known only while exactly one call is in flight on this connection (neither era's wire says
 // which call a server→client message belongs to on stdio), else they are refused upstream rather
 // than shown to the wrong caller; nothing of the caller's credentials is ever sent (the transport
-// carries only the manifest's own headers); close() ends the connection and the child's group.
+// carries only the manifest's own headers and credentials.ts's: a call's own credential, resolved for
+// its caller before it takes a slot, or else the upstream's `auth`); close() ends the connection and
+// the child's group.
 
 import { Client, ProtocolError, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
@@ -21,7 +23,9 @@ import { SvcError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { abortedError, byteLimit, timeoutError } from '../runtime/backends/common.js';
 import { packageVersion } from '../util/package-root.js';
+import type { OutboundCredential } from '../auth/outbound/index.js';
 import { cappedFetch } from './capped-fetch.js';
+import { connectionCredential, credentialedFetch, outsideCall, withCallHeader } from './credentials.js';
 import { Slots } from './slots.js';
 import { GroupStdioTransport, TOO_LARGE_RPC } from './stdio-transport.js';
 import type { UpstreamSpec } from './spec.js';
@@ -54,6 +58,8 @@ export interface UpstreamStatus {
 
 export interface ConnectionOptions {
   log: Logger;
+  /** The manifest's folder: the *_file paths of `auth` resolve against it. */
+  baseDir: string;
   /** The listing changed (or was read for the first time). */
   onListing: () => void;
 }
@@ -64,6 +70,8 @@ export class UpstreamConnection {
   readonly #log: Logger;
   readonly #slots: Slots;
   readonly #maxBytes: number;
+  /** The upstream's `auth`: on every request no call's own credential replaces. */
+  readonly #credential?: OutboundCredential;
   /** Calls in flight, each with the controller that ends it early (ask()). */
   readonly #active = new Map<CallContext, AbortController>();
   #client?: Client;
@@ -85,6 +93,7 @@ export class UpstreamConnection {
     this.#slots = new Slots(spec.max_in_flight);
     this.#maxBytes = byteLimit(KIND, spec.max_bytes);
     this.#backoff = spec.restart.min_ms!;
+    this.#credential = connectionCredential(spec, opts.baseDir);
   }
 
   /** The first connection attempt; resolves once connected or after connect_timeout_ms (attempts go on). Never rejects. */
@@ -118,8 +127,11 @@ export class UpstreamConnection {
     };
   }
 
-  /** A bounded call on the live client; `run` gets the signal to pass to the SDK (it cancels upstream when it aborts). */
-  async call<T>(ctx: CallContext, run: (client: Client, signal: AbortSignal, timeoutMs: number) => Promise<T>, timeoutMs = this.spec.timeout_ms): Promise<T> {
+  /**
+   * A bounded call on the live client; `run` gets the signal to pass to the SDK (it cancels upstream when it aborts).
+   * With `credential`, the requests `run` makes carry its header for ctx's caller instead of the upstream's `auth`.
+   */
+  async call<T>(ctx: CallContext, run: (client: Client, signal: AbortSignal, timeoutMs: number) => Promise<T>, timeoutMs = this.spec.timeout_ms, credential?: OutboundCredential): Promise<T> {
     const client = this.#client;
     if (!client || this.#state !== 'ready') throw this.#unavailable();
     if (ctx.signal.aborted) throw abortedError(KIND);
@@ -129,9 +141,11 @@ export class UpstreamConnection {
     const signal = AbortSignal.any([ctx.signal, timer, own.signal]);
     let release: (() => void) | undefined;
     try {
+      // A caller without the credential the call needs is refused before it takes a slot or reaches the upstream.
+      const header = await credential?.header(ctx.principal, signal);
       release = await this.#slots.acquire(signal);
       this.#active.set(ctx, own);
-      const out = await run(client, signal, timeoutMs);
+      const out = await withCallHeader(header, () => run(client, signal, timeoutMs));
       if (Buffer.byteLength(JSON.stringify(out)) > this.#maxBytes) throw tooLarge(this.#maxBytes);
       return out;
     } catch (e) {
@@ -192,7 +206,8 @@ export class UpstreamConnection {
     if (this.#state === 'closed') return;
     const wait = this.#backoff;
     this.#backoff = Math.min(this.#backoff * 2, this.spec.restart.max_ms!);
-    this.#timer = setTimeout(() => void this.#attempt(), wait);
+    // A reconnect is the connection's own work, even when a call's failure started it.
+    this.#timer = outsideCall(() => setTimeout(() => void this.#attempt(), wait));
     this.#timer.unref();
   }
 
@@ -242,7 +257,7 @@ export class UpstreamConnection {
     if (s.command) return new GroupStdioTransport({ program: s.command[0], args: s.command.slice(1), cwd: s.cwd, env: s.env ?? {}, maxLine });
     const transport: StreamableHTTPClientTransport = new StreamableHTTPClientTransport(new URL(s.url!), {
       requestInit: { headers: { ...s.headers } },
-      fetch: cappedFetch(maxLine, (id) => transport.onmessage?.({ jsonrpc: '2.0', id, error: { code: TOO_LARGE_RPC, message: `the answer is larger than ${maxLine} bytes` } })),
+      fetch: credentialedFetch(cappedFetch(maxLine, (id) => transport.onmessage?.({ jsonrpc: '2.0', id, error: { code: TOO_LARGE_RPC, message: `the answer is larger than ${maxLine} bytes` } })), this.#credential),
     });
     return transport;
   }
@@ -264,7 +279,8 @@ export class UpstreamConnection {
       this.#relistAgain = true;
       return this.#relisting;
     }
-    this.#relisting = this.#read(client).catch((e) => {
+    // A list_changed read from a call's stream must not lend that call's credential to the lists.
+    this.#relisting = outsideCall(() => this.#read(client)).catch((e) => {
       this.#log.warn({ event: 'upstream.list_failed', err: (e as Error)?.message }, `upstream ${this.spec.name}: cannot read its lists`);
     }).finally(() => {
       this.#relisting = undefined;

@@ -8,10 +8,13 @@
 // fastsvc would refuse, is skipped and named in `skipped` (the caller logs it) instead of
 // failing the whole catalog; the definitions pass through admitListing() (the pin seam) first.
 // Input schemas, output schemas, annotations and results are the upstream's, carried as they are.
+// Each call carries the credential `creds` gives it (a tool's override, else expose.auth, else none:
+// the connection's own), made for the caller of that call.
 
 import type { PromptDef, PromptMessage, ResourceContents, ResourceDef, ToolDef, ToolResult, JsonSchemaObject } from '../core/types.js';
 import { checkInputSchema } from '../core/input-schemas.js';
 import type { Listing, UpstreamConnection } from './connection.js';
+import type { CallCredentials } from './credentials.js';
 import { admitListing } from './pin.js';
 import type { UpstreamSpec } from './spec.js';
 
@@ -26,7 +29,7 @@ export interface Imported {
   skipped: string[];
 }
 
-export function importListing(spec: UpstreamSpec, listing: Listing, conn: UpstreamConnection): Imported {
+export function importListing(spec: UpstreamSpec, listing: Listing, conn: UpstreamConnection, creds: CallCredentials): Imported {
   const e = spec.expose;
   const shown = matcher(e.include, e.exclude ?? []);
   const scopes = e.required_scopes ?? [];
@@ -51,6 +54,7 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
     const o = e.overrides?.[t.name] ?? {};
     const upstreamName = t.name;
     const timeout = o.timeout_ms ?? spec.timeout_ms;
+    const credential = creds.of(upstreamName);
     out.tools.push({
       name,
       title: o.title ?? t.title,
@@ -63,17 +67,17 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
       ...(o.task && { task: o.task }),
       handler: (input, ctx) => conn.call(ctx, (client, signal, ms) => client.callTool({ name: upstreamName, arguments: input }, {
         signal, timeout: ms, onprogress: (p) => void ctx.channel.progress(p.progress, p.total, p.message).catch(() => undefined),
-      }), timeout) as Promise<ToolResult>,
+      }), timeout, credential) as Promise<ToolResult>,
     });
   }
 
   for (const r of admitted.resources) {
     if (!shown(r.uri)) continue;
-    out.resources.push({ uri: r.uri, ...resourceMeta(r, scopes), read: reader(conn) });
+    out.resources.push({ uri: r.uri, ...resourceMeta(r, scopes), read: reader(conn, creds) });
   }
   for (const r of admitted.templates) {
     if (!shown(r.uriTemplate)) continue;
-    out.resources.push({ uri_template: r.uriTemplate, ...resourceMeta(r, scopes), read: reader(conn) });
+    out.resources.push({ uri_template: r.uriTemplate, ...resourceMeta(r, scopes), read: reader(conn, creds) });
   }
 
   for (const p of admitted.prompts) {
@@ -90,7 +94,7 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
       description: p.description,
       arguments: (p.arguments ?? []).map((a) => ({ name: a.name, description: a.description, required: a.required })),
       required_scopes: [...scopes],
-      get: async (args, ctx) => (await conn.call(ctx, (client, signal, ms) => client.getPrompt({ name: upstreamName, arguments: args }, { signal, timeout: ms }))).messages as PromptMessage[],
+      get: async (args, ctx) => (await conn.call(ctx, (client, signal, ms) => client.getPrompt({ name: upstreamName, arguments: args }, { signal, timeout: ms }), undefined, creds.of())).messages as PromptMessage[],
     });
   }
   return out;
@@ -100,8 +104,8 @@ function resourceMeta(r: { name: string; title?: string; description?: string; m
   return { name: r.name, title: r.title, description: r.description, mime_type: r.mimeType, required_scopes: [...scopes] };
 }
 
-function reader(conn: UpstreamConnection): ResourceDef['read'] {
-  return async (uri, _vars, ctx) => (await conn.call(ctx, (client, signal, ms) => client.readResource({ uri }, { signal, timeout: ms, cacheMode: 'bypass' }))).contents as ResourceContents[];
+function reader(conn: UpstreamConnection, creds: CallCredentials): ResourceDef['read'] {
+  return async (uri, _vars, ctx) => (await conn.call(ctx, (client, signal, ms) => client.readResource({ uri }, { signal, timeout: ms, cacheMode: 'bypass' }), undefined, creds.of())).contents as ResourceContents[];
 }
 
 /** include (absent: everything) then exclude, `*` matching any run of characters. */
