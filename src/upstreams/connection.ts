@@ -4,7 +4,8 @@
 // signal, and either ends in the SDK's cancel (notifications/cancelled reaches the upstream) or an
 // answer; an answer larger than max_bytes fails (BACKEND_FAILED, too_large) and is never held whole;
 // while the upstream is not connected, calls fail at once with UPSTREAM_UNAVAILABLE; a lost
-// connection (a child that exited, an HTTP upstream gone) is re-made with doubling waits between
+// connection (a child that exited; an HTTP upstream whose request failed below HTTP or answered 404,
+// its session forgotten as a restarted server's is — that call fails UPSTREAM_UNAVAILABLE too) is re-made with doubling waits between
 // restart.min_ms and restart.max_ms, for as long as fastsvc runs; the listing (tools, resources,
 // templates, prompts) is read at each connect, on the upstream's list_changed and every poll_ms
 // when it announces none, and `onListing` is told only when it differs; the upstream's progress
@@ -26,6 +27,7 @@ import { packageVersion } from '../util/package-root.js';
 import type { OutboundCredential } from '../auth/outbound/index.js';
 import { cappedFetch } from './capped-fetch.js';
 import { connectionCredential, credentialedFetch, outsideCall, withCallHeader } from './credentials.js';
+import { upstreamGone } from './gone.js';
 import { Slots } from './slots.js';
 import { GroupStdioTransport, TOO_LARGE_RPC } from './stdio-transport.js';
 import type { UpstreamSpec } from './spec.js';
@@ -149,6 +151,10 @@ export class UpstreamConnection {
       if (Buffer.byteLength(JSON.stringify(out)) > this.#maxBytes) throw tooLarge(this.#maxBytes);
       return out;
     } catch (e) {
+      if (this.spec.url && !signal.aborted && upstreamGone(e)) {
+        this.#gone(client);
+        throw this.#unavailable();
+      }
       throw this.#failure(e, ctx, timer, timeoutMs);
     } finally {
       this.#active.delete(ctx);
@@ -273,6 +279,12 @@ export class UpstreamConnection {
     this.#schedule();
   }
 
+  /** An HTTP upstream seen gone: lost, and its client closed (its session and GET stream are of no use now). */
+  #gone(client: Client): void {
+    this.#lost(client);
+    void client.close().catch(() => undefined);
+  }
+
   /** Reads the listing again; runs one at a time, and once more if asked while running. */
   #relist(client: Client): Promise<void> {
     if (this.#relisting) {
@@ -281,6 +293,7 @@ export class UpstreamConnection {
     }
     // A list_changed read from a call's stream must not lend that call's credential to the lists.
     this.#relisting = outsideCall(() => this.#read(client)).catch((e) => {
+      if (this.spec.url && upstreamGone(e)) return this.#gone(client);
       this.#log.warn({ event: 'upstream.list_failed', err: (e as Error)?.message }, `upstream ${this.spec.name}: cannot read its lists`);
     }).finally(() => {
       this.#relisting = undefined;
