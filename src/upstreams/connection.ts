@@ -8,11 +8,13 @@
 // restart.min_ms and restart.max_ms, for as long as fastsvc runs; the listing (tools, resources,
 // templates, prompts) is read at each connect, on the upstream's list_changed and every poll_ms
 // when it announces none, and `onListing` is told only when it differs; the upstream's progress
-// and log notifications and its elicitation/sampling requests go to the call they belong to —
-// known only while exactly one call is in flight on this connection (neither era's wire says
-// which call a server→client message belongs to on stdio), else they are refused upstream rather
-// than shown to the wrong caller; nothing of the caller's credentials is ever sent (the transport
-// carries only the manifest's own headers); close() ends the connection and the child's group.
+// and log notifications and its elicitation/sampling requests go to the call they belong to: exactly,
+// over HTTP, when they come on the SSE stream of that call's POST (related-stream.ts marks them);
+// otherwise (stdio, or the session's GET stream: the wire does not say) only while exactly one call
+// is in flight on this connection — else a request is refused upstream rather than shown to the wrong
+// caller, logged (upstream.question_refused) and counted in status().questions_refused, and a
+// notification is dropped; nothing of the caller's credentials is ever sent (the transport carries
+// only the manifest's own headers); close() ends the connection and the child's group.
 
 import { Client, ProtocolError, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
@@ -22,6 +24,7 @@ import type { Logger } from '../log.js';
 import { abortedError, byteLimit, timeoutError } from '../runtime/backends/common.js';
 import { packageVersion } from '../util/package-root.js';
 import { cappedFetch } from './capped-fetch.js';
+import { CALL_HEADER, untag } from './related-stream.js';
 import { Slots } from './slots.js';
 import { GroupStdioTransport, TOO_LARGE_RPC } from './stdio-transport.js';
 import type { UpstreamSpec } from './spec.js';
@@ -47,6 +50,8 @@ export interface UpstreamStatus {
   in_flight: number;
   /** Why the last attempt failed or the connection was lost (no upstream output). */
   last_error?: string;
+  /** The upstream's questions (elicitation, sampling) refused because fastsvc could not tell whose call they belong to. */
+  questions_refused: number;
   tools: number;
   resources: number;
   prompts: number;
@@ -64,8 +69,10 @@ export class UpstreamConnection {
   readonly #log: Logger;
   readonly #slots: Slots;
   readonly #maxBytes: number;
-  /** Calls in flight, each with the controller that ends it early (ask()). */
-  readonly #active = new Map<CallContext, AbortController>();
+  /** Calls in flight by their tag (related-stream.ts), each with the controller that ends it early (ask()). */
+  readonly #active = new Map<string, { ctx: CallContext; own: AbortController }>();
+  #tags = 0;
+  #refused = 0;
   #client?: Client;
   #listing?: Listing;
   #listingText = '';
@@ -112,14 +119,18 @@ export class UpstreamConnection {
       restarts: this.#restarts,
       in_flight: this.#slots.inUse,
       ...(this.#lastError && { last_error: this.#lastError }),
+      questions_refused: this.#refused,
       tools: l?.tools.length ?? 0,
       resources: (l?.resources.length ?? 0) + (l?.templates.length ?? 0),
       prompts: l?.prompts.length ?? 0,
     };
   }
 
-  /** A bounded call on the live client; `run` gets the signal to pass to the SDK (it cancels upstream when it aborts). */
-  async call<T>(ctx: CallContext, run: (client: Client, signal: AbortSignal, timeoutMs: number) => Promise<T>, timeoutMs = this.spec.timeout_ms): Promise<T> {
+  /**
+   * A bounded call on the live client; `run` gets the signal to pass to the SDK (it cancels upstream when it aborts)
+   * and the headers to send with the request (the call's tag, which routes the upstream's related messages to it).
+   */
+  async call<T>(ctx: CallContext, run: (client: Client, signal: AbortSignal, timeoutMs: number, headers: Record<string, string>) => Promise<T>, timeoutMs = this.spec.timeout_ms): Promise<T> {
     const client = this.#client;
     if (!client || this.#state !== 'ready') throw this.#unavailable();
     if (ctx.signal.aborted) throw abortedError(KIND);
@@ -128,16 +139,17 @@ export class UpstreamConnection {
     const own = new AbortController();
     const signal = AbortSignal.any([ctx.signal, timer, own.signal]);
     let release: (() => void) | undefined;
+    const tag = String(++this.#tags);
     try {
       release = await this.#slots.acquire(signal);
-      this.#active.set(ctx, own);
-      const out = await run(client, signal, timeoutMs);
+      this.#active.set(tag, { ctx, own });
+      const out = await run(client, signal, timeoutMs, { [CALL_HEADER]: tag });
       if (Buffer.byteLength(JSON.stringify(out)) > this.#maxBytes) throw tooLarge(this.#maxBytes);
       return out;
     } catch (e) {
       throw this.#failure(e, ctx, timer, timeoutMs);
     } finally {
-      this.#active.delete(ctx);
+      this.#active.delete(tag);
       release?.();
     }
   }
@@ -170,10 +182,17 @@ export class UpstreamConnection {
     return new SvcError('UPSTREAM_UNAVAILABLE', `upstream ${this.spec.name} is not connected (${this.#state})`, { data: { upstream: this.spec.name, state: this.#state } });
   }
 
-  /** The one call in flight, to which an upstream's notification or request belongs; undefined when there is not exactly one. */
-  #owner(): CallContext | undefined {
-    if (this.#active.size !== 1) return undefined;
-    return this.#active.keys().next().value;
+  /**
+   * The call an upstream's notification or request belongs to: the one its tag names (a call that has ended
+   * names none), else the one call in flight; `why` says why there is none.
+   */
+  #owner(tag: string | undefined): { call?: { ctx: CallContext; own: AbortController }; why?: string } {
+    if (tag !== undefined) {
+      const call = this.#active.get(tag);
+      return call ? { call } : { why: 'the call it belongs to has ended' };
+    }
+    if (this.#active.size === 1) return { call: this.#active.values().next().value };
+    return { why: this.#active.size ? `${this.#active.size} calls are in flight and the message does not say which one it belongs to` : 'no call is in flight' };
   }
 
   async #attempt(): Promise<void> {
@@ -205,8 +224,8 @@ export class UpstreamConnection {
     client.setRequestHandler('elicitation/create', (req) => this.#ask('elicitation/create', req.params as Record<string, unknown>) as never);
     client.setRequestHandler('sampling/createMessage', (req) => this.#ask('sampling/createMessage', req.params as Record<string, unknown>) as never);
     client.setNotificationHandler('notifications/message', (n) => {
-      const owner = this.#owner();
-      if (owner) void owner.channel.log(n.params.level as LogLevel, n.params.data, n.params.logger).catch(() => undefined);
+      const { call } = this.#owner(untag(n.params as Record<string, unknown>).tag);
+      if (call) void call.ctx.channel.log(n.params.level as LogLevel, n.params.data, n.params.logger).catch(() => undefined);
     });
     for (const kind of ['tools', 'resources', 'prompts'] as const) {
       client.setNotificationHandler(`notifications/${kind}/list_changed`, () => void this.#relist(client));
@@ -303,15 +322,21 @@ export class UpstreamConnection {
    * caller cannot answer now — a 2026-07-28 client, asked in an input_required round — the call in flight
    * is cancelled upstream and the round goes back to the caller; its next round calls the upstream again.
    */
-  async #ask(method: string, params: Record<string, unknown>): Promise<unknown> {
-    const owner = this.#owner();
-    if (!owner) throw new ProtocolError(-32603, 'fastsvc cannot tell which of several calls in flight this request belongs to');
+  async #ask(method: string, sent: Record<string, unknown>): Promise<unknown> {
+    const { tag, params } = untag(sent);
+    const { call, why } = this.#owner(tag);
+    if (!call) {
+      this.#refused++;
+      this.#log.warn({ event: 'upstream.question_refused', method, reason: why, in_flight: this.#active.size }, `upstream ${this.spec.name}: its ${method} was refused: ${why}`);
+      throw new ProtocolError(-32603, `fastsvc cannot tell which call this request belongs to: ${why}`);
+    }
+    const owner = call.ctx;
     if (!owner.channel.supports(method)) throw new ProtocolError(-32601, `the caller's client does not support ${method}`);
     try {
       return await owner.channel.request(method, params, { timeoutMs: this.spec.timeout_ms });
     } catch (e) {
       // A 2026 round's question (src/mcp/input-rounds.ts's InputPending) ends this run; any other refusal goes upstream as an error.
-      if ((e as Error)?.name === 'InputPending') this.#active.get(owner)?.abort(e);
+      if ((e as Error)?.name === 'InputPending') call.own.abort(e);
       throw e;
     }
   }

@@ -61,8 +61,8 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
       required_scopes: [...(o.required_scopes ?? scopes)],
       ...(o.limits && { limits: o.limits }),
       ...(o.task && { task: o.task }),
-      handler: (input, ctx) => conn.call(ctx, (client, signal, ms) => client.callTool({ name: upstreamName, arguments: input }, {
-        signal, timeout: ms, onprogress: (p) => void ctx.channel.progress(p.progress, p.total, p.message).catch(() => undefined),
+      handler: (input, ctx) => conn.call(ctx, (client, signal, ms, headers) => client.callTool({ name: upstreamName, arguments: input }, {
+        signal, timeout: ms, headers, onprogress: (p) => void ctx.channel.progress(p.progress, p.total, p.message).catch(() => undefined),
       }), timeout) as Promise<ToolResult>,
     });
   }
@@ -90,7 +90,7 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
       description: p.description,
       arguments: (p.arguments ?? []).map((a) => ({ name: a.name, description: a.description, required: a.required })),
       required_scopes: [...scopes],
-      get: async (args, ctx) => (await conn.call(ctx, (client, signal, ms) => client.getPrompt({ name: upstreamName, arguments: args }, { signal, timeout: ms }))).messages as PromptMessage[],
+      get: async (args, ctx) => (await conn.call(ctx, (client, signal, ms, headers) => client.getPrompt({ name: upstreamName, arguments: args }, { signal, timeout: ms, headers }))).messages as PromptMessage[],
     });
   }
   return out;
@@ -101,7 +101,7 @@ function resourceMeta(r: { name: string; title?: string; description?: string; m
 }
 
 function reader(conn: UpstreamConnection): ResourceDef['read'] {
-  return async (uri, _vars, ctx) => (await conn.call(ctx, (client, signal, ms) => client.readResource({ uri }, { signal, timeout: ms, cacheMode: 'bypass' }))).contents as ResourceContents[];
+  return async (uri, _vars, ctx) => (await conn.call(ctx, (client, signal, ms, headers) => client.readResource({ uri }, { signal, timeout: ms, headers, cacheMode: 'bypass' }))).contents as ResourceContents[];
 }
 
 /** include (absent: everything) then exclude, `*` matching any run of characters. */
