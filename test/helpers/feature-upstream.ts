@@ -32,6 +32,8 @@ export interface FeatureUpstream {
   unsubscribed: string[];
   /** completion/complete requests: ref and argument. */
   completions: { ref: unknown; argument: unknown }[];
+  /** tools/list requests answered so far (a poll reads the list). */
+  listed(): number;
   /** hold calls running now, and how many were cancelled. */
   holding(): number;
   cancelled(): number;
@@ -51,15 +53,17 @@ export async function startFeatureUpstream(): Promise<FeatureUpstream> {
   const sessions: { server: Server; subs: Set<string> }[] = [];
   const holds = new Set<() => void>();
   let cancelled = 0;
+  let listed = 0;
   let version = 1;
 
   const tool = (name: string, description: string, properties: Record<string, unknown> = {}) => ({ name, description, inputSchema: { type: 'object' as const, properties } });
   const build = () => {
     const server = new Server({ name: 'feature', version: '1.0.0' }, { capabilities: { tools: {}, resources: { subscribe: true }, prompts: {}, completions: {}, logging: {} } });
     const session = { server, subs: new Set<string>() };
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({
-      tools: [tool('ask', 'Asks its caller a question.', { question: { type: 'string' } }), tool('sample', 'Asks its caller for a completion.'), tool('hold', 'Runs until released.'), ...extra.map((n) => tool(n, `added ${n}`))],
-    }));
+    server.setRequestHandler(ListToolsRequestSchema, async () => {
+      listed++;
+      return { tools: [tool('ask', 'Asks its caller a question.', { question: { type: 'string' } }), tool('sample', 'Asks its caller for a completion.'), tool('hold', 'Runs until released.'), ...extra.map((n) => tool(n, `added ${n}`))] };
+    });
     server.setRequestHandler(CallToolRequestSchema, async (req, ctx) => {
       const name = req.params.name;
       const args = (req.params.arguments ?? {}) as Record<string, unknown>;
@@ -136,6 +140,7 @@ export async function startFeatureUpstream(): Promise<FeatureUpstream> {
     subscribed,
     unsubscribed,
     completions,
+    listed: () => listed,
     holding: () => holds.size,
     cancelled: () => cancelled,
     release: () => [...holds].forEach((done) => done()),
