@@ -14,7 +14,10 @@
 // is in flight on this connection — else a request is refused upstream rather than shown to the wrong
 // caller, logged (upstream.question_refused) and counted in status().questions_refused, and a
 // notification is dropped; nothing of the caller's credentials is ever sent (the transport carries
-// only the manifest's own headers); close() ends the connection and the child's group.
+// only the manifest's own headers); close() ends the connection and the child's group. Resources
+// watched through watch() are subscribed upstream (2025-11-25 upstreams announcing subscribe;
+// resource-watch.ts keeps one subscription per URI, renewed at each connect) and their
+// notifications/resources/updated reach the watchers.
 
 import { Client, ProtocolError, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
@@ -25,6 +28,7 @@ import { abortedError, byteLimit, timeoutError } from '../runtime/backends/commo
 import { packageVersion } from '../util/package-root.js';
 import { cappedFetch } from './capped-fetch.js';
 import { CALL_HEADER, untag } from './related-stream.js';
+import { ResourceWatches } from './resource-watch.js';
 import { Slots } from './slots.js';
 import { GroupStdioTransport, TOO_LARGE_RPC } from './stdio-transport.js';
 import type { UpstreamSpec } from './spec.js';
@@ -73,6 +77,7 @@ export class UpstreamConnection {
   readonly #active = new Map<string, { ctx: CallContext; own: AbortController }>();
   #tags = 0;
   #refused = 0;
+  readonly #watches: ResourceWatches;
   #client?: Client;
   #listing?: Listing;
   #listingText = '';
@@ -92,6 +97,7 @@ export class UpstreamConnection {
     this.#slots = new Slots(spec.max_in_flight);
     this.#maxBytes = byteLimit(KIND, spec.max_bytes);
     this.#backoff = spec.restart.min_ms!;
+    this.#watches = new ResourceWatches(this.#log);
   }
 
   /** The first connection attempt; resolves once connected or after connect_timeout_ms (attempts go on). Never rejects. */
@@ -109,6 +115,16 @@ export class UpstreamConnection {
 
   listing(): Listing | undefined {
     return this.#listing;
+  }
+
+  /** What the connected upstream declared it serves (undefined while not connected). */
+  capabilities(): Record<string, unknown> | undefined {
+    return this.#client?.getServerCapabilities();
+  }
+
+  /** Watches an upstream resource: `onUpdated` on each notifications/resources/updated for `uri`; returns the unwatch. */
+  watch(uri: string, onUpdated: () => void): () => void {
+    return this.#watches.watch(uri, onUpdated);
   }
 
   status(): UpstreamStatus {
@@ -230,6 +246,7 @@ export class UpstreamConnection {
     for (const kind of ['tools', 'resources', 'prompts'] as const) {
       client.setNotificationHandler(`notifications/${kind}/list_changed`, () => void this.#relist(client));
     }
+    client.setNotificationHandler('notifications/resources/updated', (n) => this.#watches.updated(n.params.uri));
     const transport = this.#transport();
     try {
       await client.connect(transport, { timeout: ms });
@@ -248,6 +265,11 @@ export class UpstreamConnection {
     this.#lastError = undefined;
     this.#log.info({ event: 'upstream.connected', protocol_version: client.getNegotiatedProtocolVersion(), ...this.#counts() }, `upstream ${this.spec.name} connected (${client.getNegotiatedProtocolVersion()})`);
     const caps = client.getServerCapabilities() ?? {};
+    const subscribes = caps.resources?.subscribe && client.getNegotiatedProtocolVersion() !== '2026-07-28';
+    this.#watches.resubscribe(subscribes ? {
+      subscribe: (uri) => client.subscribeResource({ uri }, { timeout: ms }),
+      unsubscribe: (uri) => client.unsubscribeResource({ uri }, { timeout: ms }),
+    } : undefined);
     const announces = (['tools', 'resources', 'prompts'] as const).every((k) => !caps[k] || (caps[k] as { listChanged?: boolean }).listChanged);
     if (!announces && this.spec.poll_ms > 0) {
       this.#poll = setInterval(() => void this.#relist(client), this.spec.poll_ms);
@@ -270,6 +292,7 @@ export class UpstreamConnection {
     if (client !== this.#client || this.#state === 'closed') return;
     this.#client = undefined;
     clearInterval(this.#poll);
+    this.#watches.resubscribe(undefined);
     this.#state = 'restarting';
     this.#restarts++;
     this.#lastError = 'the connection was lost';

@@ -8,8 +8,10 @@
 // fastsvc would refuse, is skipped and named in `skipped` (the caller logs it) instead of
 // failing the whole catalog; the definitions pass through admitListing() (the pin seam) first.
 // Input schemas, output schemas, annotations and results are the upstream's, carried as they are.
+// Imported resources can be watched (subscribed upstream, see connection.ts), and imported prompts'
+// arguments and templates' variables are completed by the upstream when it declares completions.
 
-import type { PromptDef, PromptMessage, ResourceContents, ResourceDef, ToolDef, ToolResult, JsonSchemaObject } from '../core/types.js';
+import type { Completer, Completion, PromptDef, PromptMessage, ResourceContents, ResourceDef, ToolDef, ToolResult, JsonSchemaObject } from '../core/types.js';
 import { checkInputSchema } from '../core/input-schemas.js';
 import type { Listing, UpstreamConnection } from './connection.js';
 import { admitListing } from './pin.js';
@@ -67,13 +69,16 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
     });
   }
 
+  const completes = conn.capabilities()?.completions !== undefined;
+  const watch: ResourceDef['watch'] = (uri, onUpdated) => conn.watch(uri, onUpdated);
   for (const r of admitted.resources) {
     if (!shown(r.uri)) continue;
-    out.resources.push({ uri: r.uri, ...resourceMeta(r, scopes), read: reader(conn) });
+    out.resources.push({ uri: r.uri, ...resourceMeta(r, scopes), read: reader(conn), watch });
   }
   for (const r of admitted.templates) {
     if (!shown(r.uriTemplate)) continue;
-    out.resources.push({ uri_template: r.uriTemplate, ...resourceMeta(r, scopes), read: reader(conn) });
+    const complete = completes ? completer(conn, { type: 'ref/resource', uri: r.uriTemplate }) : undefined;
+    out.resources.push({ uri_template: r.uriTemplate, ...resourceMeta(r, scopes), read: reader(conn), watch, ...(complete && { complete }) });
   }
 
   for (const p of admitted.prompts) {
@@ -91,6 +96,7 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
       arguments: (p.arguments ?? []).map((a) => ({ name: a.name, description: a.description, required: a.required })),
       required_scopes: [...scopes],
       get: async (args, ctx) => (await conn.call(ctx, (client, signal, ms, headers) => client.getPrompt({ name: upstreamName, arguments: args }, { signal, timeout: ms, headers }))).messages as PromptMessage[],
+      ...(completes && { complete: completer(conn, { type: 'ref/prompt', name: upstreamName }) }),
     });
   }
   return out;
@@ -102,6 +108,13 @@ function resourceMeta(r: { name: string; title?: string; description?: string; m
 
 function reader(conn: UpstreamConnection): ResourceDef['read'] {
   return async (uri, _vars, ctx) => (await conn.call(ctx, (client, signal, ms, headers) => client.readResource({ uri }, { signal, timeout: ms, headers, cacheMode: 'bypass' }))).contents as ResourceContents[];
+}
+
+/** completion/complete forwarded to the upstream for `ref` (its own name or URI template). */
+function completer(conn: UpstreamConnection, ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string }): Completer {
+  return async (argument, value, context, ctx) => (await conn.call(ctx, (client, signal, ms, headers) => client.complete({
+    ref, argument: { name: argument, value }, ...(context && { context: { arguments: context } }),
+  }, { signal, timeout: ms, headers }))).completion as Completion;
 }
 
 /** include (absent: everything) then exclude, `*` matching any run of characters. */
