@@ -65,6 +65,8 @@ export interface ConnectionOptions {
   log: Logger;
   /** The listing changed (or was read for the first time). */
   onListing: () => void;
+  /** Each call that ended: its method, seconds (its wait for a slot included) and outcome ('ok' or the error code). */
+  onCall?: (method: string, seconds: number, outcome: string) => void;
 }
 
 export class UpstreamConnection {
@@ -146,7 +148,22 @@ export class UpstreamConnection {
    * A bounded call on the live client; `run` gets the signal to pass to the SDK (it cancels upstream when it aborts)
    * and the headers to send with the request (the call's tag, which routes the upstream's related messages to it).
    */
-  async call<T>(ctx: CallContext, run: (client: Client, signal: AbortSignal, timeoutMs: number, headers: Record<string, string>) => Promise<T>, timeoutMs = this.spec.timeout_ms): Promise<T> {
+  async call<T>(ctx: CallContext, method: string, run: (client: Client, signal: AbortSignal, timeoutMs: number, headers: Record<string, string>) => Promise<T>, timeoutMs = this.spec.timeout_ms): Promise<T> {
+    const report = this.#opts.onCall;
+    if (!report) return this.#call(ctx, run, timeoutMs);
+    const t0 = performance.now();
+    let outcome = 'ok';
+    try {
+      return await this.#call(ctx, run, timeoutMs);
+    } catch (e) {
+      outcome = e instanceof SvcError ? e.code : 'BACKEND_FAILED';
+      throw e;
+    } finally {
+      report(method, (performance.now() - t0) / 1000, outcome);
+    }
+  }
+
+  async #call<T>(ctx: CallContext, run: (client: Client, signal: AbortSignal, timeoutMs: number, headers: Record<string, string>) => Promise<T>, timeoutMs: number): Promise<T> {
     const client = this.#client;
     if (!client || this.#state !== 'ready') throw this.#unavailable();
     if (ctx.signal.aborted) throw abortedError(KIND);

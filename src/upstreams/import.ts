@@ -63,7 +63,7 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
       required_scopes: [...(o.required_scopes ?? scopes)],
       ...(o.limits && { limits: o.limits }),
       ...(o.task && { task: o.task }),
-      handler: (input, ctx) => conn.call(ctx, (client, signal, ms, headers) => client.callTool({ name: upstreamName, arguments: input }, {
+      handler: (input, ctx) => conn.call(ctx, 'tools/call', (client, signal, ms, headers) => client.callTool({ name: upstreamName, arguments: input }, {
         signal, timeout: ms, headers, onprogress: (p) => void ctx.channel.progress(p.progress, p.total, p.message).catch(() => undefined),
       }), timeout) as Promise<ToolResult>,
     });
@@ -95,7 +95,7 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
       description: p.description,
       arguments: (p.arguments ?? []).map((a) => ({ name: a.name, description: a.description, required: a.required })),
       required_scopes: [...scopes],
-      get: async (args, ctx) => (await conn.call(ctx, (client, signal, ms, headers) => client.getPrompt({ name: upstreamName, arguments: args }, { signal, timeout: ms, headers }))).messages as PromptMessage[],
+      get: async (args, ctx) => (await conn.call(ctx, 'prompts/get', (client, signal, ms, headers) => client.getPrompt({ name: upstreamName, arguments: args }, { signal, timeout: ms, headers }))).messages as PromptMessage[],
       ...(completes && { complete: completer(conn, { type: 'ref/prompt', name: upstreamName }) }),
     });
   }
@@ -107,12 +107,12 @@ function resourceMeta(r: { name: string; title?: string; description?: string; m
 }
 
 function reader(conn: UpstreamConnection): ResourceDef['read'] {
-  return async (uri, _vars, ctx) => (await conn.call(ctx, (client, signal, ms, headers) => client.readResource({ uri }, { signal, timeout: ms, headers, cacheMode: 'bypass' }))).contents as ResourceContents[];
+  return async (uri, _vars, ctx) => (await conn.call(ctx, 'resources/read', (client, signal, ms, headers) => client.readResource({ uri }, { signal, timeout: ms, headers, cacheMode: 'bypass' }))).contents as ResourceContents[];
 }
 
 /** completion/complete forwarded to the upstream for `ref` (its own name or URI template). */
 function completer(conn: UpstreamConnection, ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string }): Completer {
-  return async (argument, value, context, ctx) => (await conn.call(ctx, (client, signal, ms, headers) => client.complete({
+  return async (argument, value, context, ctx) => (await conn.call(ctx, 'completion/complete', (client, signal, ms, headers) => client.complete({
     ref, argument: { name: argument, value }, ...(context && { context: { arguments: context } }),
   }, { signal, timeout: ms, headers }))).completion as Completion;
 }

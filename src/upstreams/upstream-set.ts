@@ -5,7 +5,8 @@
 // the manifest's FastSvc plus what each upstream's listing imports under the given generation's
 // `expose` rules — a manifest capability wins over an imported one of the same name or URI (and
 // the first upstream over a later one), the loser is named in `skipped`; onChange() hears of
-// every listing that changed; close() ends every connection (stdio children included).
+// every listing that changed; observe() hears of every call made to an upstream (for metrics);
+// close() ends every connection (stdio children included).
 
 import { FastSvc } from '../core/fast-svc.js';
 import type { Logger } from '../log.js';
@@ -15,14 +16,24 @@ import type { UpstreamSpec } from './spec.js';
 
 export type { UpstreamStatus };
 
+/** One ended call to an upstream: its name, the method, seconds and outcome ('ok' or the error code). */
+export type UpstreamCallObserver = (upstream: string, method: string, seconds: number, outcome: string) => void;
+
 export class UpstreamSet {
   readonly #conns = new Map<string, UpstreamConnection>();
   readonly #listeners = new Set<() => void>();
+  #observer?: UpstreamCallObserver;
 
   constructor(specs: readonly UpstreamSpec[], log: Logger) {
     for (const spec of specs) {
-      this.#conns.set(spec.name, new UpstreamConnection(spec, { log, onListing: () => this.#changed() }));
+      const onCall = (method: string, seconds: number, outcome: string) => this.#observer?.(spec.name, method, seconds, outcome);
+      this.#conns.set(spec.name, new UpstreamConnection(spec, { log, onListing: () => this.#changed(), onCall }));
     }
+  }
+
+  /** Every call made to an upstream from now on is reported to `fn` (one observer: the app's metrics). */
+  observe(fn: UpstreamCallObserver): void {
+    this.#observer = fn;
   }
 
   async start(): Promise<void> {
