@@ -36,7 +36,7 @@ export type RequiredScope = string;
  */
 export type ModuleRef = string;
 /**
- * MCP servers whose tools, resources, resource templates and prompts fastsvc imports and serves (a gateway). Changing how fastsvc connects (command, cwd, env, url, headers, timeouts, max_in_flight, max_bytes, poll_ms, restart) takes a restart; `expose` and `pin` are applied on reload.
+ * MCP servers whose tools, resources, resource templates and prompts fastsvc imports and serves (a gateway). Changing how fastsvc connects (command, cwd, env, url, headers, auth, timeouts, max_in_flight, max_bytes, poll_ms, restart) takes a restart; `expose` (its `auth` and the overrides' included) and `pin` are applied on reload.
  *
  * This interface was referenced by `SvcManifest`'s JSON-Schema
  * via the `definition` "Upstreams".
@@ -1487,6 +1487,7 @@ export interface Upstream {
   headers?: {
     [k: string]: string;
   };
+  auth?: OutboundAuth;
   expose?: UpstreamExpose;
   /**
    * Bound on one call (tools/call, resources/read, prompts/get), its wait for a free slot included; past it the call is cancelled upstream and fails with BACKEND_TIMEOUT.
@@ -1549,6 +1550,7 @@ export interface UpstreamExpose {
    * Scopes a caller needs for every imported capability unless overrides says otherwise; each must be declared in profile.scopes. Writing [] makes them open to every authenticated caller on purpose.
    */
   required_scopes?: Scope[];
+  auth?: OutboundAuth;
   /**
    * Per tool, by its upstream name (without the prefix).
    */
@@ -1584,6 +1586,7 @@ export interface UpstreamOverride {
    * Bound on one call of this tool, instead of the upstream's timeout_ms.
    */
   timeout_ms?: number;
+  auth?: OutboundAuth;
 }
 /**
  * The code API's server config (createApp(svc, config), serve()): a manifest's server, routes, auth, oauth and profile sections, plus where relative paths resolve and where the config came from. svc.yaml's loader builds exactly this.

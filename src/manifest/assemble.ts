@@ -25,6 +25,7 @@ import type { SvcServerConfig } from '../core/config.js';
 import type { Plan } from './compile.js';
 import type { Prompt, Resource, Tool } from '../core/manifest-types.gen.js';
 import { resolveUpstream, type UpstreamSpec } from '../upstreams/spec.js';
+import { callCredentials, connectionCredential } from '../upstreams/credentials.js';
 
 export interface Assembled {
   svc: FastSvc;
@@ -118,10 +119,14 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
     });
   }
   // A stdio upstream's folder and program are checked (and made absolute) here, at their lines; nothing is started.
+  // Its credentials are built too, so a secret file that cannot be read fails the load at its field (the
+  // running server builds its own from the config: upstreams/credentials.ts).
   const upstreams = (m.upstreams ?? []).map((u) => u as UpstreamSpec);
   for (const [i, u] of upstreams.entries()) {
     if (io) await attempt(['upstreams', i], () => {
       upstreams[i] = resolveUpstream(u, env.manifestDir);
+      connectionCredential(u, env.manifestDir);
+      callCredentials(u, env.manifestDir);
     });
   }
   let server = m.server;

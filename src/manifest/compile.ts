@@ -15,6 +15,7 @@ import { compilePattern, isPattern } from '../core/guard.js';
 import { enterpriseIssuerProblems, issuerProblem, NO_SCOPE, profileIssuerProblem, upstreamProblems } from '../auth/oauth/config-checks.js';
 import { externalIssuerProblems } from '../auth/external/config-checks.js';
 import { checkOutboundAuth } from './outbound-checks.js';
+import { upstreamAuthProblems } from '../upstreams/auth-checks.js';
 import type { SvcManifest, Tool, Upstream } from '../core/manifest-types.gen.js';
 import { KNOWN_ROUTES } from '../core/config.js';
 
@@ -211,6 +212,7 @@ function checkUpstream(u: Upstream, path: Path, problem: (c: ErrorCode, p: Path,
   if (u.command !== undefined && u.headers !== undefined) problem('UPSTREAM_CONFIG', [...path, 'headers'], `${who}: headers are for a url upstream`);
   if (u.url !== undefined && !URL.canParse(u.url)) problem('UPSTREAM_CONFIG', [...path, 'url'], `${who}: ${JSON.stringify(u.url)} is not a URL`);
   if (u.restart && u.restart.min_ms! > u.restart.max_ms!) problem('UPSTREAM_CONFIG', [...path, 'restart', 'min_ms'], `${who}: restart.min_ms is above restart.max_ms`);
+  for (const p of upstreamAuthProblems(u)) problem('UPSTREAM_CONFIG', [...path, ...p.path], p.message);
   const e = u.expose;
   checkScopes(e?.required_scopes, [...path, 'expose', 'required_scopes'], who);
   for (const [name, o] of Object.entries(e?.overrides ?? {})) checkScopes(o.required_scopes, [...path, 'expose', 'overrides', name, 'required_scopes'], `${who} tool ${name}`);

@@ -1,7 +1,9 @@
-// The manifest's checks of every backend credential (`http.auth` of tools and resources): the
+// The manifest's checks of every backend credential (`http.auth` of tools and resources; an
+// upstream's `auth`, `expose.auth` and `expose.overrides.NAME.auth`): the
 // spec's own (auth/outbound/config-checks.ts, the same the builder makes) and those that need the
 // rest of the manifest. Guarantees: pure; every problem at the node it concerns; a token_exchange
-// is refused on a tool that may run as a task (`task` optional or required) — a task outlives the
+// is refused on a tool that may run as a task (`task` optional or required; for an upstream's
+// expose.auth, any override that sets a task mode and no auth of its own) — a task outlives the
 // request, and the caller's token is used only while its request lasts — and needs
 // external_issuers (only their tokens can be exchanged); an upstream_login names
 // a provider of oauth.login.upstreams, with oauth on and login.mode upstream.
@@ -9,6 +11,7 @@
 import type { OutboundAuth, SvcManifest } from '../core/manifest-types.gen.js';
 import type { ErrorCode } from '../errors.js';
 import { outboundAuthProblems } from '../auth/outbound/config-checks.js';
+import { callAuths } from '../upstreams/auth-checks.js';
 
 type Path = (string | number)[];
 
@@ -27,6 +30,17 @@ export function declaredAuths(m: SvcManifest): DeclaredAuth[] {
   });
   m.resources?.forEach((r, i) => {
     if (r.http?.auth) out.push({ path: ['resources', i, 'http', 'auth'], auth: r.http.auth, who: `resource ${r.name}`, task: false });
+  });
+  m.upstreams?.forEach((u, i) => {
+    const path = ['upstreams', i];
+    const who = `upstream ${u.name}`;
+    const overrides = Object.values(u.expose?.overrides ?? {});
+    const tasked = (task: string | undefined) => (task ?? 'forbidden') !== 'forbidden';
+    if (u.auth) out.push({ path: [...path, 'auth'], auth: u.auth, who, task: false });
+    for (const a of callAuths(u)) {
+      const task = a.tool === undefined ? overrides.some((o) => !o.auth && tasked(o.task)) : tasked(u.expose!.overrides![a.tool]!.task);
+      out.push({ path: [...path, ...a.path], auth: a.auth, who: a.tool === undefined ? who : `${who} tool ${a.tool}`, task });
+    }
   });
   return out;
 }

@@ -52,10 +52,12 @@ export function entries(c: Catalog): [string, Guarded][] {
  * Config fields that differ between the configuration the process started with and
  * the edited one, and that only a restart applies: auth mode on/off, base_url,
  * every server.* and routes.* field, every oauth.* field, external_issuers (anything
- * but an issuer's `limits`: its discovery, keys and caches are set up at start-up), and
+ * but an issuer's `limits`: its discovery, keys and caches are set up at start-up),
  * every profile.* field while the OAuth server or an external issuer runs (the
- * protected-resource metadata and the scopes tokens get are fixed at start-up).
- * Live (never listed): the auth section's tokens and scopes while the mode stays,
+ * protected-resource metadata and the scopes tokens get are fixed at start-up), and
+ * every upstreams[] field but `expose` and `pin` (the upstream's own `auth` included).
+ * Live (never listed): the auth section's tokens and scopes while the mode stays, upstreams' expose
+ * (the calls' credentials, expose.auth and the overrides' auth, included) and pin,
  * external issuers' limits, and profile without OAuth or external issuers.
  */
 export function restartRequired(running: ResolvedConfig, next: ResolvedConfig): string[] {
@@ -65,7 +67,9 @@ export function restartRequired(running: ResolvedConfig, next: ResolvedConfig): 
   if (stable(running.audit) !== stable(next.audit)) out.push('audit');
   const connections = (c: ResolvedConfig) => c.external_issuers.map(({ limits: _, ...e }) => e);
   if (stable(connections(running)) !== stable(connections(next))) out.push('external_issuers');
-  // An upstream's connection is the start-up one; its expose rules and pin apply live.
+  // An upstream's connection is the start-up one, its own `auth` included (the upstream's session was opened
+  // with it); its expose rules — expose.auth and the overrides' auth among them, per call like an http tool's
+  // auth — and pin apply live.
   const links = (c: ResolvedConfig) => (c.upstreams ?? []).map(({ expose: _e, pin: _p, ...u }) => u);
   if (stable(links(running)) !== stable(links(next))) out.push('upstreams');
   const tokensFixed = (running.oauth?.enabled && next.oauth?.enabled) || (running.external_issuers.length > 0 && next.external_issuers.length > 0);

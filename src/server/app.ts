@@ -110,7 +110,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   const cfg = resolveConfig(config);
   // Upstreams first (start-up waits for each at most its connect_timeout_ms): the first catalog holds what they serve.
   const specs = cfg.upstreams as UpstreamSpec[];
-  const upstreams = specs.length ? new UpstreamSet(specs.map((u) => resolveUpstream(u, cfg.base_dir)), log) : undefined;
+  const upstreams = specs.length ? new UpstreamSet(specs.map((u) => resolveUpstream(u, cfg.base_dir)), log, cfg.base_dir) : undefined;
   try {
     await upstreams?.start();
     return await assembleApp(svc, cfg, opts, log, upstreams);

@@ -14,10 +14,11 @@
 // is in flight on this connection — else a request is refused upstream rather than shown to the wrong
 // caller, logged (upstream.question_refused) and counted in status().questions_refused, and a
 // notification is dropped; nothing of the caller's credentials is ever sent (the transport carries
-// only the manifest's own headers); close() ends the connection and the child's group. Resources
-// watched through watch() are subscribed upstream (2025-11-25 upstreams announcing subscribe;
-// resource-watch.ts keeps one subscription per URI, renewed at each connect) and their
-// notifications/resources/updated reach the watchers.
+// only the manifest's own headers and credentials.ts's: a call's own credential, resolved for its
+// caller before it takes a slot, or else the upstream's `auth`); close() ends the connection and
+// the child's group. Resources watched through watch() are subscribed upstream (2025-11-25
+// upstreams announcing subscribe; resource-watch.ts keeps one subscription per URI, renewed at
+// each connect) and their notifications/resources/updated reach the watchers.
 
 import { Client, ProtocolError, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
@@ -26,9 +27,11 @@ import { SvcError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { abortedError, byteLimit, timeoutError } from '../runtime/backends/common.js';
 import { packageVersion } from '../util/package-root.js';
+import type { OutboundCredential } from '../auth/outbound/index.js';
 import { cappedFetch } from './capped-fetch.js';
 import { CALL_HEADER, untag } from './related-stream.js';
 import { ResourceWatches } from './resource-watch.js';
+import { connectionCredential, credentialedFetch, outsideCall, withCallHeader } from './credentials.js';
 import { Slots } from './slots.js';
 import { GroupStdioTransport, TOO_LARGE_RPC } from './stdio-transport.js';
 import type { UpstreamSpec } from './spec.js';
@@ -63,6 +66,8 @@ export interface UpstreamStatus {
 
 export interface ConnectionOptions {
   log: Logger;
+  /** The manifest's folder: the *_file paths of `auth` resolve against it. */
+  baseDir: string;
   /** The listing changed (or was read for the first time). */
   onListing: () => void;
   /** Each call that ended: its method, seconds (its wait for a slot included) and outcome ('ok' or the error code). */
@@ -75,6 +80,8 @@ export class UpstreamConnection {
   readonly #log: Logger;
   readonly #slots: Slots;
   readonly #maxBytes: number;
+  /** The upstream's `auth`: on every request no call's own credential replaces. */
+  readonly #credential?: OutboundCredential;
   /** Calls in flight by their tag (related-stream.ts), each with the controller that ends it early (ask()). */
   readonly #active = new Map<string, { ctx: CallContext; own: AbortController }>();
   #tags = 0;
@@ -100,6 +107,7 @@ export class UpstreamConnection {
     this.#maxBytes = byteLimit(KIND, spec.max_bytes);
     this.#backoff = spec.restart.min_ms!;
     this.#watches = new ResourceWatches(this.#log);
+    this.#credential = connectionCredential(spec, opts.baseDir);
   }
 
   /** The first connection attempt; resolves once connected or after connect_timeout_ms (attempts go on). Never rejects. */
@@ -147,14 +155,15 @@ export class UpstreamConnection {
   /**
    * A bounded call on the live client; `run` gets the signal to pass to the SDK (it cancels upstream when it aborts)
    * and the headers to send with the request (the call's tag, which routes the upstream's related messages to it).
+   * With `credential`, the requests `run` makes carry its header for ctx's caller instead of the upstream's `auth`.
    */
-  async call<T>(ctx: CallContext, method: string, run: (client: Client, signal: AbortSignal, timeoutMs: number, headers: Record<string, string>) => Promise<T>, timeoutMs = this.spec.timeout_ms): Promise<T> {
+  async call<T>(ctx: CallContext, method: string, run: (client: Client, signal: AbortSignal, timeoutMs: number, headers: Record<string, string>) => Promise<T>, timeoutMs = this.spec.timeout_ms, credential?: OutboundCredential): Promise<T> {
     const report = this.#opts.onCall;
-    if (!report) return this.#call(ctx, run, timeoutMs);
+    if (!report) return this.#call(ctx, run, timeoutMs, credential);
     const t0 = performance.now();
     let outcome = 'ok';
     try {
-      return await this.#call(ctx, run, timeoutMs);
+      return await this.#call(ctx, run, timeoutMs, credential);
     } catch (e) {
       outcome = e instanceof SvcError ? e.code : 'BACKEND_FAILED';
       throw e;
@@ -163,7 +172,7 @@ export class UpstreamConnection {
     }
   }
 
-  async #call<T>(ctx: CallContext, run: (client: Client, signal: AbortSignal, timeoutMs: number, headers: Record<string, string>) => Promise<T>, timeoutMs: number): Promise<T> {
+  async #call<T>(ctx: CallContext, run: (client: Client, signal: AbortSignal, timeoutMs: number, headers: Record<string, string>) => Promise<T>, timeoutMs: number, credential: OutboundCredential | undefined): Promise<T> {
     const client = this.#client;
     if (!client || this.#state !== 'ready') throw this.#unavailable();
     if (ctx.signal.aborted) throw abortedError(KIND);
@@ -174,9 +183,11 @@ export class UpstreamConnection {
     let release: (() => void) | undefined;
     const tag = String(++this.#tags);
     try {
+      // A caller without the credential the call needs is refused before it takes a slot or reaches the upstream.
+      const header = await credential?.header(ctx.principal, signal);
       release = await this.#slots.acquire(signal);
       this.#active.set(tag, { ctx, own });
-      const out = await run(client, signal, timeoutMs, { [CALL_HEADER]: tag });
+      const out = await withCallHeader(header, () => run(client, signal, timeoutMs, { [CALL_HEADER]: tag }));
       if (Buffer.byteLength(JSON.stringify(out)) > this.#maxBytes) throw tooLarge(this.#maxBytes);
       return out;
     } catch (e) {
@@ -244,7 +255,8 @@ export class UpstreamConnection {
     if (this.#state === 'closed') return;
     const wait = this.#backoff;
     this.#backoff = Math.min(this.#backoff * 2, this.spec.restart.max_ms!);
-    this.#timer = setTimeout(() => void this.#attempt(), wait);
+    // A reconnect is the connection's own work, even when a call's failure started it.
+    this.#timer = outsideCall(() => setTimeout(() => void this.#attempt(), wait));
     this.#timer.unref();
   }
 
@@ -300,7 +312,7 @@ export class UpstreamConnection {
     if (s.command) return new GroupStdioTransport({ program: s.command[0], args: s.command.slice(1), cwd: s.cwd, env: s.env ?? {}, maxLine });
     const transport: StreamableHTTPClientTransport = new StreamableHTTPClientTransport(new URL(s.url!), {
       requestInit: { headers: { ...s.headers } },
-      fetch: cappedFetch(maxLine, (id) => transport.onmessage?.({ jsonrpc: '2.0', id, error: { code: TOO_LARGE_RPC, message: `the answer is larger than ${maxLine} bytes` } })),
+      fetch: credentialedFetch(cappedFetch(maxLine, (id) => transport.onmessage?.({ jsonrpc: '2.0', id, error: { code: TOO_LARGE_RPC, message: `the answer is larger than ${maxLine} bytes` } })), this.#credential),
     });
     return transport;
   }
@@ -323,7 +335,8 @@ export class UpstreamConnection {
       this.#relistAgain = true;
       return this.#relisting;
     }
-    this.#relisting = this.#read(client).catch((e) => {
+    // A list_changed read from a call's stream must not lend that call's credential to the lists.
+    this.#relisting = outsideCall(() => this.#read(client)).catch((e) => {
       this.#log.warn({ event: 'upstream.list_failed', err: (e as Error)?.message }, `upstream ${this.spec.name}: cannot read its lists`);
     }).finally(() => {
       this.#relisting = undefined;

@@ -8,12 +8,15 @@
 // fastsvc would refuse, is skipped and named in `skipped` (the caller logs it) instead of
 // failing the whole catalog; the definitions pass through admitListing() (the pin seam) first.
 // Input schemas, output schemas, annotations and results are the upstream's, carried as they are.
+// Each call carries the credential `creds` gives it (a tool's override, else expose.auth, else none:
+// the connection's own), made for the caller of that call.
 // Imported resources can be watched (subscribed upstream, see connection.ts), and imported prompts'
 // arguments and templates' variables are completed by the upstream when it declares completions.
 
 import type { Completer, Completion, PromptDef, PromptMessage, ResourceContents, ResourceDef, ToolDef, ToolResult, JsonSchemaObject } from '../core/types.js';
 import { checkInputSchema } from '../core/input-schemas.js';
 import type { Listing, UpstreamConnection } from './connection.js';
+import type { CallCredentials } from './credentials.js';
 import { admitListing } from './pin.js';
 import type { UpstreamSpec } from './spec.js';
 
@@ -28,7 +31,7 @@ export interface Imported {
   skipped: string[];
 }
 
-export function importListing(spec: UpstreamSpec, listing: Listing, conn: UpstreamConnection): Imported {
+export function importListing(spec: UpstreamSpec, listing: Listing, conn: UpstreamConnection, creds: CallCredentials): Imported {
   const e = spec.expose;
   const shown = matcher(e.include, e.exclude ?? []);
   const scopes = e.required_scopes ?? [];
@@ -53,6 +56,7 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
     const o = e.overrides?.[t.name] ?? {};
     const upstreamName = t.name;
     const timeout = o.timeout_ms ?? spec.timeout_ms;
+    const credential = creds.of(upstreamName);
     out.tools.push({
       name,
       title: o.title ?? t.title,
@@ -65,7 +69,7 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
       ...(o.task && { task: o.task }),
       handler: (input, ctx) => conn.call(ctx, 'tools/call', (client, signal, ms, headers) => client.callTool({ name: upstreamName, arguments: input }, {
         signal, timeout: ms, headers, onprogress: (p) => void ctx.channel.progress(p.progress, p.total, p.message).catch(() => undefined),
-      }), timeout) as Promise<ToolResult>,
+      }), timeout, credential) as Promise<ToolResult>,
     });
   }
 
@@ -73,12 +77,12 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
   const watch: ResourceDef['watch'] = (uri, onUpdated) => conn.watch(uri, onUpdated);
   for (const r of admitted.resources) {
     if (!shown(r.uri)) continue;
-    out.resources.push({ uri: r.uri, ...resourceMeta(r, scopes), read: reader(conn), watch });
+    out.resources.push({ uri: r.uri, ...resourceMeta(r, scopes), read: reader(conn, creds), watch });
   }
   for (const r of admitted.templates) {
     if (!shown(r.uriTemplate)) continue;
-    const complete = completes ? completer(conn, { type: 'ref/resource', uri: r.uriTemplate }) : undefined;
-    out.resources.push({ uri_template: r.uriTemplate, ...resourceMeta(r, scopes), read: reader(conn), watch, ...(complete && { complete }) });
+    const complete = completes ? completer(conn, creds, { type: 'ref/resource', uri: r.uriTemplate }) : undefined;
+    out.resources.push({ uri_template: r.uriTemplate, ...resourceMeta(r, scopes), read: reader(conn, creds), watch, ...(complete && { complete }) });
   }
 
   for (const p of admitted.prompts) {
@@ -95,8 +99,8 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
       description: p.description,
       arguments: (p.arguments ?? []).map((a) => ({ name: a.name, description: a.description, required: a.required })),
       required_scopes: [...scopes],
-      get: async (args, ctx) => (await conn.call(ctx, 'prompts/get', (client, signal, ms, headers) => client.getPrompt({ name: upstreamName, arguments: args }, { signal, timeout: ms, headers }))).messages as PromptMessage[],
-      ...(completes && { complete: completer(conn, { type: 'ref/prompt', name: upstreamName }) }),
+      get: async (args, ctx) => (await conn.call(ctx, 'prompts/get', (client, signal, ms, headers) => client.getPrompt({ name: upstreamName, arguments: args }, { signal, timeout: ms, headers }), undefined, creds.of())).messages as PromptMessage[],
+      ...(completes && { complete: completer(conn, creds, { type: 'ref/prompt', name: upstreamName }) }),
     });
   }
   return out;
@@ -106,15 +110,15 @@ function resourceMeta(r: { name: string; title?: string; description?: string; m
   return { name: r.name, title: r.title, description: r.description, mime_type: r.mimeType, required_scopes: [...scopes] };
 }
 
-function reader(conn: UpstreamConnection): ResourceDef['read'] {
-  return async (uri, _vars, ctx) => (await conn.call(ctx, 'resources/read', (client, signal, ms, headers) => client.readResource({ uri }, { signal, timeout: ms, headers, cacheMode: 'bypass' }))).contents as ResourceContents[];
+function reader(conn: UpstreamConnection, creds: CallCredentials): ResourceDef['read'] {
+  return async (uri, _vars, ctx) => (await conn.call(ctx, 'resources/read', (client, signal, ms, headers) => client.readResource({ uri }, { signal, timeout: ms, headers, cacheMode: 'bypass' }), undefined, creds.of())).contents as ResourceContents[];
 }
 
 /** completion/complete forwarded to the upstream for `ref` (its own name or URI template). */
-function completer(conn: UpstreamConnection, ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string }): Completer {
+function completer(conn: UpstreamConnection, creds: CallCredentials, ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string }): Completer {
   return async (argument, value, context, ctx) => (await conn.call(ctx, 'completion/complete', (client, signal, ms, headers) => client.complete({
     ref, argument: { name: argument, value }, ...(context && { context: { arguments: context } }),
-  }, { signal, timeout: ms, headers }))).completion as Completion;
+  }, { signal, timeout: ms, headers }), undefined, creds.of())).completion as Completion;
 }
 
 /** include (absent: everything) then exclude, `*` matching any run of characters. */

@@ -6,11 +6,14 @@
 // `expose` rules — a manifest capability wins over an imported one of the same name or URI (and
 // the first upstream over a later one), the loser is named in `skipped`; onChange() hears of
 // every listing that changed; observe() hears of every call made to an upstream (for metrics);
-// close() ends every connection (stdio children included).
+// close() ends every connection (stdio children included). Credentials:
+// each connection builds its `auth` once; each generation's expose.auth and overrides' auth are built
+// on its first compose and kept with that generation (credentials.ts), so a listing change reuses them.
 
 import { FastSvc } from '../core/fast-svc.js';
 import type { Logger } from '../log.js';
 import { UpstreamConnection, type UpstreamStatus } from './connection.js';
+import { callCredentials } from './credentials.js';
 import { importListing } from './import.js';
 import type { UpstreamSpec } from './spec.js';
 
@@ -23,11 +26,14 @@ export class UpstreamSet {
   readonly #conns = new Map<string, UpstreamConnection>();
   readonly #listeners = new Set<() => void>();
   #observer?: UpstreamCallObserver;
+  readonly #baseDir: string;
 
-  constructor(specs: readonly UpstreamSpec[], log: Logger) {
+  /** baseDir: the manifest's folder (credentials' *_file paths resolve against it). */
+  constructor(specs: readonly UpstreamSpec[], log: Logger, baseDir: string) {
+    this.#baseDir = baseDir;
     for (const spec of specs) {
       const onCall = (method: string, seconds: number, outcome: string) => this.#observer?.(spec.name, method, seconds, outcome);
-      this.#conns.set(spec.name, new UpstreamConnection(spec, { log, onListing: () => this.#changed(), onCall }));
+      this.#conns.set(spec.name, new UpstreamConnection(spec, { log, baseDir, onListing: () => this.#changed(), onCall }));
     }
   }
 
@@ -60,7 +66,7 @@ export class UpstreamSet {
       const conn = this.#conns.get(spec.name);
       const listing = conn?.listing();
       if (!conn || !listing) continue;
-      const imported = importListing(spec, listing, conn);
+      const imported = importListing(spec, listing, conn, callCredentials(spec, this.#baseDir));
       skipped.push(...imported.skipped.map((s) => `upstream ${spec.name}: ${s}`));
       const taken = (kind: string, key: string) => skipped.push(`upstream ${spec.name}: ${kind} ${key} is already served; the first one is kept`);
       for (const t of imported.tools) out.tools.has(t.name) ? taken('tool', t.name) : out.tool(t);

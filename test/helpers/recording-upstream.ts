@@ -1,6 +1,6 @@
 // A small MCP server over Streamable HTTP on 127.0.0.1, built with the 1.x SDK's McpServer (a
-// real server, sessions and all), that records what reaches it: every HTTP request's headers,
-// every tool call (name and arguments), every call whose request was cancelled. Its tools:
+// real server, sessions and all), that records what reaches it: every HTTP request's headers (and
+// in `requests`, with its HTTP method and the JSON-RPC method of a POST's message), every tool call (name and arguments), every call whose request was cancelled. Its tools:
 // echo, admin_op (for a scope that fastsvc should keep from most callers), slow (waits `ms` or
 // until cancelled), big (a text of `bytes` bytes), chatty (3 progress notifications and a log
 // message, then done). addTool() registers one more at run time: the SDK tells every session
@@ -17,6 +17,8 @@ export interface RecordingUpstream {
   url: string;
   /** Each HTTP request's headers, in arrival order. */
   headers: http.IncomingHttpHeaders[];
+  /** Each HTTP request: GET, POST or DELETE, the JSON-RPC method a POST carried ('response' for an answer), its headers. */
+  requests: { http: string; rpc?: string; headers: http.IncomingHttpHeaders }[];
   calls: { name: string; args: Record<string, unknown> }[];
   /** Names of the tool calls whose signal aborted (notifications/cancelled arrived). */
   cancelled: string[];
@@ -26,6 +28,7 @@ export interface RecordingUpstream {
 
 export async function startRecordingUpstream(): Promise<RecordingUpstream> {
   const headers: http.IncomingHttpHeaders[] = [];
+  const requests: RecordingUpstream['requests'] = [];
   const calls: RecordingUpstream['calls'] = [];
   const cancelled: string[] = [];
   const servers: McpServer[] = [];
@@ -78,6 +81,19 @@ export async function startRecordingUpstream(): Promise<RecordingUpstream> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const server = http.createServer(async (req, res) => {
     headers.push(req.headers);
+    // A POST's body is read here (to record its method) and handed to the transport parsed.
+    let body: unknown;
+    if (req.method === 'POST') {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        body = undefined;
+      }
+    }
+    const rpc = body && typeof body === 'object' ? ((body as { method?: string }).method ?? 'response') : undefined;
+    requests.push({ http: req.method ?? '', ...(rpc && { rpc }), headers: req.headers });
     const sid = req.headers['mcp-session-id'];
     let transport = typeof sid === 'string' ? transports.get(sid) : undefined;
     if (!transport) {
@@ -88,13 +104,14 @@ export async function startRecordingUpstream(): Promise<RecordingUpstream> {
       transport = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (id) => void transports.set(id, transport!) });
       await build().connect(transport);
     }
-    await transport.handleRequest(req, res);
+    await transport.handleRequest(req, res, body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     headers,
+    requests,
     calls,
     cancelled,
     addTool(name) {

@@ -47,6 +47,13 @@ const CASES: Record<string, { why: string; problems: Expect[] }> = {
       { code: 'SECRET_LITERAL', line: 44, col: 18 },
     ],
   },
+  'upstream-auth.yaml': {
+    why: 'upstream credentials: auth on a command upstream, token_exchange as the connection\'s auth, expose.auth per caller without an auth for the connection and with an override that may run as a task, an override\'s bearer in clear, a header headers also sets',
+    problems: [
+      { code: 'UPSTREAM_CONFIG', line: 11, col: 11 }, { code: 'UPSTREAM_CONFIG', line: 15, col: 23 }, { code: 'UPSTREAM_CONFIG', line: 20, col: 9 },
+      { code: 'OUTBOUND_AUTH_CONFIG', line: 20, col: 25 }, { code: 'SECRET_LITERAL', line: 23, col: 42 }, { code: 'UPSTREAM_CONFIG', line: 27, col: 11 },
+    ],
+  },
   'input-schema-bad-type.yaml': { why: 'input_schema with type: objekt', problems: [{ code: 'INPUT_SCHEMA_INVALID', line: 8, col: 7 }] },
   'input-schema-unknown-keyword.yaml': { why: 'input_schema with an unknown keyword', problems: [{ code: 'INPUT_SCHEMA_INVALID', line: 8, col: 7 }] },
   'tenant-scope-unsafe.yaml': {

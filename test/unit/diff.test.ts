@@ -70,6 +70,20 @@ prompts: []`);
     assert.deepEqual(restartRequired(resolveConfig({ ...base, external_issuers: [] }), resolveConfig(base)), ['external_issuers']);
   });
 
+  it('restartRequired: an upstream\'s own auth takes a restart (its session was opened with it); expose.auth and an override\'s auth apply on reload', () => {
+    const cc = { client_credentials: { token_url: 'https://idp.example/token', client_id: 'gw', client_secret: 's3cret-value' } };
+    const te = { token_exchange: { token_url: 'https://idp.example/token', client_id: 'gw', client_secret: 's3cret-value', audience: 'https://vendor.example' } };
+    const upstream = { name: 'vendor', url: 'https://vendor.example/mcp', auth: cc, expose: { auth: te, overrides: { search: { auth: { static: { bearer: 'tool-token-1' } } } } } };
+    const base: SvcServerConfig = { server: { host: '127.0.0.1', port: 8080 }, upstreams: [upstream] };
+    const r = (u: Record<string, unknown>) => restartRequired(resolveConfig(base), resolveConfig({ ...base, upstreams: [{ ...upstream, ...u }] as SvcServerConfig['upstreams'] }));
+    assert.deepEqual(r({}), []);
+    assert.deepEqual(r({ auth: { static: { bearer: 'another-token' } } }), ['upstreams'], 'the connection\'s credential');
+    assert.deepEqual(r({ auth: undefined }), ['upstreams']);
+    assert.deepEqual(r({ expose: { auth: { ...te, token_exchange: { ...te.token_exchange, audience: 'https://other.example' } }, overrides: upstream.expose.overrides } }), [], 'every call\'s credential: live');
+    assert.deepEqual(r({ expose: { auth: te, overrides: { search: { auth: { static: { bearer: 'tool-token-2' } } } } } }), [], 'one tool\'s credential: live');
+    assert.deepEqual(r({ expose: {} }), [], 'removing them: live');
+  });
+
   it('stable: key order does not matter, values do', () => {
     assert.equal(stable({ a: 1, b: { c: [1, { d: 2, e: 3 }] } }), stable({ b: { c: [1, { e: 3, d: 2 }] }, a: 1 }));
     assert.notEqual(stable({ a: [1, 2] }), stable({ a: [2, 1] }));

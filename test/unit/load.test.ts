@@ -164,6 +164,36 @@ describe('load: *_file paths', () => {
     assert.ok(caught instanceof ManifestError, `expected ManifestError, got ${String(caught)}`);
     assert.deepEqual(caught.problems.map((p) => `${p.code}@${p.line}:${p.col}`), ['FILE_UNREADABLE@12:27']);
   });
+
+  it('an upstream credential\'s secret file is read when loading: a missing one is FILE_UNREADABLE at its field', async () => {
+    const manifest = (file: string) => [
+      'version: 1', //                                              1
+      'name: t', //                                                 2
+      'auth: { token: a-token-for-tests }', //                       3
+      'upstreams:', //                                              4
+      '  - name: vendor', //                                        5
+      '    url: https://vendor.example/mcp', //                     6
+      '    auth: { static: { bearer_file: secrets/up.token } }', // 7
+      '    expose:', //                                             8
+      '      overrides:', //                                        9
+      '        search:', //                                         10
+      `          auth: { static: { header: X-Api-Key, value_file: ${file} } }`, // 11
+      '',
+    ].join('\n');
+    writeFileSync(join(dir, 'secrets', 'up.token'), 'up-token\n');
+    writeFileSync(join(dir, 'secrets', 'tool.key'), 'tool-key\n');
+    writeFileSync(join(dir, 'svc.yaml'), manifest('secrets/tool.key'));
+    (await loadManifest(join(dir, 'svc.yaml'), {})).dispose();
+    writeFileSync(join(dir, 'svc.yaml'), manifest('secrets/nope.key'));
+    let caught: unknown;
+    try {
+      (await loadManifest(join(dir, 'svc.yaml'), {})).dispose();
+    } catch (e) {
+      caught = e;
+    }
+    assert.ok(caught instanceof ManifestError, `expected ManifestError, got ${String(caught)}`);
+    assert.deepEqual(caught.problems.map((p) => `${p.code}@${p.line}:${p.col}`), ['FILE_UNREADABLE@11:60']);
+  });
 });
 
 function clientManifest(secretFile: string): string {
