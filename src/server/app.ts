@@ -133,7 +133,10 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
   const isProtected = (r: string) => cfg.routes.protected.includes(r);
   // Metrics are collected only when /metrics is served (listed in routes), so removing the route turns them off.
   let sessions: SessionRegistry | undefined;
-  const metrics = isPublic('/metrics') || isProtected('/metrics') ? new Metrics({ sessions: (t) => sessions?.count(t) ?? 0, tasks: () => tasks.counts().running }, cfg.config_hash) : undefined;
+  const metrics = isPublic('/metrics') || isProtected('/metrics') ? new Metrics({
+    sessions: (t) => sessions?.count(t) ?? 0, tasks: () => tasks.counts().running, ...(upstreams && { upstreams: () => upstreams.status() }),
+  }, cfg.config_hash) : undefined;
+  if (metrics && upstreams) upstreams.observe((name, method, seconds, outcome) => metrics.upstreamCall(name, method, seconds, outcome));
   const observer = new Observer(createAudit(cfg.audit), metrics);
   const listenUrl = opts.listenUrl ?? `http://${cfg.server.host}:${cfg.server.port}`;
   const baseUrl = () => cfg.base_url ?? listenUrl;
