@@ -1,7 +1,7 @@
 // `npm run bench`: starts every server of bench/scenarios.mjs as its own child process on 127.0.0.1 (port 0),
 // measures start-up, then idle memory (a fresh server per IDLE entry), checks each scenario's answer once, warms up,
 // then measures the scenarios in interleaved rounds (A/B/A/B) with 10 connections, then the paired targets back to
-// back (median of the pairs' ratios), then memory flatness (--memory) and reload latency, and prints
+// back (median of the pairs' ratios), then memory flatness (--memory), reload latency and start-up with upstreams, and prints
 // markdown tables with issue 6's targets met or missed (also written to bench/RESULTS.md).
 // Exit 1 when a check or a run fails (with --smoke also on any non-2xx or error; with --strict on an unavailable server).
 import { randomBytes } from 'node:crypto';
@@ -12,15 +12,16 @@ import { fileURLToPath } from 'node:url';
 import { measureReloadLatency } from './reload-latency.mjs';
 import { measureRevocationLatency } from './revocation-latency.mjs';
 import { measureExternalCache } from './external-cache.mjs';
+import { measureUpstreamStartup } from './upstream-startup.mjs';
 import { startIdps } from './lib/idp.mjs';
-import { BASELINES, ceilingOf, EXTERNAL_CACHE, IDLE, MEMORY, RELOAD, REVOCATION, SCENARIOS, SERVERS, TARGETS, TOKEN, TOOL } from './scenarios.mjs';
+import { BASELINES, ceilingOf, EXTERNAL_CACHE, IDLE, MEMORY, RELOAD, REVOCATION, SCENARIOS, SERVERS, TARGETS, TOKEN, TOOL, UPSTREAM_STARTUP } from './scenarios.mjs';
 import { cliOptions } from './lib/cli-args.mjs';
 import { KINDS, request } from './lib/clients.mjs';
 import { CONNECTIONS } from './lib/load.mjs';
 import { OAuthFlow } from './lib/oauth.mjs';
 import { inspectorEnv, openInspector } from './lib/inspector.mjs';
-import { cpuMs, fileBackedMiB, installCleanup, measureStartup, rssMiB, sleep, startServer, stopServer } from './lib/proc.mjs';
-import { environment, externalCacheTable, idleTable, memoryTable, reloadTable, scalingTable, serverTable, summarize, targetsTable, throughputTable, writeResults } from './lib/report.mjs';
+import { cpuMs, descendantsCpuMs, fileBackedMiB, installCleanup, measureStartup, rssMiB, sleep, startServer, stopServer } from './lib/proc.mjs';
+import { environment, externalCacheTable, idleTable, memoryTable, reloadTable, scalingTable, serverTable, summarize, targetsTable, throughputTable, upstreamStartupTable, upstreamTable, writeResults } from './lib/report.mjs';
 
 const USAGE = `usage: node bench/run.mjs [--smoke] [--memory] [--scaling] [--large] [--only name,...] [--rounds N] [--pairs N] [--seconds S] [--out FILE] [--strict]`;
 const options = {
@@ -50,7 +51,7 @@ if (!(cfg.rounds >= 1 && cfg.rounds <= 20 && cfg.pairs >= 0 && cfg.pairs <= 20 &
 }
 
 const only = opt.only?.split(',').map((s) => s.trim()).filter(Boolean);
-const known = new Set([...Object.keys(SERVERS), ...[...SCENARIOS, ...IDLE, ...MEMORY, ...RELOAD, ...REVOCATION, ...EXTERNAL_CACHE].map((e) => e.name)]);
+const known = new Set([...Object.keys(SERVERS), ...[...SCENARIOS, ...IDLE, ...MEMORY, ...RELOAD, ...REVOCATION, ...EXTERNAL_CACHE, ...UPSTREAM_STARTUP].map((e) => e.name)]);
 const unknown = only?.filter((n) => !known.has(n)) ?? [];
 if (unknown.length) {
   console.error(`unknown --only name(s): ${unknown.join(', ')}\nknown: ${[...known].join(', ')}`);
@@ -99,9 +100,16 @@ async function tokenFor(scn, url) {
   return flows.get(url).accessToken(`${url}${scn.kind === 'mcp' ? scn.path ?? '/mcp' : '/svc'}`);
 }
 
-async function withTarget(scn, url, fn) {
+const kept = new Map(); // `keepOpen` scenario + server URL → its target, opened once and left open until the server stops
+
+async function withTarget(scn, server, fn) {
   const kind = KINDS[scn.kind];
-  const target = await kind.open(scn, url, await tokenFor(scn, url));
+  if (scn.keepOpen) {
+    const key = `${scn.name} ${server.url}`;
+    if (!kept.has(key)) kept.set(key, await kind.open(scn, server.url, await tokenFor(scn, server.url), server));
+    return fn(kind, kept.get(key));
+  }
+  const target = await kind.open(scn, server.url, await tokenFor(scn, server.url), server);
   try {
     return await fn(kind, target);
   } finally {
@@ -176,7 +184,7 @@ async function main() {
     const server = running.get(r.scn.server);
     try {
       if (server.died()) throw new Error('server is gone');
-      await withTarget(r.scn, server.url, async (kind, t) => {
+      await withTarget(r.scn, server, async (kind, t) => {
         await kind.check(t);
         if (cfg.warmupSeconds) await kind.load(t, { seconds: cfg.warmupSeconds });
       });
@@ -205,13 +213,17 @@ async function main() {
       const server = running.get(r.scn.server);
       try {
         if (server.died()) throw new Error(`server ${server.died()}`);
+        const def = SERVERS[r.scn.server];
         const cpu0 = cpuMs(server.pid);
-        const res = await withTarget(r.scn, server.url, (kind, t) => kind.load(t, { seconds: cfg.seconds }));
+        const upstream0 = def.upstream ? descendantsCpuMs(server.pid) : 0;
+        const res = await withTarget(r.scn, server, (kind, t) => kind.load(t, { seconds: cfg.seconds }));
         if (server.died()) throw new Error(`server ${server.died()}`);
-        if (!SERVERS[r.scn.server].noCpu && !KINDS[r.scn.kind].setupInLoad && res.total > 0) res.cpuUs = ((cpuMs(server.pid) - cpu0) * 1000) / res.total;
+        if (!def.noCpu && !KINDS[r.scn.kind].setupInLoad && res.total > 0) res.cpuUs = ((cpuMs(server.pid) - cpu0) * 1000) / res.total;
+        if (def.upstream && res.total > 0) res.upstreamCpuUs = ((descendantsCpuMs(server.pid) - upstream0) * 1000) / res.total;
         r.rounds.push(res);
         log(`round ${round} ${r.scn.name}: ${Math.round(res.rps)} req/s, p50 ${res.p50.toFixed(2)} ms, p99 ${res.p99.toFixed(2)} ms` +
           (res.cpuUs ? `, server CPU ${res.cpuUs.toFixed(1)} µs/request` : '') +
+          (res.upstreamCpuUs !== undefined ? `, upstream CPU ${res.upstreamCpuUs.toFixed(1)} µs/request` : '') +
           (res.non2xx || res.errors ? `, ${res.non2xx} non-2xx, ${res.errors} errors` : ''));
       } catch (err) {
         r.status = `FAILED: ${err.message}`;
@@ -235,7 +247,7 @@ async function main() {
         const once = async (r) => {
           const server = running.get(r.scn.server);
           if (server.died()) throw new Error(`server ${server.died()}`);
-          return (await withTarget(r.scn, server.url, (kind, t) => kind.load(t, { seconds: cfg.pairSeconds }))).rps;
+          return (await withTarget(r.scn, server, (kind, t) => kind.load(t, { seconds: cfg.pairSeconds }))).rps;
         };
         const [ra, rb] = i % 2 ? [await once(a), await once(b)] : [await once(b), await once(a)].reverse();
         ratios.push(ra / rb);
@@ -266,16 +278,22 @@ async function main() {
   const externalRows = [];
   for (const entry of externalCache) externalRows.push(await measureExternalCacheRow(entry));
 
+  // 8c. Start-up with upstreams (issue 31), fresh servers of their own.
+  const upstreamStartupRows = [];
+  for (const entry of UPSTREAM_STARTUP.filter(picked)) upstreamStartupRows.push(await measureUpstreamStartupRow(entry));
+
   // 9. Report.
   const command = `node bench/run.mjs ${process.argv.slice(2).join(' ')}`.trim();
   const settings = `${cfg.rounds} round(s) × ${cfg.seconds} s per scenario, interleaved; ${CONNECTIONS} connections; ` +
     `warm-up ${cfg.warmupSeconds} s; start-up median of ${cfg.startupSamples}; paired targets: ${cfg.pairs} back-to-back pairs × ${cfg.pairSeconds} s`;
-  const pendingHooks = [...results.map((r) => r.scn), ...reloadRows.map((r) => r.entry)]
+  const pendingHooks = [...results.map((r) => r.scn), ...reloadRows.map((r) => r.entry), ...upstreamStartupRows.map((r) => r.entry)]
     .filter((e) => blocked(e)?.startsWith('pending')).map((e) => `- ${e.name}: ${blocked(e)}`);
   const sections = [
     environment(command, settings),
     `## Throughput (req/s = median over rounds; ratios from the medians of this run)\n\n${throughputTable(results, BASELINES, ceilingOf)}`,
     ...(results.some((r) => r.scn.vs) ? [`## Scaling (req/s ÷ the req/s of \`vs\` in this run)\n\n${scalingTable(results)}`] : []),
+    ...(results.some((r) => r.scn.kind === 'stdio' || (r.scn.call && r.scn.ceiling))
+      ? [`## A stdio MCP upstream, directly and through proxies (issue 31; CPU from /proc: the proxy's process, its children)\n\n${upstreamTable(results)}`] : []),
     `## Start-up (spawn → first 200 from /healthz) and RSS after the warm-ups (and, where /metrics is served, one scrape)\n\n` +
       `The RSS column is read 1 s after the last warm-up of the run, however long ago that server's own ended: compare ` +
       `servers under Idle memory.\n\n${serverTable(serverRows)}`,
@@ -284,8 +302,9 @@ async function main() {
     ...(reloadRows.length ? [`## Reload latency (bench/reload-latency.mjs)\n\n${reloadTable(reloadRows)}`] : []),
     ...(revocationRows.length ? [`## Revocation propagation (bench/revocation-latency.mjs)\n\n${reloadTable(revocationRows, 'revocations')}`] : []),
     ...(externalRows.length ? [`## External tokens cached (bench/external-cache.mjs)\n\n${externalCacheTable(externalRows)}`] : []),
+    ...(upstreamStartupRows.length ? [`## Start-up with upstreams (bench/upstream-startup.mjs)\n\n${upstreamStartupTable(upstreamStartupRows)}`] : []),
     `## Issue 6 targets in this run${smoke ? ' (smoke: too short to judge)' : ''}\n\n` +
-      targetsTable(TARGETS, { results, servers: serverRows, idle: idleRows, memory: memRows, reload: reloadRows, paired }),
+      targetsTable(TARGETS, { results, servers: serverRows, idle: idleRows, memory: memRows, reload: reloadRows, upstreamStartup: upstreamStartupRows, paired }),
     ...(pendingHooks.length ? [`## Not measured yet\n\n${pendingHooks.join('\n')}`] : []),
   ];
   console.log(sections.join('\n\n'));
@@ -334,7 +353,7 @@ async function measureIdle(entry) {
   let session;
   try {
     for (const scn of warmups) {
-      await withTarget(scn, server.url, async (kind, t) => {
+      await withTarget(scn, server, async (kind, t) => {
         await kind.check(t);
         if (cfg.warmupSeconds) await kind.load(t, { seconds: cfg.warmupSeconds });
       });
@@ -371,7 +390,7 @@ async function measureMemory(entry) {
   if (!server) return row;
   try {
     const scn = { name: entry.name, kind: 'mcp', session: !entry.modern, modern: entry.modern };
-    await withTarget(scn, server.url, async (kind, t) => {
+    await withTarget(scn, server, async (kind, t) => {
       await kind.check(t);
       await kind.load(t, { amount: cfg.memoryWarmupCalls });
       await sleep(cfg.idleMs);
@@ -448,6 +467,22 @@ async function measureExternalCacheRow(entry) {
   try {
     Object.assign(row, await measureExternalCache({ def: SERVERS[entry.server], env, idps, tokens: smoke ? entry.smokeTokens : entry.tokens, cycles: smoke ? 1 : entry.cycles, idleMs: cfg.idleMs, log }));
     row.status = 'ok';
+  } catch (err) {
+    row.status = `FAILED: ${err.message}`;
+    failed = true;
+    log(`${entry.name}: ${row.status}`);
+  }
+  return row;
+}
+
+/** measureUpstreamStartup's samples for the entry (smoke: smokeSamples); throws when fastsvc does not serve every imported tool right. */
+async function measureUpstreamStartupRow(entry) {
+  const row = { entry, status: blocked(entry) };
+  if (row.status) return row;
+  try {
+    Object.assign(row, await measureUpstreamStartup({ upstreams: entry.upstreams, tools: entry.tools, samples: smoke ? entry.smokeSamples : entry.samples, env }));
+    row.status = 'ok';
+    log(`${entry.name}: after the upstreams ${row.samples.map((x) => x.afterMs).join(', ')} ms`);
   } catch (err) {
     row.status = `FAILED: ${err.message}`;
     failed = true;

@@ -14,7 +14,15 @@ export const TOOL = 'bench.echo';
 const FASTSVC_CLI = process.env.FASTSVC_CLI ?? 'dist/cli.js';
 const fastsvc = (manifest) => [FASTSVC_CLI, 'serve', manifest, '--port', '0', '--no-watch'];
 
-/** argv is run as `node ...argv` from the repository root; every server answers GET /healthz with 200. */
+/** Issue 31's upstream: server-everything over stdio (bench/README.md, "Upstream MCP servers"); its echo tool's call and answer. */
+const EVERYTHING = 'node_modules/@modelcontextprotocol/server-everything/dist/index.js';
+const EVERYTHING_ECHO = { name: 'echo', arguments: { message: TEXT }, text: `Echo: ${TEXT}` };
+
+/**
+ * argv is run as `node ...argv` from the repository root; every server answers GET /healthz with 200 (`health`: another
+ * path), except a `stdio` one, an MCP server on the harness's pipe (lib/stdio.mjs). `upstream`: the server proxies a stdio
+ * MCP upstream it started itself, whose CPU per call the rounds read too (issue 31).
+ */
 export const SERVERS = {
   raw: { argv: ['bench/peers/raw-http.mjs'] },
   'ws-echo': { argv: ['bench/peers/ws-echo.mjs'] },
@@ -40,6 +48,12 @@ export const SERVERS = {
   ...Object.fromEntries([1, 2].map((n) => [`fastsvc-oauth-postgres-${n}x`, {
     argv: ['bench/peers/replicas-proxy.mjs', String(n), 'bench/fastsvc-oauth-replicas.svc.yaml'], hint: 'run `npm run build` first', postgres: true, noCpu: true,
   }])),
+  // Issue 31: the same stdio upstream driven directly over its pipe, behind the two gateways on npm, and behind fastsvc
+  // (its upstreams: section; the manifest also has fastsvc's own template tool, the native call the CPU target compares with).
+  'upstream-direct': { argv: [EVERYTHING, 'stdio'], stdio: true, hint: 'run `npm ci`' },
+  'mcp-proxy': { argv: ['bench/peers/stdio-gateway.mjs', 'mcp-proxy', EVERYTHING, 'stdio'], health: '/ping', upstream: true },
+  supergateway: { argv: ['bench/peers/stdio-gateway.mjs', 'supergateway', EVERYTHING, 'stdio'], upstream: true },
+  'fastsvc-upstream': { argv: fastsvc('bench/fastsvc-upstream.svc.yaml'), hint: 'run `npm run build` first', upstream: true },
 };
 
 const ECHO = '/echo';
@@ -106,14 +120,29 @@ export const SCENARIOS = [
   // scenario this one is reported as a ratio to (the Scaling table).
   { name: 'oauth-mcp-postgres-1x', server: 'fastsvc-oauth-postgres-1x', kind: 'mcp', modern: true, token: 'oauth', label: '/mcp tools/call (2026-07-28), OAuth token (postgres), proxy → 1 replica' },
   { name: 'oauth-mcp-postgres-2x', server: 'fastsvc-oauth-postgres-2x', kind: 'mcp', modern: true, token: 'oauth', vs: 'oauth-mcp-postgres-1x', label: '/mcp tools/call (2026-07-28), OAuth token (postgres), proxy → 2 replicas' },
+  // Issue 31: one tools/call (server-everything's echo) through each way to the same stdio upstream. `ceiling`: the
+  // upstream driven directly, 1 pipe × 10 calls in flight as the proxies get at most 10 from the 10 connections.
+  // fastsvc-upstream serves its native template call and the proxied ones in the same order every round. `keepOpen`:
+  // one session for the whole run (warm-up, rounds, pairs), as a gateway's client keeps its session: supergateway starts
+  // an upstream process per session, so a session per round would measure a cold upstream and count its start as calls' CPU.
+  { name: 'upstream-direct', server: 'upstream-direct', kind: 'stdio', inFlight: 10, call: EVERYTHING_ECHO, label: 'server-everything echo on its own stdio, 1 pipe × 10 in flight (no proxy: the ceiling)' },
+  { name: 'mcp-proxy-mcp', server: 'mcp-proxy', kind: 'mcp', session: true, keepOpen: true, call: EVERYTHING_ECHO, ceiling: 'upstream-direct', label: 'mcp-proxy (npm) → stdio upstream, tools/call on one session' },
+  { name: 'supergateway-mcp', server: 'supergateway', kind: 'mcp', session: true, keepOpen: true, call: EVERYTHING_ECHO, ceiling: 'upstream-direct', label: 'supergateway (npm, --stateful) → stdio upstream, tools/call on one session' },
+  { name: 'fastsvc-upstream-native-mcp', server: 'fastsvc-upstream', kind: 'mcp', session: true, keepOpen: true, label: 'fastsvc /mcp tools/call of its own template tool, one session (same server as the proxied rows)' },
+  { name: 'fastsvc-upstream-mcp', server: 'fastsvc-upstream', kind: 'mcp', session: true, keepOpen: true, call: { ...EVERYTHING_ECHO, name: 'ev.echo' }, ceiling: 'upstream-direct', label: 'fastsvc /mcp → stdio upstream (ev.echo), one session' },
+  { name: 'fastsvc-upstream-native-mcp-2026', server: 'fastsvc-upstream', kind: 'mcp', modern: true, label: 'fastsvc /mcp 2026-07-28 tools/call of its own template tool (same server as the proxied rows)' },
+  { name: 'fastsvc-upstream-mcp-2026', server: 'fastsvc-upstream', kind: 'mcp', modern: true, call: { ...EVERYTHING_ECHO, name: 'ev.echo' }, ceiling: 'upstream-direct', label: 'fastsvc /mcp 2026-07-28 → stdio upstream (ev.echo)' },
+  { name: 'fastsvc-upstream-svc', server: 'fastsvc-upstream', kind: 'http', path: '/svc/tools/ev.echo', auth: true, call: { ...EVERYTHING_ECHO, name: 'ev.echo' }, ceiling: 'upstream-direct', label: 'fastsvc /svc → stdio upstream (ev.echo)' },
 ];
 
 /**
  * The machine's ceiling for each fastsvc scenario (issue 17): raw node:http for /svc and /mcp, the bare ws echo
- * (same client loop, same sockets × in-flight shape) for /ws. Reported as the "× ceiling" column.
+ * (same client loop, same sockets × in-flight shape) for /ws; a scenario's own `ceiling` (issue 31's proxied calls: the
+ * upstream driven directly) comes first. Reported as the "× ceiling" column.
  */
 export const CEILINGS = { http: 'raw', mcp: 'raw', ws: { '1x10': 'ws-1x10', '10x1': 'ws-10x1' } };
 export function ceilingOf(scn) {
+  if (scn.ceiling) return scn.ceiling;
   if (!scn.name.startsWith('fastsvc')) return null;
   const c = CEILINGS[scn.kind];
   return typeof c === 'string' ? c : c?.[`${scn.sockets}x${scn.inFlight}`] ?? null;
@@ -175,10 +204,20 @@ export const EXTERNAL_CACHE = [
 ];
 
 /**
+ * Start-up with upstreams (issue 31, bench/upstream-startup.mjs): per sample a fresh fastsvc whose manifest lists
+ * `upstreams` stdio upstreams (bench/peers/many-tools-stdio.mjs) of `tools` generated tools each; spawn → every imported
+ * tool listed on /mcp, against spawn → the last upstream's first tools/list answer. `server` names the build it needs.
+ */
+export const UPSTREAM_STARTUP = [
+  { name: 'upstream-startup-5x100', server: 'fastsvc-upstream', upstreams: 5, tools: 100, samples: 5, smokeSamples: 1, label: '5 stdio upstreams × 100 tools each: every imported tool listed on /mcp' },
+];
+
+/**
  * Issue 6's targets, checked against this run's figures in the report. ratio: scenario req/s ÷ baseline req/s ≥ min.
  * paired: the verdict is the median of back-to-back pairs (bench/run.mjs step 5), the table's ratio of medians shown beside it.
  * startup: the server's median start-up (ms) below max. idle: the IDLE entry's idle RSS (MB, or MiB with mib: true) below max. flat: memory entry's RSS delta ≤ max MB.
- * info: a ratio reported without a verdict (no target).
+ * info: a ratio reported without a verdict (no target). cpu: scenario server CPU per request ÷ the other's ≤ max (rounds' medians).
+ * upstreamStartup: the UPSTREAM_STARTUP entry's median ms from the upstreams' answer to every imported tool served ≤ max.
  */
 export const TARGETS = [
   { what: '/svc authorized call ≥ 0.75× Express echo', ratio: ['fastsvc-svc', 'express'], min: 0.75 },
@@ -222,4 +261,12 @@ export const TARGETS = [
     { what: `fastsvc idle RSS after warm-up ≤ 110 MiB, OAuth ${p} provider (issue 30)`, idle: `idle-${server}`, max: 110, mib: true })),
   { what: 'reload latency p50 < 150 ms (issue 5)', reload: 'reload-fastsvc', pct: 'p50', max: 150 },
   { what: 'reload latency p99 < 500 ms (issue 5)', reload: 'reload-fastsvc', pct: 'p99', max: 500 },
+  // Issue 31: a proxied tools/call. CPU is fastsvc's own process (its stdio upstream, a child, is not in its /proc/PID/stat),
+  // against its native template call on the same server (fastsvc-upstream serves both, same order every round).
+  ...[['/mcp', ''], ['/mcp 2026-07-28', '-2026']].map(([what, v]) => (
+    { what: `proxied ${what} tools/call: fastsvc's server CPU per call ≤ 1× its native template call's (issue 31)`, cpu: [`fastsvc-upstream-mcp${v}`, `fastsvc-upstream-native-mcp${v}`], max: 1 })),
+  ...['mcp-proxy', 'supergateway'].map((peer) => (
+    { what: `proxied /mcp tools/call through fastsvc ≥ 3× ${peer} (issue 31)`, ratio: ['fastsvc-upstream-mcp', `${peer}-mcp`], paired: true, min: 3 })),
+  { what: 'proxied /mcp tools/call through fastsvc × the upstream driven directly on its stdio', ratio: ['fastsvc-upstream-mcp', 'upstream-direct'], info: true },
+  { what: 'start-up, 5 stdio upstreams and 500 imported tools: all served ≤ 1 s after the upstreams answer (issue 31)', upstreamStartup: 'upstream-startup-5x100', max: 1000 },
 ];

@@ -1,7 +1,8 @@
 // How the harness talks to each scenario kind: `http` (one JSON POST), `mcp` (Streamable HTTP: initialize
 // handshake when the scenario has a session, then tools/call; `modern`: 2026-07-28, stateless, _meta and headers), `ws` (MCP over WebSocket, subprotocol "mcp"),
-// `oauth-code` (POST /token code exchanges from a pool minted before the clock starts) and `oauth-refresh`
-// (POST /token refresh grants, one rotating chain per connection). Each kind is open → check → load → close.
+// `oauth-code` (POST /token code exchanges from a pool minted before the clock starts), `oauth-refresh`
+// (POST /token refresh grants, one rotating chain per connection) and `stdio` (tools/call on a stdio MCP server's
+// own pipe, the connection the harness started it with). Each kind is open → check → load → close.
 // check sends one call and throws unless the right answer comes back (an echoed text; for the token kinds, a
 // validated token answer whose access token then echoes on /svc), so a server that answers fast but wrong never
 // gets a number.
@@ -15,10 +16,12 @@ export const MCP_VERSION = '2025-11-25';
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const MCP_ACCEPT = 'application/json, text/event-stream';
 const callParams = { name: TOOL, arguments: { text: TEXT } };
+/** The tools/call a scenario makes and the text its answer must hold: bench.echo, unless the scenario names its own (`call`). */
+const callOf = (scn) => scn.call ?? { ...callParams, text: TEXT };
 const rpc = (id, method, params) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
 /** MCP 2026-07-28 (`modern: true`): no handshake; every call carries its version and capabilities in _meta and the standard headers. */
 export const MODERN_VERSION = '2026-07-28';
-const modernCallParams = { ...callParams, _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN_VERSION, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'fastsvc-bench', version: '1.0.0' } } };
+const modernMeta = { 'io.modelcontextprotocol/protocolVersion': MODERN_VERSION, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'fastsvc-bench', version: '1.0.0' } };
 /** A session id shaped like fastsvc's (a UUID), for the echo of a 2025 session call. */
 const ECHO_SESSION_ID = '6f1c2a4e-8d3b-4f5a-9c7e-2b1d0e3f4a5b';
 export const initParams = { protocolVersion: MCP_VERSION, capabilities: {}, clientInfo: { name: 'fastsvc-bench', version: '1.0.0' } };
@@ -50,28 +53,29 @@ function rpcAnswer(res) {
   return data.find((m) => 'result' in m || 'error' in m) ?? {};
 }
 
-function expectEcho(msg, raw) {
+function expectEcho(msg, raw, text = TEXT) {
   const r = msg.result;
-  if (r?.isError || r?.content?.[0]?.type !== 'text' || r.content[0].text !== TEXT) {
+  if (r?.isError || r?.content?.[0]?.type !== 'text' || r.content[0].text !== text) {
     throw new Error(`tools/call answered ${String(raw).slice(0, 160)}`);
   }
 }
 
-/** True when some string anywhere in a JSON value equals TEXT (the /svc answer's exact shape is fastsvc's). */
-const containsText = (v) =>
-  v === TEXT || (v !== null && typeof v === 'object' && Object.values(v).some(containsText));
+/** True when some string anywhere in a JSON value equals text (the /svc answer's exact shape is fastsvc's). */
+const containsText = (v, text = TEXT) =>
+  v === text || (v !== null && typeof v === 'object' && Object.values(v).some((x) => containsText(x, text)));
 
 const bearer = (token) => ({ authorization: `Bearer ${token}` });
 
 const httpKind = {
   async open(scn, base, token) {
     const headers = { ...JSON_HEADERS, ...(scn.auth ? bearer(token) : {}) };
-    return { url: base + scn.path, method: 'POST', headers, body: JSON.stringify({ text: TEXT }) };
+    const { text, arguments: args } = callOf(scn);
+    return { url: base + scn.path, method: 'POST', headers, body: JSON.stringify(args), text };
   },
   async check(t) {
     const res = await request(t.url, t);
     expectStatus(res, is2xx, `POST ${t.url}`);
-    if (!containsText(JSON.parse(res.body))) throw new Error(`POST ${t.url} answered ${res.body.slice(0, 160)}`);
+    if (!containsText(JSON.parse(res.body), t.text)) throw new Error(`POST ${t.url} answered ${res.body.slice(0, 160)}`);
   },
   load: (t, opts) => autocannonLoad(t, opts),
   async close() {},
@@ -81,14 +85,15 @@ const mcpKind = {
   async open(scn, base, token) {
     const url = base + (scn.path ?? '/mcp');
     const headers = { ...JSON_HEADERS, accept: MCP_ACCEPT, ...bearer(token), 'mcp-protocol-version': MCP_VERSION };
+    const { text, ...params } = callOf(scn);
     // `echo`: the same request (headers and body) sent to an echo server, which answers it with its own body.
     if (scn.echo && !scn.modern) {
       headers['mcp-session-id'] = ECHO_SESSION_ID;
-      return { url, method: 'POST', headers, bodyFor: (n) => rpc(n, 'tools/call', callParams), session: false, echo: true };
+      return { url, method: 'POST', headers, bodyFor: (n) => rpc(n, 'tools/call', params), session: false, echo: true };
     }
     if (scn.modern) {
-      Object.assign(headers, { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'tools/call', 'mcp-name': TOOL });
-      return { url, method: 'POST', headers, bodyFor: (n) => rpc(n, 'tools/call', modernCallParams), session: false, echo: Boolean(scn.echo) };
+      Object.assign(headers, { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'tools/call', 'mcp-name': params.name });
+      return { url, method: 'POST', headers, bodyFor: (n) => rpc(n, 'tools/call', { ...params, _meta: modernMeta }), session: false, echo: Boolean(scn.echo), text };
     }
     if (scn.session) {
       const { 'mcp-protocol-version': _, ...initHeaders } = headers;
@@ -103,13 +108,13 @@ const mcpKind = {
       expectStatus(await request(url, { method: 'POST', headers, body }), (s) => s === 202, 'notifications/initialized');
     }
     // Concurrent calls on one session need distinct JSON-RPC ids: bodyFor(n) gives each request its own.
-    return { url, method: 'POST', headers, bodyFor: (n) => rpc(n, 'tools/call', callParams), session: scn.session };
+    return { url, method: 'POST', headers, bodyFor: (n) => rpc(n, 'tools/call', params), session: scn.session, text };
   },
   async check(t) {
     const body = t.bodyFor(0);
     const res = await request(t.url, { ...t, body });
     expectStatus(res, (s) => s === 200, 'tools/call');
-    if (!t.echo) return expectEcho(rpcAnswer(res), res.body);
+    if (!t.echo) return expectEcho(rpcAnswer(res), res.body, t.text);
     if (res.body !== body) throw new Error(`echo of tools/call answered ${res.body.slice(0, 160)}`);
   },
   load: (t, opts) => autocannonLoad(t, opts),
@@ -184,16 +189,31 @@ const wsKind = {
       for (const c of conns) c.ws.terminate();
       throw err;
     }
-    return { conns, inFlight: scn.inFlight };
+    const { text, ...params } = callOf(scn);
+    return { conns, inFlight: scn.inFlight, params, text };
   },
   async check(t) {
-    const msg = await t.conns[0].call('tools/call', callParams);
-    expectEcho(msg, JSON.stringify(msg));
+    const msg = await t.conns[0].call('tools/call', t.params);
+    expectEcho(msg, JSON.stringify(msg), t.text);
   },
-  load: (t, opts) => wsLoad(t.conns, t.inFlight, 'tools/call', callParams, opts),
+  load: (t, opts) => wsLoad(t.conns, t.inFlight, 'tools/call', t.params, opts),
   async close(t) {
     for (const c of t.conns) c.ws.close();
   },
+};
+
+const stdioKind = {
+  /** The server's own pipe (lib/stdio.mjs, opened by lib/proc.mjs's startServer): `inFlight` calls outstanding on it. */
+  async open(scn, _base, _token, server) {
+    const { text, ...params } = callOf(scn);
+    return { conns: [server.conn], inFlight: scn.inFlight, params, text };
+  },
+  async check(t) {
+    const msg = await t.conns[0].call('tools/call', t.params);
+    expectEcho(msg, JSON.stringify(msg), t.text);
+  },
+  load: (t, opts) => wsLoad(t.conns, t.inFlight, 'tools/call', t.params, opts),
+  async close() {}, // the pipe is the server's: it closes when the server stops
 };
 
 /** POST /svc/tools/bench.echo with `token`; throws unless the text comes back. */
@@ -278,4 +298,4 @@ const oauthRefreshKind = {
 };
 
 /** Scenario kinds the harness can run; a scenario of any other kind is reported as pending. */
-export const KINDS = { http: httpKind, mcp: mcpKind, ws: wsKind, 'oauth-code': oauthCodeKind, 'oauth-refresh': oauthRefreshKind };
+export const KINDS = { http: httpKind, mcp: mcpKind, ws: wsKind, stdio: stdioKind, 'oauth-code': oauthCodeKind, 'oauth-refresh': oauthRefreshKind };

@@ -1,5 +1,6 @@
 // Child server processes. Guarantees: each server runs as `node <argv>` from the repository root, is considered
-// up only after printing `listening on http://<loopback>:PORT`, and is killed when the harness exits, is
+// up only after printing `listening on http://<loopback>:PORT` (a `stdio` server: only after answering the MCP
+// initialize on its stdin/stdout, which then stay the harness's connection to it), and is killed when the harness exits, is
 // interrupted (SIGINT/SIGTERM) or crashes — as is any other child of the harness (e.g. the reload-latency
 // server, which bench/reload-latency.mjs spawns itself); every wait is bounded in time.
 import { spawn } from 'node:child_process';
@@ -7,6 +8,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from './clients.mjs';
+import { StdioConn } from './stdio.mjs';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const live = new Set();
@@ -16,7 +18,8 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /**
  * Start a server; resolves { child, pid, url, died() } once it listens (died() → null, or why the process is gone),
  * rejects with a one-line reason otherwise. `def.wrap`: a command that runs node (argv before node's path, e.g. valgrind's);
- * `def.nodeArgs`: node's own options (before the script).
+ * `def.nodeArgs`: node's own options (before the script). `def.stdio`: an MCP server on stdin/stdout, up once it
+ * answers initialize; it resolves with `conn` (lib/stdio.mjs) and a `stdio:PID` url that names it in the report.
  */
 export function startServer(def, env, timeoutMs = 15_000) {
   if (!existsSync(resolvePath(ROOT, def.argv[0]))) {
@@ -26,12 +29,25 @@ export function startServer(def, env, timeoutMs = 15_000) {
   const child = spawn(command, args, {
     cwd: ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [def.stdio ? 'pipe' : 'ignore', 'pipe', 'pipe'],
   });
   live.add(child);
   child.once('exit', () => live.delete(child));
   let stderr = '';
   child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
+  const exited = () => (child.exitCode ?? child.signalCode) !== null;
+  const died = () => (exited() ? `exited (${child.exitCode ?? child.signalCode}): ${lastLine(stderr)}` : null);
+  if (def.stdio) {
+    const conn = new StdioConn(child);
+    const gone = new Promise((_, reject) => child.once('exit', (code, sig) => reject(new Error(`exited (${code ?? sig}) before answering initialize: ${lastLine(stderr)}`))));
+    gone.catch(() => {}); // after the race, an exit is died()'s to report
+    return Promise.race([conn.initialize(timeoutMs), gone]).then(
+      () => ({ child, pid: child.pid, url: `stdio:${child.pid}`, conn, died }),
+      (err) => {
+        child.kill('SIGKILL');
+        throw err;
+      });
+  }
   return new Promise((resolve, reject) => {
     let out = '';
     let settled = false;
@@ -43,8 +59,7 @@ export function startServer(def, env, timeoutMs = 15_000) {
         child.kill('SIGKILL');
         reject(err);
       } else {
-        const exited = () => (child.exitCode ?? child.signalCode) !== null;
-        resolve({ child, pid: child.pid, url, died: () => (exited() ? `exited (${child.exitCode ?? child.signalCode}): ${lastLine(stderr)}` : null) });
+        resolve({ child, pid: child.pid, url, died });
       }
     };
     const timer = setTimeout(() => settle(new Error(`no listening line within ${timeoutMs} ms`)), timeoutMs);
@@ -129,6 +144,29 @@ export function cpuMs(pid) {
   return (Number(f[11]) + Number(f[12])) * 10;
 }
 
+/**
+ * CPU time (ms, as cpuMs) of the processes below pid — a proxy's stdio upstreams (through a shell, if it used one): each
+ * live descendant's own and its reaped children's, plus what pid's reaped children used (an upstream that ended
+ * between two readings still counts).
+ */
+export function descendantsCpuMs(pid) {
+  const procs = new Map(); // pid → { ppid, own, reaped } (ms)
+  for (const d of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      procs.set(Number(d), { ppid: Number(f[1]), own: (Number(f[11]) + Number(f[12])) * 10, reaped: (Number(f[13]) + Number(f[14])) * 10 });
+    } catch {} // exited meanwhile
+  }
+  const below = (p) => {
+    for (let up = procs.get(p)?.ppid; up; up = procs.get(up)?.ppid) if (up === pid) return true;
+    return false;
+  };
+  let ms = procs.get(pid)?.reaped ?? 0;
+  for (const [p, { own, reaped }] of procs) if (below(p)) ms += own + reaped;
+  return ms;
+}
+
 /** Resident set size of a process in MiB, from /proc/PID/status (Linux). */
 export function rssMiB(pid) {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -154,14 +192,17 @@ export async function waitFor200(url, timeoutMs = 10_000) {
   }
 }
 
-/** Milliseconds from spawn to the first 200 from /healthz, once per sample; the server is stopped each time. */
+/**
+ * Milliseconds from spawn to the first 200 from /healthz (`def.health`: another path; a `stdio` server: its answer to
+ * initialize), once per sample; the server is stopped each time.
+ */
 export async function measureStartup(def, env, samples) {
   const times = [];
   for (let i = 0; i < samples; i++) {
     const t0 = performance.now();
     const server = await startServer(def, env);
     try {
-      await waitFor200(`${server.url}/healthz`);
+      if (!def.stdio) await waitFor200(`${server.url}${def.health ?? '/healthz'}`);
       times.push(performance.now() - t0);
     } finally {
       await stopServer(server);

@@ -130,7 +130,10 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
   let sessions: SessionRegistry | undefined;
   const isPublic = (r: string) => cfg.routes.public.includes(r);
   const isProtected = (r: string) => cfg.routes.protected.includes(r);
-  const metrics = isPublic('/metrics') || isProtected('/metrics') ? new Metrics({ sessions: (t) => sessions?.count(t) ?? 0, tasks: () => tasks.counts().running }, cfg.config_hash) : undefined;
+  const metrics = isPublic('/metrics') || isProtected('/metrics') ? new Metrics({
+    sessions: (t) => sessions?.count(t) ?? 0, tasks: () => tasks.counts().running, ...(upstreams && { upstreams: () => upstreams.status() }),
+  }, cfg.config_hash) : undefined;
+  if (metrics && upstreams) upstreams.observe((name, method, seconds, outcome) => metrics.upstreamCall(name, method, seconds, outcome));
   const observer = new Observer(createAudit(cfg.audit), metrics);
   // The pin lock beside the manifest (none for an app built in code: a pinned upstream then serves nothing), read before the first catalog.
   const lockFile = upstreams && cfg.manifest_path ? lockPathFor(cfg.manifest_path) : undefined;

@@ -12,8 +12,10 @@
 // Input schemas, output schemas, annotations and results are the upstream's, carried as they are.
 // Each call carries the credential `creds` gives it (a tool's override, else expose.auth, else none:
 // the connection's own), made for the caller of that call.
+// Imported resources can be watched (subscribed upstream, see connection.ts), and imported prompts'
+// arguments and templates' variables are completed by the upstream when it declares completions.
 
-import type { PromptDef, PromptMessage, ResourceContents, ResourceDef, ToolDef, ToolResult, JsonSchemaObject } from '../core/types.js';
+import type { Completer, Completion, PromptDef, PromptMessage, ResourceContents, ResourceDef, ToolDef, ToolResult, JsonSchemaObject } from '../core/types.js';
 import { checkInputSchema } from '../core/input-schemas.js';
 import type { Listing, UpstreamConnection } from './connection.js';
 import type { CallCredentials } from './credentials.js';
@@ -86,17 +88,20 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
       required_scopes: [...(o.required_scopes ?? scopes)],
       ...(o.limits && { limits: o.limits }),
       ...(o.task && { task: o.task }),
-      handler: (input, ctx) => conn.call(ctx, (client, signal, ms) => client.callTool({ name: upstreamName, arguments: input }, {
-        signal, timeout: ms, onprogress: (p) => void ctx.channel.progress(p.progress, p.total, p.message).catch(() => undefined),
+      handler: (input, ctx) => conn.call(ctx, 'tools/call', (client, signal, ms, headers) => client.callTool({ name: upstreamName, arguments: input }, {
+        signal, timeout: ms, headers, onprogress: (p) => void ctx.channel.progress(p.progress, p.total, p.message).catch(() => undefined),
       }), timeout, credential) as Promise<ToolResult>,
     });
   }
 
+  const completes = conn.capabilities()?.completions !== undefined;
+  const watch: ResourceDef['watch'] = (uri, onUpdated) => conn.watch(uri, onUpdated);
   for (const r of admitted.resources) {
-    out.resources.push({ uri: r.uri, ...resourceMeta(r, scopes), read: reader(conn, creds) });
+    out.resources.push({ uri: r.uri, ...resourceMeta(r, scopes), read: reader(conn, creds), watch });
   }
   for (const r of admitted.templates) {
-    out.resources.push({ uri_template: r.uriTemplate, ...resourceMeta(r, scopes), read: reader(conn, creds) });
+    const complete = completes ? completer(conn, creds, { type: 'ref/resource', uri: r.uriTemplate }) : undefined;
+    out.resources.push({ uri_template: r.uriTemplate, ...resourceMeta(r, scopes), read: reader(conn, creds), watch, ...(complete && { complete }) });
   }
 
   for (const p of admitted.prompts) {
@@ -112,7 +117,8 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
       description: p.description,
       arguments: (p.arguments ?? []).map((a) => ({ name: a.name, description: a.description, required: a.required })),
       required_scopes: [...scopes],
-      get: async (args, ctx) => (await conn.call(ctx, (client, signal, ms) => client.getPrompt({ name: upstreamName, arguments: args }, { signal, timeout: ms }), undefined, creds.of())).messages as PromptMessage[],
+      get: async (args, ctx) => (await conn.call(ctx, 'prompts/get', (client, signal, ms, headers) => client.getPrompt({ name: upstreamName, arguments: args }, { signal, timeout: ms, headers }), undefined, creds.of())).messages as PromptMessage[],
+      ...(completes && { complete: completer(conn, creds, { type: 'ref/prompt', name: upstreamName }) }),
     });
   }
   return out;
@@ -123,7 +129,14 @@ function resourceMeta(r: { name: string; title?: string; description?: string; m
 }
 
 function reader(conn: UpstreamConnection, creds: CallCredentials): ResourceDef['read'] {
-  return async (uri, _vars, ctx) => (await conn.call(ctx, (client, signal, ms) => client.readResource({ uri }, { signal, timeout: ms, cacheMode: 'bypass' }), undefined, creds.of())).contents as ResourceContents[];
+  return async (uri, _vars, ctx) => (await conn.call(ctx, 'resources/read', (client, signal, ms, headers) => client.readResource({ uri }, { signal, timeout: ms, headers, cacheMode: 'bypass' }), undefined, creds.of())).contents as ResourceContents[];
+}
+
+/** completion/complete forwarded to the upstream for `ref` (its own name or URI template). */
+function completer(conn: UpstreamConnection, creds: CallCredentials, ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string }): Completer {
+  return async (argument, value, context, ctx) => (await conn.call(ctx, 'completion/complete', (client, signal, ms, headers) => client.complete({
+    ref, argument: { name: argument, value }, ...(context && { context: { arguments: context } }),
+  }, { signal, timeout: ms, headers }), undefined, creds.of())).completion as Completion;
 }
 
 /** include (absent: everything) then exclude, `*` matching any run of characters. */

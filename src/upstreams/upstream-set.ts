@@ -5,7 +5,8 @@
 // the manifest's FastSvc plus what each upstream's listing imports under the given generation's
 // `expose` rules — a manifest capability wins over an imported one of the same name or URI (and
 // the first upstream over a later one), the loser is named in `skipped`; onChange() hears of
-// every listing that changed; close() ends every connection (stdio children included). Credentials:
+// every listing that changed; observe() hears of every call made to an upstream (for metrics);
+// close() ends every connection (stdio children included). Credentials:
 // each connection builds its `auth` once; each generation's expose.auth and overrides' auth are built
 // on its first compose and kept with that generation (credentials.ts), so a listing change reuses them.
 // Pinning: compose() judges each `pin: true` upstream's listing against the lock it is given, and
@@ -32,17 +33,27 @@ export interface Composed {
   withheld: Map<string, { upstream: string; reason: string }>;
 }
 
+/** One ended call to an upstream: its name, the method, seconds and outcome ('ok' or the error code). */
+export type UpstreamCallObserver = (upstream: string, method: string, seconds: number, outcome: string) => void;
+
 export class UpstreamSet {
   readonly #conns = new Map<string, UpstreamConnection>();
   readonly #listeners = new Set<() => void>();
+  #observer?: UpstreamCallObserver;
   readonly #baseDir: string;
 
   /** baseDir: the manifest's folder (credentials' *_file paths resolve against it). */
   constructor(specs: readonly UpstreamSpec[], log: Logger, baseDir: string) {
     this.#baseDir = baseDir;
     for (const spec of specs) {
-      this.#conns.set(spec.name, new UpstreamConnection(spec, { log, baseDir, onListing: () => this.#changed() }));
+      const onCall = (method: string, seconds: number, outcome: string) => this.#observer?.(spec.name, method, seconds, outcome);
+      this.#conns.set(spec.name, new UpstreamConnection(spec, { log, baseDir, onListing: () => this.#changed(), onCall }));
     }
+  }
+
+  /** Every call made to an upstream from now on is reported to `fn` (one observer: the app's metrics). */
+  observe(fn: UpstreamCallObserver): void {
+    this.#observer = fn;
   }
 
   async start(): Promise<void> {

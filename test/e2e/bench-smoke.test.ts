@@ -2,11 +2,11 @@
 // loopback, checks every scenario's answer (echoed text; validated OAuth token answers), runs each load briefly,
 // the reload and revocation entries too, and exits 1 on any failed check, non-2xx or error. This asserts that exit
 // code and that the printed tables name every scenario (with its server CPU per request), server, idle-memory, reload,
-// revocation and external-cache entry (and the scaling ratios) with a figure — no timing. The bench's own tools are tested by `npm run test:bench`.
+// revocation, external-cache and upstream start-up entry (and the scaling ratios) with a figure — no timing. The bench's own tools are tested by `npm run test:bench`.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { EXTERNAL_CACHE, IDLE, RELOAD, REVOCATION, SCENARIOS, SERVERS } from '../../bench/scenarios.mjs';
+import { EXTERNAL_CACHE, IDLE, RELOAD, REVOCATION, SCENARIOS, SERVERS, UPSTREAM_STARTUP } from '../../bench/scenarios.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const LIMIT_MS = 180_000; // the harness itself bounds every wait; this only stops a wedged run
@@ -79,6 +79,13 @@ describe('bench smoke (node bench/run.mjs --smoke)', function () {
       assert.equal(cells[2], String(r.smokeTokens), `external-cache entry ${r.name} did not send every token`);
       for (const i of [3, 4, 9]) assert.match(cells[i]!, /^\d+\.\d$/, `external-cache entry ${r.name}: cell ${i} is ${cells[i]}`);
       assert.equal(cells.at(-1), 'ok', `external-cache entry ${r.name}: ${cells.at(-1)}`);
+    }
+    for (const r of UPSTREAM_STARTUP) {
+      const cells = rowOf(stdout, 'Start-up with upstreams', r.name);
+      assert.ok(cells, `no row for upstream start-up entry ${r.name}`);
+      assert.equal(cells[2], String(r.smokeSamples), `upstream start-up entry ${r.name} did not take every sample`);
+      assert.match(cells[5]!, /^-?\d+(\.\d+)?$/, `upstream start-up entry ${r.name}: ${cells.join(' | ')}`);
+      assert.equal(cells.at(-1), 'ok', `upstream start-up entry ${r.name}: ${cells.at(-1)}`);
     }
     for (const s of SCENARIOS.filter((x) => 'vs' in x && x.vs)) {
       const cells = rowOf(stdout, 'Scaling', s.name);
