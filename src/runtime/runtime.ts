@@ -1,7 +1,8 @@
 // The runtime: the one place a call is decided and run, whatever the transport.
 // Guarantees: each call reads the policy store's current catalog once, or uses the
 // one the transport passes (so a reload never mixes two policies in one decision); each
-// call is decided exactly once, here — the capability exists, the caller's access
+// call is decided exactly once, here — the capability exists (one a pinned upstream lists but
+// the operator has not accepted is CAPABILITY_WITHHELD, not NOT_FOUND), the caller's access
 // (decideCall(): fixed scopes, tenant-bound scopes, bound arguments; lists use canSee()),
 // for a tool whether it runs as a task (policy/decision.ts) and its arguments, then its
 // quotas, taken only when a limit is set and released when the call (or its task) ends —
@@ -99,7 +100,7 @@ export class Runtime {
 
   async #callTool<T>(name: string, args: unknown, ctx: CallContext, cat: Catalog, ask: TaskAsk, startTask: ((call: AdmittedTool, ctx: CallContext) => Promise<T>) | undefined, cs?: CallSpan): Promise<ToolResult | T> {
     const entry = cat.tools.get(name);
-    if (!entry) throw new SvcError('NOT_FOUND', `no tool named ${name}`);
+    if (!entry) throw notServed(cat, `tool:${name}`, `no tool named ${name}`);
     const v = decideTool(entry, ctx.principal, args, startTask ? ask : 'plain');
     if (!v.ok) throw this.#refusal(v, entry, ctx);
     this.#obs.allowed(ctx.principal, ctx.transport, 'tool', name, entry.required, ctx.scope);
@@ -177,7 +178,7 @@ export class Runtime {
   authorizeRead(uri: string, ctx: Pick<CallContext, 'principal' | 'transport' | 'log' | 'scope'>, cat: Catalog = this.current()): void {
     if (uri.startsWith(RESULTS_PREFIX)) return;
     const found = findResource(cat, uri);
-    if (!found) throw new SvcError('NOT_FOUND', `no resource ${uri}`, { data: { uri } });
+    if (!found) throw notServed(cat, `resource:${uri}`, `no resource ${uri}`, { uri });
     this.#authorize(found.entry, ctx, 'resource', uri, found.vars);
   }
 
@@ -227,7 +228,7 @@ export class Runtime {
       return [held];
     }
     const found = findResource(cat, uri);
-    if (!found) throw new SvcError('NOT_FOUND', `no resource ${uri}`, { data: { uri } });
+    if (!found) throw notServed(cat, `resource:${uri}`, `no resource ${uri}`, { uri });
     this.#authorize(found.entry, ctx, 'resource', uri, found.vars);
     const key = found.entry.def.uri ?? found.entry.def.uri_template!;
     const release = found.entry.limits || cat.limits ? await this.#admit(cat, found.entry, ctx.principal, 'resource', key) : undefined;
@@ -246,7 +247,7 @@ export class Runtime {
 
   async #getPrompt(name: string, args: unknown, ctx: CallContext, cat: Catalog, cs?: CallSpan): Promise<{ description?: string; messages: PromptMessage[] }> {
     const entry = cat.prompts.get(name);
-    if (!entry) throw new SvcError('NOT_FOUND', `no prompt named ${name}`);
+    if (!entry) throw notServed(cat, `prompt:${name}`, `no prompt named ${name}`);
     this.#authorize(entry, ctx, 'prompt', name, args);
     const given = (args ?? {}) as Record<string, unknown>;
     if (typeof given !== 'object' || Array.isArray(given)) throw new SvcError('INVALID_INPUT', 'arguments must be an object of strings');
@@ -410,4 +411,11 @@ function lapsed(p: Principal, snap: PolicySnapshot): boolean {
 
 function isToolResult(v: unknown): v is ToolResult {
   return v !== null && typeof v === 'object' && Array.isArray((v as ToolResult).content);
+}
+
+/** NOT_FOUND, or CAPABILITY_WITHHELD when a pinned upstream lists the capability but the operator has not accepted it as it is. */
+function notServed(cat: Catalog, key: string, notFound: string, data?: Record<string, unknown>): SvcError {
+  const w = cat.withheld?.get(key);
+  if (!w) return new SvcError('NOT_FOUND', notFound, data && { data });
+  return new SvcError('CAPABILITY_WITHHELD', `${key} is withheld: upstream ${w.upstream} lists it ${w.reason === 'changed' ? 'changed since it was accepted' : w.reason === 'new' || w.reason === 'unpinned' ? 'but it was never accepted' : 'in a form that cannot be pinned'}; the operator reviews it with fastsvc upstreams accept ${w.upstream}`, { data: { ...data, upstream: w.upstream, reason: w.reason } });
 }

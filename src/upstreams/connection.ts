@@ -8,7 +8,7 @@
 // its session forgotten as a restarted server's is — that call fails UPSTREAM_UNAVAILABLE too) is re-made with doubling waits between
 // restart.min_ms and restart.max_ms, for as long as fastsvc runs; the listing (tools, resources,
 // templates, prompts) is read at each connect, on the upstream's list_changed and every poll_ms
-// when it announces none, and `onListing` is told only when it differs; the upstream's progress
+// when it announces none (or speaks 2026-07-28, whose list_changed needs a listen stream not opened here), and `onListing` is told only when it differs; the upstream's progress
 // and log notifications and its elicitation/sampling requests go to the call they belong to: exactly,
 // over HTTP, when they come on the SSE stream of that call's POST (related-stream.ts marks them);
 // otherwise (stdio, or the session's GET stream: the wire does not say) only while exactly one call
@@ -305,7 +305,10 @@ export class UpstreamConnection {
       subscribe: (uri) => client.subscribeResource({ uri }, { timeout: ms }),
       unsubscribe: (uri) => client.unsubscribeResource({ uri }, { timeout: ms }),
     } : undefined);
-    const announces = (['tools', 'resources', 'prompts'] as const).every((k) => !caps[k] || (caps[k] as { listChanged?: boolean }).listChanged);
+    // On 2026-07-28 an upstream's list_changed travels only on a subscriptions/listen stream, which this
+    // connection does not open: such an upstream is polled like one that announces nothing.
+    const announces = client.getNegotiatedProtocolVersion() !== '2026-07-28'
+      && (['tools', 'resources', 'prompts'] as const).every((k) => !caps[k] || (caps[k] as { listChanged?: boolean }).listChanged);
     if (!announces && this.spec.poll_ms > 0) {
       this.#poll = setInterval(() => void this.#relist(client), this.spec.poll_ms);
       this.#poll.unref();
