@@ -7,11 +7,8 @@
 // update() bumps its version and tells the sessions subscribed to it) and the template feat://notes/{id}.
 // Prompt: greet(lang). completion/complete: greet's lang and the template's id, by prefix.
 
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { hostSdkServer } from './sdk-http-host.js';
 import {
   CallToolRequestSchema, CompleteRequestSchema, CreateMessageResultSchema, ElicitResultSchema, GetPromptRequestSchema, ListPromptsRequestSchema,
   ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema, SubscribeRequestSchema,
@@ -118,24 +115,9 @@ export async function startFeatureUpstream(): Promise<FeatureUpstream> {
     return server;
   };
 
-  const transports = new Map<string, StreamableHTTPServerTransport>();
-  const server = http.createServer(async (req, res) => {
-    const sid = req.headers['mcp-session-id'];
-    let transport = typeof sid === 'string' ? transports.get(sid) : undefined;
-    if (!transport) {
-      if (sid) {
-        res.writeHead(404).end();
-        return;
-      }
-      transport = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (id) => void transports.set(id, transport!) });
-      await build().connect(transport);
-    }
-    await transport.handleRequest(req, res);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const host = await hostSdkServer(build);
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: host.url,
     calls,
     subscribed,
     unsubscribed,
@@ -149,10 +131,6 @@ export async function startFeatureUpstream(): Promise<FeatureUpstream> {
       version++;
       for (const s of sessions) if (s.subs.has(NOTE)) await s.server.sendResourceUpdated({ uri: NOTE }).catch(() => undefined);
     },
-    async close() {
-      for (const t of transports.values()) await t.close().catch(() => undefined);
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => host.close(),
   };
 }
