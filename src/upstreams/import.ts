@@ -35,7 +35,7 @@ export interface Imported {
   skipped: string[];
   /** With `pin: true`: what the lock let through and what it withheld. */
   pin?: PinResult<Listing>;
-  /** Each withheld definition, keyed as the runtime looks capabilities up: tool:NAME, prompt:NAME, resource:URI (fastsvc's names). */
+  /** Each withheld definition by fastsvc's name: tool:NAME, prompt:NAME, resource:URI, template:URI_TEMPLATE (a read matches it, core/catalog.ts). */
   withheld: Map<string, { upstream: string; reason: string }>;
 }
 
@@ -56,7 +56,7 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
   const prefix = e.prefix ?? '';
   const { listing: admitted, pin } = admitListing(spec, shownListing(spec, listing), lock);
   const withheld = new Map((pin?.withheld ?? []).map((w) => [
-    w.kind === 'tool' || w.kind === 'prompt' ? `${w.kind}:${prefix}${w.name}` : `resource:${w.name}`,
+    w.kind === 'tool' || w.kind === 'prompt' ? `${w.kind}:${prefix}${w.name}` : w.kind === 'resource_template' ? `template:${w.name}` : `resource:${w.name}`,
     { upstream: spec.name, reason: w.reason },
   ]));
   const out: Imported = { tools: [], resources: [], prompts: [], skipped: [], ...(pin && { pin }), withheld };
