@@ -165,13 +165,15 @@ ${LOG_JSON_HELP}
   upstreams: {
     usage: `${PROG} upstreams (status [manifest] [--json] | accept NAME [manifest] [--dry-run])`,
     help: `The pin lock of upstream MCP servers with pin: true (the lock file beside the manifest:
-svc.lock.json for svc.yaml). Each pinned upstream is listed by connecting to it as serve does
+svc.lock.json for svc.yaml). Each upstream is listed by connecting to it as serve does
 (its command or url, headers and auth from the manifest, default ./svc.yaml); no running server
 is asked.
 
-  status        per upstream: definitions served, withheld (changed, new, unpinned, duplicate,
-                invalid) and removed. Exit 0 when nothing is withheld, 3 when something is,
-                1 when an upstream cannot be listed or the lock cannot be read
+  status        per pinned upstream: definitions served, withheld (changed, new, unpinned,
+                duplicate, invalid) and removed; per unpinned one: "not pinned", its state and
+                protocol version, and what it serves, kind by kind. Exit 0 when nothing is
+                withheld, 3 when something is, 1 when an upstream cannot be listed or the lock
+                cannot be read
   accept NAME   record upstream NAME's current definitions in the lock (atomically; other
                 upstreams' entries untouched) and print what was accepted: each added
                 definition whole, each changed one as a diff of its description and schemas.
