@@ -23,6 +23,8 @@ import { admitListing } from './pin.js';
 import type { Lock } from './lock-file.js';
 import type { PinResult } from './pin-listing.js';
 import type { UpstreamSpec } from './spec.js';
+import { credentialKind, type CredentialKind } from '../core/credential-kind.js';
+import type { OutboundAuth } from '../core/manifest-types.gen.js';
 
 const NAME = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
 const MAX_NAME = 128;
@@ -61,6 +63,11 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
   ]));
   const out: Imported = { tools: [], resources: [], prompts: [], skipped: [], ...(pin && { pin }), withheld };
   const nameOk = (name: string) => NAME.test(name) && name.length <= MAX_NAME;
+  // The kind of credential a call sends (for explain), as credentials.ts picks it: the override's, expose's, else the connection's.
+  const kindOf = (own?: OutboundAuth): { credential?: CredentialKind } => {
+    const k = credentialKind(own ?? e.auth ?? spec.auth);
+    return k ? { credential: k } : {};
+  };
 
   for (const t of admitted.tools) {
     const name = prefix + t.name;
@@ -88,6 +95,7 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
       required_scopes: [...(o.required_scopes ?? scopes)],
       ...(o.limits && { limits: o.limits }),
       ...(o.task && { task: o.task }),
+      ...kindOf(o.auth),
       handler: (input, ctx) => conn.call(ctx, 'tools/call', (client, signal, ms, headers) => client.callTool({ name: upstreamName, arguments: input }, {
         signal, timeout: ms, headers, onprogress: (p) => void ctx.channel.progress(p.progress, p.total, p.message).catch(() => undefined),
       }), timeout, credential) as Promise<ToolResult>,
@@ -97,11 +105,11 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
   const completes = conn.capabilities()?.completions !== undefined;
   const watch: ResourceDef['watch'] = (uri, onUpdated) => conn.watch(uri, onUpdated);
   for (const r of admitted.resources) {
-    out.resources.push({ uri: r.uri, ...resourceMeta(r, scopes), read: reader(conn, creds), watch });
+    out.resources.push({ uri: r.uri, ...resourceMeta(r, scopes), ...kindOf(), read: reader(conn, creds), watch });
   }
   for (const r of admitted.templates) {
     const complete = completes ? completer(conn, creds, { type: 'ref/resource', uri: r.uriTemplate }) : undefined;
-    out.resources.push({ uri_template: r.uriTemplate, ...resourceMeta(r, scopes), read: reader(conn, creds), watch, ...(complete && { complete }) });
+    out.resources.push({ uri_template: r.uriTemplate, ...resourceMeta(r, scopes), ...kindOf(), read: reader(conn, creds), watch, ...(complete && { complete }) });
   }
 
   for (const p of admitted.prompts) {
@@ -117,6 +125,7 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
       description: p.description,
       arguments: (p.arguments ?? []).map((a) => ({ name: a.name, description: a.description, required: a.required })),
       required_scopes: [...scopes],
+      ...kindOf(),
       get: async (args, ctx) => (await conn.call(ctx, 'prompts/get', (client, signal, ms, headers) => client.getPrompt({ name: upstreamName, arguments: args }, { signal, timeout: ms, headers }), undefined, creds.of())).messages as PromptMessage[],
       ...(completes && { complete: completer(conn, creds, { type: 'ref/prompt', name: upstreamName }) }),
     });
