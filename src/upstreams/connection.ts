@@ -26,6 +26,7 @@
 // upstream announcing subscribe, the listen stream's resourceSubscriptions on a 2026-07-28 one) and
 // their notifications/resources/updated reach the watchers.
 
+import { randomUUID } from 'node:crypto';
 import { Client, ProtocolError, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
 import type { CallContext, LogLevel } from '../core/types.js';
@@ -92,9 +93,11 @@ export class UpstreamConnection {
   readonly #maxBytes: number;
   /** The upstream's `auth`: on every request no call's own credential replaces. */
   readonly #credential?: OutboundCredential;
-  /** Calls in flight by their tag (related-stream.ts), each with the controller that ends it early (ask()). */
+  /**
+   * Calls in flight by their tag (related-stream.ts), each with the controller that ends it early (ask()). A tag is
+   * random and never reaches the upstream, so an upstream cannot name another caller's call in a message of its own.
+   */
   readonly #active = new Map<string, { ctx: CallContext; own: AbortController }>();
-  #tags = 0;
   #refused = 0;
   readonly #watches: ResourceWatches;
   #client?: Client;
@@ -194,7 +197,7 @@ export class UpstreamConnection {
     const own = new AbortController();
     const signal = AbortSignal.any([ctx.signal, timer, own.signal]);
     let release: (() => void) | undefined;
-    const tag = String(++this.#tags);
+    const tag = randomUUID();
     try {
       // A caller without the credential the call needs is refused before it takes a slot or reaches the upstream.
       const header = await credential?.header(ctx.principal, signal);
