@@ -433,7 +433,8 @@ export class UpstreamConnection {
   }
 
   /**
-   * An upstream's question (elicitation, sampling) asked of the caller whose call is in flight. When the
+   * A 2025-11-25 upstream's question (elicitation, sampling; a 2026-07-28 one asks in its answer, see
+   * question-rounds.ts) asked of the caller whose call is in flight. When the
    * caller cannot answer now — a 2026-07-28 client, asked in an input_required round — the call in flight
    * is cancelled upstream and the round goes back to the caller; its next round calls the upstream again.
    */
