@@ -11,7 +11,8 @@
 // and each withheld one is named in `withheld` under the name fastsvc would serve it by.
 // Input schemas, output schemas, annotations and results are the upstream's, carried as they are.
 // Each call carries the credential `creds` gives it (a tool's override, else expose.auth, else none:
-// the connection's own), made for the caller of that call.
+// the connection's own), made for the caller of that call; a 2026-07-28 upstream's questions during a
+// call (input_required) are asked of that call's caller (question-rounds.ts).
 // Imported resources can be watched (subscribed upstream, see connection.ts), and imported prompts'
 // arguments and templates' variables are completed by the upstream when it declares completions.
 
@@ -20,6 +21,7 @@ import { checkInputSchema } from '../core/input-schemas.js';
 import type { Listing, UpstreamConnection } from './connection.js';
 import type { CallCredentials } from './credentials.js';
 import { admitListing } from './pin.js';
+import { requestWithQuestions } from './question-rounds.js';
 import type { Lock } from './lock-file.js';
 import type { PinResult } from './pin-listing.js';
 import type { UpstreamSpec } from './spec.js';
@@ -96,9 +98,9 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
       ...(o.limits && { limits: o.limits }),
       ...(o.task && { task: o.task }),
       ...kindOf(o.auth),
-      handler: (input, ctx) => conn.call(ctx, 'tools/call', (client, signal, ms, headers) => client.callTool({ name: upstreamName, arguments: input }, {
-        signal, timeout: ms, headers, onprogress: (p) => void ctx.channel.progress(p.progress, p.total, p.message).catch(() => undefined),
-      }), timeout, credential) as Promise<ToolResult>,
+      handler: (input, ctx) => conn.call(ctx, 'tools/call', (client, signal, ms, headers) => requestWithQuestions<ToolResult>(client, ctx, 'tools/call', { name: upstreamName, arguments: input }, {
+        signal, timeout: ms, headers, onprogress: (p) => void ctx.channel.progress(p.progress, p.total, p.message).catch(() => undefined), ...conn.rounds,
+      }), timeout, credential),
     });
   }
 
@@ -126,7 +128,7 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
       arguments: (p.arguments ?? []).map((a) => ({ name: a.name, description: a.description, required: a.required })),
       required_scopes: [...scopes],
       ...kindOf(),
-      get: async (args, ctx) => (await conn.call(ctx, 'prompts/get', (client, signal, ms, headers) => client.getPrompt({ name: upstreamName, arguments: args }, { signal, timeout: ms, headers }), undefined, creds.of())).messages as PromptMessage[],
+      get: async (args, ctx) => (await conn.call(ctx, 'prompts/get', (client, signal, ms, headers) => requestWithQuestions<{ messages: PromptMessage[] }>(client, ctx, 'prompts/get', { name: upstreamName, arguments: args }, { signal, timeout: ms, headers, ...conn.rounds }), undefined, creds.of())).messages,
       ...(completes && { complete: completer(conn, creds, { type: 'ref/prompt', name: upstreamName }) }),
     });
   }
@@ -138,7 +140,7 @@ function resourceMeta(r: { name: string; title?: string; description?: string; m
 }
 
 function reader(conn: UpstreamConnection, creds: CallCredentials): ResourceDef['read'] {
-  return async (uri, _vars, ctx) => (await conn.call(ctx, 'resources/read', (client, signal, ms, headers) => client.readResource({ uri }, { signal, timeout: ms, headers, cacheMode: 'bypass' }), undefined, creds.of())).contents as ResourceContents[];
+  return async (uri, _vars, ctx) => (await conn.call(ctx, 'resources/read', (client, signal, ms, headers) => requestWithQuestions<{ contents: ResourceContents[] }>(client, ctx, 'resources/read', { uri }, { signal, timeout: ms, headers, ...conn.rounds }), undefined, creds.of())).contents;
 }
 
 /** completion/complete forwarded to the upstream for `ref` (its own name or URI template). */
