@@ -5,7 +5,8 @@
 // answer; an answer larger than max_bytes fails (BACKEND_FAILED, too_large) and is never held whole;
 // while the upstream is not connected, calls fail at once with UPSTREAM_UNAVAILABLE; a lost
 // connection (a child that exited; an HTTP upstream whose request failed below HTTP or answered 404,
-// its session forgotten as a restarted server's is — that call fails UPSTREAM_UNAVAILABLE too) is re-made with doubling waits between
+// its session forgotten as a restarted server's is — that call fails UPSTREAM_UNAVAILABLE too — or
+// whose answer broke below HTTP as it arrived, body-watch.ts: every call in flight fails so at once) is re-made with doubling waits between
 // restart.min_ms and restart.max_ms, for as long as fastsvc runs; the listing (tools, resources,
 // templates, prompts) is read at each connect, on the upstream's list_changed (a 2026-07-28 upstream
 // tells it on the subscriptions/listen stream listen-stream.ts keeps open, opened again after a
@@ -41,6 +42,7 @@ import { CALL_HEADER, untag } from './related-stream.js';
 import { ResourceWatches, type WatchLink } from './resource-watch.js';
 import { connectionCredential, credentialedFetch, outsideCall, withCallHeader } from './credentials.js';
 import { upstreamGone } from './gone.js';
+import { watchBodies } from './body-watch.js';
 import { Slots } from './slots.js';
 import { GroupStdioTransport, TOO_LARGE_RPC } from './stdio-transport.js';
 import type { UpstreamSpec } from './spec.js';
@@ -299,7 +301,7 @@ export class UpstreamConnection {
       client.setNotificationHandler(`notifications/${kind}/list_changed`, () => void this.#relist(client));
     }
     client.setNotificationHandler('notifications/resources/updated', (n) => this.#watches.updated(n.params.uri));
-    const transport = this.#transport();
+    const transport = this.#transport(() => this.#gone(client));
     let listen: ListenStream | undefined;
     try {
       await client.connect(transport, { timeout: ms });
@@ -359,13 +361,14 @@ export class UpstreamConnection {
     this.#poll.unref();
   }
 
-  #transport(): Transport {
+  /** onGone: an answer's body broke below HTTP (body-watch.ts), as when the upstream dies with a call in flight. */
+  #transport(onGone: () => void): Transport {
     const s = this.spec;
     const maxLine = this.#maxBytes + ENVELOPE;
     if (s.command) return new GroupStdioTransport({ program: s.command[0], args: s.command.slice(1), cwd: s.cwd, env: s.env ?? {}, maxLine });
     const transport: StreamableHTTPClientTransport = new StreamableHTTPClientTransport(new URL(s.url!), {
       requestInit: { headers: { ...s.headers } },
-      fetch: credentialedFetch(cappedFetch(maxLine, (id) => transport.onmessage?.({ jsonrpc: '2.0', id, error: { code: TOO_LARGE_RPC, message: `the answer is larger than ${maxLine} bytes` } })), this.#credential),
+      fetch: credentialedFetch(watchBodies(cappedFetch(maxLine, (id) => transport.onmessage?.({ jsonrpc: '2.0', id, error: { code: TOO_LARGE_RPC, message: `the answer is larger than ${maxLine} bytes` } })), onGone), this.#credential),
     });
     return transport;
   }

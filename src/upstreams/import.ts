@@ -25,6 +25,8 @@ import { requestWithQuestions } from './question-rounds.js';
 import type { Lock } from './lock-file.js';
 import type { PinResult } from './pin-listing.js';
 import type { UpstreamSpec } from './spec.js';
+import { credentialKind, type CredentialKind } from '../core/credential-kind.js';
+import type { OutboundAuth } from '../core/manifest-types.gen.js';
 
 const NAME = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
 const MAX_NAME = 128;
@@ -37,7 +39,7 @@ export interface Imported {
   skipped: string[];
   /** With `pin: true`: what the lock let through and what it withheld. */
   pin?: PinResult<Listing>;
-  /** Each withheld definition, keyed as the runtime looks capabilities up: tool:NAME, prompt:NAME, resource:URI (fastsvc's names). */
+  /** Each withheld definition by fastsvc's name: tool:NAME, prompt:NAME, resource:URI, template:URI_TEMPLATE (a read matches it, core/catalog.ts). */
   withheld: Map<string, { upstream: string; reason: string }>;
 }
 
@@ -58,11 +60,16 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
   const prefix = e.prefix ?? '';
   const { listing: admitted, pin } = admitListing(spec, shownListing(spec, listing), lock);
   const withheld = new Map((pin?.withheld ?? []).map((w) => [
-    w.kind === 'tool' || w.kind === 'prompt' ? `${w.kind}:${prefix}${w.name}` : `resource:${w.name}`,
+    w.kind === 'tool' || w.kind === 'prompt' ? `${w.kind}:${prefix}${w.name}` : w.kind === 'resource_template' ? `template:${w.name}` : `resource:${w.name}`,
     { upstream: spec.name, reason: w.reason },
   ]));
   const out: Imported = { tools: [], resources: [], prompts: [], skipped: [], ...(pin && { pin }), withheld };
   const nameOk = (name: string) => NAME.test(name) && name.length <= MAX_NAME;
+  // The kind of credential a call sends (for explain), as credentials.ts picks it: the override's, expose's, else the connection's.
+  const kindOf = (own?: OutboundAuth): { credential?: CredentialKind } => {
+    const k = credentialKind(own ?? e.auth ?? spec.auth);
+    return k ? { credential: k } : {};
+  };
 
   for (const t of admitted.tools) {
     const name = prefix + t.name;
@@ -90,6 +97,7 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
       required_scopes: [...(o.required_scopes ?? scopes)],
       ...(o.limits && { limits: o.limits }),
       ...(o.task && { task: o.task }),
+      ...kindOf(o.auth),
       handler: (input, ctx) => conn.call(ctx, 'tools/call', (client, signal, ms, headers) => requestWithQuestions<ToolResult>(client, ctx, 'tools/call', { name: upstreamName, arguments: input }, {
         signal, timeout: ms, headers, onprogress: (p) => void ctx.channel.progress(p.progress, p.total, p.message).catch(() => undefined), ...conn.rounds,
       }), timeout, credential),
@@ -99,11 +107,11 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
   const completes = conn.capabilities()?.completions !== undefined;
   const watch: ResourceDef['watch'] = (uri, onUpdated) => conn.watch(uri, onUpdated);
   for (const r of admitted.resources) {
-    out.resources.push({ uri: r.uri, ...resourceMeta(r, scopes), read: reader(conn, creds), watch });
+    out.resources.push({ uri: r.uri, ...resourceMeta(r, scopes), ...kindOf(), read: reader(conn, creds), watch });
   }
   for (const r of admitted.templates) {
     const complete = completes ? completer(conn, creds, { type: 'ref/resource', uri: r.uriTemplate }) : undefined;
-    out.resources.push({ uri_template: r.uriTemplate, ...resourceMeta(r, scopes), read: reader(conn, creds), watch, ...(complete && { complete }) });
+    out.resources.push({ uri_template: r.uriTemplate, ...resourceMeta(r, scopes), ...kindOf(), read: reader(conn, creds), watch, ...(complete && { complete }) });
   }
 
   for (const p of admitted.prompts) {
@@ -119,6 +127,7 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
       description: p.description,
       arguments: (p.arguments ?? []).map((a) => ({ name: a.name, description: a.description, required: a.required })),
       required_scopes: [...scopes],
+      ...kindOf(),
       get: async (args, ctx) => (await conn.call(ctx, 'prompts/get', (client, signal, ms, headers) => requestWithQuestions<{ messages: PromptMessage[] }>(client, ctx, 'prompts/get', { name: upstreamName, arguments: args }, { signal, timeout: ms, headers, ...conn.rounds }), undefined, creds.of())).messages,
       ...(completes && { complete: completer(conn, creds, { type: 'ref/prompt', name: upstreamName }) }),
     });
