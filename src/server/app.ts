@@ -61,11 +61,8 @@ import { Observer } from '../observe/observer.js';
 import { createAudit } from '../observe/audit.js';
 import { Metrics } from '../observe/metrics.js';
 import { packageVersion } from '../util/package-root.js';
-import { UpstreamSet } from '../upstreams/upstream-set.js';
-import { resolveUpstream, type UpstreamSpec } from '../upstreams/spec.js';
-import { GatewayCatalog } from './gateway.js';
-import { lockPathFor, readLockFile } from '../upstreams/lock-file.js';
-import { watchLock } from './pin-lock-watch.js';
+import type { UpstreamSet } from '../upstreams/upstream-set.js';
+import type { UpstreamSpec } from '../upstreams/spec.js';
 
 export const VERSION: string = packageVersion();
 
@@ -114,17 +111,25 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   const cfg = resolveConfig(config);
   // Upstreams first (start-up waits for each at most its connect_timeout_ms): the first catalog holds what they serve.
   const specs = cfg.upstreams as UpstreamSpec[];
-  const upstreams = specs.length ? new UpstreamSet(specs.map((u) => resolveUpstream(u, cfg.base_dir)), log, cfg.base_dir) : undefined;
+  const parts = specs.length ? await import('./gateway-parts.js') : undefined;
+  const upstreams = parts && new parts.UpstreamSet(specs.map((u) => parts.resolveUpstream(u, cfg.base_dir)), log, cfg.base_dir);
   try {
     await upstreams?.start();
-    return await assembleApp(svc, cfg, opts, log, upstreams);
+    return await assembleApp(svc, cfg, opts, log, parts && upstreams && { parts, upstreams });
   } catch (e) {
     await upstreams?.close();
     throw e;
   }
 }
 
-async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOptions, log: Logger, upstreams: UpstreamSet | undefined): Promise<AppHandle> {
+/** A server's upstreams, connected, and the modules that serve them (loaded only when there are upstreams). */
+interface WithUpstreams {
+  parts: typeof import('./gateway-parts.js');
+  upstreams: UpstreamSet;
+}
+
+async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOptions, log: Logger, gw: WithUpstreams | undefined): Promise<AppHandle> {
+  const upstreams = gw?.upstreams;
   const tokens = cfg.auth ? TokenTable.build(cfg.auth, profileScopes(cfg.profile), log, undefined, opts.generatedToken) : undefined;
   // Metrics are collected only when /metrics is served (listed in routes), so removing the route turns them off.
   let sessions: SessionRegistry | undefined;
@@ -136,9 +141,9 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
   if (metrics && upstreams) upstreams.observe((name, method, seconds, outcome) => metrics.upstreamCall(name, method, seconds, outcome));
   const observer = new Observer(createAudit(cfg.audit), metrics);
   // The pin lock beside the manifest (none for an app built in code: a pinned upstream then serves nothing), read before the first catalog.
-  const lockFile = upstreams && cfg.manifest_path ? lockPathFor(cfg.manifest_path) : undefined;
-  const lockRead = lockFile ? readLockFile(lockFile) : {};
-  const gateway = upstreams && new GatewayCatalog(upstreams, log, cfg.server.list_page_size, { lock: lockRead.lock, audit: observer.audit });
+  const lockFile = gw && cfg.manifest_path ? gw.parts.lockPathFor(cfg.manifest_path) : undefined;
+  const lockRead = gw && lockFile ? gw.parts.readLockFile(lockFile) : {};
+  const gateway = gw && new gw.parts.GatewayCatalog(gw.upstreams, log, cfg.server.list_page_size, { lock: lockRead.lock, audit: observer.audit });
   const catalogFor = (s: FastSvc, ups: readonly UpstreamSpec[], hash: string | undefined): Catalog => gateway
     ? gateway.build(s, ups, hash)
     : buildCatalog(s, { hash, listPageSize: cfg.server.list_page_size });
@@ -259,7 +264,7 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
   };
 
   // The lock file is watched only now, from the bytes read above: a start-up that fails leaves no watcher behind.
-  const lockWatch = lockFile && gateway ? watchLock({ file: lockFile, initialHash: lockRead.hash, logger: log, onChange: (lock) => gateway.setLock(lock) }) : undefined;
+  const lockWatch = gw && lockFile && gateway ? gw.parts.watchLock({ file: lockFile, initialHash: lockRead.hash, logger: log, onChange: (lock) => gateway.setLock(lock) }) : undefined;
   status.ready = true;
   return {
     app, handler, runtime, store, gate, observer, sessions, tasks, config: cfg, status, logger: log, baseUrl, catalogFor,
