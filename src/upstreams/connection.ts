@@ -135,10 +135,18 @@ export class UpstreamConnection {
     const client = this.#client;
     if (!client || this.#state !== 'ready') throw this.#unavailable();
     if (ctx.signal.aborted) throw abortedError(KIND);
-    const timer = AbortSignal.timeout(timeoutMs);
-    // A question the caller cannot answer now (a 2026 input_required round) ends this run: see ask().
+    // One controller and one timer per call, ended by the caller's signal, the deadline, or a question the caller
+    // cannot answer now (a 2026 input_required round: see ask()). Not AbortSignal.timeout + AbortSignal.any: their
+    // weak references and finalizers cost the collector more than the rest of the call (profiled, issue 31).
     const own = new AbortController();
-    const signal = AbortSignal.any([ctx.signal, timer, own.signal]);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      own.abort(timeoutError(KIND, timeoutMs));
+    }, timeoutMs);
+    const onCaller = () => own.abort(ctx.signal.reason);
+    ctx.signal.addEventListener('abort', onCaller, { once: true });
+    const signal = own.signal;
     let release: (() => void) | undefined;
     try {
       // A caller without the credential the call needs is refused before it takes a slot or reaches the upstream.
@@ -149,8 +157,10 @@ export class UpstreamConnection {
       if (Buffer.byteLength(JSON.stringify(out)) > this.#maxBytes) throw tooLarge(this.#maxBytes);
       return out;
     } catch (e) {
-      throw this.#failure(e, ctx, timer, timeoutMs);
+      throw this.#failure(e, ctx, timedOut, timeoutMs);
     } finally {
+      clearTimeout(timer);
+      ctx.signal.removeEventListener('abort', onCaller);
       this.#active.delete(ctx);
       release?.();
     }
@@ -165,9 +175,9 @@ export class UpstreamConnection {
     await client?.close().catch(() => undefined);
   }
 
-  #failure(e: unknown, ctx: CallContext, timer: AbortSignal, ms: number): SvcError {
+  #failure(e: unknown, ctx: CallContext, timedOut: boolean, ms: number): SvcError {
     if (ctx.signal.aborted) return ctx.signal.reason instanceof SvcError ? ctx.signal.reason : abortedError(KIND);
-    if (timer.aborted) return timeoutError(KIND, ms);
+    if (timedOut) return timeoutError(KIND, ms);
     if (e instanceof SvcError) return e;
     if (e instanceof ProtocolError) {
       if (e.code === TOO_LARGE_RPC) return tooLarge(this.#maxBytes);
