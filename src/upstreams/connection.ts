@@ -1,8 +1,10 @@
 // One upstream MCP server, kept connected through the official client (@modelcontextprotocol/client
 // v2; it negotiates 2026-07-28 where the upstream offers it, else 2025-11-25). Guarantees: every call
 // is bounded by timeout_ms (its wait for one of max_in_flight slots included) and by the caller's
-// signal, and either ends in the SDK's cancel (notifications/cancelled reaches the upstream) or an
-// answer; an answer larger than max_bytes fails (BACKEND_FAILED, too_large) and is never held whole;
+// signal, and either ends in a cancel (notifications/cancelled reaches the upstream) or an answer;
+// on the 2025-era wire a tools/call is sent by direct-calls.ts beside the client (same transport, same
+// cancel, progress and size cap; no schema pass over the answer), everything else by the client; an
+// answer larger than max_bytes fails (BACKEND_FAILED, too_large) and is never held whole;
 // while the upstream is not connected, calls fail at once with UPSTREAM_UNAVAILABLE; a lost
 // connection (a child that exited, an HTTP upstream gone) is re-made with doubling waits between
 // restart.min_ms and restart.max_ms, for as long as fastsvc runs; the listing (tools, resources,
@@ -26,6 +28,7 @@ import { packageVersion } from '../util/package-root.js';
 import type { OutboundCredential } from '../auth/outbound/index.js';
 import { cappedFetch } from './capped-fetch.js';
 import { connectionCredential, credentialedFetch, outsideCall, withCallHeader } from './credentials.js';
+import { DirectCalls } from './direct-calls.js';
 import { Slots } from './slots.js';
 import { GroupStdioTransport, TOO_LARGE_RPC } from './stdio-transport.js';
 import type { UpstreamSpec } from './spec.js';
@@ -75,6 +78,8 @@ export class UpstreamConnection {
   /** Calls in flight, each with the controller that ends it early (ask()). */
   readonly #active = new Map<CallContext, AbortController>();
   #client?: Client;
+  /** fastsvc's own requests on the client's transport, on the 2025-era wire (direct-calls.ts). */
+  #direct?: DirectCalls;
   #listing?: Listing;
   #listingText = '';
   #state: UpstreamState = 'starting';
@@ -128,11 +133,13 @@ export class UpstreamConnection {
   }
 
   /**
-   * A bounded call on the live client; `run` gets the signal to pass to the SDK (it cancels upstream when it aborts).
+   * A bounded call on the live client; `run` gets the signal to pass to the SDK (it cancels upstream when it aborts),
+   * and on the 2025-era wire `direct`, which sends a request past the client's result schemas (direct-calls.ts).
    * With `credential`, the requests `run` makes carry its header for ctx's caller instead of the upstream's `auth`.
    */
-  async call<T>(ctx: CallContext, run: (client: Client, signal: AbortSignal, timeoutMs: number) => Promise<T>, timeoutMs = this.spec.timeout_ms, credential?: OutboundCredential): Promise<T> {
+  async call<T>(ctx: CallContext, run: (client: Client, signal: AbortSignal, timeoutMs: number, direct?: DirectCalls) => Promise<T>, timeoutMs = this.spec.timeout_ms, credential?: OutboundCredential): Promise<T> {
     const client = this.#client;
+    const direct = this.#direct;
     if (!client || this.#state !== 'ready') throw this.#unavailable();
     if (ctx.signal.aborted) throw abortedError(KIND);
     // One controller and one timer per call, ended by the caller's signal, the deadline, or a question the caller
@@ -153,7 +160,7 @@ export class UpstreamConnection {
       const header = await credential?.header(ctx.principal, signal);
       release = await this.#slots.acquire(signal);
       this.#active.set(ctx, own);
-      const out = await withCallHeader(header, () => run(client, signal, timeoutMs));
+      const out = await withCallHeader(header, () => run(client, signal, timeoutMs, direct));
       if (Buffer.byteLength(JSON.stringify(out)) > this.#maxBytes) throw tooLarge(this.#maxBytes);
       return out;
     } catch (e) {
@@ -172,6 +179,7 @@ export class UpstreamConnection {
     clearInterval(this.#poll);
     const client = this.#client;
     this.#client = undefined;
+    this.#direct = undefined;
     await client?.close().catch(() => undefined);
   }
 
@@ -250,6 +258,7 @@ export class UpstreamConnection {
     }
     client.onclose = () => this.#lost(client);
     this.#client = client;
+    this.#direct = client.getProtocolEra() === 'legacy' ? new DirectCalls(transport) : undefined;
     this.#state = 'ready';
     this.#lastError = undefined;
     this.#log.info({ event: 'upstream.connected', protocol_version: client.getNegotiatedProtocolVersion(), ...this.#counts() }, `upstream ${this.spec.name} connected (${client.getNegotiatedProtocolVersion()})`);
@@ -275,6 +284,7 @@ export class UpstreamConnection {
   #lost(client: Client): void {
     if (client !== this.#client || this.#state === 'closed') return;
     this.#client = undefined;
+    this.#direct = undefined;
     clearInterval(this.#poll);
     this.#state = 'restarting';
     this.#restarts++;
