@@ -20,7 +20,7 @@
 
 import { Client, ProtocolError, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
-import type { CallContext, LogLevel } from '../core/types.js';
+import type { CallContext, LogLevel, ToolResult } from '../core/types.js';
 import { SvcError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { abortedError, byteLimit, timeoutError } from '../runtime/backends/common.js';
@@ -28,9 +28,10 @@ import { packageVersion } from '../util/package-root.js';
 import type { OutboundCredential } from '../auth/outbound/index.js';
 import { cappedFetch } from './capped-fetch.js';
 import { connectionCredential, credentialedFetch, outsideCall, withCallHeader } from './credentials.js';
-import { DirectCalls } from './direct-calls.js';
+import { DirectCalls, type ProgressParams } from './direct-calls.js';
 import { Slots } from './slots.js';
 import { GroupStdioTransport, TOO_LARGE_RPC } from './stdio-transport.js';
+import { toolResult } from './tool-result.js';
 import type { UpstreamSpec } from './spec.js';
 
 const KIND = 'upstream';
@@ -133,11 +134,30 @@ export class UpstreamConnection {
   }
 
   /**
-   * A bounded call on the live client; `run` gets the signal to pass to the SDK (it cancels upstream when it aborts),
-   * and on the 2025-era wire `direct`, which sends a request past the client's result schemas (direct-calls.ts).
+   * A call on the live client, bounded as #bounded says; `run` gets the signal to pass to the SDK (it cancels
+   * upstream when it aborts). An answer larger than max_bytes (as JSON) fails.
+   */
+  call<T>(ctx: CallContext, run: (client: Client, signal: AbortSignal, timeoutMs: number) => Promise<T>, timeoutMs = this.spec.timeout_ms, credential?: OutboundCredential): Promise<T> {
+    return this.#bounded(ctx, async (client, signal) => this.#capped(await run(client, signal, timeoutMs)), timeoutMs, credential);
+  }
+
+  /**
+   * tools/call for ctx's caller, bounded as #bounded says, the upstream's progress passed to ctx's channel: on the
+   * 2025-era wire a direct request (direct-calls.ts: its answer's size taken as read, its shape by tool-result.ts),
+   * else the client's callTool.
+   */
+  callTool(ctx: CallContext, params: { name: string; arguments: Record<string, unknown> }, timeoutMs = this.spec.timeout_ms, credential?: OutboundCredential): Promise<ToolResult> {
+    const onprogress = (p: ProgressParams) => void ctx.channel.progress(p.progress, p.total, p.message).catch(() => undefined);
+    return this.#bounded(ctx, async (client, signal, direct) => direct
+      ? toolResult(await direct.request('tools/call', params, signal, onprogress))
+      : this.#capped(await client.callTool(params, { signal, timeout: timeoutMs, onprogress }) as ToolResult), timeoutMs, credential);
+  }
+
+  /**
+   * `run` on the live client (and its direct requests on the 2025-era wire), bounded by timeoutMs and ctx's signal.
    * With `credential`, the requests `run` makes carry its header for ctx's caller instead of the upstream's `auth`.
    */
-  async call<T>(ctx: CallContext, run: (client: Client, signal: AbortSignal, timeoutMs: number, direct?: DirectCalls) => Promise<T>, timeoutMs = this.spec.timeout_ms, credential?: OutboundCredential): Promise<T> {
+  async #bounded<T>(ctx: CallContext, run: (client: Client, signal: AbortSignal, direct?: DirectCalls) => Promise<T>, timeoutMs: number, credential?: OutboundCredential): Promise<T> {
     const client = this.#client;
     const direct = this.#direct;
     if (!client || this.#state !== 'ready') throw this.#unavailable();
@@ -160,9 +180,7 @@ export class UpstreamConnection {
       const header = await credential?.header(ctx.principal, signal);
       release = await this.#slots.acquire(signal);
       this.#active.set(ctx, own);
-      const out = await withCallHeader(header, () => run(client, signal, timeoutMs, direct));
-      if (Buffer.byteLength(JSON.stringify(out)) > this.#maxBytes) throw tooLarge(this.#maxBytes);
-      return out;
+      return await withCallHeader(header, () => run(client, signal, direct));
     } catch (e) {
       throw this.#failure(e, ctx, timedOut, timeoutMs);
     } finally {
@@ -171,6 +189,12 @@ export class UpstreamConnection {
       this.#active.delete(ctx);
       release?.();
     }
+  }
+
+  /** The answer, unless larger than max_bytes as JSON (BACKEND_FAILED too_large). */
+  #capped<T>(out: T): T {
+    if (Buffer.byteLength(JSON.stringify(out)) > this.#maxBytes) throw tooLarge(this.#maxBytes);
+    return out;
   }
 
   async close(): Promise<void> {
@@ -258,7 +282,7 @@ export class UpstreamConnection {
     }
     client.onclose = () => this.#lost(client);
     this.#client = client;
-    this.#direct = client.getProtocolEra() === 'legacy' ? new DirectCalls(transport) : undefined;
+    this.#direct = client.getProtocolEra() === 'legacy' ? new DirectCalls(transport, this.#maxBytes) : undefined;
     this.#state = 'ready';
     this.#lastError = undefined;
     this.#log.info({ event: 'upstream.connected', protocol_version: client.getNegotiatedProtocolVersion(), ...this.#counts() }, `upstream ${this.spec.name} connected (${client.getNegotiatedProtocolVersion()})`);

@@ -6,13 +6,16 @@
 // so the answer to one of these requests, a progress notification for it and a too-large error synthesized
 // for it (stdio-transport.ts, capped-fetch.ts) are taken here and never reach the client; every other
 // message reaches the client unchanged and in order. A request ends exactly once: with its result (a JSON
-// object, else SdkError InvalidResult), with its JSON-RPC error as the client's ProtocolError, when its
+// object, else SdkError InvalidResult; an answer larger than maxBytes — its message's bytes as the transport
+// read them where it says (stdio-transport.ts's messageBytes), else as JSON — is the too-large error instead
+// and its result is never serialized again), with its JSON-RPC error as the client's ProtocolError, when its
 // signal aborts (notifications/cancelled then goes upstream with the same reason text as the client's), or
 // when the transport closes (SdkError ConnectionClosed), which also refuses every later request. No timer
 // of its own: the caller's signal carries the deadline. Not for the 2026-07-28 wire, whose requests carry
 // the client's _meta envelope and whose answers may be input_required rounds: the client keeps those.
 
 import { ProtocolError, SdkError, SdkErrorCode, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
+import { TOO_LARGE_RPC } from './stdio-transport.js';
 
 const PREFIX = 'fastsvc-';
 
@@ -31,14 +34,16 @@ export interface ProgressParams {
 type Message = { id?: unknown; method?: unknown; params?: { progressToken?: unknown } & Record<string, unknown>; result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } };
 
 export class DirectCalls {
-  readonly #transport: Transport;
+  readonly #transport: Transport & { readonly messageBytes?: number };
+  readonly #maxBytes: number;
   readonly #pending = new Map<string, Pending>();
   #next = 0;
   #closed = false;
 
   /** Call after the client's connect(): the client's own onmessage and onclose stay behind these. */
-  constructor(transport: Transport) {
+  constructor(transport: Transport, maxBytes: number) {
     this.#transport = transport;
+    this.#maxBytes = maxBytes;
     const toClient = transport.onmessage;
     transport.onmessage = (message, extra) => {
       if (!this.#took(message as Message)) toClient?.(message, extra);
@@ -83,6 +88,7 @@ export class DirectCalls {
       if (!p) return true; // a late answer to a request that ended (cancelled): nobody waits for it
       this.#pending.delete(m.id);
       if (m.error !== undefined) p.reject(protocolError(m.error));
+      else if ((this.#transport.messageBytes ?? Buffer.byteLength(JSON.stringify(m))) > this.#maxBytes) p.reject(new ProtocolError(TOO_LARGE_RPC, `the answer is larger than ${this.#maxBytes} bytes`));
       else if (m.result !== null && typeof m.result === 'object' && !Array.isArray(m.result)) p.resolve(m.result as Record<string, unknown>);
       else p.reject(new SdkError(SdkErrorCode.InvalidResult, 'Invalid result: not a JSON object'));
       return true;

@@ -9,16 +9,14 @@
 // failing the whole catalog; the definitions pass through admitListing() (the pin seam) first.
 // Input schemas, output schemas, annotations and results are the upstream's, carried as they are.
 // Each call carries the credential `creds` gives it (a tool's override, else expose.auth, else none:
-// the connection's own), made for the caller of that call. A tools/call on the 2025-era wire goes
-// through the connection's direct requests, its answer checked by tool-result.ts's shape check.
+// the connection's own), made for the caller of that call. A tools/call goes through the
+// connection's callTool (on the 2025-era wire, a direct request: direct-calls.ts).
 
-import type { PromptDef, PromptMessage, ResourceContents, ResourceDef, ToolDef, ToolResult, JsonSchemaObject } from '../core/types.js';
+import type { PromptDef, PromptMessage, ResourceContents, ResourceDef, ToolDef, JsonSchemaObject } from '../core/types.js';
 import { checkInputSchema } from '../core/input-schemas.js';
 import type { Listing, UpstreamConnection } from './connection.js';
 import type { CallCredentials } from './credentials.js';
-import type { ProgressParams } from './direct-calls.js';
 import { admitListing } from './pin.js';
-import { toolResult } from './tool-result.js';
 import type { UpstreamSpec } from './spec.js';
 
 const NAME = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
@@ -68,13 +66,7 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
       required_scopes: [...(o.required_scopes ?? scopes)],
       ...(o.limits && { limits: o.limits }),
       ...(o.task && { task: o.task }),
-      handler: (input, ctx) => {
-        const onprogress = (p: ProgressParams) => void ctx.channel.progress(p.progress, p.total, p.message).catch(() => undefined);
-        const params = { name: upstreamName, arguments: input };
-        return conn.call(ctx, (client, signal, ms, direct) => direct
-          ? direct.request('tools/call', params, signal, onprogress).then(toolResult)
-          : client.callTool(params, { signal, timeout: ms, onprogress }) as Promise<ToolResult>, timeout, credential);
-      },
+      handler: (input, ctx) => conn.callTool(ctx, { name: upstreamName, arguments: input }, timeout, credential),
     });
   }
 

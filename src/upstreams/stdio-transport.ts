@@ -5,7 +5,10 @@
 // helpers the server started die with it; a line longer than maxLine bytes is never held
 // whole: it is skipped, and when its JSON-RPC id can be read from its first or last bytes
 // the pending request gets an error response (too_large) at once, else onerror says so;
-// stderr is not read (it may print anything, secrets included, and nothing would bound it).
+// stderr is not read (it may print anything, secrets included, and nothing would bound it);
+// the messages sent in one turn of the event loop reach the child in one write; a line read is
+// JSON-parsed only (the client classifies messages itself) and `messageBytes` tells its size in
+// bytes while onmessage has it, so the size of an answer is never measured by serializing it again.
 // It exposes `pid` and `stderr` as the SDK's own stdio transport does, so the v2 client
 // treats it as stdio when it negotiates the era (a silent or closing probe means 2025).
 
@@ -37,6 +40,7 @@ export class GroupStdioTransport implements Transport {
   /** The current line went over maxLine: its first bytes and its last EDGE bytes. */
   #over?: { head: string; tail: Buffer };
   #closed = false;
+  #delivering?: number;
   /** Messages sent in this turn of the event loop, not yet written; the promise their send()s return. */
   #batch = '';
   #batchWritten?: Promise<void>;
@@ -44,6 +48,11 @@ export class GroupStdioTransport implements Transport {
 
   constructor(opts: StdioOptions) {
     this.#opts = opts;
+  }
+
+  /** The size in bytes of the message onmessage is being given (its line as read); undefined outside onmessage. */
+  get messageBytes(): number | undefined {
+    return this.#delivering;
   }
 
   get pid(): number | null {
@@ -157,20 +166,28 @@ export class GroupStdioTransport implements Transport {
       else this.onmessage?.({ jsonrpc: '2.0', id, error: { code: TOO_LARGE_RPC, message: `the answer is larger than ${this.#opts.maxLine} bytes`, data: { reason: 'too_large', max_bytes: this.#opts.maxLine } } });
       return;
     }
-    const text = Buffer.concat(this.#parts).toString('utf8').replace(/\r$/, '');
+    const parts = this.#parts;
+    const bytes = this.#size;
     this.#parts = [];
     this.#size = 0;
-    if (!text.trim()) return;
-    // JSON only: the client classifies each message by its schemas itself (a second schema pass here cost as much).
+    if (bytes === 0) return;
+    const text = (parts.length === 1 ? parts[0]! : Buffer.concat(parts, bytes)).toString('utf8');
+    // JSON only (a trailing \r is JSON whitespace): the client classifies each message by its schemas itself,
+    // so a schema pass here was a second one (issue 31).
     let message: unknown;
     try {
       message = JSON.parse(text);
     } catch (e) {
-      this.onerror?.(e as Error);
+      if (text.trim()) this.onerror?.(e as Error);
       return;
     }
     if (message === null || typeof message !== 'object' || Array.isArray(message)) return void this.onerror?.(new Error('a line that is not a JSON-RPC message was ignored'));
-    this.onmessage?.(message as JSONRPCMessage);
+    this.#delivering = bytes;
+    try {
+      this.onmessage?.(message as JSONRPCMessage);
+    } finally {
+      this.#delivering = undefined;
+    }
   }
 }
 

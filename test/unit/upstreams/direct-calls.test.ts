@@ -3,7 +3,7 @@
 // the same transport. What is asserted: an answer to a direct request is taken by it and never reaches the
 // client (whose own requests keep working, with no error reported); progress for it is heard; an abort
 // sends notifications/cancelled that the server sees, and its late answer is dropped; a JSON-RPC error is
-// the client's ProtocolError; a non-object result is refused; the transport's close ends pending and later
+// the client's ProtocolError; an answer over maxBytes is the too-large error; a non-object result is refused; the transport's close ends pending and later
 // requests with ConnectionClosed; toolResult() passes a well-formed answer, fills absent content, refuses
 // malformed ones. (The one wire edit: the server's answer to `not-an-object` is made a number on its way out.)
 
@@ -13,6 +13,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { DirectCalls, type ProgressParams } from '../../../src/upstreams/direct-calls.js';
+import { TOO_LARGE_RPC } from '../../../src/upstreams/stdio-transport.js';
 import { toolResult } from '../../../src/upstreams/tool-result.js';
 
 interface Peer {
@@ -62,10 +63,11 @@ async function connect(): Promise<Peer> {
   client.onerror = (e) => clientErrors.push(e);
   await client.connect(clientSide as never);
   assert.equal(client.getProtocolEra(), 'legacy');
-  const direct = new DirectCalls(clientSide as never);
+  const direct = new DirectCalls(clientSide as never, MAX_BYTES);
   return { client, direct, clientErrors, cancelled, release, close: () => client.close() };
 }
 
+const MAX_BYTES = 4096;
 const never = () => new AbortController().signal;
 
 describe('upstreams/direct-calls: fastsvc\'s own requests beside the client', () => {
@@ -116,6 +118,14 @@ describe('upstreams/direct-calls: fastsvc\'s own requests beside the client', ()
     assert.ok(e instanceof ProtocolError);
     assert.equal(e.code, -32602);
     assert.match(e.message, /no tool missing/);
+  });
+
+  it('an answer larger than maxBytes (as JSON, where the transport does not tell its size) is the too-large error', async () => {
+    const ok = await peer.direct.request('tools/call', { name: 'echo', arguments: { text: 'x'.repeat(MAX_BYTES - 200) } }, never());
+    assert.equal((ok.content as { text: string }[])[0]!.text.length, MAX_BYTES - 200);
+    const e = await peer.direct.request('tools/call', { name: 'echo', arguments: { text: 'x'.repeat(MAX_BYTES) } }, never()).catch((x: unknown) => x);
+    assert.ok(e instanceof ProtocolError);
+    assert.equal(e.code, TOO_LARGE_RPC);
   });
 
   it('a result that is not a JSON object is refused (InvalidResult)', async () => {
