@@ -177,10 +177,11 @@ export class UpstreamConnection {
     let release: (() => void) | undefined;
     try {
       // A caller without the credential the call needs is refused before it takes a slot or reaches the upstream.
-      const header = await credential?.header(ctx.principal, signal);
-      release = await this.#slots.acquire(signal);
+      const header = credential ? await credential.header(ctx.principal, signal) : undefined;
+      const slot = this.#slots.acquire(signal);
+      release = typeof slot === 'function' ? slot : await slot;
       this.#active.set(ctx, own);
-      return await withCallHeader(header, () => run(client, signal, direct));
+      return await (header ? withCallHeader(header, () => run(client, signal, direct)) : run(client, signal, direct));
     } catch (e) {
       throw this.#failure(e, ctx, timedOut, timeoutMs);
     } finally {

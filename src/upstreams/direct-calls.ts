@@ -21,8 +21,10 @@ const PREFIX = 'fastsvc-';
 
 interface Pending {
   resolve(result: Record<string, unknown>): void;
-  reject(error: Error): void;
+  reject(error: unknown): void;
   onprogress?: (progress: ProgressParams) => void;
+  signal: AbortSignal;
+  onAbort(): void;
 }
 
 export interface ProgressParams {
@@ -67,26 +69,27 @@ export class DirectCalls {
         reject(signal.reason);
         void this.#transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: String(signal.reason) } }).catch(() => undefined);
       };
-      const settle = <T>(fn: (v: T) => void) => (v: T) => {
-        signal.removeEventListener('abort', onAbort);
-        fn(v);
-      };
-      this.#pending.set(id, { resolve: settle(resolve), reject: settle(reject), onprogress });
+      this.#pending.set(id, { resolve, reject, onprogress, signal, onAbort });
       signal.addEventListener('abort', onAbort, { once: true });
-      this.#transport.send({ jsonrpc: '2.0', id, method, params: sent } as JSONRPCMessage).catch((e: Error) => {
-        const p = this.#pending.get(id);
-        if (p && this.#pending.delete(id)) p.reject(e);
-      });
+      this.#transport.send({ jsonrpc: '2.0', id, method, params: sent } as JSONRPCMessage).catch((e: Error) => this.#end(id)?.reject(e));
     });
+  }
+
+  /** The pending request `id`, no longer pending (its abort listener removed); undefined when it already ended. */
+  #end(id: string): Pending | undefined {
+    const p = this.#pending.get(id);
+    if (!p) return undefined;
+    this.#pending.delete(id);
+    p.signal.removeEventListener('abort', p.onAbort);
+    return p;
   }
 
   /** Whether the message belongs to one of these requests (then it is handled here). */
   #took(m: Message): boolean {
     if (m.method === undefined) {
       if (typeof m.id !== 'string' || !m.id.startsWith(PREFIX)) return false;
-      const p = this.#pending.get(m.id);
+      const p = this.#end(m.id);
       if (!p) return true; // a late answer to a request that ended (cancelled): nobody waits for it
-      this.#pending.delete(m.id);
       if (m.error !== undefined) p.reject(protocolError(m.error));
       else if ((this.#transport.messageBytes ?? Buffer.byteLength(JSON.stringify(m))) > this.#maxBytes) p.reject(new ProtocolError(TOO_LARGE_RPC, `the answer is larger than ${this.#maxBytes} bytes`));
       else if (m.result !== null && typeof m.result === 'object' && !Array.isArray(m.result)) p.resolve(m.result as Record<string, unknown>);
@@ -106,9 +109,7 @@ export class DirectCalls {
   #close(): void {
     this.#closed = true;
     const error = new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
-    const pending = [...this.#pending.values()];
-    this.#pending.clear();
-    for (const p of pending) p.reject(error);
+    for (const id of [...this.#pending.keys()]) this.#end(id)?.reject(error);
   }
 }
 

@@ -1,5 +1,6 @@
-// At most N calls at once, the rest waiting in order. Guarantees: acquire() resolves with a
-// release (idempotent) when a slot is free, or rejects with the signal's reason when the
+// At most N calls at once, the rest waiting in order. Guarantees: acquire() gives a release
+// (idempotent) at once when a slot is free (no promise: the common case costs no turn of the
+// microtask queue), else a promise of it, which rejects with the signal's reason when the
 // signal aborts first — a waiter that gave up never takes a slot.
 
 export class Slots {
@@ -15,11 +16,11 @@ export class Slots {
     return this.#used;
   }
 
-  acquire(signal: AbortSignal): Promise<() => void> {
+  acquire(signal: AbortSignal): (() => void) | Promise<() => void> {
     if (signal.aborted) return Promise.reject(signal.reason);
     if (this.#used < this.#max) {
       this.#used++;
-      return Promise.resolve(this.#release());
+      return this.#release();
     }
     return new Promise((resolve, reject) => {
       const waiter = {
