@@ -20,6 +20,8 @@
 
 import { Client, ProtocolError, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
+import { callAborted, onCallAbort } from '../core/call-context.js';
+import { LazyAbort } from '../core/lazy-abort.js';
 import type { CallContext, LogLevel, ToolResult } from '../core/types.js';
 import { SvcError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -76,8 +78,8 @@ export class UpstreamConnection {
   readonly #maxBytes: number;
   /** The upstream's `auth`: on every request no call's own credential replaces. */
   readonly #credential?: OutboundCredential;
-  /** Calls in flight, each with the controller that ends it early (ask()). */
-  readonly #active = new Map<CallContext, AbortController>();
+  /** Calls in flight, each with the abort state that ends it early (ask()). */
+  readonly #active = new Map<CallContext, LazyAbort>();
   #client?: Client;
   /** fastsvc's own requests on the client's transport, on the 2025-era wire (direct-calls.ts). */
   #direct?: DirectCalls;
@@ -138,7 +140,7 @@ export class UpstreamConnection {
    * upstream when it aborts). An answer larger than max_bytes (as JSON) fails.
    */
   call<T>(ctx: CallContext, run: (client: Client, signal: AbortSignal, timeoutMs: number) => Promise<T>, timeoutMs = this.spec.timeout_ms, credential?: OutboundCredential): Promise<T> {
-    return this.#bounded(ctx, async (client, signal) => this.#capped(await run(client, signal, timeoutMs)), timeoutMs, credential);
+    return this.#bounded(ctx, async (client, abort) => this.#capped(await run(client, abort.signal, timeoutMs)), timeoutMs, credential);
   }
 
   /**
@@ -148,45 +150,48 @@ export class UpstreamConnection {
    */
   callTool(ctx: CallContext, params: { name: string; arguments: Record<string, unknown> }, timeoutMs = this.spec.timeout_ms, credential?: OutboundCredential): Promise<ToolResult> {
     const onprogress = (p: ProgressParams) => void ctx.channel.progress(p.progress, p.total, p.message).catch(() => undefined);
-    return this.#bounded(ctx, async (client, signal, direct) => direct
-      ? toolResult(await direct.request('tools/call', params, signal, onprogress))
-      : this.#capped(await client.callTool(params, { signal, timeout: timeoutMs, onprogress }) as ToolResult), timeoutMs, credential);
+    return this.#bounded(ctx, async (client, abort, direct) => direct
+      ? toolResult(await direct.request('tools/call', params, abort, onprogress))
+      : this.#capped(await client.callTool(params, { signal: abort.signal, timeout: timeoutMs, onprogress }) as ToolResult), timeoutMs, credential);
   }
 
   /**
-   * `run` on the live client (and its direct requests on the 2025-era wire), bounded by timeoutMs and ctx's signal.
+   * `run` on the live client (and its direct requests on the 2025-era wire), bounded by timeoutMs and ctx's abort.
    * With `credential`, the requests `run` makes carry its header for ctx's caller instead of the upstream's `auth`.
    */
-  async #bounded<T>(ctx: CallContext, run: (client: Client, signal: AbortSignal, direct?: DirectCalls) => Promise<T>, timeoutMs: number, credential?: OutboundCredential): Promise<T> {
+  async #bounded<T>(ctx: CallContext, run: (client: Client, abort: LazyAbort, direct?: DirectCalls) => Promise<T>, timeoutMs: number, credential?: OutboundCredential): Promise<T> {
     const client = this.#client;
     const direct = this.#direct;
     if (!client || this.#state !== 'ready') throw this.#unavailable();
-    if (ctx.signal.aborted) throw abortedError(KIND);
-    // One controller and one timer per call, ended by the caller's signal, the deadline, or a question the caller
-    // cannot answer now (a 2026 input_required round: see ask()). Not AbortSignal.timeout + AbortSignal.any: their
-    // weak references and finalizers cost the collector more than the rest of the call (profiled, issue 31).
-    const own = new AbortController();
+    if (callAborted(ctx)) throw abortedError(KIND);
+    // One abort state and one timer per call, ended by the caller going away, the deadline, or a question the caller
+    // cannot answer now (a 2026 input_required round: see ask()). Its AbortSignal is made only for what needs one
+    // (a credential's token request, the client's own requests), and the caller's is never made: a fresh signal, its
+    // listeners, and AbortSignal.timeout + any before them were a tenth of a proxied call's CPU (issue 31).
+    const abort = new LazyAbort();
     let timedOut = false;
+    let callerGone: { reason: unknown } | undefined;
     const timer = setTimeout(() => {
       timedOut = true;
-      own.abort(timeoutError(KIND, timeoutMs));
+      abort.abort(timeoutError(KIND, timeoutMs));
     }, timeoutMs);
-    const onCaller = () => own.abort(ctx.signal.reason);
-    ctx.signal.addEventListener('abort', onCaller, { once: true });
-    const signal = own.signal;
+    const stopHearing = onCallAbort(ctx, (reason) => {
+      callerGone = { reason };
+      abort.abort(reason);
+    });
     let release: (() => void) | undefined;
     try {
       // A caller without the credential the call needs is refused before it takes a slot or reaches the upstream.
-      const header = credential ? await credential.header(ctx.principal, signal) : undefined;
-      const slot = this.#slots.acquire(signal);
+      const header = credential ? await credential.header(ctx.principal, abort.signal) : undefined;
+      const slot = this.#slots.acquire(abort);
       release = typeof slot === 'function' ? slot : await slot;
-      this.#active.set(ctx, own);
-      return await (header ? withCallHeader(header, () => run(client, signal, direct)) : run(client, signal, direct));
+      this.#active.set(ctx, abort);
+      return await (header ? withCallHeader(header, () => run(client, abort, direct)) : run(client, abort, direct));
     } catch (e) {
-      throw this.#failure(e, ctx, timedOut, timeoutMs);
+      throw this.#failure(e, callerGone, timedOut, timeoutMs);
     } finally {
       clearTimeout(timer);
-      ctx.signal.removeEventListener('abort', onCaller);
+      stopHearing();
       this.#active.delete(ctx);
       release?.();
     }
@@ -208,8 +213,8 @@ export class UpstreamConnection {
     await client?.close().catch(() => undefined);
   }
 
-  #failure(e: unknown, ctx: CallContext, timedOut: boolean, ms: number): SvcError {
-    if (ctx.signal.aborted) return ctx.signal.reason instanceof SvcError ? ctx.signal.reason : abortedError(KIND);
+  #failure(e: unknown, callerGone: { reason: unknown } | undefined, timedOut: boolean, ms: number): SvcError {
+    if (callerGone) return callerGone.reason instanceof SvcError ? callerGone.reason : abortedError(KIND);
     if (timedOut) return timeoutError(KIND, ms);
     if (e instanceof SvcError) return e;
     if (e instanceof ProtocolError) {

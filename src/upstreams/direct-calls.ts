@@ -9,12 +9,13 @@
 // object, else SdkError InvalidResult; an answer larger than maxBytes — its message's bytes as the transport
 // read them where it says (stdio-transport.ts's messageBytes), else as JSON — is the too-large error instead
 // and its result is never serialized again), with its JSON-RPC error as the client's ProtocolError, when its
-// signal aborts (notifications/cancelled then goes upstream with the same reason text as the client's), or
+// call is aborted (notifications/cancelled then goes upstream with the same reason text as the client's), or
 // when the transport closes (SdkError ConnectionClosed), which also refuses every later request. No timer
-// of its own: the caller's signal carries the deadline. Not for the 2026-07-28 wire, whose requests carry
+// of its own: the call's abort state carries the deadline, and no AbortSignal is made. Not for the 2026-07-28 wire, whose requests carry
 // the client's _meta envelope and whose answers may be input_required rounds: the client keeps those.
 
 import { ProtocolError, SdkError, SdkErrorCode, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
+import type { Abortable } from '../core/lazy-abort.js';
 import { TOO_LARGE_RPC } from './stdio-transport.js';
 
 const PREFIX = 'fastsvc-';
@@ -23,8 +24,8 @@ interface Pending {
   resolve(result: Record<string, unknown>): void;
   reject(error: unknown): void;
   onprogress?: (progress: ProgressParams) => void;
-  signal: AbortSignal;
-  onAbort(): void;
+  /** Stops listening for the abort. */
+  stop: (() => void) | undefined;
 }
 
 export interface ProgressParams {
@@ -58,19 +59,19 @@ export class DirectCalls {
   }
 
   /** `method` with `params`; `onprogress` asks the upstream for progress (a progressToken) and hears it. */
-  request(method: string, params: Record<string, unknown>, signal: AbortSignal, onprogress?: (p: ProgressParams) => void): Promise<Record<string, unknown>> {
+  request(method: string, params: Record<string, unknown>, abort: Abortable, onprogress?: (p: ProgressParams) => void): Promise<Record<string, unknown>> {
     if (this.#closed) return Promise.reject(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'));
-    if (signal.aborted) return Promise.reject(signal.reason);
+    if (abort.aborted) return Promise.reject(abort.reason);
     const id = PREFIX + this.#next++;
     const sent = onprogress ? { ...params, _meta: { ...(params._meta as object | undefined), progressToken: id } } : params;
     return new Promise((resolve, reject) => {
-      const onAbort = () => {
+      const pending: Pending = { resolve, reject, onprogress, stop: undefined };
+      this.#pending.set(id, pending);
+      pending.stop = abort.onAbort((reason) => {
         if (!this.#pending.delete(id)) return;
-        reject(signal.reason);
-        void this.#transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: String(signal.reason) } }).catch(() => undefined);
-      };
-      this.#pending.set(id, { resolve, reject, onprogress, signal, onAbort });
-      signal.addEventListener('abort', onAbort, { once: true });
+        reject(reason);
+        void this.#transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: String(reason) } }).catch(() => undefined);
+      });
       this.#transport.send({ jsonrpc: '2.0', id, method, params: sent } as JSONRPCMessage).catch((e: Error) => this.#end(id)?.reject(e));
     });
   }
@@ -80,7 +81,7 @@ export class DirectCalls {
     const p = this.#pending.get(id);
     if (!p) return undefined;
     this.#pending.delete(id);
-    p.signal.removeEventListener('abort', p.onAbort);
+    p.stop?.();
     return p;
   }
 

@@ -12,6 +12,7 @@ import { Client, ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprot
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { LazyAbort } from '../../../src/core/lazy-abort.js';
 import { DirectCalls, type ProgressParams } from '../../../src/upstreams/direct-calls.js';
 import { TOO_LARGE_RPC } from '../../../src/upstreams/stdio-transport.js';
 import { toolResult } from '../../../src/upstreams/tool-result.js';
@@ -68,7 +69,7 @@ async function connect(): Promise<Peer> {
 }
 
 const MAX_BYTES = 4096;
-const never = () => new AbortController().signal;
+const never = () => new LazyAbort();
 
 describe('upstreams/direct-calls: fastsvc\'s own requests beside the client', () => {
   let peer: Peer;
@@ -99,8 +100,8 @@ describe('upstreams/direct-calls: fastsvc\'s own requests beside the client', ()
   });
 
   it('an abort rejects with its reason and cancels upstream; the late answer reaches nobody', async () => {
-    const ac = new AbortController();
-    const call = peer.direct.request('tools/call', { name: 'slow', arguments: {} }, ac.signal);
+    const ac = new LazyAbort();
+    const call = peer.direct.request('tools/call', { name: 'slow', arguments: {} }, ac);
     await new Promise((r) => setTimeout(r, 20));
     const reason = new Error('the caller went away');
     ac.abort(reason);

@@ -4,6 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { matcher } from '../../../src/upstreams/import.js';
+import { LazyAbort } from '../../../src/core/lazy-abort.js';
 import { Slots } from '../../../src/upstreams/slots.js';
 import { diffUpstreams, upstreamRules } from '../../../src/policy/gateway-rules.js';
 import type { SvcManifest } from '../../../src/core/manifest-types.gen.js';
@@ -22,12 +23,12 @@ describe('upstreams: filters, slots, offline rules', () => {
 
   it('Slots: at most max at once, in order, a free slot at once (no promise); an aborted waiter never takes a slot', async () => {
     const slots = new Slots(1);
-    const got = slots.acquire(new AbortController().signal);
+    const got = slots.acquire(new LazyAbort());
     assert.equal(typeof got, 'function', 'a free slot is given at once');
     const first = got as () => void;
-    const gaveUp = new AbortController();
-    const waiting = slots.acquire(gaveUp.signal) as Promise<() => void>;
-    const next = slots.acquire(new AbortController().signal);
+    const gaveUp = new LazyAbort();
+    const waiting = slots.acquire(gaveUp) as Promise<() => void>;
+    const next = slots.acquire(new LazyAbort());
     assert.ok(next instanceof Promise, 'a busy one is a promise');
     gaveUp.abort(new Error('gave up'));
     await assert.rejects(waiting, /gave up/);
