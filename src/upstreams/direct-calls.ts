@@ -1,18 +1,20 @@
-// fastsvc's own requests on a 2025-era upstream's transport, beside the official client that keeps the
-// connection (initialize, lists, notifications, the upstream's requests). Why: the client's request path
-// checks every answer against the method's result schema, on top of classifying each message by schema,
-// and that was most of a proxied call's CPU (issue 31); what fastsvc passes on is checked by the client in
-// front of it. Guarantees: request ids are strings `fastsvc-N`, which the client's numeric ids never are,
-// so the answer to one of these requests, a progress notification for it and a too-large error synthesized
-// for it (stdio-transport.ts, capped-fetch.ts) are taken here and never reach the client; every other
-// message reaches the client unchanged and in order. A request ends exactly once: with its result (a JSON
-// object, else SdkError InvalidResult; an answer larger than maxBytes — its message's bytes as the transport
-// read them where it says (stdio-transport.ts's messageBytes), else as JSON — is the too-large error instead
-// and its result is never serialized again), with its JSON-RPC error as the client's ProtocolError, when its
-// call is aborted (notifications/cancelled then goes upstream with the same reason text as the client's), or
-// when the transport closes (SdkError ConnectionClosed), which also refuses every later request. No timer
-// of its own: the call's abort state carries the deadline, and no AbortSignal is made. Not for the 2026-07-28 wire, whose requests carry
-// the client's _meta envelope and whose answers may be input_required rounds: the client keeps those.
+// fastsvc's own requests on a 2025-era upstream's transport, beside the official client that keeps
+// the connection (initialize, lists, notifications, the upstream's requests). Why: the client's
+// request path checks every answer against the method's result schema, on top of classifying each
+// message by schema, and that was most of a proxied call's CPU (issue 31); what fastsvc passes on is
+// checked by the client in front of it. Guarantees: request ids are strings `fastsvc-N`, which the
+// client's numeric ids never are, so the answer to one of these requests, a progress notification
+// for it and a too-large error synthesized for it (stdio-transport.ts, capped-fetch.ts) are taken
+// here and never reach the client; every other message reaches the client unchanged and in order.
+// A request ends exactly once: with its result (a JSON object, else SdkError InvalidResult; an
+// answer larger than maxBytes — its message's bytes as the transport read them where it says,
+// stdio-transport.ts's messageBytes, else as JSON — is the too-large error instead, and a result is
+// never serialized again to be measured), with its JSON-RPC error as the client's ProtocolError,
+// when its call is aborted (notifications/cancelled then goes upstream with the same reason text as
+// the client's), or when the transport closes (SdkError ConnectionClosed), which also refuses every
+// later request. No timer and no AbortSignal of its own: the call's Abortable carries the deadline.
+// Not for the 2026-07-28 wire, whose requests carry the client's _meta envelope and whose answers
+// may be input_required rounds: the client keeps those.
 
 import { ProtocolError, SdkError, SdkErrorCode, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import type { Abortable } from '../core/lazy-abort.js';
