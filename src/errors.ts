@@ -31,6 +31,7 @@ export const MANIFEST_CODES = {
   SECRET_LITERAL: { status: 400, rpc: -32602, doc: 'A secret of a backend\'s `auth` is written in clear in the manifest: write `${VAR}` (the value then comes from the environment) or use the field\'s `*_file` form.' },
   UPSTREAM_CONFIG: { status: 400, rpc: -32602, doc: 'An `upstreams` entry cannot work as written: not exactly one of `command` and `url`, `env` on a `url` upstream or `headers` on a `command` one, a name used twice, `restart.min_ms` above `restart.max_ms`, a `cwd` outside the manifest folder, a program that is not found; a credential (`auth`, `expose.auth`, an override\'s `auth`) on a `command` upstream, a `token_exchange` or `upstream_login` as the upstream\'s own `auth` (its requests are made for no caller), one for calls without an `auth` for the connection\'s own requests, a credential whose header `headers` also sets.' },
   EXTERNAL_ISSUER_CONFIG: { status: 400, rpc: -32602, doc: 'An `external_issuers` entry cannot work as written (an issuer or endpoint that is not https off loopback, an issuer listed twice, two client secrets); with `validate --network`, its discovery document or keys cannot be fetched or are unusable.' },
+  LOCK_INVALID: { status: 400, rpc: -32602, doc: 'The pin lock file beside the manifest (`svc.lock.json` for `svc.yaml`) is not the JSON `fastsvc upstreams accept` writes: not JSON, an unknown member, or a definition whose digest does not match it (edited by hand). The message gives its line or JSON path; `fastsvc upstreams accept NAME` rewrites it.' },
 } as const satisfies Record<string, CodeInfo>;
 
 /** A request's refusals and failures. */
@@ -41,6 +42,7 @@ export const REQUEST_CODES = {
   FORBIDDEN_ORIGIN: { status: 403, rpc: -32003, doc: 'Host or Origin header not allowed (DNS-rebinding protection).' },
   INVALID_HOST: { status: 400, rpc: -32600, doc: 'The `Host` header is not a valid `host[:port]` (answered before any route, `/ws` upgrade included).' },
   NOT_FOUND: { status: 404, rpc: -32602, doc: 'No capability, route or session by that name.' },
+  CAPABILITY_WITHHELD: { status: 409, rpc: -32000, doc: 'A pinned upstream (`pin: true`) lists this capability, but not as the operator accepted it: changed since, new, or never accepted (`data.upstream`, `data.reason`: `changed`, `new`, `unpinned`, `duplicate`, `invalid`). It is not listed and not called until `fastsvc upstreams accept UPSTREAM` records it ([upstream-pinning.md](../upstream-pinning.md)).' },
   INVALID_INPUT: { status: 400, rpc: -32602, doc: 'Arguments do not match the input schema; `data.errors` lists the problems (`path`, `message`, `params` such as `allowedValues`), at most 10, and `data.omitted` counts the rest. Argument values are never echoed.' },
   INVALID_CURSOR: { status: 400, rpc: -32602, doc: 'An MCP list\'s `params.cursor` is not one this server issued for that list, or the item it points at left the catalog (a reload): list again from the start.' },
   INVALID_REQUEST: { status: 400, rpc: -32600, doc: 'The request itself is malformed (bad JSON, wrong method, bad header).' },

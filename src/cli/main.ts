@@ -158,6 +158,30 @@ ${LOG_JSON_HELP}
     maxPositionals: 2,
     run: async (_v, p) => (await import('./keys.js')).cmdKeys(PROG, p[0], p[1] ?? 'svc.yaml', printProblems),
   },
+  upstreams: {
+    usage: `${PROG} upstreams (status [manifest] [--json] | accept NAME [manifest] [--dry-run])`,
+    help: `The pin lock of upstream MCP servers with pin: true (the lock file beside the manifest:
+svc.lock.json for svc.yaml). Each pinned upstream is listed by connecting to it as serve does
+(its command or url, headers and auth from the manifest, default ./svc.yaml); no running server
+is asked.
+
+  status        per upstream: definitions served, withheld (changed, new, unpinned, duplicate,
+                invalid) and removed. Exit 0 when nothing is withheld, 3 when something is,
+                1 when an upstream cannot be listed or the lock cannot be read
+  accept NAME   record upstream NAME's current definitions in the lock (atomically; other
+                upstreams' entries untouched) and print what was accepted: each added
+                definition whole, each changed one as a diff of its description and schemas.
+                A running server applies the new lock at once. Exit 0; 1 on a problem
+
+options:
+  --json              status: print {lock_file, lock_found, upstreams} instead
+  --dry-run           accept: print what would be accepted; write nothing
+${LOG_JSON_HELP}
+  -h, --help          show this help`,
+    options: { json: { type: 'boolean' }, 'dry-run': { type: 'boolean' } },
+    maxPositionals: 3,
+    run: async (v, p) => (await import('./upstreams.js')).cmdUpstreams(PROG, p, { json: !!v.json, dryRun: !!v['dry-run'] }, printProblems),
+  },
   'hash-password': {
     usage: `${PROG} hash-password`,
     help: `Reads a password on stdin (not echoed on a terminal) and prints its scrypt hash,

@@ -60,13 +60,18 @@ export interface Catalog {
   readonly hash: string;
   /** Most items per MCP list page (server.list_page_size); undefined (a catalog built without server settings): one page. */
   readonly listPageSize?: number;
+  /**
+   * Capabilities a pinned upstream lists that are not served until the operator accepts them
+   * (upstreams/pin.ts), keyed tool:NAME / prompt:NAME / resource:URI: a call names them CAPABILITY_WITHHELD.
+   */
+  readonly withheld?: ReadonlyMap<string, { readonly upstream: string; readonly reason: string }>;
 }
 
 export const EMPTY_SCHEMA: JsonSchemaObject = Object.freeze({ type: 'object', properties: {} }) as JsonSchemaObject;
 
 export { newInputAjv, type InputCompiler } from './input-schemas.js';
 
-export function buildCatalog(svc: FastSvc, opts: { hash?: string; listPageSize?: number } = {}): Catalog {
+export function buildCatalog(svc: FastSvc, opts: { hash?: string; listPageSize?: number; withheld?: Catalog['withheld'] } = {}): Catalog {
   const validators = new InputValidators();
   const tools = new Map<string, ToolEntry>();
   for (const def of svc.tools.values()) {
@@ -143,6 +148,7 @@ export function buildCatalog(svc: FastSvc, opts: { hash?: string; listPageSize?:
     limits: svc.limits && (svc.limits.shared || classLimits(svc.limits).some((l) => l.requests !== undefined || l.concurrent !== undefined)) ? svc.limits : undefined,
     tools, resources, templates: Object.freeze(templates), prompts, hash,
     ...(opts.listPageSize !== undefined && { listPageSize: opts.listPageSize }),
+    ...(opts.withheld?.size && { withheld: opts.withheld }),
   });
 }
 

@@ -1506,7 +1506,7 @@ export interface Upstream {
    */
   max_bytes?: number | string;
   /**
-   * How often the capability lists are read again when the upstream does not announce list changes (listChanged); 0: never.
+   * How often the capability lists are read again when the upstream does not announce list changes (listChanged), or speaks MCP 2026-07-28 (whose list changes reach only a subscriptions/listen stream, which fastsvc does not open); 0: never.
    */
   poll_ms?: number;
   /**

@@ -157,7 +157,21 @@ export interface ResourceDef {
   cache?: CacheHint;
   /** vars holds the template variables (empty for fixed URIs). */
   read: (uri: string, vars: Record<string, string>, ctx: CallContext) => Promise<ResourceContents[]> | ResourceContents[];
+  /** A resource whose changes its source reports (an upstream's): `onUpdated` each time `uri` changes, until the returned unwatch. */
+  watch?: (uri: string, onUpdated: () => void) => () => void;
+  /** Completion of a template variable by its source (an upstream's template); absent: none. */
+  complete?: Completer;
 }
+
+/** completion/complete's answer: at most 100 values. */
+export interface Completion {
+  values: string[];
+  total?: number;
+  hasMore?: boolean;
+}
+
+/** Completes one argument (`context`: the other arguments already given). */
+export type Completer = (argument: string, value: string, context: Record<string, string> | undefined, ctx: CallContext) => Promise<Completion>;
 
 export interface PromptArgumentDef {
   name: string;
@@ -175,4 +189,6 @@ export interface PromptDef {
   /** Quota of this prompt per principal. */
   limits?: Limit;
   get: (args: Record<string, string>, ctx: CallContext) => Promise<PromptMessage[]> | PromptMessage[];
+  /** Completion of an argument by the prompt's source (an upstream's prompt), instead of the declared `values`. */
+  complete?: Completer;
 }

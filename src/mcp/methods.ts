@@ -15,7 +15,7 @@ import { page, type ListName } from './list-pages.js';
 
 export type McpRuntime = Pick<Runtime,
   'current' | 'callTool' | 'readResource' | 'getPrompt' | 'authorizeRead' | 'mayRead' | 'mayDeliver' | 'listTools' | 'listResources'
-  | 'listResourceTemplates' | 'listPrompts' | 'complete' | 'onChange'>;
+  | 'listResourceTemplates' | 'listPrompts' | 'complete' | 'watchResource' | 'mayStillRead' | 'onChange'>;
 
 export class MethodNotFound extends Error {}
 
@@ -73,8 +73,9 @@ export async function runMethod(method: string, p: Record<string, unknown>, env:
       if (!isObject(arg) || typeof arg.name !== 'string' || typeof arg.value !== 'string') {
         throw new SvcError('INVALID_INPUT', 'params.argument must be {name, value} strings');
       }
-      const values = rt.complete(ref as { type: string; name?: string; uri?: string }, arg.name, arg.value, principal);
-      return { completion: { values, total: values.length, hasMore: false } };
+      const given = isObject(p.context) && isObject(p.context.arguments) ? p.context.arguments : undefined;
+      const context = given && Object.fromEntries(Object.entries(given).filter((e): e is [string, string] => typeof e[1] === 'string'));
+      return { completion: await rt.complete(ref as { type: string; name?: string; uri?: string }, arg.name, arg.value, env.context(), context, cat) };
     }
     default:
       throw new MethodNotFound(method);

@@ -176,6 +176,9 @@ export class ModernProtocol {
     // From here on synchronous: the acknowledgement goes out before any notification.
     send({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: tag, notifications: honored } });
     const unfollow = followed?.watch((t) => note('notifications/tasks', detailedTask(t)));
+    const unwatch = (uris ?? []).map((uri) => rt.watchResource(uri, () => {
+      if (rt.mayStillRead(uri, principal)) note('notifications/resources/updated', { uri });
+    }, cat0));
     let seen = cat0;
     const stop = rt.onChange((c) => {
       const prev = seen;
@@ -189,6 +192,7 @@ export class ModernProtocol {
     return () => {
       stop();
       unfollow?.();
+      for (const u of unwatch) u();
     };
   }
 

@@ -6,7 +6,9 @@
 // {isError:true} results; lists come from the Runtime, already filtered by scope; every
 // access question is the runtime's one decision (a refused single request leaves its
 // SvcError in HandleOptions.refusal for the transport's wire form); a task's status
-// notification is sent only while the runtime still allows its starter to see it.
+// notification is sent only while the runtime still allows its starter to see it; a subscribed
+// resource whose source reports its changes (an upstream's) is watched while subscribed, and its
+// notifications/resources/updated sent only while the subscriber may still read it.
 
 import { isSvcError, SvcError } from '../errors.js';
 import type { Catalog } from '../core/catalog.js';
@@ -134,7 +136,8 @@ export class McpSession {
   #logRank = LOG_LEVELS.indexOf('info');
   #seq = 0;
   readonly #opts: SessionOptions;
-  readonly #subs = new Set<string>();
+  /** Subscribed URIs, each with the unwatch of its source's change reports. */
+  readonly #subs = new Map<string, () => void>();
   readonly #inflight = new Map<JsonRpcId, SessionCall>();
   readonly #pending = new Map<string, Pending>();
   readonly #unsubscribe: () => void;
@@ -157,7 +160,7 @@ export class McpSession {
       if (c.prompts) this.#notify('notifications/prompts/list_changed');
       if (c.resources) {
         this.#notify('notifications/resources/list_changed');
-        for (const uri of this.#subs) this.#notify('notifications/resources/updated', { uri });
+        for (const uri of this.#subs.keys()) this.#notify('notifications/resources/updated', { uri });
       }
     });
     this.#untask = opts.tasks?.onChange((t) => {
@@ -206,6 +209,7 @@ export class McpSession {
     this.#tasks.clear();
     for (const call of this.#inflight.values()) call.abort(new SvcError('NOT_FOUND', 'session ended'));
     for (const p of [...this.#pending.values()]) p.fail(new SvcError('BACKEND_FAILED', 'session ended before the client answered'));
+    for (const unwatch of this.#subs.values()) unwatch();
     this.#subs.clear();
   }
 
@@ -282,12 +286,19 @@ export class McpSession {
         if (!this.#subs.has(uri) && this.#subs.size >= (this.#opts.maxSubscriptions ?? 256)) {
           throw new SvcError('RATE_LIMITED', 'too many resource subscriptions on this session');
         }
-        this.#subs.add(uri);
+        if (!this.#subs.has(uri)) {
+          this.#subs.set(uri, rt.watchResource(uri, () => {
+            if (this.#state === 'ready' && rt.mayStillRead(uri, principal)) this.#notify('notifications/resources/updated', { uri });
+          }, cat));
+        }
         return {};
       }
-      case 'resources/unsubscribe':
-        this.#subs.delete(str(p, 'uri'));
+      case 'resources/unsubscribe': {
+        const uri = str(p, 'uri');
+        this.#subs.get(uri)?.();
+        this.#subs.delete(uri);
         return {};
+      }
       case 'logging/setLevel': {
         const rank = LOG_LEVELS.indexOf(p.level as LogLevel);
         if (rank < 0) throw new SvcError('INVALID_INPUT', `params.level must be one of ${LOG_LEVELS.join(', ')}`);

@@ -8,7 +8,11 @@
 // (transport, kind, capability), so a call allocates no label set and hashes nothing: the
 // counters are counter-family.ts and the latency histogram call-histogram.ts, read at scrape
 // time; capability labels come from the manifest only (an unknown name is counted as
-// "_unknown"), so callers cannot grow the series.
+// "_unknown"), so callers cannot grow the series. Upstreams (the gateway): each one's state as a
+// state set, its calls in flight, restarts and refused questions, read from the connections at
+// scrape time, and every call fastsvc makes to it counted and timed by method and outcome — the
+// upstream label is the manifest's name, the method one of the few proxied, so these stay bounded
+// too.
 
 import type * as Prom from 'prom-client';
 import type { Registry } from 'prom-client';
@@ -33,7 +37,20 @@ export interface MetricsSources {
   sessions: (transport: 'mcp' | 'ws') => number;
   /** Tasks not yet finished (the task engine's count). */
   tasks: () => number;
+  /** Each upstream's status by name (the gateway's connections), when there are upstreams. */
+  upstreams?: () => Record<string, UpstreamGauges>;
 }
+
+/** What the scrape reads of one upstream. */
+export interface UpstreamGauges {
+  state: string;
+  in_flight: number;
+  restarts: number;
+  questions_refused: number;
+}
+
+const UPSTREAM_STATES = ['starting', 'ready', 'restarting', 'closed'] as const;
+type UpstreamBound = Omit<Bound, 'labels'> & { readonly labels: { upstream: string; method: string } };
 
 type TokenEvent = 'issued' | 'refreshed' | 'revoked';
 type ReloadResult = 'applied' | 'rejected' | 'restart_required' | 'unchanged';
@@ -54,6 +71,10 @@ export class Metrics {
   #running = 0;
   readonly #bound = new Map<string, Map<string, Map<string, Bound>>>();
   readonly #durations = new Map<string, Observe>();
+  readonly #upCalls = new CounterFamily('fastsvc_upstream_calls_total', 'Calls fastsvc made to each upstream, by method and outcome (ok or the error code).');
+  readonly #upDuration = new CallHistogram('fastsvc_upstream_call_duration_seconds', 'Latency of calls fastsvc made to each upstream, by method, seconds.',
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]);
+  readonly #upBound = new Map<string, UpstreamBound>();
 
   readonly #src: MetricsSources;
 
@@ -108,6 +129,24 @@ export class Metrics {
     t.n++;
   }
 
+  /** One finished call to an upstream: seconds it took and its outcome ('ok' or an error code). */
+  upstreamCall(upstream: string, method: string, seconds: number, outcome: string): void {
+    const key = `${upstream}\0${method}`;
+    let b = this.#upBound.get(key);
+    if (!b) {
+      const labels = { upstream, method };
+      this.#upBound.set(key, (b = { duration: this.#upDuration.series(labels), ok: this.#upCalls.series({ ...labels, outcome: 'ok' }), outcomes: new Map(), labels }));
+    }
+    b.duration.observe(seconds);
+    if (outcome === 'ok') {
+      b.ok.n++;
+      return;
+    }
+    let t = b.outcomes.get(outcome);
+    if (!t) b.outcomes.set(outcome, (t = this.#upCalls.series({ ...b.labels, outcome })));
+    t.n++;
+  }
+
   authFailure(reason: string): void {
     let s = this.#byReason.get(reason);
     if (!s) this.#byReason.set(reason, (s = this.#authFailures.series({ reason })));
@@ -134,7 +173,7 @@ export class Metrics {
     const registry = new Registry();
     const registers = [registry];
     collectDefaultMetrics({ register: registry });
-    for (const m of [this.#calls, this.#duration, this.#authFailures, this.#tokens, this.#reloads]) registry.registerMetric(m as never);
+    for (const m of [this.#calls, this.#duration, this.#authFailures, this.#tokens, this.#reloads, this.#upCalls, this.#upDuration]) registry.registerMetric(m as never);
     const self = this;
     const src = this.#src;
     new Gauge({ name: 'fastsvc_config_info', help: 'The manifest being served: 1, labelled with its sha256.', labelNames: ['config_hash'], registers, collect() { this.reset(); this.set({ config_hash: self.#configHash }, 1); } });
@@ -147,6 +186,29 @@ export class Metrics {
       },
     });
     new Gauge({ name: 'fastsvc_running_tasks', help: 'Tasks started and not yet finished (completed, failed or cancelled).', registers, collect() { this.set(src.tasks()); } });
+    if (src.upstreams) this.#upstreamGauges(registry, src.upstreams);
     return registry;
+  }
+
+  /** The upstreams' gauges, read from their connections at each scrape. */
+  #upstreamGauges(registry: Registry, read: () => Record<string, UpstreamGauges>): void {
+    const { Counter, Gauge } = loadProm();
+    const registers = [registry];
+    const each = (fn: (name: string, u: UpstreamGauges) => void) => {
+      for (const [name, u] of Object.entries(read())) fn(name, u);
+    };
+    new Gauge({
+      name: 'fastsvc_upstream_state', help: 'Each upstream\'s connection state: 1 for the state it is in (starting, ready, restarting, closed), 0 for the others.', labelNames: ['upstream', 'state'], registers,
+      collect() {
+        each((upstream, u) => { for (const state of UPSTREAM_STATES) this.set({ upstream, state }, u.state === state ? 1 : 0); });
+      },
+    });
+    new Gauge({ name: 'fastsvc_upstream_calls_in_flight', help: 'Calls to each upstream running now.', labelNames: ['upstream'], registers, collect() { each((upstream, u) => this.set({ upstream }, u.in_flight)); } });
+    for (const [name, help, key] of [
+      ['fastsvc_upstream_restarts_total', 'Times each upstream\'s connection was lost and made again.', 'restarts'],
+      ['fastsvc_upstream_questions_refused_total', 'Questions (elicitation, sampling) of each upstream refused because fastsvc could not tell whose call they belong to.', 'questions_refused'],
+    ] as const) {
+      new Counter({ name, help, labelNames: ['upstream'], registers, collect() { this.reset(); each((upstream, u) => this.inc({ upstream }, u[key])); } });
+    }
   }
 }

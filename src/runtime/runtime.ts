@@ -1,7 +1,8 @@
 // The runtime: the one place a call is decided and run, whatever the transport.
 // Guarantees: each call reads the policy store's current catalog once, or uses the
 // one the transport passes (so a reload never mixes two policies in one decision); each
-// call is decided exactly once, here — the capability exists, the caller's access
+// call is decided exactly once, here — the capability exists (one a pinned upstream lists but
+// the operator has not accepted is CAPABILITY_WITHHELD, not NOT_FOUND), the caller's access
 // (decideCall(): fixed scopes, tenant-bound scopes, bound arguments; lists use canSee()),
 // for a tool whether it runs as a task (policy/decision.ts) and its arguments, then its
 // quotas, taken only when a limit is set and released when the call (or its task) ends —
@@ -17,7 +18,7 @@
 import { Context } from '../core/call-context.js';
 import { SvcError } from '../errors.js';
 import { findResource, type Catalog, type Guarded, type ToolEntry } from '../core/catalog.js';
-import type { CallContext, Principal, PromptMessage, ResourceContents, ToolDef, ToolResult } from '../core/types.js';
+import type { CallContext, Completion, Principal, PromptMessage, ResourceContents, ToolDef, ToolResult } from '../core/types.js';
 import { canSee, decideCall } from '../policy/scopes.js';
 import { decideTool, type TaskAsk, type ToolVerdict } from '../policy/decision.js';
 import { InProcessQuotas, quotaItems, type QuotaCounter } from '../policy/quotas.js';
@@ -25,7 +26,7 @@ import { denial, rateLimited } from './denial.js';
 import { RESULTS_PREFIX, ResultStore } from './results.js';
 import { summarize } from '../policy/input-errors.js';
 import type { Logger } from '../log.js';
-import { PolicyStore, type ChangeSet } from '../policy/store.js';
+import { PolicyStore, type ChangeSet, type PolicySnapshot } from '../policy/store.js';
 import { Observer, UNKNOWN } from '../observe/observer.js';
 import { inBackendSpan, type CallSpan } from '../observe/tracing.js';
 
@@ -99,7 +100,7 @@ export class Runtime {
 
   async #callTool<T>(name: string, args: unknown, ctx: CallContext, cat: Catalog, ask: TaskAsk, startTask: ((call: AdmittedTool, ctx: CallContext) => Promise<T>) | undefined, cs?: CallSpan): Promise<ToolResult | T> {
     const entry = cat.tools.get(name);
-    if (!entry) throw new SvcError('NOT_FOUND', `no tool named ${name}`);
+    if (!entry) throw notServed(cat, `tool:${name}`, `no tool named ${name}`);
     const v = decideTool(entry, ctx.principal, args, startTask ? ask : 'plain');
     if (!v.ok) throw this.#refusal(v, entry, ctx);
     this.#obs.allowed(ctx.principal, ctx.transport, 'tool', name, entry.required, ctx.scope);
@@ -146,8 +147,7 @@ export class Runtime {
   mayDeliver(tool: string, args: Record<string, unknown>, ctx: Pick<CallContext, 'principal' | 'transport' | 'log' | 'scope'>): boolean {
     const snap = this.#store.current();
     const p = ctx.principal;
-    const lapsed = (p.expiresAt !== undefined && p.expiresAt * 1000 <= Date.now()) || (p.kind === 'static' && !snap.tokens?.stillValid(p));
-    if (lapsed) {
+    if (lapsed(p, snap)) {
       ctx.log.info({ event: 'task.notification_withheld', sub: p.sub, transport: ctx.transport, tool }, `a status change of ${tool} was not sent to ${p.sub}: the credential that opened the stream is no longer current`);
       return false;
     }
@@ -156,6 +156,15 @@ export class Runtime {
     } catch {
       return false; // the denial is logged
     }
+  }
+
+  /**
+   * Whether a change of the resource `uri` may still reach `p` on a stream it opened earlier (a resources/subscribe,
+   * a subscriptions/listen): its credential still current, as for mayDeliver, and mayRead under the current policy.
+   */
+  mayStillRead(uri: string, p: Principal): boolean {
+    const snap = this.#store.current();
+    return !lapsed(p, snap) && this.mayRead(uri, p, snap.catalog);
   }
 
   /** Whether `p` may read the resource `uri` (a filter: subscriptions/listen; nothing is logged). */
@@ -169,7 +178,7 @@ export class Runtime {
   authorizeRead(uri: string, ctx: Pick<CallContext, 'principal' | 'transport' | 'log' | 'scope'>, cat: Catalog = this.current()): void {
     if (uri.startsWith(RESULTS_PREFIX)) return;
     const found = findResource(cat, uri);
-    if (!found) throw new SvcError('NOT_FOUND', `no resource ${uri}`, { data: { uri } });
+    if (!found) throw notServed(cat, `resource:${uri}`, `no resource ${uri}`, { uri });
     this.#authorize(found.entry, ctx, 'resource', uri, found.vars);
   }
 
@@ -219,7 +228,7 @@ export class Runtime {
       return [held];
     }
     const found = findResource(cat, uri);
-    if (!found) throw new SvcError('NOT_FOUND', `no resource ${uri}`, { data: { uri } });
+    if (!found) throw notServed(cat, `resource:${uri}`, `no resource ${uri}`, { uri });
     this.#authorize(found.entry, ctx, 'resource', uri, found.vars);
     const key = found.entry.def.uri ?? found.entry.def.uri_template!;
     const release = found.entry.limits || cat.limits ? await this.#admit(cat, found.entry, ctx.principal, 'resource', key) : undefined;
@@ -238,7 +247,7 @@ export class Runtime {
 
   async #getPrompt(name: string, args: unknown, ctx: CallContext, cat: Catalog, cs?: CallSpan): Promise<{ description?: string; messages: PromptMessage[] }> {
     const entry = cat.prompts.get(name);
-    if (!entry) throw new SvcError('NOT_FOUND', `no prompt named ${name}`);
+    if (!entry) throw notServed(cat, `prompt:${name}`, `no prompt named ${name}`);
     this.#authorize(entry, ctx, 'prompt', name, args);
     const given = (args ?? {}) as Record<string, unknown>;
     if (typeof given !== 'object' || Array.isArray(given)) throw new SvcError('INVALID_INPUT', 'arguments must be an object of strings');
@@ -279,13 +288,34 @@ export class Runtime {
     return this.#list(cat, p, 'prompts', () => [...cat.prompts.values()]);
   }
 
-  /** Completion values for a prompt argument (its declared `values`), filtered by prefix. */
-  complete(ref: { type: string; name?: string; uri?: string }, argName: string, value: string, p: Principal): string[] {
-    if (ref.type !== 'ref/prompt' || !ref.name) return [];
-    const entry = this.current().prompts.get(ref.name);
-    if (!entry || !canSee(entry, p).ok) return [];
-    const arg = entry.def.arguments?.find((a) => a.name === argName);
-    return (arg?.values ?? []).filter((v) => v.startsWith(value)).slice(0, 100);
+  /**
+   * Completion of a prompt argument or a resource template's variable, for a caller who may see it: the
+   * capability's own completer (an upstream's, which is asked) or else a prompt argument's declared `values`
+   * filtered by prefix; nothing for anything else. At most 100 values.
+   */
+  async complete(ref: { type: string; name?: string; uri?: string }, argName: string, value: string, ctx: CallContext, context?: Record<string, string>, cat: Catalog = this.current()): Promise<Completion> {
+    const none = { values: [] };
+    const entry = ref.type === 'ref/prompt' && ref.name ? cat.prompts.get(ref.name)
+      : ref.type === 'ref/resource' && ref.uri ? cat.resources.get(ref.uri) ?? cat.templates.find((t) => t.def.uri_template === ref.uri)
+        : undefined;
+    if (!entry || !canSee(entry, ctx.principal).ok) return none;
+    if (entry.def.complete) {
+      const out = await entry.def.complete(argName, value, context, ctx);
+      return { ...out, values: out.values.slice(0, 100) };
+    }
+    const arg = 'arguments' in entry.def ? entry.def.arguments?.find((a) => a.name === argName) : undefined;
+    const values = (arg?.values ?? []).filter((v) => v.startsWith(value)).slice(0, 100);
+    return { values, total: values.length, hasMore: false };
+  }
+
+  /**
+   * Watches the resource `uri` where its source reports changes (an upstream's): `onUpdated` on each, until
+   * the returned unwatch; a resource that reports none (or no resource) watches nothing. Whether the watcher
+   * may still read it is for the caller to check at each delivery (mayRead).
+   */
+  watchResource(uri: string, onUpdated: () => void, cat: Catalog = this.current()): () => void {
+    const found = findResource(cat, uri);
+    return found?.entry.def.watch?.(uri, onUpdated) ?? (() => undefined);
   }
 
   #list(cat: Catalog, p: Principal, key: string, all: () => (Guarded & { wire: object })[]): object[] {
@@ -374,6 +404,18 @@ async function withTimeout(def: ToolDef, input: Record<string, unknown>, ctx: Ca
   }
 }
 
+/** A credential no longer current: expired, or a static token changed or removed by a reload since. */
+function lapsed(p: Principal, snap: PolicySnapshot): boolean {
+  return (p.expiresAt !== undefined && p.expiresAt * 1000 <= Date.now()) || (p.kind === 'static' && !snap.tokens?.stillValid(p));
+}
+
 function isToolResult(v: unknown): v is ToolResult {
   return v !== null && typeof v === 'object' && Array.isArray((v as ToolResult).content);
+}
+
+/** NOT_FOUND, or CAPABILITY_WITHHELD when a pinned upstream lists the capability but the operator has not accepted it as it is. */
+function notServed(cat: Catalog, key: string, notFound: string, data?: Record<string, unknown>): SvcError {
+  const w = cat.withheld?.get(key);
+  if (!w) return new SvcError('NOT_FOUND', notFound, data && { data });
+  return new SvcError('CAPABILITY_WITHHELD', `${key} is withheld: upstream ${w.upstream} lists it ${w.reason === 'changed' ? 'changed since it was accepted' : w.reason === 'new' || w.reason === 'unpinned' ? 'but it was never accepted' : 'in a form that cannot be pinned'}; the operator reviews it with fastsvc upstreams accept ${w.upstream}`, { data: { ...data, upstream: w.upstream, reason: w.reason } });
 }

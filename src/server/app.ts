@@ -20,7 +20,9 @@
 // Upstream MCP servers (config.upstreams) are connected before anything else is built — start-up
 // waits for each at most its connect_timeout_ms, and /readyz answers 503 meanwhile — so the first
 // catalog holds what they serve; their later changes reach the store through gateway.ts's swap, and
-// close() ends them (stdio children included).
+// close() ends them (stdio children included). With upstreams, the pin lock beside the manifest
+// (svc.lock.json) is read before the first catalog — a corrupt one fails start-up, LOCK_INVALID —
+// and watched once started, so `fastsvc upstreams accept` applies through the same swap.
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import express, { type Application, type NextFunction, type Request, type Response } from 'express';
@@ -62,6 +64,8 @@ import { packageVersion } from '../util/package-root.js';
 import { UpstreamSet } from '../upstreams/upstream-set.js';
 import { resolveUpstream, type UpstreamSpec } from '../upstreams/spec.js';
 import { GatewayCatalog } from './gateway.js';
+import { lockPathFor, readLockFile } from '../upstreams/lock-file.js';
+import { watchLock } from './pin-lock-watch.js';
 
 export const VERSION: string = packageVersion();
 
@@ -122,19 +126,25 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
 
 async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOptions, log: Logger, upstreams: UpstreamSet | undefined): Promise<AppHandle> {
   const tokens = cfg.auth ? TokenTable.build(cfg.auth, profileScopes(cfg.profile), log, undefined, opts.generatedToken) : undefined;
-  const gateway = upstreams && new GatewayCatalog(upstreams, log, cfg.server.list_page_size);
+  // Metrics are collected only when /metrics is served (listed in routes), so removing the route turns them off.
+  let sessions: SessionRegistry | undefined;
+  const isPublic = (r: string) => cfg.routes.public.includes(r);
+  const isProtected = (r: string) => cfg.routes.protected.includes(r);
+  const metrics = isPublic('/metrics') || isProtected('/metrics') ? new Metrics({
+    sessions: (t) => sessions?.count(t) ?? 0, tasks: () => tasks.counts().running, ...(upstreams && { upstreams: () => upstreams.status() }),
+  }, cfg.config_hash) : undefined;
+  if (metrics && upstreams) upstreams.observe((name, method, seconds, outcome) => metrics.upstreamCall(name, method, seconds, outcome));
+  const observer = new Observer(createAudit(cfg.audit), metrics);
+  // The pin lock beside the manifest (none for an app built in code: a pinned upstream then serves nothing), read before the first catalog.
+  const lockFile = upstreams && cfg.manifest_path ? lockPathFor(cfg.manifest_path) : undefined;
+  const lockRead = lockFile ? readLockFile(lockFile) : {};
+  const gateway = upstreams && new GatewayCatalog(upstreams, log, cfg.server.list_page_size, { lock: lockRead.lock, audit: observer.audit });
   const catalogFor = (s: FastSvc, ups: readonly UpstreamSpec[], hash: string | undefined): Catalog => gateway
     ? gateway.build(s, ups, hash)
     : buildCatalog(s, { hash, listPageSize: cfg.server.list_page_size });
   const store = new PolicyStore({ catalog: catalogFor(svc, cfg.upstreams as UpstreamSpec[], cfg.config_hash), profile: cfg.profile, tokens }, log);
   const detachGateway = gateway?.attach(store);
   const unwatchTokens = watchTokenFiles(store, log);
-  const isPublic = (r: string) => cfg.routes.public.includes(r);
-  const isProtected = (r: string) => cfg.routes.protected.includes(r);
-  // Metrics are collected only when /metrics is served (listed in routes), so removing the route turns them off.
-  let sessions: SessionRegistry | undefined;
-  const metrics = isPublic('/metrics') || isProtected('/metrics') ? new Metrics({ sessions: (t) => sessions?.count(t) ?? 0, tasks: () => tasks.counts().running }, cfg.config_hash) : undefined;
-  const observer = new Observer(createAudit(cfg.audit), metrics);
   const listenUrl = opts.listenUrl ?? `http://${cfg.server.host}:${cfg.server.port}`;
   const baseUrl = () => cfg.base_url ?? listenUrl;
   const caller = callerResolver(cfg.server.trust_proxy);
@@ -203,7 +213,7 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
     version: VERSION,
     storeReachable: oauth && (() => oauth.reachable()),
     runningTasks: () => tasks.counts().running,
-    ...(upstreams && { upstreams: () => upstreams.status() }),
+    ...(gateway && { upstreams: () => gateway.status() }),
   });
   for (const [route, handler] of Object.entries(handlers)) {
     if (isPublic(route) || isProtected(route)) app.get(route, guard(route), handler);
@@ -248,6 +258,8 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
     app(req, res);
   };
 
+  // The lock file is watched only now, from the bytes read above: a start-up that fails leaves no watcher behind.
+  const lockWatch = lockFile && gateway ? watchLock({ file: lockFile, initialHash: lockRead.hash, logger: log, onChange: (lock) => gateway.setLock(lock) }) : undefined;
   status.ready = true;
   return {
     app, handler, runtime, store, gate, observer, sessions, tasks, config: cfg, status, logger: log, baseUrl, catalogFor,
@@ -259,6 +271,7 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
     async close() {
       sessions.close();
       tasks.close();
+      await lockWatch?.close();
       detachGateway?.();
       await upstreams?.close();
       unwatchTokens();

@@ -6,13 +6,23 @@
 // list_changed — keeping the snapshot's profile and tokens; each such change logs one line
 // `upstreams.catalog_changed` naming what was added, removed and changed; a rebuild that fails
 // changes nothing and is logged; what an import left out is logged once per distinct list.
+// Pinning: every build judges `pin: true` upstreams against the current lock; setLock() (the lock
+// file changed: `fastsvc upstreams accept`) rebuilds and swaps the same way a listing change does;
+// each definition newly withheld is audited once (upstreams/pin-report.ts) and status() adds each
+// pinned upstream's report (served, withheld with reasons, removed) to its connection state.
 
 import { buildCatalog, type Catalog } from '../core/catalog.js';
 import type { FastSvc } from '../core/fast-svc.js';
 import type { Logger } from '../log.js';
 import type { PolicyStore } from '../policy/store.js';
-import type { UpstreamSet } from '../upstreams/upstream-set.js';
+import type { Audit } from '../observe/audit.js';
+import type { UpstreamSet, UpstreamStatus } from '../upstreams/upstream-set.js';
 import type { UpstreamSpec } from '../upstreams/spec.js';
+import type { Lock } from '../upstreams/lock-file.js';
+import { createWithholdAudit, type UpstreamPinReport } from '../upstreams/pin-report.js';
+
+/** An upstream's state on /readyz: its connection's, and with `pin: true` what the lock lets through. */
+export type GatewayUpstreamStatus = UpstreamStatus & { pin?: UpstreamPinReport };
 
 export class GatewayCatalog {
   readonly #upstreams: UpstreamSet;
@@ -20,17 +30,45 @@ export class GatewayCatalog {
   readonly #listPageSize: number | undefined;
   #base?: { svc: FastSvc; specs: readonly UpstreamSpec[]; hash: string | undefined };
   #skipped = '';
+  #lock: Lock | undefined;
+  #pins: Record<string, UpstreamPinReport> = {};
+  /** Per upstream, the withheld list last logged (logged again only when it changes). */
+  readonly #logged = new Map<string, string>();
+  readonly #audit: (upstream: string, withheld: UpstreamPinReport['withheld']) => void;
+  #rebuild?: () => void;
 
-  constructor(upstreams: UpstreamSet, log: Logger, listPageSize: number | undefined) {
+  /** lock: the pin lock read at start (undefined: none yet); audit: where withheld definitions are recorded. */
+  constructor(upstreams: UpstreamSet, log: Logger, listPageSize: number | undefined, pinning: { lock: Lock | undefined; audit: Audit }) {
     this.#upstreams = upstreams;
     this.#log = log.child({ module: 'upstreams' });
     this.#listPageSize = listPageSize;
+    this.#lock = pinning.lock;
+    this.#audit = createWithholdAudit(pinning.audit);
+  }
+
+  /** The lock file changed: judge every pinned upstream again, and swap the result in (once attached). */
+  setLock(lock: Lock): void {
+    this.#lock = lock;
+    this.#rebuild?.();
+  }
+
+  /** Each upstream's connection state, with its pin report when it is pinned and has listed. */
+  status(): Record<string, GatewayUpstreamStatus> {
+    return Object.fromEntries(Object.entries(this.#upstreams.status()).map(([name, st]) => [name, this.#pins[name] ? { ...st, pin: this.#pins[name] } : st]));
   }
 
   build(svc: FastSvc, specs: readonly UpstreamSpec[], hash: string | undefined): Catalog {
-    const composed = this.#upstreams.compose(svc, specs);
-    const catalog = buildCatalog(composed.svc, { hash, listPageSize: this.#listPageSize });
+    const composed = this.#upstreams.compose(svc, specs, this.#lock);
+    const catalog = buildCatalog(composed.svc, { hash, listPageSize: this.#listPageSize, withheld: composed.withheld });
     this.#base = { svc, specs, hash };
+    this.#pins = composed.pins;
+    for (const [name, report] of Object.entries(composed.pins)) {
+      this.#audit(name, report.withheld);
+      const text = JSON.stringify(report.withheld);
+      if (text === (this.#logged.get(name) ?? '[]')) continue;
+      this.#logged.set(name, text);
+      if (report.withheld.length) this.#log.warn({ event: 'upstreams.withheld', upstream: name, withheld: report.withheld }, `upstream ${name}: ${report.withheld.length} definition(s) withheld until accepted (fastsvc upstreams status)`);
+    }
     const skipped = composed.skipped.join('\n');
     if (skipped && skipped !== this.#skipped) {
       for (const line of composed.skipped) this.#log.warn({ event: 'upstreams.skipped', detail: line }, line);
@@ -41,7 +79,7 @@ export class GatewayCatalog {
 
   /** Applies every listing change to `store` from now on; returns the detach. */
   attach(store: PolicyStore): () => void {
-    return this.#upstreams.onChange(() => {
+    const rebuild = (): void => {
       const base = this.#base;
       if (!base) return;
       const prev = store.current();
@@ -63,7 +101,13 @@ export class GatewayCatalog {
         return bits.length ? [`${kind} ${bits.join(' ')}`] : [];
       });
       if (words.length) this.#log.info({ event: 'upstreams.catalog_changed', changes }, `upstream catalog changed: ${words.join('; ')}`);
-    });
+    };
+    this.#rebuild = rebuild;
+    const detach = this.#upstreams.onChange(rebuild);
+    return () => {
+      detach();
+      this.#rebuild = undefined;
+    };
   }
 }
 

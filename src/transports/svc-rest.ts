@@ -187,7 +187,17 @@ function textOf(result: ToolResult): string {
 
 function toolBody(result: ToolResult): Record<string, unknown> {
   // json output: `result` is the backend's value itself (structuredContent wraps non-objects as {result}).
-  if (result.structuredContent) return { result: JSON.parse(textOf(result)), content: result.content, structured_content: result.structuredContent };
+  if (result.structuredContent) return { result: valueOf(result), content: result.content, structured_content: result.structuredContent };
   const onlyText = result.content.length === 1 ? result.content[0]!.type === 'text' : result.content.every((c) => c.type === 'text');
   return onlyText ? { result: textOf(result), content: result.content } : { content: result.content };
+}
+
+/** A structured result's value: its text is the value's JSON for json output; an upstream's may be prose, then the text itself. */
+function valueOf(result: ToolResult): unknown {
+  const text = textOf(result);
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }

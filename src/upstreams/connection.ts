@@ -3,21 +3,27 @@
 // is bounded by timeout_ms (its wait for one of max_in_flight slots included) and by the caller's
 // signal, and either ends in a cancel (notifications/cancelled reaches the upstream) or an answer;
 // on the 2025-era wire a tools/call is sent by direct-calls.ts beside the client (same transport, same
-// cancel, progress and size cap; no schema pass over the answer), everything else by the client; an
-// answer larger than max_bytes fails (BACKEND_FAILED, too_large) and is never held whole;
+// cancel, progress, routing tag and size cap; no schema pass over the answer), everything else by the
+// client; an answer larger than max_bytes fails (BACKEND_FAILED, too_large) and is never held whole;
 // while the upstream is not connected, calls fail at once with UPSTREAM_UNAVAILABLE; a lost
-// connection (a child that exited, an HTTP upstream gone) is re-made with doubling waits between
+// connection (a child that exited; an HTTP upstream whose request failed below HTTP or answered 404,
+// its session forgotten as a restarted server's is — that call fails UPSTREAM_UNAVAILABLE too) is re-made with doubling waits between
 // restart.min_ms and restart.max_ms, for as long as fastsvc runs; the listing (tools, resources,
 // templates, prompts) is read at each connect, on the upstream's list_changed and every poll_ms
-// when it announces none, and `onListing` is told only when it differs; the upstream's progress
-// and log notifications and its elicitation/sampling requests go to the call they belong to —
-// known only while exactly one call is in flight on this connection (neither era's wire says
-// which call a server→client message belongs to on stdio), else they are refused upstream rather
-// than shown to the wrong caller; nothing of the caller's credentials is ever sent (the transport
-// carries only the manifest's own headers and credentials.ts's: a call's own credential, resolved for
-// its caller before it takes a slot, or else the upstream's `auth`); close() ends the connection and
-// the child's group.
+// when it announces none (or speaks 2026-07-28, whose list_changed needs a listen stream not opened here), and `onListing` is told only when it differs; the upstream's progress
+// and log notifications and its elicitation/sampling requests go to the call they belong to: exactly,
+// over HTTP, when they come on the SSE stream of that call's POST (related-stream.ts marks them);
+// otherwise (stdio, or the session's GET stream: the wire does not say) only while exactly one call
+// is in flight on this connection — else a request is refused upstream rather than shown to the wrong
+// caller, logged (upstream.question_refused) and counted in status().questions_refused, and a
+// notification is dropped; nothing of the caller's credentials is ever sent (the transport carries
+// only the manifest's own headers and credentials.ts's: a call's own credential, resolved for its
+// caller before it takes a slot, or else the upstream's `auth`); close() ends the connection and
+// the child's group. Resources watched through watch() are subscribed upstream (2025-11-25
+// upstreams announcing subscribe; resource-watch.ts keeps one subscription per URI, renewed at
+// each connect) and their notifications/resources/updated reach the watchers.
 
+import { randomUUID } from 'node:crypto';
 import { Client, ProtocolError, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
 import { callAborted, onCallAbort } from '../core/call-context.js';
@@ -29,8 +35,11 @@ import { abortedError, byteLimit, timeoutError } from '../runtime/backends/commo
 import { packageVersion } from '../util/package-root.js';
 import type { OutboundCredential } from '../auth/outbound/index.js';
 import { cappedFetch } from './capped-fetch.js';
+import { CALL_HEADER, untag } from './related-stream.js';
+import { ResourceWatches } from './resource-watch.js';
 import { connectionCredential, credentialedFetch, outsideCall, withCallHeader } from './credentials.js';
 import { DirectCalls, type ProgressParams } from './direct-calls.js';
+import { upstreamGone } from './gone.js';
 import { Slots } from './slots.js';
 import { GroupStdioTransport, TOO_LARGE_RPC } from './stdio-transport.js';
 import { toolResult } from './tool-result.js';
@@ -57,6 +66,8 @@ export interface UpstreamStatus {
   in_flight: number;
   /** Why the last attempt failed or the connection was lost (no upstream output). */
   last_error?: string;
+  /** The upstream's questions (elicitation, sampling) refused because fastsvc could not tell whose call they belong to. */
+  questions_refused: number;
   tools: number;
   resources: number;
   prompts: number;
@@ -68,6 +79,8 @@ export interface ConnectionOptions {
   baseDir: string;
   /** The listing changed (or was read for the first time). */
   onListing: () => void;
+  /** Each call that ended: its method, seconds (its wait for a slot included) and outcome ('ok' or the error code). */
+  onCall?: (method: string, seconds: number, outcome: string) => void;
 }
 
 export class UpstreamConnection {
@@ -78,8 +91,13 @@ export class UpstreamConnection {
   readonly #maxBytes: number;
   /** The upstream's `auth`: on every request no call's own credential replaces. */
   readonly #credential?: OutboundCredential;
-  /** Calls in flight, each with the abort state that ends it early (ask()). */
-  readonly #active = new Map<CallContext, LazyAbort>();
+  /**
+   * Calls in flight by their tag (related-stream.ts), each with the abort state that ends it early (ask()). A tag is
+   * random and never reaches the upstream, so an upstream cannot name another caller's call in a message of its own.
+   */
+  readonly #active = new Map<string, { ctx: CallContext; own: LazyAbort }>();
+  #refused = 0;
+  readonly #watches: ResourceWatches;
   #client?: Client;
   /** fastsvc's own requests on the client's transport, on the 2025-era wire (direct-calls.ts). */
   #direct?: DirectCalls;
@@ -101,6 +119,7 @@ export class UpstreamConnection {
     this.#slots = new Slots(spec.max_in_flight);
     this.#maxBytes = byteLimit(KIND, spec.max_bytes);
     this.#backoff = spec.restart.min_ms!;
+    this.#watches = new ResourceWatches(this.#log);
     this.#credential = connectionCredential(spec, opts.baseDir);
   }
 
@@ -121,6 +140,16 @@ export class UpstreamConnection {
     return this.#listing;
   }
 
+  /** What the connected upstream declared it serves (undefined while not connected). */
+  capabilities(): Record<string, unknown> | undefined {
+    return this.#client?.getServerCapabilities();
+  }
+
+  /** Watches an upstream resource: `onUpdated` on each notifications/resources/updated for `uri`; returns the unwatch. */
+  watch(uri: string, onUpdated: () => void): () => void {
+    return this.#watches.watch(uri, onUpdated);
+  }
+
   status(): UpstreamStatus {
     const l = this.#listing;
     return {
@@ -129,6 +158,7 @@ export class UpstreamConnection {
       restarts: this.#restarts,
       in_flight: this.#slots.inUse,
       ...(this.#lastError && { last_error: this.#lastError }),
+      questions_refused: this.#refused,
       tools: l?.tools.length ?? 0,
       resources: (l?.resources.length ?? 0) + (l?.templates.length ?? 0),
       prompts: l?.prompts.length ?? 0,
@@ -136,11 +166,12 @@ export class UpstreamConnection {
   }
 
   /**
-   * A call on the live client, bounded as #bounded says; `run` gets the signal to pass to the SDK (it cancels
-   * upstream when it aborts). An answer larger than max_bytes (as JSON) fails.
+   * A call on the live client, bounded as #bounded says; `run` gets the signal to pass to the SDK (it cancels upstream
+   * when it aborts) and the headers to send with the request (the call's tag, which routes the upstream's related
+   * messages to it). An answer larger than max_bytes (as JSON) fails.
    */
-  call<T>(ctx: CallContext, run: (client: Client, signal: AbortSignal, timeoutMs: number) => Promise<T>, timeoutMs = this.spec.timeout_ms, credential?: OutboundCredential): Promise<T> {
-    return this.#bounded(ctx, async (client, abort) => this.#capped(await run(client, abort.signal, timeoutMs)), timeoutMs, credential);
+  call<T>(ctx: CallContext, method: string, run: (client: Client, signal: AbortSignal, timeoutMs: number, headers: Record<string, string>) => Promise<T>, timeoutMs = this.spec.timeout_ms, credential?: OutboundCredential): Promise<T> {
+    return this.#measured(method, () => this.#bounded(ctx, async (client, abort, headers) => this.#capped(await run(client, abort.signal, timeoutMs, headers)), timeoutMs, credential));
   }
 
   /**
@@ -150,16 +181,32 @@ export class UpstreamConnection {
    */
   callTool(ctx: CallContext, params: { name: string; arguments: Record<string, unknown> }, timeoutMs = this.spec.timeout_ms, credential?: OutboundCredential): Promise<ToolResult> {
     const onprogress = (p: ProgressParams) => void ctx.channel.progress(p.progress, p.total, p.message).catch(() => undefined);
-    return this.#bounded(ctx, async (client, abort, direct) => direct
-      ? toolResult(await direct.request('tools/call', params, abort, onprogress))
-      : this.#capped(await client.callTool(params, { signal: abort.signal, timeout: timeoutMs, onprogress }) as ToolResult), timeoutMs, credential);
+    return this.#measured('tools/call', () => this.#bounded(ctx, async (client, abort, headers, direct) => direct
+      ? toolResult(await direct.request('tools/call', params, abort, headers, onprogress))
+      : this.#capped(await client.callTool(params, { signal: abort.signal, timeout: timeoutMs, headers, onprogress }) as ToolResult), timeoutMs, credential));
+  }
+
+  /** `run`, reported to onCall (its method, seconds and outcome) when there is one. */
+  async #measured<T>(method: string, run: () => Promise<T>): Promise<T> {
+    const report = this.#opts.onCall;
+    if (!report) return run();
+    const t0 = performance.now();
+    let outcome = 'ok';
+    try {
+      return await run();
+    } catch (e) {
+      outcome = e instanceof SvcError ? e.code : 'BACKEND_FAILED';
+      throw e;
+    } finally {
+      report(method, (performance.now() - t0) / 1000, outcome);
+    }
   }
 
   /**
    * `run` on the live client (and its direct requests on the 2025-era wire), bounded by timeoutMs and ctx's abort.
    * With `credential`, the requests `run` makes carry its header for ctx's caller instead of the upstream's `auth`.
    */
-  async #bounded<T>(ctx: CallContext, run: (client: Client, abort: LazyAbort, direct?: DirectCalls) => Promise<T>, timeoutMs: number, credential?: OutboundCredential): Promise<T> {
+  async #bounded<T>(ctx: CallContext, run: (client: Client, abort: LazyAbort, headers: Record<string, string>, direct?: DirectCalls) => Promise<T>, timeoutMs: number, credential: OutboundCredential | undefined): Promise<T> {
     const client = this.#client;
     const direct = this.#direct;
     if (!client || this.#state !== 'ready') throw this.#unavailable();
@@ -180,19 +227,25 @@ export class UpstreamConnection {
       abort.abort(reason);
     });
     let release: (() => void) | undefined;
+    const tag = randomUUID();
     try {
       // A caller without the credential the call needs is refused before it takes a slot or reaches the upstream.
       const header = credential ? await credential.header(ctx.principal, abort.signal) : undefined;
       const slot = this.#slots.acquire(abort);
       release = typeof slot === 'function' ? slot : await slot;
-      this.#active.set(ctx, abort);
-      return await (header ? withCallHeader(header, () => run(client, abort, direct)) : run(client, abort, direct));
+      this.#active.set(tag, { ctx, own: abort });
+      const headers = { [CALL_HEADER]: tag };
+      return await (header ? withCallHeader(header, () => run(client, abort, headers, direct)) : run(client, abort, headers, direct));
     } catch (e) {
+      if (this.spec.url && !abort.aborted && upstreamGone(e)) {
+        this.#gone(client);
+        throw this.#unavailable();
+      }
       throw this.#failure(e, callerGone, timedOut, timeoutMs);
     } finally {
       clearTimeout(timer);
       stopHearing();
-      this.#active.delete(ctx);
+      this.#active.delete(tag);
       release?.();
     }
   }
@@ -232,10 +285,17 @@ export class UpstreamConnection {
     return new SvcError('UPSTREAM_UNAVAILABLE', `upstream ${this.spec.name} is not connected (${this.#state})`, { data: { upstream: this.spec.name, state: this.#state } });
   }
 
-  /** The one call in flight, to which an upstream's notification or request belongs; undefined when there is not exactly one. */
-  #owner(): CallContext | undefined {
-    if (this.#active.size !== 1) return undefined;
-    return this.#active.keys().next().value;
+  /**
+   * The call an upstream's notification or request belongs to: the one its tag names (a call that has ended
+   * names none), else the one call in flight; `why` says why there is none.
+   */
+  #owner(tag: string | undefined): { call?: { ctx: CallContext; own: LazyAbort }; why?: string } {
+    if (tag !== undefined) {
+      const call = this.#active.get(tag);
+      return call ? { call } : { why: 'the call it belongs to has ended' };
+    }
+    if (this.#active.size === 1) return { call: this.#active.values().next().value };
+    return { why: this.#active.size ? `${this.#active.size} calls are in flight and the message does not say which one it belongs to` : 'no call is in flight' };
   }
 
   async #attempt(): Promise<void> {
@@ -268,12 +328,13 @@ export class UpstreamConnection {
     client.setRequestHandler('elicitation/create', (req) => this.#ask('elicitation/create', req.params as Record<string, unknown>) as never);
     client.setRequestHandler('sampling/createMessage', (req) => this.#ask('sampling/createMessage', req.params as Record<string, unknown>) as never);
     client.setNotificationHandler('notifications/message', (n) => {
-      const owner = this.#owner();
-      if (owner) void owner.channel.log(n.params.level as LogLevel, n.params.data, n.params.logger).catch(() => undefined);
+      const { call } = this.#owner(untag(n.params as Record<string, unknown>).tag);
+      if (call) void call.ctx.channel.log(n.params.level as LogLevel, n.params.data, n.params.logger).catch(() => undefined);
     });
     for (const kind of ['tools', 'resources', 'prompts'] as const) {
       client.setNotificationHandler(`notifications/${kind}/list_changed`, () => void this.#relist(client));
     }
+    client.setNotificationHandler('notifications/resources/updated', (n) => this.#watches.updated(n.params.uri));
     const transport = this.#transport();
     try {
       await client.connect(transport, { timeout: ms });
@@ -293,7 +354,15 @@ export class UpstreamConnection {
     this.#lastError = undefined;
     this.#log.info({ event: 'upstream.connected', protocol_version: client.getNegotiatedProtocolVersion(), ...this.#counts() }, `upstream ${this.spec.name} connected (${client.getNegotiatedProtocolVersion()})`);
     const caps = client.getServerCapabilities() ?? {};
-    const announces = (['tools', 'resources', 'prompts'] as const).every((k) => !caps[k] || (caps[k] as { listChanged?: boolean }).listChanged);
+    const subscribes = caps.resources?.subscribe && client.getNegotiatedProtocolVersion() !== '2026-07-28';
+    this.#watches.resubscribe(subscribes ? {
+      subscribe: (uri) => client.subscribeResource({ uri }, { timeout: ms }),
+      unsubscribe: (uri) => client.unsubscribeResource({ uri }, { timeout: ms }),
+    } : undefined);
+    // On 2026-07-28 an upstream's list_changed travels only on a subscriptions/listen stream, which this
+    // connection does not open: such an upstream is polled like one that announces nothing.
+    const announces = client.getNegotiatedProtocolVersion() !== '2026-07-28'
+      && (['tools', 'resources', 'prompts'] as const).every((k) => !caps[k] || (caps[k] as { listChanged?: boolean }).listChanged);
     if (!announces && this.spec.poll_ms > 0) {
       this.#poll = setInterval(() => void this.#relist(client), this.spec.poll_ms);
       this.#poll.unref();
@@ -316,11 +385,18 @@ export class UpstreamConnection {
     this.#client = undefined;
     this.#direct = undefined;
     clearInterval(this.#poll);
+    this.#watches.resubscribe(undefined);
     this.#state = 'restarting';
     this.#restarts++;
     this.#lastError = 'the connection was lost';
     this.#log.warn({ event: 'upstream.lost', restarts: this.#restarts, retry_in_ms: this.#backoff }, `upstream ${this.spec.name}: connection lost; reconnecting in ${this.#backoff} ms`);
     this.#schedule();
+  }
+
+  /** An HTTP upstream seen gone: lost, and its client closed (its session and GET stream are of no use now). */
+  #gone(client: Client): void {
+    this.#lost(client);
+    void client.close().catch(() => undefined);
   }
 
   /** Reads the listing again; runs one at a time, and once more if asked while running. */
@@ -331,6 +407,7 @@ export class UpstreamConnection {
     }
     // A list_changed read from a call's stream must not lend that call's credential to the lists.
     this.#relisting = outsideCall(() => this.#read(client)).catch((e) => {
+      if (this.spec.url && upstreamGone(e)) return this.#gone(client);
       this.#log.warn({ event: 'upstream.list_failed', err: (e as Error)?.message }, `upstream ${this.spec.name}: cannot read its lists`);
     }).finally(() => {
       this.#relisting = undefined;
@@ -369,15 +446,21 @@ export class UpstreamConnection {
    * caller cannot answer now — a 2026-07-28 client, asked in an input_required round — the call in flight
    * is cancelled upstream and the round goes back to the caller; its next round calls the upstream again.
    */
-  async #ask(method: string, params: Record<string, unknown>): Promise<unknown> {
-    const owner = this.#owner();
-    if (!owner) throw new ProtocolError(-32603, 'fastsvc cannot tell which of several calls in flight this request belongs to');
+  async #ask(method: string, sent: Record<string, unknown>): Promise<unknown> {
+    const { tag, params } = untag(sent);
+    const { call, why } = this.#owner(tag);
+    if (!call) {
+      this.#refused++;
+      this.#log.warn({ event: 'upstream.question_refused', method, reason: why, in_flight: this.#active.size }, `upstream ${this.spec.name}: its ${method} was refused: ${why}`);
+      throw new ProtocolError(-32603, `fastsvc cannot tell which call this request belongs to: ${why}`);
+    }
+    const owner = call.ctx;
     if (!owner.channel.supports(method)) throw new ProtocolError(-32601, `the caller's client does not support ${method}`);
     try {
       return await owner.channel.request(method, params, { timeoutMs: this.spec.timeout_ms });
     } catch (e) {
       // A 2026 round's question (src/mcp/input-rounds.ts's InputPending) ends this run; any other refusal goes upstream as an error.
-      if ((e as Error)?.name === 'InputPending') this.#active.get(owner)?.abort(e);
+      if ((e as Error)?.name === 'InputPending') call.own.abort(e);
       throw e;
     }
   }

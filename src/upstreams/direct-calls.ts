@@ -60,8 +60,11 @@ export class DirectCalls {
     };
   }
 
-  /** `method` with `params`; `onprogress` asks the upstream for progress (a progressToken) and hears it. */
-  request(method: string, params: Record<string, unknown>, abort: Abortable, onprogress?: (p: ProgressParams) => void): Promise<Record<string, unknown>> {
+  /**
+   * `method` with `params`, `headers` on its HTTP request (a Streamable HTTP transport's; related-stream.ts's routing
+   * tag); `onprogress` asks the upstream for progress (a progressToken) and hears it.
+   */
+  request(method: string, params: Record<string, unknown>, abort: Abortable, headers?: Record<string, string>, onprogress?: (p: ProgressParams) => void): Promise<Record<string, unknown>> {
     if (this.#closed) return Promise.reject(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'));
     if (abort.aborted) return Promise.reject(abort.reason);
     const id = PREFIX + this.#next++;
@@ -74,7 +77,7 @@ export class DirectCalls {
         reject(reason);
         void this.#transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: String(reason) } }).catch(() => undefined);
       });
-      this.#transport.send({ jsonrpc: '2.0', id, method, params: sent } as JSONRPCMessage).catch((e: Error) => this.#end(id)?.reject(e));
+      this.#transport.send({ jsonrpc: '2.0', id, method, params: sent } as JSONRPCMessage, headers && { headers }).catch((e: Error) => this.#end(id)?.reject(e));
     });
   }
 

@@ -6,17 +6,23 @@
 // filtered by include then exclude (`*` matches any run of characters, on the upstream's own
 // name or URI); a tool whose prefixed name is not a valid fastsvc name, or whose input schema
 // fastsvc would refuse, is skipped and named in `skipped` (the caller logs it) instead of
-// failing the whole catalog; the definitions pass through admitListing() (the pin seam) first.
+// failing the whole catalog; the definitions expose shows pass through admitListing() (the pin
+// seam) first — so what include/exclude leaves out is never pinned, nor reported withheld —
+// and each withheld one is named in `withheld` under the name fastsvc would serve it by.
 // Input schemas, output schemas, annotations and results are the upstream's, carried as they are.
 // Each call carries the credential `creds` gives it (a tool's override, else expose.auth, else none:
 // the connection's own), made for the caller of that call. A tools/call goes through the
 // connection's callTool (on the 2025-era wire, a direct request: direct-calls.ts).
+// Imported resources can be watched (subscribed upstream, see connection.ts), and imported prompts'
+// arguments and templates' variables are completed by the upstream when it declares completions.
 
-import type { PromptDef, PromptMessage, ResourceContents, ResourceDef, ToolDef, JsonSchemaObject } from '../core/types.js';
+import type { Completer, Completion, PromptDef, PromptMessage, ResourceContents, ResourceDef, ToolDef, JsonSchemaObject } from '../core/types.js';
 import { checkInputSchema } from '../core/input-schemas.js';
 import type { Listing, UpstreamConnection } from './connection.js';
 import type { CallCredentials } from './credentials.js';
 import { admitListing } from './pin.js';
+import type { Lock } from './lock-file.js';
+import type { PinResult } from './pin-listing.js';
 import type { UpstreamSpec } from './spec.js';
 
 const NAME = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
@@ -28,19 +34,36 @@ export interface Imported {
   prompts: PromptDef[];
   /** What was left out and why (one line each). */
   skipped: string[];
+  /** With `pin: true`: what the lock let through and what it withheld. */
+  pin?: PinResult<Listing>;
+  /** Each withheld definition, keyed as the runtime looks capabilities up: tool:NAME, prompt:NAME, resource:URI (fastsvc's names). */
+  withheld: Map<string, { upstream: string; reason: string }>;
 }
 
-export function importListing(spec: UpstreamSpec, listing: Listing, conn: UpstreamConnection, creds: CallCredentials): Imported {
+/** The listing as expose's include and exclude show it: what is imported, and what a pin covers. */
+export function shownListing(spec: UpstreamSpec, listing: Listing): Listing {
+  const shown = matcher(spec.expose.include, spec.expose.exclude ?? []);
+  return {
+    tools: listing.tools.filter((t) => shown(t.name)),
+    resources: listing.resources.filter((r) => shown(r.uri)),
+    templates: listing.templates.filter((r) => shown(r.uriTemplate)),
+    prompts: listing.prompts.filter((p) => shown(p.name)),
+  };
+}
+
+export function importListing(spec: UpstreamSpec, listing: Listing, conn: UpstreamConnection, creds: CallCredentials, lock?: Lock): Imported {
   const e = spec.expose;
-  const shown = matcher(e.include, e.exclude ?? []);
   const scopes = e.required_scopes ?? [];
   const prefix = e.prefix ?? '';
-  const admitted = admitListing(spec, listing);
-  const out: Imported = { tools: [], resources: [], prompts: [], skipped: [] };
+  const { listing: admitted, pin } = admitListing(spec, shownListing(spec, listing), lock);
+  const withheld = new Map((pin?.withheld ?? []).map((w) => [
+    w.kind === 'tool' || w.kind === 'prompt' ? `${w.kind}:${prefix}${w.name}` : `resource:${w.name}`,
+    { upstream: spec.name, reason: w.reason },
+  ]));
+  const out: Imported = { tools: [], resources: [], prompts: [], skipped: [], ...(pin && { pin }), withheld };
   const nameOk = (name: string) => NAME.test(name) && name.length <= MAX_NAME;
 
   for (const t of admitted.tools) {
-    if (!shown(t.name)) continue;
     const name = prefix + t.name;
     if (!nameOk(name)) {
       out.skipped.push(`tool ${JSON.stringify(t.name)}: ${JSON.stringify(name)} is not a valid tool name`);
@@ -70,17 +93,17 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
     });
   }
 
+  const completes = conn.capabilities()?.completions !== undefined;
+  const watch: ResourceDef['watch'] = (uri, onUpdated) => conn.watch(uri, onUpdated);
   for (const r of admitted.resources) {
-    if (!shown(r.uri)) continue;
-    out.resources.push({ uri: r.uri, ...resourceMeta(r, scopes), read: reader(conn, creds) });
+    out.resources.push({ uri: r.uri, ...resourceMeta(r, scopes), read: reader(conn, creds), watch });
   }
   for (const r of admitted.templates) {
-    if (!shown(r.uriTemplate)) continue;
-    out.resources.push({ uri_template: r.uriTemplate, ...resourceMeta(r, scopes), read: reader(conn, creds) });
+    const complete = completes ? completer(conn, creds, { type: 'ref/resource', uri: r.uriTemplate }) : undefined;
+    out.resources.push({ uri_template: r.uriTemplate, ...resourceMeta(r, scopes), read: reader(conn, creds), watch, ...(complete && { complete }) });
   }
 
   for (const p of admitted.prompts) {
-    if (!shown(p.name)) continue;
     const name = prefix + p.name;
     if (!nameOk(name)) {
       out.skipped.push(`prompt ${JSON.stringify(p.name)}: ${JSON.stringify(name)} is not a valid prompt name`);
@@ -93,7 +116,8 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
       description: p.description,
       arguments: (p.arguments ?? []).map((a) => ({ name: a.name, description: a.description, required: a.required })),
       required_scopes: [...scopes],
-      get: async (args, ctx) => (await conn.call(ctx, (client, signal, ms) => client.getPrompt({ name: upstreamName, arguments: args }, { signal, timeout: ms }), undefined, creds.of())).messages as PromptMessage[],
+      get: async (args, ctx) => (await conn.call(ctx, 'prompts/get', (client, signal, ms, headers) => client.getPrompt({ name: upstreamName, arguments: args }, { signal, timeout: ms, headers }), undefined, creds.of())).messages as PromptMessage[],
+      ...(completes && { complete: completer(conn, creds, { type: 'ref/prompt', name: upstreamName }) }),
     });
   }
   return out;
@@ -104,7 +128,14 @@ function resourceMeta(r: { name: string; title?: string; description?: string; m
 }
 
 function reader(conn: UpstreamConnection, creds: CallCredentials): ResourceDef['read'] {
-  return async (uri, _vars, ctx) => (await conn.call(ctx, (client, signal, ms) => client.readResource({ uri }, { signal, timeout: ms, cacheMode: 'bypass' }), undefined, creds.of())).contents as ResourceContents[];
+  return async (uri, _vars, ctx) => (await conn.call(ctx, 'resources/read', (client, signal, ms, headers) => client.readResource({ uri }, { signal, timeout: ms, headers, cacheMode: 'bypass' }), undefined, creds.of())).contents as ResourceContents[];
+}
+
+/** completion/complete forwarded to the upstream for `ref` (its own name or URI template). */
+function completer(conn: UpstreamConnection, creds: CallCredentials, ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string }): Completer {
+  return async (argument, value, context, ctx) => (await conn.call(ctx, 'completion/complete', (client, signal, ms, headers) => client.complete({
+    ref, argument: { name: argument, value }, ...(context && { context: { arguments: context } }),
+  }, { signal, timeout: ms, headers }), undefined, creds.of())).completion as Completion;
 }
 
 /** include (absent: everything) then exclude, `*` matching any run of characters. */

@@ -1,11 +1,16 @@
 // The pin seam: every listing an upstream sends passes through admitListing() before it is
-// imported. Guarantees: pure (no files, no clock); today every definition is admitted as sent.
-// `pin: true` (the lock file beside the manifest, `fastsvc upstreams status|accept`) is built
-// here: hold back a definition that differs from the locked one and admit the locked ones.
+// imported. Guarantees: pure (no files, no clock); an upstream without `pin: true` has every
+// definition admitted as sent; with it, only what the lock holds unchanged is admitted
+// (pin-listing.ts) and the outcome — withheld definitions with their reasons, removed ones —
+// comes back for /readyz, the audit log and the runtime's CAPABILITY_WITHHELD.
 
 import type { Listing } from './connection.js';
+import type { Lock } from './lock-file.js';
+import { pin, type PinResult } from './pin-listing.js';
 import type { UpstreamSpec } from './spec.js';
 
-export function admitListing(_spec: UpstreamSpec, listing: Listing): Listing {
-  return listing;
+export function admitListing(spec: UpstreamSpec, listing: Listing, lock: Lock | undefined): { listing: Listing; pin?: PinResult<Listing> } {
+  if (!spec.pin) return { listing };
+  const pinned = pin(spec.name, listing, lock);
+  return { listing: pinned.served, pin: pinned };
 }

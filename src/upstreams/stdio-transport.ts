@@ -144,7 +144,8 @@ export class GroupStdioTransport implements Transport {
   #take(part: Buffer): void {
     if (part.length === 0) return;
     if (this.#over) {
-      this.#over.tail = Buffer.concat([this.#over.tail, part]).subarray(-EDGE);
+      // Only the last EDGE bytes are kept: copying the whole part would allocate the line's size again.
+      this.#over.tail = Buffer.concat([this.#over.tail, part.subarray(-EDGE)]).subarray(-EDGE);
       return;
     }
     this.#parts.push(part);

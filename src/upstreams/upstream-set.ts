@@ -5,30 +5,55 @@
 // the manifest's FastSvc plus what each upstream's listing imports under the given generation's
 // `expose` rules — a manifest capability wins over an imported one of the same name or URI (and
 // the first upstream over a later one), the loser is named in `skipped`; onChange() hears of
-// every listing that changed; close() ends every connection (stdio children included). Credentials:
+// every listing that changed; observe() hears of every call made to an upstream (for metrics);
+// close() ends every connection (stdio children included). Credentials:
 // each connection builds its `auth` once; each generation's expose.auth and overrides' auth are built
 // on its first compose and kept with that generation (credentials.ts), so a listing change reuses them.
+// Pinning: compose() judges each `pin: true` upstream's listing against the lock it is given, and
+// returns per upstream what was served and withheld (pins) and every withheld capability by the
+// name fastsvc would serve it under (withheld), for /readyz, the audit log and the runtime.
 
 import { FastSvc } from '../core/fast-svc.js';
 import type { Logger } from '../log.js';
 import { UpstreamConnection, type UpstreamStatus } from './connection.js';
 import { callCredentials } from './credentials.js';
 import { importListing } from './import.js';
+import type { Lock } from './lock-file.js';
+import { pinReport, type UpstreamPinReport } from './pin-report.js';
 import type { UpstreamSpec } from './spec.js';
 
 export type { UpstreamStatus };
 
+export interface Composed {
+  svc: FastSvc;
+  skipped: string[];
+  /** Per `pin: true` upstream that has listed: served, withheld, removed. */
+  pins: Record<string, UpstreamPinReport>;
+  /** Withheld capabilities, tool:NAME / prompt:NAME / resource:URI → upstream and reason. */
+  withheld: Map<string, { upstream: string; reason: string }>;
+}
+
+/** One ended call to an upstream: its name, the method, seconds and outcome ('ok' or the error code). */
+export type UpstreamCallObserver = (upstream: string, method: string, seconds: number, outcome: string) => void;
+
 export class UpstreamSet {
   readonly #conns = new Map<string, UpstreamConnection>();
   readonly #listeners = new Set<() => void>();
+  #observer?: UpstreamCallObserver;
   readonly #baseDir: string;
 
   /** baseDir: the manifest's folder (credentials' *_file paths resolve against it). */
   constructor(specs: readonly UpstreamSpec[], log: Logger, baseDir: string) {
     this.#baseDir = baseDir;
     for (const spec of specs) {
-      this.#conns.set(spec.name, new UpstreamConnection(spec, { log, baseDir, onListing: () => this.#changed() }));
+      const onCall = (method: string, seconds: number, outcome: string) => this.#observer?.(spec.name, method, seconds, outcome);
+      this.#conns.set(spec.name, new UpstreamConnection(spec, { log, baseDir, onListing: () => this.#changed(), onCall }));
     }
+  }
+
+  /** Every call made to an upstream from now on is reported to `fn` (one observer: the app's metrics). */
+  observe(fn: UpstreamCallObserver): void {
+    this.#observer = fn;
   }
 
   async start(): Promise<void> {
@@ -45,18 +70,22 @@ export class UpstreamSet {
   }
 
   /** The manifest's capabilities plus the imported ones; `specs` (this generation's) decide expose, matched to connections by name. */
-  compose(svc: FastSvc, specs: readonly UpstreamSpec[]): { svc: FastSvc; skipped: string[] } {
+  compose(svc: FastSvc, specs: readonly UpstreamSpec[], lock?: Lock): Composed {
     const out = new FastSvc({ name: svc.name, version: svc.version, description: svc.description, instructions: svc.instructions, cache: svc.cache, limits: svc.limits });
     for (const t of svc.tools.values()) out.tool(t);
     for (const r of svc.resources.values()) out.resource(r);
     for (const p of svc.prompts.values()) out.prompt(p);
     const skipped: string[] = [];
+    const pins: Record<string, UpstreamPinReport> = {};
+    const withheld = new Map<string, { upstream: string; reason: string }>();
     for (const spec of specs) {
       const conn = this.#conns.get(spec.name);
       const listing = conn?.listing();
       if (!conn || !listing) continue;
-      const imported = importListing(spec, listing, conn, callCredentials(spec, this.#baseDir));
+      const imported = importListing(spec, listing, conn, callCredentials(spec, this.#baseDir), lock);
       skipped.push(...imported.skipped.map((s) => `upstream ${spec.name}: ${s}`));
+      if (imported.pin) pins[spec.name] = pinReport(true, imported.pin);
+      for (const [key, w] of imported.withheld) if (!withheld.has(key)) withheld.set(key, w);
       const taken = (kind: string, key: string) => skipped.push(`upstream ${spec.name}: ${kind} ${key} is already served; the first one is kept`);
       for (const t of imported.tools) out.tools.has(t.name) ? taken('tool', t.name) : out.tool(t);
       for (const r of imported.resources) {
@@ -66,7 +95,7 @@ export class UpstreamSet {
       }
       for (const p of imported.prompts) out.prompts.has(p.name) ? taken('prompt', p.name) : out.prompt(p);
     }
-    return { svc: out, skipped };
+    return { svc: out, skipped, pins, withheld };
   }
 
   async close(): Promise<void> {

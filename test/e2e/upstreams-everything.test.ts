@@ -1,45 +1,31 @@
 // @modelcontextprotocol/server-everything as an upstream of the real `svc serve`, over stdio and over
-// Streamable HTTP, and a second fastsvc as an upstream: its tools (filtered by include/exclude, with
-// its real-world input schemas validated by fastsvc), structured content, resources, resource
-// templates and prompts are served on /svc and /mcp; the stdio child runs with only the env it is
-// given; killed, it is restarted with backoff (/readyz counts the restart) and serves again; the
-// second fastsvc's audit log shows a denied call never reached it.
+// Streamable HTTP (both started by test/helpers/upstreams.ts under the tap, which records what reached them),
+// and a second fastsvc as an upstream: its tools (filtered by include/exclude, with its real-world input
+// schemas validated by fastsvc), structured content, resources, resource templates and prompts are served
+// on /svc and /mcp; the stdio child runs with only the env it is given; killed (its pid, from the tap's
+// records), it is restarted with backoff (/readyz counts the restart) and serves again; neither child saw a
+// caller's token in any message or header; the second fastsvc's audit log shows a denied call never
+// reached it.
 
 import assert from 'node:assert/strict';
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { ROOT } from '../helpers/cli.js';
+import { alive } from '../helpers/process.js';
 import { serveManifest, type Served } from '../helpers/serve.js';
 import { secret } from '../helpers/secrets.js';
+import { everythingHttp, everythingStdio, type HttpUpstream, type StdioUpstream } from '../helpers/upstreams.js';
+import { waitFor } from '../helpers/wait.js';
 
-const EVERYTHING = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 const TOKEN = secret(randomBytes(24).toString('base64url'));
 const UP_TOKEN = secret(randomBytes(24).toString('base64url'));
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, tries = 300): Promise<T> {
-  for (let i = 0; i < tries; i++) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+const until = <T>(what: string, probe: () => Promise<T | undefined> | T | undefined) => waitFor(probe, what, 15_000, 50);
 
 const call = async (srv: Served, name: string, args: unknown, token = TOKEN) => {
   const r = await fetch(`${srv.url}/svc/tools/${name}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(args) });
@@ -59,17 +45,22 @@ describe('upstreams: server-everything over stdio and Streamable HTTP, a second 
   this.timeout(90_000);
 
   describe('stdio', () => {
+    let ev: StdioUpstream;
     let srv: Served;
     before(async () => {
+      ev = everythingStdio();
       srv = await serveManifest(base([{
         name: 'everything',
-        command: ['node', EVERYTHING, 'stdio'],
+        command: ev.command,
         env: { PATH: '${PATH}', SHOWN_TO_CHILD: 'yes' },
         restart: { min_ms: 1500, max_ms: 3000 },
         expose: { prefix: 'ev.', exclude: ['toggle-*', 'trigger-long*', 'trigger-sampling*', 'trigger-url*'], required_scopes: ['ev.read'], overrides: { 'get-env': { required_scopes: ['ev.admin'] } } },
       }]), { env: { SVC_TOKEN: TOKEN, ADMIN, NOT_SHOWN: 'not-for-the-child' } });
     });
-    after(() => srv?.stop());
+    after(async () => {
+      await srv?.stop();
+      await ev?.stop();
+    });
 
     it('imports the tools through include/exclude, with their upstream input schemas checked by fastsvc', async () => {
       const list = await (await fetch(`${srv.url}/svc`, { headers: { authorization: `Bearer ${TOKEN}` } })).json() as { tools: { name: string }[] };
@@ -149,8 +140,9 @@ describe('upstreams: server-everything over stdio and Streamable HTTP, a second 
     });
 
     it('a killed child is restarted with backoff; its calls fail with UPSTREAM_UNAVAILABLE meanwhile, then work', async () => {
-      const pid = childOf(srv.proc.pid!);
-      process.kill(pid, 'SIGKILL');
+      const [pid] = ev.pids();
+      assert.equal(childOf(srv.proc.pid!), pid, 'the tap recorded the child svc serve started');
+      process.kill(pid!, 'SIGKILL');
       const state = async () => ((await (await fetch(`${srv.url}/readyz`)).json()) as { upstreams: Record<string, { state: string }> }).upstreams.everything!.state;
       await until('the upstream to be seen lost', async () => ((await state()) === 'restarting' ? true : undefined));
       const meanwhile = await call(srv, 'ev.echo', { message: 'meanwhile' });
@@ -164,8 +156,17 @@ describe('upstreams: server-everything over stdio and Streamable HTTP, a second 
       assert.equal(ready.upstreams.everything!.restarts, 1);
       const echo = await call(srv, 'ev.echo', { message: 'back' });
       assert.equal(echo.status, 200);
-      assert.notEqual(childOf(srv.proc.pid!), pid);
+      assert.equal(ev.pids().length, 2, 'one more child started');
+      assert.equal(childOf(srv.proc.pid!), ev.pids()[1]);
+      assert.notEqual(ev.pids()[1], pid);
       assert.ok(srv.logs().some((l) => l.event === 'upstream.lost'));
+    });
+
+    it('no message the children read held a caller\'s token', () => {
+      const messages = ev.recorded().filter((r) => r.kind === 'message');
+      assert.ok(messages.some((r) => r.message?.method === 'tools/call'), 'the calls were recorded');
+      const all = JSON.stringify(messages);
+      assert.ok(![TOKEN, ADMIN].some((t) => all.includes(t)));
     });
 
     it('shutdown ends the child', async () => {
@@ -176,14 +177,12 @@ describe('upstreams: server-everything over stdio and Streamable HTTP, a second 
   });
 
   describe('Streamable HTTP (server-everything streamableHttp) and a second fastsvc', () => {
-    let everything: ChildProcess;
+    let everything: HttpUpstream;
     let upstream: Served;
     let srv: Served;
     let audit: string;
     before(async () => {
-      const port = await freePort();
-      everything = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { PATH: process.env.PATH, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
-      await until('server-everything on HTTP', async () => (await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'GET' }).then(() => true, () => undefined)));
+      everything = await everythingHttp();
       upstream = await serveManifest({
         version: 1, name: 'inner',
         auth: { token: '${UP_TOKEN}', scopes: ['inner.use', 'inner.admin'] },
@@ -197,14 +196,14 @@ describe('upstreams: server-everything over stdio and Streamable HTTP, a second 
       }, { env: { UP_TOKEN } });
       audit = join(upstream.dir, 'audit.jsonl');
       srv = await serveManifest(base([
-        { name: 'everything', url: `http://127.0.0.1:${port}/mcp`, expose: { prefix: 'ev.', include: ['echo', 'get-sum'], required_scopes: ['ev.read'] } },
+        { name: 'everything', url: everything.url, expose: { prefix: 'ev.', include: ['echo', 'get-sum'], required_scopes: ['ev.read'] } },
         { name: 'inner', url: `${upstream.url}/mcp`, headers: { authorization: 'Bearer ${UP_TOKEN}' }, expose: { required_scopes: ['ev.read'], overrides: { 'inner.wipe': { required_scopes: ['ev.admin'] } } } },
       ]), { env: { SVC_TOKEN: TOKEN, ADMIN, UP_TOKEN } });
     });
     after(async () => {
       await srv?.stop();
       await upstream?.stop();
-      everything?.kill('SIGKILL');
+      await everything?.stop();
     });
 
     it('server-everything over HTTP: only the included tools, and they answer', async () => {
@@ -213,6 +212,13 @@ describe('upstreams: server-everything over stdio and Streamable HTTP, a second 
       const echo = await call(srv, 'ev.echo', { message: 'over http' });
       assert.equal(echo.status, 200);
       assert.match(JSON.stringify(echo.body.content), /over http/);
+      assert.equal((await call(srv, 'ev.get-sum', { a: 1, b: 2 }, ADMIN)).status, 200);
+      const headers = everything.recorded().flatMap((r) => (r.kind === 'http' ? [r.headers] : []));
+      assert.ok(headers.length >= 4, `${headers.length} requests`);
+      for (const h of headers) {
+        assert.equal(h.authorization, undefined, 'no Authorization header: the manifest gives this upstream none');
+        assert.ok(![TOKEN, ADMIN].some((t) => JSON.stringify(h).includes(t)));
+      }
     });
 
     it('a second fastsvc (2026-07-28 upstream): its tools are imported; a denied one never reaches it (its audit log)', async () => {
@@ -236,11 +242,3 @@ function childOf(pid: number): number {
   return out[0]!;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

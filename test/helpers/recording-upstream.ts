@@ -6,11 +6,9 @@
 // message, then done). addTool() registers one more at run time: the SDK tells every session
 // tools/list_changed.
 
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { randomUUID } from 'node:crypto';
+import type http from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { hostSdkServer } from './sdk-http-host.js';
 import { z } from 'zod';
 
 export interface RecordingUpstream {
@@ -78,8 +76,7 @@ export async function startRecordingUpstream(): Promise<RecordingUpstream> {
     return s;
   };
 
-  const transports = new Map<string, StreamableHTTPServerTransport>();
-  const server = http.createServer(async (req, res) => {
+  const host = await hostSdkServer(build, async (req) => {
     headers.push(req.headers);
     // A POST's body is read here (to record its method) and handed to the transport parsed.
     let body: unknown;
@@ -94,22 +91,10 @@ export async function startRecordingUpstream(): Promise<RecordingUpstream> {
     }
     const rpc = body && typeof body === 'object' ? ((body as { method?: string }).method ?? 'response') : undefined;
     requests.push({ http: req.method ?? '', ...(rpc && { rpc }), headers: req.headers });
-    const sid = req.headers['mcp-session-id'];
-    let transport = typeof sid === 'string' ? transports.get(sid) : undefined;
-    if (!transport) {
-      if (sid) {
-        res.writeHead(404).end();
-        return;
-      }
-      transport = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (id) => void transports.set(id, transport!) });
-      await build().connect(transport);
-    }
-    await transport.handleRequest(req, res, body);
+    return body;
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: host.url,
     headers,
     requests,
     calls,
@@ -118,10 +103,6 @@ export async function startRecordingUpstream(): Promise<RecordingUpstream> {
       extra.push(name);
       for (const s of servers) if (s.isConnected()) register(s, name);
     },
-    async close() {
-      for (const t of transports.values()) await t.close().catch(() => undefined);
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => host.close(),
   };
 }

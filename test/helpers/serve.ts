@@ -5,12 +5,16 @@
 // (the JSON log lines parsed) and stop(). An existing manifest ({ file }) is served in place, without a folder.
 // Guarantees: stop() ends the server (SIGTERM, then how it exited) and removes its folder once no server started
 // on it runs; every server and folder still there when the test process exits is killed and removed, even after
-// a failed test; a server that exits or stays silent for 20 s before listening rejects with its stderr; every
+// a failed test, and a listening server does not keep the test process alive (its process and pipes are unref'd
+// once it listens, ref'd again while stop() waits for it): a test that fails before stopping its server would
+// otherwise leave mocha waiting on it forever, so the exit hook that kills it never ran; a server that exits or
+// stays silent for 20 s before listening rejects with its stderr; every
 // output line goes to the secret scan (test/helpers/secrets.ts), except lines a test names as printing a
 // secret on purpose (`unscanned`). Run `npm run build` first (npm test's pretest does).
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { stringify } from 'yaml';
@@ -136,7 +140,10 @@ function start(arg: string, dir: string, owned: boolean, o: ServeOptions): Promi
       return [];
     }
   });
+  const pipes = [proc, proc.stdout as Socket, proc.stderr as Socket];
   const stop = () => {
+    // Waiting for the exit must keep the process alive, whoever waits.
+    for (const h of pipes) h.ref();
     if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
     return exit;
   };
@@ -156,6 +163,7 @@ function start(arg: string, dir: string, owned: boolean, o: ServeOptions): Promi
       const m = /^listening on (http:\/\/\S+)\n/m.exec(stdout);
       if (!m) return;
       clearTimeout(timer);
+      for (const h of pipes) h.unref();
       resolve({
         url: m[1]!, dir, file, proc, exit, stop, logs, again,
         stdout: () => stdout,

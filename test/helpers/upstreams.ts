@@ -48,6 +48,8 @@ export interface StdioUpstream extends Handle {
 export interface Recorder {
   /** Sets a tool's description; the server announces notifications/tools/list_changed to every session. */
   describe(tool: string, description: string): Promise<void>;
+  /** Adds a tool of that name (it returns its name); list_changed is announced as for describe(). */
+  add(tool: string): Promise<void>;
 }
 
 const bin = (pkg: string): string => {
@@ -200,15 +202,17 @@ export function filesystemStdio(files: Record<string, string> = {}): StdioUpstre
 
 /** Recorder handle for a folder: POSTs to the control endpoint the running server wrote in control.json. */
 function recorder(dir: string): Recorder {
+  const post = async (path: string, body: Record<string, string>) => {
+    // control.json appears (or, after a restart, changes) once the server can take the change: retry until then.
+    const res = await waitFor(async () => {
+      const { control } = JSON.parse(readFileSync(join(dir, 'control.json'), 'utf8')) as { control: string };
+      return fetch(`${control}${path}`, { method: 'POST', body: JSON.stringify(body), signal: AbortSignal.timeout(5000) });
+    }, 'the recorder\'s control endpoint', 10_000, 50);
+    if (res.status !== 204) throw new Error(`recorder ${path} answered ${res.status}`);
+  };
   return {
-    async describe(tool, description) {
-      // control.json appears (or, after a restart, changes) once the server can take the change: retry until then.
-      const res = await waitFor(async () => {
-        const { control } = JSON.parse(readFileSync(join(dir, 'control.json'), 'utf8')) as { control: string };
-        return fetch(`${control}/describe`, { method: 'POST', body: JSON.stringify({ tool, description }), signal: AbortSignal.timeout(5000) });
-      }, 'the recorder\'s control endpoint', 10_000, 50);
-      if (res.status !== 204) throw new Error(`recorder /describe answered ${res.status}`);
-    },
+    describe: (tool, description) => post('/describe', { tool, description }),
+    add: (tool) => post('/add', { tool }),
   };
 }
 

@@ -7,7 +7,8 @@
 // request's headers and every tool call, each before the tool runs; the slow tool records whether it saw the
 // cancel. Once started (in stdio mode: once its client's session is set up) DIR/control.json is (re)written
 // with {pid, control}: a loopback control endpoint where POST /describe {tool, description} changes a tool's
-// description and announces notifications/tools/list_changed to every session. It listens on 127.0.0.1 only: in http mode on --port
+// description and POST /add {tool} adds a tool of that name (it returns its name), each announcing
+// notifications/tools/list_changed to every session. It listens on 127.0.0.1 only: in http mode on --port
 // (0: a free one), printing `listening on http://127.0.0.1:PORT/mcp` on stdout once it does; in stdio mode
 // stdout carries only the protocol and it ends when stdin does.
 import dc from 'node:diagnostics_channel';
@@ -101,15 +102,26 @@ const server = new FastMCP<Session>({ name: 'fastmcp-recorder', version: '1.0.0'
 const byName = new Map(tools.map((t) => [t.name, t]));
 server.addTools(tools.map(recorded));
 
+/** A tool added at run time: it returns its own name. */
+const added = (name: string): Tool<Session> => ({ name, description: `Added at run time; returns ${name}.`, parameters: object({}, []), execute: async () => name });
+
 const control = http.createServer((req, res) => {
   let body = '';
   req.setEncoding('utf8').on('data', (c: string) => (body += c)).on('end', () => {
-    const { tool, description } = (req.method === 'POST' && req.url === '/describe' ? JSON.parse(body || '{}') : {}) as { tool?: string; description?: string };
-    const def = tool === undefined ? undefined : byName.get(tool);
-    if (!def || typeof description !== 'string') return void res.writeHead(req.url === '/describe' ? 400 : 404).end();
-    byName.set(def.name, { ...def, description });
-    record({ kind: 'describe', tool: def.name, description });
-    server.addTool(recorded(byName.get(def.name)!));
+    const known = req.method === 'POST' && (req.url === '/describe' || req.url === '/add');
+    const { tool, description } = (known ? JSON.parse(body || '{}') : {}) as { tool?: string; description?: string };
+    if (!known) return void res.writeHead(404).end();
+    if (req.url === '/add') {
+      if (typeof tool !== 'string' || byName.has(tool)) return void res.writeHead(400).end();
+      byName.set(tool, added(tool));
+      record({ kind: 'add', tool });
+    } else {
+      const def = tool === undefined ? undefined : byName.get(tool);
+      if (!def || typeof description !== 'string') return void res.writeHead(400).end();
+      byName.set(def.name, { ...def, description });
+      record({ kind: 'describe', tool: def.name, description });
+    }
+    server.addTool(recorded(byName.get(tool!)!));
     res.writeHead(204).end();
   });
 });

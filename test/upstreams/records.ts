@@ -19,7 +19,9 @@ export type UpstreamRecord =
   /** What the client answered to the ask tool's elicitation (or the error it got instead). */
   | { kind: 'elicit'; result?: Record<string, unknown>; error?: string }
   /** A tool definition changed through the control endpoint (and list_changed announced). */
-  | { kind: 'describe'; tool: string; description: string };
+  | { kind: 'describe'; tool: string; description: string }
+  /** A tool added through the control endpoint (and list_changed announced). */
+  | { kind: 'add'; tool: string };
 
 export function appendRecord(file: string, r: UpstreamRecord): void {
   appendFileSync(file, `${JSON.stringify(r)}\n`);

@@ -93,7 +93,7 @@ describe('upstreams/direct-calls: fastsvc\'s own requests beside the client', ()
 
   it('hears the progress of its request, which the client never sees', async () => {
     const heard: ProgressParams[] = [];
-    const out = await peer.direct.request('tools/call', { name: 'progress', arguments: {} }, never(), (p) => heard.push(p));
+    const out = await peer.direct.request('tools/call', { name: 'progress', arguments: {} }, never(), undefined, (p) => heard.push(p));
     assert.deepEqual(out, { content: [{ type: 'text', text: 'done' }] });
     assert.deepEqual(heard, [{ progress: 1, total: 2, message: 'step 1' }, { progress: 2, total: 2, message: 'step 2' }]);
     assert.deepEqual(peer.clientErrors, []);

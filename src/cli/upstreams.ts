@@ -1,0 +1,171 @@
+// `fastsvc upstreams status|accept`: the pin lock seen and rewritten from the command line.
+// Guarantees: each pinned upstream is listed afresh by connecting to it as the server does (the
+// command never asks a running server: no endpoint can hand out or rewrite the lock), and its
+// listing is judged by the same pin() the server applies, against the lock beside the manifest;
+// `status` prints per upstream what is served, withheld (and why) and removed, and exits 0 when
+// nothing is withheld, 3 when something is, 1 when an upstream cannot be listed or the lock
+// cannot be read; `accept NAME` records exactly the listing it prints the diff of (one listing,
+// never a second read), writes the lock atomically and only when it changes, and never touches
+// another upstream's entry; a corrupt lock is LOCK_INVALID and is not overwritten (restore it
+// from version control) — nothing is ever written from a lock that could not be read.
+
+import { relative, resolve } from 'node:path';
+import { isSvcError, ManifestError, SvcError } from '../errors.js';
+import { resolveConfig } from '../core/config.js';
+import { loadManifest } from '../manifest/index.js';
+import { logger } from '../log.js';
+import { UpstreamConnection } from '../upstreams/connection.js';
+import { shownListing } from '../upstreams/import.js';
+import { resolveUpstream, type UpstreamSpec } from '../upstreams/spec.js';
+import { acceptChanges, changeLines, safe } from '../upstreams/accept-diff.js';
+import { lockPathFor, readLock, serializeLock, withUpstream, writeLock, type Lock } from '../upstreams/lock-file.js';
+import { lockEntryFor, pin } from '../upstreams/pin-listing.js';
+import { pinReport, reportLines, type UpstreamPinReport } from '../upstreams/pin-report.js';
+import type { Listing } from '../upstreams/pinned-definitions.js';
+
+/** `fastsvc upstreams status [manifest]` and `fastsvc upstreams accept NAME [manifest]`, flags --json and --dry-run. */
+export async function cmdUpstreams(prog: string, args: readonly string[], flags: { json?: boolean; dryRun?: boolean }, printProblems: (p: SvcError[]) => void): Promise<number> {
+  const [action, ...rest] = args;
+  const usage = `usage: ${prog} upstreams status [manifest] [--json] | ${prog} upstreams accept NAME [manifest] [--dry-run]`;
+  if ((action !== 'status' && action !== 'accept') || (action === 'status' && rest.length > 1) || (action === 'accept' && (rest.length < 1 || rest.length > 2))) {
+    process.stderr.write(`${prog} upstreams: ${action === undefined ? 'give an action' : action === 'status' || action === 'accept' ? 'wrong arguments' : `unknown action ${action}`}\n${usage}\n`);
+    return 2;
+  }
+  const file = (action === 'status' ? rest[0] : rest[1]) ?? 'svc.yaml';
+  let ctx: UpstreamsContext;
+  try {
+    ctx = await manifestContext(file);
+  } catch (e) {
+    if (e instanceof ManifestError) {
+      printProblems(e.problems);
+      return 1;
+    }
+    throw e;
+  }
+  return action === 'status' ? upstreamsStatus(ctx, !!flags.json) : upstreamsAccept(ctx, rest[0]!, !!flags.dryRun);
+}
+
+/** The manifest loaded as serve loads it; each upstream listed by connecting to it as the server does, then closed. */
+async function manifestContext(file: string): Promise<UpstreamsContext> {
+  const cfg = resolveConfig((await loadManifest(file, process.env)).config);
+  const specs = new Map((cfg.upstreams as UpstreamSpec[]).map((u) => [u.name, u]));
+  return {
+    manifestPath: cfg.manifest_path ?? resolve(file),
+    upstreams: [...specs.values()].map((u) => ({ name: u.name, pin: u.pin })),
+    async list(name) {
+      const spec = resolveUpstream(specs.get(name)!, cfg.base_dir);
+      const conn = new UpstreamConnection(spec, { log: logger, baseDir: cfg.base_dir, onListing: () => undefined });
+      try {
+        await conn.start();
+        const listing = conn.listing();
+        if (!listing) {
+          const st = conn.status();
+          throw new SvcError('UPSTREAM_UNAVAILABLE', `not listed within connect_timeout_ms (${spec.connect_timeout_ms} ms)${st.last_error ? `: ${st.last_error}` : ''}`, { data: { upstream: name, state: st.state } });
+        }
+        return shownListing(spec, listing);
+      } finally {
+        await conn.close();
+      }
+    },
+  };
+}
+
+/** What the commands need of a manifest: its path, its upstreams and a way to list one (as the server would import it). */
+export interface UpstreamsContext {
+  readonly manifestPath: string;
+  readonly upstreams: readonly { readonly name: string; readonly pin: boolean }[];
+  list(name: string): Promise<Listing>;
+}
+
+interface Out {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+const stdio: Out = { out: (l) => void process.stdout.write(l + '\n'), err: (l) => void process.stderr.write(l + '\n') };
+
+/** The lock, or a printed LOCK_INVALID / FILE_UNREADABLE and null. */
+function lockOrNull(file: string, io: Out): Lock | undefined | null {
+  try {
+    return readLock(file);
+  } catch (e) {
+    if (!isSvcError(e)) throw e;
+    io.err(e.format());
+    return null;
+  }
+}
+
+export async function upstreamsStatus(ctx: UpstreamsContext, json: boolean, io: Out = stdio): Promise<number> {
+  const lockFile = lockPathFor(ctx.manifestPath);
+  const lock = lockOrNull(lockFile, io);
+  if (lock === null) return 1;
+  const reports: Record<string, UpstreamPinReport | { pinned: false } | { pinned: true; error: Record<string, unknown> }> = {};
+  let failed = false;
+  let withheld = false;
+  for (const u of ctx.upstreams) {
+    if (!u.pin) {
+      reports[u.name] = { pinned: false };
+      if (!json) io.out(`${u.name}: not pinned — everything it lists is served (pin: true to pin it)`);
+      continue;
+    }
+    let listing: Listing;
+    try {
+      listing = await ctx.list(u.name);
+    } catch (e) {
+      failed = true;
+      const err = isSvcError(e) ? e : new SvcError('INTERNAL', (e as Error).message);
+      reports[u.name] = { pinned: true, error: err.toJSON() };
+      if (!json) io.out(`${u.name}: cannot be listed: ${err.code}: ${safe(err.message)}`);
+      continue;
+    }
+    const report = pinReport(true, pin(u.name, listing, lock));
+    reports[u.name] = report;
+    withheld ||= report.withheld.length > 0;
+    if (!json) reportLines(u.name, report).forEach((l) => io.out(l));
+  }
+  if (json) io.out(JSON.stringify({ lock_file: lockFile, lock_found: lock !== undefined, upstreams: reports }, null, 2));
+  else if (withheld) io.out(`review with: fastsvc upstreams accept NAME --dry-run; accept with: fastsvc upstreams accept NAME (rewrites ${shortPath(lockFile)})`);
+  return failed ? 1 : withheld ? 3 : 0;
+}
+
+export async function upstreamsAccept(ctx: UpstreamsContext, name: string, dryRun: boolean, io: Out = stdio): Promise<number> {
+  const u = ctx.upstreams.find((x) => x.name === name);
+  if (!u) {
+    io.err(`NOT_FOUND: no upstream named ${JSON.stringify(name)} in ${shortPath(ctx.manifestPath)} (upstreams: ${ctx.upstreams.map((x) => x.name).join(', ') || 'none'})`);
+    return 1;
+  }
+  const lockFile = lockPathFor(ctx.manifestPath);
+  const lock = lockOrNull(lockFile, io);
+  if (lock === null) {
+    io.err(`the lock file is left as it is: restore it (e.g. git checkout -- ${shortPath(lockFile)}) and accept again`);
+    return 1;
+  }
+  let listing: Listing;
+  try {
+    listing = await ctx.list(name);
+  } catch (e) {
+    if (!isSvcError(e)) throw e;
+    io.err(`${name}: cannot be listed: ${e.code}: ${safe(e.message)}`);
+    return 1;
+  }
+  const { entry, skipped } = lockEntryFor(listing);
+  const before = lock && Object.hasOwn(lock.upstreams, name) ? lock.upstreams[name] : undefined;
+  const changes = acceptChanges(before, entry);
+  const next = withUpstream(lock, name, entry);
+  changeLines(changes).forEach((l) => io.out(l));
+  for (const s of skipped) io.err(`${name}: not recorded: ${s.kind} ${JSON.stringify(safe(s.name))} (${s.reason}); it stays withheld`);
+  const unchanged = lock !== undefined && before !== undefined && serializeLock(next) === serializeLock(lock);
+  const counted = `${changes.filter((c) => c.change === 'added').length} added, ${changes.filter((c) => c.change === 'changed').length} changed, ${changes.filter((c) => c.change === 'removed').length} removed`;
+  if (unchanged) io.out(`${name}: nothing to accept — ${shortPath(lockFile)} already holds what it lists`);
+  else if (dryRun) io.out(`${name}: would accept ${counted} (--dry-run: ${shortPath(lockFile)} not written)`);
+  else {
+    writeLock(lockFile, next);
+    io.out(`${name}: accepted ${counted} into ${shortPath(lockFile)}${u.pin ? '' : ' (pin is false for this upstream: the lock applies once it is true)'}`);
+  }
+  return 0;
+}
+
+function shortPath(abs: string): string {
+  const rel = relative(process.cwd(), abs);
+  return rel && !rel.startsWith('..') ? rel : abs;
+}

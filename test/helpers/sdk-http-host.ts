@@ -1,0 +1,42 @@
+// Hosts a 1.x SDK MCP server over Streamable HTTP on 127.0.0.1 (port 0), a session per initialize:
+// the plumbing the recording and feature test upstreams share. `build` makes the server a new session
+// connects to; `peek` (optional) sees each request first and may return the POST body it read, which the
+// transport then takes parsed. An unknown session id gets 404 (MCP: start a new session).
+// close() ends every session, then every connection, then the listener.
+
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+
+interface Connectable {
+  connect(transport: StreamableHTTPServerTransport): Promise<void>;
+}
+
+export async function hostSdkServer(build: () => Connectable, peek?: (req: http.IncomingMessage) => Promise<unknown>): Promise<{ url: string; close(): Promise<void> }> {
+  const transports = new Map<string, StreamableHTTPServerTransport>();
+  const server = http.createServer(async (req, res) => {
+    const body = peek ? await peek(req) : undefined;
+    const sid = req.headers['mcp-session-id'];
+    let transport = typeof sid === 'string' ? transports.get(sid) : undefined;
+    if (!transport) {
+      if (sid) {
+        res.writeHead(404).end();
+        return;
+      }
+      transport = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (id) => void transports.set(id, transport!) });
+      await build().connect(transport);
+    }
+    await transport.handleRequest(req, res, body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    async close() {
+      for (const t of transports.values()) await t.close().catch(() => undefined);
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
