@@ -15,6 +15,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { checkIO, checkManifest, loadManifest } from '../manifest/index.js';
 import { manifestWarnings } from '../manifest/warnings.js';
+import { lockProblems } from '../manifest/lock-check.js';
 import { ManifestError, SvcError } from '../errors.js';
 import { serve } from '../server/serve.js';
 import { logger } from '../log.js';
@@ -60,13 +61,16 @@ options:
     usage: `${PROG} validate [manifest] [--json] [--no-io] [--network] [--allow-unset-env]`,
     help: `Checks the manifest (default ./svc.yaml) as serve would, without serving or any
 network call (unless --network). Exit 0 when valid; otherwise exit 1 and one line per problem on stderr:
-FILE:LINE:COL: CODE: message. Advice that does not fail it (TASK_ADVISED, SCOPE_ADVISED)
-is one line each: FILE:LINE:COL: warning: CODE: message.
+FILE:LINE:COL: CODE: message. Advice that does not fail it (TASK_ADVISED, SCOPE_ADVISED,
+LOCK_UPSTREAM_UNKNOWN) is one line each: FILE:LINE:COL: warning: CODE: message. With
+upstreams, the pin lock file beside the manifest (svc.lock.json) is checked too, as serve reads it
+(LOCK_INVALID at its own FILE:LINE:COL); a missing one is no problem.
 
 options:
   --json              print {valid, file, config_hash, problems, warnings, unset_env} on stdout
   --no-io             skip the checks that read other files: SQLite files and queries,
-                      exec programs (on PATH), content and secret files, fs roots, module files
+                      exec programs (on PATH), content and secret files, fs roots, module files,
+                      the pin lock file
   --network           also fetch each external issuer's discovery document and signing keys
                       (reachable, a key set without private keys, a key for its algorithms);
                       its introspection endpoint is never called
@@ -161,13 +165,15 @@ ${LOG_JSON_HELP}
   upstreams: {
     usage: `${PROG} upstreams (status [manifest] [--json] | accept NAME [manifest] [--dry-run])`,
     help: `The pin lock of upstream MCP servers with pin: true (the lock file beside the manifest:
-svc.lock.json for svc.yaml). Each pinned upstream is listed by connecting to it as serve does
+svc.lock.json for svc.yaml). Each upstream is listed by connecting to it as serve does
 (its command or url, headers and auth from the manifest, default ./svc.yaml); no running server
 is asked.
 
-  status        per upstream: definitions served, withheld (changed, new, unpinned, duplicate,
-                invalid) and removed. Exit 0 when nothing is withheld, 3 when something is,
-                1 when an upstream cannot be listed or the lock cannot be read
+  status        per pinned upstream: definitions served, withheld (changed, new, unpinned,
+                duplicate, invalid) and removed; per unpinned one: "not pinned", its state and
+                protocol version, and what it serves, kind by kind. Exit 0 when nothing is
+                withheld, 3 when something is, 1 when an upstream cannot be listed or the lock
+                cannot be read
   accept NAME   record upstream NAME's current definitions in the lock (atomically; other
                 upstreams' entries untouched) and print what was accepted: each added
                 definition whole, each changed one as a diff of its description and schemas.
@@ -325,9 +331,12 @@ async function cmdServe(file: string, flags: Values): Promise<number> {
 async function cmdValidate(file: string, flags: Values): Promise<number> {
   const checked = checkManifest(file, process.env, { allowUnsetEnv: !!flags['allow-unset-env'] });
   const problems = checked.plan && !flags['no-io'] ? await checkIO(checked.plan, file, checked.locate) : checked.problems;
+  const lock = checked.plan && !flags['no-io'] ? lockProblems(checked.plan.manifest, file) : undefined;
+  problems.push(...lock?.problems ?? []);
   if (flags.network && checked.plan && !problems.length) problems.push(...await (await import('./network.js')).issuerProblems(checked.plan, file, checked.locate));
   // Warnings print (stderr, or `warnings` in --json) and never change the exit code.
-  const warnings = checked.plan ? manifestWarnings(checked.plan.manifest, (p) => {
+  // Each in the manifest, but the lock's (in --json with the lock's `file`).
+  const warnings: { code: string; path: string; line: number; col: number; message: string; file?: string }[] = checked.plan ? manifestWarnings(checked.plan.manifest, (p) => {
     // locate() falls back to the nearest node that exists: a path the file omits lands on its parent.
     const here = checked.locate(p);
     const parent = checked.locate(p.slice(0, -1));
@@ -336,11 +345,12 @@ async function cmdValidate(file: string, flags: Values): Promise<number> {
     const at = checked.locate(w.path);
     return { ...w, path: '/' + w.path.join('/'), line: at.line, col: at.col };
   }) : [];
+  warnings.push(...lock?.warnings ?? []);
   if (flags.json) {
     process.stdout.write(JSON.stringify({ valid: problems.length === 0, file, config_hash: checked.hash, problems: problems.map((p) => p.toJSON()), warnings, unset_env: checked.unsetEnv }, null, 2) + '\n');
     return problems.length ? 1 : 0;
   }
-  for (const w of warnings) process.stderr.write(`${file}:${w.line}:${w.col}: warning: ${w.code}: ${w.message}\n`);
+  for (const w of warnings) process.stderr.write(`${w.file ?? file}:${w.line}:${w.col}: warning: ${w.code}: ${w.message}\n`);
   if (problems.length) {
     printProblems(problems);
     if (problems.some((p) => p.code === 'ENV_UNSET')) process.stderr.write('hint: --allow-unset-env validates the rest without these variables (in CI, for secrets set only where the server runs)\n');

@@ -1,10 +1,11 @@
 // `fastsvc upstreams status|accept`: the pin lock seen and rewritten from the command line.
-// Guarantees: each pinned upstream is listed afresh by connecting to it as the server does (the
-// command never asks a running server: no endpoint can hand out or rewrite the lock), and its
-// listing is judged by the same pin() the server applies, against the lock beside the manifest;
-// `status` prints per upstream what is served, withheld (and why) and removed, and exits 0 when
-// nothing is withheld, 3 when something is, 1 when an upstream cannot be listed or the lock
-// cannot be read; `accept NAME` records exactly the listing it prints the diff of (one listing,
+// Guarantees: each upstream is listed afresh by connecting to it as the server does (the
+// command never asks a running server: no endpoint can hand out or rewrite the lock), and a
+// pinned one's listing is judged by the same pin() the server applies, against the lock beside
+// the manifest; `status` prints per pinned upstream what is served, withheld (and why) and
+// removed, per unpinned one that it is not pinned, its state and what it serves, kind by kind;
+// it exits 0 when nothing is withheld, 3 when something is, 1 when an upstream cannot be listed
+// or the lock cannot be read; `accept NAME` records exactly the listing it prints the diff of (one listing,
 // never a second read), writes the lock atomically and only when it changes, and never touches
 // another upstream's entry; a corrupt lock is LOCK_INVALID and is not overwritten (restore it
 // from version control) — nothing is ever written from a lock that could not be read.
@@ -21,7 +22,7 @@ import { acceptChanges, changeLines, safe } from '../upstreams/accept-diff.js';
 import { lockPathFor, readLock, serializeLock, withUpstream, writeLock, type Lock } from '../upstreams/lock-file.js';
 import { lockEntryFor, pin } from '../upstreams/pin-listing.js';
 import { pinReport, reportLines, type UpstreamPinReport } from '../upstreams/pin-report.js';
-import type { Listing } from '../upstreams/pinned-definitions.js';
+import { KINDS, type ListName, type Listing } from '../upstreams/pinned-definitions.js';
 
 /** `fastsvc upstreams status [manifest]` and `fastsvc upstreams accept NAME [manifest]`, flags --json and --dry-run. */
 export async function cmdUpstreams(prog: string, args: readonly string[], flags: { json?: boolean; dryRun?: boolean }, printProblems: (p: SvcError[]) => void): Promise<number> {
@@ -58,11 +59,11 @@ async function manifestContext(file: string): Promise<UpstreamsContext> {
       try {
         await conn.start();
         const listing = conn.listing();
+        const st = conn.status();
         if (!listing) {
-          const st = conn.status();
           throw new SvcError('UPSTREAM_UNAVAILABLE', `not listed within connect_timeout_ms (${spec.connect_timeout_ms} ms)${st.last_error ? `: ${st.last_error}` : ''}`, { data: { upstream: name, state: st.state } });
         }
-        return shownListing(spec, listing);
+        return { listing: shownListing(spec, listing), state: st.state, ...(st.protocol_version && { protocol_version: st.protocol_version }) };
       } finally {
         await conn.close();
       }
@@ -74,7 +75,35 @@ async function manifestContext(file: string): Promise<UpstreamsContext> {
 export interface UpstreamsContext {
   readonly manifestPath: string;
   readonly upstreams: readonly { readonly name: string; readonly pin: boolean }[];
-  list(name: string): Promise<Listing>;
+  list(name: string): Promise<Listed>;
+}
+
+/** An upstream listed: what expose shows of it, and its connection's state once listed. */
+export interface Listed {
+  readonly listing: Listing;
+  readonly state: string;
+  readonly protocol_version?: string;
+}
+
+/** An unpinned upstream as status reports it: everything it lists is served. */
+interface UnpinnedReport {
+  readonly pinned: false;
+  readonly state: string;
+  readonly protocol_version?: string;
+  readonly served: number;
+  readonly counts: Readonly<Record<ListName, number>>;
+}
+
+function unpinnedReport(l: Listed): UnpinnedReport {
+  const counts = Object.fromEntries(KINDS.map((k) => [k.list, l.listing[k.list]?.length ?? 0])) as Record<ListName, number>;
+  return { pinned: false, state: l.state, ...(l.protocol_version && { protocol_version: l.protocol_version }), served: Object.values(counts).reduce((a, b) => a + b, 0), counts };
+}
+
+const KIND_WORDS: Record<ListName, string> = { tools: 'tool', resources: 'resource', templates: 'resource template', prompts: 'prompt' };
+
+function unpinnedLine(name: string, r: UnpinnedReport): string {
+  const kinds = KINDS.map((k) => `${r.counts[k.list]} ${KIND_WORDS[k.list]}${r.counts[k.list] === 1 ? '' : 's'}`).join(', ');
+  return `${name}: not pinned — ${r.state}${r.protocol_version ? ` (${r.protocol_version})` : ''}, ${r.served} served: ${kinds}; everything it lists is served (pin: true to pin it)`;
 }
 
 interface Out {
@@ -99,26 +128,27 @@ export async function upstreamsStatus(ctx: UpstreamsContext, json: boolean, io: 
   const lockFile = lockPathFor(ctx.manifestPath);
   const lock = lockOrNull(lockFile, io);
   if (lock === null) return 1;
-  const reports: Record<string, UpstreamPinReport | { pinned: false } | { pinned: true; error: Record<string, unknown> }> = {};
+  const reports: Record<string, UpstreamPinReport | UnpinnedReport | { pinned: boolean; error: Record<string, unknown> }> = {};
   let failed = false;
   let withheld = false;
   for (const u of ctx.upstreams) {
-    if (!u.pin) {
-      reports[u.name] = { pinned: false };
-      if (!json) io.out(`${u.name}: not pinned — everything it lists is served (pin: true to pin it)`);
-      continue;
-    }
-    let listing: Listing;
+    let listed: Listed;
     try {
-      listing = await ctx.list(u.name);
+      listed = await ctx.list(u.name);
     } catch (e) {
       failed = true;
       const err = isSvcError(e) ? e : new SvcError('INTERNAL', (e as Error).message);
-      reports[u.name] = { pinned: true, error: err.toJSON() };
+      reports[u.name] = { pinned: u.pin, error: err.toJSON() };
       if (!json) io.out(`${u.name}: cannot be listed: ${err.code}: ${safe(err.message)}`);
       continue;
     }
-    const report = pinReport(true, pin(u.name, listing, lock));
+    if (!u.pin) {
+      const report = unpinnedReport(listed);
+      reports[u.name] = report;
+      if (!json) io.out(unpinnedLine(u.name, report));
+      continue;
+    }
+    const report = pinReport(true, pin(u.name, listed.listing, lock));
     reports[u.name] = report;
     withheld ||= report.withheld.length > 0;
     if (!json) reportLines(u.name, report).forEach((l) => io.out(l));
@@ -142,7 +172,7 @@ export async function upstreamsAccept(ctx: UpstreamsContext, name: string, dryRu
   }
   let listing: Listing;
   try {
-    listing = await ctx.list(name);
+    listing = (await ctx.list(name)).listing;
   } catch (e) {
     if (!isSvcError(e)) throw e;
     io.err(`${name}: cannot be listed: ${e.code}: ${safe(e.message)}`);

@@ -62,16 +62,24 @@ export interface Catalog {
   readonly listPageSize?: number;
   /**
    * Capabilities a pinned upstream lists that are not served until the operator accepts them
-   * (upstreams/pin.ts), keyed tool:NAME / prompt:NAME / resource:URI: a call names them CAPABILITY_WITHHELD.
+   * (upstreams/pin.ts), keyed tool:NAME / prompt:NAME / resource:URI / template:URI_TEMPLATE: a call
+   * names them CAPABILITY_WITHHELD (withheldOf()).
    */
-  readonly withheld?: ReadonlyMap<string, { readonly upstream: string; readonly reason: string }>;
+  readonly withheld?: ReadonlyMap<string, Withheld>;
+  /** The withheld templates' matchers, so that a read of a URI one of them matches is told it is withheld. */
+  readonly withheldTemplates?: readonly (Withheld & { readonly regex: RegExp })[];
+}
+
+export interface Withheld {
+  readonly upstream: string;
+  readonly reason: string;
 }
 
 export const EMPTY_SCHEMA: JsonSchemaObject = Object.freeze({ type: 'object', properties: {} }) as JsonSchemaObject;
 
 export { newInputAjv, type InputCompiler } from './input-schemas.js';
 
-export function buildCatalog(svc: FastSvc, opts: { hash?: string; listPageSize?: number; withheld?: Catalog['withheld'] } = {}): Catalog {
+export function buildCatalog(svc: FastSvc, opts: { hash?: string; listPageSize?: number; withheld?: ReadonlyMap<string, Withheld> } = {}): Catalog {
   const validators = new InputValidators();
   const tools = new Map<string, ToolEntry>();
   for (const def of svc.tools.values()) {
@@ -133,6 +141,10 @@ export function buildCatalog(svc: FastSvc, opts: { hash?: string; listPageSize?:
     prompts.set(def.name, Object.freeze({ def, ...guarded(def.required_scopes, def.limits), wire }));
   }
 
+  const withheldTemplates = [...opts.withheld ?? []].flatMap(([key, w]) => (key.startsWith('template:')
+    ? [Object.freeze({ ...w, regex: compileUriTemplate(key.slice('template:'.length)).regex })]
+    : []));
+
   const hash = opts.hash ?? createHash('sha256').update(JSON.stringify({
     t: [...tools.values()].map((t) => [t.wire, t.def.required_scopes ?? [], t.def.bind ?? {}]),
     r: [...resources.values(), ...templates].map((r) => [r.wire, r.def.required_scopes ?? []]),
@@ -149,7 +161,16 @@ export function buildCatalog(svc: FastSvc, opts: { hash?: string; listPageSize?:
     tools, resources, templates: Object.freeze(templates), prompts, hash,
     ...(opts.listPageSize !== undefined && { listPageSize: opts.listPageSize }),
     ...(opts.withheld?.size && { withheld: opts.withheld }),
+    ...(withheldTemplates.length && { withheldTemplates: Object.freeze(withheldTemplates) }),
   });
+}
+
+/** Why the capability `key` (tool:NAME, prompt:NAME, resource:URI) is withheld, or undefined when it is not; a URI also through a withheld template that matches it. */
+export function withheldOf(cat: Catalog, key: string): Withheld | undefined {
+  const exact = cat.withheld?.get(key);
+  if (exact || !cat.withheldTemplates || !key.startsWith('resource:')) return exact;
+  const uri = key.slice('resource:'.length);
+  return cat.withheldTemplates.find((t) => t.regex.test(uri));
 }
 
 /** RFC 6570 level 1: `{var}` matches one path segment. */

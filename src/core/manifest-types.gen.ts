@@ -1506,9 +1506,13 @@ export interface Upstream {
    */
   max_bytes?: number | string;
   /**
-   * How often the capability lists are read again when the upstream does not announce list changes (listChanged), or speaks MCP 2026-07-28 (whose list changes reach only a subscriptions/listen stream, which fastsvc does not open); 0: never.
+   * How often the capability lists are read again when the upstream does not announce list changes: on 2025-11-25 it declares no listChanged; on 2026-07-28 its subscriptions/listen stream (which fastsvc keeps open) does not carry them, or cannot be opened; 0: never.
    */
   poll_ms?: number;
+  /**
+   * 2026-07-28 upstreams: the most input_required rounds one call goes through (each round's questions asked of that call's caller) before it fails with BACKEND_FAILED (reason too_many_rounds).
+   */
+  max_input_rounds?: number;
   /**
    * Reconnecting after the upstream is lost (a stdio child that exited, an HTTP upstream that does not answer): the first wait, doubled after each failed attempt up to max_ms. Calls meanwhile fail with UPSTREAM_UNAVAILABLE.
    */

@@ -4,6 +4,7 @@
 
 import type { Logger } from 'pino';
 import type { RequestScope } from './request-scope.js';
+import type { CredentialKind } from './credential-kind.js';
 
 /** Who is calling, after authentication. Immutable for the life of a request. */
 export interface Principal {
@@ -133,6 +134,8 @@ export interface ToolDef {
   task?: TaskSupport;
   /** MCP 2026-07-28 tasks: the handler asks in input_required rounds until channel.startTask() (see the schema). */
   ask_before_task?: boolean;
+  /** The kind of credential a call sends its backend (an http backend's or an upstream's `auth`), for explain; never the credential. */
+  credential?: CredentialKind;
   handler: ToolHandler;
 }
 
@@ -161,6 +164,8 @@ export interface ResourceDef {
   watch?: (uri: string, onUpdated: () => void) => () => void;
   /** Completion of a template variable by its source (an upstream's template); absent: none. */
   complete?: Completer;
+  /** The kind of credential a read sends its backend (an http backend's or an upstream's `auth`), for explain; never the credential. */
+  credential?: CredentialKind;
 }
 
 /** completion/complete's answer: at most 100 values. */
@@ -191,4 +196,6 @@ export interface PromptDef {
   get: (args: Record<string, string>, ctx: CallContext) => Promise<PromptMessage[]> | PromptMessage[];
   /** Completion of an argument by the prompt's source (an upstream's prompt), instead of the declared `values`. */
   complete?: Completer;
+  /** The kind of credential a get sends its source (an upstream's `auth`), for explain; never the credential. */
+  credential?: CredentialKind;
 }

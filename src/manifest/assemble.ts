@@ -24,6 +24,7 @@ import type { BackendEnv, BackendFn } from '../runtime/backends/types.js';
 import type { SvcServerConfig } from '../core/config.js';
 import type { Plan } from './compile.js';
 import type { Prompt, Resource, Tool } from '../core/manifest-types.gen.js';
+import { credentialKind } from '../core/credential-kind.js';
 import { resolveUpstream, type UpstreamSpec } from '../upstreams/spec.js';
 import { callCredentials, connectionCredential } from '../upstreams/credentials.js';
 
@@ -84,6 +85,7 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
       ...(t.module !== undefined && { timeout_ms: t.timeout_ms }),
       task: t.task,
       ask_before_task: t.ask_before_task,
+      ...(t.http?.auth && { credential: credentialKind(t.http.auth) }),
       handler,
     });
   });
@@ -191,7 +193,7 @@ async function under<T>(at: string, build: () => T | Promise<T>): Promise<T> {
 }
 
 function resourceMeta(r: Resource) {
-  return { uri: r.uri, uri_template: r.uri_template, name: r.name, title: r.title, description: r.description, mime_type: r.mime_type, required_scopes: [...(r.required_scopes ?? [])], cache: r.cache, ...(r.limits && { limits: r.limits }) };
+  return { uri: r.uri, uri_template: r.uri_template, name: r.name, title: r.title, description: r.description, mime_type: r.mime_type, required_scopes: [...(r.required_scopes ?? [])], cache: r.cache, ...(r.limits && { limits: r.limits }), ...(r.http?.auth && { credential: credentialKind(r.http.auth) }) };
 }
 
 async function resourceReader(r: Resource, env: BackendEnv): Promise<(uri: string, vars: Record<string, string>, ctx: CallContext) => Promise<ResourceContents[]>> {

@@ -13,6 +13,8 @@
 // route. Declaring scopes, `annotations.readOnlyHint: true` (the operator says it only reads;
 // not believed of an fs write), or an explicit `required_scopes: []` (open on purpose) is the
 // operator's answer: no warning. Resources and prompts are reads and never warned about.
+//
+// LOCK_UPSTREAM_UNKNOWN is about the pin lock file, not the manifest: lock-check.ts gives it.
 
 import type { SvcManifest, Tool } from '../core/manifest-types.gen.js';
 import { CALL_ROUTES } from '../core/config.js';
@@ -24,6 +26,7 @@ export const TASK_ADVISED_AFTER_MS = 60_000;
 export const WARNINGS = {
   TASK_ADVISED: 'A tool that needs an `*.admin` or `*.write` scope, or whose backend may run longer than 60 s, does not say whether it runs as a task: declare `task: required` (callers can follow and cancel it) or `task: forbidden`.',
   SCOPE_ADVISED: 'On a server that serves people other than its operator (people sign in, an enterprise identity provider, or a public call route reachable from other machines), a tool that may change something declares no `required_scopes`: declare scopes, `annotations.readOnlyHint: true` if it only reads, or `required_scopes: []` to leave it open on purpose.',
+  LOCK_UPSTREAM_UNKNOWN: 'The pin lock file beside the manifest (`svc.lock.json`) has an entry for an upstream the manifest does not declare (renamed or removed): it serves nothing, and `fastsvc upstreams accept` leaves it; remove the entry by hand, or restore the upstream. Reported at the entry\'s line in the lock file.',
 } as const;
 
 export interface Warning {

@@ -6,7 +6,7 @@
 // running server cannot apply live, so nothing in an edit is silently ignored.
 
 import { isDeepStrictEqual } from 'node:util';
-import type { Catalog, Guarded } from '../core/catalog.js';
+import type { Catalog, PromptEntry, ResourceEntry, ToolEntry } from '../core/catalog.js';
 import type { ResolvedConfig } from '../core/config.js';
 import type { SvcManifest } from '../core/manifest-types.gen.js';
 
@@ -39,8 +39,8 @@ export function isEmptyChange(c: CapabilityChanges): boolean {
 }
 
 /** Every capability of a catalog by id (`tool:NAME`, `resource:URI`, `prompt:NAME`), sorted. */
-export function entries(c: Catalog): [string, Guarded][] {
-  const out: [string, Guarded][] = [];
+export function entries(c: Catalog): [string, ToolEntry | ResourceEntry | PromptEntry][] {
+  const out: [string, ToolEntry | ResourceEntry | PromptEntry][] = [];
   for (const [name, t] of c.tools) out.push([`tool:${name}`, t]);
   for (const [uri, r] of c.resources) out.push([`resource:${uri}`, r]);
   for (const r of c.templates) out.push([`resource:${r.def.uri_template}`, r]);

@@ -6,6 +6,7 @@
 // the binding, the quota or the public route involved; nothing here reads a credential.
 
 import type { Catalog, Guarded } from '../core/catalog.js';
+import type { CredentialKind } from '../core/credential-kind.js';
 import type { Principal } from '../core/types.js';
 import { summarize } from './input-errors.js';
 import { canSee, decideCall, principalValue, render, type Denial } from './scopes.js';
@@ -21,6 +22,8 @@ export interface Verdict {
   /** yes; no; `for some arguments` (a tenant-bound scope the caller holds for some values only); `as a task` (task: required). */
   callable: 'yes' | 'no' | 'for some arguments' | 'as a task';
   reasons: string[];
+  /** The kind of credential a call sends its backend (an http backend's or an upstream's `auth`); never the credential. */
+  credential?: CredentialKind;
 }
 
 export interface Explanation {
@@ -47,7 +50,7 @@ export const EXPLAIN_ANY_SCOPE = 'svc.explain';
 export function explainView(cat: Catalog, p: Principal, ctx: ExplainContext): Explanation {
   return {
     principal: { sub: p.sub, kind: p.kind, ...(p.issuer && { issuer: p.issuer }), scopes: [...p.scopes].sort(), ...(p.claims && { claims: { ...p.claims } }) },
-    capabilities: entries(cat).map(([id, g]) => verdict(cat, id, g, p, ctx)),
+    capabilities: entries(cat).map(([id, g]) => ({ ...verdict(cat, id, g, p, ctx), ...(g.def.credential && { credential: g.def.credential }) })),
   };
 }
 
@@ -143,6 +146,6 @@ export function formatView(e: Explanation): string {
   const claims = pr.claims ? ` · claims ${Object.entries(pr.claims).map(([k, v]) => `${k}=${v}`).join(' ')}` : '';
   const head = `principal ${pr.sub} (${pr.kind}${pr.issuer ? ` ${pr.issuer}` : ''}) · scopes ${pr.scopes.join(' ') || '(none)'}${claims}`;
   const w = Math.max(...e.capabilities.map((c) => c.id.length), 10);
-  const lines = e.capabilities.map((c) => `${c.id.padEnd(w)}  ${(c.visible ? 'visible' : 'hidden').padEnd(7)}  ${('callable: ' + c.callable).padEnd(28)}  ${c.reasons.join('; ')}`);
+  const lines = e.capabilities.map((c) => `${c.id.padEnd(w)}  ${(c.visible ? 'visible' : 'hidden').padEnd(7)}  ${('callable: ' + c.callable).padEnd(28)}  ${[...c.reasons, ...(c.credential ? [`credential to its backend: ${c.credential}`] : [])].join('; ')}`);
   return [head, ...lines].join('\n');
 }

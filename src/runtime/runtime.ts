@@ -17,7 +17,7 @@
 
 import { Context } from '../core/call-context.js';
 import { SvcError } from '../errors.js';
-import { findResource, type Catalog, type Guarded, type ToolEntry } from '../core/catalog.js';
+import { findResource, withheldOf, type Catalog, type Guarded, type ToolEntry } from '../core/catalog.js';
 import type { CallContext, Completion, Principal, PromptMessage, ResourceContents, ToolDef, ToolResult } from '../core/types.js';
 import { canSee, decideCall } from '../policy/scopes.js';
 import { decideTool, type TaskAsk, type ToolVerdict } from '../policy/decision.js';
@@ -413,9 +413,9 @@ function isToolResult(v: unknown): v is ToolResult {
   return v !== null && typeof v === 'object' && Array.isArray((v as ToolResult).content);
 }
 
-/** NOT_FOUND, or CAPABILITY_WITHHELD when a pinned upstream lists the capability but the operator has not accepted it as it is. */
+/** NOT_FOUND, or CAPABILITY_WITHHELD when a pinned upstream lists the capability (or, for a URI, a template matching it) but the operator has not accepted it as it is. */
 function notServed(cat: Catalog, key: string, notFound: string, data?: Record<string, unknown>): SvcError {
-  const w = cat.withheld?.get(key);
+  const w = withheldOf(cat, key);
   if (!w) return new SvcError('NOT_FOUND', notFound, data && { data });
   return new SvcError('CAPABILITY_WITHHELD', `${key} is withheld: upstream ${w.upstream} lists it ${w.reason === 'changed' ? 'changed since it was accepted' : w.reason === 'new' || w.reason === 'unpinned' ? 'but it was never accepted' : 'in a form that cannot be pinned'}; the operator reviews it with fastsvc upstreams accept ${w.upstream}`, { data: { ...data, upstream: w.upstream, reason: w.reason } });
 }

@@ -10,6 +10,7 @@
 // credential whose header `headers` also sets.
 
 import type { OutboundAuth, Upstream } from '../core/manifest-types.gen.js';
+import { credentialKind } from '../core/credential-kind.js';
 
 export interface UpstreamAuthProblem {
   /** Below the upstream entry. */
@@ -55,5 +56,5 @@ export function upstreamAuthProblems(u: Upstream): UpstreamAuthProblem[] {
 }
 
 function kind(a: OutboundAuth): string {
-  return Object.keys(a)[0]!;
+  return credentialKind(a)!;
 }

@@ -7,10 +7,15 @@
 // client; an answer larger than max_bytes fails (BACKEND_FAILED, too_large) and is never held whole;
 // while the upstream is not connected, calls fail at once with UPSTREAM_UNAVAILABLE; a lost
 // connection (a child that exited; an HTTP upstream whose request failed below HTTP or answered 404,
-// its session forgotten as a restarted server's is — that call fails UPSTREAM_UNAVAILABLE too) is re-made with doubling waits between
+// its session forgotten as a restarted server's is — that call fails UPSTREAM_UNAVAILABLE too — or
+// whose answer broke below HTTP as it arrived, body-watch.ts: every call in flight fails so at once) is re-made with doubling waits between
 // restart.min_ms and restart.max_ms, for as long as fastsvc runs; the listing (tools, resources,
-// templates, prompts) is read at each connect, on the upstream's list_changed and every poll_ms
-// when it announces none (or speaks 2026-07-28, whose list_changed needs a listen stream not opened here), and `onListing` is told only when it differs; the upstream's progress
+// templates, prompts) is read at each connect, on the upstream's list_changed (a 2026-07-28 upstream
+// tells it on the subscriptions/listen stream listen-stream.ts keeps open, opened again after a
+// reconnect, and the lists are read again when it opens after a gap) and every poll_ms while it
+// announces none (2025-11-25: no listChanged; 2026-07-28: no stream carrying every kind it serves),
+// and `onListing` is told only when it differs; a 2026-07-28 upstream's questions (input_required)
+// are answered inside the call that got them (question-rounds.ts); the upstream's progress
 // and log notifications and its elicitation/sampling requests go to the call they belong to: exactly,
 // over HTTP, when they come on the SSE stream of that call's POST (related-stream.ts marks them);
 // otherwise (stdio, or the session's GET stream: the wire does not say) only while exactly one call
@@ -19,9 +24,10 @@
 // notification is dropped; nothing of the caller's credentials is ever sent (the transport carries
 // only the manifest's own headers and credentials.ts's: a call's own credential, resolved for its
 // caller before it takes a slot, or else the upstream's `auth`); close() ends the connection and
-// the child's group. Resources watched through watch() are subscribed upstream (2025-11-25
-// upstreams announcing subscribe; resource-watch.ts keeps one subscription per URI, renewed at
-// each connect) and their notifications/resources/updated reach the watchers.
+// the child's group. Resources watched through watch() are subscribed upstream (resource-watch.ts
+// keeps one subscription per URI, renewed at each connect: resources/subscribe on a 2025-11-25
+// upstream announcing subscribe, the listen stream's resourceSubscriptions on a 2026-07-28 one) and
+// their notifications/resources/updated reach the watchers.
 
 import { randomUUID } from 'node:crypto';
 import { Client, ProtocolError, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
@@ -35,11 +41,14 @@ import { abortedError, byteLimit, timeoutError } from '../runtime/backends/commo
 import { packageVersion } from '../util/package-root.js';
 import type { OutboundCredential } from '../auth/outbound/index.js';
 import { cappedFetch } from './capped-fetch.js';
+import { ListenStream } from './listen-stream.js';
 import { CALL_HEADER, untag } from './related-stream.js';
-import { ResourceWatches } from './resource-watch.js';
+import { ResourceWatches, type WatchLink } from './resource-watch.js';
 import { connectionCredential, credentialedFetch, outsideCall, withCallHeader } from './credentials.js';
 import { DirectCalls, type ProgressParams } from './direct-calls.js';
 import { upstreamGone } from './gone.js';
+import { watchBodies } from './body-watch.js';
+import { requestWithQuestions } from './question-rounds.js';
 import { Slots } from './slots.js';
 import { GroupStdioTransport, TOO_LARGE_RPC } from './stdio-transport.js';
 import { toolResult } from './tool-result.js';
@@ -85,6 +94,8 @@ export interface ConnectionOptions {
 
 export class UpstreamConnection {
   readonly spec: UpstreamSpec;
+  /** What question-rounds.ts needs of this upstream's settings. */
+  readonly rounds: { upstream: string; maxRounds: number };
   readonly #opts: ConnectionOptions;
   readonly #log: Logger;
   readonly #slots: Slots;
@@ -109,11 +120,14 @@ export class UpstreamConnection {
   #backoff: number;
   #timer?: NodeJS.Timeout;
   #poll?: NodeJS.Timeout;
+  /** The subscriptions/listen stream of a 2026-07-28 connection. */
+  #listen?: ListenStream;
   #relisting?: Promise<void>;
   #relistAgain = false;
 
   constructor(spec: UpstreamSpec, opts: ConnectionOptions) {
     this.spec = spec;
+    this.rounds = { upstream: spec.name, maxRounds: spec.max_input_rounds };
     this.#opts = opts;
     this.#log = opts.log.child({ upstream: spec.name });
     this.#slots = new Slots(spec.max_in_flight);
@@ -177,13 +191,13 @@ export class UpstreamConnection {
   /**
    * tools/call for ctx's caller, bounded as #bounded says, the upstream's progress passed to ctx's channel: on the
    * 2025-era wire a direct request (direct-calls.ts: its answer's size taken as read, its shape by tool-result.ts),
-   * else the client's callTool.
+   * else the client's request with the upstream's questions asked of ctx's caller (question-rounds.ts).
    */
   callTool(ctx: CallContext, params: { name: string; arguments: Record<string, unknown> }, timeoutMs = this.spec.timeout_ms, credential?: OutboundCredential): Promise<ToolResult> {
     const onprogress = (p: ProgressParams) => void ctx.channel.progress(p.progress, p.total, p.message).catch(() => undefined);
     return this.#measured('tools/call', () => this.#bounded(ctx, async (client, abort, headers, direct) => direct
       ? toolResult(await direct.request('tools/call', params, abort, headers, onprogress))
-      : this.#capped(await client.callTool(params, { signal: abort.signal, timeout: timeoutMs, headers, onprogress }) as ToolResult), timeoutMs, credential));
+      : this.#capped(await requestWithQuestions<ToolResult>(client, ctx, 'tools/call', params, { signal: abort.signal, timeout: timeoutMs, headers, onprogress, ...this.rounds })), timeoutMs, credential));
   }
 
   /** `run`, reported to onCall (its method, seconds and outcome) when there is one. */
@@ -259,7 +273,8 @@ export class UpstreamConnection {
   async close(): Promise<void> {
     this.#state = 'closed';
     clearTimeout(this.#timer);
-    clearInterval(this.#poll);
+    this.#polling(undefined);
+    this.#listen?.close();
     const client = this.#client;
     this.#client = undefined;
     this.#direct = undefined;
@@ -324,6 +339,8 @@ export class UpstreamConnection {
     const client = new Client({ name: 'fastsvc', version: packageVersion() }, {
       capabilities: { elicitation: {}, sampling: {} },
       versionNegotiation: { mode: 'auto', probe: { timeoutMs: ms } },
+      // A 2026 upstream's questions are asked by the call that got them (question-rounds.ts), never by the SDK for no one in particular.
+      inputRequired: { autoFulfill: false },
     });
     client.setRequestHandler('elicitation/create', (req) => this.#ask('elicitation/create', req.params as Record<string, unknown>) as never);
     client.setRequestHandler('sampling/createMessage', (req) => this.#ask('sampling/createMessage', req.params as Record<string, unknown>) as never);
@@ -335,47 +352,75 @@ export class UpstreamConnection {
       client.setNotificationHandler(`notifications/${kind}/list_changed`, () => void this.#relist(client));
     }
     client.setNotificationHandler('notifications/resources/updated', (n) => this.#watches.updated(n.params.uri));
-    const transport = this.#transport();
+    const transport = this.#transport(() => this.#gone(client));
+    let listen: ListenStream | undefined;
     try {
       await client.connect(transport, { timeout: ms });
+      // Open before the lists are read, so no change between the two goes unheard.
+      if (client.getProtocolEra() === 'modern') await (listen = this.#listenOn(client)).start();
       await this.#read(client);
     } catch (e) {
+      listen?.close();
       await client.close().catch(() => undefined);
       throw e;
     }
     if (this.#state === 'closed') {
+      listen?.close();
       await client.close().catch(() => undefined);
       return;
     }
     client.onclose = () => this.#lost(client);
     this.#client = client;
     this.#direct = client.getProtocolEra() === 'legacy' ? new DirectCalls(transport, this.#maxBytes) : undefined;
+    this.#listen = listen;
     this.#state = 'ready';
     this.#lastError = undefined;
     this.#log.info({ event: 'upstream.connected', protocol_version: client.getNegotiatedProtocolVersion(), ...this.#counts() }, `upstream ${this.spec.name} connected (${client.getNegotiatedProtocolVersion()})`);
+    if (listen) {
+      this.#watches.resubscribe(listenLink(listen));
+      this.#polling(listen.covered ? undefined : client);
+      return;
+    }
     const caps = client.getServerCapabilities() ?? {};
-    const subscribes = caps.resources?.subscribe && client.getNegotiatedProtocolVersion() !== '2026-07-28';
-    this.#watches.resubscribe(subscribes ? {
+    this.#watches.resubscribe(caps.resources?.subscribe ? {
       subscribe: (uri) => client.subscribeResource({ uri }, { timeout: ms }),
       unsubscribe: (uri) => client.unsubscribeResource({ uri }, { timeout: ms }),
     } : undefined);
-    // On 2026-07-28 an upstream's list_changed travels only on a subscriptions/listen stream, which this
-    // connection does not open: such an upstream is polled like one that announces nothing.
-    const announces = client.getNegotiatedProtocolVersion() !== '2026-07-28'
-      && (['tools', 'resources', 'prompts'] as const).every((k) => !caps[k] || (caps[k] as { listChanged?: boolean }).listChanged);
-    if (!announces && this.spec.poll_ms > 0) {
-      this.#poll = setInterval(() => void this.#relist(client), this.spec.poll_ms);
-      this.#poll.unref();
-    }
+    const announces = (['tools', 'resources', 'prompts'] as const).every((k) => !caps[k] || (caps[k] as { listChanged?: boolean }).listChanged);
+    this.#polling(announces ? undefined : client);
   }
 
-  #transport(): Transport {
+  /** A 2026-07-28 connection's listen stream: its list changes and watched URIs, polling while it does not carry every list. */
+  #listenOn(client: Client): ListenStream {
+    return new ListenStream(client, {
+      log: this.#log,
+      uris: () => this.#watches.uris(),
+      timeoutMs: this.spec.connect_timeout_ms,
+      restart: { min_ms: this.spec.restart.min_ms!, max_ms: this.spec.restart.max_ms! },
+      onGap: () => void this.#relist(client),
+      onCoverage: (covered) => {
+        if (client === this.#client) this.#polling(covered ? undefined : client);
+      },
+    });
+  }
+
+  /** Polls `client`'s lists every poll_ms (none: stops). */
+  #polling(client: Client | undefined): void {
+    clearInterval(this.#poll);
+    this.#poll = undefined;
+    if (!client || this.spec.poll_ms === 0) return;
+    this.#poll = setInterval(() => void this.#relist(client), this.spec.poll_ms);
+    this.#poll.unref();
+  }
+
+  /** onGone: an answer's body broke below HTTP (body-watch.ts), as when the upstream dies with a call in flight. */
+  #transport(onGone: () => void): Transport {
     const s = this.spec;
     const maxLine = this.#maxBytes + ENVELOPE;
     if (s.command) return new GroupStdioTransport({ program: s.command[0], args: s.command.slice(1), cwd: s.cwd, env: s.env ?? {}, maxLine });
     const transport: StreamableHTTPClientTransport = new StreamableHTTPClientTransport(new URL(s.url!), {
       requestInit: { headers: { ...s.headers } },
-      fetch: credentialedFetch(cappedFetch(maxLine, (id) => transport.onmessage?.({ jsonrpc: '2.0', id, error: { code: TOO_LARGE_RPC, message: `the answer is larger than ${maxLine} bytes` } })), this.#credential),
+      fetch: credentialedFetch(watchBodies(cappedFetch(maxLine, (id) => transport.onmessage?.({ jsonrpc: '2.0', id, error: { code: TOO_LARGE_RPC, message: `the answer is larger than ${maxLine} bytes` } })), onGone), this.#credential),
     });
     return transport;
   }
@@ -384,7 +429,9 @@ export class UpstreamConnection {
     if (client !== this.#client || this.#state === 'closed') return;
     this.#client = undefined;
     this.#direct = undefined;
-    clearInterval(this.#poll);
+    this.#polling(undefined);
+    this.#listen?.close();
+    this.#listen = undefined;
     this.#watches.resubscribe(undefined);
     this.#state = 'restarting';
     this.#restarts++;
@@ -442,7 +489,8 @@ export class UpstreamConnection {
   }
 
   /**
-   * An upstream's question (elicitation, sampling) asked of the caller whose call is in flight. When the
+   * A 2025-11-25 upstream's question (elicitation, sampling; a 2026-07-28 one asks in its answer, see
+   * question-rounds.ts) asked of the caller whose call is in flight. When the
    * caller cannot answer now — a 2026-07-28 client, asked in an input_required round — the call in flight
    * is cancelled upstream and the round goes back to the caller; its next round calls the upstream again.
    */
@@ -468,4 +516,15 @@ export class UpstreamConnection {
 
 function tooLarge(max: number): SvcError {
   return new SvcError('BACKEND_FAILED', `${KIND} backend: answer larger than ${max} bytes`, { data: { reason: 'too_large', max_bytes: max } });
+}
+
+/** Watching a URI of a 2026-07-28 upstream: a listen stream whose filter names it (subscribe fails when the upstream does not honour it). */
+function listenLink(listen: ListenStream): WatchLink {
+  return {
+    subscribe: async (uri) => {
+      await listen.refresh();
+      if (!listen.honored()?.resourceSubscriptions?.includes(uri)) throw new Error(`the upstream's listen stream does not carry updates of ${uri}`);
+    },
+    unsubscribe: () => listen.refresh(),
+  };
 }

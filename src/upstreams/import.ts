@@ -11,8 +11,9 @@
 // and each withheld one is named in `withheld` under the name fastsvc would serve it by.
 // Input schemas, output schemas, annotations and results are the upstream's, carried as they are.
 // Each call carries the credential `creds` gives it (a tool's override, else expose.auth, else none:
-// the connection's own), made for the caller of that call. A tools/call goes through the
-// connection's callTool (on the 2025-era wire, a direct request: direct-calls.ts).
+// the connection's own), made for the caller of that call; a 2026-07-28 upstream's questions during a
+// call (input_required) are asked of that call's caller (question-rounds.ts). A tools/call goes through
+// the connection's callTool (on the 2025-era wire, a direct request: direct-calls.ts).
 // Imported resources can be watched (subscribed upstream, see connection.ts), and imported prompts'
 // arguments and templates' variables are completed by the upstream when it declares completions.
 
@@ -21,9 +22,12 @@ import { checkInputSchema } from '../core/input-schemas.js';
 import type { Listing, UpstreamConnection } from './connection.js';
 import type { CallCredentials } from './credentials.js';
 import { admitListing } from './pin.js';
+import { requestWithQuestions } from './question-rounds.js';
 import type { Lock } from './lock-file.js';
 import type { PinResult } from './pin-listing.js';
 import type { UpstreamSpec } from './spec.js';
+import { credentialKind, type CredentialKind } from '../core/credential-kind.js';
+import type { OutboundAuth } from '../core/manifest-types.gen.js';
 
 const NAME = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
 const MAX_NAME = 128;
@@ -36,7 +40,7 @@ export interface Imported {
   skipped: string[];
   /** With `pin: true`: what the lock let through and what it withheld. */
   pin?: PinResult<Listing>;
-  /** Each withheld definition, keyed as the runtime looks capabilities up: tool:NAME, prompt:NAME, resource:URI (fastsvc's names). */
+  /** Each withheld definition by fastsvc's name: tool:NAME, prompt:NAME, resource:URI, template:URI_TEMPLATE (a read matches it, core/catalog.ts). */
   withheld: Map<string, { upstream: string; reason: string }>;
 }
 
@@ -57,11 +61,16 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
   const prefix = e.prefix ?? '';
   const { listing: admitted, pin } = admitListing(spec, shownListing(spec, listing), lock);
   const withheld = new Map((pin?.withheld ?? []).map((w) => [
-    w.kind === 'tool' || w.kind === 'prompt' ? `${w.kind}:${prefix}${w.name}` : `resource:${w.name}`,
+    w.kind === 'tool' || w.kind === 'prompt' ? `${w.kind}:${prefix}${w.name}` : w.kind === 'resource_template' ? `template:${w.name}` : `resource:${w.name}`,
     { upstream: spec.name, reason: w.reason },
   ]));
   const out: Imported = { tools: [], resources: [], prompts: [], skipped: [], ...(pin && { pin }), withheld };
   const nameOk = (name: string) => NAME.test(name) && name.length <= MAX_NAME;
+  // The kind of credential a call sends (for explain), as credentials.ts picks it: the override's, expose's, else the connection's.
+  const kindOf = (own?: OutboundAuth): { credential?: CredentialKind } => {
+    const k = credentialKind(own ?? e.auth ?? spec.auth);
+    return k ? { credential: k } : {};
+  };
 
   for (const t of admitted.tools) {
     const name = prefix + t.name;
@@ -89,6 +98,7 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
       required_scopes: [...(o.required_scopes ?? scopes)],
       ...(o.limits && { limits: o.limits }),
       ...(o.task && { task: o.task }),
+      ...kindOf(o.auth),
       handler: (input, ctx) => conn.callTool(ctx, { name: upstreamName, arguments: input }, timeout, credential),
     });
   }
@@ -96,11 +106,11 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
   const completes = conn.capabilities()?.completions !== undefined;
   const watch: ResourceDef['watch'] = (uri, onUpdated) => conn.watch(uri, onUpdated);
   for (const r of admitted.resources) {
-    out.resources.push({ uri: r.uri, ...resourceMeta(r, scopes), read: reader(conn, creds), watch });
+    out.resources.push({ uri: r.uri, ...resourceMeta(r, scopes), ...kindOf(), read: reader(conn, creds), watch });
   }
   for (const r of admitted.templates) {
     const complete = completes ? completer(conn, creds, { type: 'ref/resource', uri: r.uriTemplate }) : undefined;
-    out.resources.push({ uri_template: r.uriTemplate, ...resourceMeta(r, scopes), read: reader(conn, creds), watch, ...(complete && { complete }) });
+    out.resources.push({ uri_template: r.uriTemplate, ...resourceMeta(r, scopes), ...kindOf(), read: reader(conn, creds), watch, ...(complete && { complete }) });
   }
 
   for (const p of admitted.prompts) {
@@ -116,7 +126,8 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
       description: p.description,
       arguments: (p.arguments ?? []).map((a) => ({ name: a.name, description: a.description, required: a.required })),
       required_scopes: [...scopes],
-      get: async (args, ctx) => (await conn.call(ctx, 'prompts/get', (client, signal, ms, headers) => client.getPrompt({ name: upstreamName, arguments: args }, { signal, timeout: ms, headers }), undefined, creds.of())).messages as PromptMessage[],
+      ...kindOf(),
+      get: async (args, ctx) => (await conn.call(ctx, 'prompts/get', (client, signal, ms, headers) => requestWithQuestions<{ messages: PromptMessage[] }>(client, ctx, 'prompts/get', { name: upstreamName, arguments: args }, { signal, timeout: ms, headers, ...conn.rounds }), undefined, creds.of())).messages,
       ...(completes && { complete: completer(conn, creds, { type: 'ref/prompt', name: upstreamName }) }),
     });
   }
@@ -128,7 +139,7 @@ function resourceMeta(r: { name: string; title?: string; description?: string; m
 }
 
 function reader(conn: UpstreamConnection, creds: CallCredentials): ResourceDef['read'] {
-  return async (uri, _vars, ctx) => (await conn.call(ctx, 'resources/read', (client, signal, ms, headers) => client.readResource({ uri }, { signal, timeout: ms, headers, cacheMode: 'bypass' }), undefined, creds.of())).contents as ResourceContents[];
+  return async (uri, _vars, ctx) => (await conn.call(ctx, 'resources/read', (client, signal, ms, headers) => requestWithQuestions<{ contents: ResourceContents[] }>(client, ctx, 'resources/read', { uri }, { signal, timeout: ms, headers, ...conn.rounds }), undefined, creds.of())).contents;
 }
 
 /** completion/complete forwarded to the upstream for `ref` (its own name or URI template). */

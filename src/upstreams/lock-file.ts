@@ -8,7 +8,8 @@
 // accepts exactly the shape written here, and each definition's digest must match its
 // content (a hand edit of one without the other is LOCK_INVALID, never a silent unpin).
 // A missing file reads as `undefined` (no upstream accepted yet); an unreadable one is
-// FILE_UNREADABLE; a corrupt one is LOCK_INVALID with its line or its JSON path.
+// FILE_UNREADABLE; a corrupt one is LOCK_INVALID with its line or its JSON path (an RFC 6901
+// pointer: a `/` or `~` in a name, as a resource URI has, is written ~1 or ~0).
 
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
@@ -69,32 +70,33 @@ export function parseLock(text: string, file: string): Lock {
     const at = pos ? lineCol(text, Number(pos[1])) : {};
     throw new SvcError('LOCK_INVALID', `not JSON: ${(e as Error).message}`, { file, ...at });
   }
-  const bad = (path: string, why: string): never => {
+  const bad = (segments: readonly string[], why: string): never => {
+    const path = jsonPointer(segments);
     throw new SvcError('LOCK_INVALID', `${path || '(top)'}: ${why}`, { file, path });
   };
-  const object = (v: unknown, path: string): Record<string, unknown> =>
+  const object = (v: unknown, path: readonly string[]): Record<string, unknown> =>
     (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : bad(path, 'must be an object'));
-  const top = object(doc, '');
-  for (const k of Object.keys(top)) if (k !== 'version' && k !== 'upstreams') bad(`/${k}`, 'unknown member');
-  if (top.version !== LOCK_VERSION) bad('/version', `must be ${LOCK_VERSION} (written by another fastsvc version?)`);
+  const top = object(doc, []);
+  for (const k of Object.keys(top)) if (k !== 'version' && k !== 'upstreams') bad([k], 'unknown member');
+  if (top.version !== LOCK_VERSION) bad(['version'], `must be ${LOCK_VERSION} (written by another fastsvc version?)`);
   // Built with Object.fromEntries: a key such as "__proto__" stays an own member, as JSON.parse made it.
-  const upstreams = Object.entries(object(top.upstreams, '/upstreams')).map(([name, raw]): [string, UpstreamLock] => {
-    const up = object(raw, `/upstreams/${name}`);
+  const upstreams = Object.entries(object(top.upstreams, ['upstreams'])).map(([name, raw]): [string, UpstreamLock] => {
+    const up = object(raw, ['upstreams', name]);
     return [name, Object.fromEntries(Object.keys(up).map((list) => {
-      const rule = KINDS.find((r) => r.list === list) ?? bad(`/upstreams/${name}/${list}`, `unknown list (${KINDS.map((r) => r.list).join(', ')})`);
-      const defs = Object.entries(object(up[list], `/upstreams/${name}/${list}`)).map(([key, p]): [string, Pinned] => {
-        const path = `/upstreams/${name}/${list}/${key}`;
+      const rule = KINDS.find((r) => r.list === list) ?? bad(['upstreams', name, list], `unknown list (${KINDS.map((r) => r.list).join(', ')})`);
+      const defs = Object.entries(object(up[list], ['upstreams', name, list])).map(([key, p]): [string, Pinned] => {
+        const path = ['upstreams', name, list, key];
         const pinned = object(p, path);
-        const definition = object(pinned.definition, `${path}/definition`);
+        const definition = object(pinned.definition, [...path, 'definition']);
         if (Object.keys(pinned).some((k) => k !== 'digest' && k !== 'definition')) bad(path, 'only digest and definition are allowed');
-        if (definition[rule.key] !== key) bad(`${path}/definition/${rule.key}`, `must be ${JSON.stringify(key)}, the key it is listed under`);
+        if (definition[rule.key] !== key) bad([...path, 'definition', rule.key], `must be ${JSON.stringify(key)}, the key it is listed under`);
         let actual: string;
         try {
           actual = digest(definition);
         } catch (e) {
-          return bad(`${path}/definition`, (e as Error).message);
+          return bad([...path, 'definition'], (e as Error).message);
         }
-        if (pinned.digest !== actual) bad(`${path}/digest`, 'does not match the definition (edited by hand?): run `fastsvc upstreams accept` to record what the upstream serves');
+        if (pinned.digest !== actual) bad([...path, 'digest'], 'does not match the definition (edited by hand?): run `fastsvc upstreams accept` to record what the upstream serves');
         return [key, { digest: actual, definition }];
       });
       return [rule.list, Object.fromEntries(defs)];
@@ -122,6 +124,16 @@ export function writeLock(file: string, lock: Lock): void {
     unlinkSync(tmp);
     throw e;
   }
+}
+
+/** The RFC 6901 pointer of a member path: '' for the top, each name with ~ as ~0 and / as ~1. */
+export function jsonPointer(segments: readonly string[]): string {
+  return segments.map((s) => '/' + s.replaceAll('~', '~0').replaceAll('/', '~1')).join('');
+}
+
+/** The member path of an RFC 6901 pointer (jsonPointer's inverse). */
+export function pointerSegments(pointer: string): string[] {
+  return pointer === '' ? [] : pointer.slice(1).split('/').map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'));
 }
 
 function lineCol(text: string, pos: number): { line: number; col: number } {

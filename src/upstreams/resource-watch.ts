@@ -37,6 +37,11 @@ export class ResourceWatches {
     };
   }
 
+  /** The URIs watched now. */
+  uris(): string[] {
+    return [...this.#watchers.keys()];
+  }
+
   /** The upstream said `uri` changed. */
   updated(uri: string): void {
     for (const fn of this.#watchers.get(uri) ?? []) fn();

@@ -10,7 +10,7 @@ import { resolveCwd, resolveProgram } from '../runtime/backends/exec.js';
 type Defaulted<T, K extends keyof T> = T & Required<Pick<T, K>>;
 
 /** An upstream with the schema's defaults applied (ajv useDefaults). */
-export type UpstreamSpec = Defaulted<Upstream, 'cwd' | 'expose' | 'timeout_ms' | 'connect_timeout_ms' | 'max_in_flight' | 'max_bytes' | 'poll_ms' | 'restart' | 'pin'>;
+export type UpstreamSpec = Defaulted<Upstream, 'cwd' | 'expose' | 'timeout_ms' | 'connect_timeout_ms' | 'max_in_flight' | 'max_bytes' | 'poll_ms' | 'max_input_rounds' | 'restart' | 'pin'>;
 
 /** The entry with a stdio upstream's cwd and program absolute (relative ones against `baseDir`). */
 export function resolveUpstream(u: UpstreamSpec, baseDir: string): UpstreamSpec {

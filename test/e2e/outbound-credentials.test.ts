@@ -22,6 +22,7 @@ import { startIdp, type Idp } from '../helpers/idp.js';
 import { serveManifest, type Served } from '../helpers/serve.js';
 import { freePort } from '../helpers/postgres.js';
 import { secret } from '../helpers/secrets.js';
+import { childEnv, run } from '../helpers/cli.js';
 import { authorize, discover, exchange, register } from './oauth-harness.js';
 
 type Json = Record<string, unknown>;
@@ -115,6 +116,24 @@ describe('outbound credentials: what reaches a backend (real svc serve, the corp
     await srv?.stop();
     await idp?.stop();
     await new Promise((r) => backend?.server.close(r));
+  });
+
+  it('explain names each http tool\'s credential kind, never the credential: /svc/explain and svc explain agree', async () => {
+    const res = await fetch(`${srv.url}/svc/explain`, { headers: { authorization: `Bearer ${svcToken}` } });
+    assert.equal(res.status, 200);
+    const text = await res.text();
+    const kinds = Object.fromEntries((JSON.parse(text) as { capabilities: { id: string; credential?: string }[] }).capabilities.map((c) => [c.id, c.credential]));
+    assert.deepEqual(kinds, {
+      'tool:static.bearer': 'static', 'tool:static.header': 'static', 'tool:machine': 'client_credentials', 'tool:machine.post': 'client_credentials',
+      'tool:exchanged': 'token_exchange', 'tool:provider': 'upstream_login', 'tool:machine.down': 'client_credentials',
+    });
+    const offline = await run(['explain', srv.file, '--scopes', 'api.use', '--allow-unset-env'], { env: childEnv() });
+    assert.equal(offline.code, 0, offline.stderr);
+    assert.match(offline.stdout, /^tool:provider +visible +callable: yes +holds api\.use; credential to its backend: upstream_login$/m);
+    assert.match(offline.stdout, /^tool:exchanged +visible .*; credential to its backend: token_exchange$/m);
+    for (const s of [backendToken, apiKey, idp.clients['fastsvc-gateway']!.client_secret!, 'api.key', 'fastsvc-gateway']) {
+      assert.ok(!text.includes(s) && !offline.stdout.includes(s), 'explain shows the kind only');
+    }
   });
 
   it('sends a static bearer token and a static header read from a file', async () => {

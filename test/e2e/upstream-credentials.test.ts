@@ -22,6 +22,7 @@ import { serveManifest, type Served } from '../helpers/serve.js';
 import { freePort } from '../helpers/postgres.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.js';
 import { secret } from '../helpers/secrets.js';
+import { childEnv, run } from '../helpers/cli.js';
 
 type Json = Record<string, unknown>;
 
@@ -104,6 +105,25 @@ describe('upstream credentials: what reaches an upstream MCP server (real svc se
   it('all three upstreams connect (/readyz: ready)', async () => {
     const r = await (await fetch(`${srv.url}/readyz`)).json() as { upstreams: Record<string, { state: string; tools: number }> };
     for (const name of ['plain', 'machine', 'user']) assert.equal(r.upstreams[name]?.state, 'ready', name);
+  });
+
+  it('explain names each imported tool\'s credential kind, never the credential: /svc/explain per tool at run time, svc explain per upstream and override offline', async () => {
+    const res = await fetch(`${srv.url}/svc/explain`, { headers: { authorization: `Bearer ${svcToken}` } });
+    assert.equal(res.status, 200);
+    const text = await res.text();
+    const kinds = Object.fromEntries((JSON.parse(text) as { capabilities: { id: string; credential?: string }[] }).capabilities.map((c) => [c.id, c.credential]));
+    assert.deepEqual([kinds['tool:a.echo'], kinds['tool:a.admin_op'], kinds['tool:b.echo'], kinds['tool:c.echo']], ['static', 'static', 'client_credentials', 'token_exchange']);
+    const offline = await run(['explain', srv.file, '--scopes', 'up.use', '--allow-unset-env'], { env: childEnv() });
+    assert.equal(offline.code, 0, offline.stderr);
+    const lines = offline.stdout.split('\n');
+    const rule = (start: string) => lines.find((l) => l.startsWith(start)) ?? assert.fail(`no line ${start}: ${offline.stdout}`);
+    assert.match(rule('upstream plain every import'), /: allowed — needs up\.use \(names known at run time only\); credential to the upstream: static$/);
+    assert.match(rule('upstream plain tool admin_op'), /; credential to the upstream: static$/);
+    assert.match(rule('upstream machine every import'), /; credential to the upstream: client_credentials$/);
+    assert.match(rule('upstream user every import'), /; credential to the upstream: token_exchange \(the connection's own requests: client_credentials\)$/);
+    for (const s of [upBearer, toolKey, idp.clients['fastsvc-gateway']!.client_secret!, 'tool.key', 'fastsvc-gateway']) {
+      assert.ok(!text.includes(s) && !offline.stdout.includes(s), 'explain shows the kind only');
+    }
   });
 
   it('a static bearer reaches the upstream on initialize, the lists and the calls; a tool\'s override sends its own header instead', async () => {

@@ -1,6 +1,7 @@
 // `upstreams status` and `upstreams accept` (src/cli/upstreams.ts) over a real lock file, with
 // the upstreams' listings given as data: status exits 0 with nothing withheld, 3 with something
-// withheld, 1 when an upstream cannot be listed or the lock is corrupt; accept prints the diff
+// withheld, 1 when an upstream (pinned or not) cannot be listed or the lock is corrupt; an
+// unpinned upstream is listed too, with its state and what it serves kind by kind; accept prints the diff
 // of the one listing it records, writes only that upstream's entry, writes nothing on
 // --dry-run, when nothing changed, or over a corrupt lock; an unknown upstream is refused.
 import assert from 'node:assert/strict';
@@ -28,7 +29,7 @@ describe('fastsvc upstreams status / accept', () => {
       lists.push(name);
       const l = listings[name]!;
       if (l instanceof Error) throw l;
-      return l;
+      return { listing: l, state: 'ready', protocol_version: '2025-11-25' };
     },
   });
   const lockFile = () => join(dir, 'svc.lock.json');
@@ -36,20 +37,20 @@ describe('fastsvc upstreams status / accept', () => {
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'svc-upcli-'));
     lines = { out: [], err: [] };
-    listings = { a: { tools: [ECHO] }, b: { tools: [ADD], prompts: [] } };
+    listings = { a: { tools: [ECHO] }, b: { tools: [ADD], prompts: [] }, free: { tools: [ECHO, ADD], templates: [{ uriTemplate: 'notes://{id}', name: 'note' }] } };
     lists = [];
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('status with no lock: everything of a pinned upstream withheld (unpinned), exit 3; an unpinned upstream is not even listed', async () => {
+  it('status with no lock: everything of a pinned upstream withheld (unpinned), exit 3; an unpinned upstream listed with its state and counts', async () => {
     assert.equal(await upstreamsStatus(ctx(), false, io), 3);
-    assert.deepEqual(lists, ['a', 'b']);
+    assert.deepEqual(lists, ['a', 'b', 'free']);
     assert.deepEqual(lines.out.slice(0, 5), [
       'a: pinned — 0 served, 1 withheld',
       '  withheld tool "echo": nothing of this upstream has been accepted yet',
       'b: pinned — 0 served, 1 withheld',
       '  withheld tool "add": nothing of this upstream has been accepted yet',
-      'free: not pinned — everything it lists is served (pin: true to pin it)',
+      'free: not pinned — ready (2025-11-25), 3 served: 2 tools, 0 resources, 1 resource template, 0 prompts; everything it lists is served (pin: true to pin it)',
     ]);
   });
 
@@ -66,7 +67,7 @@ describe('fastsvc upstreams status / accept', () => {
     const json = JSON.parse(lines.out.join('\n'));
     assert.equal(json.lock_found, true);
     assert.deepEqual(json.upstreams.a, { pinned: true, served: 1, withheld: [], removed: [] });
-    assert.deepEqual(json.upstreams.free, { pinned: false });
+    assert.deepEqual(json.upstreams.free, { pinned: false, state: 'ready', protocol_version: '2025-11-25', served: 3, counts: { tools: 2, resources: 0, templates: 1, prompts: 0 } });
   });
 
   it('a rug pull: status withholds it (exit 3), accept shows the description diff and records it', async () => {
@@ -107,6 +108,17 @@ describe('fastsvc upstreams status / accept', () => {
     assert.ok(lines.out.includes('b: cannot be listed: BACKEND_TIMEOUT: no answer in 10000 ms'), lines.out.join('\n'));
     assert.equal(await upstreamsAccept(ctx(), 'b', false, io), 1);
     assert.equal(readLock(lockFile()), undefined);
+  });
+
+  it('an unpinned upstream that cannot be listed: status exit 1, reported as not pinned', async () => {
+    await upstreamsAccept(ctx(), 'a', false, io);
+    await upstreamsAccept(ctx(), 'b', false, io);
+    listings.free = new SvcError('UPSTREAM_UNAVAILABLE', 'not listed within connect_timeout_ms (10000 ms)');
+    lines.out = [];
+    assert.equal(await upstreamsStatus(ctx(), true, io), 1);
+    const json = JSON.parse(lines.out.join('\n'));
+    assert.equal(json.upstreams.free.pinned, false);
+    assert.equal(json.upstreams.free.error.code, 'UPSTREAM_UNAVAILABLE');
   });
 
   it('a corrupt lock: status and accept exit 1 with LOCK_INVALID, and accept leaves the file as it was', async () => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { matcher } from '../../../src/upstreams/import.js';
 import { LazyAbort } from '../../../src/core/lazy-abort.js';
 import { Slots } from '../../../src/upstreams/slots.js';
-import { diffUpstreams, upstreamRules } from '../../../src/policy/gateway-rules.js';
+import { diffUpstreams, formatUpstreamRules, upstreamRules } from '../../../src/policy/gateway-rules.js';
 import type { SvcManifest } from '../../../src/core/manifest-types.gen.js';
 
 const manifest = (expose: Record<string, unknown>, extra: Record<string, unknown>[] = []) => ({
@@ -44,6 +44,27 @@ describe('upstreams: filters, slots, offline rules', () => {
   it('explain: one rule per upstream and per override, allowed only when the scopes hold all', () => {
     const rules = upstreamRules(manifest({ prefix: 'v.', required_scopes: ['v.read'], overrides: { wipe: { required_scopes: ['v.admin'] }, t: { description: 'x' } } }), new Set(['v.read']));
     assert.deepEqual(rules.map((r) => [r.capability, r.required, r.allowed]), [['*', ['v.read'], true], ['wipe', ['v.admin'], false]]);
+  });
+
+  it('explain: each rule names the kind of credential its calls send (override, else expose.auth, else auth), an override with only auth has a rule', () => {
+    const secretRef = '${GATEWAY_SECRET}';
+    const cc = { client_credentials: { token_url: 'https://idp.example/token', client_id: 'gw', client_secret: secretRef } };
+    const m = manifest({
+      required_scopes: ['v.read'],
+      auth: { token_exchange: { token_url: 'https://idp.example/token', client_id: 'gw', client_secret: secretRef, resource: 'https://v.example/mcp' } },
+      overrides: { export: { auth: { static: { header: 'X-Key', value_file: 'k' } } }, wipe: { required_scopes: ['v.admin'] } },
+    });
+    (m.upstreams![0] as { auth?: unknown }).auth = cc;
+    const rules = upstreamRules(m, new Set(['v.read']));
+    assert.deepEqual(rules.map((r) => [r.capability, r.required, r.credential, r.connection_credential]), [
+      ['*', ['v.read'], 'token_exchange', 'client_credentials'],
+      ['export', ['v.read'], 'static', undefined],
+      ['wipe', ['v.admin'], 'token_exchange', undefined],
+    ]);
+    const text = formatUpstreamRules(rules).join('\n');
+    assert.match(text, /^upstream up every import .*; credential to the upstream: token_exchange \(the connection's own requests: client_credentials\)$/m);
+    assert.ok(!text.includes('idp.example') && !text.includes('X-Key'), 'kinds only');
+    assert.deepEqual(upstreamRules(manifest({}), new Set()).map((r) => r.credential), [undefined], 'no auth: no credential');
   });
 
   it('diff: fewer scopes, other filters or a new upstream widen; more scopes do not', () => {
