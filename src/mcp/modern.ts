@@ -25,8 +25,8 @@ import { errorFrom, failure, RPC, type JsonRpcId, type JsonRpcNotification, type
 import { isObject, MethodNotFound, runMethod, SHARED_METHODS, type McpRuntime, type MethodEnv } from './methods.js';
 import { headerProblem, type HeaderView } from './modern-headers.js';
 import { InputRound, settleRound, type InputRounds, type RoundRequest } from './input-rounds.js';
-import { Context, type SignalSource } from '../core/call-context.js';
-import { NEVER } from './lazy-context.js';
+import { Context, listenAbort, type SignalSource } from '../core/call-context.js';
+import { NEVER } from '../core/lazy-abort.js';
 import type { TaskEngine } from '../tasks/engine.js';
 import type { RequestScope } from '../core/request-scope.js';
 import { declaresExtension, detailedTask, missingExtension, MODERN_TASK_METHODS, modernTaskMethod, startModernTask, TASKS_EXTENSION, type TaskCall } from './tasks.js';
@@ -334,6 +334,16 @@ class ModernCall extends InputRound implements CallChannel, MethodEnv, SignalSou
   get signal(): AbortSignal {
     const s = this.#signal;
     return s === undefined ? NEVER.signal : typeof s === 'function' ? s() : s.signal;
+  }
+
+  get aborted(): boolean {
+    const s = this.#signal;
+    return s === undefined ? false : typeof s === 'function' ? s().aborted : s.aborted ?? s.signal.aborted;
+  }
+
+  onAbort(fn: (reason: unknown) => void): () => void {
+    const s = this.#signal;
+    return s !== undefined && typeof s !== 'function' && s.onAbort ? s.onAbort(fn) : listenAbort(this.signal, fn);
   }
 
   context(): CallContext {

@@ -20,7 +20,7 @@ import { LEGACY_TASKS_CAPABILITY, legacyTask, legacyTaskMethod, NOT_A_TASK_METHO
 import { TERMINAL } from '../tasks/store.js';
 import { DEFAULT_PROTOCOL_VERSION, isSupportedVersion, LATEST_PROTOCOL_VERSION, LOG_LEVELS, SERVER_CAPABILITIES } from './constants.js';
 import { Context } from '../core/call-context.js';
-import { LazyAbort } from './lazy-context.js';
+import { LazyAbort } from '../core/lazy-abort.js';
 import type { RequestScope } from '../core/request-scope.js';
 import {
   classify, errorFrom, errorOf, failure, result, RPC,

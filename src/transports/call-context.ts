@@ -1,10 +1,11 @@
 // A call's signal tied to its HTTP response, and a /svc call's CallContext. Guarantees:
 // cheap on the hot path — the AbortSignal is created only when a backend asks for it, and
-// aborts when the caller goes away before the answer; on /svc the MCP-only channel is
+// aborts when the caller goes away before the answer (`aborted` and onAbort() tell the same
+// without creating it); on /svc the MCP-only channel is
 // inert (notifications dropped, client requests refused with INVALID_REQUEST).
 
 import type { ServerResponse } from 'node:http';
-import { Context, type SignalSource } from '../core/call-context.js';
+import { Context, listenAbort, type SignalSource } from '../core/call-context.js';
 import type { CallChannel, CallContext, Principal } from '../core/types.js';
 import { SvcError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -31,6 +32,25 @@ export class ResponseSignal implements SignalSource {
   constructor(res: ServerResponse, reason: () => SvcError) {
     this.#res = res;
     this.#reason = reason;
+  }
+
+  /** The connection closed before the answer was sent. */
+  get aborted(): boolean {
+    return this.#controller ? this.#controller.signal.aborted : this.#res.destroyed && !this.#res.writableFinished;
+  }
+
+  onAbort(fn: (reason: unknown) => void): () => void {
+    if (this.#controller) return listenAbort(this.#controller.signal, fn);
+    const res = this.#res;
+    if (this.aborted) {
+      fn(this.#reason());
+      return () => {};
+    }
+    const h = () => {
+      if (!res.writableFinished) fn(this.#reason());
+    };
+    res.once('close', h);
+    return () => res.off('close', h);
   }
 
   get signal(): AbortSignal {

@@ -1,8 +1,10 @@
 // One upstream MCP server, kept connected through the official client (@modelcontextprotocol/client
 // v2; it negotiates 2026-07-28 where the upstream offers it, else 2025-11-25). Guarantees: every call
 // is bounded by timeout_ms (its wait for one of max_in_flight slots included) and by the caller's
-// signal, and either ends in the SDK's cancel (notifications/cancelled reaches the upstream) or an
-// answer; an answer larger than max_bytes fails (BACKEND_FAILED, too_large) and is never held whole;
+// signal, and either ends in a cancel (notifications/cancelled reaches the upstream) or an answer;
+// on the 2025-era wire a tools/call is sent by direct-calls.ts beside the client (same transport, same
+// cancel, progress, routing tag and size cap; no schema pass over the answer), everything else by the
+// client; an answer larger than max_bytes fails (BACKEND_FAILED, too_large) and is never held whole;
 // while the upstream is not connected, calls fail at once with UPSTREAM_UNAVAILABLE; a lost
 // connection (a child that exited; an HTTP upstream whose request failed below HTTP or answered 404,
 // its session forgotten as a restarted server's is — that call fails UPSTREAM_UNAVAILABLE too — or
@@ -30,7 +32,9 @@
 import { randomUUID } from 'node:crypto';
 import { Client, ProtocolError, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
-import type { CallContext, LogLevel } from '../core/types.js';
+import { callAborted, onCallAbort } from '../core/call-context.js';
+import { LazyAbort } from '../core/lazy-abort.js';
+import type { CallContext, LogLevel, ToolResult } from '../core/types.js';
 import { SvcError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { abortedError, byteLimit, timeoutError } from '../runtime/backends/common.js';
@@ -41,10 +45,13 @@ import { ListenStream } from './listen-stream.js';
 import { CALL_HEADER, untag } from './related-stream.js';
 import { ResourceWatches, type WatchLink } from './resource-watch.js';
 import { connectionCredential, credentialedFetch, outsideCall, withCallHeader } from './credentials.js';
+import { DirectCalls, type ProgressParams } from './direct-calls.js';
 import { upstreamGone } from './gone.js';
 import { watchBodies } from './body-watch.js';
+import { requestWithQuestions } from './question-rounds.js';
 import { Slots } from './slots.js';
 import { GroupStdioTransport, TOO_LARGE_RPC } from './stdio-transport.js';
+import { toolResult } from './tool-result.js';
 import type { UpstreamSpec } from './spec.js';
 
 const KIND = 'upstream';
@@ -96,13 +103,15 @@ export class UpstreamConnection {
   /** The upstream's `auth`: on every request no call's own credential replaces. */
   readonly #credential?: OutboundCredential;
   /**
-   * Calls in flight by their tag (related-stream.ts), each with the controller that ends it early (ask()). A tag is
+   * Calls in flight by their tag (related-stream.ts), each with the abort state that ends it early (ask()). A tag is
    * random and never reaches the upstream, so an upstream cannot name another caller's call in a message of its own.
    */
-  readonly #active = new Map<string, { ctx: CallContext; own: AbortController }>();
+  readonly #active = new Map<string, { ctx: CallContext; own: LazyAbort }>();
   #refused = 0;
   readonly #watches: ResourceWatches;
   #client?: Client;
+  /** fastsvc's own requests on the client's transport, on the 2025-era wire (direct-calls.ts). */
+  #direct?: DirectCalls;
   #listing?: Listing;
   #listingText = '';
   #state: UpstreamState = 'starting';
@@ -171,17 +180,34 @@ export class UpstreamConnection {
   }
 
   /**
-   * A bounded call on the live client; `run` gets the signal to pass to the SDK (it cancels upstream when it aborts)
-   * and the headers to send with the request (the call's tag, which routes the upstream's related messages to it).
-   * With `credential`, the requests `run` makes carry its header for ctx's caller instead of the upstream's `auth`.
+   * A call on the live client, bounded as #bounded says; `run` gets the signal to pass to the SDK (it cancels upstream
+   * when it aborts) and the headers to send with the request (the call's tag, which routes the upstream's related
+   * messages to it). An answer larger than max_bytes (as JSON) fails.
    */
-  async call<T>(ctx: CallContext, method: string, run: (client: Client, signal: AbortSignal, timeoutMs: number, headers: Record<string, string>) => Promise<T>, timeoutMs = this.spec.timeout_ms, credential?: OutboundCredential): Promise<T> {
+  call<T>(ctx: CallContext, method: string, run: (client: Client, signal: AbortSignal, timeoutMs: number, headers: Record<string, string>) => Promise<T>, timeoutMs = this.spec.timeout_ms, credential?: OutboundCredential): Promise<T> {
+    return this.#measured(method, () => this.#bounded(ctx, async (client, abort, headers) => this.#capped(await run(client, abort.signal, timeoutMs, headers)), timeoutMs, credential));
+  }
+
+  /**
+   * tools/call for ctx's caller, bounded as #bounded says, the upstream's progress passed to ctx's channel: on the
+   * 2025-era wire a direct request (direct-calls.ts: its answer's size taken as read, its shape by tool-result.ts),
+   * else the client's request with the upstream's questions asked of ctx's caller (question-rounds.ts).
+   */
+  callTool(ctx: CallContext, params: { name: string; arguments: Record<string, unknown> }, timeoutMs = this.spec.timeout_ms, credential?: OutboundCredential): Promise<ToolResult> {
+    const onprogress = (p: ProgressParams) => void ctx.channel.progress(p.progress, p.total, p.message).catch(() => undefined);
+    return this.#measured('tools/call', () => this.#bounded(ctx, async (client, abort, headers, direct) => direct
+      ? toolResult(await direct.request('tools/call', params, abort, headers, onprogress))
+      : this.#capped(await requestWithQuestions<ToolResult>(client, ctx, 'tools/call', params, { signal: abort.signal, timeout: timeoutMs, headers, onprogress, ...this.rounds })), timeoutMs, credential));
+  }
+
+  /** `run`, reported to onCall (its method, seconds and outcome) when there is one. */
+  async #measured<T>(method: string, run: () => Promise<T>): Promise<T> {
     const report = this.#opts.onCall;
-    if (!report) return this.#call(ctx, run, timeoutMs, credential);
+    if (!report) return run();
     const t0 = performance.now();
     let outcome = 'ok';
     try {
-      return await this.#call(ctx, run, timeoutMs, credential);
+      return await run();
     } catch (e) {
       outcome = e instanceof SvcError ? e.code : 'BACKEND_FAILED';
       throw e;
@@ -190,34 +216,58 @@ export class UpstreamConnection {
     }
   }
 
-  async #call<T>(ctx: CallContext, run: (client: Client, signal: AbortSignal, timeoutMs: number, headers: Record<string, string>) => Promise<T>, timeoutMs: number, credential: OutboundCredential | undefined): Promise<T> {
+  /**
+   * `run` on the live client (and its direct requests on the 2025-era wire), bounded by timeoutMs and ctx's abort.
+   * With `credential`, the requests `run` makes carry its header for ctx's caller instead of the upstream's `auth`.
+   */
+  async #bounded<T>(ctx: CallContext, run: (client: Client, abort: LazyAbort, headers: Record<string, string>, direct?: DirectCalls) => Promise<T>, timeoutMs: number, credential: OutboundCredential | undefined): Promise<T> {
     const client = this.#client;
+    const direct = this.#direct;
     if (!client || this.#state !== 'ready') throw this.#unavailable();
-    if (ctx.signal.aborted) throw abortedError(KIND);
-    const timer = AbortSignal.timeout(timeoutMs);
-    // A question the caller cannot answer now (a 2026 input_required round) ends this run: see ask().
-    const own = new AbortController();
-    const signal = AbortSignal.any([ctx.signal, timer, own.signal]);
+    if (callAborted(ctx)) throw abortedError(KIND);
+    // One abort state and one timer per call, ended by the caller going away, the deadline, or a question the caller
+    // cannot answer now (a 2026 input_required round: see ask()). Its AbortSignal is made only for what needs one
+    // (a credential's token request, the client's own requests), and the caller's is never made: a fresh signal, its
+    // listeners, and AbortSignal.timeout + any before them were a tenth of a proxied call's CPU (issue 31).
+    const abort = new LazyAbort();
+    let timedOut = false;
+    let callerGone: { reason: unknown } | undefined;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      abort.abort(timeoutError(KIND, timeoutMs));
+    }, timeoutMs);
+    const stopHearing = onCallAbort(ctx, (reason) => {
+      callerGone = { reason };
+      abort.abort(reason);
+    });
     let release: (() => void) | undefined;
     const tag = randomUUID();
     try {
       // A caller without the credential the call needs is refused before it takes a slot or reaches the upstream.
-      const header = await credential?.header(ctx.principal, signal);
-      release = await this.#slots.acquire(signal);
-      this.#active.set(tag, { ctx, own });
-      const out = await withCallHeader(header, () => run(client, signal, timeoutMs, { [CALL_HEADER]: tag }));
-      if (Buffer.byteLength(JSON.stringify(out)) > this.#maxBytes) throw tooLarge(this.#maxBytes);
-      return out;
+      const header = credential ? await credential.header(ctx.principal, abort.signal) : undefined;
+      const slot = this.#slots.acquire(abort);
+      release = typeof slot === 'function' ? slot : await slot;
+      this.#active.set(tag, { ctx, own: abort });
+      const headers = { [CALL_HEADER]: tag };
+      return await (header ? withCallHeader(header, () => run(client, abort, headers, direct)) : run(client, abort, headers, direct));
     } catch (e) {
-      if (this.spec.url && !signal.aborted && upstreamGone(e)) {
+      if (this.spec.url && !abort.aborted && upstreamGone(e)) {
         this.#gone(client);
         throw this.#unavailable();
       }
-      throw this.#failure(e, ctx, timer, timeoutMs);
+      throw this.#failure(e, callerGone, timedOut, timeoutMs);
     } finally {
+      clearTimeout(timer);
+      stopHearing();
       this.#active.delete(tag);
       release?.();
     }
+  }
+
+  /** The answer, unless larger than max_bytes as JSON (BACKEND_FAILED too_large). */
+  #capped<T>(out: T): T {
+    if (Buffer.byteLength(JSON.stringify(out)) > this.#maxBytes) throw tooLarge(this.#maxBytes);
+    return out;
   }
 
   async close(): Promise<void> {
@@ -227,12 +277,13 @@ export class UpstreamConnection {
     this.#listen?.close();
     const client = this.#client;
     this.#client = undefined;
+    this.#direct = undefined;
     await client?.close().catch(() => undefined);
   }
 
-  #failure(e: unknown, ctx: CallContext, timer: AbortSignal, ms: number): SvcError {
-    if (ctx.signal.aborted) return ctx.signal.reason instanceof SvcError ? ctx.signal.reason : abortedError(KIND);
-    if (timer.aborted) return timeoutError(KIND, ms);
+  #failure(e: unknown, callerGone: { reason: unknown } | undefined, timedOut: boolean, ms: number): SvcError {
+    if (callerGone) return callerGone.reason instanceof SvcError ? callerGone.reason : abortedError(KIND);
+    if (timedOut) return timeoutError(KIND, ms);
     if (e instanceof SvcError) return e;
     if (e instanceof ProtocolError) {
       if (e.code === TOO_LARGE_RPC) return tooLarge(this.#maxBytes);
@@ -253,7 +304,7 @@ export class UpstreamConnection {
    * The call an upstream's notification or request belongs to: the one its tag names (a call that has ended
    * names none), else the one call in flight; `why` says why there is none.
    */
-  #owner(tag: string | undefined): { call?: { ctx: CallContext; own: AbortController }; why?: string } {
+  #owner(tag: string | undefined): { call?: { ctx: CallContext; own: LazyAbort }; why?: string } {
     if (tag !== undefined) {
       const call = this.#active.get(tag);
       return call ? { call } : { why: 'the call it belongs to has ended' };
@@ -320,6 +371,7 @@ export class UpstreamConnection {
     }
     client.onclose = () => this.#lost(client);
     this.#client = client;
+    this.#direct = client.getProtocolEra() === 'legacy' ? new DirectCalls(transport, this.#maxBytes) : undefined;
     this.#listen = listen;
     this.#state = 'ready';
     this.#lastError = undefined;
@@ -376,6 +428,7 @@ export class UpstreamConnection {
   #lost(client: Client): void {
     if (client !== this.#client || this.#state === 'closed') return;
     this.#client = undefined;
+    this.#direct = undefined;
     this.#polling(undefined);
     this.#listen?.close();
     this.#listen = undefined;

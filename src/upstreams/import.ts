@@ -12,11 +12,12 @@
 // Input schemas, output schemas, annotations and results are the upstream's, carried as they are.
 // Each call carries the credential `creds` gives it (a tool's override, else expose.auth, else none:
 // the connection's own), made for the caller of that call; a 2026-07-28 upstream's questions during a
-// call (input_required) are asked of that call's caller (question-rounds.ts).
+// call (input_required) are asked of that call's caller (question-rounds.ts). A tools/call goes through
+// the connection's callTool (on the 2025-era wire, a direct request: direct-calls.ts).
 // Imported resources can be watched (subscribed upstream, see connection.ts), and imported prompts'
 // arguments and templates' variables are completed by the upstream when it declares completions.
 
-import type { Completer, Completion, PromptDef, PromptMessage, ResourceContents, ResourceDef, ToolDef, ToolResult, JsonSchemaObject } from '../core/types.js';
+import type { Completer, Completion, PromptDef, PromptMessage, ResourceContents, ResourceDef, ToolDef, JsonSchemaObject } from '../core/types.js';
 import { checkInputSchema } from '../core/input-schemas.js';
 import type { Listing, UpstreamConnection } from './connection.js';
 import type { CallCredentials } from './credentials.js';
@@ -98,9 +99,7 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
       ...(o.limits && { limits: o.limits }),
       ...(o.task && { task: o.task }),
       ...kindOf(o.auth),
-      handler: (input, ctx) => conn.call(ctx, 'tools/call', (client, signal, ms, headers) => requestWithQuestions<ToolResult>(client, ctx, 'tools/call', { name: upstreamName, arguments: input }, {
-        signal, timeout: ms, headers, onprogress: (p) => void ctx.channel.progress(p.progress, p.total, p.message).catch(() => undefined), ...conn.rounds,
-      }), timeout, credential),
+      handler: (input, ctx) => conn.callTool(ctx, { name: upstreamName, arguments: input }, timeout, credential),
     });
   }
 

@@ -1,6 +1,9 @@
-// At most N calls at once, the rest waiting in order. Guarantees: acquire() resolves with a
-// release (idempotent) when a slot is free, or rejects with the signal's reason when the
-// signal aborts first — a waiter that gave up never takes a slot.
+// At most N calls at once, the rest waiting in order. Guarantees: acquire() gives a release
+// (idempotent) at once when a slot is free (no promise: the common case costs no turn of the
+// microtask queue), else a promise of it, which rejects with the abort's reason when the
+// call is aborted first — a waiter that gave up never takes a slot.
+
+import type { Abortable } from '../core/lazy-abort.js';
 
 export class Slots {
   readonly #max: number;
@@ -15,26 +18,25 @@ export class Slots {
     return this.#used;
   }
 
-  acquire(signal: AbortSignal): Promise<() => void> {
-    if (signal.aborted) return Promise.reject(signal.reason);
+  acquire(abort: Abortable): (() => void) | Promise<() => void> {
+    if (abort.aborted) return Promise.reject(abort.reason);
     if (this.#used < this.#max) {
       this.#used++;
-      return Promise.resolve(this.#release());
+      return this.#release();
     }
     return new Promise((resolve, reject) => {
       const waiter = {
         grant: () => {
-          signal.removeEventListener('abort', onAbort);
+          stop();
           this.#used++;
           resolve(this.#release());
         },
       };
-      const onAbort = () => {
+      const stop = abort.onAbort((reason) => {
         const i = this.#waiting.indexOf(waiter);
         if (i !== -1) this.#waiting.splice(i, 1);
-        reject(signal.reason);
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
+        reject(reason);
+      });
       this.#waiting.push(waiter);
     });
   }

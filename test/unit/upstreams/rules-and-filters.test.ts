@@ -4,6 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { matcher } from '../../../src/upstreams/import.js';
+import { LazyAbort } from '../../../src/core/lazy-abort.js';
 import { Slots } from '../../../src/upstreams/slots.js';
 import { diffUpstreams, formatUpstreamRules, upstreamRules } from '../../../src/policy/gateway-rules.js';
 import type { SvcManifest } from '../../../src/core/manifest-types.gen.js';
@@ -20,12 +21,15 @@ describe('upstreams: filters, slots, offline rules', () => {
     assert.equal(matcher(undefined, ['x*'])('y'), true, 'no include: everything not excluded');
   });
 
-  it('Slots: at most max at once, in order; an aborted waiter never takes a slot', async () => {
+  it('Slots: at most max at once, in order, a free slot at once (no promise); an aborted waiter never takes a slot', async () => {
     const slots = new Slots(1);
-    const first = await slots.acquire(new AbortController().signal);
-    const gaveUp = new AbortController();
-    const waiting = slots.acquire(gaveUp.signal);
-    const next = slots.acquire(new AbortController().signal);
+    const got = slots.acquire(new LazyAbort());
+    assert.equal(typeof got, 'function', 'a free slot is given at once');
+    const first = got as () => void;
+    const gaveUp = new LazyAbort();
+    const waiting = slots.acquire(gaveUp) as Promise<() => void>;
+    const next = slots.acquire(new LazyAbort());
+    assert.ok(next instanceof Promise, 'a busy one is a promise');
     gaveUp.abort(new Error('gave up'));
     await assert.rejects(waiting, /gave up/);
     assert.equal(slots.inUse, 1);

@@ -1,0 +1,71 @@
+// upstreams/stdio-transport.ts with a real child (node, no shell) that echoes every line it reads and then
+// reports how many lines each read of its stdin held. What is asserted: messages sent in one turn of the event
+// loop reach the child in one write (counted at the socket) and one read (as the child saw it), and every
+// send() resolves; messageBytes is the byte size of the line being delivered (multi-byte text included) and
+// is undefined outside onmessage; a send after close() is refused.
+
+import assert from 'node:assert/strict';
+import { Socket } from 'node:net';
+import type { JSONRPCMessage } from '@modelcontextprotocol/client';
+import { GroupStdioTransport } from '../../../src/upstreams/stdio-transport.js';
+
+// Echoes each line, then one notification per read: {"method":"read","params":{"lines":N}}.
+const CHILD = `
+let rest = '';
+process.stdin.on('data', (chunk) => {
+  const lines = (rest + chunk).split('\\n');
+  rest = lines.pop();
+  process.stdout.write(lines.map((l) => l + '\\n').join('') + JSON.stringify({ jsonrpc: '2.0', method: 'read', params: { lines: lines.length } }) + '\\n');
+});`;
+
+function start(): { transport: GroupStdioTransport; got: { message: JSONRPCMessage; bytes: number | undefined }[] } {
+  const transport = new GroupStdioTransport({ program: process.execPath, args: ['-e', CHILD], cwd: process.cwd(), env: {}, maxLine: 1 << 20 });
+  const got: { message: JSONRPCMessage; bytes: number | undefined }[] = [];
+  transport.onmessage = (message) => got.push({ message, bytes: transport.messageBytes });
+  return { transport, got };
+}
+
+async function until(what: string, ok: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(ok(), `timed out waiting for ${what}`);
+}
+
+describe('upstreams/stdio-transport: writes and what is read', () => {
+  it('sends the messages of one turn in one write, which the child reads at once', async () => {
+    const { transport, got } = start();
+    await transport.start();
+    const writes: string[] = [];
+    const write = Socket.prototype.write;
+    Socket.prototype.write = function (this: Socket, data: unknown, ...rest: unknown[]) {
+      if (String(data).includes('batched/')) writes.push(String(data));
+      return (write as (...a: unknown[]) => boolean).call(this, data, ...rest);
+    } as typeof write;
+    try {
+      const sent = [1, 2, 3].map((n) => transport.send({ jsonrpc: '2.0', method: `batched/${n}` }));
+      await Promise.all(sent);
+    } finally {
+      Socket.prototype.write = write;
+    }
+    assert.equal(writes.length, 1);
+    await until('the echoes', () => got.some((g) => 'method' in g.message && g.message.method === 'read'));
+    const reads = got.filter((g) => 'method' in g.message && g.message.method === 'read').map((g) => (g.message as unknown as { params: { lines: number } }).params.lines);
+    assert.deepEqual(reads, [3]);
+    assert.deepEqual(got.filter((g) => 'method' in g.message && g.message.method !== 'read').map((g) => (g.message as { method: string }).method), ['batched/1', 'batched/2', 'batched/3']);
+    await transport.close();
+  });
+
+  it('tells the byte size of the line being delivered, and nothing outside onmessage', async () => {
+    const { transport, got } = start();
+    await transport.start();
+    const message = { jsonrpc: '2.0' as const, method: 'sized', params: { text: 'naïve — ✓ 日本' } };
+    await transport.send(message);
+    await until('the echo', () => got.some((g) => 'method' in g.message && g.message.method === 'sized'));
+    const echo = got.find((g) => 'method' in g.message && g.message.method === 'sized')!;
+    assert.deepEqual(echo.message, message);
+    assert.equal(echo.bytes, Buffer.byteLength(JSON.stringify(message)));
+    assert.notEqual(echo.bytes, JSON.stringify(message).length);
+    assert.equal(transport.messageBytes, undefined);
+    await transport.close();
+    await assert.rejects(transport.send(message), /not running/);
+  });
+});
