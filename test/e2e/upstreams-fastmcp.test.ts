@@ -258,6 +258,8 @@ describe('upstreams: the fastmcp recorder behind svc serve (scopes on every tran
     } finally {
       await c.close();
     }
+    // The log line follows the swap the calls above observed; it may still be in the pipe.
+    await waitFor(() => (srv.logs().some((l) => l.event === 'upstreams.catalog_changed') ? true : undefined), 'the catalog_changed log line');
     const lines = srv.logs().filter((l) => l.event === 'upstreams.catalog_changed');
     assert.equal(lines.length, 1);
     assert.deepEqual((lines[0]!.changes as { tools: { added: string[] } }).tools.added, ['rec.fresh']);

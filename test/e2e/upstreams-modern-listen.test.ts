@@ -80,6 +80,8 @@ describe('upstreams: a 2026-07-28 upstream heard on its subscriptions/listen str
     } finally {
       await session.close();
     }
+    // The log line follows the swap the calls above observed; it may still be in the pipe.
+    await waitFor(() => (gw.logs().some((l) => l.event === 'upstreams.catalog_changed') ? true : undefined), 'the catalog_changed log line');
     const changes = gw.logs().filter((l) => l.event === 'upstreams.catalog_changed');
     assert.equal(changes.length, 1);
     assert.deepEqual((changes[0]!.changes as { tools: { added: string[] } }).tools.added, ['in.later']);
