@@ -286,6 +286,8 @@ describe('tasks on /svc, /mcp and /ws (real svc serve)', function () {
       return t?.status === 'completed' ? t : undefined;
     }, 'the task to complete');
     assert.deepEqual((done.result as { content: unknown[] }).content, [{ type: 'text', text: 'Hello, Alice!' }]);
+    // Log lines travel on their own pipe and may arrive after the answers that followed them.
+    await waitFor(() => (srv.logs().some((l) => l.event === 'task.started' && l.tool === 'ask.greet') ? true : undefined), 'the task.started log line');
     assert.equal(srv.logs().filter((l) => l.event === 'task.started' && l.tool === 'ask.greet').length, 1);
   });
 
