@@ -16,7 +16,7 @@ import { Client as StdioDriven } from '@modelcontextprotocol/sdk/client/index.js
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { serveManifest, type Served } from '../helpers/serve.js';
-import { callTool, FRONTS, legacyClient, listTools, svcCall } from '../helpers/gateway-front.js';
+import { callTool, FRONTS, legacyClient, listTools, modernClient, svcCall } from '../helpers/gateway-front.js';
 import { mcpRemote, recorderHttp, recorderStdio, type HttpUpstream, type Recorder, type StdioUpstream } from '../helpers/upstreams.js';
 import { secret } from '../helpers/secrets.js';
 import { waitFor } from '../helpers/wait.js';
@@ -182,6 +182,14 @@ describe('upstreams: the fastmcp recorder behind svc serve (scopes on every tran
     } finally {
       await c.close();
     }
+    const modern = await modernClient(srv.url, READER);
+    try {
+      assert.equal(modern.getProtocolEra(), 'modern');
+      await modern.callTool({ name: 'recio.echo', arguments: { text: 'progress-none-2026' } });
+      await modern.callTool({ name: 'recio.echo', arguments: { text: 'progress-asked-2026' } }, { onprogress: () => undefined });
+    } finally {
+      await modern.close();
+    }
     assert.equal((await svcCall(srv.url, READER, 'recio.echo', { text: 'progress-svc' })).status, 200);
     const metaOf = (text: string) => {
       const sent = io.recorded().flatMap((r) => {
@@ -192,8 +200,10 @@ describe('upstreams: the fastmcp recorder behind svc serve (scopes on every tran
       return sent[0]!._meta;
     };
     assert.equal(metaOf('progress-none')?.progressToken, undefined);
+    assert.equal(metaOf('progress-none-2026')?.progressToken, undefined);
     assert.equal(metaOf('progress-svc')?.progressToken, undefined);
     assert.equal(typeof metaOf('progress-asked')?.progressToken, 'string');
+    assert.equal(typeof metaOf('progress-asked-2026')?.progressToken, 'string');
   });
 
   it('an answer larger than max_bytes fails with BACKEND_FAILED too_large, and a small one passes', async () => {
