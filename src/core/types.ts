@@ -68,6 +68,11 @@ export interface PromptMessage {
 /** What a call may do besides returning: progress, logs, server-to-client requests (MCP only). */
 export interface CallChannel {
   progress(progress: number, total?: number, message?: string): Promise<void>;
+  /**
+   * Whether progress() reaches anyone: false when the caller asked for no progress (no progressToken), so a backend
+   * need not produce it (an upstream is then sent no progressToken). Absent: it may.
+   */
+  hearsProgress?(): boolean;
   log(level: LogLevel, data: unknown, logger?: string): Promise<void>;
   /**
    * Ask the client (sampling/createMessage, elicitation/create, roots/list) and get its answer.

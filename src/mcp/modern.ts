@@ -365,6 +365,11 @@ class ModernCall extends InputRound implements CallChannel, MethodEnv, SignalSou
     this.#sink({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress, ...(total !== undefined && { total }), ...(message !== undefined && { message }) } });
   }
 
+  hearsProgress(): boolean {
+    const token = this.#meta.progressToken;
+    return typeof token === 'string' || typeof token === 'number';
+  }
+
   async log(level: LogLevel, data: unknown, logger?: string): Promise<void> {
     if (this.#logRank < 0 || LOG_LEVELS.indexOf(level) < this.#logRank) return;
     this.#sink({ jsonrpc: '2.0', method: 'notifications/message', params: { level, data, ...(logger !== undefined && { logger }) } });

@@ -114,6 +114,10 @@ class SessionCall extends LazyAbort implements CallChannel {
     });
   }
 
+  hearsProgress(): boolean {
+    return this.#token !== undefined;
+  }
+
   async log(level: LogLevel, data: unknown, logger?: string): Promise<void> {
     const rank = LOG_LEVELS.indexOf(level);
     if (rank < 0 || rank < this.#port.logRank()) return;

@@ -13,6 +13,7 @@ import type { RequestScope } from '../core/request-scope.js';
 
 export const NO_CHANNEL: CallChannel = Object.freeze({
   progress: async () => {},
+  hearsProgress: () => false,
   log: async () => {},
   request: async (method: string) => {
     throw new SvcError('INVALID_REQUEST', `${method} needs an MCP client (/mcp or /ws); /svc cannot ask the client`);

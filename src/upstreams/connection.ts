@@ -15,8 +15,8 @@
 // reconnect, and the lists are read again when it opens after a gap) and every poll_ms while it
 // announces none (2025-11-25: no listChanged; 2026-07-28: no stream carrying every kind it serves),
 // and `onListing` is told only when it differs; a 2026-07-28 upstream's questions (input_required)
-// are answered inside the call that got them (question-rounds.ts); the upstream's progress
-// and log notifications and its elicitation/sampling requests go to the call they belong to: exactly,
+// are answered inside the call that got them (question-rounds.ts); the upstream's progress (asked
+// for only when the call's caller hears progress) and log notifications and its elicitation/sampling requests go to the call they belong to: exactly,
 // over HTTP, when they come on the SSE stream of that call's POST (related-stream.ts marks them);
 // otherwise (stdio, or the session's GET stream: the wire does not say) only while exactly one call
 // is in flight on this connection — else a request is refused upstream rather than shown to the wrong
@@ -191,10 +191,11 @@ export class UpstreamConnection {
   /**
    * tools/call for ctx's caller, bounded as #bounded says, the upstream's progress passed to ctx's channel: on the
    * 2025-era wire a direct request (direct-calls.ts: its answer's size taken as read, its shape by tool-result.ts),
-   * else the client's request with the upstream's questions asked of ctx's caller (question-rounds.ts).
+   * else the client's request with the upstream's questions asked of ctx's caller (question-rounds.ts). The upstream
+   * is asked for progress (sent a progressToken) only when ctx's caller hears it.
    */
   callTool(ctx: CallContext, params: { name: string; arguments: Record<string, unknown> }, timeoutMs = this.spec.timeout_ms, credential?: OutboundCredential): Promise<ToolResult> {
-    const onprogress = (p: ProgressParams) => void ctx.channel.progress(p.progress, p.total, p.message).catch(() => undefined);
+    const onprogress = ctx.channel.hearsProgress?.() === false ? undefined : (p: ProgressParams) => void ctx.channel.progress(p.progress, p.total, p.message).catch(() => undefined);
     return this.#measured('tools/call', () => this.#bounded(ctx, async (client, abort, headers, direct) => direct
       ? toolResult(await direct.request('tools/call', params, abort, headers, onprogress))
       : this.#capped(await requestWithQuestions<ToolResult>(client, ctx, 'tools/call', params, { signal: abort.signal, timeout: timeoutMs, headers, onprogress, ...this.rounds })), timeoutMs, credential));

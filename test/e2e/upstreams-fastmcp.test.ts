@@ -3,7 +3,8 @@
 // recorder's records: its tools listed per caller with fastsvc's scopes on /svc, /mcp (client 2.x on 2026-07-28,
 // client 1.x on 2025-11-25) and /ws, and through mcp-remote in front; a refused call never reaches it; no request it
 // receives carries a caller's token (only the manifest's own header); a call past its timeout, and one whose caller
-// aborts, is cancelled at the tool; progress and logs reach the caller; an answer over max_bytes fails with
+// aborts, is cancelled at the tool; progress and logs reach the caller, and an upstream is asked for progress only
+// by a caller that asked for it; an answer over max_bytes fails with
 // too_large, a 50 MiB one too without fastsvc ever holding it (its peak RSS, from /proc); killed, calls fail with
 // UPSTREAM_UNAVAILABLE and /readyz says so, restarted on its URL it serves again; a tool added upstream reaches the
 // catalog through the policy swap (a 2025 session gets tools/list_changed; one log line says so).
@@ -15,7 +16,7 @@ import { Client as StdioDriven } from '@modelcontextprotocol/sdk/client/index.js
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { serveManifest, type Served } from '../helpers/serve.js';
-import { callTool, FRONTS, legacyClient, listTools, svcCall } from '../helpers/gateway-front.js';
+import { callTool, FRONTS, legacyClient, listTools, modernClient, svcCall } from '../helpers/gateway-front.js';
 import { mcpRemote, recorderHttp, recorderStdio, type HttpUpstream, type Recorder, type StdioUpstream } from '../helpers/upstreams.js';
 import { secret } from '../helpers/secrets.js';
 import { waitFor } from '../helpers/wait.js';
@@ -171,6 +172,38 @@ describe('upstreams: the fastmcp recorder behind svc serve (scopes on every tran
     } finally {
       await c.close();
     }
+  });
+
+  it('the upstream is asked for progress (a progressToken) only by a call whose caller asked for it', async () => {
+    const c = await legacyClient(srv.url, READER);
+    try {
+      await c.client.callTool({ name: 'recio.echo', arguments: { text: 'progress-none' } });
+      await c.client.callTool({ name: 'recio.echo', arguments: { text: 'progress-asked' } }, undefined, { onprogress: () => undefined });
+    } finally {
+      await c.close();
+    }
+    const modern = await modernClient(srv.url, READER);
+    try {
+      assert.equal(modern.getProtocolEra(), 'modern');
+      await modern.callTool({ name: 'recio.echo', arguments: { text: 'progress-none-2026' } });
+      await modern.callTool({ name: 'recio.echo', arguments: { text: 'progress-asked-2026' } }, { onprogress: () => undefined });
+    } finally {
+      await modern.close();
+    }
+    assert.equal((await svcCall(srv.url, READER, 'recio.echo', { text: 'progress-svc' })).status, 200);
+    const metaOf = (text: string) => {
+      const sent = io.recorded().flatMap((r) => {
+        const params = r.kind === 'message' && r.message?.method === 'tools/call' ? r.message.params as { arguments?: { text?: unknown }; _meta?: Record<string, unknown> } : undefined;
+        return params?.arguments?.text === text ? [params] : [];
+      });
+      assert.equal(sent.length, 1, `one tools/call for ${text}`);
+      return sent[0]!._meta;
+    };
+    assert.equal(metaOf('progress-none')?.progressToken, undefined);
+    assert.equal(metaOf('progress-none-2026')?.progressToken, undefined);
+    assert.equal(metaOf('progress-svc')?.progressToken, undefined);
+    assert.equal(typeof metaOf('progress-asked')?.progressToken, 'string');
+    assert.equal(typeof metaOf('progress-asked-2026')?.progressToken, 'string');
   });
 
   it('an answer larger than max_bytes fails with BACKEND_FAILED too_large, and a small one passes', async () => {

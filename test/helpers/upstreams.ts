@@ -225,7 +225,7 @@ export async function recorderHttp(): Promise<HttpUpstream & Recorder> {
   return { ...up, ...recorder(dir) };
 }
 
-/** The fastmcp recorder over stdio (no `http` records: nothing arrives over HTTP). */
+/** The fastmcp recorder over stdio (no `http` records: nothing arrives over HTTP; a `message` record per line it reads). */
 export function recorderStdio(): StdioUpstream & Recorder {
   const dir = folder();
   return { ...handle(dir, async () => {}), ...recorder(dir), command: recorderArgv(dir, 'stdio'), env: {} };

@@ -4,7 +4,8 @@
 // (isError), slow (honours cancellation), progress (progress and log notifications), large (a text of the
 // requested size), ask (elicits an answer).
 // Guarantees: DIR/records.jsonl (records.ts) gets a {kind: 'start', pid} line when it starts, then every HTTP
-// request's headers and every tool call, each before the tool runs; the slow tool records whether it saw the
+// request's headers (in stdio mode: every JSON-RPC message it reads on stdin) and every tool call, each before the
+// tool runs; the slow tool records whether it saw the
 // cancel. Once started (in stdio mode: once its client's session is set up) DIR/control.json is (re)written
 // with {pid, control}: a loopback control endpoint where POST /describe {tool, description} changes a tool's
 // description and POST /add {tool} adds a tool of that name (it returns its name), each announcing
@@ -16,6 +17,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FastMCP, jsonSchemaAdapter, UserError, type Tool } from 'fastmcp';
@@ -127,6 +129,7 @@ const control = http.createServer((req, res) => {
 });
 
 if (mode === 'stdio') {
+  recordStdinMessages();
   await server.start({ transportType: 'stdio' });
 } else {
   dc.subscribe('http.server.request.start', (m) => {
@@ -147,3 +150,28 @@ if (mode === 'stdio') {
 await new Promise<void>((ok) => control.listen(0, '127.0.0.1', ok));
 control.unref(); // the MCP side alone keeps the process: stdin in stdio mode, its listener in http mode
 writeFileSync(join(values.state, 'control.json'), JSON.stringify({ pid: process.pid, control: `http://127.0.0.1:${(control.address() as AddressInfo).port}` }));
+
+/**
+ * Each JSON-RPC line read on stdin, as a `message` record (as tap.mjs writes them) before the server reads it:
+ * stdin's emit is watched, so no listener of its own puts it in flowing mode or changes what the server gets.
+ */
+function recordStdinMessages(): void {
+  let rest = '';
+  const decoder = new StringDecoder('utf8');
+  const emit = process.stdin.emit;
+  process.stdin.emit = function (this: typeof process.stdin, event: string | symbol, ...args: unknown[]) {
+    if (event === 'data') {
+      const lines = (rest + (typeof args[0] === 'string' ? args[0] : decoder.write(args[0] as Buffer))).split('\n');
+      rest = lines.pop()!;
+      for (const line of lines) {
+        if (!line.trim()) continue;
+        try {
+          record({ kind: 'message', message: JSON.parse(line) as Record<string, unknown> });
+        } catch {
+          record({ kind: 'message', unparsed: line });
+        }
+      }
+    }
+    return Reflect.apply(emit, this, [event, ...args]) as boolean;
+  } as typeof process.stdin.emit;
+}

@@ -1,5 +1,5 @@
 // What an upstream test server saw, as JSON lines in a file the test names: the recorder
-// (fastmcp-recorder.ts) writes every kind below but `message`, the tap (tap.mjs, plain JavaScript, same
+// (fastmcp-recorder.ts) writes every kind below (`message` in stdio mode only), the tap (tap.mjs, plain JavaScript, same
 // format) writes `start`, `http` and `message`. A file outlives the process that wrote it, so what a killed or
 // restarted upstream saw is still there. Guarantees: a record is appended whole and synchronously
 // before the server acts on what it records; readRecords() returns them in the order written.
