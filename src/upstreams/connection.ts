@@ -1,33 +1,25 @@
-// One upstream MCP server, kept connected through the official client (@modelcontextprotocol/client
-// v2; it negotiates 2026-07-28 where the upstream offers it, else 2025-11-25). Guarantees: every call
-// is bounded by timeout_ms (its wait for one of max_in_flight slots included) and by the caller's
-// signal, and either ends in a cancel (notifications/cancelled reaches the upstream) or an answer;
-// on the 2025-era wire a tools/call is sent by direct-calls.ts beside the client (same transport, same
-// cancel, progress, routing tag and size cap; no schema pass over the answer), everything else by the
-// client; an answer larger than max_bytes fails (BACKEND_FAILED, too_large) and is never held whole;
-// while the upstream is not connected, calls fail at once with UPSTREAM_UNAVAILABLE; a lost
-// connection (a child that exited; an HTTP upstream whose request failed below HTTP or answered 404,
-// its session forgotten as a restarted server's is — that call fails UPSTREAM_UNAVAILABLE too — or
-// whose answer broke below HTTP as it arrived, body-watch.ts: every call in flight fails so at once) is re-made with doubling waits between
-// restart.min_ms and restart.max_ms, for as long as fastsvc runs; the listing (tools, resources,
-// templates, prompts) is read at each connect, on the upstream's list_changed (a 2026-07-28 upstream
-// tells it on the subscriptions/listen stream listen-stream.ts keeps open, opened again after a
-// reconnect, and the lists are read again when it opens after a gap) and every poll_ms while it
-// announces none (2025-11-25: no listChanged; 2026-07-28: no stream carrying every kind it serves),
-// and `onListing` is told only when it differs; a 2026-07-28 upstream's questions (input_required)
-// are answered inside the call that got them (question-rounds.ts); the upstream's progress (asked
-// for only when the call's caller hears progress) and log notifications and its elicitation/sampling requests go to the call they belong to: exactly,
-// over HTTP, when they come on the SSE stream of that call's POST (related-stream.ts marks them);
-// otherwise (stdio, or the session's GET stream: the wire does not say) only while exactly one call
-// is in flight on this connection — else a request is refused upstream rather than shown to the wrong
-// caller, logged (upstream.question_refused) and counted in status().questions_refused, and a
-// notification is dropped; nothing of the caller's credentials is ever sent (the transport carries
-// only the manifest's own headers and credentials.ts's: a call's own credential, resolved for its
-// caller before it takes a slot, or else the upstream's `auth`); close() ends the connection and
-// the child's group. Resources watched through watch() are subscribed upstream (resource-watch.ts
-// keeps one subscription per URI, renewed at each connect: resources/subscribe on a 2025-11-25
-// upstream announcing subscribe, the listen stream's resourceSubscriptions on a 2026-07-28 one) and
-// their notifications/resources/updated reach the watchers.
+// One upstream MCP server, kept connected through the official client (@modelcontextprotocol/client v2:
+// 2026-07-28 where the upstream offers it, else 2025-11-25). Guarantees:
+// - Calls: each bounded by timeout_ms (its wait for one of max_in_flight slots included) and the caller's abort,
+//   ending in an answer or a cancel the upstream hears; an answer over max_bytes fails (BACKEND_FAILED,
+//   too_large) and is never held whole; while not connected, calls fail at once with UPSTREAM_UNAVAILABLE. On
+//   the 2025-era wire a tools/call goes through direct-calls.ts beside the client (same transport, cancel,
+//   progress, routing tag and cap; no schema pass over the answer); a progressToken is sent only when the
+//   caller hears progress.
+// - Credentials: only the manifest's headers and credentials.ts's (a call's own credential, resolved for its
+//   caller before it takes a slot, else the upstream's `auth`); nothing of the caller's own is ever sent.
+// - Reconnects: a child that exited, or an HTTP upstream that failed below HTTP, answered 404 (its session
+//   forgotten) or broke an answer mid-way (body-watch.ts: every call in flight fails at once), is connected
+//   again with doubling waits between restart.min_ms and restart.max_ms, for as long as fastsvc runs.
+// - Listing: read at each connect, on list_changed (a 2026-07-28 upstream's listen stream, listen-stream.ts,
+//   reopened after a gap) and every poll_ms while nothing announces changes; `onListing` hears only a change.
+// - Questions and notifications reach the call they belong to: 2026-07-28 input_required rounds inside their
+//   call (question-rounds.ts); over HTTP, messages on a call's own SSE stream (related-stream.ts, by a random
+//   tag the upstream never sees); elsewhere (stdio, the GET stream) only while exactly one call is in flight —
+//   else a request is refused upstream (upstream.question_refused, counted) and a notification dropped.
+// - Resources watched through watch() are subscribed upstream once per URI (resource-watch.ts; renewed at each
+//   connect) and their updates reach the watchers.
+// - close() ends the connection and a stdio child's whole process group.
 
 import { randomUUID } from 'node:crypto';
 import { Client, ProtocolError, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
