@@ -6,6 +6,9 @@
 // tokens verifying while new ones carry a new kid; RFC 8693 token exchange (another audience, the
 // same subject, act naming the client); the faults and admin calls tests rely on;
 // and the sign-in page working in headless Chromium (the redirect back to the client included).
+// No fastsvc runs here, on purpose: this file tests the test harness's identity provider alone, so a
+// failure in the fastsvc tests built on it (external-idp*, oauth-upstream*, outbound-credentials, upstream-*)
+// can be told apart from a broken IdP.
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
