@@ -124,6 +124,18 @@ const mcpKind = {
 };
 
 /** One MCP connection over WebSocket: callbacks keyed by JSON-RPC id, no promise on the hot path. */
+/** One JSON-RPC request on a connection with send(method, params, cb): its answer, or an error after timeoutMs. */
+export function callOn(conn, method, params, timeoutMs) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${method}: no answer within ${timeoutMs} ms`)), timeoutMs);
+    conn.send(method, params, (msg) => {
+      clearTimeout(timer);
+      if (msg.error) reject(new Error(`${method}: ${JSON.stringify(msg.error).slice(0, 160)}`));
+      else resolve(msg);
+    });
+  });
+}
+
 export class WsConn {
   constructor(ws) {
     this.ws = ws;
@@ -150,14 +162,7 @@ export class WsConn {
     this.ws.send(rpc(id, method, params));
   }
   call(method, params, timeoutMs = 5000) {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${method}: no answer within ${timeoutMs} ms`)), timeoutMs);
-      this.send(method, params, (msg) => {
-        clearTimeout(timer);
-        if (msg.error) reject(new Error(`${method}: ${JSON.stringify(msg.error).slice(0, 160)}`));
-        else resolve(msg);
-      });
-    });
+    return callOn(this, method, params, timeoutMs);
   }
 }
 

@@ -4,7 +4,7 @@
 // hot path; a line that is not JSON, a notification or an answer to no pending call is ignored (the upstream's own
 // business); when the pipe closes, every pending call is answered { transport: true } at once.
 import { StringDecoder } from 'node:string_decoder';
-import { initParams } from './clients.mjs';
+import { callOn, initParams } from './clients.mjs';
 
 export class StdioConn {
   constructor(child) {
@@ -52,14 +52,7 @@ export class StdioConn {
     if (!this.closed) this.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method })}\n`);
   }
   call(method, params, timeoutMs = 5000) {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${method}: no answer within ${timeoutMs} ms`)), timeoutMs);
-      this.send(method, params, (msg) => {
-        clearTimeout(timer);
-        if (msg.error) reject(new Error(`${method}: ${JSON.stringify(msg.error).slice(0, 160)}`));
-        else resolve(msg);
-      });
-    });
+    return callOn(this, method, params, timeoutMs);
   }
   /** The MCP handshake: initialize (bounded by timeoutMs), then notifications/initialized. */
   async initialize(timeoutMs) {
