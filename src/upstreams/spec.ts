@@ -17,7 +17,9 @@ export function resolveUpstream(u: UpstreamSpec, baseDir: string): UpstreamSpec 
   if (!u.command) return u;
   const fail = (message: string, field?: string) => new SvcError('UPSTREAM_CONFIG', `upstream ${u.name}: ${message}`, { path: field });
   const cwd = resolveCwd(baseDir, u.cwd, fail);
-  // A bare name is looked up on the child's PATH when env gives one, else on fastsvc's.
-  const program = resolveProgram(u.command[0], baseDir, u.env?.PATH ?? process.env.PATH, fail, 'command/0');
+  // A bare name is looked up on the child's PATH when env gives one, else on fastsvc's; a failure says which.
+  const where = u.env?.PATH !== undefined ? 'the PATH its env gives' : "fastsvc's own PATH (its env gives none)";
+  const program = resolveProgram(u.command[0], baseDir, u.env?.PATH ?? process.env.PATH, (m, field) =>
+    fail(u.command![0]!.includes('/') ? m : `program ${JSON.stringify(u.command![0])} not found or not executable on ${where}; name the file by its path (relative to the manifest) or add its folder to env.PATH`, field), 'command/0');
   return { ...u, cwd, command: [program, ...u.command.slice(1)] };
 }
