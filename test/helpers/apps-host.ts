@@ -13,11 +13,11 @@ import { build } from 'esbuild';
 import type { Frame, FrameLocator, Page } from 'playwright-core';
 import { ROOT } from './cli.js';
 import { ensureChromium, launchChromium } from './chromium.js';
-import type { OpenRequest, Opened } from './apps-host/page.js';
+import type { Era, OpenRequest, Opened } from './apps-host/page.js';
 
-export type { Opened } from './apps-host/page.js';
+export type { Era, Opened } from './apps-host/page.js';
 
-const PAGE = '<!doctype html><html><head><meta charset="utf-8"><title>apps test host</title></head><body><script type="module" src="/host.js"></script></body></html>';
+const PAGE = '<!doctype html><html><head><meta charset="utf-8"><title>apps test host</title><link rel="icon" href="data:,"></head><body><script type="module" src="/host.js"></script></body></html>';
 
 export interface HostTab {
   page: Page;
@@ -29,7 +29,7 @@ export interface HostTab {
   problems: string[];
   open(req: OpenRequest): Promise<Opened>;
   /** Tools offered to a client that does not declare the extension. */
-  listPlain(mcpUrl: string, token: string): Promise<{ name: string; _meta?: Record<string, unknown> }[]>;
+  listPlain(mcpUrl: string, token: string, era: Era): Promise<{ name: string; _meta?: Record<string, unknown> }[]>;
 }
 
 export interface AppsHost {
@@ -63,7 +63,7 @@ export async function startAppsHost(): Promise<AppsHost> {
       page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
       await page.goto(`${origin}/`);
       await page.waitForFunction(() => 'appsHost' in window);
-      type Api = { open(r: OpenRequest): Promise<Opened>; listPlain(u: string, t: string): Promise<{ name: string; _meta?: Record<string, unknown> }[]> };
+      type Api = { open(r: OpenRequest): Promise<Opened>; listPlain(u: string, t: string, e: Era): Promise<{ name: string; _meta?: Record<string, unknown> }[]> };
       return {
         page,
         view: page.frameLocator('#view'),
@@ -74,7 +74,7 @@ export async function startAppsHost(): Promise<AppsHost> {
         },
         problems,
         open: (req) => page.evaluate((r) => (window as unknown as { appsHost: Api }).appsHost.open(r), req),
-        listPlain: (u, t) => page.evaluate(([a, b]) => (window as unknown as { appsHost: Api }).appsHost.listPlain(a, b), [u, t] as const),
+        listPlain: (u, t, e) => page.evaluate(([a, b, c]) => (window as unknown as { appsHost: Api }).appsHost.listPlain(a, b, c), [u, t, e] as const),
       };
     },
     async close() {

@@ -17,7 +17,11 @@ export interface OpenRequest {
   token: string;
   tool: string;
   args: Record<string, unknown>;
+  /** 'modern' lets the client negotiate 2026-07-28 (versionNegotiation auto); 'legacy' keeps its default 2025-11-25 handshake. */
+  era: Era;
 }
+
+export type Era = 'modern' | 'legacy';
 
 export interface Opened {
   protocolVersion: string | undefined;
@@ -60,17 +64,18 @@ function withCsp(html: string, policy: string): string {
   return meta + html;
 }
 
-/** A client for fastsvc, declaring the extension when `ui` is true. */
-export async function connect(mcpUrl: string, token: string, ui: boolean): Promise<Client> {
+/** A client for fastsvc in that era, declaring the extension when `ui` is true. */
+export async function connect(mcpUrl: string, token: string, ui: boolean, era: Era): Promise<Client> {
   const client = new Client({ name: 'fastsvc-apps-test-host', version: '1.0.0' }, {
     capabilities: ui ? { extensions: { [UI_EXTENSION]: { mimeTypes: [RESOURCE_MIME_TYPE] } } } : {},
+    ...(era === 'modern' && { versionNegotiation: { mode: 'auto' as const } }),
   });
   await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: { token: async () => token } }));
   return client;
 }
 
 export async function open(req: OpenRequest): Promise<Opened> {
-  const client = await connect(req.mcpUrl, req.token, true);
+  const client = await connect(req.mcpUrl, req.token, true, req.era);
   const { tools } = await client.listTools();
   const tool = tools.find((t) => t.name === req.tool);
   if (!tool) throw new Error(`tool ${req.tool} not listed: ${tools.map((t) => t.name).join(', ')}`);
@@ -113,8 +118,8 @@ export async function open(req: OpenRequest): Promise<Opened> {
 }
 
 /** What a client without the extension is offered: tool names and their _meta. */
-export async function listPlain(mcpUrl: string, token: string): Promise<{ name: string; _meta?: Record<string, unknown> }[]> {
-  const client = await connect(mcpUrl, token, false);
+export async function listPlain(mcpUrl: string, token: string, era: Era): Promise<{ name: string; _meta?: Record<string, unknown> }[]> {
+  const client = await connect(mcpUrl, token, false, era);
   try {
     return (await client.listTools()).tools.map((t) => ({ name: t.name, _meta: t._meta }));
   } finally {
