@@ -28,7 +28,7 @@ const UI = 'io.modelcontextprotocol/ui';
 const OPERATOR = secret(randomBytes(24).toString('base64url'));
 const VIEWER = secret(randomBytes(24).toString('base64url'));
 
-type Audit = { decision?: string; reason?: string; capability?: string; sub?: string; principal?: { sub?: string }; transport?: string };
+type Audit = { decision?: string; reason?: string; capability?: string; sub?: string; transport?: string; scopes_required?: string[]; scopes_held?: string[] };
 
 /** The example's manifest as written, plus what a browser host and this test need. */
 function exampleManifest(origin: string): Record<string, unknown> {
@@ -91,7 +91,7 @@ describe('MCP Apps in Chromium: an ext-apps host renders fastsvc views and their
         assert.equal(await tab.view.locator('#status.refused').count(), 0);
 
         const allowed = await waitFor(() => auditLines(srv, 'tool:orders.cancel').find((l) => l.decision === 'allow'), 'the audit line of the view’s call');
-        assert.equal(allowed.principal?.sub ?? allowed.sub, 'operator');
+        assert.equal(allowed.sub, 'operator');
         assert.equal(allowed.transport, 'mcp');
         assert.deepEqual(tab.problems, []);
         await tab.page.close();
@@ -109,8 +109,10 @@ describe('MCP Apps in Chromium: an ext-apps host renders fastsvc views and their
         assert.equal(await tab.view.locator('tr[data-id="A-1002"] .status').textContent(), 'open');
 
         const denied = await waitFor(() => auditLines(srv, 'tool:orders.cancel').find((l) => l.decision === 'deny'), 'the audit line of the refused call');
-        assert.equal(denied.principal?.sub ?? denied.sub, 'viewer');
+        assert.equal(denied.sub, 'viewer');
         assert.equal(denied.reason, 'insufficient_scope');
+        assert.deepEqual(denied.scopes_required, ['orders.read', 'orders.write']);
+        assert.deepEqual(denied.scopes_held, ['orders.read']);
         await tab.page.close();
       });
 
