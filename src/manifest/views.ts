@@ -65,25 +65,28 @@ export function planViews(tools: readonly Tool[], resourceUris: ReadonlySet<stri
       return;
     }
     let uri = ui.uri;
+    let source: ViewPlan['source'];
     if (ui.view !== undefined) {
       const rel = viewPath(ui.view);
       if (!rel) return problem('VIEW_INVALID', [...at, 'view'], `tool ${t.name}: ui.view ${JSON.stringify(ui.view)} must be a relative path inside the manifest's folder`);
       if (!/\.html?$/i.test(rel)) return problem('VIEW_INVALID', [...at, 'view'], `tool ${t.name}: ui.view ${JSON.stringify(ui.view)} is not an .html or .htm file`);
       uri ??= 'ui://' + rel.split('/').map(encodeURIComponent).join('/');
+      source = { file: rel };
     } else {
       const why = templateProblem(ui.template!);
       if (why) return problem('VIEW_INVALID', [...at, 'template'], `tool ${t.name}: ui.template: ${why}`);
       uri ??= `ui://${t.name}`;
+      source = { template: ui.template! };
     }
     if (resourceUris.has(uri)) return problem('VIEW_INVALID', [...at, ui.uri !== undefined ? 'uri' : 'view'], `tool ${t.name}: the view's URI ${uri} is also a resource's`);
     const toolScopes = (t.required_scopes ?? []).filter((s) => !isPattern(s));
     checkCsp(ui, at, t.name, problem);
-    checkViewScopes(ui, at, t.name, problem);
-    const key = JSON.stringify([ui.view ?? null, ui.template ?? null, ...VIEW_SETTINGS.map((k) => ui[k] ?? null)]);
+    const what = JSON.stringify(source);
+    const key = JSON.stringify([what, ...VIEW_SETTINGS.map((k) => ui[k] ?? null)]);
     const seen = byUri.get(uri);
     if (seen) {
       if (seen.key !== key) {
-        const same = (ui.view ?? ui.template) === (seen.ui.view ?? seen.ui.template);
+        const same = what === JSON.stringify(seen.plan.source);
         return problem('VIEW_INVALID', at, same
           ? `tool ${t.name}: the view ${uri} is also named by tool ${seen.plan.tools[0]} with other settings (${VIEW_SETTINGS.join(', ')} must be the same on every tool that names it)`
           : `tool ${t.name}: the view URI ${uri} is already another view's (tool ${seen.plan.tools[0]})`);
@@ -94,7 +97,7 @@ export function planViews(tools: readonly Tool[], resourceUris: ReadonlySet<stri
       const plan: ViewPlan = {
         uri,
         title: ui.title ?? t.title ?? t.name,
-        source: ui.view !== undefined ? { file: viewPath(ui.view)! } : { template: ui.template! },
+        source,
         meta: resourceMeta(ui),
         requiredScopes: [],
         tools: [t.name],
@@ -132,12 +135,6 @@ function checkCsp(ui: ToolView, at: Path, tool: string, problem: Problem): void 
       if (why) problem('VIEW_CSP_INVALID', [...at, 'csp', list, j], `tool ${tool}: ui.csp.${list}: ${why}`);
     });
   }
-}
-
-function checkViewScopes(ui: ToolView, at: Path, tool: string, problem: Problem): void {
-  ui.required_scopes?.forEach((s, j) => {
-    if (isPattern(s)) problem('SCOPE_ARG_UNSAFE', [...at, 'required_scopes', j], `tool ${tool}: a view's required_scopes cannot hold a pattern ({{arg}}): reading a view has no arguments`);
-  });
 }
 
 function resourceMeta(ui: ToolView): UiResourceMeta {

@@ -317,11 +317,12 @@ export class McpSession {
           const answer = await legacyTaskMethod(msg.method, p, tc);
           if (answer !== NOT_A_TASK_METHOD) return answer;
         }
+        const apps = declaresApps(this.#clientCaps);
         return runMethod(msg.method, p, {
           runtime: rt, catalog: cat, principal,
-          context: () => new Context(principal, this.#opts.logger, this.#opts.transport, call, call, isObject(msg.params?._meta) ? msg.params._meta : undefined, scope),
+          context: () => new Context(principal, this.#opts.logger, this.#opts.transport, call, call, isObject(msg.params?._meta) ? msg.params._meta : undefined, scope, apps),
           inputErrorsAsToolResults: this.#version >= '2025-11-25',
-          apps: declaresApps(this.#clientCaps),
+          apps,
           taskAsk: isObject(p.task) ? 'asked' : 'plain',
           runAsTask: tc && ((admitted) => startLegacyTask(admitted, tc).then((t) => {
             this.#tasks.set(t.id, principal);

@@ -100,7 +100,8 @@ export class Runtime {
 
   async #callTool<T>(name: string, args: unknown, ctx: CallContext, cat: Catalog, ask: TaskAsk, startTask: ((call: AdmittedTool, ctx: CallContext) => Promise<T>) | undefined, cs?: CallSpan): Promise<ToolResult | T> {
     const entry = cat.tools.get(name);
-    if (!entry) throw notServed(cat, `tool:${name}`, `no tool named ${name}`);
+    // An app-only tool (MCP Apps visibility [app]) is there only for a client that declares the extension; it is listed to no other.
+    if (!entry || (entry.appOnly && !ctx.apps)) throw notServed(cat, `tool:${name}`, `no tool named ${name}`);
     const v = decideTool(entry, ctx.principal, args, startTask ? ask : 'plain');
     if (!v.ok) throw this.#refusal(v, entry, ctx);
     this.#obs.allowed(ctx.principal, ctx.transport, 'tool', name, entry.required, ctx.scope);
@@ -404,7 +405,7 @@ async function withTimeout(def: ToolDef, input: Record<string, unknown>, ctx: Ca
       reject(err);
     }, ms);
   });
-  const inner = new Context(ctx.principal, ctx.log, ctx.transport, ctx.channel, controller, ctx.meta, ctx.scope);
+  const inner = new Context(ctx.principal, ctx.log, ctx.transport, ctx.channel, controller, ctx.meta, ctx.scope, ctx.apps);
   try {
     return await Promise.race([Promise.resolve(def.handler(input, inner)), timeout]);
   } finally {
