@@ -4,8 +4,8 @@
 // placeholder syntax inside a value — is shown as text. Asserted in the view's DOM: every value
 // reads back exactly as sent, no injected element exists, no injected attribute or script ran,
 // the javascript: link lost its href; and the generated bridge's data-call-tool button calls
-// the tool through the host (its new result drawn) and shows a refusal when the token lacks the
-// called tool's scope.
+// the tool through the host (its new result drawn), shows a refusal when the token lacks the
+// called tool's scope, and is counted by the tool's quota like any call (the fourth is refused).
 
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -36,7 +36,9 @@ const TEMPLATE = `<h1 id="title" title="{{input.title}}">{{input.title}}</h1>
 <a id="link" href="{{result.link}}">open</a>
 <p id="error">{{error}}</p>
 <button id="again" data-call-tool="notes.show" data-arguments='{"title":"second call"}'>again</button>
-<button id="purge" data-call-tool="notes.purge">purge</button>`;
+<button id="purge" data-call-tool="notes.purge">purge</button>
+<button id="third" data-call-tool="notes.show" data-arguments='{"title":"third call"}'>third</button>
+<button id="fourth" data-call-tool="notes.show" data-arguments='{"title":"fourth call"}'>fourth</button>`;
 
 function manifest(origin: string): Record<string, unknown> {
   return {
@@ -50,6 +52,7 @@ function manifest(origin: string): Record<string, unknown> {
         name: 'notes.show', description: 'Shows a title and stored labels.',
         input_schema: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] },
         output_mode: 'json', required_scopes: ['notes.read'], module: './echo.js#show',
+        limits: { requests: 3, window_ms: 3_600_000 },
         ui: { template: TEMPLATE },
       },
       {
@@ -115,5 +118,16 @@ describe('a template view shows injected markup as text (ext-apps host in Chromi
     }, 'the refusal in the view', 20_000, 100);
     assert.match(shown, /insufficient[ _]scope/i);
     assert.match(shown, /notes\.admin/);
+  });
+
+  it('calls from the view count against the tool’s quota like any call: the fourth is refused and shown', async () => {
+    // Calls so far: the host's own, then #again; the quota is 3 per hour for this token.
+    await tab.view.locator('#third').click();
+    await waitFor(async () => ((await tab.view.locator('#rows li.row').nth(1).textContent()) === 'third call' ? true : undefined), 'the third call’s result', 20_000, 100);
+    await tab.view.locator('#fourth').click();
+    const shown = await waitFor(async () => (await tab.view.locator('#error').textContent()) || undefined, 'the quota refusal in the view', 20_000, 100);
+    assert.match(shown, /RATE_LIMITED/, shown);
+    assert.match(shown, /quota tool:notes\.show per principal exhausted/, shown);
+    assert.equal(await tab.view.locator('#rows li.row').nth(1).textContent(), 'third call', 'the refused call drew nothing');
   });
 });
