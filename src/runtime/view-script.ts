@@ -83,7 +83,7 @@ export const BRIDGE_SOURCE = String.raw`
     draw();
   }
   var UNSAFE_URL = /^(javascript|vbscript|data(?!:image\/(png|gif|jpe?g|webp|avif)[;,])):/i;
-  var URL_ATTRS = ['href', 'src', 'action', 'formaction', 'xlink:href', 'poster', 'background'];
+  var URL_ATTRS = ['href', 'src', 'action', 'formaction', 'xlink:href', 'poster', 'background', 'data', 'cite'];
   function draw() {
     root.innerHTML = fastsvcRender(template, state);
     var all = root.querySelectorAll('*');

@@ -12,6 +12,7 @@ import { checkIO, checkManifest, loadManifest } from '../../src/manifest/index.j
 import { ManifestError, type SvcError } from '../../src/errors.js';
 import { VIEW_MAX_BYTES } from '../../src/manifest/view-resources.js';
 import { buildCatalog } from '../../src/core/catalog.js';
+import { explainView } from '../../src/policy/explain.js';
 
 const HEAD = `name: shop
 version: 1
@@ -91,6 +92,11 @@ describe('MCP Apps views in the manifest (tools[].ui)', () => {
       assert.equal(cat.tools.get('orders.refresh')!.appOnly, true);
       assert.equal(cat.tools.get('orders.list')!.appOnly, false);
       assert.deepEqual(cat.resources.get('ui://greet')!.def.required_scopes, []);
+      const explained = (scopes: string[]) => explainView(cat, { sub: 't', kind: 'static', scopes: new Set(scopes) }, { publicRoutes: [] }).capabilities;
+      const asReader = explained(['orders.read']);
+      assert.equal(asReader.find((v) => v.id === 'tool:orders.list')?.view, 'ui://views/orders.html', 'explain names the view');
+      assert.ok(asReader.find((v) => v.id === 'tool:orders.refresh')?.reasons.some((r) => r.startsWith('app-only')));
+      assert.ok(explained([]).find((v) => v.id === 'tool:orders.list')?.reasons.some((r) => r.includes('not readable: missing scope orders.read')));
       const ctx = {} as never;
       const [page] = await view.def.read('ui://views/orders.html', {}, ctx);
       assert.deepEqual(page, { uri: 'ui://views/orders.html', mimeType: 'text/html;profile=mcp-app', text: PAGE });
