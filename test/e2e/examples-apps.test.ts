@@ -6,11 +6,13 @@
 // _meta.ui and the customer card as a page that loads nothing from elsewhere; one that does not
 // declare it sees neither the app-only tool nor any _meta.ui, and cannot call orders.cancel.
 // A token without orders.read (the views' default required scope, from the tools naming them)
-// is refused the view at read time.
+// is refused the view at read time. A copy of it with three view mistakes gets one
+// FILE:LINE:COL: CODE line from `svc validate` for each, at the value in question.
 
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -43,6 +45,35 @@ describe('examples/apps: validated and served as its README says', function () {
     assert.equal(r.stderr, '');
     assert.equal(r.code, 0);
     assert.equal(r.stdout.trim(), `${FILE}: ok — 3 tools, 2 resources, 0 prompts`);
+  });
+
+  it('svc validate points at each view mistake in a broken copy: the path out of the folder, the CSP entry with a path, the view scope no tool requires', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fastsvc-apps-broken-'));
+    try {
+      cpSync(join(ROOT, 'examples/apps'), dir, { recursive: true });
+      const text = readFileSync(join(ROOT, FILE), 'utf8')
+        .replace('      view: views/orders.html\n', '      view: ../orders.html\n')
+        .replace('    ui:\n      template: |', '    ui:\n      csp: { resource_domains: [https://cdn.example.com/lib] }\n      required_scopes: [orders.write]\n      template: |');
+      const file = join(dir, 'svc.yaml');
+      writeFileSync(file, text);
+      /** FILE:LINE:COL of `value` on the line containing `line`. */
+      const at = (line: string, value: string) => {
+        const lines = text.split('\n');
+        const i = lines.findIndex((l) => l.includes(line));
+        assert.ok(i >= 0, line);
+        return `${file}:${i + 1}:${lines[i]!.indexOf(value) + 1}`;
+      };
+      const r = await run(['validate', file], { env: childEnv(ENV) });
+      assert.equal(r.code, 1);
+      const codes = r.stderr.trim().split('\n').map((l) => l.split(': ').slice(0, 2).join(': '));
+      assert.deepEqual(codes, [
+        `${at('view: ../orders.html', '../orders.html')}: VIEW_INVALID`,
+        `${at('resource_domains: [https://cdn.example.com/lib]', 'https://cdn.example.com/lib')}: VIEW_CSP_INVALID`,
+        `${at('required_scopes: [orders.write]', 'orders.write')}: VIEW_SCOPE_EXCEEDS_TOOL`,
+      ], r.stderr);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   describe('served in place', () => {

@@ -10,7 +10,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { AppBridge, PostMessageTransport, RESOURCE_MIME_TYPE, buildAllowAttribute, getToolUiResourceUri } from '@modelcontextprotocol/ext-apps/app-bridge';
 
-export const UI_EXTENSION = 'io.modelcontextprotocol/ui';
+const UI_EXTENSION = 'io.modelcontextprotocol/ui';
 
 export interface OpenRequest {
   mcpUrl: string;
@@ -39,7 +39,7 @@ export interface Opened {
 interface UiCsp { connectDomains?: string[]; resourceDomains?: string[]; frameDomains?: string[]; baseUriDomains?: string[] }
 
 /** The iframe's policy from _meta.ui.csp: nothing beyond inline code and the declared origins. */
-export function cspOf(csp: UiCsp = {}): string {
+function cspOf(csp: UiCsp = {}): string {
   const list = (v: string[] | undefined) => (v ?? []).join(' ');
   const res = list(csp.resourceDomains);
   return [
@@ -65,7 +65,7 @@ function withCsp(html: string, policy: string): string {
 }
 
 /** A client for fastsvc in that era, declaring the extension when `ui` is true. */
-export async function connect(mcpUrl: string, token: string, ui: boolean, era: Era): Promise<Client> {
+async function connect(mcpUrl: string, token: string, ui: boolean, era: Era): Promise<Client> {
   const client = new Client({ name: 'fastsvc-apps-test-host', version: '1.0.0' }, {
     capabilities: ui ? { extensions: { [UI_EXTENSION]: { mimeTypes: [RESOURCE_MIME_TYPE] } } } : {},
     ...(era === 'modern' && { versionNegotiation: { mode: 'auto' as const } }),
@@ -74,7 +74,7 @@ export async function connect(mcpUrl: string, token: string, ui: boolean, era: E
   return client;
 }
 
-export async function open(req: OpenRequest): Promise<Opened> {
+async function open(req: OpenRequest): Promise<Opened> {
   const client = await connect(req.mcpUrl, req.token, true, req.era);
   const { tools } = await client.listTools();
   const tool = tools.find((t) => t.name === req.tool);
@@ -118,7 +118,7 @@ export async function open(req: OpenRequest): Promise<Opened> {
 }
 
 /** What a client without the extension is offered: tool names and their _meta. */
-export async function listPlain(mcpUrl: string, token: string, era: Era): Promise<{ name: string; _meta?: Record<string, unknown> }[]> {
+async function listPlain(mcpUrl: string, token: string, era: Era): Promise<{ name: string; _meta?: Record<string, unknown> }[]> {
   const client = await connect(mcpUrl, token, false, era);
   try {
     return (await client.listTools()).tools.map((t) => ({ name: t.name, _meta: t._meta }));
