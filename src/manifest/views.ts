@@ -54,11 +54,11 @@ export function planViews(tools: readonly Tool[], resourceUris: ReadonlySet<stri
     const ui = t.ui;
     if (!ui) return;
     const at: Path = ['tools', i, 'ui'];
-    const visibility = ui.visibility ?? ['model', 'app'];
+    const visibility = ui.visibility!; // the schema's default fills it in
     checkCsp(ui, at, t.name, problem);
     if (ui.view !== undefined && ui.template !== undefined) return problem('VIEW_INVALID', at, `tool ${t.name}: give ui.view (a file) or ui.template, not both`);
     if (ui.view === undefined && ui.template === undefined) {
-      // visibility is filled in by the schema's default: without a view, ui only says something when it drops model.
+      // Without a view, ui only says something when it drops model.
       if (visibility.includes('model')) return problem('VIEW_INVALID', at, `tool ${t.name}: ui needs view (a file), template, or visibility: [app]`);
       const stray = (['uri', ...VIEW_SETTINGS] as const).find((k) => ui[k] !== undefined);
       if (stray) return problem('VIEW_INVALID', [...at, stray], `tool ${t.name}: ui.${stray} describes a view, and this ui names none (give view or template)`);
