@@ -54,10 +54,11 @@ export function planViews(tools: readonly Tool[], resourceUris: ReadonlySet<stri
     const ui = t.ui;
     if (!ui) return;
     const at: Path = ['tools', i, 'ui'];
-    const visibility = ui.visibility ?? ['model', 'app'];
+    const visibility = ui.visibility!; // the schema's default fills it in
+    checkCsp(ui, at, t.name, problem);
     if (ui.view !== undefined && ui.template !== undefined) return problem('VIEW_INVALID', at, `tool ${t.name}: give ui.view (a file) or ui.template, not both`);
     if (ui.view === undefined && ui.template === undefined) {
-      // visibility is filled in by the schema's default: without a view, ui only says something when it drops model.
+      // Without a view, ui only says something when it drops model.
       if (visibility.includes('model')) return problem('VIEW_INVALID', at, `tool ${t.name}: ui needs view (a file), template, or visibility: [app]`);
       const stray = (['uri', ...VIEW_SETTINGS] as const).find((k) => ui[k] !== undefined);
       if (stray) return problem('VIEW_INVALID', [...at, stray], `tool ${t.name}: ui.${stray} describes a view, and this ui names none (give view or template)`);
@@ -80,7 +81,6 @@ export function planViews(tools: readonly Tool[], resourceUris: ReadonlySet<stri
     }
     if (resourceUris.has(uri)) return problem('VIEW_INVALID', [...at, ui.uri !== undefined ? 'uri' : 'view'], `tool ${t.name}: the view's URI ${uri} is also a resource's`);
     const toolScopes = (t.required_scopes ?? []).filter((s) => !isPattern(s));
-    checkCsp(ui, at, t.name, problem);
     const what = JSON.stringify(source);
     const key = JSON.stringify([what, ...VIEW_SETTINGS.map((k) => ui[k] ?? null)]);
     const seen = byUri.get(uri);

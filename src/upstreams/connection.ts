@@ -242,7 +242,7 @@ export class UpstreamConnection {
       release = typeof slot === 'function' ? slot : await slot;
       this.#active.set(tag, { ctx, own: abort });
       const headers = { [CALL_HEADER]: tag };
-      return await (header ? withCallHeader(header, () => run(client, abort, headers, direct)) : run(client, abort, headers, direct));
+      return await (header ? withCallHeader(header, credential!, ctx.principal, () => run(client, abort, headers, direct)) : run(client, abort, headers, direct));
     } catch (e) {
       if (this.spec.url && !abort.aborted && upstreamGone(e)) {
         this.#gone(client);

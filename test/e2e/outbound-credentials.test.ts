@@ -28,13 +28,23 @@ import { authorize, discover, exchange, register } from './oauth-harness.js';
 type Json = Record<string, unknown>;
 interface Seen { path: string; authorization?: string; apiKey?: string }
 
-/** The backend: answers every request with its path, and remembers what credential came with it. */
+/**
+ * The backend: answers every request with its path, and remembers what credential came with it; /revoked-once
+ * answers 401 to the first credential it sees (a token revoked before its time) and 200 to any other; /refused
+ * answers 401 to every one.
+ */
 async function recordingBackend(): Promise<{ url: string; seen: Seen[]; server: Server }> {
   const seen: Seen[] = [];
+  let revoked: string | undefined;
   const server = createServer((req, res) => {
     const authorization = req.headers.authorization;
     secret(authorization?.replace(/^Bearer /, ''));
     seen.push({ path: req.url ?? '', authorization, apiKey: req.headers['x-api-key'] as string | undefined });
+    if (req.url === '/revoked-once') revoked ??= authorization;
+    if (req.url === '/refused' || (req.url === '/revoked-once' && authorization === revoked)) {
+      res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer error="invalid_token"' }).end('{"error":"invalid_token"}');
+      return;
+    }
     res.writeHead(200, { 'content-type': 'text/plain' }).end(`ok ${req.url}`);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -102,6 +112,8 @@ describe('outbound credentials: what reaches a backend (real svc serve, the corp
         tool('exchanged', '/exchanged', { token_exchange: { ...gateway, scopes: ['api.read'], resource: `${backend.url}/` } }),
         tool('provider', '/provider', { upstream_login: { upstream: 'corp' } }),
         tool('machine.down', '/down', { client_credentials: { ...gateway, resource: `${backend.url}/`, timeout_ms: 2000 } }),
+        tool('machine.revoked', '/revoked-once', { client_credentials: { ...gateway, resource: `${backend.url}/` } }),
+        tool('machine.refused', '/refused', { client_credentials: { ...gateway, resource: `${backend.url}/` } }),
       ],
     }, {
       port,
@@ -126,6 +138,7 @@ describe('outbound credentials: what reaches a backend (real svc serve, the corp
     assert.deepEqual(kinds, {
       'tool:static.bearer': 'static', 'tool:static.header': 'static', 'tool:machine': 'client_credentials', 'tool:machine.post': 'client_credentials',
       'tool:exchanged': 'token_exchange', 'tool:provider': 'upstream_login', 'tool:machine.down': 'client_credentials',
+      'tool:machine.revoked': 'client_credentials', 'tool:machine.refused': 'client_credentials',
     });
     const offline = await run(['explain', srv.file, '--scopes', 'api.use', '--allow-unset-env'], { env: childEnv() });
     assert.equal(offline.code, 0, offline.stderr);
@@ -153,6 +166,27 @@ describe('outbound credentials: what reaches a backend (real svc serve, the corp
     const { payload } = await verify([...tokens][0]!, `${backend.url}/`);
     assert.equal(payload.sub, 'fastsvc-gateway');
     assert.equal(payload.scope, 'api.read');
+  });
+
+  it('replaces a token the backend refuses with 401 (revoked before its time) and sends the request once more; the new one is kept', async () => {
+    const before = (await idp.stats()).token;
+    assert.equal((await call(srv.url, svcToken, 'machine.revoked')).status, 200);
+    const [refused, renewed, ...rest] = seenAt('/revoked-once').map(bearerOf);
+    assert.deepEqual(rest, [], 'two requests: the refused token, then a new one');
+    assert.notEqual(renewed, refused);
+    assert.equal((await idp.stats()).token - before, 2, 'the refused token was fetched again, once');
+    assert.equal((await call(srv.url, svcToken, 'machine.revoked')).status, 200);
+    assert.deepEqual(seenAt('/revoked-once').slice(2).map(bearerOf), [renewed], 'the next call keeps the new token');
+    assert.equal((await idp.stats()).token - before, 2);
+  });
+
+  it('fails a call whose backend refuses every token after one new token, never more (no loop)', async () => {
+    const before = (await idp.stats()).token;
+    const r = await call(srv.url, svcToken, 'machine.refused');
+    assert.equal(r.status, 502);
+    assert.equal((r.body.error as Json).code, 'BACKEND_FAILED');
+    assert.equal(seenAt('/refused').length, 2);
+    assert.equal((await idp.stats()).token - before, 2);
   });
 
   it('authenticates with client_secret_post when the manifest says so', async () => {

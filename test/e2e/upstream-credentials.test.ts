@@ -150,6 +150,23 @@ describe('upstream credentials: what reaches an upstream MCP server (real svc se
     assert.equal(payload.sub, 'fastsvc-gateway');
   });
 
+  it('replaces a client-credentials token the upstream starts refusing (401) and sends the request once more; later requests carry the new one', async () => {
+    const before = (await idp.stats()).token;
+    const old = bearerOf(machine.requests.at(-1)!.headers);
+    machine.refuse(old);
+    const from = machine.requests.length;
+    const r = await call('b.echo', svcToken, { text: 'after revocation' });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const calls = machine.requests.slice(from).filter((q) => q.rpc === 'tools/call').map((q) => bearerOf(q.headers));
+    assert.equal(calls.length, 2, 'the call was sent twice: refused, then with a new token');
+    assert.equal(calls[0], old);
+    assert.notEqual(calls[1], old);
+    assert.equal((await idp.stats()).token - before, 1, 'one new token');
+    assert.equal((await call('b.echo', svcToken, { text: 'again' })).status, 200);
+    assert.equal(bearerOf(machine.requests.at(-1)!.headers), calls[1]);
+    assert.equal((await idp.stats()).token - before, 1);
+  });
+
   it('exchanges an external caller\'s token per call (the upstream\'s audience, the caller\'s subject), once for several calls; initialize and lists keep the connection\'s token', async () => {
     const exchanges = () => idp.logs().filter((l) => l.event === 'token_exchange').length;
     const before = exchanges();

@@ -4,7 +4,8 @@
 // echo, admin_op (for a scope that fastsvc should keep from most callers), slow (waits `ms` or
 // until cancelled), big (a text of `bytes` bytes), chatty (3 progress notifications and a log
 // message, then done). addTool() registers one more at run time: the SDK tells every session
-// tools/list_changed.
+// tools/list_changed. refuse(token) answers 401 to every later request bearing that token (it is
+// recorded all the same), as a server does with a token revoked before its time.
 
 import type http from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -21,6 +22,7 @@ export interface RecordingUpstream {
   /** Names of the tool calls whose signal aborted (notifications/cancelled arrived). */
   cancelled: string[];
   addTool(name: string): void;
+  refuse(bearer: string): void;
   close(): Promise<void>;
 }
 
@@ -31,6 +33,7 @@ export async function startRecordingUpstream(): Promise<RecordingUpstream> {
   const cancelled: string[] = [];
   const servers: McpServer[] = [];
   const extra: string[] = [];
+  const refused = new Set<string>();
 
   const register = (s: McpServer, name: string) => s.registerTool(name, { description: `added ${name}`, inputSchema: {} }, async () => {
     calls.push({ name, args: {} });
@@ -92,7 +95,7 @@ export async function startRecordingUpstream(): Promise<RecordingUpstream> {
     const rpc = body && typeof body === 'object' ? ((body as { method?: string }).method ?? 'response') : undefined;
     requests.push({ http: req.method ?? '', ...(rpc && { rpc }), headers: req.headers });
     return body;
-  });
+  }, (req) => refused.has(req.headers.authorization?.replace(/^Bearer /, '') ?? ''));
   return {
     url: host.url,
     headers,
@@ -103,6 +106,7 @@ export async function startRecordingUpstream(): Promise<RecordingUpstream> {
       extra.push(name);
       for (const s of servers) if (s.isConnected()) register(s, name);
     },
+    refuse: (bearer) => void refused.add(bearer),
     close: () => host.close(),
   };
 }

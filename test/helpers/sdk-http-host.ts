@@ -1,7 +1,8 @@
 // Hosts a 1.x SDK MCP server over Streamable HTTP on 127.0.0.1 (port 0), a session per initialize:
 // the plumbing the recording and feature test upstreams share. `build` makes the server a new session
 // connects to; `peek` (optional) sees each request first and may return the POST body it read, which the
-// transport then takes parsed. An unknown session id gets 404 (MCP: start a new session).
+// transport then takes parsed; `refused` (optional), asked after peek, answers the request 401 (a credential
+// the server no longer accepts). An unknown session id gets 404 (MCP: start a new session).
 // close() ends every session, then every connection, then the listener.
 
 import http from 'node:http';
@@ -13,10 +14,14 @@ interface Connectable {
   connect(transport: StreamableHTTPServerTransport): Promise<void>;
 }
 
-export async function hostSdkServer(build: () => Connectable, peek?: (req: http.IncomingMessage) => Promise<unknown>): Promise<{ url: string; close(): Promise<void> }> {
+export async function hostSdkServer(build: () => Connectable, peek?: (req: http.IncomingMessage) => Promise<unknown>, refused?: (req: http.IncomingMessage) => boolean): Promise<{ url: string; close(): Promise<void> }> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const server = http.createServer(async (req, res) => {
     const body = peek ? await peek(req) : undefined;
+    if (refused?.(req)) {
+      res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer error="invalid_token"' }).end('{"error":"invalid_token"}');
+      return;
+    }
     const sid = req.headers['mcp-session-id'];
     let transport = typeof sid === 'string' ? transports.get(sid) : undefined;
     if (!transport) {

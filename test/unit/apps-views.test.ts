@@ -107,7 +107,7 @@ describe('MCP Apps views in the manifest (tools[].ui)', () => {
     }
   });
 
-  it('reports each view mistake at its line:col', async () => {
+  it('reports each view mistake at its line:col, several on one tool', async () => {
     assert.deepEqual(await problems(`  - name: a
     description: both
     template: x
@@ -117,6 +117,7 @@ describe('MCP Apps views in the manifest (tools[].ui)', () => {
     template: x
     ui:
       view: ../secret.html
+      csp: { frame_domains: ["https://a.example.com/x"] }
   - name: c
     description: not html
     template: x
@@ -128,9 +129,10 @@ describe('MCP Apps views in the manifest (tools[].ui)', () => {
     ui: { prefers_border: true }
 `), [
       { code: 'VIEW_INVALID', line: 11, col: 9 },
+      { code: 'VIEW_CSP_INVALID', line: 17, col: 30 },
       { code: 'VIEW_INVALID', line: 16, col: 13 },
-      { code: 'VIEW_INVALID', line: 21, col: 13 },
-      { code: 'VIEW_INVALID', line: 25, col: 9 },
+      { code: 'VIEW_INVALID', line: 22, col: 13 },
+      { code: 'VIEW_INVALID', line: 26, col: 9 },
     ]);
   });
 

@@ -1,7 +1,8 @@
 // The outbound token cache (src/auth/outbound/token-cache.ts) on a clock of the test's own: one
 // fetch for many concurrent asks; a token kept until its margin (30 s, or half a short life) and
 // fetched anew after; a failure shared by the askers in flight and not remembered; the bound (the
-// oldest dropped first); a caller who gives up stops waiting while the others still get the token.
+// oldest dropped first); a caller who gives up stops waiting while the others still get the token;
+// forget() drops the refused token only, never a newer one another caller already fetched.
 
 import assert from 'node:assert/strict';
 import { EXPIRY_MARGIN_MS, TokenCache, type Fetched } from '../../src/auth/outbound/token-cache.js';
@@ -107,5 +108,17 @@ describe('outbound token cache', () => {
     assert.equal(await staying, 'tok-1');
     assert.equal(f.calls.length, 1);
     await assert.rejects(cache.get('other', f.fetch, gone.signal), (e) => e === why, 'with a token to fetch, an aborted signal rejects at once');
+  });
+
+  it('forgets a refused token (the next ask fetches), but not a newer one kept since', async () => {
+    const cache = new TokenCache<string>(10, clock);
+    let n = 0;
+    const fetch = async () => ({ token: `tok-${++n}`, expiresAt: now + 300_000 });
+    assert.equal(await cache.get('k', fetch), 'tok-1');
+    cache.forget('k', 'tok-1');
+    assert.equal(await cache.get('k', fetch), 'tok-2');
+    cache.forget('k', 'tok-1'); // a second caller refused the same old token late
+    assert.equal(await cache.get('k', fetch), 'tok-2', 'the newer token stays');
+    assert.equal(n, 2);
   });
 });

@@ -5,6 +5,8 @@
 // a failure is a FetchFailure whose message names the URL's origin and path and why — never
 // a query string, a header or a body (introspection posts the token, so nothing sent is echoed).
 
+import { readCapped } from '../../http/capped-body.js';
+
 /** Every outbound request's deadline. */
 export const FETCH_TIMEOUT_MS = 5000;
 
@@ -55,7 +57,7 @@ export async function fetchJson(url: string, o: FetchOptions): Promise<JsonAnswe
   }
   let text: string;
   try {
-    text = await readCapped(res, o.maxBytes);
+    text = (await readCapped(res, o.maxBytes)).toString('utf8');
   } catch (e) {
     throw new FetchFailure(`${where}: ${signal.aborted ? 'no answer in time' : (e as Error).message}`, res.status);
   }
@@ -67,29 +69,6 @@ export async function fetchJson(url: string, o: FetchOptions): Promise<JsonAnswe
   }
   if (!json || typeof json !== 'object' || Array.isArray(json)) throw new FetchFailure(`${where}: the answer is not a JSON object`, res.status);
   return { status: res.status, json: json as Record<string, unknown>, ...maxAgeOf(res.headers.get('cache-control')) };
-}
-
-async function readCapped(res: Response, max: number): Promise<string> {
-  const declared = Number(res.headers.get('content-length'));
-  if (declared > max) {
-    await res.body?.cancel().catch(() => undefined);
-    throw new Error(`the answer is larger than ${max} bytes`);
-  }
-  if (!res.body) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = res.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => undefined);
-      throw new Error(`the answer is larger than ${max} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 function maxAgeOf(cc: string | null): { maxAge?: number } {

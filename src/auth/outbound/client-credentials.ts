@@ -2,12 +2,12 @@
 // whoever calls. Guarantees: one token at a time, cached until shortly before it expires and
 // then fetched again (token-cache.ts); concurrent calls without a usable token share one token
 // request; a failed request fails the calls waiting for it (OUTBOUND_AUTH_FAILED) and the next
-// call asks again; the request carries scope, resource and audience as the manifest gives them.
+// call asks again; a token the backend refused (401) is forgotten and a new one asked for; the request carries scope, resource and audience as the manifest gives them.
 
 import type { OutboundClientCredentials } from '../../core/manifest-types.gen.js';
 import type { OutboundCredential } from './credential.js';
 import { TokenCache } from './token-cache.js';
-import { requestToken, type TokenEndpoint } from './token-endpoint.js';
+import { bearerOf, requestToken, type TokenEndpoint } from './token-endpoint.js';
 
 export function clientCredentials(spec: OutboundClientCredentials & TokenEndpoint, secret: string, cache = new TokenCache<''>(1)): OutboundCredential {
   const params: Record<string, string> = {
@@ -19,6 +19,9 @@ export function clientCredentials(spec: OutboundClientCredentials & TokenEndpoin
   return {
     async header(_caller, signal) {
       return ['authorization', `Bearer ${await cache.get('', fetch, signal)}`];
+    },
+    refused(_caller, sent) {
+      cache.forget('', bearerOf(sent));
     },
   };
 }

@@ -4,7 +4,8 @@
 // number of concurrent asks for a key without a usable token make one fetch, whose token (or
 // failure) they all get; a failure is not remembered (the next ask fetches again); at most
 // `max` tokens are kept, the oldest dropped first; a caller whose signal aborts stops waiting
-// at once, without cancelling the fetch the others wait on (that fetch has its own timeout).
+// at once, without cancelling the fetch the others wait on (that fetch has its own timeout);
+// forget(key, token) drops that token only (a backend refused it), never a newer one.
 
 /** A token and when it expires (epoch milliseconds). */
 export interface Fetched {
@@ -51,6 +52,11 @@ export class TokenCache<K> {
       this.#inFlight.set(key, p);
     }
     return signal ? untilAborted(p, signal) : p;
+  }
+
+  /** A backend refused `token`: the next ask for `key` fetches another, unless one newer than it is kept already. */
+  forget(key: K, token: string): void {
+    if (this.#tokens.get(key)?.token === token) this.#tokens.delete(key);
   }
 
   async #fetch(key: K, fetch: () => Promise<Fetched>): Promise<string> {

@@ -5,11 +5,14 @@
 // config-checks.ts); the request ends within timeout_ms, whoever waits for it; the client
 // authenticates as the manifest says (client_secret_basic or client_secret_post); only a bearer
 // access token is accepted; every failure is OUTBOUND_AUTH_FAILED with data.reason (token_timeout,
-// token_unreachable, token_refused with the endpoint's OAuth `error`, token_invalid) and a message
+// token_unreachable, token_refused with the endpoint's OAuth `error`, token_invalid, token_too_large
+// for an answer over MAX_TOKEN_ANSWER_BYTES, which is never read whole) and a message
 // naming the endpoint without its query — never a secret, a token or the endpoint's own text.
 
 import type * as OAuth from 'oauth4webapi';
 import { SvcError } from '../../errors.js';
+import { BodyTooLarge, readCapped } from '../../http/capped-body.js';
+import type { OutboundHeader } from './credential.js';
 import type { Fetched } from './token-cache.js';
 
 /** What a token request needs of the manifest (client_credentials or token_exchange, defaults filled in). */
@@ -19,6 +22,12 @@ export interface TokenEndpoint {
   auth_method: 'client_secret_basic' | 'client_secret_post';
   timeout_ms: number;
 }
+
+/** The largest token endpoint answer read (a token response is a few KiB); a larger one fails the request unread. */
+export const MAX_TOKEN_ANSWER_BYTES = 64 * 1024;
+
+/** The token of a header this folder's fetching kinds built (`Bearer TOKEN`). */
+export const bearerOf = (h: OutboundHeader): string => h[1].slice('Bearer '.length);
 
 /** A token lifetime assumed when the endpoint gives no expires_in (RFC 6749 makes it optional). */
 export const UNSTATED_LIFETIME_S = 300;
@@ -35,7 +44,7 @@ export async function requestToken(ep: TokenEndpoint, secret: string, grantType:
   const client: OAuth.Client = { client_id: ep.client_id };
   const auth = ep.auth_method === 'client_secret_post' ? oauth.ClientSecretPost(secret) : oauth.ClientSecretBasic(secret);
   const signal = AbortSignal.timeout(ep.timeout_ms);
-  const options = { signal, [oauth.allowInsecureRequests]: url.protocol === 'http:' };
+  const options = { signal, [oauth.allowInsecureRequests]: url.protocol === 'http:', [oauth.customFetch]: cappedFetch };
   let answer: OAuth.TokenEndpointResponse;
   try {
     const res = grantType === 'client_credentials'
@@ -44,6 +53,7 @@ export async function requestToken(ep: TokenEndpoint, secret: string, grantType:
     answer = await oauth.processGenericTokenEndpointResponse(as, client, res);
   } catch (e) {
     if (signal.aborted) throw failed('token_timeout', `the ${where} did not answer within ${ep.timeout_ms} ms`);
+    if (e instanceof BodyTooLarge) throw failed('token_too_large', `the ${where} answered with more than ${MAX_TOKEN_ANSWER_BYTES} bytes`);
     if (e instanceof oauth.ResponseBodyError) throw failed('token_refused', `the ${where} refused the request (${e.status} ${e.error})`, { error: e.error, status: e.status });
     if (e instanceof oauth.OperationProcessingError && e.code === oauth.RESPONSE_IS_NOT_CONFORM && e.cause instanceof Response) {
       throw failed('token_refused', `the ${where} answered HTTP ${e.cause.status}`, { status: e.cause.status });
@@ -54,6 +64,13 @@ export async function requestToken(ep: TokenEndpoint, secret: string, grantType:
   if (answer.token_type !== 'bearer') throw failed('token_invalid', `the ${where} issued a ${answer.token_type} token; only bearer tokens can be sent`);
   const lifetime = typeof answer.expires_in === 'number' ? answer.expires_in : UNSTATED_LIFETIME_S;
   return { token: answer.access_token, expiresAt: Date.now() + lifetime * 1000 };
+}
+
+/** fetch, with the answer's body read here under MAX_TOKEN_ANSWER_BYTES (oauth4webapi would read any size). */
+async function cappedFetch(url: string, init: RequestInit): Promise<Response> {
+  const res = await fetch(url, init);
+  const body = await readCapped(res, MAX_TOKEN_ANSWER_BYTES);
+  return new Response(res.status === 204 || res.status === 304 ? null : new Uint8Array(body), { status: res.status, statusText: res.statusText, headers: res.headers });
 }
 
 function failed(reason: string, message: string, more: Record<string, unknown> = {}): SvcError {

@@ -5,7 +5,7 @@
 // token_url, the exchanged token only to the backend; exchanged tokens are cached per digest of
 // the subject token (never the token itself as a key), at most MAX_EXCHANGED, each until shortly
 // before it — or the subject token, whichever is first — expires; concurrent calls with the same
-// subject token share one exchange.
+// subject token share one exchange; an exchanged token the backend refused (401) is forgotten.
 
 import { createHash } from 'node:crypto';
 import type { OutboundTokenExchange } from '../../core/manifest-types.gen.js';
@@ -14,7 +14,7 @@ import { SvcError } from '../../errors.js';
 import { callerCredential } from '../caller-credentials.js';
 import type { OutboundCredential } from './credential.js';
 import { TokenCache } from './token-cache.js';
-import { requestToken, type TokenEndpoint } from './token-endpoint.js';
+import { bearerOf, requestToken, type TokenEndpoint } from './token-endpoint.js';
 
 export const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const ACCESS_TOKEN = 'urn:ietf:params:oauth:token-type:access_token';
@@ -31,15 +31,19 @@ export function tokenExchange(spec: Spec, secret: string, cache = new TokenCache
     ...(spec.resource && { resource: spec.resource }),
     ...(spec.scopes?.length && { scope: spec.scopes.join(' ') }),
   };
+  const digestOf = (subject: string) => createHash('sha256').update(subject).digest('base64url');
   return {
     async header(caller, signal) {
       const subject = subjectToken(caller);
-      const digest = createHash('sha256').update(subject).digest('base64url');
+      const digest = digestOf(subject);
       const fetch = async () => {
         const f = await requestToken(spec, secret, TOKEN_EXCHANGE, { ...fixed, subject_token: subject });
         return caller.expiresAt === undefined ? f : { ...f, expiresAt: Math.min(f.expiresAt, caller.expiresAt * 1000) };
       };
       return ['authorization', `Bearer ${await cache.get(digest, fetch, signal)}`];
+    },
+    refused(caller, sent) {
+      cache.forget(digestOf(subjectToken(caller)), bearerOf(sent));
     },
   };
 }

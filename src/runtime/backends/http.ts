@@ -4,14 +4,15 @@
 // followed (≤ 5) only within the same origin; non-2xx → BACKEND_FAILED {status, body};
 // the active trace context is sent on as `traceparent`/`tracestate` (W3C) when an
 // OpenTelemetry SDK is registered, unless the manifest sets that header itself. With `auth`, the
-// backend's own credential (auth/outbound/) is set on every request — never the caller's token —
+// backend's own credential (auth/outbound/) is set on every request — never the caller's token;
+// a fetched token the backend answers 401 to is replaced and the request sent once more —
 // and the URL's scheme, host and port are fixed in the manifest (no argument can send the
 // credential elsewhere; redirects stay on that origin); the header it sets may not also be
 // among `headers`.
 
 import { context, propagation } from '@opentelemetry/api';
 import { SvcError } from '../../errors.js';
-import { createOutboundCredential, type OutboundCredential } from '../../auth/outbound/index.js';
+import { createOutboundCredential, type OutboundCredential, type OutboundHeader } from '../../auth/outbound/index.js';
 import type { CallContext } from '../../core/types.js';
 import { compileTemplate, lookup, type Template } from '../template.js';
 import { abortedError, byteLimit, configError, deadline, head, positiveInt } from './common.js';
@@ -58,20 +59,34 @@ export function httpBackend(spec: HttpSpec, env: BackendEnv, opts: HttpOptions =
       }
       reqHeaders.set(name, value);
     }
-    if (credential) {
-      const [name, value] = await credential.header(ctx.principal, ctx.signal).catch((e: unknown) => {
-        throw ctx.signal.aborted ? abortedError(KIND) : e;
-      });
-      reqHeaders.set(name, value);
-    }
     if (!reqHeaders.has('traceparent')) propagation.inject(context.active(), reqHeaders, HEADER_SETTER);
     let payload: string | undefined;
     if (body) {
       payload = JSON.stringify(body(input));
       if (!hasContentType) reqHeaders.set('content-type', 'application/json');
     }
-    return send({ method, url: target, headers: reqHeaders, body: payload }, { timeoutMs, maxBytes, bytes: !!opts.bytes }, ctx);
+    const req = { method, url: target, headers: reqHeaders, body: payload };
+    const limits = { timeoutMs, maxBytes, bytes: !!opts.bytes };
+    if (!credential) return send(req, limits, ctx);
+    const sent = await credentialHeader(credential, ctx);
+    reqHeaders.set(sent[0], sent[1]);
+    try {
+      return await send(req, limits, ctx);
+    } catch (e) {
+      // A fetched token the backend refused (revoked before its time): forgotten, and the request sent once more.
+      if (!credential.refused || (e as SvcError).data?.status !== 401) throw e;
+      credential.refused(ctx.principal, sent);
+      const renewed = await credentialHeader(credential, ctx);
+      reqHeaders.set(renewed[0], renewed[1]);
+      return send(req, limits, ctx);
+    }
   };
+}
+
+function credentialHeader(credential: OutboundCredential, ctx: CallContext): Promise<OutboundHeader> {
+  return credential.header(ctx.principal, ctx.signal).catch((e: unknown) => {
+    throw ctx.signal.aborted ? abortedError(KIND) : e;
+  });
 }
 
 interface Request {

@@ -2,7 +2,8 @@
 // carries (the call's inside withCallHeader, through awaits and timers; the connection's outside it
 // and under outsideCall, even when a call started the work), replace-not-add, the manifest's headers
 // kept; which credential a call gets (override, then expose.auth, then none), built once per
-// generation of the entry; and the runtime refusing what validate refuses (UPSTREAM_CONFIG).
+// generation of the entry; a 401 to a fetched token renewed once (never for a static one); and the
+// runtime refusing what validate refuses (UPSTREAM_CONFIG).
 
 import assert from 'node:assert/strict';
 import type { FetchLike } from '@modelcontextprotocol/client';
@@ -26,6 +27,7 @@ function recorder(): { fetch: FetchLike; seen: Headers[] } {
 describe('upstreams/credentials: the header on each request', () => {
   const conn = connectionCredential(spec({ auth: { static: { bearer: 'connection-token' } } }), '.');
   const call = ['x-call-key', 'call-key-1'] as const;
+  const callCredential = { header: async () => call };
 
   it('a request outside any call carries the connection\'s credential, beside the manifest\'s headers', async () => {
     const r = recorder();
@@ -37,7 +39,7 @@ describe('upstreams/credentials: the header on each request', () => {
   it('a request made inside withCallHeader — after awaits and a timer — carries the call\'s header instead', async () => {
     const r = recorder();
     const f = credentialedFetch(r.fetch, conn);
-    await withCallHeader(call, async () => {
+    await withCallHeader(call, callCredential, ANONYMOUS, async () => {
       await Promise.resolve();
       await f('http://u', { method: 'POST' });
       await new Promise<void>((resolve) => setTimeout(() => void f('http://u', { method: 'GET' }).then(() => resolve()), 1));
@@ -50,13 +52,44 @@ describe('upstreams/credentials: the header on each request', () => {
     const r = recorder();
     const f = credentialedFetch(r.fetch, conn);
     let timer: Promise<void> | undefined;
-    await withCallHeader(call, async () => {
+    await withCallHeader(call, callCredential, ANONYMOUS, async () => {
       await outsideCall(() => f('http://u', { method: 'POST' }));
       timer = outsideCall(() => new Promise<void>((resolve) => setTimeout(() => void f('http://u', {}).then(() => resolve()), 1)));
     });
     await timer;
     assert.equal(r.seen.length, 2);
     for (const h of r.seen) assert.deepEqual([h.get('authorization'), h.get('x-call-key')], ['Bearer connection-token', null]);
+  });
+
+  it('a 401 to a fetched token: the credential forgets it and the request goes once more with a new one (the call keeps it); a second 401 is the answer', async () => {
+    let n = 1; // tok-1 is the header the call already has
+    const forgotten: string[] = [];
+    const fetched = { header: async () => ['authorization', `Bearer tok-${++n}`] as const, refused: (_c: unknown, h: readonly [string, string]) => void forgotten.push(h[1]) };
+    const seen: string[] = [];
+    const refusing = (bad: (t: string) => boolean): FetchLike => async (_url, init) => {
+      const t = new Headers(init?.headers).get('authorization')!;
+      seen.push(t);
+      return new Response('{}', { status: bad(t) ? 401 : 200 });
+    };
+    const f = credentialedFetch(refusing((t) => t === 'Bearer tok-1'), conn);
+    const statuses = await withCallHeader(['authorization', 'Bearer tok-1'], fetched, ANONYMOUS, async () => [
+      (await f('http://u', { method: 'POST', body: '{"jsonrpc":"2.0"}' })).status,
+      (await f('http://u', { method: 'POST', body: '{}' })).status,
+    ]);
+    assert.deepEqual(statuses, [200, 200]);
+    assert.deepEqual(seen, ['Bearer tok-1', 'Bearer tok-2', 'Bearer tok-2']);
+    assert.deepEqual(forgotten, ['Bearer tok-1']);
+    seen.length = 0;
+    const always = credentialedFetch(refusing(() => true), fetched);
+    assert.equal((await always('http://u', { method: 'POST', body: '{}' })).status, 401);
+    assert.equal(seen.length, 2, 'once more, never twice');
+  });
+
+  it('a 401 to a static credential (nothing to renew) is the answer, sent once', async () => {
+    let sent = 0;
+    const f = credentialedFetch(async () => (sent++, new Response('{}', { status: 401 })), conn);
+    assert.equal((await f('http://u', { method: 'POST', body: '{}' })).status, 401);
+    assert.equal(sent, 1);
   });
 
   it('without a connection credential, a request outside a call carries none', async () => {
