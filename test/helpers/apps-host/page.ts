@@ -33,7 +33,6 @@ export interface Opened {
   resourceMeta: Record<string, unknown> | undefined;
   csp: string;
   allow: string;
-  result: unknown;
 }
 
 interface UiCsp { connectDomains?: string[]; resourceDomains?: string[]; frameDomains?: string[]; baseUriDomains?: string[] }
@@ -113,7 +112,6 @@ async function open(req: OpenRequest): Promise<Opened> {
     resourceMeta,
     csp,
     allow,
-    result,
   };
 }
 
