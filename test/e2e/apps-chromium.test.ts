@@ -1,15 +1,18 @@
-// MCP Apps end to end with real parts: the real `svc serve` on examples/apps (plus the test host's
-// origin in server.cors.origins and the audit log on stderr), and a host built from
+// MCP Apps end to end with real parts, in both MCP eras (client 2.x negotiating 2026-07-28, and its
+// 2025-11-25 handshake): the real `svc serve` on examples/apps (plus the test host's origin in
+// server.cors.origins and the audit log on stderr), and a host built from
 // @modelcontextprotocol/ext-apps's AppBridge and the MCP SDK client 2.x in real Chromium
 // (test/helpers/apps-host.ts). The host lists the tools, reads the tool's ui:// view from fastsvc,
 // renders it in an iframe sandboxed to allow-scripts under the CSP its _meta.ui gives, and hands
-// it the call's input and result. Asserted: the orders view (a file with its own script) draws the
+// it the call's input and result. Asserted: the server advertises the extension; the orders view
+// (a file with its own script) is listed and read with its MIME type and _meta.ui, draws the
 // table, and its Cancel button's tools/call, forwarded by the bridge, runs as the host's caller —
 // the operator's cancels the order (audit: allow), the viewer's is refused with
-// INSUFFICIENT_SCOPE, which the view shows and the audit log records (deny), the order untouched;
-// the customer card (an inline template) is filled from input and result; markup injected through
-// a tool's arguments and output is shown as text in a template view — no injected element, no
-// script run, no javascript: link — and a data-call-tool button in it calls the tool again.
+// insufficient_scope, which the view shows and the audit log records (deny), the order untouched;
+// the app-only orders.cancel is marked so and kept from the model by ext-apps's own helper; the
+// customer card (an inline template) is filled from input and result; a client that does not
+// declare the extension gets neither the app-only tool nor _meta.ui. Markup injection into
+// template views: apps-template-escaping.test.ts; CSP: apps-csp.test.ts.
 
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -82,6 +85,7 @@ describe('MCP Apps in Chromium: an ext-apps host renders fastsvc views and their
         assert.ok(opened.resources.some((r) => r.uri === opened.resourceUri && r.mimeType === MIME), `the view is listed among resources: ${JSON.stringify(opened.resources)}`);
         const cancelTool = opened.tools.find((t) => t.name === 'orders.cancel');
         assert.deepEqual((cancelTool?._meta as { ui?: unknown } | undefined)?.ui, { visibility: ['app'] }, 'the app-only tool is offered to a host that declares the extension, marked app-only');
+        assert.deepEqual(opened.modelTools.sort(), ['customers.get', 'orders.list'], 'ext-apps’s own helper keeps the app-only tool from the model');
 
         assert.equal(await viewText(tab, 'tr[data-id="A-1001"] .status', (t) => t === 'open', 'the table drawn from the tool result'), 'open');
         assert.equal(await tab.view.locator('tbody tr').count(), 3);

@@ -8,7 +8,7 @@
 // tools/call requests are forwarded to fastsvc by the bridge through the same client (same token).
 
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { AppBridge, PostMessageTransport, RESOURCE_MIME_TYPE, buildAllowAttribute, getToolUiResourceUri } from '@modelcontextprotocol/ext-apps/app-bridge';
+import { AppBridge, PostMessageTransport, RESOURCE_MIME_TYPE, buildAllowAttribute, getToolUiResourceUri, isToolVisibilityAppOnly } from '@modelcontextprotocol/ext-apps/app-bridge';
 
 const UI_EXTENSION = 'io.modelcontextprotocol/ui';
 
@@ -27,6 +27,8 @@ export interface Opened {
   protocolVersion: string | undefined;
   serverExtensions: Record<string, unknown> | undefined;
   tools: { name: string; _meta?: Record<string, unknown> }[];
+  /** The tools this host would offer its model: those ext-apps's isToolVisibilityAppOnly() does not keep for views. */
+  modelTools: string[];
   resources: { uri: string; mimeType?: string }[];
   resourceUri: string;
   mimeType: string | undefined;
@@ -106,6 +108,7 @@ async function open(req: OpenRequest): Promise<Opened> {
     protocolVersion: client.getNegotiatedProtocolVersion(),
     serverExtensions: client.getServerCapabilities()?.extensions as Record<string, unknown> | undefined,
     tools: tools.map((t) => ({ name: t.name, _meta: t._meta })),
+    modelTools: tools.filter((t) => !isToolVisibilityAppOnly(t)).map((t) => t.name),
     resources: resources.map((r) => ({ uri: r.uri, mimeType: r.mimeType })),
     resourceUri,
     mimeType: content.mimeType,
