@@ -6,7 +6,7 @@
 // _meta.ui and the customer card as a page that loads nothing from elsewhere; one that does not
 // declare it sees neither the app-only tool nor any _meta.ui, and cannot call orders.cancel.
 // A token without orders.read (the views' default required scope, from the tools naming them)
-// is refused the view at read time. A copy of it with three view mistakes gets one
+// is refused the view at read time; a view file edited on disk is read afresh. A copy of it with three view mistakes gets one
 // FILE:LINE:COL: CODE line from `svc validate` for each, at the value in question.
 
 import assert from 'node:assert/strict';
@@ -137,7 +137,7 @@ describe('examples/apps: validated and served as its README says', function () {
     });
   });
 
-  describe('with a token that lacks orders.read', () => {
+  describe('a copy with a token that lacks orders.read', () => {
     let srv: Served;
     before(async () => {
       const m = parse(readFileSync(join(ROOT, FILE), 'utf8')) as { auth: { tokens: unknown[] } };
@@ -157,6 +157,21 @@ describe('examples/apps: validated and served as its README says', function () {
           assert.match(refused, /insufficient[ _]scope/i, `${uri}: ${refused}`);
           assert.match(refused, /orders\.read/, `${uri}: ${refused}`);
         }
+      } finally {
+        await c.close();
+      }
+    });
+
+    it('a view file edited on disk is served as it now is at the next read, without a reload', async () => {
+      const c = await client(srv, VIEWER, true);
+      try {
+        const file = join(srv.dir, 'views', 'orders.html');
+        const edited = readFileSync(file, 'utf8').replace('<title>Orders</title>', '<title>Orders (edited)</title>');
+        assert.ok(edited.includes('(edited)'));
+        writeFileSync(file, edited);
+        const read = (await c.readResource({ uri: 'ui://views/orders.html' })).contents[0]!;
+        assert.equal('text' in read && read.text, edited);
+        assert.deepEqual(uiOf(read), { prefersBorder: true });
       } finally {
         await c.close();
       }
