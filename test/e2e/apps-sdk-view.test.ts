@@ -4,7 +4,8 @@
 // sits between them. Asserted: the App receives the call's input and structured result; its
 // callServerTool reaches fastsvc through the host as the host's principal (the handler reports
 // the subject) and the result comes back to the view; with a token lacking the called tool's
-// scope the App's call is refused and the view shows it.
+// scope the App's call is refused and the view shows it; a call to a task: required tool is
+// refused as a plain call to it is, in both eras (the view's call gets no task of its own).
 
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -23,6 +24,7 @@ const COUNTER = `
 let count = 0;
 export function show(input, context) { return { count, by: context.principal.sub, asked: input.label }; }
 export function add(input, context) { count += input.by; return { count, by: context.principal.sub }; }
+export function reset() { count = 0; return { count }; }
 `;
 
 async function viewHtml(): Promise<string> {
@@ -32,7 +34,7 @@ async function viewHtml(): Promise<string> {
   });
   const js = out.outputFiles[0]!.text.replace(/<\/script/gi, '<\\/script');
   return `<!doctype html><html><head><meta charset="utf-8"><title>counter</title></head><body>
-<p id="input"></p><p id="result"></p><button id="add">add 2</button><p id="called"></p>
+<p id="input"></p><p id="result"></p><button id="add">add 2</button><p id="called"></p><button id="reset">reset</button><p id="reset-result"></p>
 <script>${js}</script></body></html>`;
 }
 
@@ -59,6 +61,10 @@ describe('a view built with ext-apps’s App class, served by fastsvc and hosted
           name: 'counter.add', description: 'Adds to the counter.', output_mode: 'json', required_scopes: ['counter.read', 'counter.write'], task: 'forbidden',
           input_schema: { type: 'object', properties: { by: { type: 'integer' } }, required: ['by'] },
           module: './counter.js#add', ui: { visibility: ['app'] },
+        },
+        {
+          name: 'counter.reset', description: 'Resets the counter (always a task).', output_mode: 'json', required_scopes: ['counter.read'], task: 'required',
+          module: './counter.js#reset', ui: { visibility: ['app'] },
         },
       ],
     }, { files: { 'counter.js': COUNTER, 'views/counter.html': await viewHtml() }, env: { SVC_TOKEN: OPERATOR, READER_TOKEN: READER } });
@@ -93,4 +99,22 @@ describe('a view built with ext-apps’s App class, served by fastsvc and hosted
     assert.match(shown, /counter\.write/, shown);
     await tab.page.close();
   });
+
+  // What fastsvc answers any plain call to a task: required tool (docs/tasks.md): 2026-07-28 without
+  // the tasks extension, MISSING_CLIENT_CAPABILITY; 2025-11-25 without params.task, TASK_REQUIRED.
+  const PLAIN_CALL_REFUSAL = {
+    modern: /^refused: tool counter\.reset runs only as a task, so calling it needs the io\.modelcontextprotocol\/tasks extension/,
+    legacy: /^refused: Task augmentation required for tools\/call requests: tool counter\.reset runs only as a task/,
+  };
+  for (const era of ['modern', 'legacy'] as const) {
+    it(`a view's call to a task: required tool is refused as any plain call to it is (${era})`, async () => {
+      const tab = await host.tab();
+      await tab.open({ mcpUrl: `${srv.url}/mcp`, token: OPERATOR, tool: 'counter.show', args: {}, era });
+      await text(tab, 'result', 'the tool result');
+      await tab.view.locator('#reset').click();
+      const shown = await text(tab, 'reset-result', 'the answer to the view’s call');
+      assert.match(shown, PLAIN_CALL_REFUSAL[era], shown);
+      await tab.page.close();
+    });
+  }
 });

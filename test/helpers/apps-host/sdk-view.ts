@@ -21,4 +21,13 @@ document.getElementById('add')!.addEventListener('click', async () => {
   }
 });
 
+document.getElementById('reset')!.addEventListener('click', async () => {
+  try {
+    const r = await app.callServerTool({ name: 'counter.reset', arguments: {} });
+    show('reset-result', r.isError ? `error: ${JSON.stringify(r.content)}` : JSON.stringify(r.structuredContent));
+  } catch (e) {
+    show('reset-result', `refused: ${(e as Error).message}`);
+  }
+});
+
 void app.connect();
