@@ -4,7 +4,7 @@
 // code and vice versa.
 
 export { FastSvc, type FastSvcOptions } from './core/fast-svc.js';
-export type { Principal, CallContext, CallChannel, ToolDef, ResourceDef, PromptDef, ToolResult, ContentBlock, ResourceContents, PromptMessage } from './core/types.js';
+export type { Principal, CallContext, CallChannel, ToolDef, ResourceDef, PromptDef, ToolResult, ContentBlock, ResourceContents, PromptMessage, ToolUi, UiResourceMeta, UiVisibility } from './core/types.js';
 export type { SvcServerConfig, BearerAuthConfig, OAuthConfig, AuthProfile } from './core/config.js';
 export type { ExternalIssuer } from './core/manifest-types.gen.js';
 export { createApp, type AppHandle } from './server/app.js';

@@ -356,7 +356,9 @@ async function cmdValidate(file: string, flags: Values): Promise<number> {
     if (problems.some((p) => p.code === 'ENV_UNSET')) process.stderr.write('hint: --allow-unset-env validates the rest without these variables (in CI, for secrets set only where the server runs)\n');
   } else {
     const m = checked.plan!.manifest;
-    process.stdout.write(`${file}: ok — ${capabilityCounts(m.tools?.length ?? 0, m.resources?.length ?? 0, m.prompts?.length ?? 0)}\n`);
+    // A view (tools[].ui) is served as a resource of its own, so it counts as one, as `svc serve` counts it.
+    const resources = (m.resources?.length ?? 0) + checked.plan!.views.views.length;
+    process.stdout.write(`${file}: ok — ${capabilityCounts(m.tools?.length ?? 0, resources, m.prompts?.length ?? 0)}\n`);
   }
   if (checked.unsetEnv.length) process.stdout.write(`${file}: note: validated with placeholders for unset environment variables: ${checked.unsetEnv.join(', ')}\n`);
   return problems.length ? 1 : 0;

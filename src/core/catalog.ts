@@ -29,11 +29,17 @@ export interface ToolEntry extends Guarded {
   readonly task: TaskSupport;
   readonly askBeforeTask: boolean;
   readonly wire: Readonly<Record<string, unknown>>;
+  /** The listing for a client that declares MCP Apps (io.modelcontextprotocol/ui): `wire` with _meta.ui; absent for a tool without ui. */
+  readonly appsWire?: Readonly<Record<string, unknown>>;
+  /** MCP Apps visibility without `model`: listed only to clients that declare the extension. */
+  readonly appOnly: boolean;
 }
 
 export interface ResourceEntry extends Guarded {
   readonly def: ResourceDef;
   readonly wire: Readonly<Record<string, unknown>>;
+  /** An MCP Apps view's listing for a client that declares the extension: `wire` with _meta.ui. */
+  readonly appsWire?: Readonly<Record<string, unknown>>;
   /** For uri_template resources: the matcher and variable names. */
   readonly match?: { regex: RegExp; vars: readonly string[] };
 }
@@ -110,6 +116,8 @@ export function buildCatalog(svc: FastSvc, opts: { hash?: string; listPageSize?:
       task: def.task ?? 'forbidden',
       askBeforeTask: def.ask_before_task === true,
       wire,
+      ...(def.ui && { appsWire: freeze({ ...wire, _meta: { ui: def.ui } }) }),
+      appOnly: def.ui?.visibility !== undefined && !def.ui.visibility.includes('model'),
     }));
   }
 
@@ -124,7 +132,8 @@ export function buildCatalog(svc: FastSvc, opts: { hash?: string; listPageSize?:
     };
     const guard = guarded(def.required_scopes, def.limits);
     if (def.uri !== undefined) {
-      resources.set(def.uri, Object.freeze({ def, ...guard, wire: freeze({ uri: def.uri, ...common }) }));
+      const wire = freeze({ uri: def.uri, ...common });
+      resources.set(def.uri, Object.freeze({ def, ...guard, wire, ...(def.ui && { appsWire: freeze({ ...wire, _meta: { ui: def.ui } }) }) }));
     } else {
       templates.push(Object.freeze({ def, ...guard, wire: freeze({ uriTemplate: def.uri_template!, ...common }), match: compileUriTemplate(def.uri_template!) }));
     }
@@ -146,8 +155,8 @@ export function buildCatalog(svc: FastSvc, opts: { hash?: string; listPageSize?:
     : []));
 
   const hash = opts.hash ?? createHash('sha256').update(JSON.stringify({
-    t: [...tools.values()].map((t) => [t.wire, t.def.required_scopes ?? [], t.def.bind ?? {}]),
-    r: [...resources.values(), ...templates].map((r) => [r.wire, r.def.required_scopes ?? []]),
+    t: [...tools.values()].map((t) => [t.appsWire ?? t.wire, t.def.required_scopes ?? [], t.def.bind ?? {}]),
+    r: [...resources.values(), ...templates].map((r) => [r.appsWire ?? r.wire, r.def.required_scopes ?? []]),
     p: [...prompts.values()].map((p) => [p.wire, p.def.required_scopes ?? []]),
   })).digest('hex');
 

@@ -986,6 +986,7 @@ export interface Tool {
   bind?: {
     [k: string]: string;
   };
+  ui?: ToolView;
 }
 /**
  * JSON Schema of the arguments: an object schema, draft-07 (or 2020-12 when its $schema says so). Other JSON Schema keywords may be used; a keyword the validator does not know is refused (INPUT_SCHEMA_INVALID).
@@ -1317,6 +1318,85 @@ export interface SqliteBackend {
    * Most rows a reading query returns; further rows are not read.
    */
   max_rows?: number;
+}
+/**
+ * An MCP Apps view of the tool (extension io.modelcontextprotocol/ui): an HTML page a host renders in a sandboxed iframe beside the tool's result. fastsvc serves it as a ui:// resource (MIME type text/html;profile=mcp-app) and links it from the tool's _meta.ui.resourceUri, for clients that declare the extension. Give `view` (a file) or `template` (inline, filled in the host from the call's arguments and structured result, every value HTML-escaped); neither only with `visibility` (a tool a view calls but that shows no view of its own). See docs/apps.md.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "ToolView".
+ */
+export interface ToolView {
+  /**
+   * An HTML file under the manifest's folder (read like a resource `file`, on every read). Several tools may name the same file: it is one resource, and the view settings below must then be the same on each.
+   */
+  view?: string;
+  /**
+   * Inline HTML filled in by the host: {{input.NAME}} (an argument), {{result.PATH}} (the structured result, or the result's text when the tool returns none), {{#result.rows}}…{{/result.rows}} (repeated for each item of an array; inside, {{.}} is the item and {{NAME}} its field). Every value is HTML-escaped. fastsvc wraps it in a page with a small script speaking the extension's postMessage protocol (ui/initialize, tool-input, tool-result); the page loads nothing else.
+   */
+  template?: string;
+  /**
+   * The view's resource URI. Default: ui://PATH for a `view` file (its path relative to the manifest's folder, e.g. ui://views/orders.html), ui://TOOL-NAME for a `template`.
+   */
+  uri?: string;
+  /**
+   * The view resource's title (default: the tool's title or name).
+   */
+  title?: string;
+  csp?: ViewCsp;
+  /**
+   * Browser permissions the view asks the host for (the extension's names; a host may refuse them).
+   */
+  permissions?: ('camera' | 'microphone' | 'geolocation' | 'clipboardWrite')[];
+  /**
+   * true: the view asks the host for a visible border and background; false: none. Omitted: the host decides.
+   */
+  prefers_border?: boolean;
+  /**
+   * A dedicated sandbox origin for the view (host-dependent format, e.g. a904794854a047f6.claudemcpcontent.com); passed through as _meta.ui.domain.
+   */
+  domain?: string;
+  /**
+   * Who may see and call the tool: model (the agent's tool list) and/or app (views of this server). A tool with [app] only is not listed to clients that do not declare the MCP Apps extension; hosts keep it out of the model's list. It is called like any tool (same scopes, audit, quotas).
+   *
+   * @minItems 1
+   */
+  visibility?: ['model' | 'app', ...('model' | 'app')[]];
+  /**
+   * Scopes a caller needs to read the view, all of them. Default: the scopes every tool naming the view requires (their intersection), so whoever may call one of those tools may read its view; scopes given here must be required by each such tool. Tenant patterns ({{arg}}) are not allowed (a read has no arguments).
+   */
+  required_scopes?: Scope[];
+}
+/**
+ * Origins the view may reach, sent as the resource's _meta.ui.csp; the host builds the iframe's Content-Security-Policy from them and allows nothing else (no list: the extension's restrictive default).
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "ViewCsp".
+ */
+export interface ViewCsp {
+  /**
+   * Origins the view may fetch from or open WebSockets to (connect-src) (scheme://host[:port]; no path, query, fragment or credentials).
+   *
+   * @maxItems 64
+   */
+  connect_domains?: string[];
+  /**
+   * Origins of scripts, styles, images, fonts and media (img-src, script-src, style-src, font-src, media-src) (scheme://host[:port]; no path, query, fragment or credentials); a subdomain wildcard is allowed here, as the extension allows: https://*.example.com.
+   *
+   * @maxItems 64
+   */
+  resource_domains?: string[];
+  /**
+   * Origins of iframes the view may nest (frame-src) (scheme://host[:port]; no path, query, fragment or credentials).
+   *
+   * @maxItems 64
+   */
+  frame_domains?: string[];
+  /**
+   * Origins the document's <base> may name (base-uri) (scheme://host[:port]; no path, query, fragment or credentials).
+   *
+   * @maxItems 64
+   */
+  base_uri_domains?: string[];
 }
 /**
  * A resource. uri is fixed, or uri_template with {var} parts. Content from text, blob, file, http or module.

@@ -103,6 +103,8 @@ export interface CallContext {
   readonly meta?: Readonly<Record<string, unknown>>;
   /** The request's address and trace headers, set by the transport while the audit log or tracing is on. */
   readonly scope?: RequestScope;
+  /** The MCP client declares MCP Apps (io.modelcontextprotocol/ui): app-only tools are there for it (and for no other caller). */
+  readonly apps?: boolean;
 }
 
 export type JsonSchemaObject = {
@@ -141,7 +143,28 @@ export interface ToolDef {
   ask_before_task?: boolean;
   /** The kind of credential a call sends its backend (an http backend's or an upstream's `auth`), for explain; never the credential. */
   credential?: CredentialKind;
+  /** MCP Apps (io.modelcontextprotocol/ui): the tool's view and who may see it, listed as _meta.ui to clients that declare the extension. */
+  ui?: ToolUi;
   handler: ToolHandler;
+}
+
+/** Who may see and call a tool under MCP Apps: the agent (model) and/or views of this server (app). */
+export type UiVisibility = 'model' | 'app';
+
+/** A tool's _meta.ui (the extension's McpUiToolMeta). */
+export interface ToolUi {
+  /** The ui:// resource that renders the tool's results. */
+  resourceUri?: string;
+  /** Default (absent): both. A tool without `model` is not listed to clients that do not declare the extension. */
+  visibility?: readonly UiVisibility[];
+}
+
+/** A view resource's _meta.ui (the extension's McpUiResourceMeta). */
+export interface UiResourceMeta {
+  csp?: { connectDomains?: string[]; resourceDomains?: string[]; frameDomains?: string[]; baseUriDomains?: string[] };
+  permissions?: Record<string, Record<string, never>>;
+  domain?: string;
+  prefersBorder?: boolean;
 }
 
 /** MCP 2026-07-28 caching hint (ttlMs, cacheScope); `auto` is public only for an answer the same for every caller on a public route. */
@@ -171,6 +194,8 @@ export interface ResourceDef {
   complete?: Completer;
   /** The kind of credential a read sends its backend (an http backend's or an upstream's `auth`), for explain; never the credential. */
   credential?: CredentialKind;
+  /** An MCP Apps view: its _meta.ui, listed and read with the resource by clients that declare the extension. */
+  ui?: UiResourceMeta;
 }
 
 /** completion/complete's answer: at most 100 values. */

@@ -27,6 +27,7 @@ import type { Prompt, Resource, Tool } from '../core/manifest-types.gen.js';
 import { credentialKind } from '../core/credential-kind.js';
 import { resolveUpstream, type UpstreamSpec } from '../upstreams/spec.js';
 import { callCredentials, connectionCredential } from '../upstreams/credentials.js';
+import { viewReader, viewResourceMeta } from './view-resources.js';
 
 export interface Assembled {
   svc: FastSvc;
@@ -86,8 +87,13 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
       task: t.task,
       ask_before_task: t.ask_before_task,
       ...(t.http?.auth && { credential: credentialKind(t.http.auth) }),
+      ...(plan.views.tools.has(t.name) && { ui: plan.views.tools.get(t.name) }),
       handler,
     });
+  });
+  // MCP Apps views (tools[].ui): one ui:// resource each, failing at the first naming tool's ui.
+  for (const v of plan.views.views) await attempt([...v.at], async () => {
+    svc.resource({ ...viewResourceMeta(v), read: io ? await viewReader(v, env.manifestDir) : notBuilt });
   });
   for (const [i, r] of (m.resources ?? []).entries()) await attempt(['resources', i], async () => {
     svc.resource({ ...resourceMeta(r), read: io ? await resourceReader(r, env) : notBuilt });

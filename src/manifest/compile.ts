@@ -18,6 +18,7 @@ import { checkOutboundAuth } from './outbound-checks.js';
 import { upstreamAuthProblems } from '../upstreams/auth-checks.js';
 import type { SvcManifest, Tool, Upstream } from '../core/manifest-types.gen.js';
 import { KNOWN_ROUTES } from '../core/config.js';
+import { planViews, type ViewsPlan } from './views.js';
 
 const RESOURCE_SOURCES = ['text', 'blob', 'file', 'http', 'module'] as const;
 
@@ -27,6 +28,8 @@ export interface Plan {
   readonly scopes: readonly string[];
   readonly publicRoutes: readonly string[];
   readonly protectedRoutes: readonly string[];
+  /** The MCP Apps views the tools declare (tools[].ui), and each such tool's _meta.ui. */
+  readonly views: ViewsPlan;
 }
 
 type Path = (string | number)[];
@@ -104,6 +107,8 @@ export function compilePlan(m: SvcManifest, file: string, locate: Locate): { pla
   // Tools
   unique((m.tools ?? []).map((t) => t.name), ['tools'], 'tool', problem);
   m.tools?.forEach((t, i) => checkTool(t, ['tools', i], problem, checkScopes));
+  m.tools?.forEach((t, i) => checkScopes(t.ui?.required_scopes, ['tools', i, 'ui', 'required_scopes'], `the view of tool ${t.name}`));
+  const views = planViews(m.tools ?? [], new Set((m.resources ?? []).flatMap((r) => (r.uri ? [r.uri] : []))), problem);
 
   // Resources
   unique((m.resources ?? []).map((r) => r.uri ?? r.uri_template ?? ''), ['resources'], 'resource uri', problem);
@@ -146,7 +151,7 @@ export function compilePlan(m: SvcManifest, file: string, locate: Locate): { pla
   m.upstreams?.forEach((u, i) => checkUpstream(u, ['upstreams', i], problem, checkScopes));
 
   if (problems.length) return { problems };
-  const plan: Plan = { manifest: m, scopes, publicRoutes: pub, protectedRoutes: prot };
+  const plan: Plan = { manifest: m, scopes, publicRoutes: pub, protectedRoutes: prot, views };
   return { plan: deepFreeze(plan), problems };
 }
 

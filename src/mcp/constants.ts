@@ -27,6 +27,8 @@ export const SERVER_CAPABILITIES = Object.freeze({
   prompts: { listChanged: true },
   logging: {},
   completions: {},
+  /** MCP Apps (io.modelcontextprotocol/ui, mcp/apps.ts): served to clients that declare it too. */
+  extensions: { 'io.modelcontextprotocol/ui': {} },
 });
 
 /** Lowest first: a level's rank is its index. */

@@ -12,6 +12,7 @@ import type { Catalog } from '../core/catalog.js';
 import type { CallContext, Principal } from '../core/types.js';
 import { toolErrorResult, type AdmittedTool, type Runtime, type TaskAsk } from '../runtime/runtime.js';
 import { page, type ListName } from './list-pages.js';
+import { withViewMeta } from './apps.js';
 
 export type McpRuntime = Pick<Runtime,
   'current' | 'callTool' | 'readResource' | 'getPrompt' | 'authorizeRead' | 'mayRead' | 'mayDeliver' | 'listTools' | 'listResources'
@@ -29,6 +30,8 @@ export interface MethodEnv {
   inputErrorsAsToolResults: boolean;
   /** How a tools/call asked about running as a task (the era reads it from the request). */
   taskAsk: TaskAsk;
+  /** The client declares MCP Apps (apps.ts): lists carry _meta.ui and app-only tools, a view's read its _meta.ui. */
+  apps: boolean;
   /** Starts a tools/call the runtime admitted as a task and answers it in the era's shape; absent without a task engine. */
   runAsTask?: (call: AdmittedTool) => Promise<Record<string, unknown>>;
 }
@@ -43,9 +46,9 @@ export async function runMethod(method: string, p: Record<string, unknown>, env:
   const { runtime: rt, catalog: cat, principal } = env;
   switch (method) {
     case 'tools/list':
-      return listed('tools', rt.listTools(principal, cat), p, cat);
+      return listed('tools', rt.listTools(principal, cat, env.apps), p, cat);
     case 'resources/list':
-      return listed('resources', rt.listResources(principal, cat), p, cat);
+      return listed('resources', rt.listResources(principal, cat, env.apps), p, cat);
     case 'resources/templates/list':
       return listed('resourceTemplates', rt.listResourceTemplates(principal, cat), p, cat);
     case 'prompts/list':
@@ -62,8 +65,11 @@ export async function runMethod(method: string, p: Record<string, unknown>, env:
         throw e;
       }
     }
-    case 'resources/read':
-      return { contents: await rt.readResource(str(p, 'uri'), env.context(), cat) };
+    case 'resources/read': {
+      const uri = str(p, 'uri');
+      const contents = await rt.readResource(uri, env.context(), cat);
+      return { contents: env.apps ? withViewMeta(cat, uri, contents) : contents };
+    }
     case 'prompts/get':
       return await rt.getPrompt(str(p, 'name'), p.arguments, env.context(), cat);
     case 'completion/complete': {

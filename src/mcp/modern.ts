@@ -20,6 +20,7 @@ import type { CacheHint, CallChannel, CallContext, LogLevel, Principal } from '.
 import type { Logger } from '../log.js';
 import { RESULTS_PREFIX } from '../runtime/results.js';
 import { findResource } from '../core/catalog.js';
+import { declaresApps } from './apps.js';
 import { LOG_LEVELS, META, MODERN_VERSION, MODERN_VERSIONS, SERVER_CAPABILITIES, SUPPORTED_VERSIONS } from './constants.js';
 import { errorFrom, failure, RPC, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from './jsonrpc.js';
 import { isObject, MethodNotFound, runMethod, SHARED_METHODS, type McpRuntime, type MethodEnv } from './methods.js';
@@ -40,7 +41,7 @@ const NAMED: Record<string, string> = { 'tools/call': 'name', 'prompts/get': 'na
 /** Methods whose Mcp-Name header mirrors a body field, tasks methods (their taskId) included. */
 const HEADER_NAMED: Record<string, string> = { ...NAMED, 'tasks/get': 'taskId', 'tasks/update': 'taskId', 'tasks/cancel': 'taskId' };
 
-const TASK_CAPABILITIES = Object.freeze({ ...SERVER_CAPABILITIES, extensions: { [TASKS_EXTENSION]: {} } });
+const TASK_CAPABILITIES = Object.freeze({ ...SERVER_CAPABILITIES, extensions: { ...SERVER_CAPABILITIES.extensions, [TASKS_EXTENSION]: {} } });
 
 /** What a modern request declared in its _meta, after admission. */
 export interface ModernMeta {
@@ -162,6 +163,8 @@ export class ModernProtocol {
     const honored: Record<string, unknown> = {};
     for (const k of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged']) if (filter[k] === true) honored[k] = true;
     const cat0 = rt.current();
+    const meta = isObject(msg.params?._meta) ? msg.params!._meta as Record<string, unknown> : {};
+    const apps = declaresApps(isObject(meta[META.clientCapabilities]) ? meta[META.clientCapabilities] as Record<string, unknown> : {});
     const uris = Array.isArray(filter.resourceSubscriptions)
       ? [...new Set(filter.resourceSubscriptions.filter((u): u is string => typeof u === 'string' && rt.mayRead(u, principal, cat0)))]
       : undefined;
@@ -183,7 +186,7 @@ export class ModernProtocol {
     const stop = rt.onChange((c) => {
       const prev = seen;
       const next = (seen = rt.current());
-      const changed = (list: (p: Principal, cat: Catalog) => object[]) => JSON.stringify(list.call(rt, principal, prev)) !== JSON.stringify(list.call(rt, principal, next));
+      const changed = (list: (p: Principal, cat: Catalog, apps?: boolean) => object[]) => JSON.stringify(list.call(rt, principal, prev, apps)) !== JSON.stringify(list.call(rt, principal, next, apps));
       if (honored.toolsListChanged && c.tools && changed(rt.listTools)) note('notifications/tools/list_changed');
       if (honored.promptsListChanged && c.prompts && changed(rt.listPrompts)) note('notifications/prompts/list_changed');
       if (honored.resourcesListChanged && c.resources && (changed(rt.listResources) || changed(rt.listResourceTemplates))) note('notifications/resources/list_changed');
@@ -316,6 +319,11 @@ class ModernCall extends InputRound implements CallChannel, MethodEnv, SignalSou
     this.#caps = meta.capabilities;
   }
 
+  /** The request declares MCP Apps (io.modelcontextprotocol/ui) in its _meta clientCapabilities. */
+  get apps(): boolean {
+    return declaresApps(this.#caps);
+  }
+
   /** A tools/call asks to run as a task by declaring the tasks extension. */
   get taskAsk(): TaskAsk {
     return declaresExtension(this.#caps) ? 'asked' : 'plain';
@@ -347,7 +355,7 @@ class ModernCall extends InputRound implements CallChannel, MethodEnv, SignalSou
   }
 
   context(): CallContext {
-    return new Context(this.principal, this.#opts.logger, this.#opts.transport, this, this, this.#meta, this.#scope);
+    return new Context(this.principal, this.#opts.logger, this.#opts.transport, this, this, this.#meta, this.#scope, this.apps);
   }
 
   override supports(method: string): boolean {

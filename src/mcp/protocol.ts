@@ -14,6 +14,7 @@ import { isSvcError, SvcError } from '../errors.js';
 import type { Catalog } from '../core/catalog.js';
 import type { CallChannel, LogLevel, Principal } from '../core/types.js';
 import { isObject, MethodNotFound, runMethod, str, type McpRuntime } from './methods.js';
+import { declaresApps } from './apps.js';
 import type { Logger } from '../log.js';
 import type { TaskEngine } from '../tasks/engine.js';
 import { LEGACY_TASKS_CAPABILITY, legacyTask, legacyTaskMethod, NOT_A_TASK_METHOD, startLegacyTask, type TaskCall } from './tasks.js';
@@ -316,10 +317,12 @@ export class McpSession {
           const answer = await legacyTaskMethod(msg.method, p, tc);
           if (answer !== NOT_A_TASK_METHOD) return answer;
         }
+        const apps = declaresApps(this.#clientCaps);
         return runMethod(msg.method, p, {
           runtime: rt, catalog: cat, principal,
-          context: () => new Context(principal, this.#opts.logger, this.#opts.transport, call, call, isObject(msg.params?._meta) ? msg.params._meta : undefined, scope),
+          context: () => new Context(principal, this.#opts.logger, this.#opts.transport, call, call, isObject(msg.params?._meta) ? msg.params._meta : undefined, scope, apps),
           inputErrorsAsToolResults: this.#version >= '2025-11-25',
+          apps,
           taskAsk: isObject(p.task) ? 'asked' : 'plain',
           runAsTask: tc && ((admitted) => startLegacyTask(admitted, tc).then((t) => {
             this.#tasks.set(t.id, principal);

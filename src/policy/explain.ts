@@ -24,6 +24,8 @@ export interface Verdict {
   reasons: string[];
   /** The kind of credential a call sends its backend (an http backend's or an upstream's `auth`); never the credential. */
   credential?: CredentialKind;
+  /** A tool's MCP Apps view: the ui:// resource that renders its results. */
+  view?: string;
 }
 
 export interface Explanation {
@@ -50,7 +52,10 @@ export const EXPLAIN_ANY_SCOPE = 'svc.explain';
 export function explainView(cat: Catalog, p: Principal, ctx: ExplainContext): Explanation {
   return {
     principal: { sub: p.sub, kind: p.kind, ...(p.issuer && { issuer: p.issuer }), scopes: [...p.scopes].sort(), ...(p.claims && { claims: { ...p.claims } }) },
-    capabilities: entries(cat).map(([id, g]) => ({ ...verdict(cat, id, g, p, ctx), ...(g.def.credential && { credential: g.def.credential }) })),
+    capabilities: entries(cat).map(([id, g]) => {
+      const view = id.startsWith('tool:') ? cat.tools.get(id.slice(5))?.def.ui?.resourceUri : undefined;
+      return { ...verdict(cat, id, g, p, ctx), ...(g.def.credential && { credential: g.def.credential }), ...(view && { view }) };
+    }),
   };
 }
 
@@ -90,11 +95,33 @@ function verdict(cat: Catalog, id: string, g: Guarded, p: Principal, ctx: Explai
   const tool = id.startsWith('tool:') ? cat.tools.get(id.slice(5)) : undefined;
   const plain = tool && taskMode(tool.task, 'plain');
   if (plain === 'refused') reasons.push(taskRequired(id.slice(5)));
+  reasons.push(...appsReasons(cat, id, p));
   if (needsScope) {
     const open = CALL_ROUTES.filter((r) => ctx.publicRoutes.includes(r));
     if (open.length) reasons.push(`route ${open.join(', ')} is public: callers there are anonymous and hold no scope, so it is hidden there`);
   }
   return { id, visible: seen.ok, callable: !seen.ok ? 'no' : partial ? 'for some arguments' : plain === 'refused' ? 'as a task' : 'yes', reasons };
+}
+
+/** What MCP Apps changes for a tool with a view or an app-only tool, and for a view resource (who reads it). */
+function appsReasons(cat: Catalog, id: string, p: Principal): string[] {
+  const tool = id.startsWith('tool:') ? cat.tools.get(id.slice(5)) : undefined;
+  const out: string[] = [];
+  const uri = tool?.def.ui?.resourceUri;
+  if (uri) {
+    const view = cat.resources.get(uri);
+    const readable = view && canSee(view, p).ok;
+    out.push(`MCP Apps view ${uri}${view && !readable ? ` (not readable: missing scope ${canSeeMissing(view, p)})` : ''}`);
+  }
+  if (tool?.appOnly) out.push('app-only (ui.visibility [app]): only MCP clients that declare io.modelcontextprotocol/ui see and call it');
+  const res = id.startsWith('resource:') ? cat.resources.get(id.slice(9)) : undefined;
+  if (res?.def.ui) out.push(res.def.description!);
+  return out;
+}
+
+function canSeeMissing(g: Guarded, p: Principal): string {
+  const s = canSee(g, p);
+  return s.ok || s.reason === 'bound_argument' ? '' : s.missing.join(' ');
 }
 
 function taskRequired(name: string): string {

@@ -100,7 +100,8 @@ export class Runtime {
 
   async #callTool<T>(name: string, args: unknown, ctx: CallContext, cat: Catalog, ask: TaskAsk, startTask: ((call: AdmittedTool, ctx: CallContext) => Promise<T>) | undefined, cs?: CallSpan): Promise<ToolResult | T> {
     const entry = cat.tools.get(name);
-    if (!entry) throw notServed(cat, `tool:${name}`, `no tool named ${name}`);
+    // An app-only tool (MCP Apps visibility [app]) is there only for a client that declares the extension; it is listed to no other.
+    if (!entry || (entry.appOnly && !ctx.apps)) throw notServed(cat, `tool:${name}`, `no tool named ${name}`);
     const v = decideTool(entry, ctx.principal, args, startTask ? ask : 'plain');
     if (!v.ok) throw this.#refusal(v, entry, ctx);
     this.#obs.allowed(ctx.principal, ctx.transport, 'tool', name, entry.required, ctx.scope);
@@ -272,12 +273,21 @@ export class Runtime {
     return { ...(entry.def.description && { description: entry.def.description }), messages };
   }
 
-  listTools(p: Principal, cat: Catalog = this.current()): object[] {
-    return this.#list(cat, p, 'tools', () => [...cat.tools.values()]);
+  /**
+   * The tools `p` may see. `apps`: the client declares MCP Apps (io.modelcontextprotocol/ui), so a tool with a view is
+   * listed with its _meta.ui; without it, app-only tools (ui.visibility without model) are left out.
+   */
+  listTools(p: Principal, cat: Catalog = this.current(), apps = false): object[] {
+    return apps
+      ? this.#list(cat, p, 'tools+apps', () => [...cat.tools.values()], (e) => e.appsWire ?? e.wire)
+      : this.#list(cat, p, 'tools', () => [...cat.tools.values()].filter((e) => !e.appOnly));
   }
 
-  listResources(p: Principal, cat: Catalog = this.current()): object[] {
-    return this.#list(cat, p, 'resources', () => [...cat.resources.values()]);
+  /** The resources `p` may see; `apps` as for listTools: a view is listed with its _meta.ui. */
+  listResources(p: Principal, cat: Catalog = this.current(), apps = false): object[] {
+    return apps
+      ? this.#list(cat, p, 'resources+apps', () => [...cat.resources.values()], (e) => e.appsWire ?? e.wire)
+      : this.#list(cat, p, 'resources', () => [...cat.resources.values()]);
   }
 
   listResourceTemplates(p: Principal, cat: Catalog = this.current()): object[] {
@@ -318,12 +328,12 @@ export class Runtime {
     return found?.entry.def.watch?.(uri, onUpdated) ?? (() => undefined);
   }
 
-  #list(cat: Catalog, p: Principal, key: string, all: () => (Guarded & { wire: object })[]): object[] {
+  #list<E extends Guarded & { wire: object }>(cat: Catalog, p: Principal, key: string, all: () => E[], wire: (e: E) => object = (e) => e.wire): object[] {
     let perCat = this.#listCache.get(cat);
     if (!perCat) this.#listCache.set(cat, (perCat = new WeakMap()));
     let lists = perCat.get(p.scopes);
     if (!lists) perCat.set(p.scopes, (lists = {}));
-    return (lists[key] ??= all().filter((e) => canSee(e, p).ok).map((e) => e.wire));
+    return (lists[key] ??= all().filter((e) => canSee(e, p).ok).map(wire));
   }
 
   /** The one decision (scopes, tenant-bound scopes, bound arguments); returns the arguments with bound values filled in when that changed them. */
@@ -395,7 +405,7 @@ async function withTimeout(def: ToolDef, input: Record<string, unknown>, ctx: Ca
       reject(err);
     }, ms);
   });
-  const inner = new Context(ctx.principal, ctx.log, ctx.transport, ctx.channel, controller, ctx.meta, ctx.scope);
+  const inner = new Context(ctx.principal, ctx.log, ctx.transport, ctx.channel, controller, ctx.meta, ctx.scope, ctx.apps);
   try {
     return await Promise.race([Promise.resolve(def.handler(input, inner)), timeout]);
   } finally {

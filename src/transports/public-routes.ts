@@ -8,7 +8,8 @@
 // server's state, and an upstream that is down does not make the server unready (its calls answer
 // UPSTREAM_UNAVAILABLE; the rest serves); / and /docs are escaped, script-free HTML.
 // The root page says in two lines how an MCP client connects; each tool on /docs
-// has a curl command that runs as pasted (with $TOKEN set), its body an example
+// (but an app-only one, which /svc does not serve) has a curl command that runs as
+// pasted (with $TOKEN set), its body an example
 // built from the input schema and checked against the tool's own validator.
 
 import type { Request, Response } from 'express';
@@ -135,9 +136,9 @@ function docsPage(d: PublicDeps, req: Request): string {
   let tools = byBase.get(m.base_url);
   if (tools === undefined) {
     tools = [...cat.tools.values()].map((t) => `<section id="tool-${esc(t.def.name)}"><h3><code>${esc(t.def.name)}</code>${t.def.title ? ' — ' + esc(t.def.title) : ''}</h3>
-<p>${inline(t.def.description)}</p><p>Scopes: ${scopes(t.def.required_scopes ?? [])} · output: ${esc(t.outputMode)}</p>
+<p>${inline(t.def.description)}</p><p>Scopes: ${scopes(t.def.required_scopes ?? [])} · output: ${esc(t.outputMode)}${appsNote(t)}</p>
 <details><summary>Input schema</summary><pre>${esc(JSON.stringify(t.def.input_schema ?? { type: 'object' }, null, 2))}</pre></details>
-${svcRouted ? snippet(t, m.base_url, bearer) : ''}</section>`).join('');
+${svcRouted && !t.appOnly ? snippet(t, m.base_url, bearer) : ''}</section>`).join('');
     if (byBase.size < 8) byBase.set(m.base_url, tools); // a handful of public URLs; a forged one is not remembered
   }
   const resources = [...cat.resources.values(), ...cat.templates].map((r) => `<section><h3><code>${esc(r.def.uri ?? r.def.uri_template)}</code> — ${esc(r.def.name)}</h3>
@@ -175,6 +176,12 @@ function mcpHint(d: PublicDeps, m: ReturnType<typeof metadata>): string {
       : `send ${bearer} with the token the operator gave you.`;
   const ws = routed(d, '/ws') ? '; JSON-RPC over WebSocket at <code>/ws</code>' : '';
   return `<p>MCP clients connect to <code>${esc(url)}</code> (Streamable HTTP${ws}).<br>Auth: ${auth}</p>`;
+}
+
+/** A tool's MCP Apps view and whether only views may call it (app-only tools have no /svc snippet: /svc does not serve them). */
+function appsNote(t: ToolEntry): string {
+  const uri = t.def.ui?.resourceUri;
+  return (uri ? ` · view: <code>${esc(uri)}</code> (MCP Apps)` : '') + (t.appOnly ? ' · app-only: called from views by MCP clients that declare MCP Apps' : '');
 }
 
 /** The tool's curl command; a note when its example body does not meet the tool's own input schema. */

@@ -83,6 +83,7 @@ describe('mcp protocol core', () => {
     assert.equal(older.instructions, 'be nice');
     assert.deepEqual(older.capabilities, {
       tools: { listChanged: true }, resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, logging: {}, completions: {},
+      extensions: { 'io.modelcontextprotocol/ui': {} },
     });
     assert.equal(((await init('1999-01-01')).result as Record<string, unknown>).protocolVersion, '2025-11-25');
     assert.equal((await mk().handle({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }, principal()) as JsonRpcResponse).error?.code, -32602);
