@@ -127,7 +127,7 @@ async function send(req: Request, lim: { timeoutMs: number; maxBytes: number }, 
       if (!res.ok) {
         const { buf } = await readBody(res, ERROR_BODY_BYTES);
         const message = apiMessage(res.headers.get('content-type'), buf);
-        throw failed(`upstream answered ${res.status}${message && ': ' + message}`, { status: res.status, body: head(new TextDecoder().decode(buf)), message });
+        throw failed(`upstream answered ${res.status}${message && ': ' + message}`, { status: res.status, body: head(new TextDecoder().decode(buf)), api_message: message });
       }
       const { buf, over } = await readBody(res, lim.maxBytes);
       if (over) throw failed(`response larger than ${lim.maxBytes} bytes`, { reason: 'too_large', max_bytes: lim.maxBytes });
