@@ -86,7 +86,9 @@ describe('http parameters in a manifest', () => {
     assert.deepEqual(await problems(manifest(['method: POST', 'url: https://api.example.com/pets', 'request_body: {arg: pet}'])), ['TEMPLATE_ARG_UNKNOWN@17:21']);
   });
 
-  it('the backend\'s own refusals point at the field: a style, a reserved header, request_body with body', async () => {
+  it('the backend\'s own refusals point at the field, and need no backend built (validate --no-io): a style, a reserved header, request_body with body', async () => {
+    const compiled = (lines: string[]) => checkManifest(write(manifest(lines)), {}).problems.map((p) => `${p.code}@${p.line}:${p.col}`);
+    assert.deepEqual(compiled(['url: https://api.example.com/pets', 'parameters:', '  - name: Authorization', '    in: header', '    arg: id']), ['BACKEND_CONFIG@17:17']);
     assert.deepEqual(await problems(manifest(['url: https://api.example.com/pets/{{id}}', 'parameters:', '  - {name: id, in: path}', '  - name: q', '    in: query', '    style: matrix'])),
       ['BACKEND_CONFIG@20:18']);
     assert.deepEqual(await problems(manifest(['url: https://api.example.com/pets', 'parameters:', '  - name: Authorization', '    in: header', '    arg: id'])),

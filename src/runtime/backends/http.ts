@@ -18,7 +18,7 @@ import type { CallContext } from '../../core/types.js';
 import { compileTemplate, lookup, type Template } from '../template.js';
 import { checkUrl, renderUrl } from './http-url.js';
 import { abortedError, byteLimit, configError, deadline, head, positiveInt } from './common.js';
-import { compileRequestParts } from './http-request.js';
+import { authHeaderOf, compileRequestParts } from './http-request.js';
 import { apiMessage, toolReply } from './http-reply.js';
 import { type BackendEnv, type BackendFn, type HttpSpec } from './types.js';
 
@@ -53,7 +53,7 @@ export function httpBackend(spec: HttpSpec, env: BackendEnv, opts: HttpOptions =
   const body = spec.body === undefined ? undefined : compileBody(spec.body);
   if (body && (method === 'GET' || method === 'DELETE')) throw configError(KIND, `${method} requests take no body`);
   const hasContentType = Object.keys(spec.headers).some((k) => k.toLowerCase() === 'content-type');
-  const authHeader = spec.auth && (spec.auth.static?.header ?? 'authorization').toLowerCase();
+  const authHeader = authHeaderOf(spec);
   const parts = compileRequestParts(spec, authHeader);
   const credential = spec.auth && credentialOf(spec, env, authHeader!);
 
