@@ -112,6 +112,12 @@ describe('http backend: parameters, request bodies and answers', () => {
       assert.equal(seen[0]!.headers.cookie, undefined);
     });
 
+    it('an arg need not be an identifier outside the path (a collision suffix on a header name)', async () => {
+      await run({ url: `${base}/x`, parameters: [{ name: 'X-Id', in: 'header', style: 'simple', explode: false, arg: 'X-Id_header' }, { name: 'page[size]', in: 'query', style: 'form', explode: true }] }, { 'X-Id_header': '5', 'page[size]': 10 });
+      assert.equal(seen[0]!.headers['x-id'], '5');
+      assert.equal(seen[0]!.target, '/x?page%5Bsize%5D=10');
+    });
+
     it('appends query parameters to a url that already has a query', async () => {
       await run({ url: `${base}/q?fixed=1`, parameters: [{ name: 'q', in: 'query', style: 'form', explode: true }] }, { q: 'x y' });
       assert.equal(seen[0]!.target, '/q?fixed=1&q=x%20y');
