@@ -180,6 +180,7 @@ describe('http backend: parameters, request bodies and answers', () => {
       ['a header headers already sets', { url: `${base}/x`, headers: { 'X-A': '1' }, parameters: [{ name: 'x-a', in: 'header', style: 'simple', explode: false }] }, 'parameters/0/name'],
       ['a header name that is not a token', { url: `${base}/x`, parameters: [{ name: 'X A', in: 'header', style: 'simple', explode: false }] }, 'parameters/0/name'],
       ['cookie parameters beside a Cookie header', { url: `${base}/x`, headers: { Cookie: 'a=1' }, parameters: [{ name: 'sid', in: 'cookie', style: 'form', explode: true }] }, 'parameters/0'],
+      ['cookie parameters beside the Cookie header auth sets', { url: `${base}/x`, auth: { static: { header: 'Cookie', value: 'session-credential' } }, parameters: [{ name: 'sid', in: 'cookie', style: 'form', explode: true }] }, 'parameters/0'],
       ['the same parameter twice', { url: `${base}/x`, parameters: [{ name: 'q', in: 'query', style: 'form', explode: true }, { name: 'q', in: 'query', style: 'form', explode: true, arg: 'q2' }] }, 'parameters/1/name'],
       ['one argument feeding two parameters', { url: `${base}/x`, parameters: [{ name: 'q', in: 'query', style: 'form', explode: true }, { name: 'X-Q', in: 'header', style: 'simple', explode: false, arg: 'q' }] }, 'parameters/1'],
       ['request_body beside body', { url: `${base}/x`, method: 'POST', body: { a: 1 }, request_body: { arg: 'body', content_type: 'application/json' } }, 'request_body'],
