@@ -43,8 +43,9 @@ function exampleManifest(origin: string): Record<string, unknown> {
 function viewText(tab: HostTab, selector: string, ok: (t: string) => boolean, what: string): Promise<string> {
   return waitFor(async () => {
     const t = await tab.view.locator(selector).first().textContent({ timeout: 1000 });
-    return t !== null && ok(t) ? t : undefined;
-  }, `${what} (page problems: ${tab.problems.join(' | ') || 'none'})`, 20_000, 100);
+    if (t !== null && ok(t)) return t;
+    throw new Error(`${selector} reads ${JSON.stringify(t)}; page problems: ${tab.problems.join(' | ') || 'none'}`);
+  }, what, 20_000, 100);
 }
 
 function auditLines(srv: Served, capability: string): Audit[] {

@@ -75,8 +75,11 @@ describe('a view built with ext-apps’s App class, served by fastsvc and hosted
     await host?.close();
   });
 
-  const text = (tab: HostTab, id: string, what: string) =>
-    waitFor(async () => (await tab.view.locator(`#${id}`).textContent()) || undefined, `${what} (page problems: ${tab.problems.join(' | ') || 'none'})`, 20_000, 100);
+  const text = (tab: HostTab, id: string, what: string) => waitFor(async () => {
+    const t = await tab.view.locator(`#${id}`).textContent({ timeout: 1000 });
+    if (t) return t;
+    throw new Error(`#${id} is empty; page problems: ${tab.problems.join(' | ') || 'none'}`);
+  }, what, 20_000, 100);
 
   it('the App gets the input and result, and its callServerTool runs on fastsvc as the host’s caller', async () => {
     const tab = await host.tab();
