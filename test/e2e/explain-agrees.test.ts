@@ -2,7 +2,9 @@
 // examples/*/svc.yaml that `svc serve` can start here, and each static token it names:
 // `svc explain FILE --token NAME --json` equals GET /svc/explain with that token; the
 // capabilities it calls visible are exactly what GET /svc lists; each one it calls hidden
-// is refused with 403 when called. Where /svc is public, the anonymous view is compared
+// is refused with 403 when called — except app-only tools (ui.visibility [app]), which exist for
+// MCP clients that declare the Apps extension only: /svc neither lists nor calls them (404,
+// unknown), whatever explain says of them. Where /svc is public, the anonymous view is compared
 // the same way with `--scopes ""`. OAuth-only examples have no static token to compare.
 // A tool the view calls `callable: as a task` (task: required): explaining a plain call says
 // TASK_REQUIRED in the CLI and the server alike, and a plain MCP tools/call from the SDK client
@@ -85,7 +87,7 @@ async function compareTaskRequired(srv: Served, file: string, env: Record<string
   }
 }
 
-async function compareView(srv: Served, file: string, env: Record<string, string>, cliArgs: string[], token: string | undefined, label: string, whole: boolean): Promise<void> {
+async function compareView(srv: Served, file: string, env: Record<string, string>, cliArgs: string[], token: string | undefined, label: string, whole: boolean, appOnly: ReadonlySet<string>): Promise<void> {
   const auth: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
   const res = await fetch(`${srv.url}/svc/explain`, { headers: auth });
   assert.equal(res.status, 200, `${label}: ${await res.clone().text()}`);
@@ -102,9 +104,15 @@ async function compareView(srv: Served, file: string, env: Record<string, string
     ...listed.tools.map((t: Json) => `tool:${t.name}`), ...listed.resources.map((r: Json) => `resource:${r.uri}`),
     ...listed.resource_templates.map((r: Json) => `resource:${r.uriTemplate}`), ...listed.prompts.map((p: Json) => `prompt:${p.name}`),
   ].sort();
-  const visible = served.capabilities.filter((c: Json) => c.visible).map((c: Json) => c.id).sort();
+  // An app-only tool (ui.visibility without model) is visible to MCP clients that declare the
+  // Apps extension only: /svc, which negotiates none, neither lists nor calls it (unknown, 404).
+  const visible = served.capabilities.filter((c: Json) => c.visible && !appOnly.has(c.id)).map((c: Json) => c.id).sort();
   assert.deepEqual(ids, visible, `${label}: GET /svc lists what explain calls visible`);
-  for (const c of served.capabilities.filter((x: Json) => !x.visible)) {
+  for (const id of appOnly) {
+    const r = await fetch(`${srv.url}/svc/tools/${encodeURIComponent(id.slice('tool:'.length))}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{}' });
+    assert.equal(r.status, 404, `${label}: ${id} is app-only, unknown to /svc`);
+  }
+  for (const c of served.capabilities.filter((x: Json) => !x.visible && !appOnly.has(x.id))) {
     const [kind, ...rest] = (c.id as string).split(':');
     const key = rest.join(':');
     if (kind === 'resource' && key.includes('{')) continue; // a template has no single URI to read
@@ -142,6 +150,7 @@ describe('svc explain agrees with the server over the example manifests', () => 
         writeFileSync(file, stringify(doc));
       }
       const env = envFor(file, doc);
+      const appOnly = new Set<string>(((doc.tools ?? []) as Json[]).filter((t) => t.ui?.visibility && !t.ui.visibility.includes('model')).map((t) => `tool:${t.name}`));
       const tokens = tokensOf(doc, env);
       const svcPublic = (doc.routes?.public ?? []).includes('/svc');
       if (!tokens.size && !svcPublic) {
@@ -156,11 +165,11 @@ describe('svc explain agrees with the server over the example manifests', () => 
       const srv = await serveManifest({ file }, { args: ['--no-watch', '--host', '127.0.0.1'], env });
       try {
         for (const [name, value] of tokens) {
-          await compareView(srv, file, env, ['--token', name], value, `${file} as ${name}`, true);
+          await compareView(srv, file, env, ['--token', name], value, `${file} as ${name}`, true, appOnly);
           compared++;
         }
         if (svcPublic) {
-          await compareView(srv, file, env, ['--scopes', ''], undefined, `${file} anonymous`, false);
+          await compareView(srv, file, env, ['--scopes', ''], undefined, `${file} anonymous`, false, appOnly);
           compared++;
         }
       } finally {
