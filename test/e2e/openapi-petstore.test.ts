@@ -1,10 +1,12 @@
 // An `openapi` source served by the real `svc serve`: the MCP SDK client (1.x) lists the Petstore
 // 3.0 operations as tools with their input schemas, output schemas and annotations; `fastsvc
 // import openapi` (the built command) prints tools that, served, list exactly the same; `fastsvc
-// validate` names the skipped operation as a warning at the source's line.
+// validate` names the skipped operation as a warning at the source's line; hot reload re-expands
+// the source (an edit of the manifest, watched; an edit of the document alone, on SIGHUP) and the
+// watcher, which compares the manifest's own bytes, reloads once per edit.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -12,6 +14,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { serveManifest, type Served } from '../helpers/serve.js';
 import { run, ROOT } from '../helpers/cli.js';
+import { waitFor } from '../helpers/wait.js';
 
 const TOKEN = 'openapi-e2e-token-0123456789';
 const DOC = join(ROOT, 'test/fixtures/openapi/petstore-3.0.yaml');
@@ -84,5 +87,21 @@ describe('openapi e2e: the Petstore through svc serve and the MCP SDK client', (
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('reload re-expands: a manifest edit (watched), then a document edit (SIGHUP); one reload each', async () => {
+    const only = (tag: string) => HEAD + SOURCE + `    include: { tags: [${tag}] }\n`;
+    served = await serveManifest(only('store'), { copy: { 'petstore-3.0.yaml': 'test/fixtures/openapi/petstore-3.0.yaml' }, env: { SVC_TOKEN: TOKEN, LOG_LEVEL: 'debug' } });
+    const names = async () => (await listTools(served!.url)).map((t) => t.name).sort().join(' ');
+    assert.equal(await names(), 'deleteOrder getInventory getOrderById placeOrder');
+    served.write(only('pet'));
+    const pets = 'addPet deletePet findPetsByStatus findPetsByTags getPetById updatePet updatePetWithForm';
+    await waitFor(async () => ((await names()) === pets ? true : undefined), 'the pet tools after the edit');
+    const doc = join(served.dir, 'petstore-3.0.yaml');
+    writeFileSync(doc, readFileSync(doc, 'utf8').replace('summary: Find pet by ID.', 'summary: Look a pet up.'));
+    served.proc.kill('SIGHUP');
+    await waitFor(async () => ((await listTools(served!.url)).find((t) => t.name === 'getPetById')?.title === 'Look a pet up.' ? true : undefined), 'the new summary after SIGHUP');
+    await waitFor(() => (served!.logs().filter((l) => l.event === 'config.reloaded').length === 2 ? true : undefined), 'two reload log lines');
+    assert.equal(served.logs().filter((l) => l.event === 'watch.changed').length, 1, 'the watcher saw one change and reloaded once');
   });
 });
