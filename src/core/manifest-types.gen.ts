@@ -972,6 +972,9 @@ export interface Tool {
    * JSON Schema of the tool's structured result, listed as outputSchema (an object schema). `openapi` sources write it from an operation's first 2xx JSON response when that is an object.
    */
   output_schema?: {
+    /**
+     * Always object: MCP lists only object output schemas.
+     */
     type: 'object';
   };
   /**
