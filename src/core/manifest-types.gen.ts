@@ -46,7 +46,7 @@ export type HttpParameter = {
    */
   in: 'path' | 'query' | 'header' | 'cookie';
   /**
-   * The tool argument that feeds it, when that differs from name (two parameters of the same name in different places, or a name that is not a valid argument name).
+   * The tool argument that feeds it, when that differs from name (two parameters of the same name in different places, e.g. id_query). For a path parameter it must be usable as a {{placeholder}}: letters, digits and _, not starting with a digit.
    */
   arg?: string;
   /**
