@@ -4,7 +4,7 @@
 // distinct input schemas, from bench/lib/gen-manifest.mjs) it starts the real `svc serve FILE --port 0`
 // (watching on) and measures: spawn → first 200 from /readyz; RSS after ready and after walking the
 // whole list; `tools/list` over /mcp (MCP 2026-07-28, stateless) — the first page and the whole list
-// walked page by page with nextCursor (medians); one `tools/call` (median); a reload (rewrite the file
+// walked page by page with nextCursor (medians); `GET /svc` likewise (first page, and every page by next_cursor); one `tools/call` (median); a reload (rewrite the file
 // with a new template marker → first call that answers with it) and the peak RSS during it (VmHWM,
 // reset through /proc/PID/clear_refs before the edit, else VmRSS polled every 2 ms); a rejected reload
 // (the last tool given an undeclared scope → /readyz reports that text refused) and its peak RSS; `svc validate FILE`
@@ -95,6 +95,39 @@ async function walkList(base) {
   return { pages, names };
 }
 
+/** GET /svc (with ?cursor= after the first page) on the keep-alive agent, as /mcp is timed; resolves the parsed answer. Throws unless 200. */
+function svcList(base, cursor) {
+  const url = `${base}/svc${cursor === undefined ? '' : `?cursor=${encodeURIComponent(cursor)}`}`;
+  return new Promise((res, rej) => {
+    const req = http.request(url, { headers: { authorization: `Bearer ${TOKEN}` }, agent, timeout: 30_000 }, (r) => {
+      const chunks = [];
+      r.on('data', (c) => chunks.push(c));
+      r.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        if (r.statusCode !== 200) return rej(new Error(`GET /svc answered ${r.statusCode} ${text.slice(0, 160)}`));
+        res(JSON.parse(text));
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error('GET /svc: timeout')));
+    req.on('error', rej);
+    req.end();
+  });
+}
+
+/** Walks GET /svc page by page (next_cursor; a server that does not page answers everything at once); returns { pages, names }. */
+async function walkSvc(base) {
+  const names = [];
+  let cursor;
+  let pages = 0;
+  do {
+    const body = await svcList(base, cursor);
+    for (const t of body.tools) names.push(t.name);
+    cursor = body.next_cursor;
+    pages++;
+  } while (cursor !== undefined);
+  return { pages, names };
+}
+
 async function callOnce(base, i, same) {
   const name = toolName(i);
   const msg = await mcp(base, 'tools/call', { name, arguments: requiredArgs(i, same) }, name);
@@ -157,20 +190,29 @@ async function measure(n, { same, json, pageSize, samples, dir }) {
     const walk = await walkList(server.url);
     if (walk.names.length !== n || new Set(walk.names).size !== n) throw new Error(`tools/list walk gave ${walk.names.length} names (${new Set(walk.names).size} distinct), want ${n}`);
     row.pages = walk.pages;
+    const svcWalk = await walkSvc(server.url);
+    if (svcWalk.names.length !== n || new Set(svcWalk.names).size !== n) throw new Error(`GET /svc walk gave ${svcWalk.names.length} names (${new Set(svcWalk.names).size} distinct), want ${n}`);
+    row.svcPages = svcWalk.pages;
     row.rssListMiB = rssMiB(server.pid);
     const first = [];
     const all = [];
+    const svcFirst = [];
+    const svcAll = [];
     const calls = [];
     const probe = Math.floor(n / 2);
     for (let s = 0; s < samples; s++) {
       first.push((await timed(() => mcp(server.url, 'tools/list', {})))[0]);
       all.push((await timed(() => walkList(server.url)))[0]);
+      svcFirst.push((await timed(() => svcList(server.url)))[0]);
+      svcAll.push((await timed(() => walkSvc(server.url)))[0]);
       const [ms, text] = await timed(() => callOnce(server.url, probe, same));
       if (!text.startsWith('v1 ')) throw new Error(`tools/call answered ${text}`);
       calls.push(ms);
     }
     row.listMs = median(first);
     row.listAllMs = median(all);
+    row.svcListMs = median(svcFirst);
+    row.svcListAllMs = median(svcAll);
     row.callMs = median(calls);
     // Reload: a new template marker in every tool; in force when a call answers with it.
     const text = generateManifest(n, { same, json, pageSize, marker: 'v2' });
@@ -221,8 +263,8 @@ async function measure(n, { same, json, pageSize, samples, dir }) {
 const f1 = (x) => (Number.isFinite(x) ? x.toFixed(x < 10 ? 1 : 0) : 'n/a');
 
 function table(rows) {
-  const head = '| tools | ready ms | RSS ready MiB | RSS after list MiB | list page 1 ms | whole list ms (pages) | call ms | reload ms | reload peak RSS MiB | rejected reload ms | its peak RSS MiB | validate ms | validate peak MiB |';
-  const lines = rows.map((r) => `| ${r.n} | ${f1(r.readyMs)} | ${f1(r.rssReadyMiB)} | ${f1(r.rssListMiB)} | ${f1(r.listMs)} | ${f1(r.listAllMs)} (${r.pages}) | ${f1(r.callMs)} | ${f1(r.reloadMs)} | ${f1(r.rssReloadPeakMiB)} | ${f1(r.rejectMs)} | ${f1(r.rssRejectPeakMiB)} | ${f1(r.validateMs)} | ${f1(r.validatePeakMiB)} |`);
+  const head = '| tools | ready ms | RSS ready MiB | RSS after list MiB | list page 1 ms | whole list ms (pages) | GET /svc page 1 ms | whole GET /svc ms (pages) | call ms | reload ms | reload peak RSS MiB | rejected reload ms | its peak RSS MiB | validate ms | validate peak MiB |';
+  const lines = rows.map((r) => `| ${r.n} | ${f1(r.readyMs)} | ${f1(r.rssReadyMiB)} | ${f1(r.rssListMiB)} | ${f1(r.listMs)} | ${f1(r.listAllMs)} (${r.pages}) | ${f1(r.svcListMs)} | ${f1(r.svcListAllMs)} (${r.svcPages}) | ${f1(r.callMs)} | ${f1(r.reloadMs)} | ${f1(r.rssReloadPeakMiB)} | ${f1(r.rejectMs)} | ${f1(r.rssRejectPeakMiB)} | ${f1(r.validateMs)} | ${f1(r.validatePeakMiB)} |`);
   return [head, head.replace(/[^|]+/g, '---'), ...lines].join('\n');
 }
 
@@ -245,10 +287,10 @@ export async function runLarge({ sizes = [10, 1000, 10000], same = false, json =
   const result = {
     schemas: same ? 'same' : 'distinct', format: json ? 'json' : 'yaml', listPageSize: pageSize || 'default', cli: CLI, samples,
     capabilities: rows.map((r) => r.n),
-    readyMs: col('readyMs'), reloadMs: col('reloadMs'), listMs: col('listMs'), listAllMs: col('listAllMs'), callMs: col('callMs'),
+    readyMs: col('readyMs'), reloadMs: col('reloadMs'), listMs: col('listMs'), listAllMs: col('listAllMs'), svcListMs: col('svcListMs'), svcListAllMs: col('svcListAllMs'), callMs: col('callMs'),
     rssMiB: col('rssReadyMiB'), rssAfterListMiB: col('rssListMiB'), reloadPeakMiB: col('rssReloadPeakMiB'),
     rejectMs: col('rejectMs'), rejectPeakMiB: col('rssRejectPeakMiB'),
-    validateMs: col('validateMs'), validatePeakMiB: col('validatePeakMiB'), pages: rows.map((r) => r.pages),
+    validateMs: col('validateMs'), validatePeakMiB: col('validatePeakMiB'), pages: rows.map((r) => r.pages), svcPages: rows.map((r) => r.svcPages),
   };
   if (out) {
     mkdirSync(dirname(out), { recursive: true });
@@ -266,6 +308,7 @@ function verdicts(r) {
     check('reload ≤ 1,500 ms', r.reloadMs[i], 1500, 'ms'),
     check('RSS at ready ≤ 150 MiB', r.rssMiB[i], 150, 'MiB'),
     check('tools/list (first page) ≤ 5 ms', r.listMs[i], 5, 'ms'),
+    check('GET /svc (first page) ≤ 5 ms', r.svcListMs[i], 5, 'ms'),
   ];
 }
 
