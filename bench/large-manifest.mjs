@@ -33,9 +33,9 @@ import { fileURLToPath } from 'node:url';
 
 const VERSION = '2026-07-28';
 const META = { 'io.modelcontextprotocol/protocolVersion': VERSION, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'large-manifest-bench', version: '1.0.0' } };
-const TOKEN = 'large-manifest-bench-token-0123456789';
-const CLI = process.env.FASTSVC_CLI ?? 'dist/cli.js';
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+export const TOKEN = 'large-manifest-bench-token-0123456789';
+export const CLI = process.env.FASTSVC_CLI ?? 'dist/cli.js';
+export const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
 function arg(name, fallback) {
   const i = process.argv.indexOf(name);
@@ -43,7 +43,7 @@ function arg(name, fallback) {
 }
 
 /** One JSON-RPC request over /mcp (keep-alive; retried once when the server had closed the idle socket); resolves the parsed message. */
-function mcp(base, method, params, name) {
+export function mcp(base, method, params, name) {
   return mcpOnce(base, method, params, name).catch((e) => {
     if (e.code !== 'ECONNRESET' && e.code !== 'EPIPE') throw e;
     return mcpOnce(base, method, params, name);
@@ -74,14 +74,14 @@ function mcpOnce(base, method, params, name) {
   });
 }
 
-const timed = async (fn) => {
+export const timed = async (fn) => {
   const t0 = performance.now();
   const v = await fn();
   return [performance.now() - t0, v];
 };
 
 /** Walks tools/list page by page; returns { pages, names }. Throws on an error answer. */
-async function walkList(base) {
+export async function walkList(base) {
   const names = [];
   let cursor;
   let pages = 0;
@@ -96,7 +96,7 @@ async function walkList(base) {
 }
 
 /** GET /svc (with ?cursor= after the first page) on the keep-alive agent, as /mcp is timed; resolves the parsed answer. Throws unless 200. */
-function svcList(base, cursor) {
+export function svcList(base, cursor) {
   const url = `${base}/svc${cursor === undefined ? '' : `?cursor=${encodeURIComponent(cursor)}`}`;
   return new Promise((res, rej) => {
     const req = http.request(url, { headers: { authorization: `Bearer ${TOKEN}` }, agent, timeout: 30_000 }, (r) => {
@@ -115,7 +115,7 @@ function svcList(base, cursor) {
 }
 
 /** Walks GET /svc page by page (next_cursor; a server that does not page answers everything at once); returns { pages, names }. */
-async function walkSvc(base) {
+export async function walkSvc(base) {
   const names = [];
   let cursor;
   let pages = 0;
@@ -137,7 +137,7 @@ async function callOnce(base, i, same) {
 }
 
 /** Peak RSS while fn runs, in MiB: VmHWM after a clear_refs reset when the kernel lets us, else VmRSS polled. */
-async function peakDuring(pid, fn) {
+export async function peakDuring(pid, fn) {
   let reset = false;
   try {
     writeFileSync(`/proc/${pid}/clear_refs`, '5');
@@ -159,7 +159,7 @@ async function peakDuring(pid, fn) {
 }
 
 /** `svc validate FILE`: wall ms and the child's peak RSS (MiB, from /usr/bin/time -v when present, else /proc polling). */
-function validateRun(file) {
+export function validateRun(file) {
   return new Promise((res, rej) => {
     const t0 = performance.now();
     const child = spawn('/usr/bin/time', ['-v', process.execPath, CLI, 'validate', file], { cwd: ROOT, env: { ...process.env, SVC_TOKEN: TOKEN }, stdio: ['ignore', 'pipe', 'pipe'] });
