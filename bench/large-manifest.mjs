@@ -314,7 +314,7 @@ function verdicts(r) {
 
 /**
  * The whole large-manifest part of a bench run: YAML and JSON catalogs of `sizes` distinct-schema tools, their
- * JSON under outDir, three plots, and a markdown section (tables, target verdicts, plots) that is also written to
+ * JSON under outDir, three plots, GitHub's REST description as an `openapi` source (bench/openapi-catalog.mjs), and a markdown section (tables, target verdicts, plots) that is also written to
  * outDir/large-manifest.md. Resolves the markdown.
  */
 export async function runLargeSection({ outDir, sizes, samples, imagePrefix = 'results/' } = {}) {
@@ -330,10 +330,13 @@ export async function runLargeSection({ outDir, sizes, samples, imagePrefix = 'r
       { title: 'List and call latency against catalog size', xLabel: 'tools (distinct input schemas)', yLabel: 'ms (median)', logX: true }),
   };
   for (const [name, svg] of Object.entries(plots)) writeFileSync(join(outDir, name), svg);
+  const { runOpenApi, openApiTable } = await import('./openapi-catalog.mjs');
+  const openapi = await runOpenApi({ samples, out: join(outDir, 'openapi-catalog.json') });
   const md = [
     `## Large manifests (bench/large-manifest.mjs; distinct input schemas, medians of ${yaml.result.samples})`,
     `### YAML manifest\n\n${yaml.table}`,
     `### The same catalog as JSON\n\n${json.table}`,
+    `### An OpenAPI source: GitHub's REST description (bench/openapi-catalog.mjs; issue 32's targets)\n\n${openApiTable(openapi)}`,
     `### Issue 17 large-manifest targets in this run\n\n| target | measured | verdict |\n| --- | --- | --- |\n${[...verdicts(yaml.result), ...verdicts(json.result)].join('\n')}`,
     Object.keys(plots).map((f) => `![${f}](${imagePrefix}${f})`).join('\n'),
   ].join('\n\n');
