@@ -29,6 +29,36 @@ export type ExternalIssuers = ExternalIssuer[];
  */
 export type RequiredScope = string;
 /**
+ * One argument sent as an HTTP parameter (the OpenAPI Parameter Object's name, in, style and explode). Allowed styles: path simple, label, matrix; query form, spaceDelimited, pipeDelimited, deepObject; header simple; cookie form. spaceDelimited and pipeDelimited take arrays and objects, deepObject objects only.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "HttpParameter".
+ */
+export type HttpParameter = {
+  [k: string]: unknown;
+} & {
+  /**
+   * The parameter's name on the wire (case-sensitive, as the API documents it).
+   */
+  name: string;
+  /**
+   * Where it goes: a {{arg}} placeholder in the url's path, the query string, a request header, or the Cookie header.
+   */
+  in: 'path' | 'query' | 'header' | 'cookie';
+  /**
+   * The tool argument that feeds it, when that differs from name (two parameters of the same name in different places, or a name that is not a valid argument name).
+   */
+  arg?: string;
+  /**
+   * How the value is serialized (OpenAPI 3.1 style). Default: simple for path and header, form for query and cookie.
+   */
+  style?: 'simple' | 'label' | 'matrix' | 'form' | 'spaceDelimited' | 'pipeDelimited' | 'deepObject';
+  /**
+   * Whether arrays and objects are spread into separate values (OpenAPI 3.1 explode). Default: true for style form, false otherwise (deepObject serializes the same either way).
+   */
+  explode?: boolean;
+};
+/**
  * Escape hatch: ./file.js#exportName, relative to the manifest, called with (input, context).
  *
  * This interface was referenced by `SvcManifest`'s JSON-Schema
@@ -105,6 +135,10 @@ export interface SvcManifest {
    */
   prompts?: Prompt[];
   upstreams?: Upstreams;
+  /**
+   * OpenAPI documents whose operations are served as http tools: each source is expanded, when the manifest is loaded (start-up and every reload), into ordinary `tools` entries — the same ones `fastsvc import openapi` prints — appended after the tools written here. See docs/openapi.md.
+   */
+  openapi?: OpenApiSource[];
   /**
    * Quotas per principal class, counted per principal of that class across every capability: token (each static bearer token), user (each OAuth user), oauth_client (each OAuth client, all its users together). Off unless set. Counters are per process (per replica) unless shared is true.
    */
@@ -935,6 +969,12 @@ export interface Tool {
   description: string;
   input_schema?: InputSchema;
   /**
+   * JSON Schema of the tool's structured result, listed as outputSchema (an object schema). `openapi` sources write it from an operation's first 2xx JSON response when that is an object.
+   */
+  output_schema?: {
+    type: 'object';
+  };
+  /**
    * scalar: the result is text. json: the backend's output is parsed as JSON and returned as structured content (and as text).
    */
   output_mode?: 'scalar' | 'json';
@@ -1052,7 +1092,7 @@ export interface ContentBlock {
   blob?: string;
 }
 /**
- * Answer by an HTTP call. url, headers and body are templated with {{arg}} (URL parts are percent-encoded).
+ * Answer by an HTTP call. url, headers and body are templated with {{arg}} (URL parts are percent-encoded); `parameters` and `request_body` place arguments OpenAPI-style instead. A tool's result maps the answer: a JSON body is structured content (and text), a text body text, an image or audio body an image or audio block, any other body an embedded resource (base64 blob, within max_bytes); a non-2xx answer fails the call (BACKEND_FAILED, a tool error on /mcp) with the status and the API's own message.
  *
  * This interface was referenced by `SvcManifest`'s JSON-Schema
  * via the `definition` "HttpBackend".
@@ -1077,6 +1117,23 @@ export interface HttpBackend {
    */
   body?: {
     [k: string]: unknown;
+  };
+  /**
+   * Where arguments go, OpenAPI-style: each entry sends one argument as a path, query, header or cookie parameter, serialized by its style and explode exactly as OpenAPI 3.1 (§ Style Examples) says and percent-encoded per RFC 3986 (in a path value every reserved character is escaped). An absent argument sends nothing. A path parameter fills the url's {{arg}} placeholder, which must stand in the url's path and be a required property of input_schema.
+   */
+  parameters?: HttpParameter[];
+  /**
+   * Send one argument as the request body (instead of the templated `body`; not with GET): an absent argument sends no body.
+   */
+  request_body?: {
+    /**
+     * The argument that is the body.
+     */
+    arg?: string;
+    /**
+     * application/json: the argument's JSON. application/x-www-form-urlencoded: the argument must be an object; each property a name=value pair (an array property repeats its name, an object property is sent as its JSON text, null as an empty value).
+     */
+    content_type?: 'application/json' | 'application/x-www-form-urlencoded';
   };
   /**
    * How long, in milliseconds, the HTTP call may take (connecting, redirects and reading the whole answer); past it the call fails with BACKEND_TIMEOUT.
@@ -1591,6 +1648,144 @@ export interface UpstreamOverride {
    */
   timeout_ms?: number;
   auth?: OutboundAuth;
+}
+/**
+ * One OpenAPI document (3.0, 3.1 or Swagger 2.0) whose operations become http tools. Each operation becomes a tool named by `naming`; its arguments are the parameters (path, query, header, cookie) by name and, for a JSON or form body, `body`; a name used twice gets the suffix `_in` of its location (`id_query`). An operation fastsvc cannot call (multipart or binary body, a method other than GET POST PUT PATCH DELETE, a `file` parameter) is skipped with a `validate` warning (OPENAPI_SKIPPED).
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "OpenApiSource".
+ */
+export interface OpenApiSource {
+  /**
+   * Names this source in messages; unique among `openapi` sources.
+   */
+  name: string;
+  /**
+   * The document (YAML or JSON): a path relative to the manifest's folder, or an https URL (then `sha256` is required). Its relative `$ref`s may name files in its own folder or below.
+   */
+  document: string;
+  /**
+   * The document's sha256 (hex): checked when given; a document that differs is refused.
+   */
+  sha256?: string;
+  /**
+   * Where the API is called (no trailing slash needed). Default: the document's first server with its variables' defaults (Swagger 2.0: schemes, host, basePath); a relative one needs base_url.
+   */
+  base_url?: string;
+  auth?: OutboundAuth;
+  /**
+   * Extra request headers sent with every operation; use ${VAR} for secrets.
+   */
+  headers?: {
+    [k: string]: string;
+  };
+  /**
+   * Only operations that match every filter given here are served.
+   */
+  include?: {
+    /**
+     * operationId is one of these.
+     *
+     * @minItems 1
+     */
+    operations?: [string, ...string[]];
+    /**
+     * The operation has at least one of these tags.
+     *
+     * @minItems 1
+     */
+    tags?: [string, ...string[]];
+    /**
+     * The path (as the document writes it, e.g. /pet/{petId}) matches one of these globs: `*` matches within one segment, `**` across segments.
+     *
+     * @minItems 1
+     */
+    paths?: [string, ...string[]];
+    /**
+     * The HTTP method is one of these.
+     *
+     * @minItems 1
+     */
+    methods?: ['GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', ...('GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE')[]];
+  };
+  /**
+   * Operations that match every filter given here are not served.
+   */
+  exclude?: {
+    /**
+     * operationId is one of these.
+     *
+     * @minItems 1
+     */
+    operations?: [string, ...string[]];
+    /**
+     * The operation has at least one of these tags.
+     *
+     * @minItems 1
+     */
+    tags?: [string, ...string[]];
+    /**
+     * The path (as the document writes it, e.g. /pet/{petId}) matches one of these globs: `*` matches within one segment, `**` across segments.
+     *
+     * @minItems 1
+     */
+    paths?: [string, ...string[]];
+    /**
+     * The HTTP method is one of these.
+     *
+     * @minItems 1
+     */
+    methods?: ['GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', ...('GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE')[]];
+  };
+  /**
+   * The tool name of an operation: placeholders {operationId} (without one: {method}_{path_name}), {tag} (the first tag, else default), {method} (lower case), {path_name} (the path's segments joined by _, braces dropped). In a placeholder's value `/` becomes `.` and any other character a tool name cannot hold becomes `_`. Two operations with one name are an error.
+   */
+  naming?: string;
+  /**
+   * Scopes every operation's tool requires (each declared in profile.scopes), unless scope_map or an override says otherwise.
+   */
+  required_scopes?: RequiredScope[];
+  /**
+   * The document's OAuth2 scope → the profile scopes a caller needs. When given, an operation whose security requirements name mapped scopes requires all their profile scopes (every alternative's, so the tool is never more open than any of them); one that names none requires `required_scopes`.
+   */
+  scope_map?: {
+    [k: string]: RequiredScope[];
+  };
+  /**
+   * Per operationId: what to write differently in its tool. An operationId the document does not have is an error.
+   */
+  overrides?: {
+    [k: string]: {
+      /**
+       * The tool name, instead of `naming`.
+       */
+      name?: string;
+      /**
+       * The tool description, instead of the operation's.
+       */
+      description?: string;
+      /**
+       * The scopes this tool requires, instead of `required_scopes` / `scope_map`.
+       */
+      required_scopes?: RequiredScope[];
+      /**
+       * As a tool's `task`.
+       */
+      task?: 'forbidden' | 'optional' | 'required';
+      /**
+       * Merged over the annotations made from the method (GET readOnlyHint, DELETE destructiveHint, PUT idempotentHint).
+       */
+      annotations?: {};
+    };
+  };
+  /**
+   * Each tool's `http.timeout_ms` (default: the http backend's).
+   */
+  timeout_ms?: number;
+  /**
+   * Each tool's `http.max_bytes` (default: the http backend's).
+   */
+  max_bytes?: number | string;
 }
 /**
  * The code API's server config (createApp(svc, config), serve()): a manifest's server, routes, auth, oauth and profile sections, plus where relative paths resolve and where the config came from. svc.yaml's loader builds exactly this.
