@@ -176,7 +176,7 @@ export interface ServerSettings {
    */
   inline_limit?: number;
   /**
-   * Most items in one page of the MCP tools/list, resources/list, resources/templates/list and prompts/list answers; a longer list ends its page with nextCursor. The default keeps a hand-written manifest in one page (some clients never ask for a second) and a page of a generated catalog small enough to answer in a few milliseconds; raise it for clients that do not paginate.
+   * Most items in one page of the MCP tools/list, resources/list, resources/templates/list and prompts/list answers, and of each list in a GET /svc answer; a longer list ends its page with nextCursor (GET /svc: next_cursor). The default keeps a hand-written manifest in one page (some clients never ask for a second) and a page of a generated catalog small enough to answer in a few milliseconds; raise it for clients that do not paginate.
    */
   list_page_size?: number;
   /**

@@ -17,9 +17,9 @@ import type { ExpandWarning } from '../openapi/expand.js';
 
 export interface Checked {
   file: string;
-  /** The config hash: the manifest's bytes, and with `openapi` sources the documents' too. */
+  /** The configuration's sha256: the manifest's bytes and, with `openapi` sources, every document they read. */
   hash: string;
-  /** sha256 of the manifest file's bytes alone (what a watcher of the file compares). */
+  /** sha256 of the manifest file's bytes alone (what the watcher compares). */
   fileHash: string;
   plan?: Plan;
   problems: SvcError[];
@@ -49,6 +49,7 @@ export function checkManifest(file: string, env: NodeJS.ProcessEnv, opts: Source
 export interface Loaded extends Assembled {
   plan: Plan;
   hash: string;
+  /** sha256 of the manifest file's bytes alone (Checked.fileHash). */
   fileHash: string;
 }
 

@@ -45,7 +45,7 @@ export interface ReloadOutcome {
   /** Active config hash before and after (equal unless a new generation was applied). */
   hash_before: string;
   hash_after: string;
-  /** sha256 of the manifest bytes this reload read ('' if the file could not be read), whether or not they were applied (the config hash also covers `openapi` documents; this does not). */
+  /** sha256 of the manifest bytes this reload read ('' if the file could not be read), whether or not they were applied (with `openapi` sources, not the config hash: that also covers the documents). */
   hash_read: string;
   /** The file's content was the running one: nothing was rebuilt. */
   unchanged?: boolean;
@@ -103,12 +103,12 @@ export function createReloader(o: ReloaderOptions): Reloader {
     retired.set(gen, timer);
   };
 
-  const failed = (reason: string, at: string, t0: number, hash: string, problems: SvcError[]): ReloadOutcome => {
+  const failed = (reason: string, at: string, t0: number, hash: string, read: string, problems: SvcError[]): ReloadOutcome => {
     const lines = problems.map((p) => p.format());
     for (const line of lines) log.error({ event: 'config.reload_failed', reason, file, problem: line }, line);
     log.warn({ event: 'config.reload_rejected', reason, file, hash_active: cur.hash, hash_rejected: hash, problems: lines.length, duration_ms: ms(t0) }, `reload rejected (${lines.length} problem${lines.length === 1 ? '' : 's'}); still serving ${cur.hash.slice(0, 12)}`);
     status.last_reload = { at, ok: false, error: lines.join('\n'), hash };
-    return { ok: false, reason, at, hash_before: cur.hash, hash_after: cur.hash, hash_read: hash, problems: lines, restart_required: status.restart_required ?? [] };
+    return { ok: false, reason, at, hash_before: cur.hash, hash_after: cur.hash, hash_read: read, problems: lines, restart_required: status.restart_required ?? [] };
   };
 
   const runOnce = async (reason: string, force: boolean): Promise<ReloadOutcome> => {
@@ -118,7 +118,7 @@ export function createReloader(o: ReloaderOptions): Reloader {
     if (closed) return { ok: false, reason, at, hash_before: before, hash_after: before, hash_read: '', problems: ['reloader closed'], restart_required: [] };
 
     const checked = checkManifest(file, env);
-    if (!checked.plan) return failed(reason, at, t0, checked.fileHash, checked.problems);
+    if (!checked.plan) return failed(reason, at, t0, checked.hash, checked.fileHash, checked.problems);
     if (checked.hash === before && !force) {
       if (status.last_reload && !status.last_reload.ok) {
         status.last_reload = { at, ok: true, hash: before, changes: null };
@@ -131,7 +131,7 @@ export function createReloader(o: ReloaderOptions): Reloader {
     try {
       next = { ...(await assemble(checked.plan, file, checked.hash, checked.locate)), plan: checked.plan, hash: checked.hash, fileHash: checked.fileHash };
     } catch (e) {
-      return failed(reason, at, t0, checked.fileHash, e instanceof ManifestError ? e.problems : [asSvcError(e, file)]);
+      return failed(reason, at, t0, checked.hash, checked.fileHash, e instanceof ManifestError ? e.problems : [asSvcError(e, file)]);
     }
     if (closed) {
       next.dispose();
@@ -147,7 +147,7 @@ export function createReloader(o: ReloaderOptions): Reloader {
         : buildCatalog(next.svc, { hash: next.hash, listPageSize: store.current().catalog.listPageSize });
     } catch (e) {
       next.dispose();
-      return failed(reason, at, t0, checked.fileHash, e instanceof ManifestError ? e.problems : [asSvcError(e, file)]);
+      return failed(reason, at, t0, checked.hash, checked.fileHash, e instanceof ManifestError ? e.problems : [asSvcError(e, file)]);
     }
 
     // Apply: one swap of the whole snapshot; the bookkeeping after it is the reloader's own.
@@ -182,7 +182,7 @@ export function createReloader(o: ReloaderOptions): Reloader {
   };
   const safeRun = (reason: string, force: boolean) => runOnce(reason, force).catch((e: unknown) => {
     const at = new Date().toISOString();
-    return failed(reason, at, performance.now(), '', [asSvcError(e, file)]);
+    return failed(reason, at, performance.now(), '', '', [asSvcError(e, file)]);
   }).then(report);
 
   let active: Promise<ReloadOutcome> | undefined;
