@@ -1,76 +1,28 @@
 // Prism alone (test/helpers/prism.ts, behind test/helpers/recording-proxy.ts), before any fastsvc test leans on it:
 // the OpenAPI end-to-end tests count "Prism accepted the call" as proof that fastsvc built the request the document
 // describes, which means something only if Prism, started as the helper starts it (--errors), refuses requests that
-// break the document. Asserted with plain fetch against a small document written here: a conforming request of each
-// kind gets the mock answer (2xx, the example); a wrong path parameter type, a missing required query parameter, a
-// query array value outside its enum, a JSON body missing a required property, a form body with a wrong type, a
-// missing api_key header and an unknown path are each refused with a 4xx whose problem+json names the violation; the
-// proxy forwards exactly and records every exchange; Prism's own log counts the requests it received.
-
+// break the document. Asserted with plain fetch against a small document whose 4xx answers Prism writes itself
+// (test/e2e/fixtures/prism-check.openapi.json, PRISM_CHECK): a conforming request of each kind gets the mock answer
+// (2xx, the example); a wrong path parameter type, a missing required query parameter, a query array value outside
+// its enum, a JSON body missing a required property, a form body with a wrong type, a missing api_key header and an
+// unknown path are each refused with a 4xx whose problem+json names the violation; the proxy forwards exactly and
+// records every exchange; Prism's own log counts the requests it received.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startPrism, type Prism } from '../helpers/prism.js';
+import { PRISM_CHECK, startPrism, type Prism } from '../helpers/prism.js';
 import { recordingProxy, type RecordingProxy } from '../helpers/recording-proxy.js';
-
-const DOCUMENT = {
-  openapi: '3.0.3',
-  info: { title: 'self-check', version: '1' },
-  components: {
-    securitySchemes: { api_key: { type: 'apiKey', in: 'header', name: 'api_key' } },
-    schemas: {
-      Pet: { type: 'object', required: ['name'], properties: { id: { type: 'integer' }, name: { type: 'string' } }, example: { id: 7, name: 'rex' } },
-    },
-  },
-  paths: {
-    '/pet/{petId}': {
-      get: {
-        operationId: 'getPet',
-        security: [{ api_key: [] }],
-        parameters: [{ name: 'petId', in: 'path', required: true, schema: { type: 'integer' } }],
-        responses: { 200: { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Pet' } } } } },
-      },
-      post: {
-        operationId: 'updatePetWithForm',
-        parameters: [{ name: 'petId', in: 'path', required: true, schema: { type: 'integer' } }],
-        requestBody: { content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer' } } } } } },
-        responses: { 200: { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Pet' } } } } },
-      },
-    },
-    '/pet/findByStatus': {
-      get: {
-        operationId: 'findByStatus',
-        parameters: [{ name: 'status', in: 'query', required: true, explode: true, schema: { type: 'array', items: { type: 'string', enum: ['available', 'sold'] } } }],
-        responses: { 200: { description: 'ok', content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Pet' } } } } } },
-      },
-    },
-    '/pet': {
-      post: {
-        operationId: 'addPet',
-        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Pet' } } } },
-        responses: { 200: { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Pet' } } } } },
-      },
-    },
-  },
-};
 
 describe('Prism as the OpenAPI tests start it refuses what breaks the document (no fastsvc)', function () {
   this.timeout(90_000);
-  let dir: string;
   let prism: Prism;
   let proxy: RecordingProxy;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'fastsvc-prism-'));
-    writeFileSync(join(dir, 'api.json'), JSON.stringify(DOCUMENT));
-    prism = await startPrism(join(dir, 'api.json'));
+    prism = await startPrism(PRISM_CHECK);
     proxy = await recordingProxy(prism.url);
   });
   after(async () => {
     await proxy?.close();
     await prism?.stop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   const send = async (method: string, path: string, init: { headers?: Record<string, string>; body?: string } = {}) => {

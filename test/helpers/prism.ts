@@ -12,9 +12,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
 import { dirname, join } from 'node:path';
-import type { Exit } from './cli.js';
+import { ROOT, type Exit } from './cli.js';
 
 const require = createRequire(import.meta.url);
+/** A small document with no 4xx answer documented, so Prism answers a violation with its own problem+json naming it. */
+export const PRISM_CHECK = join(ROOT, 'test', 'e2e', 'fixtures', 'prism-check.openapi.json');
 /** Prism's command line, resolved from the devDependency (never a global install, never npx). */
 export const PRISM_BIN = join(dirname(require.resolve('@stoplight/prism-cli/package.json')), 'dist', 'index.js');
 
