@@ -15,6 +15,8 @@ export interface Exchange {
   headers: IncomingHttpHeaders;
   body: string;
   status: number;
+  /** The origin's answer headers (Prism puts the violations it found in sl-violations). */
+  answerHeaders: IncomingHttpHeaders;
   answer: string;
 }
 
@@ -44,7 +46,7 @@ export async function recordingProxy(origin: string): Promise<RecordingProxy> {
         answer.on('data', (c: Buffer) => got.push(c));
         answer.on('end', () => {
           const text = Buffer.concat(got);
-          seen.push({ method: req.method!, url: req.url!, headers: req.headers, body: body.toString('utf8'), status: answer.statusCode!, answer: text.toString('utf8') });
+          seen.push({ method: req.method!, url: req.url!, headers: req.headers, body: body.toString('utf8'), status: answer.statusCode!, answerHeaders: answer.headers, answer: text.toString('utf8') });
           res.writeHead(answer.statusCode!, answer.headers).end(text);
         });
       });
