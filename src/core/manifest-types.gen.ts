@@ -29,6 +29,36 @@ export type ExternalIssuers = ExternalIssuer[];
  */
 export type RequiredScope = string;
 /**
+ * One argument sent as an HTTP parameter (the OpenAPI Parameter Object's name, in, style and explode). Allowed styles: path simple, label, matrix; query form, spaceDelimited, pipeDelimited, deepObject; header simple; cookie form. spaceDelimited and pipeDelimited take arrays and objects, deepObject objects only.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "HttpParameter".
+ */
+export type HttpParameter = {
+  [k: string]: unknown;
+} & {
+  /**
+   * The parameter's name on the wire (case-sensitive, as the API documents it).
+   */
+  name: string;
+  /**
+   * Where it goes: a {{arg}} placeholder in the url's path, the query string, a request header, or the Cookie header.
+   */
+  in: 'path' | 'query' | 'header' | 'cookie';
+  /**
+   * The tool argument that feeds it, when that differs from name (two parameters of the same name in different places, or a name that is not a valid argument name).
+   */
+  arg?: string;
+  /**
+   * How the value is serialized (OpenAPI 3.1 style). Default: simple for path and header, form for query and cookie.
+   */
+  style?: 'simple' | 'label' | 'matrix' | 'form' | 'spaceDelimited' | 'pipeDelimited' | 'deepObject';
+  /**
+   * Whether arrays and objects are spread into separate values (OpenAPI 3.1 explode). Default: true for style form, false otherwise (deepObject serializes the same either way).
+   */
+  explode?: boolean;
+};
+/**
  * Escape hatch: ./file.js#exportName, relative to the manifest, called with (input, context).
  *
  * This interface was referenced by `SvcManifest`'s JSON-Schema
@@ -1052,7 +1082,7 @@ export interface ContentBlock {
   blob?: string;
 }
 /**
- * Answer by an HTTP call. url, headers and body are templated with {{arg}} (URL parts are percent-encoded).
+ * Answer by an HTTP call. url, headers and body are templated with {{arg}} (URL parts are percent-encoded); `parameters` and `request_body` place arguments OpenAPI-style instead. A tool's result maps the answer: a JSON body is structured content (and text), a text body text, an image or audio body an image or audio block, any other body an embedded resource (base64 blob, within max_bytes); a non-2xx answer fails the call (BACKEND_FAILED, a tool error on /mcp) with the status and the API's own message.
  *
  * This interface was referenced by `SvcManifest`'s JSON-Schema
  * via the `definition` "HttpBackend".
@@ -1077,6 +1107,23 @@ export interface HttpBackend {
    */
   body?: {
     [k: string]: unknown;
+  };
+  /**
+   * Where arguments go, OpenAPI-style: each entry sends one argument as a path, query, header or cookie parameter, serialized by its style and explode exactly as OpenAPI 3.1 (§ Style Examples) says and percent-encoded per RFC 3986 (in a path value every reserved character is escaped). An absent argument sends nothing. A path parameter fills the url's {{arg}} placeholder, which must stand in the url's path and be a required property of input_schema.
+   */
+  parameters?: HttpParameter[];
+  /**
+   * Send one argument as the request body (instead of the templated `body`; not with GET): an absent argument sends no body.
+   */
+  request_body?: {
+    /**
+     * The argument that is the body.
+     */
+    arg?: string;
+    /**
+     * application/json: the argument's JSON. application/x-www-form-urlencoded: the argument must be an object; each property a name=value pair (an array property repeats its name, an object property is sent as its JSON text, null as an empty value).
+     */
+    content_type?: 'application/json' | 'application/x-www-form-urlencoded';
   };
   /**
    * How long, in milliseconds, the HTTP call may take (connecting, redirects and reading the whole answer); past it the call fails with BACKEND_TIMEOUT.

@@ -177,7 +177,7 @@ function disposeAll(disposers: (() => void)[]): () => void {
 async function toolHandler(t: Tool, env: BackendEnv, disposers: (() => void)[]): Promise<BackendFn> {
   // compile checked that exactly one kind is given.
   const kind = BACKEND_KINDS.find((k) => t[k] !== undefined)!;
-  const built = await under(kind, () => buildBackend(kind, t[kind] as never, env, { isError: t.is_error === true }));
+  const built = await under(kind, () => buildBackend(kind, t[kind] as never, env, { isError: t.is_error === true, tool: true }));
   if (built.dispose) disposers.push(built.dispose);
   return built.fn;
 }

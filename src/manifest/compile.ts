@@ -185,6 +185,14 @@ function checkTool(t: Tool, path: Path, problem: (c: ErrorCode, p: Path, m: stri
     check(t.http.url, [...path, 'http', 'url']);
     for (const [k, v] of Object.entries(t.http.headers ?? {})) check(v, [...path, 'http', 'headers', k]);
     walkStrings(t.http.body, [...path, 'http', 'body'], check);
+    t.http.parameters?.forEach((p, i) => {
+      const arg = p.arg ?? p.name;
+      const at = [...path, 'http', 'parameters', i];
+      if (!props.has(arg)) problem('TEMPLATE_ARG_UNKNOWN', at, `${who}: ${p.in} parameter ${p.name} takes argument ${arg}, which input_schema does not define`);
+      else if (p.in === 'path' && !schema.required?.includes(arg)) problem('BACKEND_CONFIG', at, `${who}: path parameter ${p.name}: argument ${arg} must be in input_schema.required (a URL path cannot leave it out)`);
+    });
+    const rb = t.http.request_body?.arg;
+    if (rb !== undefined && !props.has(rb)) problem('TEMPLATE_ARG_UNKNOWN', [...path, 'http', 'request_body'], `${who}: request_body takes argument ${rb}, which input_schema does not define`);
   }
   if (t.exec) {
     if (t.exec.argv[0]?.includes('{{')) problem('BACKEND_CONFIG', [...path, 'exec', 'argv', 0], `${who}: argv[0] (the program) cannot be templated`);

@@ -10,8 +10,8 @@
 // place each (INSUFFICIENT_SCOPE / ARGUMENT_BOUND logged as an access denial, RATE_LIMITED
 // with its wait); a task is re-authorised later by the same access decision with the
 // arguments it was admitted with (authorizeAgain); input is validated by the catalog's
-// precompiled validator before any backend runs; results are shaped by output_mode and
-// inline_ok the same way on every transport; every decision and call is reported to the
+// precompiled validator before any backend runs; results are shaped by output_mode (a backend's JsonReply
+// always as JSON) and inline_ok the same way on every transport; every decision and call is reported to the
 // app's Observer (audit log, metrics, a span per call and per backend run) when those are
 // on, and costs nothing more when they are off.
 
@@ -29,6 +29,7 @@ import type { Logger } from '../log.js';
 import { PolicyStore, type ChangeSet, type PolicySnapshot } from '../policy/store.js';
 import { Observer, UNKNOWN } from '../observe/observer.js';
 import { inBackendSpan, type CallSpan } from '../observe/tracing.js';
+import { JsonReply } from './backends/types.js';
 
 export type { ChangeSet };
 export type Kind = 'tool' | 'resource' | 'prompt';
@@ -347,8 +348,9 @@ export class Runtime {
     if (isToolResult(out)) return out;
     let text: string;
     let structured: Record<string, unknown> | undefined;
-    if (entry.outputMode === 'json') {
-      let value = out;
+    const json = out instanceof JsonReply || entry.outputMode === 'json';
+    if (json) {
+      let value = out instanceof JsonReply ? out.value : out;
       if (typeof out === 'string') {
         try {
           value = JSON.parse(out);
@@ -362,7 +364,7 @@ export class Runtime {
       text = typeof out === 'string' ? out : out instanceof Uint8Array ? Buffer.from(out).toString('utf8') : out === undefined ? '' : JSON.stringify(out);
     }
     if (!entry.inlineOk && Buffer.byteLength(text) > this.#opts.inlineLimit) {
-      const mimeType = entry.outputMode === 'json' ? 'application/json' : 'text/plain';
+      const mimeType = json ? 'application/json' : 'text/plain';
       const uri = this.#results.put(p.sub, text, mimeType);
       return { content: [{ type: 'resource_link', uri, name: `${entry.def.name} result`, mimeType, description: `${Buffer.byteLength(text)} bytes; readable for 15 minutes` }] };
     }

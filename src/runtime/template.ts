@@ -3,7 +3,8 @@
 // text; unknown names render as empty; the names a template uses are known at
 // compile time so the compile step can check them against the input schema.
 
-export type Encoder = (value: string) => string;
+/** `name`: the placeholder's (dotted) argument path, so one encoder can treat arguments differently. */
+export type Encoder = (value: string, name: string) => string;
 
 export interface Template {
   /** Argument names used (first path segment of each placeholder). */
@@ -35,7 +36,7 @@ export function compileTemplate(text: string): Template {
       let out = parts[0]!;
       for (let i = 0; i < paths.length; i++) {
         const s = stringify(lookup(vars, paths[i]!));
-        out += (encode ? encode(s) : s) + parts[i + 1]!;
+        out += (encode ? encode(s, paths[i]!.join('.')) : s) + parts[i + 1]!;
       }
       return out;
     },

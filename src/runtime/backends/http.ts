@@ -7,14 +7,19 @@
 // backend's own credential (auth/outbound/) is set on every request — never the caller's token —
 // and the URL's scheme, host and port are fixed in the manifest (no argument can send the
 // credential elsewhere; redirects stay on that origin); the header it sets may not also be
-// among `headers`.
+// among `headers`. `parameters` and `request_body` (http-request.ts) place arguments OpenAPI-style;
+// a tool's answer is mapped by http-reply.ts (JSON → structured content, …); a non-2xx answer's
+// BACKEND_FAILED message carries the status and the API's own message.
 
 import { context, propagation } from '@opentelemetry/api';
 import { SvcError } from '../../errors.js';
 import { createOutboundCredential, type OutboundCredential } from '../../auth/outbound/index.js';
 import type { CallContext } from '../../core/types.js';
 import { compileTemplate, lookup, type Template } from '../template.js';
+import { checkUrl, renderUrl } from './http-url.js';
 import { abortedError, byteLimit, configError, deadline, head, positiveInt } from './common.js';
+import { compileRequestParts } from './http-request.js';
+import { apiMessage, toolReply } from './http-reply.js';
 import { type BackendEnv, type BackendFn, type HttpSpec } from './types.js';
 
 const KIND = 'http';
@@ -32,6 +37,8 @@ type BodyFn = (vars: Vars) => unknown;
 export interface HttpOptions {
   /** Resolve with the raw body as a Buffer instead of text (binary resources). */
   bytes?: boolean;
+  /** Resolve with a tool's result (http-reply.ts: JSON → JsonReply, binary → a content block) instead of text. */
+  tool?: boolean;
 }
 
 export function httpBackend(spec: HttpSpec, env: BackendEnv, opts: HttpOptions = {}): BackendFn {
@@ -46,15 +53,23 @@ export function httpBackend(spec: HttpSpec, env: BackendEnv, opts: HttpOptions =
   const body = spec.body === undefined ? undefined : compileBody(spec.body);
   if (body && (method === 'GET' || method === 'DELETE')) throw configError(KIND, `${method} requests take no body`);
   const hasContentType = Object.keys(spec.headers).some((k) => k.toLowerCase() === 'content-type');
-  const credential = spec.auth && credentialOf(spec, env);
+  const authHeader = spec.auth && (spec.auth.static?.header ?? 'authorization').toLowerCase();
+  const parts = compileRequestParts(spec, authHeader);
+  const credential = spec.auth && credentialOf(spec, env, authHeader!);
 
   return async (input, ctx) => {
-    const target = renderUrl(url, input);
+    const target = renderUrl(url, input, parts);
     const reqHeaders = new Headers();
     for (const [name, t] of headers) {
       const value = t.render(input);
       if (BAD_HEADER_VALUE.test(value)) {
         throw new SvcError('INVALID_INPUT', `header ${name} would contain a line break, a control or a non-Latin-1 character`, { data: { header: name } });
+      }
+      reqHeaders.set(name, value);
+    }
+    for (const [name, value] of parts.headers(input)) {
+      if (BAD_HEADER_VALUE.test(value)) {
+        throw new SvcError('INVALID_INPUT', `${name === 'cookie' ? 'a cookie' : 'header ' + name} would contain a line break, a control or a non-Latin-1 character`, { data: { header: name } });
       }
       reqHeaders.set(name, value);
     }
@@ -65,12 +80,11 @@ export function httpBackend(spec: HttpSpec, env: BackendEnv, opts: HttpOptions =
       reqHeaders.set(name, value);
     }
     if (!reqHeaders.has('traceparent')) propagation.inject(context.active(), reqHeaders, HEADER_SETTER);
-    let payload: string | undefined;
-    if (body) {
-      payload = JSON.stringify(body(input));
-      if (!hasContentType) reqHeaders.set('content-type', 'application/json');
-    }
-    return send({ method, url: target, headers: reqHeaders, body: payload }, { timeoutMs, maxBytes, bytes: !!opts.bytes }, ctx);
+    const payload = body ? { payload: JSON.stringify(body(input)), contentType: 'application/json' } : parts.body(input);
+    if (payload && !hasContentType) reqHeaders.set('content-type', payload.contentType);
+    const res = await send({ method, url: target, headers: reqHeaders, body: payload?.payload }, { timeoutMs, maxBytes }, ctx);
+    if (opts.bytes) return res.buf;
+    return opts.tool ? toolReply(res.contentType, res.buf, res.url) : new TextDecoder().decode(res.buf);
   };
 }
 
@@ -81,7 +95,14 @@ interface Request {
   body: string | undefined;
 }
 
-async function send(req: Request, lim: { timeoutMs: number; maxBytes: number; bytes: boolean }, ctx: CallContext): Promise<unknown> {
+interface Answer {
+  buf: Buffer;
+  contentType: string | null;
+  /** Where the answer came from (after same-origin redirects). */
+  url: URL;
+}
+
+async function send(req: Request, lim: { timeoutMs: number; maxBytes: number }, ctx: CallContext): Promise<Answer> {
   const dl = deadline(KIND, lim.timeoutMs, ctx.signal);
   let { method, url, body } = req;
   const headers = new Headers(req.headers);
@@ -105,11 +126,12 @@ async function send(req: Request, lim: { timeoutMs: number; maxBytes: number; by
       }
       if (!res.ok) {
         const { buf } = await readBody(res, ERROR_BODY_BYTES);
-        throw failed(`upstream answered ${res.status}`, { status: res.status, body: head(new TextDecoder().decode(buf)) });
+        const message = apiMessage(res.headers.get('content-type'), buf);
+        throw failed(`upstream answered ${res.status}${message && ': ' + message}`, { status: res.status, body: head(new TextDecoder().decode(buf)), message });
       }
       const { buf, over } = await readBody(res, lim.maxBytes);
       if (over) throw failed(`response larger than ${lim.maxBytes} bytes`, { reason: 'too_large', max_bytes: lim.maxBytes });
-      return lim.bytes ? buf : new TextDecoder().decode(buf);
+      return { buf, contentType: res.headers.get('content-type'), url };
     }
   } catch (e) {
     if (e instanceof SvcError) throw e;
@@ -152,36 +174,11 @@ async function readBody(res: Response, limit: number): Promise<{ buf: Buffer; ov
   }
 }
 
-function renderUrl(t: Template, input: Vars): URL {
-  let raw: string;
-  try {
-    raw = t.render(input, encodeURIComponent);
-  } catch {
-    throw new SvcError('INVALID_INPUT', 'a URL argument is not valid Unicode');
-  }
-  return checkUrl(raw, (msg) => new SvcError('INVALID_INPUT', `the arguments make a bad URL: ${msg}`));
-}
-
-function checkUrl(raw: string, err: (msg: string) => SvcError): URL {
-  let u: URL;
-  try {
-    u = new URL(raw);
-  } catch {
-    throw err('not a URL');
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw err('only http and https are allowed');
-  // WHATWG URL parsing removes "." and ".." (also %2e forms) segments: refuse them before it does.
-  const path = /^[a-z][a-z0-9+.-]*:\/\/[^/?#\\]*([^?#]*)/i.exec(raw)?.[1] ?? '';
-  if (path.split(/[/\\]/).some((s) => /^(?:\.|%2e){1,2}$/i.test(s))) throw err('"." and ".." path segments are refused');
-  return u;
-}
-
 /** The backend's credential; its URL's origin must be fixed, and its header not set twice. */
-function credentialOf(spec: HttpSpec, env: BackendEnv): OutboundCredential {
+function credentialOf(spec: HttpSpec, env: BackendEnv, sets: string): OutboundCredential {
   if (/\{\{/.test(/^[^:]*:\/\/[^/?#]*/.exec(spec.url)?.[0] ?? spec.url)) {
     throw configError(KIND, 'with auth, the url\'s scheme, host and port must be written out: an argument may not choose where the credential goes', 'url');
   }
-  const sets = (spec.auth!.static?.header ?? 'authorization').toLowerCase();
   if (Object.keys(spec.headers).some((k) => k.toLowerCase() === sets)) throw configError(KIND, `auth sets the ${sets} header: leave it out of headers`, 'headers');
   return createOutboundCredential(spec.auth!, { baseDir: env.manifestDir });
 }

@@ -31,6 +31,8 @@ export interface BuildOptions {
   isError?: boolean;
   /** http: the body as bytes, not text (a resource whose MIME type is not text). */
   bytes?: boolean;
+  /** http: the answer mapped to a tool's result (JSON → structured content, binary → a content block). */
+  tool?: boolean;
 }
 
 interface Row<K extends BackendKind> {
@@ -44,7 +46,7 @@ export type BackendKind = 'template' | 'content' | 'http' | 'exec' | 'fs' | 'sql
 export const BACKENDS: { readonly [K in BackendKind]: Row<K> } = {
   template: { bounded: false, build: (spec, _env, o) => templateFn(spec, o.isError === true) },
   content: { bounded: false, build: (spec, env, o) => contentFn(spec, env, o.isError === true) },
-  http: { bounded: true, build: (spec, env, o) => ({ fn: httpBackend(spec as HttpSpec, env, { bytes: o.bytes }) }) },
+  http: { bounded: true, build: (spec, env, o) => ({ fn: httpBackend(spec as HttpSpec, env, { bytes: o.bytes, tool: o.tool }) }) },
   exec: { bounded: true, build: (spec, env) => ({ fn: execBackend(spec as ExecSpec, env) }) },
   fs: { bounded: true, build: (spec, env) => ({ fn: fsBackend(spec as FsSpec, env) }) },
   sqlite: {

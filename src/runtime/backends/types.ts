@@ -19,7 +19,8 @@ export interface BackendEnv {
 
 /**
  * Returns a string (text output), a Buffer only where documented (httpBackend with
- * { bytes: true }), or a JSON value (sqlite rows, fs listings). The runtime shapes it.
+ * { bytes: true }), a JSON value (sqlite rows, fs listings), a JsonReply or a ToolResult
+ * (httpBackend with { tool: true }). The runtime shapes it.
  */
 export type BackendFn = (input: Record<string, unknown>, ctx: CallContext) => Promise<unknown>;
 
@@ -31,3 +32,12 @@ export type HttpSpec = Defaulted<HttpBackend, 'method' | 'headers' | 'timeout_ms
 export type ExecSpec = Defaulted<ExecBackend, 'cwd' | 'env' | 'timeout_ms' | 'max_bytes'>;
 export type FsSpec = Defaulted<FsBackend, 'path' | 'content' | 'max_bytes'>;
 export type SqliteSpec = Defaulted<SqliteBackend, 'writable' | 'timeout_ms' | 'max_rows'>;
+
+/**
+ * A backend's answer known to be JSON (an http answer with a JSON media type): the runtime gives
+ * it as structured content (an object as it is, anything else as {result}) and as its JSON text,
+ * whatever the tool's output_mode says.
+ */
+export class JsonReply {
+  constructor(readonly value: unknown) {}
+}
