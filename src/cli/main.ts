@@ -62,7 +62,7 @@ options:
     help: `Checks the manifest (default ./svc.yaml) as serve would, without serving or any
 network call (unless --network). Exit 0 when valid; otherwise exit 1 and one line per problem on stderr:
 FILE:LINE:COL: CODE: message. Advice that does not fail it (TASK_ADVISED, SCOPE_ADVISED,
-LOCK_UPSTREAM_UNKNOWN) is one line each: FILE:LINE:COL: warning: CODE: message. With
+OPENAPI_SKIPPED, LOCK_UPSTREAM_UNKNOWN) is one line each: FILE:LINE:COL: warning: CODE: message. With
 upstreams, the pin lock file beside the manifest (svc.lock.json) is checked too, as serve reads it
 (LOCK_INVALID at its own FILE:LINE:COL); a missing one is no problem.
 
@@ -187,6 +187,35 @@ ${LOG_JSON_HELP}
     options: { json: { type: 'boolean' }, 'dry-run': { type: 'boolean' } },
     maxPositionals: 3,
     run: async (v, p) => (await import('./upstreams.js')).cmdUpstreams(PROG, p, { json: !!v.json, dryRun: !!v['dry-run'] }, printProblems),
+  },
+  import: {
+    usage: `${PROG} import openapi DOC [--include-tag T] [--include-operation ID] [--include-path GLOB] [--include-method M] [--exclude-…] [--naming P] [--base-url U] [--required-scope S]`,
+    help: `Prints, on stdout, the tools an \`openapi\` source with document DOC (YAML or JSON: OpenAPI 3.0,
+3.1 or Swagger 2.0) would serve, as a YAML \`tools:\` list to paste into a manifest: served, it is
+the same catalog as the source. Operations fastsvc cannot call are listed as warnings on stderr
+(and as comments in the output). A broken document is reported at its FILE:LINE:COL; exit 1.
+
+options:
+  --include-tag T          only operations with tag T (repeatable: any of them)
+  --include-operation ID   only the operation with operationId ID (repeatable)
+  --include-path GLOB      only paths matching GLOB (* within a segment, ** across; repeatable)
+  --include-method M       only method M: GET POST PUT PATCH DELETE (repeatable)
+  --exclude-tag T, --exclude-operation ID, --exclude-path GLOB, --exclude-method M
+                           leave out operations matching every --exclude-… given
+  --naming P               tool names: placeholders {operationId} {tag} {method} {path_name}
+                           (default {operationId})
+  --base-url U             where the API is called (default: the document's first server)
+  --required-scope S       a scope every tool requires (repeatable)
+${LOG_JSON_HELP}
+  -h, --help               show this help`,
+    options: Object.fromEntries([
+      ...['include', 'exclude'].flatMap((side) => ['tag', 'operation', 'path', 'method'].map((k) => [`${side}-${k}`, { type: 'string', multiple: true }])),
+      ['required-scope', { type: 'string', multiple: true }],
+      ['naming', { type: 'string' }],
+      ['base-url', { type: 'string' }],
+    ]) as NonNullable<ParseArgsConfig['options']>,
+    maxPositionals: 2,
+    run: async (v, p) => (await import('./import-openapi.js')).cmdImport(PROG, p, v, printProblems),
   },
   'hash-password': {
     usage: `${PROG} hash-password`,
@@ -345,6 +374,7 @@ async function cmdValidate(file: string, flags: Values): Promise<number> {
     const at = checked.locate(w.path);
     return { ...w, path: '/' + w.path.join('/'), line: at.line, col: at.col };
   }) : [];
+  for (const w of checked.warnings) warnings.push({ ...w, path: '/' + w.path.join('/'), ...checked.locate(w.path) });
   warnings.push(...lock?.warnings ?? []);
   if (flags.json) {
     process.stdout.write(JSON.stringify({ valid: problems.length === 0, file, config_hash: checked.hash, problems: problems.map((p) => p.toJSON()), warnings, unset_env: checked.unsetEnv }, null, 2) + '\n');

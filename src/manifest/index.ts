@@ -12,6 +12,8 @@ import { validateManifest } from './validate.js';
 import { compilePlan, type Plan } from './compile.js';
 import { literalSecretProblems } from './secret-refs.js';
 import { assemble, type Assembled } from './assemble.js';
+import { uniqueProblems, withOpenApi } from './openapi-sources.js';
+import type { ExpandWarning } from '../openapi/expand.js';
 
 export interface Checked {
   file: string;
@@ -20,19 +22,25 @@ export interface Checked {
   problems: SvcError[];
   /** ${VAR}s given a placeholder because they are unset (only with allowUnsetEnv). */
   unsetEnv: string[];
+  /** Operations of `openapi` sources left out (OPENAPI_SKIPPED), for `svc validate`. */
+  warnings: ExpandWarning[];
   locate(path: readonly (string | number)[]): { line: number; col: number };
 }
 
 export function checkManifest(file: string, env: NodeJS.ProcessEnv, opts: SourceOptions = {}): Checked {
   const src = readSource(file, env, opts);
-  const base = { file, hash: src.hash, unsetEnv: src.unsetEnv, locate: src.locate };
-  if (src.problems.length) return { ...base, problems: src.problems };
-  const v = validateManifest(src);
-  if (!v.manifest) return { ...base, problems: v.problems };
-  const c = compilePlan(v.manifest, file, src.locate);
+  const first = { file, hash: src.hash, unsetEnv: src.unsetEnv, warnings: [], locate: src.locate };
+  if (src.problems.length) return { ...first, problems: src.problems };
+  const validated = validateManifest(src);
+  if (!validated.manifest) return { ...first, problems: validated.problems };
+  // `openapi` sources become tools here, before compile; locate then also places the expanded tools.
+  const v = withOpenApi(validated.manifest, src, validateManifest);
+  const base = { file, hash: v.hash, unsetEnv: src.unsetEnv, warnings: v.warnings, locate: v.locate };
+  if (!v.manifest) return { ...base, problems: uniqueProblems(v.problems) };
+  const c = compilePlan(v.manifest, file, v.locate);
   // Needs the source text, which compile (given only the value) does not see.
-  const literal = literalSecretProblems(v.manifest, src);
-  return literal.length ? { ...base, problems: [...c.problems, ...literal] } : { ...base, plan: c.plan, problems: c.problems };
+  const literal = literalSecretProblems(v.manifest, { ...src, locate: v.locate });
+  return literal.length || c.problems.length ? { ...base, problems: uniqueProblems([...c.problems, ...literal]) } : { ...base, plan: c.plan, problems: [] };
 }
 
 export interface Loaded extends Assembled {

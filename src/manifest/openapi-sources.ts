@@ -1,0 +1,61 @@
+// Stage 2½: the manifest's `openapi` sources become tools, between validate and compile.
+// Guarantees: the expanded tools are appended after the tools the file writes and checked
+// by the manifest schema like them (so its defaults fill them too); every later problem or
+// warning about an expanded tool is located at the manifest line that decided it —
+// its name at `naming` (or the override's `name`), its scopes at `required_scopes`,
+// `scope_map` or the override's, its credential and headers at the source's `auth` and
+// `headers`, anything else at the source; the config hash covers the documents too (a
+// changed document is a new configuration, an unchanged one is not); a manifest without
+// `openapi` is returned as it was.
+
+import { createHash } from 'node:crypto';
+import { dirname, resolve } from 'node:path';
+import { ManifestError, type SvcError } from '../errors.js';
+import type { SvcManifest, Tool } from '../core/manifest-types.gen.js';
+import { expandOpenApi, type ExpandWarning, type Origin } from '../openapi/expand.js';
+import type { Source } from './load.js';
+
+export interface WithOpenApi {
+  manifest?: SvcManifest;
+  problems: SvcError[];
+  warnings: ExpandWarning[];
+  hash: string;
+  locate: Source['locate'];
+}
+
+export function withOpenApi(m: SvcManifest, src: Source, revalidate: (s: Source) => { manifest?: SvcManifest; problems: SvcError[] }): WithOpenApi {
+  if (!m.openapi?.length) return { manifest: m, problems: [], warnings: [], hash: src.hash, locate: src.locate };
+  const written = m.tools?.length ?? 0;
+  let x;
+  try {
+    x = expandOpenApi(m.openapi, { file: src.file, baseDir: dirname(resolve(src.file)), locate: src.locate });
+  } catch (e) {
+    if (e instanceof ManifestError) return { problems: e.problems, warnings: [], hash: src.hash, locate: src.locate };
+    throw e;
+  }
+  const origins = x.origins;
+  const locate: Source['locate'] = (path, at) => {
+    const i = path[0] === 'tools' && typeof path[1] === 'number' ? path[1] - written : -1;
+    const o = i >= 0 ? origins[i] : undefined;
+    return o ? src.locate(originPath(o, path.slice(2)), at) : src.locate(path, at);
+  };
+  const hash = createHash('sha256').update(src.hash).update(x.hashes.join(',')).digest('hex');
+  (m.tools ??= []).push(...(x.tools as unknown as Tool[]));
+  // The schema again, over the whole manifest: it fills the expanded tools' defaults (it is idempotent on the rest).
+  const v = revalidate({ ...src, value: m, locate });
+  return { ...(v.manifest && { manifest: v.manifest }), problems: v.problems, warnings: x.warnings, hash, locate };
+}
+
+/** Where, in the manifest, a path inside an expanded tool was decided. */
+function originPath(o: Origin, rest: readonly (string | number)[]): (string | number)[] {
+  if (rest[0] === 'name') return o.name;
+  if (rest[0] === 'required_scopes') return [...o.scopes, ...rest.slice(1)];
+  if (rest[0] === 'http' && (rest[1] === 'auth' || rest[1] === 'headers')) return [...o.source, ...rest.slice(1)];
+  return o.source;
+}
+
+/** The same problem said once (an expanded source's credential is checked once per tool). */
+export function uniqueProblems(problems: SvcError[]): SvcError[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => !seen.has(p.format()) && !!seen.add(p.format()));
+}

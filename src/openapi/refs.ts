@@ -1,0 +1,108 @@
+// $ref resolution for one OpenAPI document and the files it names.
+// Guarantees: a $ref is `#/json/pointer` in the same file, or `file#/pointer` / `file`
+// relative to the referring file, inside the root document's folder (never above it:
+// refused); at most MAX_FILES files are read, each once and within document.ts's size
+// bound; a chain of $refs ($ref to a $ref) longer than MAX_CHAIN, or a loop of them, is
+// refused; every refusal is OPENAPI_INVALID at the $ref's line:col in its own file.
+// A node is always given with where it is (document and JSON path), so a later problem
+// in it can be located too.
+
+import { dirname, relative, resolve, isAbsolute } from 'node:path';
+import { documentError, readDocument, type OpenApiDocument } from './document.js';
+
+const MAX_FILES = 100;
+const MAX_CHAIN = 32;
+
+/** A JSON path as a chain of links to the parent (cheap to extend; made an array only to report a problem). */
+export interface PathLink {
+  up: PathLink | undefined;
+  key: string | number;
+}
+
+export interface Located {
+  value: unknown;
+  doc: OpenApiDocument;
+  at: PathLink | undefined;
+}
+
+export function pathOf(node: Pick<Located, 'at'>): (string | number)[] {
+  const out: (string | number)[] = [];
+  for (let l = node.at; l; l = l.up) out.push(l.key);
+  return out.reverse();
+}
+
+function linkOf(path: readonly (string | number)[]): PathLink | undefined {
+  let at: PathLink | undefined;
+  for (const key of path) at = { up: at, key };
+  return at;
+}
+
+export class Refs {
+  private readonly docs = new Map<string, OpenApiDocument>();
+  private readonly folder: string;
+
+  constructor(readonly root: OpenApiDocument) {
+    this.folder = dirname(resolve(root.file));
+    this.docs.set(resolve(root.file), root);
+  }
+
+  /** Every file read so far, the root first (their hashes make the source's hash). */
+  get documents(): OpenApiDocument[] {
+    return [...this.docs.values()];
+  }
+
+  /** The node itself when it is not a $ref, else what its $ref chain ends at. */
+  deref(node: Located): Located {
+    let at = node;
+    for (let n = 0; isRef(at.value); n++) {
+      if (n === MAX_CHAIN) throw documentError(node.doc, [...pathOf(node), '$ref'], `a chain of more than ${MAX_CHAIN} $refs (a loop?)`);
+      at = this.resolve(at);
+    }
+    return at;
+  }
+
+  /** The target of the $ref at `node` (one step), with a key that names it uniquely. */
+  resolve(node: Located): Located & { key: string } {
+    const ref = (node.value as { $ref: string }).$ref;
+    const hash = ref.indexOf('#');
+    const filePart = hash === -1 ? ref : ref.slice(0, hash);
+    const fragment = hash === -1 ? '' : ref.slice(hash + 1);
+    const refAt = [...pathOf(node), '$ref'];
+    if (fragment && !fragment.startsWith('/')) throw documentError(node.doc, refAt, `$ref ${ref}: only JSON pointers (#/…) are resolved`);
+    let doc = node.doc;
+    if (filePart) {
+      if (/^[a-z][a-z0-9+.-]*:/i.test(filePart)) throw documentError(node.doc, refAt, `$ref ${ref}: only files beside the document are resolved, not URLs`);
+      const file = resolve(dirname(resolve(node.doc.file)), decodeURIComponent(filePart));
+      const rel = relative(this.folder, file);
+      if (rel.startsWith('..') || isAbsolute(rel)) throw documentError(node.doc, refAt, `$ref ${ref}: names a file outside the document's folder`);
+      let next = this.docs.get(file);
+      if (!next) {
+        if (this.docs.size >= MAX_FILES) throw documentError(node.doc, refAt, `$ref ${ref}: more than ${MAX_FILES} files referenced`);
+        try {
+          next = readDocument(file, { root: false });
+        } catch (e) {
+          throw documentError(node.doc, refAt, `$ref ${ref}: ${(e as Error).message}`);
+        }
+        this.docs.set(file, next);
+      }
+      doc = next;
+    }
+    const path = fragment ? fragment.slice(1).split('/').map((s) => decodeURIComponent(s).replace(/~1/g, '/').replace(/~0/g, '~')) : [];
+    let value: unknown = doc.value;
+    for (const k of path) {
+      value = value !== null && typeof value === 'object' && Object.hasOwn(value, k) ? (value as Record<string, unknown>)[k] : undefined;
+      if (value === undefined) throw documentError(node.doc, refAt, `$ref ${ref} resolves to nothing`);
+    }
+    return { value, doc, at: linkOf(path), key: `${doc.file}#${fragment}` };
+  }
+}
+
+export function isRef(v: unknown): v is { $ref: string } {
+  return v !== null && typeof v === 'object' && typeof (v as { $ref?: unknown }).$ref === 'string';
+}
+
+/** A child of a located node. */
+export function child(node: Located, key: string | number): Located {
+  const v = node.value !== null && typeof node.value === 'object' ? (node.value as Record<string | number, unknown>)[key] : undefined;
+  return { value: v, doc: node.doc, at: { up: node.at, key } };
+}
