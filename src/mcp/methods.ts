@@ -58,7 +58,7 @@ export async function runMethod(method: string, p: Record<string, unknown>, env:
           : await rt.callTool(name, p.arguments, env.context(), cat);
       } catch (e) {
         if (isSvcError(e) && (e.code === 'BACKEND_FAILED' || e.code === 'BACKEND_TIMEOUT'
-          || (e.code === 'INVALID_INPUT' && env.inputErrorsAsToolResults))) return toolErrorResult(e);
+          || (e.code === 'INVALID_INPUT' && env.inputErrorsAsToolResults))) return toolErrorResult(e, cat.tools.get(name)?.def.output_schema !== undefined);
         throw e;
       }
     }
