@@ -42,8 +42,9 @@ interface Case {
   /** The body: JSON (compared parsed) or a form (compared as text). */
   json?: unknown;
   form?: string;
-  /** The answer is JSON, so the result carries structured content. */
-  structured: boolean;
+  /** The answer: a JSON object (structured content, valid against the listed output schema), a JSON array (its
+   * text; no output schema, which MCP wants an object), or nothing to check. */
+  answer: 'object' | 'array' | 'none';
   /** The status Prism answers a valid request with when the document gives the operation no 2xx answer (2.0's
    * addPet documents only 405): then the call is a tool error naming it. Default: a 2xx. */
   status?: number;
@@ -64,15 +65,15 @@ interface Doc {
 // 7: the 3.1 document bounds petId (exclusiveMaximum 10).
 const PET = { id: 7, name: 'rex', photoUrls: ['https://example.com/rex.jpg'], status: 'available' };
 
-const path = (tool: string, petId = 7): Case => ({ what: 'a path parameter', tool, args: { petId }, method: 'GET', url: `/pet/${petId}`, structured: true });
-const byTags: Case = { what: 'a query array, exploded', tool: 'findPetsByTags', args: { tags: ['tag1', 'tag two'] }, method: 'GET', url: '/pet/findByTags?tags=tag1&tags=tag%20two', structured: true };
-const header: Case = { what: 'a header parameter (DELETE)', tool: 'keyless.deletePet', args: { petId: 7, api_key: 'caller-key' }, method: 'DELETE', url: '/pet/7', headers: { api_key: 'caller-key' }, structured: false };
-const post: Case = { what: 'a JSON body (POST)', tool: 'addPet', args: { body: PET }, method: 'POST', url: '/pet', headers: { 'content-type': 'application/json' }, json: PET, structured: true };
-const put: Case = { what: 'a JSON body (PUT)', tool: 'updatePet', args: { body: PET }, method: 'PUT', url: '/pet', headers: { 'content-type': 'application/json' }, json: PET, structured: true };
-const escaped: Case = { what: 'a path value that needs escaping', tool: 'getUserByName', args: { username: 'ada lovelace/1?#' }, method: 'GET', url: '/user/ada%20lovelace%2F1%3F%23', structured: true };
-const deleteOrder: Case = { what: 'DELETE with a path parameter', tool: 'deleteOrder', args: { orderId: 5 }, method: 'DELETE', url: '/store/order/5', structured: false };
+const path = (tool: string, petId = 7): Case => ({ what: 'a path parameter', tool, args: { petId }, method: 'GET', url: `/pet/${petId}`, answer: 'object' });
+const byTags: Case = { what: 'a query array, exploded', tool: 'findPetsByTags', args: { tags: ['tag1', 'tag two'] }, method: 'GET', url: '/pet/findByTags?tags=tag1&tags=tag%20two', answer: 'array' };
+const header: Case = { what: 'a header parameter (DELETE)', tool: 'keyless.deletePet', args: { petId: 7, api_key: 'caller-key' }, method: 'DELETE', url: '/pet/7', headers: { api_key: 'caller-key' }, answer: 'none' };
+const post: Case = { what: 'a JSON body (POST)', tool: 'addPet', args: { body: PET }, method: 'POST', url: '/pet', headers: { 'content-type': 'application/json' }, json: PET, answer: 'object' };
+const put: Case = { what: 'a JSON body (PUT)', tool: 'updatePet', args: { body: PET }, method: 'PUT', url: '/pet', headers: { 'content-type': 'application/json' }, json: PET, answer: 'object' };
+const escaped: Case = { what: 'a path value that needs escaping', tool: 'getUserByName', args: { username: 'ada lovelace/1?#' }, method: 'GET', url: '/user/ada%20lovelace%2F1%3F%23', answer: 'object' };
+const deleteOrder: Case = { what: 'DELETE with a path parameter', tool: 'deleteOrder', args: { orderId: 5 }, method: 'DELETE', url: '/store/order/5', answer: 'none' };
 const order = { id: 1, petId: 7, quantity: 2, status: 'placed', complete: false };
-const placeOrder: Case = { what: 'a JSON body (POST, no security)', tool: 'placeOrder', args: { body: order }, method: 'POST', url: '/store/order', headers: { 'content-type': 'application/json' }, json: order, structured: true };
+const placeOrder: Case = { what: 'a JSON body (POST, no security)', tool: 'placeOrder', args: { body: order }, method: 'POST', url: '/store/order', headers: { 'content-type': 'application/json' }, json: order, answer: 'object' };
 
 const ANNOTATIONS = {
   getPetById: { readOnlyHint: true },
@@ -87,9 +88,9 @@ const DOCS: Doc[] = [
     fixture: 'petstore-3.0.yaml',
     cases: [
       path('getPetById'),
-      { what: 'a query parameter', tool: 'findPetsByStatus', args: { status: 'sold' }, method: 'GET', url: '/pet/findByStatus?status=sold', structured: true },
+      { what: 'a query parameter', tool: 'findPetsByStatus', args: { status: 'sold' }, method: 'GET', url: '/pet/findByStatus?status=sold', answer: 'array' },
       byTags, header, post, put,
-      { what: 'query parameters on POST', tool: 'updatePetWithForm', args: { petId: 7, name: 'rex', status: 'sold' }, method: 'POST', url: '/pet/7?name=rex&status=sold', structured: true },
+      { what: 'query parameters on POST', tool: 'updatePetWithForm', args: { petId: 7, name: 'rex', status: 'sold' }, method: 'POST', url: '/pet/7?name=rex&status=sold', answer: 'object' },
       escaped, deleteOrder, placeOrder,
     ],
     absent: [],
@@ -103,7 +104,7 @@ const DOCS: Doc[] = [
     forPrism: (text) => text.replace('$ref: /components/schemas/petdetails#pet_details_id', '$ref: "#/components/schemas/PetDetails/properties/id"'),
     cases: [
       path('getPetById'),
-      { what: 'a query parameter', tool: 'findPetsByStatus', args: { status: 'pending' }, method: 'GET', url: '/pet/findByStatus?status=pending', structured: true },
+      { what: 'a query parameter', tool: 'findPetsByStatus', args: { status: 'pending' }, method: 'GET', url: '/pet/findByStatus?status=pending', answer: 'array' },
       byTags, header, post, put,
     ],
     absent: [],
@@ -114,10 +115,10 @@ const DOCS: Doc[] = [
     fixture: 'petstore-2.0.json',
     cases: [
       path('getPetById'),
-      { what: 'a query array, collectionFormat multi', tool: 'findPetsByStatus', args: { status: ['available', 'sold'] }, method: 'GET', url: '/pet/findByStatus?status=available&status=sold', structured: true },
+      { what: 'a query array, collectionFormat multi', tool: 'findPetsByStatus', args: { status: ['available', 'sold'] }, method: 'GET', url: '/pet/findByStatus?status=available&status=sold', answer: 'array' },
       // The 2.0 Petstore documents no 2xx answer for addPet, updatePet, updatePetWithForm and the DELETEs.
-      byTags, { ...header, status: 400 }, { ...post, status: 405, structured: false }, { ...put, status: 400, structured: false },
-      { what: 'a form body (formData)', tool: 'updatePetWithForm', args: { petId: 7, body: { name: 'rex', status: 'sold' } }, method: 'POST', url: '/pet/7', headers: { 'content-type': 'application/x-www-form-urlencoded' }, form: 'name=rex&status=sold', structured: false, status: 405 },
+      byTags, { ...header, status: 400 }, { ...post, status: 405, answer: 'none' }, { ...put, status: 400, answer: 'none' },
+      { what: 'a form body (formData)', tool: 'updatePetWithForm', args: { petId: 7, body: { name: 'rex', status: 'sold' } }, method: 'POST', url: '/pet/7', headers: { 'content-type': 'application/x-www-form-urlencoded' }, form: 'name=rex&status=sold', answer: 'none', status: 405 },
       // (placeOrder is left out: the 2.0 document declares no `consumes` for it, so Prism refuses any body.)
       escaped, { ...deleteOrder, status: 400 },
     ],
@@ -208,7 +209,7 @@ for (const doc of DOCS) {
         assert.equal(res.headers.get('sl-violations'), null, got);
         if (k.status) assert.equal(res.status, k.status, got);
         else assert.ok(res.ok, got);
-        if (k.structured) assert.match(res.headers.get('content-type') ?? '', /json/, `${k.method} ${k.url} answers JSON`);
+        if (k.answer !== 'none') assert.match(res.headers.get('content-type') ?? '', /json/, `${k.method} ${k.url} answers JSON`);
       }
     });
 
@@ -265,7 +266,8 @@ for (const doc of DOCS) {
             if (!k.tool.startsWith('keyless.')) assert.equal(x.headers['api_key'], petKey, 'the source\'s credential is the api_key header');
             assert.equal(x.headers.authorization, `Bearer ${petBearer}`);
             const schema = tools.get(k.tool)!.outputSchema;
-            if (k.structured) {
+            if (k.answer === 'array') assert.ok(Array.isArray(JSON.parse(resultText(r))), `a JSON array: ${why(r)}`);
+            if (k.answer === 'object') {
               assert.ok(schema, `${k.tool} lists an output schema`);
               assert.ok(r.structuredContent && typeof r.structuredContent === 'object', why(r));
               const valid = ajv.validate(schema, r.structuredContent);
@@ -318,10 +320,12 @@ for (const doc of DOCS) {
         assert.match(await refused(asWriter, 'keyless.deletePet', { petId: 7 }), /SCOPE|NOT_FOUND|UNKNOWN/);
         assert.equal(proxy.seen.length, seen, 'nothing reached the proxy');
         assert.equal(prism.received().length, received, 'nothing reached Prism');
-        // The writer holds what addPet needs: the same call goes through.
+        // The writer holds what addPet needs: the same call goes through (to the answer the document gives it).
         const ok = await asWriter.call('addPet', { body: PET });
-        assert.ok('result' in ok && ok.result.isError !== true, why(ok));
+        const documented = doc.cases.find((k) => k.tool === 'addPet')!.status;
+        assert.ok('result' in ok && (ok.result.isError === true) === (documented !== undefined), why(ok));
         assert.equal(proxy.seen.length, seen + 1);
+        assert.equal(proxy.seen.at(-1)!.answerHeaders['sl-violations'], undefined, 'Prism accepted it');
       } finally {
         await asReader.close();
         await asWriter.close();
