@@ -10,7 +10,7 @@
 
 import { createHash } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
-import { ManifestError, type SvcError } from '../errors.js';
+import { ManifestError, SvcError } from '../errors.js';
 import type { SvcManifest, Tool } from '../core/manifest-types.gen.js';
 import { expandOpenApi, type ExpandWarning, type Origin } from '../openapi/expand.js';
 import type { Source } from './load.js';
@@ -48,14 +48,28 @@ export function withOpenApi(m: SvcManifest, src: Source, revalidate: (s: Source)
 
 /** Where, in the manifest, a path inside an expanded tool was decided. */
 function originPath(o: Origin, rest: readonly (string | number)[]): (string | number)[] {
-  if (rest[0] === 'name') return o.name;
+  // The tool as a whole (a name declared twice) or its name: where its name was decided.
+  if (rest.length === 0 || rest[0] === 'name') return o.name;
   if (rest[0] === 'required_scopes') return [...o.scopes, ...rest.slice(1)];
   if (rest[0] === 'http' && (rest[1] === 'auth' || rest[1] === 'headers')) return [...o.source, ...rest.slice(1)];
   return o.source;
 }
 
-/** The same problem said once (an expanded source's credential is checked once per tool). */
+/**
+ * One problem per place and kind: an expanded source's field (its scopes, its credential) is
+ * checked once per tool it made, and those problems differ only by the tool's name.
+ */
 export function uniqueProblems(problems: SvcError[]): SvcError[] {
-  const seen = new Set<string>();
-  return problems.filter((p) => !seen.has(p.format()) && !!seen.add(p.format()));
+  const groups = new Map<string, SvcError[]>();
+  for (const p of problems) {
+    const key = `${p.code}@${p.file}:${p.line}:${p.col}:${p.message.replace(/^tool \S+/, 'tool')}`;
+    const g = groups.get(key);
+    if (g) g.push(p);
+    else groups.set(key, [p]);
+  }
+  return [...groups.values()].map((g) => {
+    if (g.length === 1) return g[0]!;
+    const p = g[0]!;
+    return new SvcError(p.code, `${p.message} (and ${g.length - 1} more tool${g.length > 2 ? 's' : ''} made by the same line)`, { file: p.file, line: p.line, col: p.col, ...(p.path !== undefined && { path: p.path }), ...(p.data && { data: p.data }) });
+  });
 }

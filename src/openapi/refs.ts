@@ -4,6 +4,8 @@
 // refused); at most MAX_FILES files are read, each once and within document.ts's size
 // bound; a chain of $refs ($ref to a $ref) longer than MAX_CHAIN, or a loop of them, is
 // refused; every refusal is OPENAPI_INVALID at the $ref's line:col in its own file.
+// OpenAPI 3.1: a $ref may name a schema's `$id` exactly as written (base URIs are not
+// resolved), with a JSON pointer or an `$anchor` inside it after `#`.
 // A node is always given with where it is (document and JSON path), so a later problem
 // in it can be located too.
 
@@ -68,7 +70,9 @@ export class Refs {
     const filePart = hash === -1 ? ref : ref.slice(0, hash);
     const fragment = hash === -1 ? '' : ref.slice(hash + 1);
     const refAt = [...pathOf(node), '$ref'];
-    if (fragment && !fragment.startsWith('/')) throw documentError(node.doc, refAt, `$ref ${ref}: only JSON pointers (#/…) are resolved`);
+    const byId = filePart || (fragment && !fragment.startsWith('/')) ? this.idTarget(node.doc, filePart, fragment) : undefined;
+    if (byId) return byId;
+    if (fragment && !fragment.startsWith('/')) throw documentError(node.doc, refAt, `$ref ${ref}: names no JSON pointer (#/…), $id or $anchor of this document`);
     let doc = node.doc;
     if (filePart) {
       if (/^[a-z][a-z0-9+.-]*:/i.test(filePart)) throw documentError(node.doc, refAt, `$ref ${ref}: only files beside the document are resolved, not URLs`);
@@ -95,6 +99,52 @@ export class Refs {
     }
     return { value, doc, at: linkOf(path), key: `${doc.file}#${fragment}` };
   }
+
+  private readonly ids = new Map<OpenApiDocument, Map<string, Located & { key: string }>>();
+
+  /**
+   * OpenAPI 3.1 (JSON Schema 2020-12): a $ref naming a schema's `$id` (as written there: base URIs are
+   * not resolved) and optionally an `$anchor` inside it, or an `$anchor` of the document itself.
+   */
+  private idTarget(doc: OpenApiDocument, id: string, fragment: string): (Located & { key: string }) | undefined {
+    let index = this.ids.get(doc);
+    if (!index) this.ids.set(doc, (index = indexIds(doc)));
+    if (!index.size) return undefined;
+    const resource = index.get(id);
+    if (!fragment) return resource;
+    if (fragment.startsWith('/')) {
+      if (!resource) return undefined;
+      let value: unknown = resource.value;
+      let at = resource.at;
+      for (const k of fragment.slice(1).split('/').map((x) => decodeURIComponent(x).replace(/~1/g, '/').replace(/~0/g, '~'))) {
+        value = value !== null && typeof value === 'object' && Object.hasOwn(value, k) ? (value as Record<string, unknown>)[k] : undefined;
+        if (value === undefined) return undefined;
+        at = { up: at, key: k };
+      }
+      return { value, doc, at, key: `${resource.key}#${fragment}` };
+    }
+    return index.get(`${id}#${fragment}`);
+  }
+}
+
+/** Every `$id` and `$anchor` (as `id#anchor`, id the nearest enclosing `$id` or '') in a document. */
+function indexIds(doc: OpenApiDocument): Map<string, Located & { key: string }> {
+  const out = new Map<string, Located & { key: string }>();
+  const walk = (v: unknown, at: PathLink | undefined, id: string, depth: number) => {
+    if (v === null || typeof v !== 'object' || depth > 64) return;
+    const o = v as Record<string, unknown>;
+    if (!Array.isArray(v)) {
+      if (typeof o.$id === 'string') {
+        id = o.$id;
+        out.set(id, { value: v, doc, at, key: `${doc.file}$id:${id}` });
+      }
+      if (typeof o.$anchor === 'string') out.set(`${id}#${o.$anchor}`, { value: v, doc, at, key: `${doc.file}$id:${id}#${o.$anchor}` });
+    }
+    for (const k of Object.keys(o)) walk(o[k], { up: at, key: Array.isArray(v) ? Number(k) : k }, id, depth + 1);
+  };
+  // Only 3.1 schemas have $id/$anchor (a file a $ref names has no version of its own).
+  if (doc.version === undefined || doc.version === '3.1') walk(doc.value, undefined, '', 0);
+  return out;
 }
 
 export function isRef(v: unknown): v is { $ref: string } {

@@ -24,6 +24,7 @@ export const MAX_DEPTH = 24;
 export type JsonSchema = Record<string, unknown> | boolean;
 
 const COPY = new Set(['type', 'enum', 'const', 'default', 'title', 'description', 'readOnly', 'writeOnly', 'deprecated', 'minimum', 'maximum', 'multipleOf', 'minLength', 'maxLength', 'minItems', 'maxItems', 'uniqueItems', 'minProperties', 'maxProperties', 'required']);
+const ANNOTATIONS = new Set(['title', 'description', 'default', 'examples', 'readOnly', 'writeOnly', 'deprecated']);
 const ONE = new Set(['additionalProperties', 'not', 'contains', 'propertyNames', 'if', 'then', 'else']);
 const MAP = new Set(['properties', 'patternProperties']);
 const LIST = new Set(['allOf', 'anyOf', 'oneOf']);
@@ -68,7 +69,8 @@ export class SchemaTranslator {
     const rest = this.object(node, Object.fromEntries(siblings.map((k) => [k, (node.value as Record<string, unknown>)[k]])), depth);
     const keys = Object.keys(rest as object);
     if (!keys.length) return out;
-    if (keys.every((k) => k === 'description' || k === 'title') && typeof out === 'object') return { ...out, ...(rest as object) };
+    // Annotations beside a $ref (description, readOnly, …) constrain nothing: merged in, the schema keeps its type.
+    if (keys.every((k) => ANNOTATIONS.has(k)) && typeof out === 'object') return { ...out, ...(rest as object) };
     return { allOf: [out, rest] };
   }
 

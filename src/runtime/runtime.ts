@@ -375,13 +375,11 @@ export class Runtime {
 /**
  * A failed call as an MCP tool result: the model sees the error, the protocol call succeeds.
  * The text says what was wrong; structuredContent is {error} exactly as /svc answers it
- * (code, message, and for INVALID_INPUT the `errors` list) — except for a tool that lists an
- * outputSchema (an `openapi` operation's), whose structuredContent a client checks against that
- * schema even in an error result (the 1.x SDK client does): there the text alone says it.
+ * (code, message, and for INVALID_INPUT the `errors` list). fastsvc tools declare no
+ * outputSchema, so clients do not check it against one.
  */
-export function toolErrorResult(err: SvcError, listsOutputSchema = false): ToolResult {
-  const text = [{ type: 'text' as const, text: `${err.code}: ${err.message}` }];
-  return listsOutputSchema ? { content: text, isError: true } : { content: text, structuredContent: { error: err.toJSON() }, isError: true };
+export function toolErrorResult(err: SvcError): ToolResult {
+  return { content: [{ type: 'text', text: `${err.code}: ${err.message}` }], structuredContent: { error: err.toJSON() }, isError: true };
 }
 
 /** Runs a handler with a deadline: its signal aborts and the call fails with BACKEND_TIMEOUT. */
