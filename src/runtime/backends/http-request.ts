@@ -35,7 +35,12 @@ export interface RequestParts {
   body(input: Vars): { payload: string; contentType: string } | undefined;
 }
 
-/** `authHeader`: the header `auth` sets (lower case), which no parameter may set. */
+/** The header (lower case) an http backend's `auth` sets, if it has one. */
+export function authHeaderOf(spec: Pick<HttpSpec, 'auth'>): string | undefined {
+  return spec.auth && (spec.auth.static?.header ?? 'authorization').toLowerCase();
+}
+
+/** `authHeader`: the header `auth` sets (lower case), which no parameter may set. Pure: compile runs it too. */
 export function compileRequestParts(spec: HttpSpec, authHeader: string | undefined): RequestParts {
   const params = (spec.parameters ?? []).map((p, i) => checkParam(p as Param, i, spec, authHeader));
   const fed = new Map<string, number>();

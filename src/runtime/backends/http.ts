@@ -18,7 +18,7 @@ import type { CallContext } from '../../core/types.js';
 import { compileTemplate, lookup, type Template } from '../template.js';
 import { checkUrl, renderUrl } from './http-url.js';
 import { abortedError, byteLimit, configError, deadline, head, positiveInt } from './common.js';
-import { compileRequestParts } from './http-request.js';
+import { authHeaderOf, compileRequestParts } from './http-request.js';
 import { apiMessage, toolReply } from './http-reply.js';
 import { type BackendEnv, type BackendFn, type HttpSpec } from './types.js';
 
@@ -53,7 +53,7 @@ export function httpBackend(spec: HttpSpec, env: BackendEnv, opts: HttpOptions =
   const body = spec.body === undefined ? undefined : compileBody(spec.body);
   if (body && (method === 'GET' || method === 'DELETE')) throw configError(KIND, `${method} requests take no body`);
   const hasContentType = Object.keys(spec.headers).some((k) => k.toLowerCase() === 'content-type');
-  const authHeader = spec.auth && (spec.auth.static?.header ?? 'authorization').toLowerCase();
+  const authHeader = authHeaderOf(spec);
   const parts = compileRequestParts(spec, authHeader);
   const credential = spec.auth && credentialOf(spec, env, authHeader!);
 
@@ -127,7 +127,7 @@ async function send(req: Request, lim: { timeoutMs: number; maxBytes: number }, 
       if (!res.ok) {
         const { buf } = await readBody(res, ERROR_BODY_BYTES);
         const message = apiMessage(res.headers.get('content-type'), buf);
-        throw failed(`upstream answered ${res.status}${message && ': ' + message}`, { status: res.status, body: head(new TextDecoder().decode(buf)), message });
+        throw failed(`upstream answered ${res.status}${message && ': ' + message}`, { status: res.status, body: head(new TextDecoder().decode(buf)), api_message: message });
       }
       const { buf, over } = await readBody(res, lim.maxBytes);
       if (over) throw failed(`response larger than ${lim.maxBytes} bytes`, { reason: 'too_large', max_bytes: lim.maxBytes });

@@ -225,13 +225,13 @@ describe('http backend: parameters, request bodies and answers', () => {
       for (const [path, status, message] of cases) {
         const err = await rejectsWithCode(tool(path), 'BACKEND_FAILED');
         assert.equal(err.data!.status, status);
-        assert.equal(err.data!.message, message);
+        assert.equal(err.data!.api_message, message);
         assert.ok(err.message.includes(String(status)) && err.message.includes(message), err.message);
       }
       const err = await rejectsWithCode(tool('plain-error'), 'BACKEND_FAILED');
       assert.equal(err.data!.status, 503);
-      assert.ok((err.data!.message as string).startsWith('<h1>Service Unavailable</h1>xxx'));
-      assert.ok((err.data!.message as string).length <= 301);
+      assert.ok((err.data!.api_message as string).startsWith('<h1>Service Unavailable</h1>xxx'));
+      assert.ok((err.data!.api_message as string).length <= 301);
     });
   });
 });
