@@ -3,7 +3,7 @@
 // document is refused, test/e2e/prism-self-check.test.ts shows it), with a recording proxy between them that keeps
 // the exact request fastsvc built. Run with both MCP SDK clients (1.x on 2025-11-25, 2.x on 2026-07-28). Asserted
 // for each document: the catalog (the operations as tools, the method's annotations, path/body arguments required;
-// an operation fastsvc cannot express absent); a call of each kind — a path parameter, query parameters, a query
+// an operation fastsvc cannot express absent, and named by a located `svc validate` warning); a call of each kind — a path parameter, query parameters, a query
 // array exploded, a header parameter, a JSON body on POST and PUT, DELETE, a form body where the document has one, a
 // path value that needs escaping — reaches Prism exactly as the document describes (method, path and query, headers,
 // body) and Prism accepts it (2xx), its JSON answer coming back as structured content valid against the listed
@@ -19,7 +19,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { ROOT } from '../helpers/cli.js';
+import { childEnv, ROOT, run } from '../helpers/cli.js';
 import { PRISM_CHECK, startPrism, type Prism } from '../helpers/prism.js';
 import { recordingProxy, type Exchange, type RecordingProxy } from '../helpers/recording-proxy.js';
 import { secret } from '../helpers/secrets.js';
@@ -93,7 +93,7 @@ const DOCS: Doc[] = [
       { what: 'query parameters on POST', tool: 'updatePetWithForm', args: { petId: 7, name: 'rex', status: 'sold' }, method: 'POST', url: '/pet/7?name=rex&status=sold', answer: 'object' },
       escaped, deleteOrder, placeOrder,
     ],
-    absent: [],
+    absent: ['uploadFile'],
     annotations: ANNOTATIONS,
   },
   {
@@ -213,6 +213,14 @@ for (const doc of DOCS) {
       }
     });
 
+    it('svc validate warns about each operation it cannot serve, naming it, at the source\'s line', async () => {
+      const v = await run(['validate', srv.file], { env: childEnv({ SVC_TOKEN: token, READER_TOKEN: reader, WRITER_TOKEN: writer, PET_KEY: petKey, PET_BEARER: petBearer }) });
+      assert.equal(v.code, 0, v.stderr);
+      const skipped = (v.stdout + v.stderr).split('\n').filter((l) => /warning: OPENAPI_SKIPPED/.test(l));
+      for (const n of doc.absent) assert.ok(skipped.some((l) => l.includes(`operationId ${n}`) && /svc\.yaml:\d+:\d+: /.test(l)), `a located warning names ${n}:\n${v.stdout}${v.stderr}`);
+      if (!doc.absent.length) assert.deepEqual(skipped, []);
+    });
+
     for (const kind of SDK_CLIENTS) {
       describe(kind, () => {
         let c: McpCaller;
@@ -237,7 +245,10 @@ for (const doc of DOCS) {
           assert.equal((get.inputSchema.properties as Record<string, Json>).petId?.type, 'integer');
           const add = tools.get('addPet')!;
           assert.ok((add.inputSchema.required as string[] | undefined)?.includes('body'), `the JSON body is the required argument body: ${JSON.stringify(add.inputSchema)}`);
-          assert.deepEqual(((add.inputSchema.properties as Record<string, Json>).body?.required as string[] | undefined)?.slice().sort(), ['name', 'photoUrls']);
+          // The Pet's own required properties, whether the body schema is Pet or (3.1: siblings of a $ref) allOf [Pet, …].
+          const body = (add.inputSchema.properties as Record<string, Json>).body!;
+          const required = [body, ...((body.allOf as Json[] | undefined) ?? [])].flatMap((s) => (s.required as string[] | undefined) ?? []);
+          for (const r of ['name', 'photoUrls']) assert.ok(required.includes(r), `body requires ${r}: ${JSON.stringify(body).slice(0, 400)}`);
         });
 
         for (const k of doc.cases) {
