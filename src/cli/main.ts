@@ -51,7 +51,7 @@ const COMMANDS: Record<string, Command> = {
 options:
   --host H      address to bind (overrides server.host; env HOST)
   --port N      port to bind, 0 picks a free one (overrides server.port; env PORT)
-  --no-watch    do not reload the policy when the manifest changes
+  --no-watch    do not reload the policy when the manifest (or an openapi document) changes
   -h, --help    show this help`,
     options: { host: { type: 'string' }, port: { type: 'string' }, 'no-watch': { type: 'boolean' } },
     maxPositionals: 1,
@@ -329,9 +329,13 @@ async function cmdServe(file: string, flags: Values): Promise<number> {
   // Hot reload: the watcher (unless --no-watch) and SIGHUP both go through the one serialized reloader.
   const reloader = createReloader({ file, store: served.handle.store, status: served.handle.status, current: loaded, logger, env: process.env, observer: served.handle.observer, catalogFor: served.handle.catalogFor });
   const watcher = flags['no-watch'] ? undefined : (await import('../server/watch.js')).watchManifest({ file, initialHash: loaded.fileHash, logger, onChange: async () => (await reloader.reload('watch')).hash_read });
+  // The openapi sources' documents too: an edit of one reloads as an edit of the manifest does.
+  const documents = flags['no-watch'] || !loaded.plan.manifest.openapi?.length ? undefined
+    : (await import('../server/openapi-watch.js')).watchDocuments({ manifest: loaded.plan.manifest, file, logger, reload: () => reloader.reload('watch') });
   process.on('SIGHUP', () => void reloader.reload('SIGHUP', { force: true }));
-  // Edits made after the listening line are seen: the watcher is ready first.
+  // Edits made after the listening line are seen: the watchers are ready first.
   await watcher?.ready;
+  await documents?.ready;
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -339,6 +343,7 @@ async function cmdServe(file: string, flags: Values): Promise<number> {
     stopping = true;
     logger.info({ event: 'server.stopping', signal }, 'draining');
     await watcher?.close();
+    await documents?.close();
     await served.close();
     await reloader.close();
     logger.flush();
