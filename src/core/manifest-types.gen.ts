@@ -969,7 +969,7 @@ export interface Tool {
   description: string;
   input_schema?: InputSchema;
   /**
-   * JSON Schema of the tool's structured result, listed as outputSchema (an object schema). `openapi` sources write it from an operation's first 2xx JSON response when that is an object.
+   * JSON Schema of the tool's structured result, listed as outputSchema (an object schema). The tool must then answer structured content that matches it (an http tool's JSON object answer is; MCP clients check it). `openapi` sources write it from an operation's first 2xx JSON response when that is an object schema.
    */
   output_schema?: {
     /**

@@ -15,8 +15,8 @@
 import { resolve, isAbsolute } from 'node:path';
 import { ManifestError, SvcError, type ErrorCode } from '../errors.js';
 import type { OpenApiSource } from '../core/manifest-types.gen.js';
-import { readDocument, type OpenApiDocument } from './document.js';
-import { child, Refs, type Located } from './refs.js';
+import { documentError, readDocument, type OpenApiDocument } from './document.js';
+import { child, pathOf, Refs, type Located } from './refs.js';
 import { SchemaTranslator } from './schema.js';
 import { operationTool, type OpenApiTool, type Operation } from './operation.js';
 import { selected, toolName } from './select.js';
@@ -101,10 +101,11 @@ function expandSource(src: OpenApiSource, base: Path, opts: ExpandOptions, out: 
   const paths = child(root, 'paths');
   for (const p of Object.keys((paths.value ?? {}) as object)) {
     const item = refs.deref(child(paths, p));
-    if (!item.value || typeof item.value !== 'object') continue;
+    if (!isMapping(item.value)) throw documentError(item.doc, pathOf(item), `path ${p}: a path item is a mapping of methods`);
     for (const m of PATH_METHODS) {
       const node = child(item, m);
       if (node.value === undefined) continue;
+      if (!isMapping(node.value)) throw documentError(node.doc, pathOf(node), `${m.toUpperCase()} ${p}: an operation is a mapping`);
       const opv = node.value as { operationId?: unknown; tags?: unknown };
       const o: Operation = {
         method: m.toUpperCase(), path: p, node, pathItem: item,
@@ -160,6 +161,8 @@ function expandSource(src: OpenApiSource, base: Path, opts: ExpandOptions, out: 
   }
   out.hashes.push(...refs.documents.map((d: OpenApiDocument) => d.hash));
 }
+
+const isMapping = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** The document's own server URL, or undefined (after calling `none`) when it has no absolute one. */
 function defaultBaseUrl(doc: OpenApiDocument, none: () => void): string | undefined {
