@@ -16,6 +16,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { checkIO, checkManifest, loadManifest } from '../manifest/index.js';
 import { manifestWarnings } from '../manifest/warnings.js';
 import { lockProblems } from '../manifest/lock-check.js';
+import { uniqueWarnings } from '../manifest/openapi-sources.js';
 import { ManifestError, SvcError } from '../errors.js';
 import { serve } from '../server/serve.js';
 import { logger } from '../log.js';
@@ -381,6 +382,8 @@ async function cmdValidate(file: string, flags: Values): Promise<number> {
   }) : [];
   for (const w of checked.warnings) warnings.push({ ...w, path: '/' + w.path.join('/'), ...checked.locate(w.path) });
   warnings.push(...lock?.warnings ?? []);
+  // An openapi source's tools share its lines: the same advice for many of them is said once.
+  warnings.splice(0, warnings.length, ...uniqueWarnings(warnings));
   if (flags.json) {
     process.stdout.write(JSON.stringify({ valid: problems.length === 0, file, config_hash: checked.hash, problems: problems.map((p) => p.toJSON()), warnings, unset_env: checked.unsetEnv }, null, 2) + '\n');
     return problems.length ? 1 : 0;

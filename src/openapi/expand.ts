@@ -43,6 +43,8 @@ export interface Origin {
   source: Path;
   name: Path;
   scopes: Path;
+  /** The override's `task`, when it gives one. */
+  task?: Path;
 }
 
 export interface Expanded {
@@ -153,7 +155,7 @@ function expandSource(src: OpenApiSource, base: Path, opts: ExpandOptions, out: 
           ...(src.max_bytes !== undefined && { max_bytes: src.max_bytes }),
         },
       });
-      out.origins.push({ source: base, name: namePath, scopes: scopesPath });
+      out.origins.push({ source: base, name: namePath, scopes: scopesPath, ...(ov?.task !== undefined && { task: [...ovPath, 'task'] }) });
     }
   }
   for (const id of Object.keys(overrides)) {

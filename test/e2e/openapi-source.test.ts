@@ -89,6 +89,36 @@ describe('openapi e2e: the Petstore through svc serve and the MCP SDK client', (
     }
   });
 
+  it('validate gives the advice about a source\'s tools once per source line: SCOPE_ADVISED, TASK_ADVISED', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oa-advice-'));
+    try {
+      copyFileSync(DOC, join(dir, 'petstore-3.0.yaml'));
+      const open = `server:\n  host: 0.0.0.0\nroutes:\n  public: [/mcp]\n  protected: [/svc, /ws]\n`;
+      const source = `openapi:\n  - name: petstore\n    document: petstore-3.0.yaml\n    include: { tags: [pet] }\n    scope_map: { "write:pets": [pets.write] }\n    overrides:\n      deletePet: { required_scopes: [pets.write], task: required }\n`;
+      writeFileSync(join(dir, 'svc.yaml'), HEAD + open + source);
+      const r = await run(['validate', join(dir, 'svc.yaml'), '--json'], { env: { ...process.env, SVC_TOKEN: TOKEN } });
+      const out = JSON.parse(r.stdout) as { valid: boolean; warnings: { code: string; line: number; message: string }[] };
+      assert.equal(out.valid, true, r.stdout);
+      const byCode = (code: string) => out.warnings.filter((w) => w.code === code);
+      // Every pet operation but deletePet maps write:pets, so needs pets.write and writes no task: said once, at the source.
+      assert.equal(byCode('TASK_ADVISED').length, 1, JSON.stringify(out.warnings));
+      assert.equal(byCode('TASK_ADVISED')[0]!.line, 13);
+      assert.match(byCode('TASK_ADVISED')[0]!.message, /and 5 more tools made by the same line/);
+      assert.equal(byCode('SCOPE_ADVISED').length, 0, 'every tool has scopes (scope_map)');
+      assert.equal(byCode('OPENAPI_SKIPPED').length, 1);
+      writeFileSync(join(dir, 'svc.yaml'), HEAD + open + source.replace(/    scope_map.*\n/, ''));
+      const r2 = await run(['validate', join(dir, 'svc.yaml'), '--json'], { env: { ...process.env, SVC_TOKEN: TOKEN } });
+      const out2 = JSON.parse(r2.stdout) as typeof out;
+      const scope = out2.warnings.filter((w) => w.code === 'SCOPE_ADVISED');
+      // Without scopes, the POST, PUT and DELETE operations but deletePet (whose override gives scopes) may change something.
+      assert.equal(scope.length, 1, JSON.stringify(out2.warnings));
+      assert.equal(scope[0]!.line, 13);
+      assert.match(scope[0]!.message, /and 2 more tools made by the same line/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('reload re-expands: a manifest edit, then a document edit, each watched and reloaded once', async () => {
     const only = (tag: string) => HEAD + SOURCE + `    include: { tags: [${tag}] }\n`;
     served = await serveManifest(only('store'), { copy: { 'petstore-3.0.yaml': 'test/fixtures/openapi/petstore-3.0.yaml' }, env: { SVC_TOKEN: TOKEN, LOG_LEVEL: 'debug' } });
