@@ -1664,7 +1664,7 @@ export interface OpenApiSource {
    */
   name: string;
   /**
-   * The document (YAML or JSON): a path relative to the manifest's folder, or an https URL (then `sha256` is required). Its relative `$ref`s may name files in its own folder or below.
+   * The document (YAML or JSON): a path relative to the manifest's folder, or a URL — https (http only to a loopback address), fetched at every load (30 s, 64 MiB at most, no redirect) and then `sha256` is required. A file's relative `$ref`s may name files in its own folder or below; a fetched document's $refs stay within it.
    */
   document: string;
   /**

@@ -15,7 +15,7 @@
 import { resolve, isAbsolute } from 'node:path';
 import { ManifestError, SvcError, type ErrorCode } from '../errors.js';
 import type { OpenApiSource } from '../core/manifest-types.gen.js';
-import { documentError, readDocument, type OpenApiDocument } from './document.js';
+import { documentError, isUrl, readDocument, type OpenApiDocument } from './document.js';
 import { child, pathOf, Refs, type Located } from './refs.js';
 import { SchemaTranslator } from './schema.js';
 import { operationTool, type OpenApiTool, type Operation } from './operation.js';
@@ -82,11 +82,11 @@ export function expandOpenApi(sources: readonly OpenApiSource[], opts: ExpandOpt
 }
 
 function expandSource(src: OpenApiSource, base: Path, opts: ExpandOptions, out: Expanded, at: (code: ErrorCode, path: Path, message: string, where?: 'key') => void): void {
-  if (/^[a-z][a-z0-9+.-]*:/i.test(src.document)) {
-    at('OPENAPI_CONFIG', [...base, 'document'], `openapi ${src.name}: a document at a URL is not fetched yet; download it beside the manifest and name the file (keep sha256 to pin it)`);
+  if (isUrl(src.document) && src.sha256 === undefined) {
+    at('OPENAPI_CONFIG', [...base, 'document'], `openapi ${src.name}: a document at a URL needs its sha256 pinned (sha256)`);
     return;
   }
-  const file = isAbsolute(src.document) ? src.document : resolve(opts.baseDir, src.document);
+  const file = isUrl(src.document) || isAbsolute(src.document) ? src.document : resolve(opts.baseDir, src.document);
   const doc = readDocument(file, { root: true, sha256: src.sha256 });
   const refs = new Refs(doc);
   const root: Located = { value: doc.value, doc, at: undefined };

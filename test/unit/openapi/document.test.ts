@@ -79,11 +79,6 @@ describe('openapi document: reading', () => {
     assert.equal(problemsOf(() => expandFixture('nope.yaml'))[0]!.code, 'FILE_UNREADABLE');
   });
 
-  it('a URL document is refused as not fetched (OPENAPI_CONFIG at the source line)', () => {
-    const [p] = problemsOf(() => expandFixture('https://example.com/api.yaml', { sha256: 'a'.repeat(64) }));
-    assert.equal(p!.code, 'OPENAPI_CONFIG');
-    assert.equal(p!.file, 'svc.yaml');
-  });
 });
 
 function readDocumentText(text: string) {
