@@ -63,8 +63,8 @@ options:
     help: `Checks the manifest (default ./svc.yaml) as serve would, without serving or any
 network call (unless --network). Exit 0 when valid; otherwise exit 1 and one line per problem on stderr:
 FILE:LINE:COL: CODE: message. Advice that does not fail it (TASK_ADVISED, SCOPE_ADVISED,
-OPENAPI_SKIPPED, LOCK_UPSTREAM_UNKNOWN) is one line each: FILE:LINE:COL: warning: CODE: message. With
-upstreams, the pin lock file beside the manifest (svc.lock.json) is checked too, as serve reads it
+OPENAPI_SKIPPED, OPENAPI_NOT_FETCHED, LOCK_UPSTREAM_UNKNOWN) is one line each:
+FILE:LINE:COL: warning: CODE: message. With upstreams, the pin lock file beside the manifest (svc.lock.json) is checked too, as serve reads it
 (LOCK_INVALID at its own FILE:LINE:COL); a missing one is no problem.
 
 options:
@@ -74,7 +74,8 @@ options:
                       the pin lock file
   --network           also fetch each external issuer's discovery document and signing keys
                       (reachable, a key set without private keys, a key for its algorithms);
-                      its introspection endpoint is never called
+                      its introspection endpoint is never called; and each openapi document
+                      at a URL (without it, that source is not checked: OPENAPI_NOT_FETCHED)
   --allow-unset-env   an unset \${VAR} without a default gets the placeholder "unset:VAR"
                       instead of an error; the unset names are listed as a note (CI without secrets)
 ${LOG_JSON_HELP}
@@ -364,7 +365,7 @@ async function cmdServe(file: string, flags: Values): Promise<number> {
 }
 
 async function cmdValidate(file: string, flags: Values): Promise<number> {
-  const checked = checkManifest(file, process.env, { allowUnsetEnv: !!flags['allow-unset-env'] });
+  const checked = checkManifest(file, process.env, { allowUnsetEnv: !!flags['allow-unset-env'], offline: !flags.network });
   const problems = checked.plan && !flags['no-io'] ? await checkIO(checked.plan, file, checked.locate) : checked.problems;
   const lock = checked.plan && !flags['no-io'] ? lockProblems(checked.plan.manifest, file) : undefined;
   problems.push(...lock?.problems ?? []);

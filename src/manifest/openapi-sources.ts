@@ -25,12 +25,12 @@ export interface WithOpenApi {
   locate: Source['locate'];
 }
 
-export function withOpenApi(m: SvcManifest, src: Source, revalidate: (s: Source) => { manifest?: SvcManifest; problems: SvcError[] }): WithOpenApi {
+export function withOpenApi(m: SvcManifest, src: Source, revalidate: (s: Source) => { manifest?: SvcManifest; problems: SvcError[] }, offline = false): WithOpenApi {
   if (!m.openapi?.length) return { manifest: m, problems: [], warnings: [], hash: src.hash, locate: src.locate };
   const written = m.tools?.length ?? 0;
   let x;
   try {
-    x = expandOpenApi(m.openapi, { file: src.file, baseDir: dirname(resolve(src.file)), locate: src.locate });
+    x = expandOpenApi(m.openapi, { file: src.file, baseDir: dirname(resolve(src.file)), locate: src.locate, offline });
   } catch (e) {
     if (e instanceof ManifestError) return { problems: e.problems, warnings: [], hash: src.hash, locate: src.locate };
     throw e;

@@ -30,10 +30,12 @@ export interface ExpandOptions {
   /** The folder relative document paths are read from (the manifest's). */
   baseDir: string;
   locate(path: readonly (string | number)[], at?: 'value' | 'key'): { line: number; col: number };
+  /** A document at a URL is not fetched: its source expands to nothing, with an OPENAPI_NOT_FETCHED warning. */
+  offline?: boolean;
 }
 
 export interface ExpandWarning {
-  code: 'OPENAPI_SKIPPED';
+  code: 'OPENAPI_SKIPPED' | 'OPENAPI_NOT_FETCHED';
   path: Path;
   message: string;
 }
@@ -84,6 +86,10 @@ export function expandOpenApi(sources: readonly OpenApiSource[], opts: ExpandOpt
 function expandSource(src: OpenApiSource, base: Path, opts: ExpandOptions, out: Expanded, at: (code: ErrorCode, path: Path, message: string, where?: 'key') => void): void {
   if (isUrl(src.document) && src.sha256 === undefined) {
     at('OPENAPI_CONFIG', [...base, 'document'], `openapi ${src.name}: a document at a URL needs its sha256 pinned (sha256)`);
+    return;
+  }
+  if (isUrl(src.document) && opts.offline) {
+    out.warnings.push({ code: 'OPENAPI_NOT_FETCHED', path: [...base, 'document'], message: `openapi ${src.name}: the document at ${src.document.replace(/[?#].*$/, '')} was not fetched, so its tools were not checked (validate --network fetches it)` });
     return;
   }
   const file = isUrl(src.document) || isAbsolute(src.document) ? src.document : resolve(opts.baseDir, src.document);

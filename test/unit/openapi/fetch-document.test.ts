@@ -1,6 +1,6 @@
 // A document at a URL (fetch-document.ts): fetched from a loopback server (in a child process:
 // the fetch blocks this one) when its sha256 is pinned, refused without a pin, with another
-// sha256, with a non-2xx answer, past the size bound, or over http off loopback.
+// sha256, with a non-2xx answer, past the size bound, or over http off loopback; not fetched offline.
 
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -50,6 +50,12 @@ describe('openapi document at a URL', () => {
     const x = expandFixture(`${base}/petstore.yaml`, { sha256: sha });
     assert.equal(x.tools.length, 18);
     assert.equal(x.tools.find((t) => t.name === 'getPetById')!.http.url, 'https://petstore3.swagger.io/api/v3/pet/{{petId}}');
+  });
+
+  it('offline (validate without --network) it is not fetched: no tools, an OPENAPI_NOT_FETCHED warning', () => {
+    const x = expandFixture(`${base}/petstore.yaml`, { sha256: sha }, { offline: true });
+    assert.equal(x.tools.length, 0);
+    assert.deepEqual(x.warnings.map((w) => w.code), ['OPENAPI_NOT_FETCHED']);
   });
 
   it('needs a pinned sha256, and refuses another', () => {
