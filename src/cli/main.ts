@@ -64,8 +64,9 @@ options:
 network call (unless --network). Exit 0 when valid; otherwise exit 1 and one line per problem on stderr:
 FILE:LINE:COL: CODE: message. Advice that does not fail it (TASK_ADVISED, SCOPE_ADVISED,
 OPENAPI_SKIPPED, OPENAPI_NOT_FETCHED, LOCK_UPSTREAM_UNKNOWN) is one line each:
-FILE:LINE:COL: warning: CODE: message. With upstreams, the pin lock file beside the manifest (svc.lock.json) is checked too, as serve reads it
-(LOCK_INVALID at its own FILE:LINE:COL); a missing one is no problem.
+FILE:LINE:COL: warning: CODE: message. With upstreams, the pin lock file beside the manifest
+(svc.lock.json) is checked too, as serve reads it (LOCK_INVALID at its own FILE:LINE:COL); a
+missing one is no problem.
 
 options:
   --json              print {valid, file, config_hash, problems, warnings, unset_env} on stdout
