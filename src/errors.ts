@@ -17,7 +17,7 @@ export const MANIFEST_CODES = {
   YAML_SYNTAX: { status: 400, rpc: -32602, doc: 'svc.yaml is not valid YAML.' },
   SCHEMA_VIOLATION: { status: 400, rpc: -32602, doc: 'svc.yaml does not match schema/svc.schema.json.' },
   ENV_UNSET: { status: 400, rpc: -32602, doc: '`${VAR}` names an unset environment variable and has no default.' },
-  FILE_UNREADABLE: { status: 400, rpc: -32602, doc: 'A file the manifest references (the manifest itself, a `*_file` secret, content or data) cannot be read.' },
+  FILE_UNREADABLE: { status: 400, rpc: -32602, doc: 'A file the manifest references (the manifest itself, a `*_file` secret, content or data, an `openapi` document) cannot be read, or an `openapi` document at a URL cannot be fetched.' },
   DUPLICATE_NAME: { status: 400, rpc: -32602, doc: 'Two tools, resources, prompts, tokens, users or clients share a name.' },
   SCOPE_UNDECLARED: { status: 400, rpc: -32602, doc: 'A scope is used that `profile.scopes` does not declare.' },
   SCOPE_ARG_UNSAFE: { status: 400, rpc: -32602, doc: 'A tenant-bound scope (`{{arg}}`) or a `bind` names an argument that is not a required string whose anchored `pattern` admits only scope segments (letters, digits, `_` and `-`).' },
@@ -34,6 +34,8 @@ export const MANIFEST_CODES = {
   VIEW_INVALID: { status: 400, rpc: -32602, doc: 'A tool\'s `ui` (an MCP Apps view, [apps.md](../apps.md)) cannot work as written: both or neither of `view` and `template` (neither is allowed only with `visibility: [app]`), a `view` that is not a relative `.html`/`.htm` path inside the manifest\'s folder (a symlink leaving it included), larger than 4 MiB or not HTML, a view URI that another view or a resource already has, or tools naming one view with different settings.' },
   VIEW_CSP_INVALID: { status: 400, rpc: -32602, doc: 'An entry of a view\'s `ui.csp` is not an origin: give `scheme://host[:port]` exactly as the URL standard writes it (https or http, also wss or ws in `connect_domains`), with no path, query, fragment or credentials; a wildcard only in `resource_domains`, as the whole leftmost label (`https://*.example.com`).' },
   VIEW_SCOPE_EXCEEDS_TOOL: { status: 400, rpc: -32602, doc: 'A view\'s `ui.required_scopes` names a scope that a tool naming the view does not require, so a caller of that tool could not read its view. Leave `required_scopes` out (the default is the scopes every such tool requires) or require the scope on the tool.' },
+  OPENAPI_INVALID: { status: 400, rpc: -32602, doc: 'An `openapi` source\'s document cannot be used: not YAML or JSON, not OpenAPI 3.0, 3.1 or Swagger 2.0, larger than 64 MiB, its sha256 not the pinned one, or a `$ref` that resolves nowhere, names a URL or a file outside the document\'s folder, or loops. Reported at the document\'s FILE:LINE:COL with the JSON pointer of the node.' },
+  OPENAPI_CONFIG: { status: 400, rpc: -32602, doc: 'An `openapi` source cannot work as written: `naming` (or an override\'s `name`) makes a name that is not a tool name, `overrides` names an operation the document does not have, the document names no absolute server URL and `base_url` is not given, or `document` is a URL without `sha256`.' },
   LOCK_INVALID: { status: 400, rpc: -32602, doc: 'The pin lock file beside the manifest (`svc.lock.json` for `svc.yaml`) is not the JSON `fastsvc upstreams accept` writes: not JSON, an unknown member, or a definition whose digest does not match it (edited by hand). The message gives its line or JSON path; `fastsvc upstreams accept NAME` rewrites it.' },
 } as const satisfies Record<string, CodeInfo>;
 
@@ -47,7 +49,7 @@ export const REQUEST_CODES = {
   NOT_FOUND: { status: 404, rpc: -32602, doc: 'No capability, route or session by that name.' },
   CAPABILITY_WITHHELD: { status: 409, rpc: -32000, doc: 'A pinned upstream (`pin: true`) lists this capability, but not as the operator accepted it: changed since, new, or never accepted (`data.upstream`, `data.reason`: `changed`, `new`, `unpinned`, `duplicate`, `invalid`). It is not listed and not called until `fastsvc upstreams accept UPSTREAM` records it ([upstream-pinning.md](../upstream-pinning.md)).' },
   INVALID_INPUT: { status: 400, rpc: -32602, doc: 'Arguments do not match the input schema; `data.errors` lists the problems (`path`, `message`, `params` such as `allowedValues`), at most 10, and `data.omitted` counts the rest. Argument values are never echoed.' },
-  INVALID_CURSOR: { status: 400, rpc: -32602, doc: 'An MCP list\'s `params.cursor` is not one this server issued for that list, or the item it points at left the catalog (a reload): list again from the start.' },
+  INVALID_CURSOR: { status: 400, rpc: -32602, doc: 'An MCP list\'s `params.cursor` (or `GET /svc?cursor=`) is not one this server issued for that list, or the item it points at left the catalog (a reload): list again from the start.' },
   INVALID_REQUEST: { status: 400, rpc: -32600, doc: 'The request itself is malformed (bad JSON, wrong method, bad header).' },
   PAYLOAD_TOO_LARGE: { status: 413, rpc: -32600, doc: 'The body exceeds `server.body_limit`.' },
   HEADER_MISMATCH: { status: 400, rpc: -32020, doc: 'MCP 2026-07-28: an `Mcp-Method`, `Mcp-Name`, `MCP-Protocol-Version` or `Mcp-Param-*` header is missing or differs from the body.' },

@@ -16,6 +16,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { checkIO, checkManifest, loadManifest } from '../manifest/index.js';
 import { manifestWarnings } from '../manifest/warnings.js';
 import { lockProblems } from '../manifest/lock-check.js';
+import { uniqueWarnings } from '../manifest/openapi-sources.js';
 import { ManifestError, SvcError } from '../errors.js';
 import { serve } from '../server/serve.js';
 import { logger } from '../log.js';
@@ -51,7 +52,7 @@ const COMMANDS: Record<string, Command> = {
 options:
   --host H      address to bind (overrides server.host; env HOST)
   --port N      port to bind, 0 picks a free one (overrides server.port; env PORT)
-  --no-watch    do not reload the policy when the manifest changes
+  --no-watch    do not reload the policy when the manifest (or an openapi document) changes
   -h, --help    show this help`,
     options: { host: { type: 'string' }, port: { type: 'string' }, 'no-watch': { type: 'boolean' } },
     maxPositionals: 1,
@@ -62,9 +63,10 @@ options:
     help: `Checks the manifest (default ./svc.yaml) as serve would, without serving or any
 network call (unless --network). Exit 0 when valid; otherwise exit 1 and one line per problem on stderr:
 FILE:LINE:COL: CODE: message. Advice that does not fail it (TASK_ADVISED, SCOPE_ADVISED,
-LOCK_UPSTREAM_UNKNOWN) is one line each: FILE:LINE:COL: warning: CODE: message. With
-upstreams, the pin lock file beside the manifest (svc.lock.json) is checked too, as serve reads it
-(LOCK_INVALID at its own FILE:LINE:COL); a missing one is no problem.
+OPENAPI_SKIPPED, OPENAPI_NOT_FETCHED, LOCK_UPSTREAM_UNKNOWN) is one line each:
+FILE:LINE:COL: warning: CODE: message. With upstreams, the pin lock file beside the manifest
+(svc.lock.json) is checked too, as serve reads it (LOCK_INVALID at its own FILE:LINE:COL); a
+missing one is no problem.
 
 options:
   --json              print {valid, file, config_hash, problems, warnings, unset_env} on stdout
@@ -73,7 +75,8 @@ options:
                       the pin lock file
   --network           also fetch each external issuer's discovery document and signing keys
                       (reachable, a key set without private keys, a key for its algorithms);
-                      its introspection endpoint is never called
+                      its introspection endpoint is never called; and each openapi document
+                      at a URL (without it, that source is not checked: OPENAPI_NOT_FETCHED)
   --allow-unset-env   an unset \${VAR} without a default gets the placeholder "unset:VAR"
                       instead of an error; the unset names are listed as a note (CI without secrets)
 ${LOG_JSON_HELP}
@@ -188,6 +191,35 @@ ${LOG_JSON_HELP}
     maxPositionals: 3,
     run: async (v, p) => (await import('./upstreams.js')).cmdUpstreams(PROG, p, { json: !!v.json, dryRun: !!v['dry-run'] }, printProblems),
   },
+  import: {
+    usage: `${PROG} import openapi DOC [--include-tag T] [--include-operation ID] [--include-path GLOB] [--include-method M] [--exclude-…] [--naming P] [--base-url U] [--required-scope S]`,
+    help: `Prints, on stdout, the tools an \`openapi\` source with document DOC (YAML or JSON: OpenAPI 3.0,
+3.1 or Swagger 2.0) would serve, as a YAML \`tools:\` list to paste into a manifest: served, it is
+the same catalog as the source. Operations fastsvc cannot call are listed as warnings on stderr
+(and as comments in the output). A broken document is reported at its FILE:LINE:COL; exit 1.
+
+options:
+  --include-tag T          only operations with tag T (repeatable: any of them)
+  --include-operation ID   only the operation with operationId ID (repeatable)
+  --include-path GLOB      only paths matching GLOB (* within a segment, ** across; repeatable)
+  --include-method M       only method M: GET POST PUT PATCH DELETE (repeatable)
+  --exclude-tag T, --exclude-operation ID, --exclude-path GLOB, --exclude-method M
+                           leave out operations matching every --exclude-… given
+  --naming P               tool names: placeholders {operationId} {tag} {method} {path_name}
+                           (default {operationId})
+  --base-url U             where the API is called (default: the document's first server)
+  --required-scope S       a scope every tool requires (repeatable)
+${LOG_JSON_HELP}
+  -h, --help               show this help`,
+    options: Object.fromEntries([
+      ...['include', 'exclude'].flatMap((side) => ['tag', 'operation', 'path', 'method'].map((k) => [`${side}-${k}`, { type: 'string', multiple: true }])),
+      ['required-scope', { type: 'string', multiple: true }],
+      ['naming', { type: 'string' }],
+      ['base-url', { type: 'string' }],
+    ]) as NonNullable<ParseArgsConfig['options']>,
+    maxPositionals: 2,
+    run: async (v, p) => (await import('./import-openapi.js')).cmdImport(PROG, p, v, printProblems),
+  },
   'hash-password': {
     usage: `${PROG} hash-password`,
     help: `Reads a password on stdin (not echoed on a terminal) and prints its scrypt hash,
@@ -299,10 +331,14 @@ async function cmdServe(file: string, flags: Values): Promise<number> {
   }
   // Hot reload: the watcher (unless --no-watch) and SIGHUP both go through the one serialized reloader.
   const reloader = createReloader({ file, store: served.handle.store, status: served.handle.status, current: loaded, logger, env: process.env, observer: served.handle.observer, catalogFor: served.handle.catalogFor });
-  const watcher = flags['no-watch'] ? undefined : (await import('../server/watch.js')).watchManifest({ file, initialHash: loaded.hash, logger, onChange: async () => (await reloader.reload('watch')).hash_read });
+  const watcher = flags['no-watch'] ? undefined : (await import('../server/watch.js')).watchManifest({ file, initialHash: loaded.fileHash, logger, onChange: async () => (await reloader.reload('watch')).hash_read });
+  // The openapi sources' documents too: an edit of one reloads as an edit of the manifest does.
+  const documents = flags['no-watch'] || !loaded.plan.manifest.openapi?.length ? undefined
+    : (await import('../server/openapi-watch.js')).watchDocuments({ manifest: loaded.plan.manifest, file, logger, reload: () => reloader.reload('watch') });
   process.on('SIGHUP', () => void reloader.reload('SIGHUP', { force: true }));
-  // Edits made after the listening line are seen: the watcher is ready first.
+  // Edits made after the listening line are seen: the watchers are ready first.
   await watcher?.ready;
+  await documents?.ready;
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -310,6 +346,7 @@ async function cmdServe(file: string, flags: Values): Promise<number> {
     stopping = true;
     logger.info({ event: 'server.stopping', signal }, 'draining');
     await watcher?.close();
+    await documents?.close();
     await served.close();
     await reloader.close();
     logger.flush();
@@ -329,7 +366,7 @@ async function cmdServe(file: string, flags: Values): Promise<number> {
 }
 
 async function cmdValidate(file: string, flags: Values): Promise<number> {
-  const checked = checkManifest(file, process.env, { allowUnsetEnv: !!flags['allow-unset-env'] });
+  const checked = checkManifest(file, process.env, { allowUnsetEnv: !!flags['allow-unset-env'], offline: !flags.network });
   const problems = checked.plan && !flags['no-io'] ? await checkIO(checked.plan, file, checked.locate) : checked.problems;
   const lock = checked.plan && !flags['no-io'] ? lockProblems(checked.plan.manifest, file) : undefined;
   problems.push(...lock?.problems ?? []);
@@ -345,7 +382,10 @@ async function cmdValidate(file: string, flags: Values): Promise<number> {
     const at = checked.locate(w.path);
     return { ...w, path: '/' + w.path.join('/'), line: at.line, col: at.col };
   }) : [];
+  for (const w of checked.warnings) warnings.push({ ...w, path: '/' + w.path.join('/'), ...checked.locate(w.path) });
   warnings.push(...lock?.warnings ?? []);
+  // An openapi source's tools share its lines: the same advice for many of them is said once.
+  warnings.splice(0, warnings.length, ...uniqueWarnings(warnings));
   if (flags.json) {
     process.stdout.write(JSON.stringify({ valid: problems.length === 0, file, config_hash: checked.hash, problems: problems.map((p) => p.toJSON()), warnings, unset_env: checked.unsetEnv }, null, 2) + '\n');
     return problems.length ? 1 : 0;

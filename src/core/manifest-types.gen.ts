@@ -136,6 +136,10 @@ export interface SvcManifest {
   prompts?: Prompt[];
   upstreams?: Upstreams;
   /**
+   * OpenAPI documents whose operations are served as http tools: each source is expanded, when the manifest is loaded (start-up and every reload), into ordinary `tools` entries — the same ones `fastsvc import openapi` prints — appended after the tools written here. See docs/openapi.md.
+   */
+  openapi?: OpenApiSource[];
+  /**
    * Quotas per principal class, counted per principal of that class across every capability: token (each static bearer token), user (each OAuth user), oauth_client (each OAuth client, all its users together). Off unless set. Counters are per process (per replica) unless shared is true.
    */
   limits?: {
@@ -172,7 +176,7 @@ export interface ServerSettings {
    */
   inline_limit?: number;
   /**
-   * Most items in one page of the MCP tools/list, resources/list, resources/templates/list and prompts/list answers; a longer list ends its page with nextCursor. The default keeps a hand-written manifest in one page (some clients never ask for a second) and a page of a generated catalog small enough to answer in a few milliseconds; raise it for clients that do not paginate.
+   * Most items in one page of the MCP tools/list, resources/list, resources/templates/list and prompts/list answers, and of each list in a GET /svc answer; a longer list ends its page with nextCursor (GET /svc: next_cursor). The default keeps a hand-written manifest in one page (some clients never ask for a second) and a page of a generated catalog small enough to answer in a few milliseconds; raise it for clients that do not paginate.
    */
   list_page_size?: number;
   /**
@@ -965,6 +969,15 @@ export interface Tool {
   description: string;
   input_schema?: InputSchema;
   /**
+   * JSON Schema of the tool's structured result, listed as outputSchema (an object schema). The tool must then answer structured content that matches it (an http tool's JSON object answer is; MCP clients check it). `openapi` sources write it from an operation's first 2xx JSON response when that is an object schema.
+   */
+  output_schema?: {
+    /**
+     * Always object: MCP lists only object output schemas.
+     */
+    type: 'object';
+  };
+  /**
    * scalar: the result is text. json: the backend's output is parsed as JSON and returned as structured content (and as text).
    */
   output_mode?: 'scalar' | 'json';
@@ -1718,6 +1731,144 @@ export interface UpstreamOverride {
    */
   timeout_ms?: number;
   auth?: OutboundAuth;
+}
+/**
+ * One OpenAPI document (3.0, 3.1 or Swagger 2.0) whose operations become http tools. Each operation becomes a tool named by `naming`; its arguments are the parameters (path, query, header, cookie) by name and, for a JSON or form body, `body`; a name used twice gets the suffix `_in` of its location (`id_query`). An operation fastsvc cannot call (multipart or binary body, a method other than GET POST PUT PATCH DELETE, a `file` parameter) is skipped with a `validate` warning (OPENAPI_SKIPPED).
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "OpenApiSource".
+ */
+export interface OpenApiSource {
+  /**
+   * Names this source in messages; unique among `openapi` sources.
+   */
+  name: string;
+  /**
+   * The document (YAML or JSON): a path relative to the manifest's folder, or a URL — https (http only to a loopback address), fetched at every load (30 s, 64 MiB at most, no redirect) and then `sha256` is required. A file's relative `$ref`s may name files in its own folder or below; a fetched document's $refs stay within it.
+   */
+  document: string;
+  /**
+   * The document's sha256 (hex): checked when given; a document that differs is refused.
+   */
+  sha256?: string;
+  /**
+   * Where the API is called (no trailing slash needed). Default: the document's first server with its variables' defaults (Swagger 2.0: schemes, host, basePath); a relative one needs base_url.
+   */
+  base_url?: string;
+  auth?: OutboundAuth;
+  /**
+   * Extra request headers sent with every operation; use ${VAR} for secrets.
+   */
+  headers?: {
+    [k: string]: string;
+  };
+  /**
+   * Only operations that match every filter given here are served.
+   */
+  include?: {
+    /**
+     * operationId is one of these.
+     *
+     * @minItems 1
+     */
+    operations?: [string, ...string[]];
+    /**
+     * The operation has at least one of these tags.
+     *
+     * @minItems 1
+     */
+    tags?: [string, ...string[]];
+    /**
+     * The path (as the document writes it, e.g. /pet/{petId}) matches one of these globs: `*` matches within one segment, `**` across segments.
+     *
+     * @minItems 1
+     */
+    paths?: [string, ...string[]];
+    /**
+     * The HTTP method is one of these.
+     *
+     * @minItems 1
+     */
+    methods?: ['GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', ...('GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE')[]];
+  };
+  /**
+   * Operations that match every filter given here are not served.
+   */
+  exclude?: {
+    /**
+     * operationId is one of these.
+     *
+     * @minItems 1
+     */
+    operations?: [string, ...string[]];
+    /**
+     * The operation has at least one of these tags.
+     *
+     * @minItems 1
+     */
+    tags?: [string, ...string[]];
+    /**
+     * The path (as the document writes it, e.g. /pet/{petId}) matches one of these globs: `*` matches within one segment, `**` across segments.
+     *
+     * @minItems 1
+     */
+    paths?: [string, ...string[]];
+    /**
+     * The HTTP method is one of these.
+     *
+     * @minItems 1
+     */
+    methods?: ['GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', ...('GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE')[]];
+  };
+  /**
+   * The tool name of an operation: placeholders {operationId} (without one: {method}_{path_name}), {tag} (the first tag, else default), {method} (lower case), {path_name} (the path's segments joined by _, braces dropped). In a placeholder's value `/` becomes `.` and any other character a tool name cannot hold becomes `_`. Two operations with one name are an error.
+   */
+  naming?: string;
+  /**
+   * Scopes every operation's tool requires (each declared in profile.scopes), unless scope_map or an override says otherwise.
+   */
+  required_scopes?: RequiredScope[];
+  /**
+   * The document's OAuth2 scope → the profile scopes a caller needs. When given, an operation whose security requirements name mapped scopes requires all their profile scopes (every alternative's, so the tool is never more open than any of them); one that names none requires `required_scopes`.
+   */
+  scope_map?: {
+    [k: string]: RequiredScope[];
+  };
+  /**
+   * Per operationId: what to write differently in its tool. An operationId the document does not have is an error.
+   */
+  overrides?: {
+    [k: string]: {
+      /**
+       * The tool name, instead of `naming`.
+       */
+      name?: string;
+      /**
+       * The tool description, instead of the operation's.
+       */
+      description?: string;
+      /**
+       * The scopes this tool requires, instead of `required_scopes` / `scope_map`.
+       */
+      required_scopes?: RequiredScope[];
+      /**
+       * As a tool's `task`.
+       */
+      task?: 'forbidden' | 'optional' | 'required';
+      /**
+       * Merged over the annotations made from the method (GET readOnlyHint, DELETE destructiveHint, PUT idempotentHint).
+       */
+      annotations?: {};
+    };
+  };
+  /**
+   * Each tool's `http.timeout_ms` (default: the http backend's).
+   */
+  timeout_ms?: number;
+  /**
+   * Each tool's `http.max_bytes` (default: the http backend's).
+   */
+  max_bytes?: number | string;
 }
 /**
  * The code API's server config (createApp(svc, config), serve()): a manifest's server, routes, auth, oauth and profile sections, plus where relative paths resolve and where the config came from. svc.yaml's loader builds exactly this.

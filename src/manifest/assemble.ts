@@ -77,6 +77,7 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
       title: t.title,
       description: t.description,
       input_schema: t.input_schema as never,
+      ...(t.output_schema && { output_schema: t.output_schema as never }),
       output_mode: t.output_mode,
       inline_ok: t.inline_ok,
       required_scopes: [...(t.required_scopes ?? [])],

@@ -12,39 +12,53 @@ import { validateManifest } from './validate.js';
 import { compilePlan, type Plan } from './compile.js';
 import { literalSecretProblems } from './secret-refs.js';
 import { assemble, type Assembled } from './assemble.js';
+import { uniqueProblems, withOpenApi } from './openapi-sources.js';
+import type { ExpandWarning } from '../openapi/expand.js';
 
 export interface Checked {
   file: string;
+  /** The configuration's sha256: the manifest's bytes and, with `openapi` sources, every document they read. */
   hash: string;
+  /** sha256 of the manifest file's bytes alone (what the watcher compares). */
+  fileHash: string;
   plan?: Plan;
   problems: SvcError[];
   /** ${VAR}s given a placeholder because they are unset (only with allowUnsetEnv). */
   unsetEnv: string[];
+  /** Operations of `openapi` sources left out (OPENAPI_SKIPPED), for `svc validate`. */
+  warnings: ExpandWarning[];
   locate(path: readonly (string | number)[]): { line: number; col: number };
 }
 
-export function checkManifest(file: string, env: NodeJS.ProcessEnv, opts: SourceOptions = {}): Checked {
+/** `offline`: an `openapi` document at a URL is not fetched (`svc validate` without --network): its source serves nothing, with a warning. */
+export function checkManifest(file: string, env: NodeJS.ProcessEnv, opts: SourceOptions & { offline?: boolean } = {}): Checked {
   const src = readSource(file, env, opts);
-  const base = { file, hash: src.hash, unsetEnv: src.unsetEnv, locate: src.locate };
-  if (src.problems.length) return { ...base, problems: src.problems };
-  const v = validateManifest(src);
-  if (!v.manifest) return { ...base, problems: v.problems };
-  const c = compilePlan(v.manifest, file, src.locate);
+  const first = { file, hash: src.hash, fileHash: src.hash, unsetEnv: src.unsetEnv, warnings: [], locate: src.locate };
+  if (src.problems.length) return { ...first, problems: src.problems };
+  const validated = validateManifest(src);
+  if (!validated.manifest) return { ...first, problems: validated.problems };
+  // `openapi` sources become tools here, before compile; locate then also places the expanded tools.
+  const v = withOpenApi(validated.manifest, src, validateManifest, opts.offline === true);
+  const base = { file, hash: v.hash, fileHash: src.hash, unsetEnv: src.unsetEnv, warnings: v.warnings, locate: v.locate };
+  if (!v.manifest) return { ...base, problems: uniqueProblems(v.problems) };
+  const c = compilePlan(v.manifest, file, v.locate);
   // Needs the source text, which compile (given only the value) does not see.
-  const literal = literalSecretProblems(v.manifest, src);
-  return literal.length ? { ...base, problems: [...c.problems, ...literal] } : { ...base, plan: c.plan, problems: c.problems };
+  const literal = literalSecretProblems(v.manifest, { ...src, locate: v.locate });
+  return literal.length || c.problems.length ? { ...base, problems: uniqueProblems([...c.problems, ...literal]) } : { ...base, plan: c.plan, problems: [] };
 }
 
 export interface Loaded extends Assembled {
   plan: Plan;
   hash: string;
+  /** sha256 of the manifest file's bytes alone (Checked.fileHash). */
+  fileHash: string;
 }
 
 export async function loadManifest(file: string, env: NodeJS.ProcessEnv): Promise<Loaded> {
   const checked = checkManifest(file, env);
   if (!checked.plan) throw new ManifestError(checked.problems);
   const assembled = await assemble(checked.plan, file, checked.hash, checked.locate);
-  return { ...assembled, plan: checked.plan, hash: checked.hash };
+  return { ...assembled, plan: checked.plan, hash: checked.hash, fileHash: checked.fileHash };
 }
 
 export { checkIO } from './check-io.js';

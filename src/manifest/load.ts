@@ -33,7 +33,7 @@ import type { Document, Node } from 'yaml';
 import { lazyRequire } from '../util/lazy-require.js';
 import { SvcError } from '../errors.js';
 import { releaseHeap } from '../util/release-heap.js';
-import { indexBlockYaml, indexJson, type PositionIndex } from './position-index.js';
+import { indexBlockYaml, indexJson, type PositionIndex } from '../util/position-index.js';
 
 /**
  * From this size a fast-read text's problems are located by position-index.ts's scans (exact

@@ -61,7 +61,11 @@ export async function runMethod(method: string, p: Record<string, unknown>, env:
           : await rt.callTool(name, p.arguments, env.context(), cat);
       } catch (e) {
         if (isSvcError(e) && (e.code === 'BACKEND_FAILED' || e.code === 'BACKEND_TIMEOUT'
-          || (e.code === 'INVALID_INPUT' && env.inputErrorsAsToolResults))) return toolErrorResult(e);
+          || (e.code === 'INVALID_INPUT' && env.inputErrorsAsToolResults))) {
+          const r = toolErrorResult(e);
+          // Clients check structuredContent against a tool's outputSchema even on an error (the MCP SDK does): leave it out then.
+          return cat.tools.get(name)?.wire.outputSchema ? { content: r.content, isError: true } : r;
+        }
         throw e;
       }
     }

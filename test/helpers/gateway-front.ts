@@ -48,7 +48,7 @@ export async function legacyClient(url: string, token: string, o: ConstructorPar
  * its message (the 403's body); client 2.x raises fastsvc's 403 insufficient_scope challenge as
  * InsufficientScopeError (it would step up, given a way to), which is INSUFFICIENT_SCOPE. Anything else is thrown.
  */
-function refusal(e: unknown): Outcome {
+export function refusal(e: unknown): Outcome {
   if (e instanceof InsufficientScopeError) return { refused: 'INSUFFICIENT_SCOPE' };
   let code = (e as { data?: { code?: unknown } })?.data?.code;
   const body = /\{.*\}$/s.exec((e as Error)?.message ?? '')?.[0];
@@ -73,8 +73,15 @@ export async function listTools(front: Front, url: string, token: string): Promi
   const sorted = (tools: { name: string }[]) => tools.map((t) => t.name).sort();
   switch (front) {
     case 'svc': {
-      const r = await fetch(`${url}/svc`, { headers: { authorization: `Bearer ${token}` } });
-      return sorted(((await r.json()) as { tools: { name: string }[] }).tools);
+      const tools: { name: string }[] = [];
+      let cursor: string | undefined;
+      do { // every page: GET /svc pages its lists by server.list_page_size
+        const r = await fetch(`${url}/svc${cursor === undefined ? '' : `?cursor=${encodeURIComponent(cursor)}`}`, { headers: { authorization: `Bearer ${token}` } });
+        const body = (await r.json()) as { tools: { name: string }[]; next_cursor?: string };
+        tools.push(...body.tools);
+        cursor = body.next_cursor;
+      } while (cursor !== undefined);
+      return sorted(tools);
     }
     case 'mcp-2026': {
       const c = await modernClient(url, token);

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { indexBlockYaml, indexJson } from '../../src/manifest/position-index.js';
+import { indexBlockYaml, indexJson } from '../../src/util/position-index.js';
 import { positionedRead } from '../../src/manifest/load.js';
 import { checkManifest } from '../../src/manifest/index.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

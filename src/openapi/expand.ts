@@ -1,0 +1,194 @@
+// The `openapi:` sources of a manifest → ordinary http tool entries (what `fastsvc import
+// openapi` prints), before the manifest is compiled.
+// Guarantees: pure but for reading the documents (no network, no env); every problem of
+// every source is reported at once — a source's own mistake (a name twice, an override of
+// an operation the document lacks, a name `naming` cannot make, a relative server URL
+// without base_url) at the manifest's line:col of the field, a broken document at the
+// document's line:col and JSON pointer — as one ManifestError; two operations of one source
+// given one name is DUPLICATE_NAME at the source's `naming` (or the override's `name`); an
+// operation that cannot be called is left out with an OPENAPI_SKIPPED warning naming its
+// method, path, operationId and why. Tools come in source order, then the document's
+// path and method order. `origins[i]` says where tool i's name and scopes were decided, so
+// later checks (scopes against profile.scopes, names against the written tools) point at
+// the manifest line that decided them.
+
+import { resolve, isAbsolute } from 'node:path';
+import { ManifestError, SvcError, type ErrorCode } from '../errors.js';
+import type { OpenApiSource } from '../core/manifest-types.gen.js';
+import { documentError, isUrl, readDocument, type OpenApiDocument } from './document.js';
+import { child, pathOf, Refs, type Located } from './refs.js';
+import { SchemaTranslator } from './schema.js';
+import { operationTool, type OpenApiTool, type Operation } from './operation.js';
+import { selected, toolName } from './select.js';
+import { operationScopes } from './scopes.js';
+
+type Path = (string | number)[];
+
+export interface ExpandOptions {
+  /** The manifest file (problems in the manifest are reported in it). */
+  file: string;
+  /** The folder relative document paths are read from (the manifest's). */
+  baseDir: string;
+  locate(path: readonly (string | number)[], at?: 'value' | 'key'): { line: number; col: number };
+  /** A document at a URL is not fetched: its source expands to nothing, with an OPENAPI_NOT_FETCHED warning. */
+  offline?: boolean;
+}
+
+export interface ExpandWarning {
+  code: 'OPENAPI_SKIPPED' | 'OPENAPI_NOT_FETCHED';
+  path: Path;
+  message: string;
+}
+
+export interface Origin {
+  /** The source: ['openapi', i]. */
+  source: Path;
+  name: Path;
+  scopes: Path;
+  /** The override's `task`, when it gives one. */
+  task?: Path;
+}
+
+export interface Expanded {
+  tools: OpenApiTool[];
+  origins: Origin[];
+  warnings: ExpandWarning[];
+  /** sha256 of every document read (the root and the files its $refs name), in reading order. */
+  hashes: string[];
+}
+
+const TOOL_NAME = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
+const PATH_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+export function expandOpenApi(sources: readonly OpenApiSource[], opts: ExpandOptions): Expanded {
+  const out: Expanded = { tools: [], origins: [], warnings: [], hashes: [] };
+  const problems: SvcError[] = [];
+  const at = (code: ErrorCode, path: Path, message: string, where?: 'key') => {
+    const { line, col } = opts.locate(path, where);
+    problems.push(new SvcError(code, message, { file: opts.file, line, col, path: '/' + path.join('/') }));
+  };
+  const names = new Map<string, number>();
+  sources.forEach((src, i) => {
+    const first = names.get(src.name);
+    if (first !== undefined) at('DUPLICATE_NAME', ['openapi', i, 'name'], `openapi source ${src.name} is already declared (openapi[${first}])`);
+    else names.set(src.name, i);
+    try {
+      expandSource(src, ['openapi', i], opts, out, at);
+    } catch (e) {
+      if (!(e instanceof SvcError)) throw e;
+      problems.push(e.file ? e : new SvcError(e.code, e.message, { file: opts.file, ...opts.locate(['openapi', i, 'document']) }));
+    }
+  });
+  if (problems.length) throw new ManifestError(problems);
+  return out;
+}
+
+function expandSource(src: OpenApiSource, base: Path, opts: ExpandOptions, out: Expanded, at: (code: ErrorCode, path: Path, message: string, where?: 'key') => void): void {
+  if (isUrl(src.document) && src.sha256 === undefined) {
+    at('OPENAPI_CONFIG', [...base, 'document'], `openapi ${src.name}: a document at a URL needs its sha256 pinned (sha256)`);
+    return;
+  }
+  if (isUrl(src.document) && opts.offline) {
+    out.warnings.push({ code: 'OPENAPI_NOT_FETCHED', path: [...base, 'document'], message: `openapi ${src.name}: the document at ${src.document.replace(/[?#].*$/, '')} was not fetched, so its tools were not checked (validate --network fetches it)` });
+    return;
+  }
+  const file = isUrl(src.document) || isAbsolute(src.document) ? src.document : resolve(opts.baseDir, src.document);
+  const doc = readDocument(file, { root: true, sha256: src.sha256 });
+  const refs = new Refs(doc);
+  const root: Located = { value: doc.value, doc, at: undefined };
+  const baseUrl = (src.base_url ?? defaultBaseUrl(doc, () => at('OPENAPI_CONFIG', base, `openapi ${src.name}: the document names no absolute server URL (servers[0].url, or Swagger 2.0 host): give base_url`)))?.replace(/\/+$/, '');
+  if (baseUrl === undefined) return;
+  const v = doc.value as Record<string, unknown>;
+  const ctx = {
+    refs, schemas: new SchemaTranslator(refs, doc.version!), version: doc.version!, baseUrl,
+    ...(doc.version === '2.0' && { consumes: v.consumes as string[] | undefined, produces: v.produces as string[] | undefined }),
+  };
+  const overrides = src.overrides ?? {};
+  const seenIds = new Set<string>();
+  const byName = new Map<string, Operation>();
+  const paths = child(root, 'paths');
+  for (const p of Object.keys((paths.value ?? {}) as object)) {
+    const item = refs.deref(child(paths, p));
+    if (!isMapping(item.value)) throw documentError(item.doc, pathOf(item), `path ${p}: a path item is a mapping of methods`);
+    for (const m of PATH_METHODS) {
+      const node = child(item, m);
+      if (node.value === undefined) continue;
+      if (!isMapping(node.value)) throw documentError(node.doc, pathOf(node), `${m.toUpperCase()} ${p}: an operation is a mapping`);
+      const opv = node.value as { operationId?: unknown; tags?: unknown };
+      const o: Operation = {
+        method: m.toUpperCase(), path: p, node, pathItem: item,
+        ...(typeof opv.operationId === 'string' && opv.operationId && { operationId: opv.operationId }),
+        tags: Array.isArray(opv.tags) ? opv.tags.filter((t): t is string => typeof t === 'string') : [],
+      };
+      if (o.operationId) seenIds.add(o.operationId);
+      if (!selected(o, src.include, src.exclude)) continue;
+      const who = `${o.method} ${p}${o.operationId ? ` (operationId ${o.operationId})` : ''}`;
+      const built = operationTool(o, ctx);
+      if ('skip' in built) {
+        out.warnings.push({ code: 'OPENAPI_SKIPPED', path: [...base, 'document'], message: `openapi ${src.name}: ${who} is not served: ${built.skip}` });
+        continue;
+      }
+      const ov = o.operationId !== undefined && Object.hasOwn(overrides, o.operationId) ? overrides[o.operationId]! : undefined;
+      const ovPath = [...base, 'overrides', o.operationId ?? ''];
+      const namePath = ov?.name !== undefined ? [...ovPath, 'name'] : [...base, 'naming'];
+      const name = ov?.name ?? toolName(src.naming!, o);
+      if (!TOOL_NAME.test(name) || name.length > 128) {
+        at('OPENAPI_CONFIG', namePath, `openapi ${src.name}: ${who} would be named "${name}", which is not a tool name (letters, digits, _ and -, dot-separated, at most 128 characters)`);
+        continue;
+      }
+      const twin = byName.get(name);
+      if (twin) {
+        at('DUPLICATE_NAME', namePath, `openapi ${src.name}: ${who} and ${twin.method} ${twin.path}${twin.operationId ? ` (operationId ${twin.operationId})` : ''} are both named ${name}; change naming or give one an override name`);
+        continue;
+      }
+      byName.set(name, o);
+      const mapped = ov?.required_scopes === undefined && src.scope_map ? operationScopes(node, root, src.scope_map) : undefined;
+      const scopesPath = ov?.required_scopes !== undefined ? [...ovPath, 'required_scopes'] : mapped ? [...base, 'scope_map'] : [...base, 'required_scopes'];
+      const annotations = built.tool.annotations || ov?.annotations ? { ...built.tool.annotations, ...ov?.annotations } : undefined;
+      const { http, annotations: _, ...rest } = built.tool;
+      out.tools.push({
+        name,
+        ...rest,
+        ...(ov?.description !== undefined && { description: ov.description }),
+        required_scopes: [...(ov?.required_scopes ?? mapped ?? src.required_scopes ?? [])],
+        ...(annotations && { annotations }),
+        ...(ov?.task !== undefined && { task: ov.task }),
+        http: {
+          ...http,
+          ...((http.headers || src.headers) && { headers: { ...http.headers, ...src.headers } }),
+          ...(src.auth && { auth: src.auth }),
+          ...(src.timeout_ms !== undefined && { timeout_ms: src.timeout_ms }),
+          ...(src.max_bytes !== undefined && { max_bytes: src.max_bytes }),
+        },
+      });
+      out.origins.push({ source: base, name: namePath, scopes: scopesPath, ...(ov?.task !== undefined && { task: [...ovPath, 'task'] }) });
+    }
+  }
+  for (const id of Object.keys(overrides)) {
+    if (!seenIds.has(id)) at('OPENAPI_CONFIG', [...base, 'overrides', id], `openapi ${src.name}: overrides names operation ${id}, which the document does not have`, 'key');
+  }
+  out.hashes.push(...refs.documents.map((d: OpenApiDocument) => d.hash));
+}
+
+const isMapping = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** The document's own server URL, or undefined (after calling `none`) when it has no absolute one. */
+function defaultBaseUrl(doc: OpenApiDocument, none: () => void): string | undefined {
+  const v = doc.value as { servers?: { url?: unknown; variables?: Record<string, { default?: unknown }> }[]; host?: unknown; basePath?: unknown; schemes?: unknown };
+  let url: string | undefined;
+  if (doc.version === '2.0') {
+    if (typeof v.host === 'string' && v.host) {
+      const schemes = Array.isArray(v.schemes) ? v.schemes : [];
+      const scheme = schemes.includes('https') || !schemes.length ? 'https' : String(schemes[0]);
+      url = `${scheme}://${v.host}${typeof v.basePath === 'string' ? v.basePath : ''}`;
+    }
+  } else {
+    const s = Array.isArray(v.servers) ? v.servers[0] : undefined;
+    if (s && typeof s.url === 'string') url = s.url.replace(/\{([^}]+)\}/g, (whole, name: string) => String(s.variables?.[name]?.default ?? whole));
+  }
+  if (url === undefined || !/^https?:\/\/[^{}]+$/.test(url)) {
+    none();
+    return undefined;
+  }
+  return url;
+}

@@ -1,0 +1,252 @@
+// One OpenAPI operation → one http tool entry (the manifest shape), or the reason it is skipped.
+// Guarantees: arguments are the parameters by name (path-level parameters merged under the
+// operation's, the operation's winning), then the body as `body`; a name already taken gets
+// the suffix `_` + its location (`id_query`, `body_body`), and a path parameter whose name is
+// not a template placeholder name gets one made of it (`pet-id` → `pet_id`) — each parameter's
+// `arg` then says which argument feeds it. Path parameters are required; others as the
+// document says. The JSON body (application/json or any +json) is preferred, then a
+// form body (application/x-www-form-urlencoded, and Swagger 2.0 formData); anything else —
+// multipart, binary, a `file` parameter, a parameter described by `content`, Swagger 2.0's
+// tsv collection format, a method other than GET POST PUT PATCH DELETE — skips the operation
+// with the reason, never a guessed request. Accept, Content-Type and Authorization header
+// parameters are ignored (OpenAPI says so). style/explode are written only when the
+// document gives them (Swagger 2.0 collection formats are translated to them). The output
+// schema is the first 2xx response's JSON schema when that is an object schema.
+
+import type { JsonSchema, SchemaTranslator } from './schema.js';
+import { child, pathOf, type Located, type Refs } from './refs.js';
+import { documentError, type OpenApiVersion } from './document.js';
+
+export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+export interface Operation {
+  method: string;
+  path: string;
+  operationId?: string;
+  tags: string[];
+  node: Located;
+  pathItem: Located;
+}
+
+export interface HttpParameter {
+  name: string;
+  in: 'path' | 'query' | 'header' | 'cookie';
+  style?: string;
+  explode?: boolean;
+  arg?: string;
+}
+
+export interface OpenApiTool {
+  name: string;
+  title?: string;
+  description: string;
+  input_schema: { type: 'object'; properties: Record<string, JsonSchema>; required?: string[]; additionalProperties: false };
+  output_schema?: Record<string, unknown>;
+  required_scopes: string[];
+  annotations?: Record<string, unknown>;
+  task?: 'forbidden' | 'optional' | 'required';
+  http: {
+    method: string;
+    url: string;
+    parameters?: HttpParameter[];
+    request_body?: { arg: string; content_type: string };
+    headers?: Record<string, string>;
+    auth?: unknown;
+    timeout_ms?: number;
+    max_bytes?: number | string;
+  };
+}
+
+export interface OperationContext {
+  refs: Refs;
+  schemas: SchemaTranslator;
+  version: OpenApiVersion;
+  baseUrl: string;
+  /** Swagger 2.0: the document's `consumes` and `produces`. */
+  consumes?: string[];
+  produces?: string[];
+}
+
+const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
+const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json(?:\s*;.*)?$/i;
+const FORM_TYPE = 'application/x-www-form-urlencoded';
+const PLACEHOLDER_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Swagger 2.0 collectionFormat → OpenAPI 3 style/explode, for query (path and header: csv only). */
+const COLLECTION: Record<string, { style: string; explode: boolean } | undefined> = {
+  csv: { style: 'form', explode: false }, ssv: { style: 'spaceDelimited', explode: false },
+  pipes: { style: 'pipeDelimited', explode: false }, multi: { style: 'form', explode: true },
+};
+
+export type Built = { tool: Omit<OpenApiTool, 'name' | 'required_scopes'> } | { skip: string };
+
+export function operationTool(o: Operation, ctx: OperationContext): Built {
+  if (!(METHODS as readonly string[]).includes(o.method)) return { skip: `method ${o.method} is not one an http tool sends (${METHODS.join(' ')})` };
+  const op = o.node.value as Record<string, unknown>;
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  const parameters: HttpParameter[] = [];
+  const taken = new Set<string>();
+  const argFor = (name: string, where: string) => {
+    let arg = where === 'path' && !PLACEHOLDER_NAME.test(name) ? name.replace(/[^A-Za-z0-9_]/g, '_').replace(/^(?=\d)/, '_') : name;
+    if (taken.has(arg)) arg = `${arg}_${where}`;
+    for (let n = 2; taken.has(arg); n++) arg = `${arg}${n}`;
+    taken.add(arg);
+    return arg;
+  };
+
+  const params = mergedParameters(o, ctx.refs);
+  const form: { properties: Record<string, JsonSchema>; required: string[] } = { properties: {}, required: [] };
+  let bodyNode: Located | undefined;
+  let bodyRequired = false;
+  for (const p of params) {
+    const v = p.value as Record<string, unknown>;
+    const name = v.name as string;
+    const where = v.in as string;
+    if (where === 'body') {
+      bodyNode = child(p, 'schema');
+      bodyRequired = v.required === true;
+      continue;
+    }
+    if (where === 'header' && IGNORED_HEADERS.has(name.toLowerCase())) continue;
+    if (v.content !== undefined) return { skip: `parameter ${name} is described by a media type (content), which fastsvc does not serialize` };
+    if (ctx.version === '2.0' && v.type === 'file') return { skip: `parameter ${name} is a file upload (multipart/form-data)` };
+    let schema = ctx.version === '2.0' ? ctx.schemas.translate(p) : ctx.schemas.translate(child(p, 'schema'));
+    if (typeof v.description === 'string' && typeof schema === 'object' && schema.description === undefined) schema = { ...schema, description: v.description };
+    if (where === 'formData') {
+      form.properties[name] = schema;
+      if (v.required === true) form.required.push(name);
+      continue;
+    }
+    if (where !== 'path' && where !== 'query' && where !== 'header' && where !== 'cookie') throw documentError(p.doc, [...pathOf(p), 'in'], `parameter ${name}: "in" must be path, query, header or cookie${ctx.version === '2.0' ? ' (or body, formData)' : ''}`);
+    const arg = argFor(name, where);
+    const param: HttpParameter = { name, in: where };
+    if (ctx.version === '2.0') {
+      if (v.type === 'array') {
+        const format = (v.collectionFormat as string | undefined) ?? 'csv';
+        const sx = COLLECTION[format];
+        if (!sx || (format !== 'csv' && where !== 'query')) return { skip: `parameter ${name} uses collectionFormat ${format} in ${where}, which OpenAPI 3 styles cannot express` };
+        if (where === 'query') Object.assign(param, sx);
+      }
+    } else {
+      if (typeof v.style === 'string') param.style = v.style;
+      if (typeof v.explode === 'boolean') param.explode = v.explode;
+    }
+    if (arg !== name) param.arg = arg;
+    parameters.push(param);
+    properties[arg] = schema;
+    if (where === 'path' || v.required === true) required.push(arg);
+  }
+
+  let requestBody: { arg: string; content_type: string } | undefined;
+  let bodySchema: JsonSchema | undefined;
+  if (ctx.version === '2.0') {
+    const consumes = (op.consumes as string[] | undefined) ?? ctx.consumes ?? ['application/json'];
+    if (Object.keys(form.properties).length) {
+      if (!consumes.includes(FORM_TYPE)) return { skip: `form parameters sent as ${consumes.join(', ')}, which fastsvc does not send (only ${FORM_TYPE})` };
+      requestBody = { arg: '', content_type: FORM_TYPE };
+      bodySchema = { type: 'object', properties: form.properties, ...(form.required.length && { required: form.required }) };
+      bodyRequired = form.required.length > 0;
+    } else if (bodyNode) {
+      const json = consumes.find((c) => JSON_TYPE.test(c));
+      if (!json) return { skip: `its body is sent as ${consumes.join(', ')}, which fastsvc does not send (JSON or ${FORM_TYPE})` };
+      requestBody = { arg: '', content_type: 'application/json' };
+      bodySchema = ctx.schemas.translate(bodyNode);
+    }
+  } else if (op.requestBody !== undefined) {
+    const rb = ctx.refs.deref(child(o.node, 'requestBody'));
+    const content = child(rb, 'content');
+    const types = Object.keys((content.value ?? {}) as object);
+    const chosen = types.find((t) => JSON_TYPE.test(t)) ?? types.find((t) => t.toLowerCase() === FORM_TYPE);
+    if (!chosen && types.length) return { skip: `its request body is only ${types.join(', ')}, which fastsvc does not send (JSON or ${FORM_TYPE})` };
+    if (chosen) {
+      requestBody = { arg: '', content_type: JSON_TYPE.test(chosen) ? 'application/json' : FORM_TYPE };
+      bodySchema = ctx.schemas.translate(child(child(content, chosen), 'schema'));
+      bodyRequired = (rb.value as { required?: unknown }).required === true;
+    }
+  }
+  if (requestBody) {
+    requestBody.arg = argFor('body', 'body');
+    properties[requestBody.arg] = bodySchema ?? {};
+    if (bodyRequired) required.push(requestBody.arg);
+  }
+
+  // The URL: path placeholders become the template's {{arg}}.
+  const pathArgs = new Map(parameters.filter((p) => p.in === 'path').map((p) => [p.name, p.arg ?? p.name]));
+  let missing: string | undefined;
+  const path = o.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const arg = pathArgs.get(name);
+    if (arg === undefined) missing ??= name;
+    return `{{${arg}}}`;
+  });
+  if (missing !== undefined) return { skip: `its path names {${missing}}, which no path parameter describes` };
+
+  const summary = typeof op.summary === 'string' ? op.summary.trim() : '';
+  const description = typeof op.description === 'string' && op.description.trim() ? op.description.trim() : summary || `${o.method} ${o.path}`;
+  const output = outputSchema(o, ctx);
+  const accept = jsonAnswerType(o, ctx);
+  const annotations = o.method === 'GET' ? { readOnlyHint: true } : o.method === 'DELETE' ? { destructiveHint: true } : o.method === 'PUT' ? { idempotentHint: true } : undefined;
+  return {
+    tool: {
+      ...(summary && summary !== description && { title: summary }),
+      description,
+      input_schema: { type: 'object', properties, ...(required.length && { required }), additionalProperties: false },
+      ...(output && { output_schema: output }),
+      ...(annotations && { annotations }),
+      http: {
+        method: o.method,
+        url: ctx.baseUrl + path,
+        ...(parameters.length && { parameters }),
+        ...(requestBody && { request_body: requestBody }),
+        ...(accept && { headers: { Accept: accept } }),
+      },
+    },
+  };
+}
+
+/** Path-level parameters, then the operation's (which replace one of the same name and location), $refs followed. */
+function mergedParameters(o: Operation, refs: Refs): Located[] {
+  const out = new Map<string, Located>();
+  for (const owner of [o.pathItem, o.node]) {
+    const list = child(owner, 'parameters');
+    if (list.value === undefined) continue;
+    if (!Array.isArray(list.value)) throw documentError(list.doc, pathOf(list), 'parameters must be a list');
+    list.value.forEach((_, i) => {
+      const p = refs.deref(child(list, i));
+      const v = p.value as { name?: unknown; in?: unknown } | null;
+      if (!v || typeof v !== 'object' || typeof v.name !== 'string' || typeof v.in !== 'string') throw documentError(p.doc, pathOf(p), 'a parameter needs a name and an "in"');
+      out.set(`${v.in}\u0000${v.name}`, p);
+    });
+  }
+  return [...out.values()];
+}
+
+/** The JSON media type the first 2xx response offers, asked for in Accept: an API that also offers XML (the
+ * Petstore lists application/xml first) answers the first type it offers to a request that does not say. */
+function jsonAnswerType(o: Operation, ctx: OperationContext): string | undefined {
+  const responses = (o.node.value as { responses?: Record<string, unknown> }).responses;
+  const code = responses && typeof responses === 'object' ? Object.keys(responses).filter((c) => /^2(\d\d|XX)$/i.test(c)).sort()[0] : undefined;
+  if (code === undefined) return undefined;
+  if (ctx.version === '2.0') return ((o.node.value as { produces?: string[] }).produces ?? ctx.produces ?? []).find((t) => JSON_TYPE.test(t));
+  const content = ctx.refs.deref(child(child(o.node, 'responses'), code)).value as { content?: Record<string, unknown> } | undefined;
+  return Object.keys(content?.content ?? {}).find((t) => JSON_TYPE.test(t));
+}
+
+function outputSchema(o: Operation, ctx: OperationContext): Record<string, unknown> | undefined {
+  const responses = child(o.node, 'responses');
+  if (!responses.value || typeof responses.value !== 'object') return undefined;
+  const code = Object.keys(responses.value).filter((c) => /^2(\d\d|XX)$/i.test(c)).sort()[0];
+  if (code === undefined) return undefined;
+  const res = ctx.refs.deref(child(responses, code));
+  let schemaNode: Located | undefined;
+  if (ctx.version === '2.0') {
+    const produces = (o.node.value as { produces?: string[] }).produces ?? ctx.produces ?? ['application/json'];
+    if ((res.value as { schema?: unknown }).schema !== undefined && produces.some((t) => JSON_TYPE.test(t))) schemaNode = child(res, 'schema');
+  } else {
+    const content = child(res, 'content');
+    const json = Object.keys((content.value ?? {}) as object).find((t) => JSON_TYPE.test(t));
+    if (json && (content.value as Record<string, { schema?: unknown }>)[json]?.schema !== undefined) schemaNode = child(child(content, json), 'schema');
+  }
+  if (!schemaNode) return undefined;
+  const s = ctx.schemas.translate(schemaNode);
+  return typeof s === 'object' && s.type === 'object' ? s : undefined;
+}
