@@ -8,12 +8,18 @@
 // when it has no problem. One entry: a process serves one manifest. A reused result hands out
 // the same tool objects as before: the manifest pipeline only fills schema defaults into them
 // (already filled the first time) and freezes them, so the running catalog and the next share them.
+// After a fresh expansion of 1 MiB of documents or more, the heap is released (release-heap.ts):
+// the parsed documents are garbage by then and would otherwise stay in the RSS.
 
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import type { OpenApiSource } from '../core/manifest-types.gen.js';
 import { MAX_DOCUMENT_BYTES } from './document.js';
+import { releaseHeap } from '../util/release-heap.js';
 import { expandOpenApi, type ExpandOptions, type Expanded } from './expand.js';
+
+/** From this much document text on, the parsed documents (garbage once translated) are handed back to the OS at once. */
+const RELEASE_AFTER_BYTES = 1 << 20;
 
 let last: { key: string; result: Expanded } | undefined;
 
@@ -23,6 +29,7 @@ export function expandOpenApiCached(sources: readonly OpenApiSource[], opts: Exp
   last = undefined; // never keep two: the old result would outlive its catalog
   const result = expandOpenApi(sources, opts);
   last = { key, result };
+  if (result.files.reduce((n, f) => n + statSync(f).size, 0) >= RELEASE_AFTER_BYTES) releaseHeap();
   return result;
 }
 
