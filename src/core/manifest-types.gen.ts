@@ -46,7 +46,7 @@ export type HttpParameter = {
    */
   in: 'path' | 'query' | 'header' | 'cookie';
   /**
-   * The tool argument that feeds it, when that differs from name (two parameters of the same name in different places, or a name that is not a valid argument name).
+   * The tool argument that feeds it, when that differs from name (two parameters of the same name in different places, e.g. id_query). For a path parameter it must be usable as a {{placeholder}}: letters, digits and _, not starting with a digit.
    */
   arg?: string;
   /**
@@ -976,6 +976,9 @@ export interface Tool {
    * JSON Schema of the tool's structured result, listed as outputSchema (an object schema). `openapi` sources write it from an operation's first 2xx JSON response when that is an object.
    */
   output_schema?: {
+    /**
+     * Always object: MCP lists only object output schemas.
+     */
     type: 'object';
   };
   /**

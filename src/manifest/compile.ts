@@ -11,6 +11,8 @@ import { isLoopbackUrl } from '../util/loopback.js';
 import { trustFunction } from '../util/proxy-trust.js';
 import { MIN_STATE_KEY } from '../mcp/request-state.js';
 import { BACKEND_KINDS } from '../runtime/backends/registry.js';
+import { authHeaderOf, compileRequestParts } from '../runtime/backends/http-request.js';
+import type { HttpSpec } from '../runtime/backends/types.js';
 import { compilePattern, isPattern } from '../core/guard.js';
 import { enterpriseIssuerProblems, issuerProblem, NO_SCOPE, profileIssuerProblem, upstreamProblems } from '../auth/oauth/config-checks.js';
 import { externalIssuerProblems } from '../auth/external/config-checks.js';
@@ -191,6 +193,13 @@ function checkTool(t: Tool, path: Path, problem: (c: ErrorCode, p: Path, m: stri
       if (!props.has(arg)) problem('TEMPLATE_ARG_UNKNOWN', at, `${who}: ${p.in} parameter ${p.name} takes argument ${arg}, which input_schema does not define`);
       else if (p.in === 'path' && !schema.required?.includes(arg)) problem('BACKEND_CONFIG', at, `${who}: path parameter ${p.name}: argument ${arg} must be in input_schema.required (a URL path cannot leave it out)`);
     });
+    try {
+      // The backend's own checks of parameters and request_body, so that `validate --no-io` reports them too.
+      compileRequestParts(t.http as HttpSpec, authHeaderOf(t.http));
+    } catch (e) {
+      if (!(e instanceof SvcError)) throw e;
+      problem(e.code, [...path, 'http', ...(e.path ?? '').split('/').filter(Boolean).map((k) => (/^\d+$/.test(k) ? Number(k) : k))], `${who}: ${e.message}`);
+    }
     const rb = t.http.request_body?.arg;
     if (rb !== undefined && !props.has(rb)) problem('TEMPLATE_ARG_UNKNOWN', [...path, 'http', 'request_body'], `${who}: request_body takes argument ${rb}, which input_schema does not define`);
   }

@@ -148,7 +148,7 @@ function expandSource(src: OpenApiSource, base: Path, opts: ExpandOptions, out: 
         ...(ov?.task !== undefined && { task: ov.task }),
         http: {
           ...http,
-          ...(src.headers && { headers: { ...src.headers } }),
+          ...((http.headers || src.headers) && { headers: { ...http.headers, ...src.headers } }),
           ...(src.auth && { auth: src.auth }),
           ...(src.timeout_ms !== undefined && { timeout_ms: src.timeout_ms }),
           ...(src.max_bytes !== undefined && { max_bytes: src.max_bytes }),

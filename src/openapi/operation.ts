@@ -183,6 +183,7 @@ export function operationTool(o: Operation, ctx: OperationContext): Built {
   const summary = typeof op.summary === 'string' ? op.summary.trim() : '';
   const description = typeof op.description === 'string' && op.description.trim() ? op.description.trim() : summary || `${o.method} ${o.path}`;
   const output = outputSchema(o, ctx);
+  const accept = jsonAnswerType(o, ctx);
   const annotations = o.method === 'GET' ? { readOnlyHint: true } : o.method === 'DELETE' ? { destructiveHint: true } : o.method === 'PUT' ? { idempotentHint: true } : undefined;
   return {
     tool: {
@@ -196,6 +197,7 @@ export function operationTool(o: Operation, ctx: OperationContext): Built {
         url: ctx.baseUrl + path,
         ...(parameters.length && { parameters }),
         ...(requestBody && { request_body: requestBody }),
+        ...(accept && { headers: { Accept: accept } }),
       },
     },
   };
@@ -216,6 +218,17 @@ function mergedParameters(o: Operation, refs: Refs): Located[] {
     });
   }
   return [...out.values()];
+}
+
+/** The JSON media type the first 2xx response offers, asked for in Accept: an API that also offers XML (the
+ * Petstore lists application/xml first) answers the first type it offers to a request that does not say. */
+function jsonAnswerType(o: Operation, ctx: OperationContext): string | undefined {
+  const responses = (o.node.value as { responses?: Record<string, unknown> }).responses;
+  const code = responses && typeof responses === 'object' ? Object.keys(responses).filter((c) => /^2(\d\d|XX)$/i.test(c)).sort()[0] : undefined;
+  if (code === undefined) return undefined;
+  if (ctx.version === '2.0') return ((o.node.value as { produces?: string[] }).produces ?? ctx.produces ?? []).find((t) => JSON_TYPE.test(t));
+  const content = ctx.refs.deref(child(child(o.node, 'responses'), code)).value as { content?: Record<string, unknown> } | undefined;
+  return Object.keys(content?.content ?? {}).find((t) => JSON_TYPE.test(t));
 }
 
 function outputSchema(o: Operation, ctx: OperationContext): Record<string, unknown> | undefined {

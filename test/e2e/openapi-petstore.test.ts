@@ -1,88 +1,346 @@
-// An `openapi` source served by the real `svc serve`: the MCP SDK client (1.x) lists the Petstore
-// 3.0 operations as tools with their input schemas, output schemas and annotations; `fastsvc
-// import openapi` (the built command) prints tools that, served, list exactly the same; `fastsvc
-// validate` names the skipped operation as a warning at the source's line.
+// The Petstore documents (OpenAPI 3.0, 3.1 and Swagger 2.0, test/fixtures/openapi/) as `openapi:` sources of the real
+// `svc serve`, every call answered by Stoplight Prism mocking the same document (--errors: a request that breaks the
+// document is refused, test/e2e/prism-self-check.test.ts shows it), with a recording proxy between them that keeps
+// the exact request fastsvc built. Run with both MCP SDK clients (1.x on 2025-11-25, 2.x on 2026-07-28). Asserted
+// for each document: the catalog (the operations as tools, the method's annotations, path/body arguments required;
+// an operation fastsvc cannot express absent, and named by a located `svc validate` warning); a call of each kind — a path parameter, query parameters, a query
+// array exploded, a header parameter, a JSON body on POST and PUT, DELETE, a form body where the document has one, a
+// path value that needs escaping — reaches Prism exactly as the document describes (method, path and query, headers,
+// body) and Prism accepts it (2xx), its JSON answer coming back as structured content valid against the listed
+// output schema; the source's outbound auth reaches Prism as the api_key header the document's securitySchemes
+// name, with the value from the environment; a source without credentials is refused by Prism and the call comes
+// back as a tool error naming the status (and, where Prism writes a problem+json, its message); scopes: a caller
+// without the scope (scope_map from the oauth2 scopes, an override per operation) neither sees nor calls the tool,
+// and neither the proxy nor Prism ever sees that call.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { childEnv, ROOT, run } from '../helpers/cli.js';
+import { PRISM_CHECK, startPrism, type Prism } from '../helpers/prism.js';
+import { recordingProxy, type Exchange, type RecordingProxy } from '../helpers/recording-proxy.js';
+import { secret } from '../helpers/secrets.js';
 import { serveManifest, type Served } from '../helpers/serve.js';
-import { run, ROOT } from '../helpers/cli.js';
+import { connectSdk, SDK_CLIENTS, type ListedTool, type McpCaller } from '../helpers/sdk-clients.js';
+import type { Outcome } from '../helpers/gateway-front.js';
 
-const TOKEN = 'openapi-e2e-token-0123456789';
-const DOC = join(ROOT, 'test/fixtures/openapi/petstore-3.0.yaml');
-const HEAD = `version: 1\nname: petstore\nauth:\n  token: \${SVC_TOKEN}\nprofile:\n  scopes: [pets.read, pets.write]\n`;
-const SOURCE = `openapi:\n  - name: petstore\n    document: petstore-3.0.yaml\n    base_url: http://127.0.0.1:9/api/v3\n    required_scopes: [pets.read]\n`;
+type Json = Record<string, unknown>;
+const FIXTURES = join(ROOT, 'test', 'fixtures', 'openapi');
 
-async function listTools(url: string): Promise<Tool[]> {
-  const client = new Client({ name: 'openapi-e2e', version: '1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
-  try {
-    const tools: Tool[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await client.listTools(cursor === undefined ? {} : { cursor });
-      tools.push(...page.tools);
-      cursor = page.nextCursor;
-    } while (cursor !== undefined);
-    return tools;
-  } finally {
-    await client.close();
-  }
+/** One call and the request Prism must receive for it. */
+interface Case {
+  what: string;
+  tool: string;
+  args: Json;
+  method: string;
+  /** Path and query exactly as sent. */
+  url: string;
+  headers?: Record<string, string>;
+  /** The body: JSON (compared parsed) or a form (compared as text). */
+  json?: unknown;
+  form?: string;
+  /** The answer: a JSON object (structured content, valid against the listed output schema), a JSON array (its
+   * text; no output schema, which MCP wants an object), or nothing to check. */
+  answer: 'object' | 'array' | 'none';
+  /** The status Prism answers a valid request with when the document gives the operation no 2xx answer (2.0's
+   * addPet documents only 405): then the call is a tool error naming it. Default: a 2xx. */
+  status?: number;
 }
 
-describe('openapi e2e: the Petstore through svc serve and the MCP SDK client', () => {
-  let served: Served | undefined;
-  afterEach(async () => {
-    await served?.stop();
-    served = undefined;
-  });
+interface Doc {
+  label: string;
+  fixture: string;
+  /** The copy Prism reads, when Prism cannot read the fixture itself (fastsvc always reads the fixture). */
+  forPrism?: (text: string) => string;
+  cases: Case[];
+  /** Operations the document has that fastsvc cannot express: absent from the catalog. */
+  absent: string[];
+  /** Annotations each tool must carry. */
+  annotations: Record<string, Json>;
+}
 
-  it('lists every callable operation as a tool with its schemas and annotations', async () => {
-    served = await serveManifest(HEAD + SOURCE, { copy: { 'petstore-3.0.yaml': 'test/fixtures/openapi/petstore-3.0.yaml' }, env: { SVC_TOKEN: TOKEN } });
-    const tools = new Map((await listTools(served.url)).map((t) => [t.name, t]));
-    assert.equal(tools.size, 18);
-    assert.ok(!tools.has('uploadFile'));
-    const get = tools.get('getPetById')!;
-    assert.deepEqual(get.inputSchema.required, ['petId']);
-    assert.equal((get.inputSchema.properties!.petId as { type: string }).type, 'integer');
-    assert.equal(get.outputSchema?.type, 'object');
-    assert.deepEqual(get.outputSchema?.required, ['name', 'photoUrls']);
-    assert.equal(get.annotations?.readOnlyHint, true);
-    assert.equal(tools.get('deletePet')!.annotations?.destructiveHint, true);
-    assert.equal(tools.get('updatePet')!.annotations?.idempotentHint, true);
-    assert.deepEqual(tools.get('addPet')!.inputSchema.required, ['body']);
-    assert.equal(get.title, 'Find pet by ID.');
-  });
+// 7: the 3.1 document bounds petId (exclusiveMaximum 10).
+const PET = { id: 7, name: 'rex', photoUrls: ['https://example.com/rex.jpg'], status: 'available' };
 
-  it('the imported tools, served, list exactly as the openapi source does', async () => {
-    const imported = await run(['import', 'openapi', DOC, '--base-url', 'http://127.0.0.1:9/api/v3', '--required-scope', 'pets.read']);
-    assert.equal(imported.code, 0, imported.stderr);
-    assert.match(imported.stderr, /warning: OPENAPI_SKIPPED: POST \/pet\/\{petId\}\/uploadImage \(operationId uploadFile\)/);
-    served = await serveManifest(HEAD + SOURCE, { copy: { 'petstore-3.0.yaml': 'test/fixtures/openapi/petstore-3.0.yaml' }, env: { SVC_TOKEN: TOKEN } });
-    const viaSource = await listTools(served.url);
-    await served.stop();
-    served = await serveManifest(HEAD + imported.stdout, { env: { SVC_TOKEN: TOKEN } });
-    const viaImport = await listTools(served.url);
-    assert.equal(viaImport.length, 18);
-    assert.deepEqual(viaImport, viaSource);
-  });
+const path = (tool: string, petId = 7): Case => ({ what: 'a path parameter', tool, args: { petId }, method: 'GET', url: `/pet/${petId}`, answer: 'object' });
+const byTags: Case = { what: 'a query array, exploded', tool: 'findPetsByTags', args: { tags: ['tag1', 'tag two'] }, method: 'GET', url: '/pet/findByTags?tags=tag1&tags=tag%20two', answer: 'array' };
+const header: Case = { what: 'a header parameter (DELETE)', tool: 'keyless.deletePet', args: { petId: 7, api_key: 'caller-key' }, method: 'DELETE', url: '/pet/7', headers: { api_key: 'caller-key' }, answer: 'none' };
+const post: Case = { what: 'a JSON body (POST)', tool: 'addPet', args: { body: PET }, method: 'POST', url: '/pet', headers: { 'content-type': 'application/json' }, json: PET, answer: 'object' };
+const put: Case = { what: 'a JSON body (PUT)', tool: 'updatePet', args: { body: PET }, method: 'PUT', url: '/pet', headers: { 'content-type': 'application/json' }, json: PET, answer: 'object' };
+const escaped: Case = { what: 'a path value that needs escaping', tool: 'getUserByName', args: { username: 'ada lovelace/1?#' }, method: 'GET', url: '/user/ada%20lovelace%2F1%3F%23', answer: 'object' };
+const deleteOrder: Case = { what: 'DELETE with a path parameter', tool: 'deleteOrder', args: { orderId: 5 }, method: 'DELETE', url: '/store/order/5', answer: 'none' };
+const order = { id: 1, petId: 7, quantity: 2, status: 'placed', complete: false };
+const placeOrder: Case = { what: 'a JSON body (POST, no security)', tool: 'placeOrder', args: { body: order }, method: 'POST', url: '/store/order', headers: { 'content-type': 'application/json' }, json: order, answer: 'object' };
 
-  it('validate names the skipped operation as a warning at the source\'s document line', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'oa-validate-'));
-    try {
-      copyFileSync(DOC, join(dir, 'petstore-3.0.yaml'));
-      writeFileSync(join(dir, 'svc.yaml'), HEAD + SOURCE);
-      const r = await run(['validate', join(dir, 'svc.yaml')], { env: { ...process.env, SVC_TOKEN: TOKEN } });
-      assert.equal(r.code, 0, r.stderr);
-      assert.match(r.stderr, /svc\.yaml:9:15: warning: OPENAPI_SKIPPED: openapi petstore: POST \/pet\/\{petId\}\/uploadImage \(operationId uploadFile\) is not served: /);
-      assert.match(r.stdout, /ok — 18 tools/);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
+const ANNOTATIONS = {
+  getPetById: { readOnlyHint: true },
+  findPetsByTags: { readOnlyHint: true },
+  updatePet: { idempotentHint: true },
+  'keyless.deletePet': { destructiveHint: true },
+};
+
+const DOCS: Doc[] = [
+  {
+    label: 'Petstore OpenAPI 3.0',
+    fixture: 'petstore-3.0.yaml',
+    cases: [
+      path('getPetById'),
+      { what: 'a query parameter', tool: 'findPetsByStatus', args: { status: 'sold' }, method: 'GET', url: '/pet/findByStatus?status=sold', answer: 'array' },
+      byTags, header, post, put,
+      { what: 'query parameters on POST', tool: 'updatePetWithForm', args: { petId: 7, name: 'rex', status: 'sold' }, method: 'POST', url: '/pet/7?name=rex&status=sold', answer: 'object' },
+      escaped, deleteOrder, placeOrder,
+    ],
+    absent: ['uploadFile'],
+    annotations: ANNOTATIONS,
+  },
+  {
+    label: 'Petstore OpenAPI 3.1',
+    fixture: 'petstore-3.1.yaml',
+    // Prism 5.14 resolves a $ref only as a JSON pointer or a file: the one $ref by $id and $anchor (which JSON Schema
+    // 2020-12 allows and fastsvc must follow) is rewritten for Prism to the pointer it denotes.
+    forPrism: (text) => text.replace('$ref: /components/schemas/petdetails#pet_details_id', '$ref: "#/components/schemas/PetDetails/properties/id"'),
+    cases: [
+      path('getPetById'),
+      { what: 'a query parameter', tool: 'findPetsByStatus', args: { status: 'pending' }, method: 'GET', url: '/pet/findByStatus?status=pending', answer: 'array' },
+      byTags, header, post, put,
+    ],
+    absent: [],
+    annotations: ANNOTATIONS,
+  },
+  {
+    label: 'Petstore Swagger 2.0',
+    fixture: 'petstore-2.0.json',
+    cases: [
+      path('getPetById'),
+      { what: 'a query array, collectionFormat multi', tool: 'findPetsByStatus', args: { status: ['available', 'sold'] }, method: 'GET', url: '/pet/findByStatus?status=available&status=sold', answer: 'array' },
+      // The 2.0 Petstore documents no 2xx answer for addPet, updatePet, updatePetWithForm and the DELETEs.
+      byTags, { ...header, status: 400 }, { ...post, status: 405, answer: 'none' }, { ...put, status: 400, answer: 'none' },
+      { what: 'a form body (formData)', tool: 'updatePetWithForm', args: { petId: 7, body: { name: 'rex', status: 'sold' } }, method: 'POST', url: '/pet/7', headers: { 'content-type': 'application/x-www-form-urlencoded' }, form: 'name=rex&status=sold', answer: 'none', status: 405 },
+      // (placeOrder is left out: the 2.0 document declares no `consumes` for it, so Prism refuses any body.)
+      escaped, { ...deleteOrder, status: 400 },
+    ],
+    absent: ['uploadFile'],
+    annotations: ANNOTATIONS,
+  },
+];
+
+const ajv = new Ajv2020({ strict: false, validateFormats: false });
+const resultText = (r: Json) => ((r.content as { type: string; text?: string }[] | undefined) ?? []).map((c) => c.text ?? `[${c.type}]`).join('\n');
+
+for (const doc of DOCS) {
+  describe(`OpenAPI source: ${doc.label} through svc serve, answered by Prism (both SDK clients)`, function () {
+    this.timeout(120_000);
+    let dir: string;
+    let prism: Prism;
+    let checkPrism: Prism;
+    let proxy: RecordingProxy;
+    let srv: Served;
+    const token = secret(randomBytes(24).toString('base64url'));
+    const reader = secret(randomBytes(24).toString('base64url'));
+    const writer = secret(randomBytes(24).toString('base64url'));
+    const petKey = secret(`key-${randomBytes(18).toString('base64url')}`);
+    const petBearer = secret(`bearer-${randomBytes(18).toString('base64url')}`);
+    const fixture = readFileSync(join(FIXTURES, doc.fixture), 'utf8');
+    const ext = doc.fixture.slice(doc.fixture.lastIndexOf('.'));
+
+    before(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'fastsvc-oa-prism-'));
+      const prismDoc = join(dir, `for-prism${ext}`);
+      writeFileSync(prismDoc, doc.forPrism ? doc.forPrism(fixture) : fixture);
+      [prism, checkPrism] = await Promise.all([startPrism(prismDoc), startPrism(PRISM_CHECK)]);
+      proxy = await recordingProxy(prism.url);
+      const source = (name: string, more: Json) => ({ name, document: `apis/petstore${ext}`, base_url: proxy.url, ...more });
+      srv = await serveManifest({
+        version: 1,
+        name: 'petstore-e2e',
+        server: { host: '127.0.0.1' },
+        profile: { scopes: ['pets.read', 'pets.write', 'pets.admin'] },
+        auth: {
+          token: '${SVC_TOKEN}',
+          tokens: [{ name: 'reader', token: '${READER_TOKEN}', scopes: ['pets.read'] }, { name: 'writer', token: '${WRITER_TOKEN}', scopes: ['pets.read', 'pets.write'] }],
+        },
+        openapi: [
+          // Every operation but deletePet, with the api_key the document's securitySchemes name as the source's
+          // credential, and a bearer for the oauth2 scheme as a fixed header (Prism checks both schemes are met).
+          source('petstore', {
+            auth: { static: { header: 'api_key', value: '${PET_KEY}' } },
+            headers: { Authorization: 'Bearer ${PET_BEARER}' },
+            exclude: { operations: ['deletePet'] },
+            required_scopes: ['pets.read'],
+            scope_map: { 'read:pets': ['pets.read'], 'write:pets': ['pets.write'] },
+          }),
+          // deletePet alone, so its own api_key header parameter is the caller's (no credential sets that header).
+          source('keyless', {
+            headers: { Authorization: 'Bearer ${PET_BEARER}' },
+            include: { operations: ['deletePet'] },
+            naming: 'keyless.{operationId}',
+            required_scopes: ['pets.read'],
+            overrides: { deletePet: { required_scopes: ['pets.admin'] } },
+          }),
+          // No credential at all: Prism refuses getPetById (401).
+          source('anon', { include: { operations: ['getPetById'] }, naming: 'anon.{operationId}', required_scopes: ['pets.read'] }),
+          // The same refusal from a document with no 401 documented: Prism writes a problem+json message.
+          { name: 'check', document: 'apis/prism-check.json', base_url: checkPrism.url, include: { operations: ['getPet'] }, naming: 'check.{operationId}', required_scopes: ['pets.read'] },
+        ],
+      }, {
+        files: { [`apis/petstore${ext}`]: fixture, 'apis/prism-check.json': readFileSync(PRISM_CHECK) },
+        env: { SVC_TOKEN: token, READER_TOKEN: reader, WRITER_TOKEN: writer, PET_KEY: petKey, PET_BEARER: petBearer },
+      });
+    });
+    after(async () => {
+      await srv?.stop();
+      await proxy?.close();
+      await Promise.all([prism?.stop(), checkPrism?.stop()]);
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    });
+
+    const why = (r: unknown) => `${JSON.stringify(r).slice(0, 1500)}\nproxy saw: ${proxy.seen.slice(-3).map((s) => `${s.method} ${s.url} → ${s.status} ${s.answer.slice(0, 300)}`).join('\n')}\nPrism:\n${prism.tail(15)}\nsvc serve:\n${srv.stderr().slice(-1500)}`;
+
+    it('the expected requests of the table, sent by plain fetch, are what Prism accepts (the table matches the document)', async () => {
+      for (const k of doc.cases) {
+        const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${petBearer}`, api_key: petKey, ...k.headers };
+        const body = k.json !== undefined ? JSON.stringify(k.json) : k.form;
+        const res = await fetch(`${prism.url}${k.url}`, { method: k.method, headers, body });
+        const text = await res.text();
+        const got = `${k.method} ${k.url} → ${res.status} ${res.headers.get('sl-violations') ?? ''} ${text.slice(0, 300)}`;
+        assert.equal(res.headers.get('sl-violations'), null, got);
+        if (k.status) assert.equal(res.status, k.status, got);
+        else assert.ok(res.ok, got);
+        if (k.answer !== 'none') assert.match(res.headers.get('content-type') ?? '', /json/, `${k.method} ${k.url} answers JSON`);
+      }
+    });
+
+    it('svc validate warns about each operation it cannot serve, naming it, at the source\'s line', async () => {
+      const v = await run(['validate', srv.file], { env: childEnv({ SVC_TOKEN: token, READER_TOKEN: reader, WRITER_TOKEN: writer, PET_KEY: petKey, PET_BEARER: petBearer }) });
+      assert.equal(v.code, 0, v.stderr);
+      const skipped = (v.stdout + v.stderr).split('\n').filter((l) => /warning: OPENAPI_SKIPPED/.test(l));
+      for (const n of doc.absent) assert.ok(skipped.some((l) => l.includes(`operationId ${n}`) && /svc\.yaml:\d+:\d+: /.test(l)), `a located warning names ${n}:\n${v.stdout}${v.stderr}`);
+      if (!doc.absent.length) assert.deepEqual(skipped, []);
+    });
+
+    for (const kind of SDK_CLIENTS) {
+      describe(kind, () => {
+        let c: McpCaller;
+        let tools: Map<string, ListedTool>;
+        before(async () => {
+          c = await connectSdk(kind, srv.url, token);
+          tools = new Map((await c.listAll()).map((t) => [t.name, t]));
+        });
+        after(() => c?.close());
+
+        it('lists the operations as tools, with the method\'s annotations and what it cannot express left out', () => {
+          const names = [...tools.keys()];
+          for (const k of doc.cases) assert.ok(tools.has(k.tool), `${k.tool} listed: ${names.join(', ')}`);
+          for (const n of ['anon.getPetById', 'check.getPet']) assert.ok(tools.has(n), `${n} listed: ${names.join(', ')}`);
+          assert.ok(!tools.has('deletePet'), 'deletePet is excluded from the petstore source');
+          for (const n of doc.absent) assert.ok(!names.some((x) => x.endsWith(n)), `${n} cannot be expressed and is not listed`);
+          for (const [name, hints] of Object.entries(doc.annotations)) {
+            assert.deepEqual(Object.fromEntries(Object.keys(hints).map((h) => [h, tools.get(name)?.annotations?.[h]])), hints, `${name}'s annotations: ${JSON.stringify(tools.get(name)?.annotations)}`);
+          }
+          const get = tools.get('getPetById')!;
+          assert.ok((get.inputSchema.required as string[] | undefined)?.includes('petId'), JSON.stringify(get.inputSchema));
+          assert.equal((get.inputSchema.properties as Record<string, Json>).petId?.type, 'integer');
+          const add = tools.get('addPet')!;
+          assert.ok((add.inputSchema.required as string[] | undefined)?.includes('body'), `the JSON body is the required argument body: ${JSON.stringify(add.inputSchema)}`);
+          // The Pet's own required properties, whether the body schema is Pet or (3.1: siblings of a $ref) allOf [Pet, …].
+          const body = (add.inputSchema.properties as Record<string, Json>).body!;
+          const required = [body, ...((body.allOf as Json[] | undefined) ?? [])].flatMap((s) => (s.required as string[] | undefined) ?? []);
+          for (const r of ['name', 'photoUrls']) assert.ok(required.includes(r), `body requires ${r}: ${JSON.stringify(body).slice(0, 400)}`);
+        });
+
+        for (const k of doc.cases) {
+          it(`${k.what}: ${k.tool} reaches Prism as ${k.method} ${k.url} and Prism accepts it${k.status ? ` (the document's answer: ${k.status})` : ''}`, async () => {
+            const before = proxy.seen.length;
+            const out = await c.call(k.tool, k.args);
+            assert.ok('result' in out, why(out));
+            const r = out.result;
+            const sent = proxy.seen.slice(before);
+            assert.equal(sent.length, 1, why(sent));
+            const x = sent[0] as Exchange;
+            assert.equal(`${x.method} ${x.url}`, `${k.method} ${k.url}`);
+            assert.equal(x.answerHeaders['sl-violations'], undefined, `Prism found no violation: ${why(x)}`);
+            if (k.status) {
+              assert.equal(x.status, k.status, why(x));
+              assert.equal(r.isError, true, `a ${k.status} answer is a tool error: ${why(r)}`);
+              assert.match(resultText(r), new RegExp(String(k.status)));
+            } else {
+              assert.ok(x.status >= 200 && x.status < 300, why(x));
+              assert.notEqual(r.isError, true, why(r));
+            }
+            for (const [h, v] of Object.entries(k.headers ?? {})) assert.equal(String(x.headers[h]).split(';')[0], v, `header ${h}: ${JSON.stringify(x.headers)}`);
+            if (k.json !== undefined) assert.deepEqual(JSON.parse(x.body), k.json);
+            if (k.form !== undefined) assert.equal(x.body, k.form);
+            if (k.json === undefined && k.form === undefined) assert.equal(x.body, '', 'no body');
+            if (!k.tool.startsWith('keyless.')) assert.equal(x.headers['api_key'], petKey, 'the source\'s credential is the api_key header');
+            assert.equal(x.headers.authorization, `Bearer ${petBearer}`);
+            const schema = tools.get(k.tool)!.outputSchema;
+            if (k.answer === 'array') assert.ok(Array.isArray(JSON.parse(resultText(r))), `a JSON array: ${why(r)}`);
+            if (k.answer === 'object') {
+              assert.ok(schema, `${k.tool} lists an output schema`);
+              assert.ok(r.structuredContent && typeof r.structuredContent === 'object', why(r));
+              const valid = ajv.validate(schema, r.structuredContent);
+              assert.ok(valid, `structured content against the output schema: ${ajv.errorsText()}\n${why(r)}`);
+              assert.deepEqual(JSON.parse(resultText(r)), r.structuredContent, 'the text is the same JSON');
+            }
+          });
+        }
+
+        it('a source without credentials: Prism refuses (401) and the call is a tool error naming the status', async () => {
+          const before = prism.received().length;
+          const out = await c.call('anon.getPetById', { petId: 7 });
+          assert.ok('result' in out, why(out));
+          assert.equal(out.result.isError, true, why(out));
+          assert.match(resultText(out.result), /401/);
+          assert.equal(prism.received().length, before + 1, 'Prism saw it');
+          assert.equal(proxy.seen.at(-1)?.headers['api_key'], undefined);
+        });
+
+        it('Prism\'s own message comes back in the tool error when it writes one (problem+json detail)', async () => {
+          const out = await c.call('check.getPet', { petId: 7 });
+          assert.ok('result' in out, JSON.stringify(out));
+          assert.equal(out.result.isError, true, JSON.stringify(out));
+          const text = resultText(out.result);
+          assert.match(text, /401/);
+          assert.match(text, /does not fullfil the security requirements/, text);
+        });
+      });
     }
+
+    it('scopes: a caller without the scope neither sees nor calls the tool, and Prism never sees the call', async () => {
+      const seen = proxy.seen.length;
+      const received = prism.received().length;
+      const asReader = await connectSdk('sdk 1.x (2025-11-25)', srv.url, reader);
+      const asWriter = await connectSdk('sdk 2.x (2026-07-28)', srv.url, writer);
+      try {
+        const readerTools = (await asReader.listAll()).map((t) => t.name);
+        assert.ok(readerTools.includes('getUserByName') || readerTools.includes('findPetsByStatus') || readerTools.includes('anon.getPetById'), readerTools.join(', '));
+        // scope_map: addPet's oauth2 scopes are write:pets and read:pets → pets.write and pets.read.
+        assert.ok(!readerTools.includes('addPet'), `the reader does not see addPet: ${readerTools.join(', ')}`);
+        assert.ok(!readerTools.includes('keyless.deletePet'));
+        const refused = async (who: McpCaller, tool: string, args: Json) => {
+          const out: Outcome = await who.call(tool, args);
+          assert.ok('refused' in out, `${tool} refused: ${JSON.stringify(out)}`);
+          return out.refused;
+        };
+        assert.match(await refused(asReader, 'addPet', { body: PET }), /SCOPE|NOT_FOUND|UNKNOWN/);
+        assert.match(await refused(asReader, 'updatePet', { body: PET }), /SCOPE|NOT_FOUND|UNKNOWN/);
+        // The override: deletePet needs pets.admin, which the writer lacks.
+        assert.match(await refused(asWriter, 'keyless.deletePet', { petId: 7 }), /SCOPE|NOT_FOUND|UNKNOWN/);
+        assert.equal(proxy.seen.length, seen, 'nothing reached the proxy');
+        assert.equal(prism.received().length, received, 'nothing reached Prism');
+        // The writer holds what addPet needs: the same call goes through (to the answer the document gives it).
+        const ok = await asWriter.call('addPet', { body: PET });
+        const documented = doc.cases.find((k) => k.tool === 'addPet')!.status;
+        assert.ok('result' in ok && (ok.result.isError === true) === (documented !== undefined), why(ok));
+        assert.equal(proxy.seen.length, seen + 1);
+        assert.equal(proxy.seen.at(-1)!.answerHeaders['sl-violations'], undefined, 'Prism accepted it');
+      } finally {
+        await asReader.close();
+        await asWriter.close();
+      }
+    });
   });
-});
+}

@@ -48,7 +48,7 @@ export async function legacyClient(url: string, token: string, o: ConstructorPar
  * its message (the 403's body); client 2.x raises fastsvc's 403 insufficient_scope challenge as
  * InsufficientScopeError (it would step up, given a way to), which is INSUFFICIENT_SCOPE. Anything else is thrown.
  */
-function refusal(e: unknown): Outcome {
+export function refusal(e: unknown): Outcome {
   if (e instanceof InsufficientScopeError) return { refused: 'INSUFFICIENT_SCOPE' };
   let code = (e as { data?: { code?: unknown } })?.data?.code;
   const body = /\{.*\}$/s.exec((e as Error)?.message ?? '')?.[0];

@@ -35,7 +35,12 @@ export interface RequestParts {
   body(input: Vars): { payload: string; contentType: string } | undefined;
 }
 
-/** `authHeader`: the header `auth` sets (lower case), which no parameter may set. */
+/** The header (lower case) an http backend's `auth` sets, if it has one. */
+export function authHeaderOf(spec: Pick<HttpSpec, 'auth'>): string | undefined {
+  return spec.auth && (spec.auth.static?.header ?? 'authorization').toLowerCase();
+}
+
+/** `authHeader`: the header `auth` sets (lower case), which no parameter may set. Pure: compile runs it too. */
 export function compileRequestParts(spec: HttpSpec, authHeader: string | undefined): RequestParts {
   const params = (spec.parameters ?? []).map((p, i) => checkParam(p as Param, i, spec, authHeader));
   const fed = new Map<string, number>();
@@ -118,6 +123,6 @@ function checkParam(p: Param, i: number, spec: HttpSpec, authHeader: string | un
     if (lower === authHeader) throw configError(KIND, `auth sets the ${lower} header: no parameter may`, `${at}/name`);
     if (has(lower)) throw configError(KIND, `header ${p.name} is already set in headers`, `${at}/name`);
   }
-  if (p.in === 'cookie' && has('cookie')) throw configError(KIND, 'cookie parameters and a Cookie header in headers cannot be combined', `${at}`);
+  if (p.in === 'cookie' && (has('cookie') || authHeader === 'cookie')) throw configError(KIND, `cookie parameters and a Cookie header ${authHeader === 'cookie' ? 'set by auth' : 'in headers'} cannot be combined`, at);
   return { ...p, arg };
 }

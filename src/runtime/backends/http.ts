@@ -1,7 +1,7 @@
 // The http backend: one templated HTTP call per tool call. Guarantees: URL values
 // are percent-encoded and may not form dot segments; header values never carry
 // CR/LF; the response is capped at max_bytes while streaming; redirects are
-// followed (≤ 5) only within the same origin; non-2xx → BACKEND_FAILED {status, body};
+// followed (≤ 5) only within the same origin; non-2xx → BACKEND_FAILED {status, body, api_message};
 // the active trace context is sent on as `traceparent`/`tracestate` (W3C) when an
 // OpenTelemetry SDK is registered, unless the manifest sets that header itself. With `auth`, the
 // backend's own credential (auth/outbound/) is set on every request — never the caller's token —
@@ -18,7 +18,7 @@ import type { CallContext } from '../../core/types.js';
 import { compileTemplate, lookup, type Template } from '../template.js';
 import { checkUrl, renderUrl } from './http-url.js';
 import { abortedError, byteLimit, configError, deadline, head, positiveInt } from './common.js';
-import { compileRequestParts } from './http-request.js';
+import { authHeaderOf, compileRequestParts } from './http-request.js';
 import { apiMessage, toolReply } from './http-reply.js';
 import { type BackendEnv, type BackendFn, type HttpSpec } from './types.js';
 
@@ -53,23 +53,16 @@ export function httpBackend(spec: HttpSpec, env: BackendEnv, opts: HttpOptions =
   const body = spec.body === undefined ? undefined : compileBody(spec.body);
   if (body && (method === 'GET' || method === 'DELETE')) throw configError(KIND, `${method} requests take no body`);
   const hasContentType = Object.keys(spec.headers).some((k) => k.toLowerCase() === 'content-type');
-  const authHeader = spec.auth && (spec.auth.static?.header ?? 'authorization').toLowerCase();
+  const authHeader = authHeaderOf(spec);
   const parts = compileRequestParts(spec, authHeader);
   const credential = spec.auth && credentialOf(spec, env, authHeader!);
 
   return async (input, ctx) => {
     const target = renderUrl(url, input, parts);
     const reqHeaders = new Headers();
-    for (const [name, t] of headers) {
-      const value = t.render(input);
+    for (const [name, value] of [...headers.map(([n, t]) => [n, t.render(input)] as const), ...parts.headers(input)]) {
       if (BAD_HEADER_VALUE.test(value)) {
         throw new SvcError('INVALID_INPUT', `header ${name} would contain a line break, a control or a non-Latin-1 character`, { data: { header: name } });
-      }
-      reqHeaders.set(name, value);
-    }
-    for (const [name, value] of parts.headers(input)) {
-      if (BAD_HEADER_VALUE.test(value)) {
-        throw new SvcError('INVALID_INPUT', `${name === 'cookie' ? 'a cookie' : 'header ' + name} would contain a line break, a control or a non-Latin-1 character`, { data: { header: name } });
       }
       reqHeaders.set(name, value);
     }
@@ -127,7 +120,7 @@ async function send(req: Request, lim: { timeoutMs: number; maxBytes: number }, 
       if (!res.ok) {
         const { buf } = await readBody(res, ERROR_BODY_BYTES);
         const message = apiMessage(res.headers.get('content-type'), buf);
-        throw failed(`upstream answered ${res.status}${message && ': ' + message}`, { status: res.status, body: head(new TextDecoder().decode(buf)), message });
+        throw failed(`upstream answered ${res.status}${message && ': ' + message}`, { status: res.status, body: head(new TextDecoder().decode(buf)), api_message: message });
       }
       const { buf, over } = await readBody(res, lim.maxBytes);
       if (over) throw failed(`response larger than ${lim.maxBytes} bytes`, { reason: 'too_large', max_bytes: lim.maxBytes });
