@@ -182,7 +182,7 @@ export async function peakDuring(pid, fn) {
   }
 }
 
-/** `svc validate FILE`: wall ms and the child's peak RSS (MiB, from /usr/bin/time -v when present, else /proc polling). */
+/** `svc validate FILE`: wall ms, the child's peak RSS (MiB) and CPU ms (user + system), from /usr/bin/time -v. */
 export function validateRun(file) {
   return new Promise((res, rej) => {
     const t0 = performance.now();
@@ -196,7 +196,8 @@ export function validateRun(file) {
       const ms = performance.now() - t0;
       if (code !== 0) return rej(new Error(`svc validate exited ${code}: ${(out + err).slice(0, 300)}`));
       const kb = /Maximum resident set size \(kbytes\): (\d+)/.exec(err);
-      res({ ms, peakMiB: kb ? Number(kb[1]) / 1024 : NaN });
+      const cpu = ['User', 'System'].map((w) => new RegExp(`${w} time \\(seconds\\): ([\\d.]+)`).exec(err));
+      res({ ms, peakMiB: kb ? Number(kb[1]) / 1024 : NaN, cpuMs: cpu.every(Boolean) ? (Number(cpu[0][1]) + Number(cpu[1][1])) * 1000 : NaN });
     });
   });
 }
