@@ -16,6 +16,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { checkIO, checkManifest, loadManifest } from '../manifest/index.js';
 import { manifestWarnings } from '../manifest/warnings.js';
 import { lockProblems } from '../manifest/lock-check.js';
+import { uniqueWarnings } from '../manifest/openapi-sources.js';
 import { ManifestError, SvcError } from '../errors.js';
 import { serve } from '../server/serve.js';
 import { logger } from '../log.js';
@@ -51,7 +52,7 @@ const COMMANDS: Record<string, Command> = {
 options:
   --host H      address to bind (overrides server.host; env HOST)
   --port N      port to bind, 0 picks a free one (overrides server.port; env PORT)
-  --no-watch    do not reload the policy when the manifest changes
+  --no-watch    do not reload the policy when the manifest (or an openapi document) changes
   -h, --help    show this help`,
     options: { host: { type: 'string' }, port: { type: 'string' }, 'no-watch': { type: 'boolean' } },
     maxPositionals: 1,
@@ -62,9 +63,10 @@ options:
     help: `Checks the manifest (default ./svc.yaml) as serve would, without serving or any
 network call (unless --network). Exit 0 when valid; otherwise exit 1 and one line per problem on stderr:
 FILE:LINE:COL: CODE: message. Advice that does not fail it (TASK_ADVISED, SCOPE_ADVISED,
-OPENAPI_SKIPPED, LOCK_UPSTREAM_UNKNOWN) is one line each: FILE:LINE:COL: warning: CODE: message. With
-upstreams, the pin lock file beside the manifest (svc.lock.json) is checked too, as serve reads it
-(LOCK_INVALID at its own FILE:LINE:COL); a missing one is no problem.
+OPENAPI_SKIPPED, OPENAPI_NOT_FETCHED, LOCK_UPSTREAM_UNKNOWN) is one line each:
+FILE:LINE:COL: warning: CODE: message. With upstreams, the pin lock file beside the manifest
+(svc.lock.json) is checked too, as serve reads it (LOCK_INVALID at its own FILE:LINE:COL); a
+missing one is no problem.
 
 options:
   --json              print {valid, file, config_hash, problems, warnings, unset_env} on stdout
@@ -73,7 +75,8 @@ options:
                       the pin lock file
   --network           also fetch each external issuer's discovery document and signing keys
                       (reachable, a key set without private keys, a key for its algorithms);
-                      its introspection endpoint is never called
+                      its introspection endpoint is never called; and each openapi document
+                      at a URL (without it, that source is not checked: OPENAPI_NOT_FETCHED)
   --allow-unset-env   an unset \${VAR} without a default gets the placeholder "unset:VAR"
                       instead of an error; the unset names are listed as a note (CI without secrets)
 ${LOG_JSON_HELP}
@@ -329,9 +332,13 @@ async function cmdServe(file: string, flags: Values): Promise<number> {
   // Hot reload: the watcher (unless --no-watch) and SIGHUP both go through the one serialized reloader.
   const reloader = createReloader({ file, store: served.handle.store, status: served.handle.status, current: loaded, logger, env: process.env, observer: served.handle.observer, catalogFor: served.handle.catalogFor });
   const watcher = flags['no-watch'] ? undefined : (await import('../server/watch.js')).watchManifest({ file, initialHash: loaded.fileHash, logger, onChange: async () => (await reloader.reload('watch')).hash_read });
+  // The openapi sources' documents too: an edit of one reloads as an edit of the manifest does.
+  const documents = flags['no-watch'] || !loaded.plan.manifest.openapi?.length ? undefined
+    : (await import('../server/openapi-watch.js')).watchDocuments({ manifest: loaded.plan.manifest, file, logger, reload: () => reloader.reload('watch') });
   process.on('SIGHUP', () => void reloader.reload('SIGHUP', { force: true }));
-  // Edits made after the listening line are seen: the watcher is ready first.
+  // Edits made after the listening line are seen: the watchers are ready first.
   await watcher?.ready;
+  await documents?.ready;
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -339,6 +346,7 @@ async function cmdServe(file: string, flags: Values): Promise<number> {
     stopping = true;
     logger.info({ event: 'server.stopping', signal }, 'draining');
     await watcher?.close();
+    await documents?.close();
     await served.close();
     await reloader.close();
     logger.flush();
@@ -358,7 +366,7 @@ async function cmdServe(file: string, flags: Values): Promise<number> {
 }
 
 async function cmdValidate(file: string, flags: Values): Promise<number> {
-  const checked = checkManifest(file, process.env, { allowUnsetEnv: !!flags['allow-unset-env'] });
+  const checked = checkManifest(file, process.env, { allowUnsetEnv: !!flags['allow-unset-env'], offline: !flags.network });
   const problems = checked.plan && !flags['no-io'] ? await checkIO(checked.plan, file, checked.locate) : checked.problems;
   const lock = checked.plan && !flags['no-io'] ? lockProblems(checked.plan.manifest, file) : undefined;
   problems.push(...lock?.problems ?? []);
@@ -376,6 +384,8 @@ async function cmdValidate(file: string, flags: Values): Promise<number> {
   }) : [];
   for (const w of checked.warnings) warnings.push({ ...w, path: '/' + w.path.join('/'), ...checked.locate(w.path) });
   warnings.push(...lock?.warnings ?? []);
+  // An openapi source's tools share its lines: the same advice for many of them is said once.
+  warnings.splice(0, warnings.length, ...uniqueWarnings(warnings));
   if (flags.json) {
     process.stdout.write(JSON.stringify({ valid: problems.length === 0, file, config_hash: checked.hash, problems: problems.map((p) => p.toJSON()), warnings, unset_env: checked.unsetEnv }, null, 2) + '\n');
     return problems.length ? 1 : 0;

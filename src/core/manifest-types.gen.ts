@@ -973,7 +973,7 @@ export interface Tool {
   description: string;
   input_schema?: InputSchema;
   /**
-   * JSON Schema of the tool's structured result, listed as outputSchema (an object schema). `openapi` sources write it from an operation's first 2xx JSON response when that is an object.
+   * JSON Schema of the tool's structured result, listed as outputSchema (an object schema). The tool must then answer structured content that matches it (an http tool's JSON object answer is; MCP clients check it). `openapi` sources write it from an operation's first 2xx JSON response when that is an object schema.
    */
   output_schema?: {
     /**
@@ -1668,7 +1668,7 @@ export interface OpenApiSource {
    */
   name: string;
   /**
-   * The document (YAML or JSON): a path relative to the manifest's folder, or an https URL (then `sha256` is required). Its relative `$ref`s may name files in its own folder or below.
+   * The document (YAML or JSON): a path relative to the manifest's folder, or a URL — https (http only to a loopback address), fetched at every load (30 s, 64 MiB at most, no redirect) and then `sha256` is required. A file's relative `$ref`s may name files in its own folder or below; a fetched document's $refs stay within it.
    */
   document: string;
   /**

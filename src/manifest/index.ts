@@ -30,14 +30,15 @@ export interface Checked {
   locate(path: readonly (string | number)[]): { line: number; col: number };
 }
 
-export function checkManifest(file: string, env: NodeJS.ProcessEnv, opts: SourceOptions = {}): Checked {
+/** `offline`: an `openapi` document at a URL is not fetched (`svc validate` without --network): its source serves nothing, with a warning. */
+export function checkManifest(file: string, env: NodeJS.ProcessEnv, opts: SourceOptions & { offline?: boolean } = {}): Checked {
   const src = readSource(file, env, opts);
   const first = { file, hash: src.hash, fileHash: src.hash, unsetEnv: src.unsetEnv, warnings: [], locate: src.locate };
   if (src.problems.length) return { ...first, problems: src.problems };
   const validated = validateManifest(src);
   if (!validated.manifest) return { ...first, problems: validated.problems };
   // `openapi` sources become tools here, before compile; locate then also places the expanded tools.
-  const v = withOpenApi(validated.manifest, src, validateManifest);
+  const v = withOpenApi(validated.manifest, src, validateManifest, opts.offline === true);
   const base = { file, hash: v.hash, fileHash: src.hash, unsetEnv: src.unsetEnv, warnings: v.warnings, locate: v.locate };
   if (!v.manifest) return { ...base, problems: uniqueProblems(v.problems) };
   const c = compilePlan(v.manifest, file, v.locate);

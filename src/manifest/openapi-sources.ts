@@ -3,8 +3,10 @@
 // by the manifest schema like them (so its defaults fill them too); every later problem or
 // warning about an expanded tool is located at the manifest line that decided it —
 // its name at `naming` (or the override's `name`), its scopes at `required_scopes`,
-// `scope_map` or the override's, its credential and headers at the source's `auth` and
-// `headers`, anything else at the source; the config hash covers the documents too (a
+// `scope_map` or the override's, its task at the override's, its credential and headers at
+// the source's `auth` and `headers`, anything else (a name declared twice too) at the source;
+// a problem or warning the source causes for many tools is said once (uniqueProblems,
+// uniqueWarnings); the config hash covers the documents too (a
 // changed document is a new configuration, an unchanged one is not); a manifest without
 // `openapi` is returned as it was.
 
@@ -24,12 +26,12 @@ export interface WithOpenApi {
   locate: Source['locate'];
 }
 
-export function withOpenApi(m: SvcManifest, src: Source, revalidate: (s: Source) => { manifest?: SvcManifest; problems: SvcError[] }): WithOpenApi {
+export function withOpenApi(m: SvcManifest, src: Source, revalidate: (s: Source) => { manifest?: SvcManifest; problems: SvcError[] }, offline = false): WithOpenApi {
   if (!m.openapi?.length) return { manifest: m, problems: [], warnings: [], hash: src.hash, locate: src.locate };
   const written = m.tools?.length ?? 0;
   let x;
   try {
-    x = expandOpenApiCached(m.openapi, { file: src.file, baseDir: dirname(resolve(src.file)), locate: src.locate });
+    x = expandOpenApiCached(m.openapi, { file: src.file, baseDir: dirname(resolve(src.file)), locate: src.locate, offline });
   } catch (e) {
     if (e instanceof ManifestError) return { problems: e.problems, warnings: [], hash: src.hash, locate: src.locate };
     throw e;
@@ -49,9 +51,11 @@ export function withOpenApi(m: SvcManifest, src: Source, revalidate: (s: Source)
 
 /** Where, in the manifest, a path inside an expanded tool was decided. */
 function originPath(o: Origin, rest: readonly (string | number)[]): (string | number)[] {
-  // The tool as a whole (a name declared twice) or its name: where its name was decided.
-  if (rest.length === 0 || rest[0] === 'name') return o.name;
+  // The tool as a whole is the source; a field the source does not write falls back to it, so
+  // `validate`'s advice (TASK_ADVISED, SCOPE_ADVISED) sees it as not written.
+  if (rest[0] === 'name') return o.name;
   if (rest[0] === 'required_scopes') return [...o.scopes, ...rest.slice(1)];
+  if (rest[0] === 'task') return o.task ?? o.source;
   if (rest[0] === 'http' && (rest[1] === 'auth' || rest[1] === 'headers')) return [...o.source, ...rest.slice(1)];
   return o.source;
 }
@@ -73,4 +77,19 @@ export function uniqueProblems(problems: SvcError[]): SvcError[] {
     const p = g[0]!;
     return new SvcError(p.code, `${p.message} (and ${g.length - 1} more tool${g.length > 2 ? 's' : ''} made by the same line)`, { file: p.file, line: p.line, col: p.col, ...(p.path !== undefined && { path: p.path }), ...(p.data && { data: p.data }) });
   });
+}
+
+const PER_TOOL_ADVICE = new Set(['TASK_ADVISED', 'SCOPE_ADVISED']);
+
+/** Per-tool advice (TASK_ADVISED, SCOPE_ADVISED): one per code and place (the tools of one source differ in detail, e.g. their method), naming the first tool and counting the rest. */
+export function uniqueWarnings<W extends { code: string; line: number; col: number; message: string; file?: string }>(warnings: W[]): W[] {
+  const groups = new Map<string, W[]>();
+  for (const w of warnings) {
+    // Only per-tool advice is merged: each OPENAPI_SKIPPED names its own operation.
+    const key = PER_TOOL_ADVICE.has(w.code) ? `${w.code}@${w.file ?? ''}:${w.line}:${w.col}` : `${groups.size}`;
+    const g = groups.get(key);
+    if (g) g.push(w);
+    else groups.set(key, [w]);
+  }
+  return [...groups.values()].map((g) => (g.length === 1 ? g[0]! : { ...g[0]!, message: `${g[0]!.message} (and ${g.length - 1} more tool${g.length > 2 ? 's' : ''} made by the same line)` }));
 }

@@ -1,5 +1,5 @@
-// Reads one OpenAPI document (YAML or JSON) with its source positions.
-// Guarantees: a document larger than MAX_DOCUMENT_BYTES is refused before it is parsed;
+// Reads one OpenAPI document (YAML or JSON), from a file or a URL (fetch-document.ts), with its
+// source positions. Guarantees: a document larger than MAX_DOCUMENT_BYTES is refused before it is parsed;
 // a syntax error is an OPENAPI_INVALID SvcError at the document's line:col; the value is
 // read by the fast readers (JSON.parse, js-yaml) and positions are only computed when a
 // problem is located (locate(), lazily: one scan of the text, or the `yaml` package for
@@ -14,6 +14,7 @@ import type * as Yaml from 'yaml';
 import { SvcError } from '../errors.js';
 import { lazyRequire } from '../util/lazy-require.js';
 import { indexBlockYaml, indexJson } from '../util/position-index.js';
+import { fetchDocument } from './fetch-document.js';
 
 /** Largest document read, in bytes (GitHub's REST description is about 13 MB). */
 export const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
@@ -40,13 +41,17 @@ export function documentError(doc: OpenApiDocument, path: JsonPath, message: str
   return new SvcError('OPENAPI_INVALID', `${message} (at ${pointer(path)})`, { file: doc.file, line, col, path: pointer(path) });
 }
 
+/** A document named by a URL (fetched) rather than a file. */
+export const isUrl = (s: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(s);
+
 export function pointer(path: JsonPath): string {
   return '#' + path.map((k) => '/' + String(k).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
 }
 
 export function readDocument(file: string, opts: { root: boolean; sha256?: string }): OpenApiDocument {
   let bytes: Buffer;
-  try {
+  if (isUrl(file)) bytes = fetchDocument(file, MAX_DOCUMENT_BYTES);
+  else try {
     const size = statSync(file).size;
     if (size > MAX_DOCUMENT_BYTES) throw new SvcError('OPENAPI_INVALID', `document is ${size} bytes, more than the ${MAX_DOCUMENT_BYTES} read`, { file, line: 1, col: 1 });
     bytes = readFileSync(file);

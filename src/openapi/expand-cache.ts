@@ -2,9 +2,10 @@
 // (a reload that leaves the documents alone: GitHub's 13 MB description is then read and hashed,
 // not parsed and translated again).
 // Guarantees: a result is reused only when the sources are the same value (after ${VAR}s and
-// schema defaults), resolved against the same folder, and every document it read (the root and
-// the files its $refs named) has the same bytes now — each read again within document.ts's size
-// bound and hashed; otherwise the sources are expanded again, and the new result is kept only
+// schema defaults), resolved against the same folder with the same `offline`, and every document
+// it read (the root and the files its $refs named) is a file with the same bytes now — each read
+// again within document.ts's size bound and hashed (a document at a URL is never reused: it is
+// fetched again, as every load does); otherwise the sources are expanded again, and the new result is kept only
 // when it has no problem. One entry: a process serves one manifest. A reused result hands out
 // the same tool objects as before: the manifest pipeline only fills schema defaults into them
 // (already filled the first time) and freezes them, so the running catalog and the next share them.
@@ -24,7 +25,7 @@ const RELEASE_AFTER_BYTES = 1 << 20;
 let last: { key: string; result: Expanded } | undefined;
 
 export function expandOpenApiCached(sources: readonly OpenApiSource[], opts: ExpandOptions): Expanded {
-  const key = `${opts.baseDir}\u0000${JSON.stringify(sources)}`;
+  const key = `${opts.baseDir}\u0000${opts.offline === true}\u0000${JSON.stringify(sources)}`;
   if (last?.key === key && last.result.files.every((f, i) => hashOf(f) === last!.result.hashes[i])) return last.result;
   last = undefined; // never keep two: the old result would outlive its catalog
   const result = expandOpenApi(sources, opts);

@@ -15,8 +15,8 @@
 import { resolve, isAbsolute } from 'node:path';
 import { ManifestError, SvcError, type ErrorCode } from '../errors.js';
 import type { OpenApiSource } from '../core/manifest-types.gen.js';
-import { readDocument, type OpenApiDocument } from './document.js';
-import { child, Refs, type Located } from './refs.js';
+import { documentError, isUrl, readDocument, type OpenApiDocument } from './document.js';
+import { child, pathOf, Refs, type Located } from './refs.js';
 import { SchemaTranslator } from './schema.js';
 import { operationTool, type OpenApiTool, type Operation } from './operation.js';
 import { selected, toolName } from './select.js';
@@ -30,10 +30,12 @@ export interface ExpandOptions {
   /** The folder relative document paths are read from (the manifest's). */
   baseDir: string;
   locate(path: readonly (string | number)[], at?: 'value' | 'key'): { line: number; col: number };
+  /** A document at a URL is not fetched: its source expands to nothing, with an OPENAPI_NOT_FETCHED warning. */
+  offline?: boolean;
 }
 
 export interface ExpandWarning {
-  code: 'OPENAPI_SKIPPED';
+  code: 'OPENAPI_SKIPPED' | 'OPENAPI_NOT_FETCHED';
   path: Path;
   message: string;
 }
@@ -43,6 +45,8 @@ export interface Origin {
   source: Path;
   name: Path;
   scopes: Path;
+  /** The override's `task`, when it gives one. */
+  task?: Path;
 }
 
 export interface Expanded {
@@ -82,11 +86,15 @@ export function expandOpenApi(sources: readonly OpenApiSource[], opts: ExpandOpt
 }
 
 function expandSource(src: OpenApiSource, base: Path, opts: ExpandOptions, out: Expanded, at: (code: ErrorCode, path: Path, message: string, where?: 'key') => void): void {
-  if (/^[a-z][a-z0-9+.-]*:/i.test(src.document)) {
-    at('OPENAPI_CONFIG', [...base, 'document'], `openapi ${src.name}: a document at a URL is not fetched yet; download it beside the manifest and name the file (keep sha256 to pin it)`);
+  if (isUrl(src.document) && src.sha256 === undefined) {
+    at('OPENAPI_CONFIG', [...base, 'document'], `openapi ${src.name}: a document at a URL needs its sha256 pinned (sha256)`);
     return;
   }
-  const file = isAbsolute(src.document) ? src.document : resolve(opts.baseDir, src.document);
+  if (isUrl(src.document) && opts.offline) {
+    out.warnings.push({ code: 'OPENAPI_NOT_FETCHED', path: [...base, 'document'], message: `openapi ${src.name}: the document at ${src.document.replace(/[?#].*$/, '')} was not fetched, so its tools were not checked (validate --network fetches it)` });
+    return;
+  }
+  const file = isUrl(src.document) || isAbsolute(src.document) ? src.document : resolve(opts.baseDir, src.document);
   const doc = readDocument(file, { root: true, sha256: src.sha256 });
   const refs = new Refs(doc);
   const root: Located = { value: doc.value, doc, at: undefined };
@@ -103,10 +111,11 @@ function expandSource(src: OpenApiSource, base: Path, opts: ExpandOptions, out: 
   const paths = child(root, 'paths');
   for (const p of Object.keys((paths.value ?? {}) as object)) {
     const item = refs.deref(child(paths, p));
-    if (!item.value || typeof item.value !== 'object') continue;
+    if (!isMapping(item.value)) throw documentError(item.doc, pathOf(item), `path ${p}: a path item is a mapping of methods`);
     for (const m of PATH_METHODS) {
       const node = child(item, m);
       if (node.value === undefined) continue;
+      if (!isMapping(node.value)) throw documentError(node.doc, pathOf(node), `${m.toUpperCase()} ${p}: an operation is a mapping`);
       const opv = node.value as { operationId?: unknown; tags?: unknown };
       const o: Operation = {
         method: m.toUpperCase(), path: p, node, pathItem: item,
@@ -154,7 +163,7 @@ function expandSource(src: OpenApiSource, base: Path, opts: ExpandOptions, out: 
           ...(src.max_bytes !== undefined && { max_bytes: src.max_bytes }),
         },
       });
-      out.origins.push({ source: base, name: namePath, scopes: scopesPath });
+      out.origins.push({ source: base, name: namePath, scopes: scopesPath, ...(ov?.task !== undefined && { task: [...ovPath, 'task'] }) });
     }
   }
   for (const id of Object.keys(overrides)) {
@@ -163,6 +172,8 @@ function expandSource(src: OpenApiSource, base: Path, opts: ExpandOptions, out: 
   out.hashes.push(...refs.documents.map((d: OpenApiDocument) => d.hash));
   out.files.push(...refs.documents.map((d: OpenApiDocument) => d.file));
 }
+
+const isMapping = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** The document's own server URL, or undefined (after calling `none`) when it has no absolute one. */
 function defaultBaseUrl(doc: OpenApiDocument, none: () => void): string | undefined {

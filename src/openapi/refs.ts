@@ -10,7 +10,7 @@
 // in it can be located too.
 
 import { dirname, relative, resolve, isAbsolute } from 'node:path';
-import { documentError, readDocument, type OpenApiDocument } from './document.js';
+import { documentError, isUrl, readDocument, type OpenApiDocument } from './document.js';
 
 const MAX_FILES = 100;
 const MAX_CHAIN = 32;
@@ -85,6 +85,7 @@ export class Refs {
     let doc = node.doc;
     if (filePart) {
       if (/^[a-z][a-z0-9+.-]*:/i.test(filePart)) throw documentError(node.doc, refAt, `$ref ${ref}: only files beside the document are resolved, not URLs`);
+      if (isUrl(node.doc.file)) throw documentError(node.doc, refAt, `$ref ${ref}: a document fetched from a URL may only refer within itself`);
       const file = resolve(dirname(resolve(node.doc.file)), decodeURIComponent(filePart));
       const rel = relative(this.folder, file);
       if (rel.startsWith('..') || isAbsolute(rel)) throw documentError(node.doc, refAt, `$ref ${ref}: names a file outside the document's folder`);

@@ -2,8 +2,8 @@
 // 3.0 operations as tools with their input schemas, output schemas and annotations; `fastsvc
 // import openapi` (the built command) prints tools that, served, list exactly the same; `fastsvc
 // validate` names the skipped operation as a warning at the source's line; hot reload re-expands
-// the source (an edit of the manifest, watched; an edit of the document alone, on SIGHUP) and the
-// watcher, which compares the manifest's own bytes, reloads once per edit.
+// the source on an edit of the manifest and on an edit of the document alone (both watched),
+// once per edit.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
@@ -89,7 +89,37 @@ describe('openapi e2e: the Petstore through svc serve and the MCP SDK client', (
     }
   });
 
-  it('reload re-expands: a manifest edit (watched), then a document edit (SIGHUP); one reload each', async () => {
+  it('validate gives the advice about a source\'s tools once per source line: SCOPE_ADVISED, TASK_ADVISED', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oa-advice-'));
+    try {
+      copyFileSync(DOC, join(dir, 'petstore-3.0.yaml'));
+      const open = `server:\n  host: 0.0.0.0\nroutes:\n  public: [/mcp]\n  protected: [/svc, /ws]\n`;
+      const source = `openapi:\n  - name: petstore\n    document: petstore-3.0.yaml\n    include: { tags: [pet] }\n    scope_map: { "write:pets": [pets.write] }\n    overrides:\n      deletePet: { required_scopes: [pets.write], task: required }\n`;
+      writeFileSync(join(dir, 'svc.yaml'), HEAD + open + source);
+      const r = await run(['validate', join(dir, 'svc.yaml'), '--json'], { env: { ...process.env, SVC_TOKEN: TOKEN } });
+      const out = JSON.parse(r.stdout) as { valid: boolean; warnings: { code: string; line: number; message: string }[] };
+      assert.equal(out.valid, true, r.stdout);
+      const byCode = (code: string) => out.warnings.filter((w) => w.code === code);
+      // Every pet operation but deletePet maps write:pets, so needs pets.write and writes no task: said once, at the source.
+      assert.equal(byCode('TASK_ADVISED').length, 1, JSON.stringify(out.warnings));
+      assert.equal(byCode('TASK_ADVISED')[0]!.line, 13);
+      assert.match(byCode('TASK_ADVISED')[0]!.message, /and 5 more tools made by the same line/);
+      assert.equal(byCode('SCOPE_ADVISED').length, 0, 'every tool has scopes (scope_map)');
+      assert.equal(byCode('OPENAPI_SKIPPED').length, 1);
+      writeFileSync(join(dir, 'svc.yaml'), HEAD + open + source.replace(/    scope_map.*\n/, ''));
+      const r2 = await run(['validate', join(dir, 'svc.yaml'), '--json'], { env: { ...process.env, SVC_TOKEN: TOKEN } });
+      const out2 = JSON.parse(r2.stdout) as typeof out;
+      const scope = out2.warnings.filter((w) => w.code === 'SCOPE_ADVISED');
+      // Without scopes, the POST, PUT and DELETE operations but deletePet (whose override gives scopes) may change something.
+      assert.equal(scope.length, 1, JSON.stringify(out2.warnings));
+      assert.equal(scope[0]!.line, 13);
+      assert.match(scope[0]!.message, /and 2 more tools made by the same line/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reload re-expands: a manifest edit, then a document edit, each watched and reloaded once', async () => {
     const only = (tag: string) => HEAD + SOURCE + `    include: { tags: [${tag}] }\n`;
     served = await serveManifest(only('store'), { copy: { 'petstore-3.0.yaml': 'test/fixtures/openapi/petstore-3.0.yaml' }, env: { SVC_TOKEN: TOKEN, LOG_LEVEL: 'debug' } });
     const names = async () => (await listTools(served!.url)).map((t) => t.name).sort().join(' ');
@@ -99,9 +129,9 @@ describe('openapi e2e: the Petstore through svc serve and the MCP SDK client', (
     await waitFor(async () => ((await names()) === pets ? true : undefined), 'the pet tools after the edit');
     const doc = join(served.dir, 'petstore-3.0.yaml');
     writeFileSync(doc, readFileSync(doc, 'utf8').replace('summary: Find pet by ID.', 'summary: Look a pet up.'));
-    served.proc.kill('SIGHUP');
-    await waitFor(async () => ((await listTools(served!.url)).find((t) => t.name === 'getPetById')?.title === 'Look a pet up.' ? true : undefined), 'the new summary after SIGHUP');
+    await waitFor(async () => ((await listTools(served!.url)).find((t) => t.name === 'getPetById')?.title === 'Look a pet up.' ? true : undefined), 'the new summary after the document edit');
     await waitFor(() => (served!.logs().filter((l) => l.event === 'config.reloaded').length === 2 ? true : undefined), 'two reload log lines');
-    assert.equal(served.logs().filter((l) => l.event === 'watch.changed').length, 1, 'the watcher saw one change and reloaded once');
+    assert.equal(served.logs().filter((l) => l.event === 'watch.changed').length, 2, 'each watcher saw one change and reloaded once');
+    assert.equal(served.logs().filter((l) => l.event === 'openapi.document_changed').length, 1);
   });
 });

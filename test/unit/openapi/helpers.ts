@@ -7,9 +7,9 @@ import type { OpenApiTool } from '../../../src/openapi/operation.js';
 
 export const FIXTURES = resolve('test/fixtures/openapi');
 
-export function expandFixture(document: string, source: Partial<OpenApiSource> = {}): Expanded {
+export function expandFixture(document: string, source: Partial<OpenApiSource> = {}, opts: { offline?: boolean } = {}): Expanded {
   return expandOpenApi([{ name: 'api', document, naming: '{operationId}', required_scopes: [], ...source }], {
-    file: 'svc.yaml', baseDir: FIXTURES, locate: (path) => ({ line: path.length, col: 1 }),
+    file: 'svc.yaml', baseDir: FIXTURES, locate: (path) => ({ line: path.length, col: 1 }), ...opts,
   });
 }
 

@@ -8,6 +8,7 @@ import { copyFileSync, mkdtempSync, rmSync, writeFileSync, appendFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkManifest } from '../../../src/manifest/index.js';
+import { uniqueWarnings } from '../../../src/manifest/openapi-sources.js';
 import { FIXTURES } from './helpers.js';
 
 describe('openapi sources in a manifest', () => {
@@ -50,12 +51,12 @@ describe('openapi sources in a manifest', () => {
     ]);
   });
 
-  it('an expanded tool named like a written one is DUPLICATE_NAME at the source\'s naming', () => {
+  it('an expanded tool named like a written one is DUPLICATE_NAME at the source', () => {
     const file = write(`tools:\n  - { name: getPetById, description: mine, template: x }\nopenapi:\n  - name: pets\n    document: pets.yaml\n    naming: "{operationId}"\n`);
     const c = checkManifest(file, {});
     const dup = c.problems.find((p) => p.code === 'DUPLICATE_NAME');
     assert.ok(dup, c.problems.map((p) => p.format()).join('\n'));
-    assert.equal(dup.line, 12);
+    assert.equal(dup.line, 10);
   });
 
   it('a credential written in clear in the source is SECRET_LITERAL once, at the source\'s auth', () => {
@@ -81,5 +82,20 @@ describe('openapi sources in a manifest', () => {
     assert.equal(checkManifest(file, {}).hash, a);
     appendFileSync(join(dir, 'pets.yaml'), '\n# a comment\n');
     assert.notEqual(checkManifest(file, {}).hash, a);
+  });
+
+  it('per-tool advice at one place is said once; each skipped operation keeps its own warning', () => {
+    const at = { line: 9, col: 5 };
+    const out = uniqueWarnings([
+      { code: 'TASK_ADVISED', ...at, message: 'tool a: it needs scope x.write' },
+      { code: 'TASK_ADVISED', ...at, message: 'tool b: it needs scope x.write' },
+      { code: 'OPENAPI_SKIPPED', ...at, message: 'openapi s: POST /a is not served' },
+      { code: 'OPENAPI_SKIPPED', ...at, message: 'openapi s: POST /b is not served' },
+    ]);
+    assert.deepEqual(out.map((w) => w.message), [
+      'tool a: it needs scope x.write (and 1 more tool made by the same line)',
+      'openapi s: POST /a is not served',
+      'openapi s: POST /b is not served',
+    ]);
   });
 });
