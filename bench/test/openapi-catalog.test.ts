@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../test/helpers/cli.js';
 
-const FIGURES = ['validateMs', 'validatePeakMiB', 'readyMs', 'rssReadyMiB', 'rssAfterListMiB', 'mcpPageMs', 'svcPageMs', 'mcpWalkMs', 'svcWalkMs', 'reloadMs', 'reloadPeakMiB', 'rssAfterReloadMiB'];
+const FIGURES = ['validateMs', 'validatePeakMiB', 'validateCpuMs', 'readyMs', 'readyCpuMs', 'rssReadyMiB', 'rssSettledMiB', 'rssAfterListMiB', 'mcpPageMs', 'svcPageMs', 'mcpWalkMs', 'svcWalkMs', 'reloadMs', 'reloadPeakMiB', 'rssAfterReloadMiB'];
 
 describe('bench openapi catalog (node bench/openapi-catalog.mjs, GitHub\'s REST description)', function () {
   this.timeout(300_000); // the script bounds every wait itself
