@@ -199,7 +199,7 @@ for (const doc of DOCS) {
 
     const why = (r: unknown) => `${JSON.stringify(r).slice(0, 1500)}\nproxy saw: ${proxy.seen.slice(-3).map((s) => `${s.method} ${s.url} → ${s.status} ${s.answer.slice(0, 300)}`).join('\n')}\nPrism:\n${prism.tail(15)}\nsvc serve:\n${srv.stderr().slice(-1500)}`;
 
-    it('the expected requests of the table, sent by plain fetch, are what Prism accepts (the table matches the document)', async () => {
+    it('the expected requests of the table, sent by plain fetch, are what Prism accepts (the table matches the document), and a bad one it refuses', async () => {
       for (const k of doc.cases) {
         const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${petBearer}`, api_key: petKey, ...k.headers };
         const body = k.json !== undefined ? JSON.stringify(k.json) : k.form;
@@ -211,6 +211,11 @@ for (const doc of DOCS) {
         else assert.ok(res.ok, got);
         if (k.answer !== 'none') assert.match(res.headers.get('content-type') ?? '', /json/, `${k.method} ${k.url} answers JSON`);
       }
+      // And this document's Prism refuses what breaks it, naming the violation (so an accepted call means something).
+      const bad = await fetch(`${prism.url}/pet/rex`, { headers: { accept: 'application/json', authorization: `Bearer ${petBearer}`, api_key: petKey } });
+      await bad.text();
+      assert.ok(bad.status >= 400 && bad.status < 500, String(bad.status));
+      assert.match(bad.headers.get('sl-violations') ?? '', /petid must be integer/i);
     });
 
     it('svc validate warns about each operation it cannot serve, naming it, at the source\'s line', async () => {
