@@ -4,7 +4,7 @@
 // distinct input schemas, from bench/lib/gen-manifest.mjs) it starts the real `svc serve FILE --port 0`
 // (watching on) and measures: spawn → first 200 from /readyz; RSS after ready and after walking the
 // whole list; `tools/list` over /mcp (MCP 2026-07-28, stateless) — the first page and the whole list
-// walked page by page with nextCursor (medians); one `tools/call` (median); a reload (rewrite the file
+// walked page by page with nextCursor (medians); `GET /svc` likewise (first page, and every page by next_cursor); one `tools/call` (median); a reload (rewrite the file
 // with a new template marker → first call that answers with it) and the peak RSS during it (VmHWM,
 // reset through /proc/PID/clear_refs before the edit, else VmRSS polled every 2 ms); a rejected reload
 // (the last tool given an undeclared scope → /readyz reports that text refused) and its peak RSS; `svc validate FILE`
@@ -33,9 +33,9 @@ import { fileURLToPath } from 'node:url';
 
 const VERSION = '2026-07-28';
 const META = { 'io.modelcontextprotocol/protocolVersion': VERSION, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'large-manifest-bench', version: '1.0.0' } };
-const TOKEN = 'large-manifest-bench-token-0123456789';
-const CLI = process.env.FASTSVC_CLI ?? 'dist/cli.js';
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+export const TOKEN = 'large-manifest-bench-token-0123456789';
+export const CLI = process.env.FASTSVC_CLI ?? 'dist/cli.js';
+export const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
 function arg(name, fallback) {
   const i = process.argv.indexOf(name);
@@ -43,7 +43,7 @@ function arg(name, fallback) {
 }
 
 /** One JSON-RPC request over /mcp (keep-alive; retried once when the server had closed the idle socket); resolves the parsed message. */
-function mcp(base, method, params, name) {
+export function mcp(base, method, params, name) {
   return mcpOnce(base, method, params, name).catch((e) => {
     if (e.code !== 'ECONNRESET' && e.code !== 'EPIPE') throw e;
     return mcpOnce(base, method, params, name);
@@ -74,14 +74,14 @@ function mcpOnce(base, method, params, name) {
   });
 }
 
-const timed = async (fn) => {
+export const timed = async (fn) => {
   const t0 = performance.now();
   const v = await fn();
   return [performance.now() - t0, v];
 };
 
 /** Walks tools/list page by page; returns { pages, names }. Throws on an error answer. */
-async function walkList(base) {
+export async function walkList(base) {
   const names = [];
   let cursor;
   let pages = 0;
@@ -90,6 +90,39 @@ async function walkList(base) {
     if (!msg.result) throw new Error(`tools/list answered ${JSON.stringify(msg).slice(0, 160)}`);
     for (const t of msg.result.tools) names.push(t.name);
     cursor = msg.result.nextCursor;
+    pages++;
+  } while (cursor !== undefined);
+  return { pages, names };
+}
+
+/** GET /svc (with ?cursor= after the first page) on the keep-alive agent, as /mcp is timed; resolves the parsed answer. Throws unless 200. */
+export function svcList(base, cursor) {
+  const url = `${base}/svc${cursor === undefined ? '' : `?cursor=${encodeURIComponent(cursor)}`}`;
+  return new Promise((res, rej) => {
+    const req = http.request(url, { headers: { authorization: `Bearer ${TOKEN}` }, agent, timeout: 30_000 }, (r) => {
+      const chunks = [];
+      r.on('data', (c) => chunks.push(c));
+      r.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        if (r.statusCode !== 200) return rej(new Error(`GET /svc answered ${r.statusCode} ${text.slice(0, 160)}`));
+        res(JSON.parse(text));
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error('GET /svc: timeout')));
+    req.on('error', rej);
+    req.end();
+  });
+}
+
+/** Walks GET /svc page by page (next_cursor; a server that does not page answers everything at once); returns { pages, names }. */
+export async function walkSvc(base) {
+  const names = [];
+  let cursor;
+  let pages = 0;
+  do {
+    const body = await svcList(base, cursor);
+    for (const t of body.tools) names.push(t.name);
+    cursor = body.next_cursor;
     pages++;
   } while (cursor !== undefined);
   return { pages, names };
@@ -104,7 +137,7 @@ async function callOnce(base, i, same) {
 }
 
 /** Peak RSS while fn runs, in MiB: VmHWM after a clear_refs reset when the kernel lets us, else VmRSS polled. */
-async function peakDuring(pid, fn) {
+export async function peakDuring(pid, fn) {
   let reset = false;
   try {
     writeFileSync(`/proc/${pid}/clear_refs`, '5');
@@ -126,7 +159,7 @@ async function peakDuring(pid, fn) {
 }
 
 /** `svc validate FILE`: wall ms and the child's peak RSS (MiB, from /usr/bin/time -v when present, else /proc polling). */
-function validateRun(file) {
+export function validateRun(file) {
   return new Promise((res, rej) => {
     const t0 = performance.now();
     const child = spawn('/usr/bin/time', ['-v', process.execPath, CLI, 'validate', file], { cwd: ROOT, env: { ...process.env, SVC_TOKEN: TOKEN }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -157,20 +190,29 @@ async function measure(n, { same, json, pageSize, samples, dir }) {
     const walk = await walkList(server.url);
     if (walk.names.length !== n || new Set(walk.names).size !== n) throw new Error(`tools/list walk gave ${walk.names.length} names (${new Set(walk.names).size} distinct), want ${n}`);
     row.pages = walk.pages;
+    const svcWalk = await walkSvc(server.url);
+    if (svcWalk.names.length !== n || new Set(svcWalk.names).size !== n) throw new Error(`GET /svc walk gave ${svcWalk.names.length} names (${new Set(svcWalk.names).size} distinct), want ${n}`);
+    row.svcPages = svcWalk.pages;
     row.rssListMiB = rssMiB(server.pid);
     const first = [];
     const all = [];
+    const svcFirst = [];
+    const svcAll = [];
     const calls = [];
     const probe = Math.floor(n / 2);
     for (let s = 0; s < samples; s++) {
       first.push((await timed(() => mcp(server.url, 'tools/list', {})))[0]);
       all.push((await timed(() => walkList(server.url)))[0]);
+      svcFirst.push((await timed(() => svcList(server.url)))[0]);
+      svcAll.push((await timed(() => walkSvc(server.url)))[0]);
       const [ms, text] = await timed(() => callOnce(server.url, probe, same));
       if (!text.startsWith('v1 ')) throw new Error(`tools/call answered ${text}`);
       calls.push(ms);
     }
     row.listMs = median(first);
     row.listAllMs = median(all);
+    row.svcListMs = median(svcFirst);
+    row.svcListAllMs = median(svcAll);
     row.callMs = median(calls);
     // Reload: a new template marker in every tool; in force when a call answers with it.
     const text = generateManifest(n, { same, json, pageSize, marker: 'v2' });
@@ -221,8 +263,8 @@ async function measure(n, { same, json, pageSize, samples, dir }) {
 const f1 = (x) => (Number.isFinite(x) ? x.toFixed(x < 10 ? 1 : 0) : 'n/a');
 
 function table(rows) {
-  const head = '| tools | ready ms | RSS ready MiB | RSS after list MiB | list page 1 ms | whole list ms (pages) | call ms | reload ms | reload peak RSS MiB | rejected reload ms | its peak RSS MiB | validate ms | validate peak MiB |';
-  const lines = rows.map((r) => `| ${r.n} | ${f1(r.readyMs)} | ${f1(r.rssReadyMiB)} | ${f1(r.rssListMiB)} | ${f1(r.listMs)} | ${f1(r.listAllMs)} (${r.pages}) | ${f1(r.callMs)} | ${f1(r.reloadMs)} | ${f1(r.rssReloadPeakMiB)} | ${f1(r.rejectMs)} | ${f1(r.rssRejectPeakMiB)} | ${f1(r.validateMs)} | ${f1(r.validatePeakMiB)} |`);
+  const head = '| tools | ready ms | RSS ready MiB | RSS after list MiB | list page 1 ms | whole list ms (pages) | GET /svc page 1 ms | whole GET /svc ms (pages) | call ms | reload ms | reload peak RSS MiB | rejected reload ms | its peak RSS MiB | validate ms | validate peak MiB |';
+  const lines = rows.map((r) => `| ${r.n} | ${f1(r.readyMs)} | ${f1(r.rssReadyMiB)} | ${f1(r.rssListMiB)} | ${f1(r.listMs)} | ${f1(r.listAllMs)} (${r.pages}) | ${f1(r.svcListMs)} | ${f1(r.svcListAllMs)} (${r.svcPages}) | ${f1(r.callMs)} | ${f1(r.reloadMs)} | ${f1(r.rssReloadPeakMiB)} | ${f1(r.rejectMs)} | ${f1(r.rssRejectPeakMiB)} | ${f1(r.validateMs)} | ${f1(r.validatePeakMiB)} |`);
   return [head, head.replace(/[^|]+/g, '---'), ...lines].join('\n');
 }
 
@@ -245,10 +287,10 @@ export async function runLarge({ sizes = [10, 1000, 10000], same = false, json =
   const result = {
     schemas: same ? 'same' : 'distinct', format: json ? 'json' : 'yaml', listPageSize: pageSize || 'default', cli: CLI, samples,
     capabilities: rows.map((r) => r.n),
-    readyMs: col('readyMs'), reloadMs: col('reloadMs'), listMs: col('listMs'), listAllMs: col('listAllMs'), callMs: col('callMs'),
+    readyMs: col('readyMs'), reloadMs: col('reloadMs'), listMs: col('listMs'), listAllMs: col('listAllMs'), svcListMs: col('svcListMs'), svcListAllMs: col('svcListAllMs'), callMs: col('callMs'),
     rssMiB: col('rssReadyMiB'), rssAfterListMiB: col('rssListMiB'), reloadPeakMiB: col('rssReloadPeakMiB'),
     rejectMs: col('rejectMs'), rejectPeakMiB: col('rssRejectPeakMiB'),
-    validateMs: col('validateMs'), validatePeakMiB: col('validatePeakMiB'), pages: rows.map((r) => r.pages),
+    validateMs: col('validateMs'), validatePeakMiB: col('validatePeakMiB'), pages: rows.map((r) => r.pages), svcPages: rows.map((r) => r.svcPages),
   };
   if (out) {
     mkdirSync(dirname(out), { recursive: true });
@@ -266,12 +308,13 @@ function verdicts(r) {
     check('reload ≤ 1,500 ms', r.reloadMs[i], 1500, 'ms'),
     check('RSS at ready ≤ 150 MiB', r.rssMiB[i], 150, 'MiB'),
     check('tools/list (first page) ≤ 5 ms', r.listMs[i], 5, 'ms'),
+    check('GET /svc (first page) ≤ 5 ms', r.svcListMs[i], 5, 'ms'),
   ];
 }
 
 /**
  * The whole large-manifest part of a bench run: YAML and JSON catalogs of `sizes` distinct-schema tools, their
- * JSON under outDir, three plots, and a markdown section (tables, target verdicts, plots) that is also written to
+ * JSON under outDir, three plots, GitHub's REST description as an `openapi` source (bench/openapi-catalog.mjs), and a markdown section (tables, target verdicts, plots) that is also written to
  * outDir/large-manifest.md. Resolves the markdown.
  */
 export async function runLargeSection({ outDir, sizes, samples, imagePrefix = 'results/' } = {}) {
@@ -287,10 +330,13 @@ export async function runLargeSection({ outDir, sizes, samples, imagePrefix = 'r
       { title: 'List and call latency against catalog size', xLabel: 'tools (distinct input schemas)', yLabel: 'ms (median)', logX: true }),
   };
   for (const [name, svg] of Object.entries(plots)) writeFileSync(join(outDir, name), svg);
+  const { runOpenApi, openApiTable } = await import('./openapi-catalog.mjs');
+  const openapi = await runOpenApi({ samples, out: join(outDir, 'openapi-catalog.json') });
   const md = [
     `## Large manifests (bench/large-manifest.mjs; distinct input schemas, medians of ${yaml.result.samples})`,
     `### YAML manifest\n\n${yaml.table}`,
     `### The same catalog as JSON\n\n${json.table}`,
+    `### An OpenAPI source: GitHub's REST description (bench/openapi-catalog.mjs; issue 32's targets)\n\n${openApiTable(openapi)}`,
     `### Issue 17 large-manifest targets in this run\n\n| target | measured | verdict |\n| --- | --- | --- |\n${[...verdicts(yaml.result), ...verdicts(json.result)].join('\n')}`,
     Object.keys(plots).map((f) => `![${f}](${imagePrefix}${f})`).join('\n'),
   ].join('\n\n');

@@ -46,7 +46,7 @@ export const REQUEST_CODES = {
   NOT_FOUND: { status: 404, rpc: -32602, doc: 'No capability, route or session by that name.' },
   CAPABILITY_WITHHELD: { status: 409, rpc: -32000, doc: 'A pinned upstream (`pin: true`) lists this capability, but not as the operator accepted it: changed since, new, or never accepted (`data.upstream`, `data.reason`: `changed`, `new`, `unpinned`, `duplicate`, `invalid`). It is not listed and not called until `fastsvc upstreams accept UPSTREAM` records it ([upstream-pinning.md](../upstream-pinning.md)).' },
   INVALID_INPUT: { status: 400, rpc: -32602, doc: 'Arguments do not match the input schema; `data.errors` lists the problems (`path`, `message`, `params` such as `allowedValues`), at most 10, and `data.omitted` counts the rest. Argument values are never echoed.' },
-  INVALID_CURSOR: { status: 400, rpc: -32602, doc: 'An MCP list\'s `params.cursor` is not one this server issued for that list, or the item it points at left the catalog (a reload): list again from the start.' },
+  INVALID_CURSOR: { status: 400, rpc: -32602, doc: 'An MCP list\'s `params.cursor` (or `GET /svc?cursor=`) is not one this server issued for that list, or the item it points at left the catalog (a reload): list again from the start.' },
   INVALID_REQUEST: { status: 400, rpc: -32600, doc: 'The request itself is malformed (bad JSON, wrong method, bad header).' },
   PAYLOAD_TOO_LARGE: { status: 413, rpc: -32600, doc: 'The body exceeds `server.body_limit`.' },
   HEADER_MISMATCH: { status: 400, rpc: -32020, doc: 'MCP 2026-07-28: an `Mcp-Method`, `Mcp-Name`, `MCP-Protocol-Version` or `Mcp-Param-*` header is missing or differs from the body.' },

@@ -328,7 +328,7 @@ async function cmdServe(file: string, flags: Values): Promise<number> {
   }
   // Hot reload: the watcher (unless --no-watch) and SIGHUP both go through the one serialized reloader.
   const reloader = createReloader({ file, store: served.handle.store, status: served.handle.status, current: loaded, logger, env: process.env, observer: served.handle.observer, catalogFor: served.handle.catalogFor });
-  const watcher = flags['no-watch'] ? undefined : (await import('../server/watch.js')).watchManifest({ file, initialHash: loaded.hash, logger, onChange: async () => (await reloader.reload('watch')).hash_read });
+  const watcher = flags['no-watch'] ? undefined : (await import('../server/watch.js')).watchManifest({ file, initialHash: loaded.fileHash, logger, onChange: async () => (await reloader.reload('watch')).hash_read });
   process.on('SIGHUP', () => void reloader.reload('SIGHUP', { force: true }));
   // Edits made after the listening line are seen: the watcher is ready first.
   await watcher?.ready;

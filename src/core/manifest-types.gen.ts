@@ -46,7 +46,7 @@ export type HttpParameter = {
    */
   in: 'path' | 'query' | 'header' | 'cookie';
   /**
-   * The tool argument that feeds it, when that differs from name (two parameters of the same name in different places, or a name that is not a valid argument name).
+   * The tool argument that feeds it, when that differs from name (two parameters of the same name in different places, e.g. id_query). For a path parameter it must be usable as a {{placeholder}}: letters, digits and _, not starting with a digit.
    */
   arg?: string;
   /**
@@ -176,7 +176,7 @@ export interface ServerSettings {
    */
   inline_limit?: number;
   /**
-   * Most items in one page of the MCP tools/list, resources/list, resources/templates/list and prompts/list answers; a longer list ends its page with nextCursor. The default keeps a hand-written manifest in one page (some clients never ask for a second) and a page of a generated catalog small enough to answer in a few milliseconds; raise it for clients that do not paginate.
+   * Most items in one page of the MCP tools/list, resources/list, resources/templates/list and prompts/list answers, and of each list in a GET /svc answer; a longer list ends its page with nextCursor (GET /svc: next_cursor). The default keeps a hand-written manifest in one page (some clients never ask for a second) and a page of a generated catalog small enough to answer in a few milliseconds; raise it for clients that do not paginate.
    */
   list_page_size?: number;
   /**
@@ -972,6 +972,9 @@ export interface Tool {
    * JSON Schema of the tool's structured result, listed as outputSchema (an object schema). `openapi` sources write it from an operation's first 2xx JSON response when that is an object.
    */
   output_schema?: {
+    /**
+     * Always object: MCP lists only object output schemas.
+     */
     type: 'object';
   };
   /**

@@ -17,7 +17,10 @@ import type { ExpandWarning } from '../openapi/expand.js';
 
 export interface Checked {
   file: string;
+  /** The configuration's sha256: the manifest's bytes and, with `openapi` sources, every document they read. */
   hash: string;
+  /** sha256 of the manifest file's bytes alone (what the watcher compares). */
+  fileHash: string;
   plan?: Plan;
   problems: SvcError[];
   /** ${VAR}s given a placeholder because they are unset (only with allowUnsetEnv). */
@@ -29,13 +32,13 @@ export interface Checked {
 
 export function checkManifest(file: string, env: NodeJS.ProcessEnv, opts: SourceOptions = {}): Checked {
   const src = readSource(file, env, opts);
-  const first = { file, hash: src.hash, unsetEnv: src.unsetEnv, warnings: [], locate: src.locate };
+  const first = { file, hash: src.hash, fileHash: src.hash, unsetEnv: src.unsetEnv, warnings: [], locate: src.locate };
   if (src.problems.length) return { ...first, problems: src.problems };
   const validated = validateManifest(src);
   if (!validated.manifest) return { ...first, problems: validated.problems };
   // `openapi` sources become tools here, before compile; locate then also places the expanded tools.
   const v = withOpenApi(validated.manifest, src, validateManifest);
-  const base = { file, hash: v.hash, unsetEnv: src.unsetEnv, warnings: v.warnings, locate: v.locate };
+  const base = { file, hash: v.hash, fileHash: src.hash, unsetEnv: src.unsetEnv, warnings: v.warnings, locate: v.locate };
   if (!v.manifest) return { ...base, problems: uniqueProblems(v.problems) };
   const c = compilePlan(v.manifest, file, v.locate);
   // Needs the source text, which compile (given only the value) does not see.
@@ -46,13 +49,15 @@ export function checkManifest(file: string, env: NodeJS.ProcessEnv, opts: Source
 export interface Loaded extends Assembled {
   plan: Plan;
   hash: string;
+  /** sha256 of the manifest file's bytes alone (Checked.fileHash). */
+  fileHash: string;
 }
 
 export async function loadManifest(file: string, env: NodeJS.ProcessEnv): Promise<Loaded> {
   const checked = checkManifest(file, env);
   if (!checked.plan) throw new ManifestError(checked.problems);
   const assembled = await assemble(checked.plan, file, checked.hash, checked.locate);
-  return { ...assembled, plan: checked.plan, hash: checked.hash };
+  return { ...assembled, plan: checked.plan, hash: checked.hash, fileHash: checked.fileHash };
 }
 
 export { checkIO } from './check-io.js';

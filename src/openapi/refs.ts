@@ -41,6 +41,8 @@ function linkOf(path: readonly (string | number)[]): PathLink | undefined {
 
 export class Refs {
   private readonly docs = new Map<string, OpenApiDocument>();
+  /** Resolved targets by file and $ref text: a component named from many places is looked up once. */
+  private readonly resolved = new Map<string, Located & { key: string }>();
   private readonly folder: string;
 
   constructor(readonly root: OpenApiDocument) {
@@ -63,9 +65,16 @@ export class Refs {
     return at;
   }
 
-  /** The target of the $ref at `node` (one step), with a key that names it uniquely. */
+  /** The target of the $ref at `node` (one step), with a key that names it uniquely (remembered per file and $ref text). */
   resolve(node: Located): Located & { key: string } {
     const ref = (node.value as { $ref: string }).$ref;
+    const memoKey = `${node.doc.file}\u0000${ref}`;
+    let target = this.resolved.get(memoKey);
+    if (!target) this.resolved.set(memoKey, (target = this.resolveOnce(node, ref)));
+    return target;
+  }
+
+  private resolveOnce(node: Located, ref: string): Located & { key: string } {
     const hash = ref.indexOf('#');
     const filePart = hash === -1 ? ref : ref.slice(0, hash);
     const fragment = hash === -1 ? '' : ref.slice(hash + 1);

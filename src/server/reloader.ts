@@ -45,7 +45,7 @@ export interface ReloadOutcome {
   /** Active config hash before and after (equal unless a new generation was applied). */
   hash_before: string;
   hash_after: string;
-  /** sha256 of the bytes this reload read ('' if the file could not be read), whether or not they were applied. */
+  /** sha256 of the manifest bytes this reload read ('' if the file could not be read), whether or not they were applied (with `openapi` sources, not the config hash: that also covers the documents). */
   hash_read: string;
   /** The file's content was the running one: nothing was rebuilt. */
   unchanged?: boolean;
@@ -103,12 +103,12 @@ export function createReloader(o: ReloaderOptions): Reloader {
     retired.set(gen, timer);
   };
 
-  const failed = (reason: string, at: string, t0: number, hash: string, problems: SvcError[]): ReloadOutcome => {
+  const failed = (reason: string, at: string, t0: number, hash: string, read: string, problems: SvcError[]): ReloadOutcome => {
     const lines = problems.map((p) => p.format());
     for (const line of lines) log.error({ event: 'config.reload_failed', reason, file, problem: line }, line);
     log.warn({ event: 'config.reload_rejected', reason, file, hash_active: cur.hash, hash_rejected: hash, problems: lines.length, duration_ms: ms(t0) }, `reload rejected (${lines.length} problem${lines.length === 1 ? '' : 's'}); still serving ${cur.hash.slice(0, 12)}`);
     status.last_reload = { at, ok: false, error: lines.join('\n'), hash };
-    return { ok: false, reason, at, hash_before: cur.hash, hash_after: cur.hash, hash_read: hash, problems: lines, restart_required: status.restart_required ?? [] };
+    return { ok: false, reason, at, hash_before: cur.hash, hash_after: cur.hash, hash_read: read, problems: lines, restart_required: status.restart_required ?? [] };
   };
 
   const runOnce = async (reason: string, force: boolean): Promise<ReloadOutcome> => {
@@ -118,24 +118,24 @@ export function createReloader(o: ReloaderOptions): Reloader {
     if (closed) return { ok: false, reason, at, hash_before: before, hash_after: before, hash_read: '', problems: ['reloader closed'], restart_required: [] };
 
     const checked = checkManifest(file, env);
-    if (!checked.plan) return failed(reason, at, t0, checked.hash, checked.problems);
+    if (!checked.plan) return failed(reason, at, t0, checked.hash, checked.fileHash, checked.problems);
     if (checked.hash === before && !force) {
       if (status.last_reload && !status.last_reload.ok) {
         status.last_reload = { at, ok: true, hash: before, changes: null };
         log.info({ event: 'config.reload_recovered', reason, file, hash: before }, 'manifest is back to the running config');
       }
-      return { ok: true, reason, at, hash_before: before, hash_after: before, hash_read: before, unchanged: true, restart_required: status.restart_required ?? [] };
+      return { ok: true, reason, at, hash_before: before, hash_after: before, hash_read: checked.fileHash, unchanged: true, restart_required: status.restart_required ?? [] };
     }
 
     let next: Loaded;
     try {
-      next = { ...(await assemble(checked.plan, file, checked.hash, checked.locate)), plan: checked.plan, hash: checked.hash };
+      next = { ...(await assemble(checked.plan, file, checked.hash, checked.locate)), plan: checked.plan, hash: checked.hash, fileHash: checked.fileHash };
     } catch (e) {
-      return failed(reason, at, t0, checked.hash, e instanceof ManifestError ? e.problems : [asSvcError(e, file)]);
+      return failed(reason, at, t0, checked.hash, checked.fileHash, e instanceof ManifestError ? e.problems : [asSvcError(e, file)]);
     }
     if (closed) {
       next.dispose();
-      return { ok: false, reason, at, hash_before: before, hash_after: before, hash_read: checked.hash, problems: ['reloader closed'], restart_required: [] };
+      return { ok: false, reason, at, hash_before: before, hash_after: before, hash_read: checked.fileHash, problems: ['reloader closed'], restart_required: [] };
     }
     let catalog: Catalog;
     let config: ResolvedConfig;
@@ -147,7 +147,7 @@ export function createReloader(o: ReloaderOptions): Reloader {
         : buildCatalog(next.svc, { hash: next.hash, listPageSize: store.current().catalog.listPageSize });
     } catch (e) {
       next.dispose();
-      return failed(reason, at, t0, checked.hash, e instanceof ManifestError ? e.problems : [asSvcError(e, file)]);
+      return failed(reason, at, t0, checked.hash, checked.fileHash, e instanceof ManifestError ? e.problems : [asSvcError(e, file)]);
     }
 
     // Apply: one swap of the whole snapshot; the bookkeeping after it is the reloader's own.
@@ -168,7 +168,7 @@ export function createReloader(o: ReloaderOptions): Reloader {
       event: 'config.reloaded', reason, file, hash_before: before, hash_after: next.hash,
       changes, access, live_config: live, restart_required: restart, duration_ms: ms(t0),
     }, `reloaded ${file}: ${summary(changes)}${access.widened ? '; access widened' : ''}${live.length ? `; applied ${live.join(', ')}` : ''}${restart.length ? `; restart required for ${restart.join(', ')}` : ''}`);
-    return { ok: true, reason, at, hash_before: before, hash_after: next.hash, hash_read: next.hash, changes, access, restart_required: restart };
+    return { ok: true, reason, at, hash_before: before, hash_after: next.hash, hash_read: checked.fileHash, changes, access, restart_required: restart };
   };
 
   const report = (r: ReloadOutcome): ReloadOutcome => {
@@ -182,7 +182,7 @@ export function createReloader(o: ReloaderOptions): Reloader {
   };
   const safeRun = (reason: string, force: boolean) => runOnce(reason, force).catch((e: unknown) => {
     const at = new Date().toISOString();
-    return failed(reason, at, performance.now(), '', [asSvcError(e, file)]);
+    return failed(reason, at, performance.now(), '', '', [asSvcError(e, file)]);
   }).then(report);
 
   let active: Promise<ReloadOutcome> | undefined;

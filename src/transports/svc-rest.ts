@@ -1,7 +1,8 @@
 // The native transport, /svc. Guarantees: plain JSON over HTTP, decided by the
 // shared runtime (no policy here) on one catalog per request: the policy snapshot
 // its caller was authenticated with (res.locals.policy, or the direct path's). Routes and shapes (documented in README):
-//   GET  /svc                      → {tools, resources, resource_templates, prompts} the caller may use
+//   GET  /svc[?cursor=C]           → {tools, resources, resource_templates, prompts, next_cursor?} the caller may use,
+//                                    at most server.list_page_size of each list; next_cursor while some list has more
 //   POST /svc/tools/:name          body = arguments → {result, content, structured_content?}
 //   GET  /svc/resources?uri=URI    → {contents}
 //   POST /svc/prompts/:name        body = arguments → {description?, messages}
@@ -33,6 +34,7 @@ import { readJson, sendJson } from '../http/raw.js';
 import type { TaskEngine, TaskRecord } from '../tasks/engine.js';
 import { EXPLAIN_ANY_SCOPE, explainCall, explainView } from '../policy/explain.js';
 import { denial } from '../runtime/denial.js';
+import { pageAll } from '../mcp/list-pages.js';
 
 export interface SvcTransport {
   router: Router;
@@ -76,15 +78,20 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
     }
   };
 
-  r.get('/', (_req, res) => {
+  r.get('/', (req, res) => {
     const p = principalOf(res);
     const cat = catalogOf(res) ?? runtime.current(); // one policy for the whole listing
-    res.json({
-      tools: runtime.listTools(p, cat),
-      resources: runtime.listResources(p, cat),
-      resource_templates: runtime.listResourceTemplates(p, cat),
-      prompts: runtime.listPrompts(p, cat),
-    });
+    try {
+      const { pages, nextCursor } = pageAll({
+        tools: runtime.listTools(p, cat),
+        resources: runtime.listResources(p, cat),
+        resourceTemplates: runtime.listResourceTemplates(p, cat),
+        prompts: runtime.listPrompts(p, cat),
+      }, req.query.cursor, cat.listPageSize);
+      res.json({ tools: pages.tools, resources: pages.resources, resource_templates: pages.resourceTemplates, prompts: pages.prompts, ...(nextCursor !== undefined && { next_cursor: nextCursor }) });
+    } catch (e) {
+      fail(res, e);
+    }
   });
 
   r.get('/explain', (req, res) => {

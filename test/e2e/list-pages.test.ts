@@ -4,7 +4,8 @@
 // collects every tool the caller may see exactly once, under two different scope views; a
 // short list is one page with no nextCursor; a forged, foreign or other-list cursor is -32602;
 // a tool whose validator is compiled on its first call refuses bad input on that call and on
-// later ones, and accepts good input.
+// later ones, and accepts good input. GET /svc pages its four lists the same way with one
+// next_cursor, and its walk agrees with the /mcp walk for each token.
 
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -154,6 +155,52 @@ describe('MCP list pages and lazy input validators (real svc serve, list_page_si
     } finally {
       await client.close();
       await narrow.close();
+    }
+  });
+
+  /** GET /svc with ?cursor=; the status and the parsed body. */
+  async function svcPage(token: string, cursor?: string): Promise<{ status: number; body: Record<string, unknown> }> {
+    const res = await fetch(`${srv.url}/svc${cursor === undefined ? '' : `?cursor=${encodeURIComponent(cursor)}`}`, { headers: { authorization: `Bearer ${token}` } });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  }
+
+  it('GET /svc: next_cursor walks every tool, resource and prompt exactly once per scope view, agreeing with /mcp', async () => {
+    for (const token of [full, partial]) {
+      const seen: Record<string, string[]> = { tools: [], resources: [], resource_templates: [], prompts: [] };
+      const { pages } = await walk(async (cursor) => {
+        const { status, body } = await svcPage(token, cursor);
+        assert.equal(status, 200, JSON.stringify(body));
+        for (const k of Object.keys(seen)) {
+          const items = body[k] as { name: string; uri: string }[];
+          assert.ok(items.length <= 5, `a page of ${items.length} ${k}`);
+          seen[k]!.push(...items.map((x) => (k === 'resources' ? x.uri : x.name)));
+        }
+        return { names: [], nextCursor: body.next_cursor as string | undefined };
+      });
+      const client = await modern(token);
+      try {
+        assert.deepEqual(seen.tools, (await client.listTools()).tools.map((t) => t.name));
+        assert.deepEqual(seen.resources, (await client.listResources()).resources.map((r) => r.uri));
+        assert.deepEqual(seen.prompts, (await client.listPrompts()).prompts.map((p) => p.name));
+      } finally {
+        await client.close();
+      }
+      const want = token === full ? TOOLS : visibleToPartial.length;
+      assert.equal(seen.tools.length, want);
+      assert.equal(pages, Math.ceil(want / 5));
+      assert.deepEqual(seen.resource_templates, []);
+    }
+  });
+
+  it('GET /svc: a forged cursor, an MCP cursor and one for an item the caller cannot see are 400 INVALID_CURSOR', async () => {
+    const first = await svcPage(full);
+    assert.equal(typeof first.body.next_cursor, 'string');
+    const mcpCursor = (await firstToolsPage(srv.url, full)).nextCursor!;
+    // The full view's next page starts at t5, which the partial token does not see.
+    for (const [token, cursor] of [[full, 'not-a-cursor'], [full, mcpCursor], [partial, first.body.next_cursor as string]] as const) {
+      const r = await svcPage(token, cursor);
+      assert.equal(r.status, 400);
+      assert.equal((r.body.error as { code: string }).code, 'INVALID_CURSOR');
     }
   });
 

@@ -73,8 +73,15 @@ export async function listTools(front: Front, url: string, token: string): Promi
   const sorted = (tools: { name: string }[]) => tools.map((t) => t.name).sort();
   switch (front) {
     case 'svc': {
-      const r = await fetch(`${url}/svc`, { headers: { authorization: `Bearer ${token}` } });
-      return sorted(((await r.json()) as { tools: { name: string }[] }).tools);
+      const tools: { name: string }[] = [];
+      let cursor: string | undefined;
+      do { // every page: GET /svc pages its lists by server.list_page_size
+        const r = await fetch(`${url}/svc${cursor === undefined ? '' : `?cursor=${encodeURIComponent(cursor)}`}`, { headers: { authorization: `Bearer ${token}` } });
+        const body = (await r.json()) as { tools: { name: string }[]; next_cursor?: string };
+        tools.push(...body.tools);
+        cursor = body.next_cursor;
+      } while (cursor !== undefined);
+      return sorted(tools);
     }
     case 'mcp-2026': {
       const c = await modernClient(url, token);

@@ -179,7 +179,7 @@ export async function startServer(file: string, o: { watch?: boolean; graceMs?: 
     changes++;
     return (await reloader.reload('watch')).hash_read;
   };
-  const watcher = o.watch === false ? undefined : watchManifest({ file, initialHash: loaded.hash, logger, onChange });
+  const watcher = o.watch === false ? undefined : watchManifest({ file, initialHash: loaded.fileHash, logger, onChange });
   await watcher?.ready;
   return {
     url: served.url,

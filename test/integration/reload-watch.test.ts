@@ -2,13 +2,16 @@
 // write-to-temp-then-rename, delete then re-create, and a symlink swap anywhere on the
 // path (the Kubernetes ConfigMap swap with and without the old folder's deletion,
 // git-sync's current -> worktree link, `ln -sfn` of the file); identical content and
-// unrelated files never reload; a burst of edits ends on the last one.
+// unrelated files never reload; a burst of edits ends on the last one; with an `openapi`
+// source (whose documents the config hash also covers) the watcher still compares the
+// manifest's own bytes, so it reloads once per edit and never in a loop.
 
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { stringify } from 'yaml';
 import { join } from 'node:path';
-import { callSvc, configMapLayout, getJson, gitSyncLayout, linkedFileLayout, manifest, plainLayout, startServer, TOKENS, waitFor, writeByRename, type Layout, type TestServer } from '../helpers/reload.js';
+import { callSvc, configMapLayout, getJson, gitSyncLayout, linkedFileLayout, manifest, manifestDoc, plainLayout, startServer, TOKENS, waitFor, writeByRename, type Layout, type TestServer } from '../helpers/reload.js';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -137,6 +140,26 @@ describe('hot reload: watching the manifest', () => {
     }
     writeFileSync(layout.file, manifest({ policy: 'B' }));
     await waitFor(() => policyIs(s!, 'B'), 'policy B');
+    assert.equal(s.changes(), 1);
+    assert.equal(reloads(s), 1);
+  });
+
+  it('with an openapi source: identical bytes do not reload, an edit reloads once (the watcher compares the manifest, not the config hash)', async () => {
+    const withPets = (policy: 'A' | 'B') => stringify({ ...manifestDoc({ policy }), openapi: [{ name: 'pets', document: 'petstore.yaml', base_url: 'http://127.0.0.1:9/api/v3', required_scopes: ['p.read'] }] });
+    const text = withPets('A');
+    layout = plainLayout(text);
+    copyFileSync(join(import.meta.dirname, '../fixtures/openapi/petstore-3.0.yaml'), join(layout.dir, 'petstore.yaml'));
+    s = await startServer(layout.file);
+    assert.notEqual((await getJson(`${s.url}/metadata`)).body.config_hash, sha256(text), 'the config hash covers the document too');
+    const seen = logged(s, 'watch.unchanged');
+    writeFileSync(layout.file, text);
+    await waitFor(() => (logged(s!, 'watch.unchanged') > seen ? true : undefined), 'the watcher to check identical bytes');
+    assert.equal(s.changes(), 0);
+    writeFileSync(layout.file, withPets('B'));
+    await waitFor(() => policyIs(s!, 'B'), 'policy B');
+    const settled = logged(s, 'watch.unchanged');
+    writeFileSync(join(layout.dir, 'notes.txt'), 'unrelated'); // one more look at the folder after the reload
+    await waitFor(() => (logged(s!, 'watch.unchanged') > settled ? true : undefined), 'the watcher to check again');
     assert.equal(s.changes(), 1);
     assert.equal(reloads(s), 1);
   });

@@ -1,8 +1,9 @@
 // list-pages.ts: one page when the list fits, opaque cursors that walk every item exactly
-// once, and INVALID_CURSOR for anything this list did not issue.
+// once, and INVALID_CURSOR for anything this list did not issue; GET /svc's one cursor over
+// the four lists (pageAll) the same, each list paged on its own.
 
 import assert from 'node:assert/strict';
-import { page } from '../../src/mcp/list-pages.js';
+import { page, pageAll } from '../../src/mcp/list-pages.js';
 import { throwsWithCode } from '../helpers/errors.js';
 
 const tools = Array.from({ length: 12 }, (_, i) => ({ name: `t${i}` }));
@@ -35,5 +36,48 @@ describe('MCP list pages', () => {
     throwsWithCode(() => page('tools', tools.filter((t) => t.name !== 't5'), next, 5), 'INVALID_CURSOR');
     const resources = [{ uri: 'a://1' }, { uri: 'a://2' }];
     assert.deepEqual(page('resources', resources, page('resources', resources, undefined, 1).nextCursor, 1).items, [{ uri: 'a://2' }]);
+  });
+});
+
+describe('GET /svc pages (pageAll)', () => {
+  const lists = {
+    tools,
+    resources: Array.from({ length: 3 }, (_, i) => ({ uri: `doc://r${i}` })),
+    resourceTemplates: [] as object[],
+    prompts: Array.from({ length: 7 }, (_, i) => ({ name: `p${i}` })),
+  };
+  const keys = (items: readonly object[]) => items.map((x) => (x as { name?: string; uri?: string }).name ?? (x as { uri: string }).uri);
+
+  it('answers every list whole, without a cursor, when each fits in a page (the same objects: nothing copied)', () => {
+    const r = pageAll(lists, undefined, 12);
+    assert.equal(r.nextCursor, undefined);
+    for (const k of ['tools', 'resources', 'resourceTemplates', 'prompts'] as const) assert.equal(r.pages[k], lists[k]);
+    assert.equal(pageAll(lists, undefined, undefined).nextCursor, undefined);
+  });
+
+  it('pages each list on its own: one cursor walks every item of every list exactly once; an ended list answers none', () => {
+    const seen = { tools: [] as string[], resources: [] as string[], resourceTemplates: [] as string[], prompts: [] as string[] };
+    let cursor: string | undefined;
+    const sizes: number[][] = [];
+    do {
+      const r = pageAll(lists, cursor, 5);
+      for (const k of Object.keys(seen) as (keyof typeof seen)[]) seen[k].push(...keys(r.pages[k]));
+      sizes.push([r.pages.tools.length, r.pages.resources.length, r.pages.resourceTemplates.length, r.pages.prompts.length]);
+      cursor = r.nextCursor;
+      if (cursor !== undefined) assert.doesNotMatch(cursor, /t\d|p\d/, 'the cursor is opaque');
+    } while (cursor !== undefined);
+    assert.deepEqual(sizes, [[5, 3, 0, 5], [5, 0, 0, 2], [2, 0, 0, 0]]);
+    assert.deepEqual(seen, { tools: keys(tools), resources: keys(lists.resources), resourceTemplates: [], prompts: keys(lists.prompts) });
+  });
+
+  it('refuses a forged cursor, an MCP list cursor, a malformed one and one whose item is gone', () => {
+    const next = pageAll(lists, undefined, 5).nextCursor!;
+    const mcp = page('tools', tools, undefined, 5).nextCursor!;
+    const forged = (text: string) => Buffer.from(text).toString('base64url');
+    for (const c of ['abc', '', 42, ['a'], mcp, forged('svc\n["t5"]'), forged('svc\nnot json'), forged('svc\n[1,null,null,null]'), forged('svc\n["t0",null,null,null]')]) {
+      throwsWithCode(() => pageAll(lists, c, 5), 'INVALID_CURSOR');
+    }
+    throwsWithCode(() => pageAll({ ...lists, tools: tools.filter((t) => t.name !== 't5') }, next, 5), 'INVALID_CURSOR');
+    throwsWithCode(() => page('tools', tools, next, 5), 'INVALID_CURSOR');
   });
 });

@@ -11,6 +11,7 @@ import type { Principal, ToolDef } from '../../src/core/types.js';
 import { makeContext } from '../helpers/context.js';
 import { rejectsWithCode } from '../helpers/errors.js';
 import { SvcError } from '../../src/errors.js';
+import { JsonReply } from '../../src/runtime/backends/types.js';
 
 const INLINE_LIMIT = 64;
 const silent = pino({ level: 'silent' });
@@ -207,6 +208,27 @@ describe('runtime', () => {
       const r = await rt.callTool('scalar.obj', {}, any());
       assert.equal(r.structuredContent, undefined);
       assert.deepEqual(JSON.parse(textOf(r)), { x: 1 });
+    });
+
+    // What an http backend answers for a JSON body (JsonReply): structured whatever output_mode says.
+    const replies = () => new Runtime(buildCatalog(app([
+      { name: 'reply.obj', description: 'a JSON answer', handler: () => new JsonReply({ id: 7 }) },
+      { name: 'reply.list', description: 'a JSON list answer', handler: () => new JsonReply([1, 2]) },
+      { name: 'reply.big', description: 'a big JSON answer, not inline', inline_ok: false, handler: () => new JsonReply({ s: 'z'.repeat(INLINE_LIMIT) }) },
+    ])), { inlineLimit: INLINE_LIMIT, logger: silent });
+
+    it('a JsonReply (an http JSON answer) is structured content and its JSON text, in scalar mode too', async () => {
+      const rt = replies();
+      const r = await rt.callTool('reply.obj', {}, any());
+      assert.deepEqual(r.structuredContent, { id: 7 });
+      assert.equal(textOf(r), '{"id":7}');
+      assert.deepEqual((await rt.callTool('reply.list', {}, any())).structuredContent, { result: [1, 2] });
+    });
+
+    it('a JsonReply over the inline limit of an inline_ok: false tool becomes a link to application/json', async () => {
+      const r = await replies().callTool('reply.big', {}, any());
+      assert.equal(r.content[0]!.type, 'resource_link');
+      assert.equal((r.content[0] as { mimeType: string }).mimeType, 'application/json');
     });
 
     it('inline_ok true keeps even a big result inline', async () => {

@@ -18,7 +18,7 @@ function mediaType(contentType: string | null): string {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-export function isJsonMime(contentType: string | null): boolean {
+function isJsonMime(contentType: string | null): boolean {
   const base = mediaType(contentType);
   return base === 'application/json' || base.endsWith('+json');
 }

@@ -123,6 +123,6 @@ function checkParam(p: Param, i: number, spec: HttpSpec, authHeader: string | un
     if (lower === authHeader) throw configError(KIND, `auth sets the ${lower} header: no parameter may`, `${at}/name`);
     if (has(lower)) throw configError(KIND, `header ${p.name} is already set in headers`, `${at}/name`);
   }
-  if (p.in === 'cookie' && has('cookie')) throw configError(KIND, 'cookie parameters and a Cookie header in headers cannot be combined', `${at}`);
+  if (p.in === 'cookie' && (has('cookie') || authHeader === 'cookie')) throw configError(KIND, `cookie parameters and a Cookie header ${authHeader === 'cookie' ? 'set by auth' : 'in headers'} cannot be combined`, at);
   return { ...p, arg };
 }

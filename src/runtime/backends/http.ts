@@ -1,7 +1,7 @@
 // The http backend: one templated HTTP call per tool call. Guarantees: URL values
 // are percent-encoded and may not form dot segments; header values never carry
 // CR/LF; the response is capped at max_bytes while streaming; redirects are
-// followed (≤ 5) only within the same origin; non-2xx → BACKEND_FAILED {status, body};
+// followed (≤ 5) only within the same origin; non-2xx → BACKEND_FAILED {status, body, api_message};
 // the active trace context is sent on as `traceparent`/`tracestate` (W3C) when an
 // OpenTelemetry SDK is registered, unless the manifest sets that header itself. With `auth`, the
 // backend's own credential (auth/outbound/) is set on every request — never the caller's token —
@@ -60,16 +60,9 @@ export function httpBackend(spec: HttpSpec, env: BackendEnv, opts: HttpOptions =
   return async (input, ctx) => {
     const target = renderUrl(url, input, parts);
     const reqHeaders = new Headers();
-    for (const [name, t] of headers) {
-      const value = t.render(input);
+    for (const [name, value] of [...headers.map(([n, t]) => [n, t.render(input)] as const), ...parts.headers(input)]) {
       if (BAD_HEADER_VALUE.test(value)) {
         throw new SvcError('INVALID_INPUT', `header ${name} would contain a line break, a control or a non-Latin-1 character`, { data: { header: name } });
-      }
-      reqHeaders.set(name, value);
-    }
-    for (const [name, value] of parts.headers(input)) {
-      if (BAD_HEADER_VALUE.test(value)) {
-        throw new SvcError('INVALID_INPUT', `${name === 'cookie' ? 'a cookie' : 'header ' + name} would contain a line break, a control or a non-Latin-1 character`, { data: { header: name } });
       }
       reqHeaders.set(name, value);
     }

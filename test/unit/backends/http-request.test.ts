@@ -112,6 +112,12 @@ describe('http backend: parameters, request bodies and answers', () => {
       assert.equal(seen[0]!.headers.cookie, undefined);
     });
 
+    it('an arg need not be an identifier outside the path (a collision suffix on a header name)', async () => {
+      await run({ url: `${base}/x`, parameters: [{ name: 'X-Id', in: 'header', style: 'simple', explode: false, arg: 'X-Id_header' }, { name: 'page[size]', in: 'query', style: 'form', explode: true }] }, { 'X-Id_header': '5', 'page[size]': 10 });
+      assert.equal(seen[0]!.headers['x-id'], '5');
+      assert.equal(seen[0]!.target, '/x?page%5Bsize%5D=10');
+    });
+
     it('appends query parameters to a url that already has a query', async () => {
       await run({ url: `${base}/q?fixed=1`, parameters: [{ name: 'q', in: 'query', style: 'form', explode: true }] }, { q: 'x y' });
       assert.equal(seen[0]!.target, '/q?fixed=1&q=x%20y');
@@ -174,6 +180,7 @@ describe('http backend: parameters, request bodies and answers', () => {
       ['a header headers already sets', { url: `${base}/x`, headers: { 'X-A': '1' }, parameters: [{ name: 'x-a', in: 'header', style: 'simple', explode: false }] }, 'parameters/0/name'],
       ['a header name that is not a token', { url: `${base}/x`, parameters: [{ name: 'X A', in: 'header', style: 'simple', explode: false }] }, 'parameters/0/name'],
       ['cookie parameters beside a Cookie header', { url: `${base}/x`, headers: { Cookie: 'a=1' }, parameters: [{ name: 'sid', in: 'cookie', style: 'form', explode: true }] }, 'parameters/0'],
+      ['cookie parameters beside the Cookie header auth sets', { url: `${base}/x`, auth: { static: { header: 'Cookie', value: 'session-credential' } }, parameters: [{ name: 'sid', in: 'cookie', style: 'form', explode: true }] }, 'parameters/0'],
       ['the same parameter twice', { url: `${base}/x`, parameters: [{ name: 'q', in: 'query', style: 'form', explode: true }, { name: 'q', in: 'query', style: 'form', explode: true, arg: 'q2' }] }, 'parameters/1/name'],
       ['one argument feeding two parameters', { url: `${base}/x`, parameters: [{ name: 'q', in: 'query', style: 'form', explode: true }, { name: 'X-Q', in: 'header', style: 'simple', explode: false, arg: 'q' }] }, 'parameters/1'],
       ['request_body beside body', { url: `${base}/x`, method: 'POST', body: { a: 1 }, request_body: { arg: 'body', content_type: 'application/json' } }, 'request_body'],
