@@ -1,17 +1,18 @@
 // The Petstore documents (OpenAPI 3.0, 3.1 and Swagger 2.0, test/fixtures/openapi/) as `openapi:` sources of the real
 // `svc serve`, every call answered by Stoplight Prism mocking the same document (--errors: a request that breaks the
 // document is refused, test/e2e/prism-self-check.test.ts shows it), with a recording proxy between them that keeps
-// the exact request fastsvc built. Run with both MCP SDK clients (1.x on 2025-11-25, 2.x on 2026-07-28). Asserted
-// for each document: the catalog (the operations as tools, the method's annotations, path/body arguments required;
-// an operation fastsvc cannot express absent, and named by a located `svc validate` warning); a call of each kind — a path parameter, query parameters, a query
-// array exploded, a header parameter, a JSON body on POST and PUT, DELETE, a form body where the document has one, a
-// path value that needs escaping — reaches Prism exactly as the document describes (method, path and query, headers,
-// body) and Prism accepts it (2xx), its JSON answer coming back as structured content valid against the listed
-// output schema; the source's outbound auth reaches Prism as the api_key header the document's securitySchemes
-// name, with the value from the environment; a source without credentials is refused by Prism and the call comes
-// back as a tool error naming the status (and, where Prism writes a problem+json, its message); scopes: a caller
-// without the scope (scope_map from the oauth2 scopes, an override per operation) neither sees nor calls the tool,
-// and neither the proxy nor Prism ever sees that call.
+// the exact request fastsvc built. Run with both MCP SDK clients (1.x on 2025-11-25, 2.x on 2026-07-28). Asserted for
+// each document: the catalog (the operations as tools, the method's annotations, path/body arguments required; an
+// operation fastsvc cannot express absent, and named by a located `svc validate` warning); a call of each kind — a
+// path parameter, query parameters, a query array exploded, a header parameter, a JSON body on POST and PUT, DELETE,
+// a form body where the document has one, a path value that needs escaping — reaches Prism exactly as the document
+// describes (method, path and query, headers, body) and Prism finds no violation (2xx, or the only answer the
+// document gives), its JSON answer coming back as structured content valid against the listed output schema; the
+// source's outbound auth reaches Prism as the api_key header the document's securitySchemes name, with the value from
+// the environment; a source without credentials is refused by Prism and the call comes back as a tool error naming
+// the status (and, where Prism writes a problem+json, its message); scopes: a caller without the scope (scope_map
+// from the oauth2 scopes, an override per operation, which also sets a description and an annotation beside the
+// method's) neither sees nor calls the tool, and neither the proxy nor Prism ever sees that call.
 
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -178,7 +179,7 @@ for (const doc of DOCS) {
             include: { operations: ['deletePet'] },
             naming: 'keyless.{operationId}',
             required_scopes: ['pets.read'],
-            overrides: { deletePet: { required_scopes: ['pets.admin'] } },
+            overrides: { deletePet: { required_scopes: ['pets.admin'], description: 'Deletes a pet (administrators only).', annotations: { openWorldHint: true } } },
           }),
           // No credential at all: Prism refuses getPetById (401).
           source('anon', { include: { operations: ['getPetById'] }, naming: 'anon.{operationId}', required_scopes: ['pets.read'] }),
@@ -245,6 +246,9 @@ for (const doc of DOCS) {
           for (const [name, hints] of Object.entries(doc.annotations)) {
             assert.deepEqual(Object.fromEntries(Object.keys(hints).map((h) => [h, tools.get(name)?.annotations?.[h]])), hints, `${name}'s annotations: ${JSON.stringify(tools.get(name)?.annotations)}`);
           }
+          const del = tools.get('keyless.deletePet')!;
+          assert.equal(del.description, 'Deletes a pet (administrators only).', 'the override\'s description');
+          assert.deepEqual(del.annotations, { destructiveHint: true, openWorldHint: true }, 'the override\'s annotations beside the method\'s');
           const get = tools.get('getPetById')!;
           assert.ok((get.inputSchema.required as string[] | undefined)?.includes('petId'), JSON.stringify(get.inputSchema));
           assert.equal((get.inputSchema.properties as Record<string, Json>).petId?.type, 'integer');
