@@ -1,7 +1,8 @@
 // The Petstore documents (OpenAPI 3.0, 3.1 and Swagger 2.0, test/fixtures/openapi/) as `openapi:` sources of the real
 // `svc serve`, every call answered by Stoplight Prism mocking the same document (--errors: a request that breaks the
 // document is refused, test/e2e/prism-self-check.test.ts shows it), with a recording proxy between them that keeps
-// the exact request fastsvc built. Run with both MCP SDK clients (1.x on 2025-11-25, 2.x on 2026-07-28). Asserted for
+// the exact request fastsvc built. Run with both MCP SDK clients (1.x on 2025-11-25, 2.x on 2026-07-28), one call
+// also on /svc and /ws. Asserted for
 // each document: the catalog (the operations as tools, the method's annotations, path/body arguments required; an
 // operation fastsvc cannot express absent, and named by a located `svc validate` warning); a call of each kind — a
 // path parameter, query parameters, a query array exploded, a header parameter, a JSON body on POST and PUT, DELETE,
@@ -26,7 +27,7 @@ import { recordingProxy, type Exchange, type RecordingProxy } from '../helpers/r
 import { secret } from '../helpers/secrets.js';
 import { serveManifest, type Served } from '../helpers/serve.js';
 import { connectSdk, SDK_CLIENTS, type ListedTool, type McpCaller } from '../helpers/sdk-clients.js';
-import type { Outcome } from '../helpers/gateway-front.js';
+import { callTool, type Outcome } from '../helpers/gateway-front.js';
 
 type Json = Record<string, unknown>;
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'openapi');
@@ -317,6 +318,21 @@ for (const doc of DOCS) {
         });
       });
     }
+
+    it('the same call on /svc and /ws reaches Prism as the same request, with the same structured answer', async () => {
+      const answers = [];
+      for (const front of ['svc', 'ws'] as const) {
+        const before = proxy.seen.length;
+        const out = await callTool(front, srv.url, token, 'getPetById', { petId: 7 });
+        assert.ok('result' in out, `${front}: ${JSON.stringify(out)}`);
+        assert.equal(proxy.seen.length, before + 1);
+        assert.equal(`${proxy.seen.at(-1)!.method} ${proxy.seen.at(-1)!.url}`, 'GET /pet/7');
+        assert.equal(proxy.seen.at(-1)!.headers['api_key'], petKey);
+        answers.push(out.result.structuredContent);
+      }
+      assert.ok(answers[0] && typeof answers[0] === 'object', JSON.stringify(answers));
+      assert.deepEqual(answers[1], answers[0]);
+    });
 
     it('scopes: a caller without the scope neither sees nor calls the tool, and Prism never sees the call', async () => {
       const seen = proxy.seen.length;
