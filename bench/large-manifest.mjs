@@ -4,7 +4,8 @@
 // distinct input schemas, from bench/lib/gen-manifest.mjs) it starts the real `svc serve FILE --port 0`
 // (watching on) and measures: spawn → first 200 from /readyz; RSS after ready and after walking the
 // whole list; `tools/list` over /mcp (MCP 2026-07-28, stateless) — the first page and the whole list
-// walked page by page with nextCursor (medians); `GET /svc` likewise (first page, and every page by next_cursor); one `tools/call` (median); a reload (rewrite the file
+// walked page by page with nextCursor (medians; a first page is timed to its last byte, a walk includes parsing
+// each answer); `GET /svc` likewise (first page, and every page by next_cursor); one `tools/call` (median); a reload (rewrite the file
 // with a new template marker → first call that answers with it) and the peak RSS during it (VmHWM,
 // reset through /proc/PID/clear_refs before the edit, else VmRSS polled every 2 ms); a rejected reload
 // (the last tool given an undeclared scope → /readyz reports that text refused) and its peak RSS; `svc validate FILE`
@@ -74,6 +75,29 @@ function mcpOnce(base, method, params, name) {
   });
 }
 
+/**
+ * Milliseconds from sending one list request (tools/list on /mcp, or GET /svc) to its answer's last byte, on the
+ * keep-alive agent: what the server and the wire take, not the client's JSON.parse (the walks check the answers).
+ * Throws unless 200 with a body.
+ */
+export function pageMs(base, which) {
+  const mcpBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: META } });
+  const headers = which === 'mcp'
+    ? { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${TOKEN}`, 'mcp-protocol-version': VERSION, 'mcp-method': 'tools/list' }
+    : { authorization: `Bearer ${TOKEN}` };
+  return new Promise((res, rej) => {
+    const t0 = performance.now();
+    const req = http.request(`${base}/${which}`, { method: which === 'mcp' ? 'POST' : 'GET', headers, agent, timeout: 30_000 }, (r) => {
+      let bytes = 0;
+      r.on('data', (c) => (bytes += c.length));
+      r.on('end', () => (r.statusCode === 200 && bytes > 0 ? res(performance.now() - t0) : rej(new Error(`${which} list page: HTTP ${r.statusCode}, ${bytes} bytes`))));
+    });
+    req.on('timeout', () => req.destroy(new Error(`${which} list page: timeout`)));
+    req.on('error', rej);
+    req.end(which === 'mcp' ? mcpBody : undefined);
+  });
+}
+
 export const timed = async (fn) => {
   const t0 = performance.now();
   const v = await fn();
@@ -96,7 +120,7 @@ export async function walkList(base) {
 }
 
 /** GET /svc (with ?cursor= after the first page) on the keep-alive agent, as /mcp is timed; resolves the parsed answer. Throws unless 200. */
-export function svcList(base, cursor) {
+function svcList(base, cursor) {
   const url = `${base}/svc${cursor === undefined ? '' : `?cursor=${encodeURIComponent(cursor)}`}`;
   return new Promise((res, rej) => {
     const req = http.request(url, { headers: { authorization: `Bearer ${TOKEN}` }, agent, timeout: 30_000 }, (r) => {
@@ -201,9 +225,9 @@ async function measure(n, { same, json, pageSize, samples, dir }) {
     const calls = [];
     const probe = Math.floor(n / 2);
     for (let s = 0; s < samples; s++) {
-      first.push((await timed(() => mcp(server.url, 'tools/list', {})))[0]);
+      first.push(await pageMs(server.url, 'mcp'));
       all.push((await timed(() => walkList(server.url)))[0]);
-      svcFirst.push((await timed(() => svcList(server.url)))[0]);
+      svcFirst.push(await pageMs(server.url, 'svc'));
       svcAll.push((await timed(() => walkSvc(server.url)))[0]);
       const [ms, text] = await timed(() => callOnce(server.url, probe, same));
       if (!text.startsWith('v1 ')) throw new Error(`tools/call answered ${text}`);

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { agent, CLI, mcp, peakDuring, svcList, timed, TOKEN, validateRun, walkList, walkSvc } from './large-manifest.mjs';
+import { agent, CLI, mcp, pageMs, peakDuring, timed, TOKEN, validateRun, walkList, walkSvc } from './large-manifest.mjs';
 import { installCleanup, ROOT, rssMiB, sleep, startServer, stopServer, waitFor200 } from './lib/proc.mjs';
 import { median } from './lib/report.mjs';
 
@@ -109,8 +109,8 @@ export async function runOpenApi({ document = resolve(ROOT, GITHUB), starts = 3,
         Object.assign(row, await checkedWalks(s.server.url, minTools));
         row.rssAfterListMiB = rssMiB(s.server.pid);
         for (let k = 0; k < samples; k++) {
-          raw.mcpPageMs.push((await timed(() => mcp(s.server.url, 'tools/list', {})))[0]);
-          raw.svcPageMs.push((await timed(() => svcList(s.server.url)))[0]);
+          raw.mcpPageMs.push(await pageMs(s.server.url, 'mcp'));
+          raw.svcPageMs.push(await pageMs(s.server.url, 'svc'));
           raw.mcpWalkMs.push((await timed(() => walkList(s.server.url)))[0]);
           raw.svcWalkMs.push((await timed(() => walkSvc(s.server.url)))[0]);
         }

@@ -43,6 +43,12 @@ export interface PromptEntry extends Guarded {
   readonly wire: Readonly<Record<string, unknown>>;
 }
 
+/** How long a list page may be: items, and characters of their JSON. */
+export interface ListPage {
+  readonly size: number;
+  readonly bytes: number;
+}
+
 export interface Catalog {
   readonly name: string;
   readonly version: string;
@@ -58,8 +64,8 @@ export interface Catalog {
   readonly prompts: ReadonlyMap<string, PromptEntry>;
   /** sha256 of the source (the manifest file's bytes, or the catalog's own listing for code-built apps). */
   readonly hash: string;
-  /** Most items per MCP list page (server.list_page_size); undefined (a catalog built without server settings): one page. */
-  readonly listPageSize?: number;
+  /** Most items (server.list_page_size) and characters of JSON (server.list_page_bytes) per list page; undefined (a catalog built without server settings): one page. */
+  readonly listPage?: ListPage;
   /**
    * Capabilities a pinned upstream lists that are not served until the operator accepts them
    * (upstreams/pin.ts), keyed tool:NAME / prompt:NAME / resource:URI / template:URI_TEMPLATE: a call
@@ -79,7 +85,7 @@ export const EMPTY_SCHEMA: JsonSchemaObject = Object.freeze({ type: 'object', pr
 
 export { newInputAjv, type InputCompiler } from './input-schemas.js';
 
-export function buildCatalog(svc: FastSvc, opts: { hash?: string; listPageSize?: number; withheld?: ReadonlyMap<string, Withheld> } = {}): Catalog {
+export function buildCatalog(svc: FastSvc, opts: { hash?: string; listPage?: ListPage; withheld?: ReadonlyMap<string, Withheld> } = {}): Catalog {
   const validators = new InputValidators();
   const tools = new Map<string, ToolEntry>();
   for (const def of svc.tools.values()) {
@@ -159,7 +165,7 @@ export function buildCatalog(svc: FastSvc, opts: { hash?: string; listPageSize?:
     cache: svc.cache,
     limits: svc.limits && (svc.limits.shared || classLimits(svc.limits).some((l) => l.requests !== undefined || l.concurrent !== undefined)) ? svc.limits : undefined,
     tools, resources, templates: Object.freeze(templates), prompts, hash,
-    ...(opts.listPageSize !== undefined && { listPageSize: opts.listPageSize }),
+    ...(opts.listPage !== undefined && { listPage: opts.listPage }),
     ...(opts.withheld?.size && { withheld: opts.withheld }),
     ...(withheldTemplates.length && { withheldTemplates: Object.freeze(withheldTemplates) }),
   });

@@ -180,6 +180,10 @@ export interface ServerSettings {
    */
   list_page_size?: number;
   /**
+   * Most characters of JSON in one page of a list (the MCP lists, and each list of a GET /svc answer), counted item by item: a page ends before the item that would pass it (it always holds one item), so a catalog of large tools (an OpenAPI description's, whose input and output schemas run to kilobytes each) answers every page in a few milliseconds. A page ends at whichever of list_page_size and list_page_bytes comes first.
+   */
+  list_page_bytes?: number;
+  /**
    * Host header values accepted (DNS-rebinding protection). Empty: loopback names when bound to loopback, anything otherwise.
    */
   allowed_hosts?: string[];

@@ -12,7 +12,8 @@ import { createHash } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { ManifestError, SvcError } from '../errors.js';
 import type { SvcManifest, Tool } from '../core/manifest-types.gen.js';
-import { expandOpenApi, type ExpandWarning, type Origin } from '../openapi/expand.js';
+import type { ExpandWarning, Origin } from '../openapi/expand.js';
+import { expandOpenApiCached } from '../openapi/expand-cache.js';
 import type { Source } from './load.js';
 
 export interface WithOpenApi {
@@ -28,7 +29,7 @@ export function withOpenApi(m: SvcManifest, src: Source, revalidate: (s: Source)
   const written = m.tools?.length ?? 0;
   let x;
   try {
-    x = expandOpenApi(m.openapi, { file: src.file, baseDir: dirname(resolve(src.file)), locate: src.locate });
+    x = expandOpenApiCached(m.openapi, { file: src.file, baseDir: dirname(resolve(src.file)), locate: src.locate });
   } catch (e) {
     if (e instanceof ManifestError) return { problems: e.problems, warnings: [], hash: src.hash, locate: src.locate };
     throw e;

@@ -1,6 +1,8 @@
 // Pages of the catalog's lists (tools, resources, resource templates, prompts): the MCP lists'
-// cursors, and GET /svc's one cursor over all four. Guarantees: a list no longer than the page
-// size is one page with no cursor; a cursor is opaque (base64url), names its list(s) and the
+// cursors, and GET /svc's one cursor over all four. Guarantees: a page holds at most `size`
+// items and, item by item, at most `bytes` characters of their JSON (at least one item
+// whatever its length; each item's length is measured once per cached list item); a list
+// within both is one page with no cursor; a cursor is opaque (base64url), names its list(s) and the
 // first item of each next page by key (name, uri or uriTemplate), and is resolved against the
 // caller's own scope-filtered view, so walking the cursors returns every visible item exactly
 // once and reveals nothing hidden; a cursor that is not one of ours for this list (or for
@@ -8,6 +10,7 @@
 // position maps are built once per cached list.
 
 import { SvcError } from '../errors.js';
+import type { ListPage } from '../core/catalog.js';
 
 export type ListName = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
 
@@ -16,6 +19,7 @@ export const ALL_LISTS: readonly ListName[] = ['tools', 'resources', 'resourceTe
 
 type Item = object;
 const positions = new WeakMap<readonly Item[], Map<string, number>>();
+const lengths = new WeakMap<Item, number>();
 const SVC = 'svc';
 
 const keyOf = (list: ListName, item: Item): string => {
@@ -27,25 +31,39 @@ const encode = (head: string, rest: string) => Buffer.from(`${head}\n${rest}`).t
 
 const invalid = (what: string) => new SvcError('INVALID_CURSOR', `${what} is not a cursor this server issued for it (or its item is gone): list again without a cursor`);
 
-/** The page of `items` that `cursor` starts (the first page without one); `pageSize` undefined: everything. */
-export function page(list: ListName, items: readonly Item[], cursor: unknown, pageSize: number | undefined): { items: readonly Item[]; nextCursor?: string } {
+/** The page of `items` that `cursor` starts (the first page without one); `limits` undefined: everything. */
+export function page(list: ListName, items: readonly Item[], cursor: unknown, limits: ListPage | undefined): { items: readonly Item[]; nextCursor?: string } {
   let start = 0;
   if (cursor !== undefined) {
     const [head, key] = decode(cursor);
     start = head === list ? indexOf(list, items, key) : 0;
     if (start === 0) throw invalid(`params.cursor (${list})`);
   }
-  if (pageSize === undefined || items.length - start <= pageSize) return { items: start === 0 ? items : items.slice(start) };
-  const end = start + pageSize;
+  const end = pageEnd(items, start, limits);
+  if (end === items.length) return { items: start === 0 ? items : items.slice(start) };
   return { items: items.slice(start, end), nextCursor: encode(list, keyOf(list, items[end]!)) };
 }
 
+/** Where the page from `start` ends: after `size` items, or before the item that would pass `bytes` (never before start + 1). */
+function pageEnd(items: readonly Item[], start: number, limits: ListPage | undefined): number {
+  if (!limits) return items.length;
+  const last = Math.min(items.length, start + limits.size);
+  let used = 0;
+  for (let i = start; i < last; i++) {
+    let n = lengths.get(items[i]!);
+    if (n === undefined) lengths.set(items[i]!, (n = JSON.stringify(items[i]).length + 1));
+    used += n;
+    if (used > limits.bytes && i > start) return i;
+  }
+  return last;
+}
+
 /**
- * GET /svc's page: at most `pageSize` items of each list, from one cursor that names where each list
+ * GET /svc's page: at most `limits` of each list, from one cursor that names where each list
  * resumes (or that it ended). Without a cursor, every list's first page; nextCursor only while some
  * list has more, and then a list that ended answers no items.
  */
-export function pageAll(lists: Readonly<Record<ListName, readonly Item[]>>, cursor: unknown, pageSize: number | undefined): { pages: Record<ListName, readonly Item[]>; nextCursor?: string } {
+export function pageAll(lists: Readonly<Record<ListName, readonly Item[]>>, cursor: unknown, limits: ListPage | undefined): { pages: Record<ListName, readonly Item[]>; nextCursor?: string } {
   let resume: (string | null)[] | undefined;
   if (cursor !== undefined) {
     const [head, rest] = decode(cursor);
@@ -60,7 +78,7 @@ export function pageAll(lists: Readonly<Record<ListName, readonly Item[]>>, curs
     const key = resume?.[i];
     const start = key === undefined ? 0 : key === null ? items.length : indexOf(list, items, key);
     if (start === 0 && key != null) throw invalid('?cursor');
-    const end = pageSize === undefined ? items.length : Math.min(items.length, start + pageSize);
+    const end = pageEnd(items, start, limits);
     pages[list] = start === 0 && end === items.length ? items : items.slice(start, end);
     next.push(end < items.length ? keyOf(list, items[end]!) : null);
     more ||= end < items.length;

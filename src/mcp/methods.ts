@@ -96,8 +96,8 @@ export function str(p: Record<string, unknown>, key: string): string {
   return v;
 }
 
-/** One page of a list answer: `{ [list]: items, nextCursor? }` (server.list_page_size items at most). */
+/** One page of a list answer: `{ [list]: items, nextCursor? }` (server.list_page_size items and list_page_bytes at most). */
 function listed(list: ListName, items: readonly object[], p: Record<string, unknown>, cat: Catalog): Record<string, unknown> {
-  const pg = page(list, items, p.cursor, cat.listPageSize);
+  const pg = page(list, items, p.cursor, cat.listPage);
   return pg.nextCursor === undefined ? { [list]: pg.items } : { [list]: pg.items, nextCursor: pg.nextCursor };
 }

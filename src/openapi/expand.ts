@@ -51,13 +51,15 @@ export interface Expanded {
   warnings: ExpandWarning[];
   /** sha256 of every document read (the root and the files its $refs name), in reading order. */
   hashes: string[];
+  /** The file of each of `hashes`, in the same order. */
+  files: string[];
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
 const PATH_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 export function expandOpenApi(sources: readonly OpenApiSource[], opts: ExpandOptions): Expanded {
-  const out: Expanded = { tools: [], origins: [], warnings: [], hashes: [] };
+  const out: Expanded = { tools: [], origins: [], warnings: [], hashes: [], files: [] };
   const problems: SvcError[] = [];
   const at = (code: ErrorCode, path: Path, message: string, where?: 'key') => {
     const { line, col } = opts.locate(path, where);
@@ -159,6 +161,7 @@ function expandSource(src: OpenApiSource, base: Path, opts: ExpandOptions, out: 
     if (!seenIds.has(id)) at('OPENAPI_CONFIG', [...base, 'overrides', id], `openapi ${src.name}: overrides names operation ${id}, which the document does not have`, 'key');
   }
   out.hashes.push(...refs.documents.map((d: OpenApiDocument) => d.hash));
+  out.files.push(...refs.documents.map((d: OpenApiDocument) => d.file));
 }
 
 /** The document's own server URL, or undefined (after calling `none`) when it has no absolute one. */

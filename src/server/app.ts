@@ -143,10 +143,11 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
   // The pin lock beside the manifest (none for an app built in code: a pinned upstream then serves nothing), read before the first catalog.
   const lockFile = gw && cfg.manifest_path ? gw.parts.lockPathFor(cfg.manifest_path) : undefined;
   const lockRead = gw && lockFile ? gw.parts.readLockFile(lockFile) : {};
-  const gateway = gw && new gw.parts.GatewayCatalog(gw.upstreams, log, cfg.server.list_page_size, { lock: lockRead.lock, audit: observer.audit });
+  const listPage = { size: cfg.server.list_page_size, bytes: cfg.server.list_page_bytes };
+  const gateway = gw && new gw.parts.GatewayCatalog(gw.upstreams, log, listPage, { lock: lockRead.lock, audit: observer.audit });
   const catalogFor = (s: FastSvc, ups: readonly UpstreamSpec[], hash: string | undefined): Catalog => gateway
     ? gateway.build(s, ups, hash)
-    : buildCatalog(s, { hash, listPageSize: cfg.server.list_page_size });
+    : buildCatalog(s, { hash, listPage });
   const store = new PolicyStore({ catalog: catalogFor(svc, cfg.upstreams as UpstreamSpec[], cfg.config_hash), profile: cfg.profile, tokens }, log);
   const detachGateway = gateway?.attach(store);
   const unwatchTokens = watchTokenFiles(store, log);

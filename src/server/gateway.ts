@@ -11,7 +11,7 @@
 // each definition newly withheld is audited once (upstreams/pin-report.ts) and status() adds each
 // pinned upstream's report (served, withheld with reasons, removed) to its connection state.
 
-import { buildCatalog, type Catalog } from '../core/catalog.js';
+import { buildCatalog, type Catalog, type ListPage } from '../core/catalog.js';
 import type { FastSvc } from '../core/fast-svc.js';
 import type { Logger } from '../log.js';
 import type { PolicyStore } from '../policy/store.js';
@@ -27,7 +27,7 @@ export type GatewayUpstreamStatus = UpstreamStatus & { pin?: UpstreamPinReport }
 export class GatewayCatalog {
   readonly #upstreams: UpstreamSet;
   readonly #log: Logger;
-  readonly #listPageSize: number | undefined;
+  readonly #listPage: ListPage | undefined;
   #base?: { svc: FastSvc; specs: readonly UpstreamSpec[]; hash: string | undefined };
   #skipped = '';
   #lock: Lock | undefined;
@@ -38,10 +38,10 @@ export class GatewayCatalog {
   #rebuild?: () => void;
 
   /** lock: the pin lock read at start (undefined: none yet); audit: where withheld definitions are recorded. */
-  constructor(upstreams: UpstreamSet, log: Logger, listPageSize: number | undefined, pinning: { lock: Lock | undefined; audit: Audit }) {
+  constructor(upstreams: UpstreamSet, log: Logger, listPage: ListPage | undefined, pinning: { lock: Lock | undefined; audit: Audit }) {
     this.#upstreams = upstreams;
     this.#log = log.child({ module: 'upstreams' });
-    this.#listPageSize = listPageSize;
+    this.#listPage = listPage;
     this.#lock = pinning.lock;
     this.#audit = createWithholdAudit(pinning.audit);
   }
@@ -59,7 +59,7 @@ export class GatewayCatalog {
 
   build(svc: FastSvc, specs: readonly UpstreamSpec[], hash: string | undefined): Catalog {
     const composed = this.#upstreams.compose(svc, specs, this.#lock);
-    const catalog = buildCatalog(composed.svc, { hash, listPageSize: this.#listPageSize, withheld: composed.withheld });
+    const catalog = buildCatalog(composed.svc, { hash, listPage: this.#listPage, withheld: composed.withheld });
     this.#base = { svc, specs, hash };
     this.#pins = composed.pins;
     for (const [name, report] of Object.entries(composed.pins)) {

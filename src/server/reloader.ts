@@ -141,10 +141,10 @@ export function createReloader(o: ReloaderOptions): Reloader {
     let config: ResolvedConfig;
     try {
       config = resolveConfig(next.config);
-      // server.list_page_size, like every server.* field, takes a restart: keep the running one.
+      // server.list_page_size and list_page_bytes, like every server.* field, take a restart: keep the running ones.
       catalog = o.catalogFor
         ? o.catalogFor(next.svc, (config.upstreams ?? []) as UpstreamSpec[], next.hash)
-        : buildCatalog(next.svc, { hash: next.hash, listPageSize: store.current().catalog.listPageSize });
+        : buildCatalog(next.svc, { hash: next.hash, listPage: store.current().catalog.listPage });
     } catch (e) {
       next.dispose();
       return failed(reason, at, t0, checked.hash, checked.fileHash, e instanceof ManifestError ? e.problems : [asSvcError(e, file)]);

@@ -2,7 +2,7 @@
 // shared runtime (no policy here) on one catalog per request: the policy snapshot
 // its caller was authenticated with (res.locals.policy, or the direct path's). Routes and shapes (documented in README):
 //   GET  /svc[?cursor=C]           → {tools, resources, resource_templates, prompts, next_cursor?} the caller may use,
-//                                    at most server.list_page_size of each list; next_cursor while some list has more
+//                                    at most server.list_page_size (and list_page_bytes) of each list; next_cursor while some list has more
 //   POST /svc/tools/:name          body = arguments → {result, content, structured_content?}
 //   GET  /svc/resources?uri=URI    → {contents}
 //   POST /svc/prompts/:name        body = arguments → {description?, messages}
@@ -87,7 +87,7 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
         resources: runtime.listResources(p, cat),
         resourceTemplates: runtime.listResourceTemplates(p, cat),
         prompts: runtime.listPrompts(p, cat),
-      }, req.query.cursor, cat.listPageSize);
+      }, req.query.cursor, cat.listPage);
       res.json({ tools: pages.tools, resources: pages.resources, resource_templates: pages.resourceTemplates, prompts: pages.prompts, ...(nextCursor !== undefined && { next_cursor: nextCursor }) });
     } catch (e) {
       fail(res, e);

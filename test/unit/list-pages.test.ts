@@ -7,11 +7,32 @@ import { page, pageAll } from '../../src/mcp/list-pages.js';
 import { throwsWithCode } from '../helpers/errors.js';
 
 const tools = Array.from({ length: 12 }, (_, i) => ({ name: `t${i}` }));
+/** At most n items, and no byte limit that matters. */
+const sized = (n: number) => ({ size: n, bytes: 1 << 30 });
 
 describe('MCP list pages', () => {
   it('returns a list that fits in one page whole, without nextCursor (and everything when no page size is set)', () => {
-    assert.deepEqual(page('tools', tools, undefined, 12), { items: tools });
+    assert.deepEqual(page('tools', tools, undefined, sized(12)), { items: tools });
     assert.deepEqual(page('tools', tools, undefined, undefined), { items: tools });
+  });
+
+  it('ends a page before the item that would pass list_page_bytes (one item at least), and walks every item once', () => {
+    const sizes = [10, 10, 10, 300, 10, 10];
+    const items = sizes.map((n, i) => ({ name: `i${i}`, d: 'x'.repeat(n) }));
+    const len = (i: number) => JSON.stringify(items[i]).length + 1;
+    const limits = { size: 100, bytes: len(0) + len(1) + len(2) };
+    const pages: string[][] = [];
+    let cursor: string | undefined;
+    do {
+      const p = page('tools', items, cursor, limits);
+      pages.push(p.items.map((t) => (t as { name: string }).name));
+      cursor = p.nextCursor;
+    } while (cursor !== undefined);
+    assert.deepEqual(pages, [['i0', 'i1', 'i2'], ['i3'], ['i4', 'i5']]);
+    assert.deepEqual(page('tools', items, undefined, { size: 100, bytes: 1 << 20 }), { items }, 'within both limits: one page');
+    const all = pageAll({ tools: items, resources: [], resourceTemplates: [], prompts: [] }, undefined, limits);
+    assert.deepEqual(all.pages.tools.map((t) => (t as { name: string }).name), ['i0', 'i1', 'i2']);
+    assert.equal(typeof all.nextCursor, 'string');
   });
 
   it('walks every item exactly once through nextCursor', () => {
@@ -19,7 +40,7 @@ describe('MCP list pages', () => {
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const p = page('tools', tools, cursor, 5);
+      const p = page('tools', tools, cursor, sized(5));
       seen.push(...p.items.map((t) => (t as { name: string }).name));
       cursor = p.nextCursor;
       pages++;
@@ -30,12 +51,12 @@ describe('MCP list pages', () => {
   });
 
   it('refuses a forged cursor, one of another list, one whose item is gone and an empty one', () => {
-    const next = page('tools', tools, undefined, 5).nextCursor!;
-    for (const c of ['abc', '', 42, Buffer.from('tools\nt0').toString('base64url')]) throwsWithCode(() => page('tools', tools, c, 5), 'INVALID_CURSOR');
-    throwsWithCode(() => page('prompts', tools, next, 5), 'INVALID_CURSOR');
-    throwsWithCode(() => page('tools', tools.filter((t) => t.name !== 't5'), next, 5), 'INVALID_CURSOR');
+    const next = page('tools', tools, undefined, sized(5)).nextCursor!;
+    for (const c of ['abc', '', 42, Buffer.from('tools\nt0').toString('base64url')]) throwsWithCode(() => page('tools', tools, c, sized(5)), 'INVALID_CURSOR');
+    throwsWithCode(() => page('prompts', tools, next, sized(5)), 'INVALID_CURSOR');
+    throwsWithCode(() => page('tools', tools.filter((t) => t.name !== 't5'), next, sized(5)), 'INVALID_CURSOR');
     const resources = [{ uri: 'a://1' }, { uri: 'a://2' }];
-    assert.deepEqual(page('resources', resources, page('resources', resources, undefined, 1).nextCursor, 1).items, [{ uri: 'a://2' }]);
+    assert.deepEqual(page('resources', resources, page('resources', resources, undefined, sized(1)).nextCursor, sized(1)).items, [{ uri: 'a://2' }]);
   });
 });
 
@@ -49,7 +70,7 @@ describe('GET /svc pages (pageAll)', () => {
   const keys = (items: readonly object[]) => items.map((x) => (x as { name?: string; uri?: string }).name ?? (x as { uri: string }).uri);
 
   it('answers every list whole, without a cursor, when each fits in a page (the same objects: nothing copied)', () => {
-    const r = pageAll(lists, undefined, 12);
+    const r = pageAll(lists, undefined, sized(12));
     assert.equal(r.nextCursor, undefined);
     for (const k of ['tools', 'resources', 'resourceTemplates', 'prompts'] as const) assert.equal(r.pages[k], lists[k]);
     assert.equal(pageAll(lists, undefined, undefined).nextCursor, undefined);
@@ -60,7 +81,7 @@ describe('GET /svc pages (pageAll)', () => {
     let cursor: string | undefined;
     const sizes: number[][] = [];
     do {
-      const r = pageAll(lists, cursor, 5);
+      const r = pageAll(lists, cursor, sized(5));
       for (const k of Object.keys(seen) as (keyof typeof seen)[]) seen[k].push(...keys(r.pages[k]));
       sizes.push([r.pages.tools.length, r.pages.resources.length, r.pages.resourceTemplates.length, r.pages.prompts.length]);
       cursor = r.nextCursor;
@@ -71,13 +92,13 @@ describe('GET /svc pages (pageAll)', () => {
   });
 
   it('refuses a forged cursor, an MCP list cursor, a malformed one and one whose item is gone', () => {
-    const next = pageAll(lists, undefined, 5).nextCursor!;
-    const mcp = page('tools', tools, undefined, 5).nextCursor!;
+    const next = pageAll(lists, undefined, sized(5)).nextCursor!;
+    const mcp = page('tools', tools, undefined, sized(5)).nextCursor!;
     const forged = (text: string) => Buffer.from(text).toString('base64url');
     for (const c of ['abc', '', 42, ['a'], mcp, forged('svc\n["t5"]'), forged('svc\nnot json'), forged('svc\n[1,null,null,null]'), forged('svc\n["t0",null,null,null]')]) {
-      throwsWithCode(() => pageAll(lists, c, 5), 'INVALID_CURSOR');
+      throwsWithCode(() => pageAll(lists, c, sized(5)), 'INVALID_CURSOR');
     }
-    throwsWithCode(() => pageAll({ ...lists, tools: tools.filter((t) => t.name !== 't5') }, next, 5), 'INVALID_CURSOR');
-    throwsWithCode(() => page('tools', tools, next, 5), 'INVALID_CURSOR');
+    throwsWithCode(() => pageAll({ ...lists, tools: tools.filter((t) => t.name !== 't5') }, next, sized(5)), 'INVALID_CURSOR');
+    throwsWithCode(() => page('tools', tools, next, sized(5)), 'INVALID_CURSOR');
   });
 });

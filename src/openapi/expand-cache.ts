@@ -1,0 +1,44 @@
+// The last expansion of a manifest's `openapi` sources, kept for the next load in this process
+// (a reload that leaves the documents alone: GitHub's 13 MB description is then read and hashed,
+// not parsed and translated again).
+// Guarantees: a result is reused only when the sources are the same value (after ${VAR}s and
+// schema defaults), resolved against the same folder, and every document it read (the root and
+// the files its $refs named) has the same bytes now — each read again within document.ts's size
+// bound and hashed; otherwise the sources are expanded again, and the new result is kept only
+// when it has no problem. One entry: a process serves one manifest. A reused result hands out
+// the same tool objects as before: the manifest pipeline only fills schema defaults into them
+// (already filled the first time) and freezes them, so the running catalog and the next share them.
+// After a fresh expansion of 1 MiB of documents or more, the heap is released (release-heap.ts):
+// the parsed documents are garbage by then and would otherwise stay in the RSS.
+
+import { createHash } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
+import type { OpenApiSource } from '../core/manifest-types.gen.js';
+import { MAX_DOCUMENT_BYTES } from './document.js';
+import { releaseHeap } from '../util/release-heap.js';
+import { expandOpenApi, type ExpandOptions, type Expanded } from './expand.js';
+
+/** From this much document text on, the parsed documents (garbage once translated) are handed back to the OS at once. */
+const RELEASE_AFTER_BYTES = 1 << 20;
+
+let last: { key: string; result: Expanded } | undefined;
+
+export function expandOpenApiCached(sources: readonly OpenApiSource[], opts: ExpandOptions): Expanded {
+  const key = `${opts.baseDir}\u0000${JSON.stringify(sources)}`;
+  if (last?.key === key && last.result.files.every((f, i) => hashOf(f) === last!.result.hashes[i])) return last.result;
+  last = undefined; // never keep two: the old result would outlive its catalog
+  const result = expandOpenApi(sources, opts);
+  last = { key, result };
+  if (result.files.reduce((n, f) => n + statSync(f).size, 0) >= RELEASE_AFTER_BYTES) releaseHeap();
+  return result;
+}
+
+/** sha256 (hex) of the file's bytes now; undefined when it cannot be read or is over the bound. */
+function hashOf(file: string): string | undefined {
+  try {
+    if (statSync(file).size > MAX_DOCUMENT_BYTES) return undefined;
+    return createHash('sha256').update(readFileSync(file)).digest('hex');
+  } catch {
+    return undefined;
+  }
+}
