@@ -2,18 +2,18 @@
 // `svc serve`, every call answered by Stoplight Prism mocking the same document (--errors: a request that breaks the
 // document is refused, test/e2e/prism-self-check.test.ts shows it), with a recording proxy between them that keeps
 // the exact request fastsvc built. Run with both MCP SDK clients (1.x on 2025-11-25, 2.x on 2026-07-28), one call
-// also on /svc and /ws. Asserted for
-// each document: the catalog (the operations as tools, the method's annotations, path/body arguments required; an
-// operation fastsvc cannot express absent, and named by a located `svc validate` warning); a call of each kind — a
-// path parameter, query parameters, a query array exploded, a header parameter, a JSON body on POST and PUT, DELETE,
-// a form body where the document has one, a path value that needs escaping — reaches Prism exactly as the document
-// describes (method, path and query, headers, body) and Prism finds no violation (2xx, or the only answer the
-// document gives), its JSON answer coming back as structured content valid against the listed output schema; the
-// source's outbound auth reaches Prism as the api_key header the document's securitySchemes name, with the value from
-// the environment; a source without credentials is refused by Prism and the call comes back as a tool error naming
-// the status (and, where Prism writes a problem+json, its message); scopes: a caller without the scope (scope_map
-// from the oauth2 scopes, an override per operation, which also sets a description and an annotation beside the
-// method's) neither sees nor calls the tool, and neither the proxy nor Prism ever sees that call.
+// also on /svc and /ws. Asserted for each document: the catalog (the operations as tools, the method's annotations,
+// path/body arguments required; an operation fastsvc cannot express absent, and named by a located `svc validate`
+// warning); a call of each kind — a path parameter, query parameters, a query array exploded, a header parameter, a
+// JSON body on POST and PUT, DELETE, a form body where the document has one, a path value that needs escaping —
+// reaches Prism exactly as the document describes (method, path and query, headers, body) and Prism finds no
+// violation (2xx, or the only answer the document gives), its JSON answer coming back as structured content valid
+// against the listed output schema; the source's outbound auth reaches Prism as the api_key header the document's
+// securitySchemes name, with the value from the environment; a source without credentials is refused by Prism and the
+// call comes back as a tool error naming the status (and, where Prism writes a problem+json, its message), also when
+// run as a task; scopes: a caller without the scope (scope_map from the oauth2 scopes, an override per operation,
+// which also sets a description and an annotation beside the method's) neither sees nor calls the tool, and neither
+// the proxy nor Prism ever sees that call.
 
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -21,13 +21,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { childEnv, ROOT, run } from '../helpers/cli.js';
 import { PRISM_CHECK, startPrism, type Prism } from '../helpers/prism.js';
 import { recordingProxy, type Exchange, type RecordingProxy } from '../helpers/recording-proxy.js';
 import { secret } from '../helpers/secrets.js';
 import { serveManifest, type Served } from '../helpers/serve.js';
 import { connectSdk, SDK_CLIENTS, type ListedTool, type McpCaller } from '../helpers/sdk-clients.js';
-import { callTool, type Outcome } from '../helpers/gateway-front.js';
+import { callTool, legacyClient, type Outcome } from '../helpers/gateway-front.js';
 
 type Json = Record<string, unknown>;
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'openapi');
@@ -182,8 +183,8 @@ for (const doc of DOCS) {
             required_scopes: ['pets.read'],
             overrides: { deletePet: { required_scopes: ['pets.admin'], description: 'Deletes a pet (administrators only).', annotations: { openWorldHint: true } } },
           }),
-          // No credential at all: Prism refuses getPetById (401).
-          source('anon', { include: { operations: ['getPetById'] }, naming: 'anon.{operationId}', required_scopes: ['pets.read'] }),
+          // No credential at all: Prism refuses getPetById (401). It may also run as a task.
+          source('anon', { include: { operations: ['getPetById'] }, naming: 'anon.{operationId}', required_scopes: ['pets.read'], overrides: { getPetById: { task: 'optional' } } }),
           // The same refusal from a document with no 401 documented: Prism writes a problem+json message.
           { name: 'check', document: 'apis/prism-check.json', base_url: checkPrism.url, include: { operations: ['getPet'] }, naming: 'check.{operationId}', required_scopes: ['pets.read'] },
         ],
@@ -332,6 +333,28 @@ for (const doc of DOCS) {
       }
       assert.ok(answers[0] && typeof answers[0] === 'object', JSON.stringify(answers));
       assert.deepEqual(answers[1], answers[0]);
+    });
+
+    it('run as a task (override task: optional; the 1.x client\'s tasks): Prism\'s refusal fails the task, and tasks/result is the tool error', async () => {
+      const c = await legacyClient(srv.url, token);
+      try {
+        await c.client.listTools();
+        const before = prism.received().length;
+        const seen: { type: string; error?: Error; task?: { taskId: string; status: string; statusMessage?: string } }[] = [];
+        for await (const m of c.client.experimental.tasks.callToolStream({ name: 'anon.getPetById', arguments: { petId: 7 } }, undefined, { task: { ttl: 60_000 } })) seen.push(m as never);
+        const what = JSON.stringify(seen);
+        assert.equal(seen[0]?.type, 'taskCreated', what);
+        // 2025-11-25: a tool call whose result is an error ends its task `failed` (the 2026 era says completed).
+        const end = seen.filter((m) => m.type === 'taskStatus').at(-1)?.task;
+        assert.equal(end?.status, 'failed', what);
+        assert.match(end?.statusMessage ?? '', /BACKEND_FAILED.*401/, what);
+        assert.equal(prism.received().length, before + 1);
+        const result = await c.client.experimental.tasks.getTaskResult(seen[0]!.task!.taskId, CallToolResultSchema);
+        assert.equal(result.isError, true, JSON.stringify(result));
+        assert.match(resultText(result as Json), /401/);
+      } finally {
+        await c.close();
+      }
     });
 
     it('scopes: a caller without the scope neither sees nor calls the tool, and Prism never sees the call', async () => {
