@@ -60,7 +60,7 @@ const DOCS: Doc[] = [
   },
 ];
 
-const HEAD = { version: 1, server: { host: '127.0.0.1', keep_alive_timeout_ms: 120_000 }, profile: { scopes: ['api.use'] }, auth: { token: '${SVC_TOKEN}' } };
+const HEAD = { version: 1, server: { host: '127.0.0.1' }, profile: { scopes: ['api.use'] }, auth: { token: '${SVC_TOKEN}' } };
 
 for (const doc of DOCS) {
   describe(`fastsvc import openapi, served, lists what the openapi source lists: ${doc.label}`, function () {
