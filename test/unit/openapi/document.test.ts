@@ -7,19 +7,8 @@ import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { parseDocumentText, readDocument } from '../../../src/openapi/document.js';
-import { ManifestError, SvcError } from '../../../src/errors.js';
-import { expandFixture, FIXTURES } from './helpers.js';
+import { expandFixture, FIXTURES, problemsOf } from './helpers.js';
 
-const problemsOf = (f: () => unknown): SvcError[] => {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof ManifestError) return e.problems;
-    if (e instanceof SvcError) return [e];
-    throw e;
-  }
-  assert.fail('expected a problem');
-};
 
 describe('openapi document: reading', () => {
   it('recognises OpenAPI 3.0, 3.1 and Swagger 2.0', () => {

@@ -8,9 +8,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import { ManifestError, SvcError } from '../../../src/errors.js';
 import { fetchDocument } from '../../../src/openapi/fetch-document.js';
-import { expandFixture, FIXTURES } from './helpers.js';
+import { expandFixture, FIXTURES, problemsOf } from './helpers.js';
 
 const SERVER = `
 const { createServer } = require('node:http');
@@ -23,16 +22,6 @@ createServer((req, res) => {
 }).listen(0, '127.0.0.1', function () { process.stdout.write(this.address().port + '\\n'); });
 `;
 
-const problems = (f: () => unknown): SvcError[] => {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof ManifestError) return e.problems;
-    if (e instanceof SvcError) return [e];
-    throw e;
-  }
-  assert.fail('expected a problem');
-};
 
 describe('openapi document at a URL', () => {
   const file = join(FIXTURES, 'petstore-3.0.yaml');
@@ -59,17 +48,17 @@ describe('openapi document at a URL', () => {
   });
 
   it('needs a pinned sha256, and refuses another', () => {
-    assert.equal(problems(() => expandFixture(`${base}/petstore.yaml`))[0]!.code, 'OPENAPI_CONFIG');
-    assert.equal(problems(() => expandFixture(`${base}/petstore.yaml`, { sha256: 'f'.repeat(64) }))[0]!.code, 'OPENAPI_INVALID');
+    assert.equal(problemsOf(() => expandFixture(`${base}/petstore.yaml`))[0]!.code, 'OPENAPI_CONFIG');
+    assert.equal(problemsOf(() => expandFixture(`${base}/petstore.yaml`, { sha256: 'f'.repeat(64) }))[0]!.code, 'OPENAPI_INVALID');
   });
 
   it('a non-2xx answer, a redirect, a body past the bound and http off loopback are FILE_UNREADABLE', () => {
-    const [missing] = problems(() => fetchDocument(`${base}/nope.yaml?token=s3cret`, 1 << 20));
+    const [missing] = problemsOf(() => fetchDocument(`${base}/nope.yaml?token=s3cret`, 1 << 20));
     assert.equal(missing!.code, 'FILE_UNREADABLE');
     assert.match(missing!.message, /HTTP 404/);
     assert.doesNotMatch(missing!.message, /s3cret/);
-    assert.equal(problems(() => fetchDocument(`${base}/moved`, 1 << 20))[0]!.code, 'FILE_UNREADABLE');
-    assert.match(problems(() => fetchDocument(`${base}/petstore.yaml`, 100))[0]!.message, /larger than 100 bytes/);
-    assert.match(problems(() => fetchDocument('http://192.0.2.1/api.yaml', 1 << 20))[0]!.message, /only https/);
+    assert.equal(problemsOf(() => fetchDocument(`${base}/moved`, 1 << 20))[0]!.code, 'FILE_UNREADABLE');
+    assert.match(problemsOf(() => fetchDocument(`${base}/petstore.yaml`, 100))[0]!.message, /larger than 100 bytes/);
+    assert.match(problemsOf(() => fetchDocument('http://192.0.2.1/api.yaml', 1 << 20))[0]!.message, /only https/);
   });
 });
