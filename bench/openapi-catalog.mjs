@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { agent, CLI, mcp, pageMs, peakDuring, timed, TOKEN, validateRun, walkList, walkSvc } from './large-manifest.mjs';
+import { agent, CLI, mcp, pageMs, peakDuring, timed, TOKEN, validateRun, walkList, walkSvc } from './lib/catalog-probes.mjs';
 import { cpuMs, installCleanup, ROOT, rssMiB, sleep, startServer, stopServer, waitFor200 } from './lib/proc.mjs';
 import { median } from './lib/report.mjs';
 
