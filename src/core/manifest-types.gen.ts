@@ -1833,6 +1833,10 @@ export interface OpenApiSource {
    */
   required_scopes?: RequiredScope[];
   /**
+   * Every operation's tool `task` (as a tool's), unless its override gives one. Omitted: the tools say nothing (a plain tool's default).
+   */
+  task?: 'forbidden' | 'optional' | 'required';
+  /**
    * The document's OAuth2 scope → the profile scopes a caller needs. When given, an operation whose security requirements name mapped scopes requires all their profile scopes (every alternative's, so the tool is never more open than any of them); one that names none requires `required_scopes`.
    */
   scope_map?: {

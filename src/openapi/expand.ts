@@ -45,7 +45,7 @@ export interface Origin {
   source: Path;
   name: Path;
   scopes: Path;
-  /** The override's `task`, when it gives one. */
+  /** The `task` the tool got (its override's, else the source's), when one was given. */
   task?: Path;
 }
 
@@ -148,13 +148,14 @@ function expandSource(src: OpenApiSource, base: Path, opts: ExpandOptions, out: 
       const scopesPath = ov?.required_scopes !== undefined ? [...ovPath, 'required_scopes'] : mapped ? [...base, 'scope_map'] : [...base, 'required_scopes'];
       const annotations = built.tool.annotations || ov?.annotations ? { ...built.tool.annotations, ...ov?.annotations } : undefined;
       const { http, annotations: _, ...rest } = built.tool;
+      const task = ov?.task ?? src.task;
       out.tools.push({
         name,
         ...rest,
         ...(ov?.description !== undefined && { description: ov.description }),
         required_scopes: [...(ov?.required_scopes ?? mapped ?? src.required_scopes ?? [])],
         ...(annotations && { annotations }),
-        ...(ov?.task !== undefined && { task: ov.task }),
+        ...(task !== undefined && { task }),
         http: {
           ...http,
           ...((http.headers || src.headers) && { headers: { ...http.headers, ...src.headers } }),
@@ -163,7 +164,7 @@ function expandSource(src: OpenApiSource, base: Path, opts: ExpandOptions, out: 
           ...(src.max_bytes !== undefined && { max_bytes: src.max_bytes }),
         },
       });
-      out.origins.push({ source: base, name: namePath, scopes: scopesPath, ...(ov?.task !== undefined && { task: [...ovPath, 'task'] }) });
+      out.origins.push({ source: base, name: namePath, scopes: scopesPath, ...(task !== undefined && { task: ov?.task !== undefined ? [...ovPath, 'task'] : [...base, 'task'] }) });
     }
   }
   for (const id of Object.keys(overrides)) {

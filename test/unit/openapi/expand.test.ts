@@ -170,6 +170,17 @@ describe('openapi expansion: selection, naming, overrides, scopes', () => {
     assert.deepEqual(t.get('getPetById')!.required_scopes, ['pets.read']);
   });
 
+  it('the source\'s task is every tool\'s, an override\'s wins; each traced to the line that gave it', () => {
+    const x = expandFixture('petstore-3.0.yaml', { ...base, task: 'forbidden', overrides: { deletePet: { task: 'optional' } } });
+    const t = byName(x);
+    assert.equal(t.get('getPetById')!.task, 'forbidden');
+    assert.equal(t.get('deletePet')!.task, 'optional');
+    const at = (name: string) => x.origins[x.tools.findIndex((tool) => tool.name === name)]!.task;
+    assert.deepEqual(at('getPetById'), ['openapi', 0, 'task']);
+    assert.deepEqual(at('deletePet'), ['openapi', 0, 'overrides', 'deletePet', 'task']);
+    assert.equal(byName(expandFixture('petstore-3.0.yaml', base)).get('getPetById')!.task, undefined, 'none given: none written');
+  });
+
   it('an override of an operation the document lacks is OPENAPI_CONFIG at its key', () => {
     const ps = problems(() => expandFixture('petstore-3.0.yaml', { ...base, overrides: { nope: { description: 'x' } } }));
     assert.deepEqual([ps[0]!.code, ps[0]!.path], ['OPENAPI_CONFIG', '/openapi/0/overrides/nope']);
