@@ -62,9 +62,7 @@ export async function runMethod(method: string, p: Record<string, unknown>, env:
       } catch (e) {
         if (isSvcError(e) && (e.code === 'BACKEND_FAILED' || e.code === 'BACKEND_TIMEOUT'
           || (e.code === 'INVALID_INPUT' && env.inputErrorsAsToolResults))) {
-          const r = toolErrorResult(e);
-          // Clients check structuredContent against a tool's outputSchema even on an error (the MCP SDK does): leave it out then.
-          return cat.tools.get(name)?.wire.outputSchema ? { content: r.content, isError: true } : r;
+          return toolErrorResult(e, cat, name);
         }
         throw e;
       }

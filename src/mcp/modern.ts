@@ -178,7 +178,7 @@ export class ModernProtocol {
     if (followed) honored.taskIds = followed.ids;
     // From here on synchronous: the acknowledgement goes out before any notification.
     send({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: tag, notifications: honored } });
-    const unfollow = followed?.watch((t) => note('notifications/tasks', detailedTask(t)));
+    const unfollow = followed?.watch((t) => note('notifications/tasks', detailedTask(t, rt.current())));
     const unwatch = (uris ?? []).map((uri) => rt.watchResource(uri, () => {
       if (rt.mayStillRead(uri, principal)) note('notifications/resources/updated', { uri });
     }, cat0));

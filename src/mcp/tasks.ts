@@ -87,7 +87,7 @@ export async function legacyTaskMethod(method: string, p: Record<string, unknown
       const t = await c.tasks.settled(str(p, 'taskId'), who(c));
       const related = { [RELATED_TASK]: { taskId: t.id } };
       if (t.status === 'completed') return { ...t.result, _meta: { ...(t.result as { _meta?: object })._meta, ...related } };
-      if (t.error && TOOL_ERRORS.has(t.error.code)) return { ...toolErrorResult(t.error), _meta: related };
+      if (t.error && TOOL_ERRORS.has(t.error.code)) return { ...toolErrorResult(t.error, c.catalog, t.tool), _meta: related };
       throw t.error ?? new SvcError('CANCELLED', `task ${t.id} was ${t.statusMessage ?? 'cancelled'}`, { data: { taskId: t.id } });
     }
     default:
@@ -120,11 +120,11 @@ function modernTask(t: TaskRecord): Record<string, unknown> {
 }
 
 /** tasks/get's DetailedTask: the task, plus its result, error or outstanding input requests. */
-export function detailedTask(t: TaskRecord): Record<string, unknown> {
+export function detailedTask(t: TaskRecord, cat: Catalog): Record<string, unknown> {
   const out = modernTask(t);
   if (t.status === 'completed') out.result = t.result as ToolResult;
   else if (t.status === 'failed' && t.error) {
-    if (TOOL_ERRORS.has(t.error.code)) out.result = toolErrorResult(t.error);
+    if (TOOL_ERRORS.has(t.error.code)) out.result = toolErrorResult(t.error, cat, t.tool);
     else out.error = { code: t.error.rpcCode, message: t.error.message, data: { code: t.error.code, ...t.error.data } };
   } else if (t.status === 'input_required') out.inputRequests = { ...t.inputRequests };
   return out;
@@ -164,7 +164,7 @@ export async function modernTaskMethod(method: string, p: Record<string, unknown
   const id = str(p, 'taskId');
   switch (method) {
     case 'tasks/get':
-      return detailedTask(await c.tasks.get(id, who(c)));
+      return detailedTask(await c.tasks.get(id, who(c)), c.catalog);
     case 'tasks/update': {
       if (!isObject(p.inputResponses)) throw new SvcError('INPUT_RESPONSES_INVALID', 'params.inputResponses must be an object');
       await c.tasks.update(id, who(c), p.inputResponses);

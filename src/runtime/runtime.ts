@@ -383,13 +383,14 @@ export class Runtime {
 }
 
 /**
- * A failed call as an MCP tool result: the model sees the error, the protocol call succeeds.
- * The text says what was wrong; structuredContent is {error} exactly as /svc answers it
- * (code, message, and for INVALID_INPUT the `errors` list). fastsvc tools declare no
- * outputSchema, so clients do not check it against one.
+ * A failed call of tool `name` as an MCP tool result: the model sees the error, the protocol call succeeds.
+ * The text says what was wrong; structuredContent is {error} exactly as /svc answers it (code, message, and for
+ * INVALID_INPUT the `errors` list) — unless the tool declares an outputSchema, which clients check structuredContent
+ * against even on an error (the MCP SDK does): then the text alone. The same on a plain call and a task's result.
  */
-export function toolErrorResult(err: SvcError): ToolResult {
-  return { content: [{ type: 'text', text: `${err.code}: ${err.message}` }], structuredContent: { error: err.toJSON() }, isError: true };
+export function toolErrorResult(err: SvcError, cat: Catalog, name: string): ToolResult {
+  const content: ToolResult['content'] = [{ type: 'text', text: `${err.code}: ${err.message}` }];
+  return cat.tools.get(name)?.wire.outputSchema ? { content, isError: true } : { content, structuredContent: { error: err.toJSON() }, isError: true };
 }
 
 /** Runs a handler with a deadline: its signal aborts and the call fails with BACKEND_TIMEOUT. */

@@ -76,7 +76,7 @@ describe('input_required rounds (withInputRounds)', () => {
       try {
         return await runtime.callTool(name, {}, ctx);
       } catch (e) {
-        if (isSvcError(e) && e.code === 'BACKEND_FAILED') return toolErrorResult(e);
+        if (isSvcError(e) && e.code === 'BACKEND_FAILED') return toolErrorResult(e, runtime.current(), name);
         throw e;
       }
     }) as Promise<Answer>;
