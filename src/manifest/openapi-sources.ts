@@ -3,7 +3,7 @@
 // by the manifest schema like them (so its defaults fill them too); every later problem or
 // warning about an expanded tool is located at the manifest line that decided it —
 // its name at `naming` (or the override's `name`), its scopes at `required_scopes`,
-// `scope_map` or the override's, its task at the override's, its credential and headers at
+// `scope_map` or the override's, its task at the override's or the source's `task`, its credential and headers at
 // the source's `auth` and `headers`, anything else (a name declared twice too) at the source;
 // a problem or warning the source causes for many tools is said once (uniqueProblems,
 // uniqueWarnings); the config hash covers the documents too (a
