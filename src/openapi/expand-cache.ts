@@ -4,8 +4,9 @@
 // Guarantees: a result is reused only when the sources are the same value (after ${VAR}s and
 // schema defaults), resolved against the same folder with the same `offline`, and every document
 // it read (the root and the files its $refs named) is a file with the same bytes now — each read
-// again within document.ts's size bound and hashed (a document at a URL is never reused: it is
-// fetched again, as every load does); otherwise the sources are expanded again, and the new result is kept only
+// again within document.ts's size bound and hashed — or a document at a URL, which is not fetched
+// again: its source pins its sha256 (the same sources, the same pin, so the same bytes), and a
+// reload of a server must not wait on a network fetch; otherwise the sources are expanded again, and the new result is kept only
 // when it has no problem. One entry: a process serves one manifest. A reused result hands out
 // the same tool objects as before: the manifest pipeline only fills schema defaults into them
 // (already filled the first time) and freezes them, so the running catalog and the next share them.
@@ -15,7 +16,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import type { OpenApiSource } from '../core/manifest-types.gen.js';
-import { MAX_DOCUMENT_BYTES } from './document.js';
+import { isUrl, MAX_DOCUMENT_BYTES } from './document.js';
 import { releaseHeap } from '../util/release-heap.js';
 import { expandOpenApi, type ExpandOptions, type Expanded } from './expand.js';
 
@@ -26,11 +27,11 @@ let last: { key: string; result: Expanded } | undefined;
 
 export function expandOpenApiCached(sources: readonly OpenApiSource[], opts: ExpandOptions): Expanded {
   const key = `${opts.baseDir}\u0000${opts.offline === true}\u0000${JSON.stringify(sources)}`;
-  if (last?.key === key && last.result.files.every((f, i) => hashOf(f) === last!.result.hashes[i])) return last.result;
+  if (last?.key === key && last.result.files.every((f, i) => isUrl(f) || hashOf(f) === last!.result.hashes[i])) return last.result;
   last = undefined; // never keep two: the old result would outlive its catalog
   const result = expandOpenApi(sources, opts);
   last = { key, result };
-  if (result.files.reduce((n, f) => n + statSync(f).size, 0) >= RELEASE_AFTER_BYTES) releaseHeap();
+  if (result.files.reduce((n, f) => n + (isUrl(f) ? MAX_DOCUMENT_BYTES : statSync(f).size), 0) >= RELEASE_AFTER_BYTES) releaseHeap();
   return result;
 }
 

@@ -3,12 +3,16 @@
 // import openapi` (the built command) prints tools that, served, list exactly the same; `fastsvc
 // validate` names the skipped operation as a warning at the source's line; hot reload re-expands
 // the source on an edit of the manifest and on an edit of the document alone (both watched),
-// once per edit.
+// once per edit; a document at a URL (sha256 pinned) is fetched at start and not again on a
+// reload that keeps the sources.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -133,5 +137,31 @@ describe('openapi e2e: the Petstore through svc serve and the MCP SDK client', (
     await waitFor(() => (served!.logs().filter((l) => l.event === 'config.reloaded').length === 2 ? true : undefined), 'two reload log lines');
     assert.equal(served.logs().filter((l) => l.event === 'watch.changed').length, 2, 'each watcher saw one change and reloaded once');
     assert.equal(served.logs().filter((l) => l.event === 'openapi.document_changed').length, 1);
+  });
+  it('a document at a URL (sha256 pinned) is fetched at start and served; a reload that keeps the sources fetches nothing', async () => {
+    const bytes = readFileSync(DOC);
+    let fetched = 0;
+    const host = createServer((req, res) => {
+      if (req.url !== '/petstore.yaml') return void res.writeHead(404).end();
+      fetched++;
+      res.writeHead(200, { 'content-type': 'application/yaml' }).end(bytes);
+    });
+    await new Promise<void>((r) => host.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(host.address() as AddressInfo).port}/petstore.yaml`;
+      const sha = createHash('sha256').update(bytes).digest('hex');
+      const manifest = (name: string) => `version: 1\nname: ${name}\nauth:\n  token: \${SVC_TOKEN}\nprofile:\n  scopes: [pets.read]\n`
+        + `openapi:\n  - name: petstore\n    document: ${url}\n    sha256: ${sha}\n    base_url: http://127.0.0.1:9/api/v3\n    required_scopes: [pets.read]\n    include: { tags: [store] }\n`;
+      served = await serveManifest(manifest('first'), { env: { SVC_TOKEN: TOKEN } });
+      assert.equal((await listTools(served.url)).map((t) => t.name).sort().join(' '), 'deleteOrder getInventory getOrderById placeOrder');
+      assert.equal(fetched, 1);
+      served.write(manifest('second'));
+      await waitFor(() => (served!.logs().some((l) => l.event === 'config.reloaded') ? true : undefined), 'the reload');
+      assert.equal((await listTools(served.url)).length, 4);
+      assert.equal(fetched, 1, 'the pinned document was not fetched again');
+    } finally {
+      host.closeAllConnections();
+      await new Promise((r) => host.close(r));
+    }
   });
 });

@@ -9,14 +9,17 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { fetchDocument } from '../../../src/openapi/fetch-document.js';
+import { expandOpenApiCached } from '../../../src/openapi/expand-cache.js';
 import { expandFixture, FIXTURES, problemsOf } from './helpers.js';
 
 const SERVER = `
 const { createServer } = require('node:http');
 const { readFileSync } = require('node:fs');
 const doc = readFileSync(process.argv[1]);
+let served = 0;
 createServer((req, res) => {
-  if (req.url === '/petstore.yaml') { res.setHeader('content-type', 'application/yaml'); res.end(doc); }
+  if (req.url === '/petstore.yaml') { served++; res.setHeader('content-type', 'application/yaml'); res.end(doc); }
+  else if (req.url === '/served') res.end(String(served));
   else if (req.url === '/moved') { res.statusCode = 302; res.setHeader('location', '/petstore.yaml'); res.end(); }
   else { res.statusCode = 404; res.end('no'); }
 }).listen(0, '127.0.0.1', function () { process.stdout.write(this.address().port + '\\n'); });
@@ -39,6 +42,20 @@ describe('openapi document at a URL', () => {
     const x = expandFixture(`${base}/petstore.yaml`, { sha256: sha });
     assert.equal(x.tools.length, 18);
     assert.equal(x.tools.find((t) => t.name === 'getPetById')!.http.url, 'https://petstore3.swagger.io/api/v3/pet/{{petId}}');
+  });
+
+  it('is fetched once for any number of loads with the same sources (the pin fixes its bytes: a reload waits on no fetch)', async () => {
+    const served = async () => Number(await (await fetch(`${base}/served`)).text());
+    const sources = [{ name: 'api', document: `${base}/petstore.yaml`, sha256: sha, naming: '{operationId}', required_scopes: [] }];
+    const opts = { file: 'svc.yaml', baseDir: FIXTURES, locate: () => ({ line: 1, col: 1 }) };
+    const before = await served();
+    const first = expandOpenApiCached(sources, opts);
+    assert.equal(first.tools.length, 18);
+    assert.equal(expandOpenApiCached(sources.map((s) => ({ ...s })), opts), first);
+    assert.equal(await served() - before, 1);
+    const other = expandOpenApiCached([{ ...sources[0]!, naming: 'x.{operationId}' }], opts);
+    assert.notEqual(other, first, 'other sources: expanded (and fetched) again');
+    assert.equal(await served() - before, 2);
   });
 
   it('offline (validate without --network) it is not fetched: no tools, an OPENAPI_NOT_FETCHED warning', () => {
