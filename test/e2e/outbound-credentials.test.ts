@@ -18,7 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import * as jose from 'jose';
 import * as oauth from 'oauth4webapi';
-import { startIdp, type Idp } from '../helpers/idp.js';
+import { corporateFront, startIdp, type Idp } from '../helpers/idp.js';
 import { serveManifest, type Served } from '../helpers/serve.js';
 import { freePort } from '../helpers/postgres.js';
 import { secret } from '../helpers/secrets.js';
@@ -91,19 +91,7 @@ describe('outbound credentials: what reaches a backend (real svc serve, the corp
       server: { host: '127.0.0.1' },
       routes: { public: ['/healthz'], protected: ['/svc', '/mcp'] },
       profile: { scopes: ['api.use'] },
-      auth: { token: '${SVC_TOKEN}' },
-      external_issuers: [{ issuer: idp.issuer, audience: `${url}/mcp`, scopes_from: ['groups'], direct_scopes: false, scope_map: { staff: ['api.use'] } }],
-      oauth: {
-        enabled: true,
-        registration: { enabled: true },
-        login: {
-          mode: 'upstream',
-          upstreams: [{
-            name: 'corp', issuer: idp.issuer, client_id: 'fastsvc-login', client_secret: '${CORP_SECRET}', scopes: ['openid', 'email'],
-            rules: [{ when: { email_domain: 'acme.example' }, subject: 'email', scopes: ['api.use'] }],
-          }],
-        },
-      },
+      ...corporateFront(idp, url, 'api.use'),
       tools: [
         tool('static.bearer', '/static', { static: { bearer: '${BACKEND_TOKEN}' } }),
         tool('static.header', '/header', { static: { header: 'X-Api-Key', value_file: 'api.key' } }),

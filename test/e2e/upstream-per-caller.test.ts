@@ -21,7 +21,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import * as oauth from 'oauth4webapi';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startIdp, type Idp } from '../helpers/idp.js';
+import { corporateFront, startIdp, type Idp } from '../helpers/idp.js';
 import { serveManifest, type Served } from '../helpers/serve.js';
 import { freePort } from '../helpers/postgres.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.js';
@@ -88,19 +88,7 @@ describe('upstream per-caller credentials: upstream_login through an upstream, t
       server: { host: '127.0.0.1' },
       routes: { public: ['/healthz', '/readyz'], protected: ['/svc', '/mcp'] },
       profile: { scopes: ['up.use'] },
-      auth: { token: '${SVC_TOKEN}' },
-      external_issuers: [{ issuer: idp.issuer, audience: `${gwUrl}/mcp`, scopes_from: ['groups'], direct_scopes: false, scope_map: { staff: ['up.use'] } }],
-      oauth: {
-        enabled: true,
-        registration: { enabled: true },
-        login: {
-          mode: 'upstream',
-          upstreams: [{
-            name: 'corp', issuer: idp.issuer, client_id: 'fastsvc-login', client_secret: '${CORP_SECRET}', scopes: ['openid', 'email'],
-            rules: [{ when: { email_domain: 'acme.example' }, subject: 'email', scopes: ['up.use'] }],
-          }],
-        },
-      },
+      ...corporateFront(idp, gwUrl, 'up.use'),
       upstreams: [
         {
           name: 'rec', url: rec.url, auth: { static: { bearer: '${REC_BEARER}' } },

@@ -145,6 +145,30 @@ function configOf(o: IdpOptions): Record<string, unknown> {
   return c;
 }
 
+/**
+ * The manifest fields of a fastsvc in front of the corporate IdP both ways, for callers holding `scope`: a static
+ * token (${SVC_TOKEN}), the IdP's access tokens for `${baseUrl}/mcp` (its group staff gives the scope), and people
+ * signing in through it (login.mode upstream as provider corp, client fastsvc-login with ${CORP_SECRET}, anyone at
+ * acme.example by email).
+ */
+export function corporateFront(idp: Idp, baseUrl: string, scope: string): Record<string, unknown> {
+  return {
+    auth: { token: '${SVC_TOKEN}' },
+    external_issuers: [{ issuer: idp.issuer, audience: `${baseUrl}/mcp`, scopes_from: ['groups'], direct_scopes: false, scope_map: { staff: [scope] } }],
+    oauth: {
+      enabled: true,
+      registration: { enabled: true },
+      login: {
+        mode: 'upstream',
+        upstreams: [{
+          name: 'corp', issuer: idp.issuer, client_id: 'fastsvc-login', client_secret: '${CORP_SECRET}', scopes: ['openid', 'email'],
+          rules: [{ when: { email_domain: 'acme.example' }, subject: 'email', scopes: [scope] }],
+        }],
+      },
+    },
+  };
+}
+
 export async function startIdp(o: IdpOptions = {}): Promise<Idp> {
   const dir = mkdtempSync(join(tmpdir(), 'fastsvc-idp-'));
   folders.add(dir);
