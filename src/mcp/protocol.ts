@@ -138,6 +138,8 @@ export class McpSession {
   #state: 'new' | 'ready' | 'closed' = 'new';
   #version = DEFAULT_PROTOCOL_VERSION;
   #clientCaps: Record<string, unknown> = {};
+  /** The client declared MCP Apps at initialize (apps.ts): read once, not per message. */
+  #apps = false;
   #logRank = LOG_LEVELS.indexOf('info');
   #seq = 0;
   readonly #opts: SessionOptions;
@@ -271,6 +273,7 @@ export class McpSession {
     if (typeof p.protocolVersion !== 'string') return errorOf(msg.id, 'INVALID_INPUT', 'params.protocolVersion must be a string');
     this.#version = isSupportedVersion(p.protocolVersion) ? p.protocolVersion : LATEST_PROTOCOL_VERSION;
     this.#clientCaps = isObject(p.capabilities) ? p.capabilities : {};
+    this.#apps = declaresApps(this.#clientCaps);
     this.#state = 'ready';
     const cat = this.#opts.runtime.current();
     return result(msg.id, {
@@ -317,7 +320,7 @@ export class McpSession {
           const answer = await legacyTaskMethod(msg.method, p, tc);
           if (answer !== NOT_A_TASK_METHOD) return answer;
         }
-        const apps = declaresApps(this.#clientCaps);
+        const apps = this.#apps;
         return runMethod(msg.method, p, {
           runtime: rt, catalog: cat, principal,
           context: () => new Context(principal, this.#opts.logger, this.#opts.transport, call, call, isObject(msg.params?._meta) ? msg.params._meta : undefined, scope, apps),
