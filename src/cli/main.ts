@@ -98,11 +98,13 @@ ${LOG_JSON_HELP}
     run: (_v, p) => cmdInit(p[0] ?? '.'),
   },
   explain: {
-    usage: `${PROG} explain [manifest] (--scopes "a b" | --token NAME | --token-file F [--no-verify] | --subject USER) [--claims JSON] [--capability ID [--args JSON] [--task]] [--json] [--io]`,
+    usage: `${PROG} explain [manifest] (--scopes "a b" | --token NAME | --token-file F [--no-verify] | --subject USER) [--claims JSON] [--capability ID [--args JSON] [--task]] [--apps] [--json] [--io]`,
     help: `Says, for every capability of the manifest (default ./svc.yaml), whether a caller sees it
 (visible/hidden), whether it may call it, and why: the missing scope, the tenant binding,
-the quota, a public route, a tool that runs only as a task. The verdicts come from the functions the server enforces with;
-GET /svc/explain answers the same for the caller's own token. Only the policy is read: no
+the quota, a public route, a tool that runs only as a task, an app-only tool. The verdicts come
+from the admission list the server runs for every call (served, visible, access, task, input,
+quota); --capability prints that list step by step. GET /svc/explain answers the same for the
+caller's own token. Only the policy is read: no
 backend file, database or program the manifest names is opened (unless --io).
 
 options:
@@ -117,6 +119,8 @@ options:
   --capability ID     explain one call instead: tool NAME (or tool:NAME, prompt:NAME,
                       resource:URI) with --args JSON; exit 0 if allowed, 1 if refused
   --task              with --capability: explain a task-augmented call (params.task)
+  --apps              a caller whose MCP client declares MCP Apps (io.modelcontextprotocol/ui):
+                      app-only tools are there for it (default: a caller that does not, as on /svc)
   --json              print the JSON GET /svc/explain answers
   --io                also open what the manifest names, read-only, as validate does
   --allow-unset-env   unset \${VAR}s get a placeholder (as for validate)
@@ -124,7 +128,7 @@ ${LOG_JSON_HELP}
   -h, --help          show this help`,
     options: {
       scopes: { type: 'string' }, token: { type: 'string' }, 'token-file': { type: 'string' }, 'no-verify': { type: 'boolean' }, subject: { type: 'string' }, claims: { type: 'string' },
-      capability: { type: 'string' }, args: { type: 'string' }, task: { type: 'boolean' }, json: { type: 'boolean' }, io: { type: 'boolean' }, 'allow-unset-env': { type: 'boolean' },
+      capability: { type: 'string' }, args: { type: 'string' }, task: { type: 'boolean' }, apps: { type: 'boolean' }, json: { type: 'boolean' }, io: { type: 'boolean' }, 'allow-unset-env': { type: 'boolean' },
     },
     maxPositionals: 1,
     run: async (v, p) => (await import('./policy.js')).cmdExplain(p[0] ?? 'svc.yaml', v, printProblems),

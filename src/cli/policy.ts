@@ -24,7 +24,7 @@ import { checkManifest, type Plan } from '../manifest/index.js';
 import { ManifestError, SvcError } from '../errors.js';
 import { logger } from '../log.js';
 import { accessPolicy } from '../policy/callers.js';
-import { explainCall, explainView, formatView } from '../policy/explain.js';
+import { explainCall, explainView, formatCall, formatView } from '../policy/explain.js';
 import { tokenPrincipals, staticPrincipal, userPrincipal } from '../policy/principals.js';
 import { diffReach, formatReach } from '../policy/reach.js';
 import { diffUpstreams, formatUpstreamRules, upstreamRules } from '../policy/gateway-rules.js';
@@ -106,15 +106,15 @@ export async function cmdExplain(file: string, v: Values, print: (problems: SvcE
     return 1;
   }
   if (typeof v.capability === 'string') {
-    const verdict = explainCall(c.catalog, p, v.capability, args, !!v.task);
+    const verdict = explainCall(c.catalog, p, v.capability, args, { task: !!v.task, apps: !!v.apps });
     if (!verdict) {
       process.stderr.write(`svc explain: no capability ${v.capability}\n`);
       return 1;
     }
-    process.stdout.write(v.json ? JSON.stringify(verdict, null, 2) + '\n' : `${verdict.id}: ${verdict.allowed ? 'allowed' : 'refused'} — ${verdict.reasons.join('; ')}\n`);
+    process.stdout.write(v.json ? JSON.stringify(verdict, null, 2) + '\n' : formatCall(verdict) + '\n');
     return verdict.allowed ? 0 : 1;
   }
-  const view = explainView(c.catalog, p, { publicRoutes: c.plan.publicRoutes });
+  const view = explainView(c.catalog, p, { publicRoutes: c.plan.publicRoutes, apps: !!v.apps });
   // Upstreams' imports are known only at run time: their rules are shown, not their names.
   const rules = upstreamRules(m, p.scopes);
   process.stdout.write(v.json ? JSON.stringify(rules.length ? { ...view, upstreams: rules } : view, null, 2) + '\n' : [formatView(view), ...formatUpstreamRules(rules)].join('\n') + '\n');
