@@ -31,7 +31,7 @@ import { SvcError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { abortedError, byteLimit, timeoutError } from '../runtime/backends/common.js';
 import { packageVersion } from '../util/package-root.js';
-import type { OutboundCredential } from '../auth/outbound/index.js';
+import type { OutboundCredential } from '../outbound/index.js';
 import { cappedFetch } from './capped-fetch.js';
 import { ListenStream } from './listen-stream.js';
 import { CALL_HEADER, untag } from './related-stream.js';

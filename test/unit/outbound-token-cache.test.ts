@@ -1,11 +1,11 @@
-// The outbound token cache (src/auth/outbound/token-cache.ts) on a clock of the test's own: one
+// The outbound token cache (src/outbound/token-cache.ts) on a clock of the test's own: one
 // fetch for many concurrent asks; a token kept until its margin (30 s, or half a short life) and
 // fetched anew after; a failure shared by the askers in flight and not remembered; the bound (the
 // oldest dropped first); a caller who gives up stops waiting while the others still get the token;
 // forget() drops the refused token only, never a newer one another caller already fetched.
 
 import assert from 'node:assert/strict';
-import { EXPIRY_MARGIN_MS, TokenCache, type Fetched } from '../../src/auth/outbound/token-cache.js';
+import { EXPIRY_MARGIN_MS, TokenCache, type Fetched } from '../../src/outbound/token-cache.js';
 
 /** A fetch the test finishes by hand, counting how often it ran. */
 function manualFetch() {

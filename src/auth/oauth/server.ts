@@ -19,7 +19,7 @@
 // sealed provider tokens go when the grant goes; upstreamTokens() hands the person's provider
 // access token (refreshed when due) to code of this server, never to a client — also to a
 // backend called on the person's behalf, through the principal's caller credential
-// (caller-credentials.ts, auth/outbound/). Token issuance,
+// (outbound/caller-credentials.ts). Token issuance,
 // refresh, revocation, registration, refused grants and rate-limit refusals
 // are reported to the Observer (audit events and metrics; grant ids only as a hash).
 
@@ -56,7 +56,7 @@ import { hashId } from '../../observe/audit.js';
 import { scopeOf, type RequestScope } from '../../core/request-scope.js';
 import type { UpstreamTokens } from './upstream/client.js';
 import type { UpstreamLogin } from './upstream/upstream-login.js';
-import { keepCallerCredential } from '../caller-credentials.js';
+import { keepCallerCredential } from '../../outbound/caller-credentials.js';
 
 export interface OAuthRateLimits {
   token: BucketLimits;

@@ -7,8 +7,8 @@
 
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { OutboundStatic } from '../../core/manifest-types.gen.js';
-import { SvcError } from '../../errors.js';
+import type { OutboundStatic } from '../core/manifest-types.gen.js';
+import { SvcError } from '../errors.js';
 import type { OutboundHeader } from './credential.js';
 
 const BAD_HEADER_VALUE = /[^\t\x20-\xff]/;

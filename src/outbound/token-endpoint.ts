@@ -10,8 +10,8 @@
 // naming the endpoint without its query — never a secret, a token or the endpoint's own text.
 
 import type * as OAuth from 'oauth4webapi';
-import { SvcError } from '../../errors.js';
-import { BodyTooLarge, readCapped } from '../../http/capped-body.js';
+import { SvcError } from '../errors.js';
+import { BodyTooLarge, readCapped } from '../http/capped-body.js';
 import type { OutboundHeader } from './credential.js';
 import type { Fetched } from './token-cache.js';
 

@@ -11,8 +11,8 @@
 // needs) or UPSTREAM_TOKEN_UNAVAILABLE, and with the signal's reason when it aborts first; no
 // secret or token is ever logged or put in an error (nothing here logs).
 
-import type { OutboundAuth } from '../../core/manifest-types.gen.js';
-import { SvcError } from '../../errors.js';
+import type { OutboundAuth } from '../core/manifest-types.gen.js';
+import { SvcError } from '../errors.js';
 import { clientCredentials } from './client-credentials.js';
 import type { OutboundCredential } from './credential.js';
 import { outboundAuthProblems } from './config-checks.js';

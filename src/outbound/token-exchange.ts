@@ -8,10 +8,10 @@
 // subject token share one exchange; an exchanged token the backend refused (401) is forgotten.
 
 import { createHash } from 'node:crypto';
-import type { OutboundTokenExchange } from '../../core/manifest-types.gen.js';
-import type { Principal } from '../../core/types.js';
-import { SvcError } from '../../errors.js';
-import { callerCredential } from '../caller-credentials.js';
+import type { OutboundTokenExchange } from '../core/manifest-types.gen.js';
+import type { Principal } from '../core/types.js';
+import { SvcError } from '../errors.js';
+import { callerCredential } from './caller-credentials.js';
 import type { OutboundCredential } from './credential.js';
 import { TokenCache } from './token-cache.js';
 import { bearerOf, requestToken, type TokenEndpoint } from './token-endpoint.js';

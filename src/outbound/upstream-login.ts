@@ -6,9 +6,9 @@
 // expire and stored sealed again (oauth/upstream/grants.ts, one refresh per grant at a time),
 // and what prevents it is UPSTREAM_TOKEN_UNAVAILABLE; nothing is cached here.
 
-import type { OutboundUpstreamLogin } from '../../core/manifest-types.gen.js';
-import { SvcError } from '../../errors.js';
-import { callerCredential } from '../caller-credentials.js';
+import type { OutboundUpstreamLogin } from '../core/manifest-types.gen.js';
+import { SvcError } from '../errors.js';
+import { callerCredential } from './caller-credentials.js';
 import type { OutboundCredential } from './credential.js';
 
 export function upstreamLogin(spec: OutboundUpstreamLogin): OutboundCredential {

@@ -4,7 +4,7 @@
 // request; a failed request fails the calls waiting for it (OUTBOUND_AUTH_FAILED) and the next
 // call asks again; a token the backend refused (401) is forgotten and a new one asked for; the request carries scope, resource and audience as the manifest gives them.
 
-import type { OutboundClientCredentials } from '../../core/manifest-types.gen.js';
+import type { OutboundClientCredentials } from '../core/manifest-types.gen.js';
 import type { OutboundCredential } from './credential.js';
 import { TokenCache } from './token-cache.js';
 import { bearerOf, requestToken, type TokenEndpoint } from './token-endpoint.js';
