@@ -14,7 +14,7 @@ import { BACKEND_KINDS } from '../runtime/backends/registry.js';
 import { authHeaderOf, compileRequestParts } from '../runtime/backends/http-request.js';
 import type { HttpSpec } from '../runtime/backends/types.js';
 import { compilePattern, isPattern } from '../core/guard.js';
-import { enterpriseIssuerProblems, issuerProblem, NO_SCOPE, profileIssuerProblem, upstreamProblems } from '../auth/oauth/config-checks.js';
+import { enterpriseIssuerProblems, issuerProblem, NO_SCOPE, profileIssuerProblem, signInProblems } from '../auth/oauth/config-checks.js';
 import { externalIssuerProblems } from '../auth/external/config-checks.js';
 import { checkOutboundAuth } from './outbound-checks.js';
 import { upstreamAuthProblems } from '../upstreams/auth-checks.js';
@@ -273,7 +273,7 @@ function checkOAuth(m: SvcManifest, problem: (c: ErrorCode, p: Path, msg: string
   });
   const clients = new Set((o.clients ?? []).map((c) => c.client_id));
   for (const p of enterpriseIssuerProblems(o.enterprise_issuers ?? [], clients, scopes)) problem(p.code, p.path, p.message);
-  for (const p of upstreamProblems(o.login, scopes)) problem(p.code, p.path, p.message);
+  for (const p of signInProblems(o.login, scopes)) problem(p.code, p.path, p.message);
 }
 
 /** Each {{arg}} of the scope patterns, with the index of the scope it is in. */

@@ -16,8 +16,8 @@ import type { Principal } from '../core/types.js';
 export interface CallerCredential {
   /** kind external: the access token the caller presented, exactly as it was verified. */
   readonly subjectToken?: string;
-  /** kind oauth, upstream login: the provider the person signed in at and their access token there, refreshed when due (rejects UPSTREAM_TOKEN_UNAVAILABLE). */
-  readonly upstream?: { readonly name: string; accessToken(): Promise<string> };
+  /** kind oauth, signed in through an identity provider (oauth.login.mode upstream): the provider the person signed in at and their access token there, refreshed when due (rejects UPSTREAM_TOKEN_UNAVAILABLE). */
+  readonly signIn?: { readonly name: string; accessToken(): Promise<string> };
 }
 
 const credentials = new WeakMap<Principal, CallerCredential>();

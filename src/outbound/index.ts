@@ -19,7 +19,7 @@ import { outboundAuthProblems } from './config-checks.js';
 import { readSecretFile, staticHeader } from './static-secret.js';
 import { tokenExchange } from './token-exchange.js';
 import type { TokenEndpoint } from './token-endpoint.js';
-import { upstreamLogin } from './upstream-login.js';
+import { signInToken } from './signin-token.js';
 
 export type { OutboundCredential, OutboundHeader } from './credential.js';
 
@@ -36,7 +36,7 @@ export function createOutboundCredential(spec: OutboundAuth, o: OutboundOptions)
     const header = staticHeader(spec.static, o.baseDir);
     return { header: async () => header };
   }
-  if (spec.upstream_login) return upstreamLogin(spec.upstream_login);
+  if (spec.upstream_login) return signInToken(spec.upstream_login);
   const cc = spec.client_credentials;
   if (cc) return clientCredentials(cc as typeof cc & TokenEndpoint, clientSecret(cc, 'client_credentials', o.baseDir));
   const te = spec.token_exchange!;

@@ -80,9 +80,9 @@ const PLAIN_ENDPOINTS = ['authorization_endpoint', 'token_endpoint', 'userinfo_e
 
 /**
  * What is wrong with oauth.login's upstream providers, each with its manifest path: shared by
- * `svc validate` (every problem) and start-up (createUpstreamLogin, the first one).
+ * `svc validate` (every problem) and start-up (auth/signin/sign-in.ts, the first one).
  */
-export function upstreamProblems(login: OAuthConfig['login'], profileScopes: readonly string[]): ConfigProblem[] {
+export function signInProblems(login: OAuthConfig['login'], profileScopes: readonly string[]): ConfigProblem[] {
   const out: ConfigProblem[] = [];
   const ups: readonly UpstreamLogin[] = login?.upstreams ?? [];
   const base = ['oauth', 'login'];
