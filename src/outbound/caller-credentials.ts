@@ -7,7 +7,7 @@
 // Guarantees: it is kept beside the Principal object in a WeakMap —
 // never a property of it — so it is never serialized (task records, audit events, log lines,
 // JSON answers), never copied by a spread, and goes when the principal goes; the principal is
-// the one the token caches (auth/external/issuers.ts, auth/oauth/token-cache.ts) hold with the token
+// the one the token caches (auth/external/issuers.ts, auth/oauth/verified-tokens.ts) hold with the token
 // itself, so nothing here lives longer than the verified token already does; only the issuer
 // that verified the token records it, at the moment it builds the principal.
 

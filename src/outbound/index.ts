@@ -4,7 +4,7 @@
 // assembled; its header(caller, signal) gives the (name, value) to set on each request.
 // Guarantees: the caller's own token is never the answer — every kind is a credential of its own
 // (static-secret.ts's secret, client_credentials' token, token_exchange's exchanged token,
-// upstream_login's provider token); a spec `svc validate` refuses (config-checks.ts) is refused
+// upstream_login's provider token); a spec `svc validate` refuses (credential-checks.ts) is refused
 // here too (OUTBOUND_AUTH_CONFIG), and secrets in files are read at build, so a broken
 // credential fails the load, not the first call; header() rejects with OUTBOUND_AUTH_FAILED
 // (the token endpoint), CALLER_CREDENTIAL_MISSING (a caller without the credential the kind
@@ -15,7 +15,7 @@ import type { OutboundAuth } from '../core/manifest-types.gen.js';
 import { SvcError } from '../errors.js';
 import { clientCredentials } from './client-credentials.js';
 import type { OutboundCredential } from './credential.js';
-import { outboundAuthProblems } from './config-checks.js';
+import { outboundAuthProblems } from './credential-checks.js';
 import { readSecretFile, staticHeader } from './static-secret.js';
 import { tokenExchange } from './token-exchange.js';
 import type { TokenEndpoint } from './token-endpoint.js';

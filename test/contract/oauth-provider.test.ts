@@ -14,9 +14,9 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { AlreadyConsumed, type OAuthProvider } from '../../src/core/oauth-provider.js';
-import { InMemoryOAuthProvider } from '../../src/auth/oauth/providers/memory.js';
-import { SQLiteOAuthProvider } from '../../src/auth/oauth/providers/sqlite.js';
-import { PostgresOAuthProvider, type PostgresOAuthProviderOptions } from '../../src/auth/oauth/providers/postgres.js';
+import { InMemoryOAuthProvider } from '../../src/auth/oauth/providers/memory-provider.js';
+import { SQLiteOAuthProvider } from '../../src/auth/oauth/providers/sqlite-provider.js';
+import { PostgresOAuthProvider, type PostgresOAuthProviderOptions } from '../../src/auth/oauth/providers/postgres-provider.js';
 import { startPostgres, type PgCluster } from '../helpers/postgres.js';
 import { GRANT_MODEL, LOGIN_MODEL, PendingLogins, Sealer, sealingKeys, SignInGrants } from '../../src/auth/signin/sealed-store.js';
 

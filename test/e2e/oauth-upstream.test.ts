@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import * as oauth from 'oauth4webapi';
 import type { AuditEvent } from '../../src/observe/audit.js';
 import { Observer } from '../../src/observe/observer.js';
-import { SQLiteOAuthProvider } from '../../src/auth/oauth/providers/sqlite.js';
+import { SQLiteOAuthProvider } from '../../src/auth/oauth/providers/sqlite-provider.js';
 import type { OAuthConfig, UpstreamRule } from '../../src/core/manifest-types.gen.js';
 // Asserted by code: the upstream modules are imported on demand, a module instance of their own under mocha's loader.
 import type { SvcError } from '../../src/errors.js';

@@ -39,13 +39,13 @@ import type { ResolvedOAuth } from '../../core/config.js';
 import { DpopVerifier, DPOP_ALGS } from '../dpop.js';
 import { createAccounts } from './accounts.js';
 import { createIdJagVerifier, ID_JAG_PROFILE, JWT_BEARER } from './id-jag.js';
-import { issuerProblem, NO_SCOPE } from './config-checks.js';
+import { issuerProblem, NO_SCOPE } from './oauth-checks.js';
 import { registerIdJagGrant } from './id-jag-grant.js';
 import { createCimd } from './cimd.js';
 import { interactionRouter } from './interactions.js';
-import { VerifiedTokens } from './token-cache.js';
+import { VerifiedTokens } from './verified-tokens.js';
 import { EngineRequests } from './engine-storage.js';
-import { loadOrCreateKeys } from './keys.js';
+import { loadOrCreateKeys } from './server-keys.js';
 import { authorizationServerMetadata } from './metadata.js';
 import { oidcConfiguration } from './oidc-config.js';
 import type { Adapter, OAuthProvider } from '../../core/oauth-provider.js';
@@ -97,7 +97,7 @@ export interface OAuthServer {
   mount(app: Application): void;
   /** The principal of a valid access token for this resource, else null. Never throws for bad input. */
   verifyAccessToken(token: string): Promise<Principal | null>;
-  /** verifyAccessToken's answer at once when the token is in the verified-token cache (token-cache.ts), else undefined. */
+  /** verifyAccessToken's answer at once when the token is in the verified-token cache (verified-tokens.ts), else undefined. */
   cachedAccessToken(token: string): Principal | undefined;
   /** Whether an OAuth principal's grant and subject still exist and it has not expired. */
   isActive(p: Principal): Promise<boolean>;

@@ -1,7 +1,7 @@
 // fastsvc as the OAuth client of one identity provider people sign in at (oauth.login.upstreams[]), with
 // oauth4webapi. Guarantees: every call to the provider (discovery, keys, code exchange,
 // userinfo, refresh) gives up after the provider's timeout_ms; only https, or http on a loopback
-// host (auth/oauth/config-checks.ts refuses the rest before this runs); an OpenID Connect provider's
+// host (auth/oauth/oauth-checks.ts refuses the rest before this runs); an OpenID Connect provider's
 // metadata must name exactly the configured issuer and is cached an hour (a failure is not
 // cached); every authorization request carries PKCE S256 and state, and, for OpenID Connect, a
 // nonce; a code exchange for an OpenID Connect provider needs an ID token whose iss is the

@@ -3,7 +3,7 @@
 // flow (login.ts) and the grant side (grants.ts). Loaded by auth/oauth/server.ts only when
 // oauth.login.mode is upstream, so oauth4webapi stays unloaded otherwise (its own chunk in the
 // bundled command). Guarantees: start-up refuses (with validate's codes and messages,
-// auth/oauth/config-checks.ts) a configuration `svc validate` refuses; a client_secret_file that cannot be
+// auth/oauth/oauth-checks.ts) a configuration `svc validate` refuses; a client_secret_file that cannot be
 // read is OAUTH_CONFIG at start-up; nothing is fetched from a provider before the first sign-in.
 
 import type Provider from 'oidc-provider';
@@ -13,7 +13,7 @@ import type { ResolvedOAuth } from '../../core/config.js';
 import type { Adapter } from '../../core/oauth-provider.js';
 import { SvcError } from '../../errors.js';
 import type { Observer } from '../../observe/observer.js';
-import { signInProblems } from '../oauth/config-checks.js';
+import { signInProblems } from '../oauth/oauth-checks.js';
 import { createProviderClient, type ProviderClient } from './provider-client.js';
 import { createGrantSide, type GrantSide } from './grants.js';
 import { createLoginFlow, type LoginFlow } from './login.js';

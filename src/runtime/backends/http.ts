@@ -21,7 +21,7 @@ import { checkUrl, renderUrl } from './http-url.js';
 import { abortedError, byteLimit, configError, deadline, head, positiveInt } from './common.js';
 import { authHeaderOf, compileRequestParts } from './http-request.js';
 import { apiMessage, toolReply } from './http-reply.js';
-import { type BackendEnv, type BackendFn, type HttpSpec } from './types.js';
+import { type BackendEnv, type BackendFn, type HttpSpec } from './contract.js';
 
 const KIND = 'http';
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);

@@ -1,6 +1,6 @@
 // The OAuth settings start-up refuses, checked as configuration (no network, no key parsing,
 // no oidc-provider or jose import, so `svc validate` stays light). Guarantees: `svc validate`
-// (manifest/compile.ts) and start-up (server.ts, from-config.ts, id-jag.ts) refuse the same
+// (manifest/compile.ts) and start-up (server.ts, server-from-config.ts, id-jag.ts) refuse the same
 // settings with the same codes and messages: an oauth.issuer that is not scheme://host[:port];
 // a profile.issuer other than the authorization server's; no profile scope; and in
 // oauth.enterprise_issuers an issuer listed twice, not exactly one of jwks_uri and jwks, a
