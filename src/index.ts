@@ -13,6 +13,6 @@ export { loadManifest, checkManifest } from './manifest/index.js';
 export { SvcError, ManifestError, CODES, type ErrorCode } from './errors.js';
 export { decide } from './policy/scopes.js';
 export { AlreadyConsumed, type OAuthProvider, type OAuthKeys, type Adapter, type AdapterPayload } from './core/oauth-provider.js';
-export { InMemoryOAuthProvider } from './auth/oauth/providers/memory.js';
-export { SQLiteOAuthProvider } from './auth/oauth/providers/sqlite.js';
+export { InMemoryOAuthProvider } from './auth/oauth/providers/memory-provider.js';
+export { SQLiteOAuthProvider } from './auth/oauth/providers/sqlite-provider.js';
 export { hashPassword, verifyPassword } from './auth/oauth/password.js';

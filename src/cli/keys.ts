@@ -6,7 +6,7 @@
 import { ManifestError, SvcError } from '../errors.js';
 import { loadManifest } from '../manifest/index.js';
 import { resolveConfig } from '../core/config.js';
-import { providerFromConfig } from '../auth/oauth/from-config.js';
+import { providerFromConfig } from '../auth/oauth/server-from-config.js';
 import { rotateKeys } from '../auth/oauth/key-rotation.js';
 
 export async function cmdKeys(prog: string, action: string | undefined, file: string, printProblems: (p: SvcError[]) => void): Promise<number> {

@@ -18,11 +18,11 @@ import { logger } from '../log.js';
 import { UpstreamConnection } from '../upstreams/connection.js';
 import { shownListing } from '../upstreams/import.js';
 import { resolveUpstream, type UpstreamSpec } from '../upstreams/spec.js';
-import { acceptChanges, changeLines, safe } from '../upstreams/accept-diff.js';
-import { lockPathFor, readLock, serializeLock, withUpstream, writeLock, type Lock } from '../upstreams/lock-file.js';
-import { lockEntryFor, pin } from '../upstreams/pin-listing.js';
-import { pinReport, reportLines, type UpstreamPinReport } from '../upstreams/pin-report.js';
-import { KINDS, type ListName, type Listing } from '../upstreams/pinned-definitions.js';
+import { acceptChanges, changeLines, safe } from '../upstreams/pin/accept-diff.js';
+import { lockPathFor, readLock, serializeLock, withUpstream, writeLock, type Lock } from '../upstreams/pin/lock-file.js';
+import { lockEntryFor, pin } from '../upstreams/pin/pin-listing.js';
+import { pinReport, reportLines, type UpstreamPinReport } from '../upstreams/pin/pin-report.js';
+import { KINDS, type ListName, type Listing } from '../upstreams/pin/pinned-definitions.js';
 
 /** `fastsvc upstreams status [manifest]` and `fastsvc upstreams accept NAME [manifest]`, flags --json and --dry-run. */
 export async function cmdUpstreams(prog: string, args: readonly string[], flags: { json?: boolean; dryRun?: boolean }, printProblems: (p: SvcError[]) => void): Promise<number> {

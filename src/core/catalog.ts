@@ -77,7 +77,7 @@ export interface Catalog {
   readonly listPage?: ListPage;
   /**
    * Capabilities a pinned upstream lists that are not served until the operator accepts them
-   * (upstreams/pin.ts), keyed tool:NAME / prompt:NAME / resource:URI / template:URI_TEMPLATE: a call
+   * (upstreams/pin/admit-listing.ts), keyed tool:NAME / prompt:NAME / resource:URI / template:URI_TEMPLATE: a call
    * names them CAPABILITY_WITHHELD (withheldOf()).
    */
   readonly withheld?: ReadonlyMap<string, Withheld>;

@@ -29,23 +29,23 @@ export type ResolvedOAuth = Omit<OAuthConfig, 'login'> & {
   access_token_ttl: number;
   refresh_token_ttl: number;
   code_ttl: number;
-  login: { mode: 'auto' | 'users' | 'upstream'; subject: string; upstreams: ResolvedUpstream[] };
+  login: { mode: 'auto' | 'users' | 'upstream'; subject: string; upstreams: ResolvedSignInProvider[] };
   registration: { enabled: boolean };
   rate_limits: { token: Bucket; register: Bucket; login_per_ip: Bucket; login_per_user: Bucket };
   provider: NonNullable<OAuthConfig['provider']>;
 };
 
 /** An upstream identity provider (oauth.login.upstreams[]) with every schema default applied. */
-export type ResolvedUpstream = UpstreamLogin & {
+export type ResolvedSignInProvider = UpstreamLogin & {
   scopes: string[];
   userinfo: boolean;
   groups_claim: string;
   require_verified_email: boolean;
   timeout_ms: number;
-  rules: ResolvedUpstreamRule[];
+  rules: ResolvedSignInRule[];
 };
 
-export type ResolvedUpstreamRule = UpstreamRule & { subject: string; claims: Record<string, string> };
+export type ResolvedSignInRule = UpstreamRule & { subject: string; claims: Record<string, string> };
 
 type Introspection = NonNullable<ExternalIssuer['introspection']>;
 

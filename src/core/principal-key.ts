@@ -30,7 +30,7 @@ export function principalKey(p: Principal, opts?: { client: boolean }): string {
 /** The issuer that vouched for the subject, qualified by how (null: the server itself — a static token, a local user). */
 function issuerOf(p: Principal): string | null {
   if (p.kind === 'external') return p.issuer ?? null;
-  if (p.upstream !== undefined) return `signin:${p.upstream}`;
+  if (p.signedInAt !== undefined) return `signin:${p.signedInAt}`;
   if (p.idp !== undefined) return `idp:${p.idp}`;
   return null;
 }

@@ -27,8 +27,8 @@ export interface Principal {
   readonly jkt?: string;
   /** Enterprise-managed authorization: the identity provider that vouched for `sub`, and the claims kept from its ID-JAG. */
   readonly idp?: string;
-  /** Upstream login (oauth.login.mode upstream): the name of the identity provider the person signed in at. */
-  readonly upstream?: string;
+  /** Sign-in through another identity provider (oauth.login.mode upstream): the name of the provider the person signed in at. */
+  readonly signedInAt?: string;
   /**
    * Claims of the credential: a static token's or OAuth user's `claims`, or those kept from
    * an ID-JAG, an upstream login's rule or an external issuer's token; usable in a tool's bind.

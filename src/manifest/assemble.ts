@@ -20,7 +20,7 @@ import { compileTemplate } from '../runtime/template.js';
 import { BACKEND_KINDS, buildBackend } from '../runtime/backends/registry.js';
 import { contentBlock } from '../runtime/backends/content.js';
 import { isTextMime, readFileContent } from '../runtime/backends/file-content.js';
-import type { BackendEnv, BackendFn } from '../runtime/backends/types.js';
+import type { BackendEnv, BackendFn } from '../runtime/backends/contract.js';
 import type { SvcServerConfig } from '../core/config.js';
 import type { Plan } from './compile.js';
 import type { Prompt, Resource, Tool } from '../core/manifest-types.gen.js';

@@ -12,10 +12,10 @@ import { trustFunction } from '../util/proxy-trust.js';
 import { MIN_STATE_KEY } from '../mcp/request-state.js';
 import { BACKEND_KINDS } from '../runtime/backends/registry.js';
 import { authHeaderOf, compileRequestParts } from '../runtime/backends/http-request.js';
-import type { HttpSpec } from '../runtime/backends/types.js';
+import type { HttpSpec } from '../runtime/backends/contract.js';
 import { compilePattern, isPattern } from '../core/guard.js';
-import { enterpriseIssuerProblems, issuerProblem, NO_SCOPE, profileIssuerProblem, upstreamProblems } from '../auth/oauth/config-checks.js';
-import { externalIssuerProblems } from '../auth/external/config-checks.js';
+import { enterpriseIssuerProblems, issuerProblem, NO_SCOPE, profileIssuerProblem, signInProblems } from '../auth/oauth/oauth-checks.js';
+import { externalIssuerProblems } from '../auth/external/issuer-checks.js';
 import { checkOutboundAuth } from './outbound-checks.js';
 import { upstreamAuthProblems } from '../upstreams/auth-checks.js';
 import type { SvcManifest, Tool, Upstream } from '../core/manifest-types.gen.js';
@@ -76,7 +76,7 @@ export function compilePlan(m: SvcManifest, file: string, locate: Locate): { pla
   if (prot.length > 0 && !hasBearer && !oauthOn && !external.length) {
     problem('AUTH_MISSING', m.auth ? ['auth'] : m.routes ? ['routes', 'protected'] : [], `routes ${prot.join(' ')} are protected but no auth mode is configured: set auth.token (e.g. \${SVC_TOKEN}), oauth.enabled or external_issuers`);
   }
-  // The checks start-up makes (auth/external/config-checks.ts), so `svc validate` fails where `svc serve` would.
+  // The checks start-up makes (auth/external/issuer-checks.ts), so `svc validate` fails where `svc serve` would.
   const builtinIssuer = oauthOn ? m.oauth?.issuer ?? m.base_url?.replace(/\/+$/, '') : undefined;
   for (const p of externalIssuerProblems(external, scopes, builtinIssuer)) problem(p.code, p.path, p.message);
   if (a) {
@@ -246,7 +246,7 @@ function checkUpstream(u: Upstream, path: Path, problem: (c: ErrorCode, p: Path,
 function checkOAuth(m: SvcManifest, problem: (c: ErrorCode, p: Path, msg: string) => void, checkScopes: (l: readonly string[] | undefined, p: Path, w: string) => void, scopes: readonly string[]): void {
   const o = m.oauth!;
   const issuer = o.issuer ?? m.base_url?.replace(/\/+$/, '');
-  // The checks start-up makes (auth/oauth/config-checks.ts), made here too so `svc validate` fails where `svc serve` would.
+  // The checks start-up makes (auth/oauth/oauth-checks.ts), made here too so `svc validate` fails where `svc serve` would.
   const badIssuer = o.issuer === undefined ? undefined : issuerProblem(o.issuer);
   if (badIssuer) problem('OAUTH_CONFIG', ['oauth', 'issuer'], badIssuer);
   const mismatch = issuer === undefined ? undefined : profileIssuerProblem(m.profile?.issuer, issuer);
@@ -273,7 +273,7 @@ function checkOAuth(m: SvcManifest, problem: (c: ErrorCode, p: Path, msg: string
   });
   const clients = new Set((o.clients ?? []).map((c) => c.client_id));
   for (const p of enterpriseIssuerProblems(o.enterprise_issuers ?? [], clients, scopes)) problem(p.code, p.path, p.message);
-  for (const p of upstreamProblems(o.login, scopes)) problem(p.code, p.path, p.message);
+  for (const p of signInProblems(o.login, scopes)) problem(p.code, p.path, p.message);
 }
 
 /** Each {{arg}} of the scope patterns, with the index of the scope it is in. */

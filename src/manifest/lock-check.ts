@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { SvcError } from '../errors.js';
 import type { SvcManifest } from '../core/manifest-types.gen.js';
-import { jsonPointer, lockPathFor, parseLock, pointerSegments } from '../upstreams/lock-file.js';
+import { jsonPointer, lockPathFor, parseLock, pointerSegments } from '../upstreams/pin/lock-file.js';
 import { indexJson } from '../util/position-index.js';
 
 /** A warning about another file than the manifest, located in that file. */

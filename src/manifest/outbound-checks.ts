@@ -1,6 +1,6 @@
 // The manifest's checks of every backend credential (`http.auth` of tools and resources; an
 // upstream's `auth`, `expose.auth` and `expose.overrides.NAME.auth`): the
-// spec's own (auth/outbound/config-checks.ts, the same the builder makes) and those that need the
+// spec's own (outbound/credential-checks.ts, the same the builder makes) and those that need the
 // rest of the manifest. Guarantees: pure; every problem at the node it concerns; a token_exchange
 // is refused on a tool that may run as a task (`task` optional or required; for an upstream's
 // expose.auth, any override that sets a task mode and no auth of its own) — a task outlives the
@@ -10,7 +10,7 @@
 
 import type { OutboundAuth, SvcManifest } from '../core/manifest-types.gen.js';
 import type { ErrorCode } from '../errors.js';
-import { outboundAuthProblems } from '../auth/outbound/config-checks.js';
+import { outboundAuthProblems } from '../outbound/credential-checks.js';
 import { callAuths } from '../upstreams/auth-checks.js';
 
 type Path = (string | number)[];

@@ -7,7 +7,7 @@
 
 import type { SvcManifest } from '../core/manifest-types.gen.js';
 import { SvcError } from '../errors.js';
-import { outboundSecretPaths } from '../auth/outbound/config-checks.js';
+import { outboundSecretPaths } from '../outbound/credential-checks.js';
 import { declaredAuths } from './outbound-checks.js';
 import type { Source } from './load.js';
 

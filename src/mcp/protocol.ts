@@ -18,7 +18,7 @@ import { declaresApps } from './apps.js';
 import type { Logger } from '../log.js';
 import type { TaskEngine } from '../tasks/engine.js';
 import { LEGACY_TASKS_CAPABILITY, legacyTask, legacyTaskMethod, NOT_A_TASK_METHOD, startLegacyTask, type TaskCall } from './tasks.js';
-import { TERMINAL } from '../tasks/store.js';
+import { TERMINAL } from '../tasks/task-store.js';
 import { DEFAULT_PROTOCOL_VERSION, isSupportedVersion, LATEST_PROTOCOL_VERSION, LOG_LEVELS, SERVER_CAPABILITIES } from './constants.js';
 import { Context } from '../core/call-context.js';
 import { LazyAbort } from '../core/lazy-abort.js';

@@ -26,7 +26,7 @@ import type { CallChannel, Principal, ToolResult } from '../core/types.js';
 import { SvcError } from '../errors.js';
 import { toolErrorResult, type AdmittedTool } from '../runtime/runtime.js';
 import type { TaskEngine, TaskRecord } from '../tasks/engine.js';
-import { TERMINAL } from '../tasks/store.js';
+import { TERMINAL } from '../tasks/task-store.js';
 import { isObject, str } from './methods.js';
 import type { InputRound } from './input-rounds.js';
 import type { RequestScope } from '../core/request-scope.js';

@@ -1,7 +1,7 @@
 // The decision audit log (manifest `audit`). Guarantees: one JSON line per authorization
 // decision — allow, deny, refuse (a quota or rate limit), issue, refresh, revoke,
 // register, reload_applied / reload_rejected / restart_required, task_start / task_cancel /
-// task_expire, withhold (an upstream's definition not served: upstreams/pin-report.ts) — with time, decision,
+// task_expire, withhold (an upstream's definition not served: upstreams/pin/pin-report.ts) — with time, decision,
 // reason code, principal (subject, client id, token kind, the external issuer of an external
 // issuer's principal, token_id: a hash of the credential id, never a token), capability, transport, scopes required and held, the
 // caller's address and the trace id; written to its own sink (audit-sink.ts: stderr, or a

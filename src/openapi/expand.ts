@@ -20,7 +20,7 @@ import { child, pathOf, Refs, type Located } from './refs.js';
 import { SchemaTranslator } from './schema.js';
 import { operationTool, type OpenApiTool, type Operation } from './operation.js';
 import { selected, toolName } from './select.js';
-import { operationScopes } from './scopes.js';
+import { operationScopes } from './operation-scopes.js';
 
 type Path = (string | number)[];
 

@@ -28,7 +28,7 @@ import type { Logger } from '../log.js';
 import { PolicyStore, type ChangeSet, type PolicySnapshot } from '../policy/store.js';
 import { Observer, UNKNOWN } from '../observe/observer.js';
 import { inBackendSpan, type CallSpan } from '../observe/tracing.js';
-import { JsonReply } from './backends/types.js';
+import { JsonReply } from './backends/contract.js';
 
 export type { ChangeSet, Kind, TaskAsk };
 

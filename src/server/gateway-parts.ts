@@ -4,6 +4,6 @@
 
 export { UpstreamSet } from '../upstreams/upstream-set.js';
 export { resolveUpstream } from '../upstreams/spec.js';
-export { lockPathFor, readLockFile } from '../upstreams/lock-file.js';
+export { lockPathFor, readLockFile } from '../upstreams/pin/lock-file.js';
 export { GatewayCatalog } from './gateway.js';
 export { watchLock } from './pin-lock-watch.js';

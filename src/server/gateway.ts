@@ -8,7 +8,7 @@
 // changes nothing and is logged; what an import left out is logged once per distinct list.
 // Pinning: every build judges `pin: true` upstreams against the current lock; setLock() (the lock
 // file changed: `fastsvc upstreams accept`) rebuilds and swaps the same way a listing change does;
-// each definition newly withheld is audited once (upstreams/pin-report.ts) and status() adds each
+// each definition newly withheld is audited once (upstreams/pin/pin-report.ts) and status() adds each
 // pinned upstream's report (served, withheld with reasons, removed) to its connection state.
 
 import { buildCatalog, type Catalog, type ListPage } from '../core/catalog.js';
@@ -18,8 +18,8 @@ import type { PolicyStore } from '../policy/store.js';
 import type { Audit } from '../observe/audit.js';
 import type { UpstreamSet, UpstreamStatus } from '../upstreams/upstream-set.js';
 import type { UpstreamSpec } from '../upstreams/spec.js';
-import type { Lock } from '../upstreams/lock-file.js';
-import { createWithholdAudit, type UpstreamPinReport } from '../upstreams/pin-report.js';
+import type { Lock } from '../upstreams/pin/lock-file.js';
+import { createWithholdAudit, type UpstreamPinReport } from '../upstreams/pin/pin-report.js';
 
 /** An upstream's state on /readyz: its connection's, and with `pin: true` what the lock lets through. */
 export type GatewayUpstreamStatus = UpstreamStatus & { pin?: UpstreamPinReport };

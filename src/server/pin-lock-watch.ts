@@ -1,4 +1,4 @@
-// The running server's view of the pin lock file (upstreams/lock-file.ts), after start-up read
+// The running server's view of the pin lock file (upstreams/pin/lock-file.ts), after start-up read
 // it. Guarantees: the file is watched as the manifest is (watch.ts: renames, symlink swaps, a
 // fallback poll), from the bytes start-up read (a change made between that read and the watch
 // is seen); when its bytes change, onChange runs with the new lock — `fastsvc upstreams accept`
@@ -8,7 +8,7 @@
 
 import { isSvcError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { readLockFile, type Lock } from '../upstreams/lock-file.js';
+import { readLockFile, type Lock } from '../upstreams/pin/lock-file.js';
 import { watchManifest, type ManifestWatcher } from './watch.js';
 
 /** initialHash: sha256 (hex) of the bytes start-up read (readLockFile), undefined when there was no file. */

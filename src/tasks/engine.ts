@@ -42,9 +42,9 @@ import type { RequestScope } from '../core/request-scope.js';
 import type { AdmittedTool, Runtime } from '../runtime/runtime.js';
 import { Context } from '../core/call-context.js';
 import { principalKey } from '../core/principal-key.js';
-import { isShared, MemoryTaskStore, TERMINAL, type InputRequest, type SharedTaskStore, type TaskRecord, type TaskStatus, type TaskStore } from './store.js';
+import { isShared, MemoryTaskStore, TERMINAL, type InputRequest, type SharedTaskStore, type TaskRecord, type TaskStatus, type TaskStore } from './task-store.js';
 
-export type { TaskRecord, TaskStatus } from './store.js';
+export type { TaskRecord, TaskStatus } from './task-store.js';
 
 export interface TaskLimits {
   ttlMs: number;

@@ -17,8 +17,8 @@
 // - a failed write is reported through onError, never thrown at the task's caller.
 
 import { SvcError, type ErrorCode } from '../errors.js';
-import { TASK_CANCEL_CHANNEL as CHANNEL, TASK_CHANGE_CHANNEL as CHANGED } from '../auth/oauth/providers/postgres.js';
-import { MemoryTaskStore, type SharedTaskStore, type TaskRecord } from './store.js';
+import { TASK_CANCEL_CHANNEL as CHANNEL, TASK_CHANGE_CHANNEL as CHANGED } from '../auth/oauth/providers/postgres-provider.js';
+import { MemoryTaskStore, type SharedTaskStore, type TaskRecord } from './task-store.js';
 
 /** What the store needs of the database (PostgresOAuthProvider gives it). */
 export interface TaskDb {

@@ -28,7 +28,7 @@ import { refusalStatus, toSvcError } from './http-errors.js';
 import { errorFrom, failure, RPC, type JsonRpcMessage, type JsonRpcRequest } from '../mcp/jsonrpc.js';
 import { McpEndpoint, type Exchange } from '../mcp/endpoint.js';
 import type { HeaderView } from '../mcp/modern-headers.js';
-import { ResponseSignal } from './call-context.js';
+import { ResponseSignal } from './response-context.js';
 import { SessionRegistry, type SessionEntry } from '../mcp/sessions.js';
 import type { InputRounds } from '../mcp/input-rounds.js';
 import { PostReply, startSse, writeEvent, type Accepts } from './sse.js';

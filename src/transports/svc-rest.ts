@@ -28,7 +28,7 @@ import type { AdmittedTool, Runtime } from '../runtime/runtime.js';
 import type { AuthGate } from '../auth/gate.js';
 import type { Logger } from '../log.js';
 import { sendError, toSvcError } from './http-errors.js';
-import { responseContext } from './call-context.js';
+import { responseContext } from './response-context.js';
 import { scopeOf } from '../core/request-scope.js';
 import { readJson, sendJson } from '../http/raw.js';
 import type { TaskEngine, TaskRecord } from '../tasks/engine.js';

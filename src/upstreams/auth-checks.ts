@@ -1,6 +1,6 @@
 // The checks of an upstream's credentials a schema cannot express — `auth` (the connection's),
 // `expose.auth` (every imported call's) and `expose.overrides.NAME.auth` (one tool's) — beyond each
-// credential's own (auth/outbound/config-checks.ts, which manifest/outbound-checks.ts runs on them).
+// credential's own (outbound/credential-checks.ts, which manifest/outbound-checks.ts runs on them).
 // Shared by `svc validate` (compile.ts) and the runtime (credentials.ts), so both refuse the same
 // entries. Guarantees: pure; every problem is UPSTREAM_CONFIG at the field at fault: a credential on
 // a command upstream (it is an HTTP header; a stdio child gets its secrets through `env`); a

@@ -4,7 +4,7 @@
 // withCallHeader() (its POST, a resumed stream of it, an answer to a question the upstream asked on
 // that stream), else the connection's own (`auth`, asked for no caller: ANONYMOUS), else none; the caller's
 // own token is never among them (the transport is given only the manifest's `headers`, and every
-// credential is one of auth/outbound/'s kinds); a fetched token the upstream answers 401 to is
+// credential is one of outbound/'s kinds); a fetched token the upstream answers 401 to is
 // replaced and that request sent once more (never twice: a second 401 is the upstream's answer). The call's header travels in an AsyncLocalStorage:
 // the SDK gives no per-request Authorization (its per-request `headers` refuse it), and the store
 // follows the SDK's awaits from callTool() down to fetch(). Work of the connection itself that a
@@ -15,7 +15,7 @@
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FetchLike } from '@modelcontextprotocol/client';
-import { createOutboundCredential, type OutboundCredential, type OutboundHeader } from '../auth/outbound/index.js';
+import { createOutboundCredential, type OutboundCredential, type OutboundHeader } from '../outbound/index.js';
 import { SvcError } from '../errors.js';
 import { ANONYMOUS } from '../policy/principals.js';
 import type { Principal } from '../core/types.js';

@@ -4,11 +4,11 @@
 // message by schema, and that was most of a proxied call's CPU (issue 31); what fastsvc passes on is
 // checked by the client in front of it. Guarantees: request ids are strings `fastsvc-N`, which the
 // client's numeric ids never are, so the answer to one of these requests, a progress notification
-// for it and a too-large error synthesized for it (stdio-transport.ts, capped-fetch.ts) are taken
+// for it and a too-large error synthesized for it (wire/stdio-transport.ts, wire/capped-fetch.ts) are taken
 // here and never reach the client; every other message reaches the client unchanged and in order.
 // A request ends exactly once: with its result (a JSON object, else SdkError InvalidResult; an
 // answer larger than maxBytes — its message's bytes as the transport read them where it says,
-// stdio-transport.ts's messageBytes, else as JSON — is the too-large error instead, and a result is
+// wire/stdio-transport.ts's messageBytes, else as JSON — is the too-large error instead, and a result is
 // never serialized again to be measured), with its JSON-RPC error as the client's ProtocolError,
 // when its call is aborted (notifications/cancelled then goes upstream with the same reason text as
 // the client's), or when the transport closes (SdkError ConnectionClosed), which also refuses every
@@ -18,7 +18,7 @@
 
 import { ProtocolError, SdkError, SdkErrorCode, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import type { Abortable } from '../core/lazy-abort.js';
-import { TOO_LARGE_RPC } from './stdio-transport.js';
+import { TOO_LARGE_RPC } from './wire/stdio-transport.js';
 
 const PREFIX = 'fastsvc-';
 
@@ -61,7 +61,7 @@ export class DirectCalls {
   }
 
   /**
-   * `method` with `params`, `headers` on its HTTP request (a Streamable HTTP transport's; related-stream.ts's routing
+   * `method` with `params`, `headers` on its HTTP request (a Streamable HTTP transport's; wire/related-stream.ts's routing
    * tag); `onprogress` asks the upstream for progress (a progressToken) and hears it.
    */
   request(method: string, params: Record<string, unknown>, abort: Abortable, headers?: Record<string, string>, onprogress?: (p: ProgressParams) => void): Promise<Record<string, unknown>> {

@@ -19,12 +19,13 @@
 
 import type { Completer, Completion, PromptDef, PromptMessage, ResourceContents, ResourceDef, ToolDef, JsonSchemaObject } from '../core/types.js';
 import { checkInputSchema } from '../core/input-schemas.js';
-import type { Listing, UpstreamConnection } from './connection.js';
+import type { UpstreamConnection } from './connection.js';
+import type { Listing } from './lists.js';
 import type { CallCredentials } from './credentials.js';
-import { admitListing } from './pin.js';
+import { admitListing } from './pin/admit-listing.js';
 import { requestWithQuestions } from './question-rounds.js';
-import type { Lock } from './lock-file.js';
-import type { PinResult } from './pin-listing.js';
+import type { Lock } from './pin/lock-file.js';
+import type { PinResult } from './pin/pin-listing.js';
 import type { UpstreamSpec } from './spec.js';
 import { credentialKind, type CredentialKind } from '../core/credential-kind.js';
 import type { OutboundAuth } from '../core/manifest-types.gen.js';

@@ -18,8 +18,8 @@ import type { Logger } from '../log.js';
 import { UpstreamConnection, type UpstreamStatus } from './connection.js';
 import { callCredentials } from './credentials.js';
 import { importListing } from './import.js';
-import type { Lock } from './lock-file.js';
-import { pinReport, type UpstreamPinReport } from './pin-report.js';
+import type { Lock } from './pin/lock-file.js';
+import { pinReport, type UpstreamPinReport } from './pin/pin-report.js';
 import type { UpstreamSpec } from './spec.js';
 
 export type { UpstreamStatus };

@@ -14,11 +14,11 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { AlreadyConsumed, type OAuthProvider } from '../../src/core/oauth-provider.js';
-import { InMemoryOAuthProvider } from '../../src/auth/oauth/providers/memory.js';
-import { SQLiteOAuthProvider } from '../../src/auth/oauth/providers/sqlite.js';
-import { PostgresOAuthProvider, type PostgresOAuthProviderOptions } from '../../src/auth/oauth/providers/postgres.js';
+import { InMemoryOAuthProvider } from '../../src/auth/oauth/providers/memory-provider.js';
+import { SQLiteOAuthProvider } from '../../src/auth/oauth/providers/sqlite-provider.js';
+import { PostgresOAuthProvider, type PostgresOAuthProviderOptions } from '../../src/auth/oauth/providers/postgres-provider.js';
 import { startPostgres, type PgCluster } from '../helpers/postgres.js';
-import { GRANT_MODEL, LOGIN_MODEL, PendingLogins, Sealer, sealingKeys, UpstreamGrants } from '../../src/auth/oauth/upstream/sealed-store.js';
+import { GRANT_MODEL, LOGIN_MODEL, PendingLogins, Sealer, sealingKeys, SignInGrants } from '../../src/auth/signin/sealed-store.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const dirs: string[] = [];
@@ -162,7 +162,7 @@ for (const { name, make } of providers) {
       assert.equal(await pending.consume('state-1'), false, 'used once');
       assert.equal((await pending.find('state-1'))?.consumed, true);
 
-      const grants = new UpstreamGrants(p.adapter(GRANT_MODEL), sealer);
+      const grants = new SignInGrants(p.adapter(GRANT_MODEL), sealer);
       const record = { upstream: 'corp', sub: 'ada@acme.example', claims: { tenant: 'acme' }, identity: { sub: 'u1', groups: ['mcp-admins'] }, tokens: { access_token: 'upstream-at-0123', refresh_token: 'upstream-rt-0123', token_type: 'Bearer' } };
       await grants.save('grant-1', record, 60);
       const raw = await p.adapter(GRANT_MODEL).find('grant-1');
@@ -170,8 +170,8 @@ for (const { name, make } of providers) {
       assert.deepEqual(await grants.summary('grant-1'), { upstream: 'corp', sub: 'ada@acme.example', claims: { tenant: 'acme' } });
       const opened = await grants.open('grant-1');
       assert.deepEqual({ ...opened, exp: undefined }, { ...record, exp: undefined });
-      assert.equal(await new UpstreamGrants(p.adapter(GRANT_MODEL), new Sealer(sealingKeys([k2]))).open('grant-1'), undefined, 'another key opens nothing');
-      assert.ok(await new UpstreamGrants(p.adapter(GRANT_MODEL), new Sealer(sealingKeys([k2, k1]))).open('grant-1'), 'a rotated-out key still opens');
+      assert.equal(await new SignInGrants(p.adapter(GRANT_MODEL), new Sealer(sealingKeys([k2]))).open('grant-1'), undefined, 'another key opens nothing');
+      assert.ok(await new SignInGrants(p.adapter(GRANT_MODEL), new Sealer(sealingKeys([k2, k1]))).open('grant-1'), 'a rotated-out key still opens');
       await p.adapter(GRANT_MODEL).upsert('grant-2', { ...raw, grantId: 'grant-2' }, 60);
       assert.equal(await grants.open('grant-2'), undefined, 'a sealed value moved to another grant opens nothing');
       await grants.replaceTokens('grant-1', opened!, { access_token: 'upstream-at-4567', token_type: 'Bearer' });

@@ -19,7 +19,7 @@ import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } fr
 import { createOAuthServer, type OAuthServer, type OAuthServerOptions } from '../../src/auth/oauth/server.js';
 import { resourceMetadata, type ResourceMetadata } from '../../src/auth/resource-metadata.js';
 import { DPOP_ALGS } from '../../src/auth/dpop.js';
-import { InMemoryOAuthProvider } from '../../src/auth/oauth/providers/memory.js';
+import { InMemoryOAuthProvider } from '../../src/auth/oauth/providers/memory-provider.js';
 import type { OAuthConfig } from '../../src/core/manifest-types.gen.js';
 import { resolveConfig } from '../../src/core/config.js';
 import { callerResolver } from '../../src/http/forwarded.js';

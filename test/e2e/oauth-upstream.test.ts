@@ -10,7 +10,7 @@
 // provider's error — each refused with its page, its audit reason, and access_denied for the
 // application; two providers give a choice page, and a plain OAuth 2 provider (GitHub-like,
 // identity from its user endpoint) works; the provider tokens are kept sealed with the grant
-// (none in the SQLite file), handed out by upstreamTokens() and refreshed when due, and go with
+// (none in the SQLite file), handed out by signInTokens() and refreshed when due, and go with
 // the grant; after a restart with narrower rules a person they no longer admit cannot refresh;
 // no provider token, code or the client secret is in the log or the audit events. Every
 // provider token is registered with the secret scan too, so a log line holding one fails the run.
@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import * as oauth from 'oauth4webapi';
 import type { AuditEvent } from '../../src/observe/audit.js';
 import { Observer } from '../../src/observe/observer.js';
-import { SQLiteOAuthProvider } from '../../src/auth/oauth/providers/sqlite.js';
+import { SQLiteOAuthProvider } from '../../src/auth/oauth/providers/sqlite-provider.js';
 import type { OAuthConfig, UpstreamRule } from '../../src/core/manifest-types.gen.js';
 // Asserted by code: the upstream modules are imported on demand, a module instance of their own under mocha's loader.
 import type { SvcError } from '../../src/errors.js';
@@ -146,7 +146,7 @@ describe('upstream login (login.mode upstream) against an in-process identity pr
     const me = await whoami(s.h.url, r.tokens.access_token);
     assert.equal(me.status, 200);
     assert.equal(me.body.sub, 'ada@acme.example');
-    assert.equal(me.body.upstream, 'corp');
+    assert.equal(me.body.signedInAt, 'corp');
     assert.deepEqual(me.body.claims, { tenant: 'acme' });
     assert.equal(me.body.active, true);
     const authUrl = new URL(r.atProvider);
@@ -290,23 +290,23 @@ describe('upstream login (login.mode upstream) against an in-process identity pr
     assert.equal((await whoami(s.h.url, first.tokens.access_token)).body.sub, 'ada@acme.example', 'ada\'s token is still hers');
   });
 
-  it('hands the provider access token to server code (upstreamTokens), refreshing it when due, and refreshes fastsvc\'s own tokens too', async () => {
+  it('hands the provider access token to server code (signInTokens), refreshing it when due, and refreshes fastsvc\'s own tokens too', async () => {
     idp.accessTtl = 30; // within the refresh margin: due at once
     const r = await signIn(s, idp, ADA);
     const grantId = String((await whoami(s.h.url, r.tokens.access_token)).body.credentialId);
     const refreshes = idp.counts.refresh ?? 0;
-    const t1 = await s.h.oauth.upstreamTokens!(grantId);
+    const t1 = await s.h.oauth.signInTokens!(grantId);
     assert.equal(idp.counts.refresh, refreshes + 1, 'refreshed at the provider');
     idp.accessTtl = 3600;
-    const t2 = await s.h.oauth.upstreamTokens!(grantId);
-    const t3 = await s.h.oauth.upstreamTokens!(grantId);
+    const t2 = await s.h.oauth.signInTokens!(grantId);
+    const t3 = await s.h.oauth.signInTokens!(grantId);
     assert.equal(t3.access_token, t2.access_token);
     assert.notEqual(t2.access_token, t1.access_token);
     assert.equal(idp.counts.refresh, refreshes + 2, 'refreshed once more (t1 was still due), then kept');
     const res = await oauth.refreshTokenGrantRequest(r.as, r.client, oauth.None(), r.tokens.refresh_token!, insecure);
     const renewed = secretTokens(await oauth.processRefreshTokenResponse(r.as, r.client, res));
     const me = await whoami(s.h.url, renewed.access_token);
-    assert.equal(me.body.upstream, 'corp');
+    assert.equal(me.body.signedInAt, 'corp');
     assert.deepEqual(me.body.claims, { tenant: 'acme' });
     assert.ok(!JSON.stringify(renewed).includes(t3.access_token), 'no provider token in fastsvc\'s token response');
   });
@@ -316,12 +316,12 @@ describe('upstream login (login.mode upstream) against an in-process identity pr
     const r = await signIn(s, idp, ADA);
     const grantId = String((await whoami(s.h.url, r.tokens.access_token)).body.credentialId);
     idp.misbehave = { refuseRefresh: true };
-    await assert.rejects(s.h.oauth.upstreamTokens!(grantId), (e: SvcError) => e.code === 'UPSTREAM_TOKEN_UNAVAILABLE' && e.data?.reason === 'upstream_refresh_refused');
+    await assert.rejects(s.h.oauth.signInTokens!(grantId), (e: SvcError) => e.code === 'UPSTREAM_TOKEN_UNAVAILABLE' && e.data?.reason === 'upstream_refresh_refused');
     idp.misbehave = {};
     const revoked = await oauth.revocationRequest(r.as, r.client, oauth.None(), r.tokens.access_token, insecure);
     await oauth.processRevocationResponse(revoked);
     assert.equal((await whoami(s.h.url, r.tokens.access_token)).status, 401);
-    await assert.rejects(s.h.oauth.upstreamTokens!(grantId), (e: SvcError) => e.code === 'UPSTREAM_TOKEN_UNAVAILABLE' && e.data?.reason === 'no_upstream_login');
+    await assert.rejects(s.h.oauth.signInTokens!(grantId), (e: SvcError) => e.code === 'UPSTREAM_TOKEN_UNAVAILABLE' && e.data?.reason === 'no_upstream_login');
   });
 
   it('wrote none of the provider\'s tokens, codes or the client secret to its log or audit events', () => {
@@ -376,7 +376,7 @@ describe('upstream login with two providers, one of them plain OAuth 2 (GitHub-l
     const t = await exchange(as, client, oauth.None(), { ...a, callback: done.leftTo }, `${s.h.url}/mcp`);
     const me = await whoami(s.h.url, t.access_token);
     assert.equal(me.body.sub, 'octo-ada');
-    assert.equal(me.body.upstream, 'github');
+    assert.equal(me.body.signedInAt, 'github');
     assert.deepEqual(me.body.claims, { gh_id: '583231' });
   });
 
@@ -399,7 +399,7 @@ describe('upstream login with two providers, one of them plain OAuth 2 (GitHub-l
   it('keeps the provider tokens only sealed: none of them is in the SQLite files', async () => {
     const { tokens } = await signInThrough(s, idp, ADA, 'corp');
     const grantId = String((await whoami(s.h.url, tokens.access_token)).body.credentialId);
-    const upstream = await s.h.oauth.upstreamTokens!(grantId);
+    const upstream = await s.h.oauth.signInTokens!(grantId);
     const stored = readdirSync(dir).map((f) => readFileSync(join(dir, f)).toString('latin1')).join('\n');
     assert.ok(stored.length > 0);
     assert.ok(!stored.includes(upstream.access_token), 'no provider access token at rest');

@@ -12,8 +12,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../helpers/cli.js';
-import { serializeLock, withUpstream } from '../../src/upstreams/lock-file.js';
-import { lockEntryFor } from '../../src/upstreams/pin-listing.js';
+import { serializeLock, withUpstream } from '../../src/upstreams/pin/lock-file.js';
+import { lockEntryFor } from '../../src/upstreams/pin/pin-listing.js';
 
 const MANIFEST = `version: 1
 name: lock-check

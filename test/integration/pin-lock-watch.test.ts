@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { watchLock } from '../../src/server/pin-lock-watch.js';
 import type { ManifestWatcher } from '../../src/server/watch.js';
-import { readLockFile, withUpstream, writeLock, type Lock } from '../../src/upstreams/lock-file.js';
-import { lockEntryFor } from '../../src/upstreams/pin-listing.js';
+import { readLockFile, withUpstream, writeLock, type Lock } from '../../src/upstreams/pin/lock-file.js';
+import { lockEntryFor } from '../../src/upstreams/pin/pin-listing.js';
 import { throwsWithCode } from '../helpers/errors.js';
 import { waitFor } from '../helpers/wait.js';
 

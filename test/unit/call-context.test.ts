@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { pino } from 'pino';
-import { responseContext } from '../../src/transports/call-context.js';
+import { responseContext } from '../../src/transports/response-context.js';
 import { callAborted, Context, onCallAbort } from '../../src/core/call-context.js';
 import { LazyAbort } from '../../src/core/lazy-abort.js';
-import { NO_CHANNEL } from '../../src/transports/call-context.js';
+import { NO_CHANNEL } from '../../src/transports/response-context.js';
 import type { Principal } from '../../src/core/types.js';
 
 const P: Principal = { sub: 'a', scopes: new Set(), kind: 'static' };

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { resolveConfig } from '../../src/core/config.js';
 import { ManifestError } from '../../src/errors.js';
-import { InMemoryOAuthProvider } from '../../src/auth/oauth/providers/memory.js';
+import { InMemoryOAuthProvider } from '../../src/auth/oauth/providers/memory-provider.js';
 
 const schema = JSON.parse(fs.readFileSync(new URL('../../schema/svc.schema.json', import.meta.url), 'utf8'));
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Adapter } from 'oidc-provider';
 import type { Principal } from '../../src/core/types.js';
-import { VerifiedTokens } from '../../src/auth/oauth/token-cache.js';
+import { VerifiedTokens } from '../../src/auth/oauth/verified-tokens.js';
 
 const principal = (grant: string, expiresInS = 600): Principal =>
   Object.freeze({ sub: 'u', scopes: new Set(['a']), kind: 'oauth', credentialId: grant, expiresAt: Math.floor(Date.now() / 1000) + expiresInS });

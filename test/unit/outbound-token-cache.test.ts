@@ -1,11 +1,11 @@
-// The outbound token cache (src/auth/outbound/token-cache.ts) on a clock of the test's own: one
+// The outbound token cache (src/outbound/fetched-tokens.ts) on a clock of the test's own: one
 // fetch for many concurrent asks; a token kept until its margin (30 s, or half a short life) and
 // fetched anew after; a failure shared by the askers in flight and not remembered; the bound (the
 // oldest dropped first); a caller who gives up stops waiting while the others still get the token;
 // forget() drops the refused token only, never a newer one another caller already fetched.
 
 import assert from 'node:assert/strict';
-import { EXPIRY_MARGIN_MS, TokenCache, type Fetched } from '../../src/auth/outbound/token-cache.js';
+import { EXPIRY_MARGIN_MS, FetchedTokens, type Fetched } from '../../src/outbound/fetched-tokens.js';
 
 /** A fetch the test finishes by hand, counting how often it ran. */
 function manualFetch() {
@@ -22,7 +22,7 @@ describe('outbound token cache', () => {
   });
 
   it('makes one fetch for 50 concurrent asks, and all of them get its token', async () => {
-    const cache = new TokenCache<string>(10, clock);
+    const cache = new FetchedTokens<string>(10, clock);
     const f = manualFetch();
     const asks = Array.from({ length: 50 }, () => cache.get('k', f.fetch));
     assert.equal(f.calls.length, 1);
@@ -33,7 +33,7 @@ describe('outbound token cache', () => {
   });
 
   it('hands a token out until the margin before its expiry, then fetches a new one', async () => {
-    const cache = new TokenCache<string>(10, clock);
+    const cache = new FetchedTokens<string>(10, clock);
     let n = 0;
     const fetch = async () => ({ token: `tok-${++n}`, expiresAt: now + 300_000 });
     const t0 = now;
@@ -46,7 +46,7 @@ describe('outbound token cache', () => {
   });
 
   it('keeps a short-lived token for half its life', async () => {
-    const cache = new TokenCache<string>(10, clock);
+    const cache = new FetchedTokens<string>(10, clock);
     let n = 0;
     const fetch = async () => ({ token: `tok-${++n}`, expiresAt: now + 10_000 });
     const t0 = now;
@@ -58,7 +58,7 @@ describe('outbound token cache', () => {
   });
 
   it('never keeps a token that is already expired', async () => {
-    const cache = new TokenCache<string>(10, clock);
+    const cache = new FetchedTokens<string>(10, clock);
     let n = 0;
     const fetch = async () => ({ token: `tok-${++n}`, expiresAt: now - 1 });
     assert.equal(await cache.get('k', fetch), 'tok-1');
@@ -67,7 +67,7 @@ describe('outbound token cache', () => {
   });
 
   it('fails every ask waiting on a failed fetch, and the next ask fetches again', async () => {
-    const cache = new TokenCache<string>(10, clock);
+    const cache = new FetchedTokens<string>(10, clock);
     const f = manualFetch();
     const asks = [cache.get('k', f.fetch), cache.get('k', f.fetch)];
     const boom = new Error('token endpoint down');
@@ -80,7 +80,7 @@ describe('outbound token cache', () => {
   });
 
   it('keeps at most `max` tokens, dropping the oldest first', async () => {
-    const cache = new TokenCache<string>(3, clock);
+    const cache = new FetchedTokens<string>(3, clock);
     const fetched: string[] = [];
     const fetch = (k: string) => async () => {
       fetched.push(k);
@@ -96,7 +96,7 @@ describe('outbound token cache', () => {
   });
 
   it('lets a caller give up without cancelling the fetch the others wait on', async () => {
-    const cache = new TokenCache<string>(10, clock);
+    const cache = new FetchedTokens<string>(10, clock);
     const f = manualFetch();
     const gone = new AbortController();
     const leaving = cache.get('k', f.fetch, gone.signal);
@@ -111,7 +111,7 @@ describe('outbound token cache', () => {
   });
 
   it('forgets a refused token (the next ask fetches), but not a newer one kept since', async () => {
-    const cache = new TokenCache<string>(10, clock);
+    const cache = new FetchedTokens<string>(10, clock);
     let n = 0;
     const fetch = async () => ({ token: `tok-${++n}`, expiresAt: now + 300_000 });
     assert.equal(await cache.get('k', fetch), 'tok-1');

@@ -1,4 +1,4 @@
-// The token request of outbound credentials (src/auth/outbound/token-endpoint.ts) against small token
+// The token request of outbound credentials (src/outbound/token-endpoint.ts) against small token
 // endpoints on 127.0.0.1: a usable answer gives its token and lifetime; an answer larger than
 // MAX_TOKEN_ANSWER_BYTES is refused as token_too_large (whatever Content-Length says, or with none),
 // without reading it whole; a refusal carries the endpoint's OAuth error, never its text.
@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { MAX_TOKEN_ANSWER_BYTES, requestToken, type TokenEndpoint } from '../../src/auth/outbound/token-endpoint.js';
+import { MAX_TOKEN_ANSWER_BYTES, requestToken, type TokenEndpoint } from '../../src/outbound/token-endpoint.js';
 import { SvcError } from '../../src/errors.js';
 
 type Answer = (res: import('node:http').ServerResponse) => void;

@@ -11,7 +11,7 @@ import type { Principal, ToolDef } from '../../src/core/types.js';
 import { makeContext } from '../helpers/context.js';
 import { rejectsWithCode } from '../helpers/errors.js';
 import { SvcError } from '../../src/errors.js';
-import { JsonReply } from '../../src/runtime/backends/types.js';
+import { JsonReply } from '../../src/runtime/backends/contract.js';
 
 const INLINE_LIMIT = 64;
 const silent = pino({ level: 'silent' });

@@ -17,7 +17,7 @@ import { makeContext } from '../helpers/context.js';
 import { PolicyStore } from '../../src/policy/store.js';
 import { TokenTable } from '../../src/auth/bearer.js';
 import { TaskEngine, type TaskRecord } from '../../src/tasks/engine.js';
-import { MemoryTaskStore, type SharedTaskStore } from '../../src/tasks/store.js';
+import { MemoryTaskStore, type SharedTaskStore } from '../../src/tasks/task-store.js';
 import type { Audit, AuditEvent } from '../../src/observe/audit.js';
 import { Observer } from '../../src/observe/observer.js';
 import { rejectsWithCode } from '../helpers/errors.js';

@@ -1,17 +1,17 @@
-// The rules of an upstream login (src/auth/oauth/upstream/rules.ts), as a table: the claims
+// The rules of an upstream login (src/auth/signin/rules.ts), as a table: the claims
 // a provider vouched for, the rule that admits them (or the refusal's reason), and the subject,
 // scopes and claims that result. First match wins, no match refuses, an email counts only
 // verified, domains compare without case and exactly, a matching rule without its subject
 // claim refuses, mapped claims keep strings and numbers only.
 import assert from 'node:assert/strict';
-import { resolveConfig, type ResolvedUpstream } from '../../src/core/config.js';
+import { resolveConfig, type ResolvedSignInProvider } from '../../src/core/config.js';
 import type { UpstreamLogin } from '../../src/core/manifest-types.gen.js';
-import { admit, MAX_VALUE } from '../../src/auth/oauth/upstream/rules.js';
+import { admit, MAX_VALUE } from '../../src/auth/signin/rules.js';
 
 const PROFILE = ['notes.read', 'notes.write', 'admin'];
 
 /** An upstream with the schema's defaults filled in, as start-up has it. */
-function upstream(u: Partial<UpstreamLogin>): ResolvedUpstream {
+function upstream(u: Partial<UpstreamLogin>): ResolvedSignInProvider {
   const cfg = resolveConfig({
     oauth: { enabled: true, login: { mode: 'upstream', upstreams: [{ name: 'corp', issuer: 'https://idp.example', client_id: 'x', rules: [], ...u } as UpstreamLogin] } },
   });

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SvcError } from '../../src/errors.js';
 import { upstreamsAccept, upstreamsStatus, type UpstreamsContext } from '../../src/cli/upstreams.js';
-import { readLock } from '../../src/upstreams/lock-file.js';
-import type { Listing } from '../../src/upstreams/pinned-definitions.js';
+import { readLock } from '../../src/upstreams/pin/lock-file.js';
+import type { Listing } from '../../src/upstreams/pin/pinned-definitions.js';
 
 const ECHO = { name: 'echo', description: 'Echoes.' };
 const ADD = { name: 'add', description: 'Adds.' };

@@ -1,4 +1,4 @@
-// The pin lock file (src/upstreams/lock-file.ts): named after the manifest beside it; written
+// The pin lock file (src/upstreams/pin/lock-file.ts): named after the manifest beside it; written
 // atomically (rename over the old file, no temp file left) in one canonical text whatever the
 // order things were added in; read back to what was written; a missing file is "nothing
 // accepted yet", an unreadable one FILE_UNREADABLE, and every corruption LOCK_INVALID — bad
@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { lockPathFor, parseLock, readLock, serializeLock, withUpstream, writeLock } from '../../src/upstreams/lock-file.js';
-import { lockEntryFor } from '../../src/upstreams/pin-listing.js';
+import { lockPathFor, parseLock, readLock, serializeLock, withUpstream, writeLock } from '../../src/upstreams/pin/lock-file.js';
+import { lockEntryFor } from '../../src/upstreams/pin/pin-listing.js';
 import { throwsWithCode } from '../helpers/errors.js';
 
 const ECHO = { name: 'echo', description: 'Echoes.', inputSchema: { type: 'object', properties: { message: { type: 'string' } } } };

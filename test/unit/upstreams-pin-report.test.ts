@@ -1,14 +1,14 @@
-// How pinning is told (src/upstreams/pin-report.ts, accept-diff.ts): the report counts what is
+// How pinning is told (src/upstreams/pin/pin-report.ts, accept-diff.ts): the report counts what is
 // served and lists what is withheld without any upstream text; status lines name each withheld
 // definition and its reason; a withheld definition is audited once, and again when what is
 // withheld changes; accept's diff shows an added definition whole, a changed one member by
 // member as a line diff, a removed one by name — with terminal-controlling characters escaped.
 import assert from 'node:assert/strict';
 import type { Audit, AuditEvent } from '../../src/observe/audit.js';
-import { createWithholdAudit, pinReport, reportLines } from '../../src/upstreams/pin-report.js';
-import { acceptChanges, changeLines, lineDiff, safe } from '../../src/upstreams/accept-diff.js';
-import { lockEntryFor, pin } from '../../src/upstreams/pin-listing.js';
-import { withUpstream } from '../../src/upstreams/lock-file.js';
+import { createWithholdAudit, pinReport, reportLines } from '../../src/upstreams/pin/pin-report.js';
+import { acceptChanges, changeLines, lineDiff, safe } from '../../src/upstreams/pin/accept-diff.js';
+import { lockEntryFor, pin } from '../../src/upstreams/pin/pin-listing.js';
+import { withUpstream } from '../../src/upstreams/pin/lock-file.js';
 
 const ECHO = { name: 'echo', description: 'Echoes the message.', inputSchema: { type: 'object', properties: { message: { type: 'string' } } } };
 const ADD = { name: 'add', description: 'Adds.' };

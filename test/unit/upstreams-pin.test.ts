@@ -1,13 +1,13 @@
-// Pinning, pure (src/upstreams/canonical-json.ts, pinned-definitions.ts, pin.ts): canonical JSON
+// Pinning, pure (src/upstreams/pin/canonical-json.ts, pinned-definitions.ts, admit-listing.ts): canonical JSON
 // ignores key order and nothing else; a digest covers the pinned members only; pin() serves
 // exactly what the lock holds and withholds the rest with one reason each — changed, new,
 // unpinned (no entry for the upstream), duplicate, invalid — while a removed definition
 // simply goes; lockEntryFor() records what pin() would then serve.
 import assert from 'node:assert/strict';
-import { canonicalJson, digest, MAX_DEPTH } from '../../src/upstreams/canonical-json.js';
-import { KINDS, pinDefinition, type Listing } from '../../src/upstreams/pinned-definitions.js';
-import { lockEntryFor, pin } from '../../src/upstreams/pin-listing.js';
-import { withUpstream, type Lock } from '../../src/upstreams/lock-file.js';
+import { canonicalJson, digest, MAX_DEPTH } from '../../src/upstreams/pin/canonical-json.js';
+import { KINDS, pinDefinition, type Listing } from '../../src/upstreams/pin/pinned-definitions.js';
+import { lockEntryFor, pin } from '../../src/upstreams/pin/pin-listing.js';
+import { withUpstream, type Lock } from '../../src/upstreams/pin/lock-file.js';
 
 const ECHO = { name: 'echo', description: 'Echoes the message.', inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] } };
 const ADD = { name: 'add', title: 'Add', description: 'Adds two numbers.', inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } }, annotations: { readOnlyHint: true } };

@@ -6,7 +6,7 @@
 // only on a loopback host), else the document is refused; bounded like every outbound call.
 
 import { fetchJson, FetchFailure } from './fetch-json.js';
-import { insecureUrl } from './config-checks.js';
+import { insecureUrl } from './issuer-checks.js';
 
 const MAX_METADATA = 256 * 1024;
 

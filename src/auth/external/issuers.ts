@@ -12,20 +12,20 @@
 // such a change is not remembered. A principal of an introspected
 // token is re-introspected by isActive() once its answer is older than cache_ttl (so an open
 // /ws socket sees a revocation within that lag); a JWT principal stays active until its exp.
-// The section is checked as `svc validate` checks it (config-checks.ts) before anything runs.
-// Every principal it vouches for has its token recorded beside it (caller-credentials.ts), the
-// subject_token a backend's token exchange (auth/outbound/) needs.
+// The section is checked as `svc validate` checks it (issuer-checks.ts) before anything runs.
+// Every principal it vouches for has its token recorded beside it (outbound/caller-credentials.ts), the
+// subject_token a backend's token exchange (outbound/) needs.
 
 import { decodeJwt, decodeProtectedHeader, type ProtectedHeaderParameters } from 'jose';
 import type { Logger } from 'pino';
 import type { ResolvedExternalIssuer } from '../../core/config.js';
 import type { Principal } from '../../core/types.js';
 import { SvcError } from '../../errors.js';
-import { externalIssuerProblems } from './config-checks.js';
+import { externalIssuerProblems } from './issuer-checks.js';
 import { Issuer } from './issuer.js';
 import { credentialIdOf } from './claims-map.js';
 import { rejected, unavailable } from './rejection.js';
-import { keepCallerCredential } from '../caller-credentials.js';
+import { keepCallerCredential } from '../../outbound/caller-credentials.js';
 
 const MAX_CACHED = 10_000;
 const JWS_COMPACT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;

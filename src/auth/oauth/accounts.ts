@@ -1,5 +1,5 @@
-// Who can be approved: the auto-mode subject, or the manifest's users (an upstream login's
-// people are not accounts here: upstream/grants.ts knows them by their grant). Guarantees: a
+// Who can be approved: the auto-mode subject, or the manifest's users (the people who sign in
+// through an identity provider are not accounts here: auth/signin/grants.ts knows them by their grant). Guarantees: a
 // subject's grantable scopes are a subset of profile.scopes; password checks take the
 // same scrypt work whether or not the username exists; in upstream mode no subject is known.
 

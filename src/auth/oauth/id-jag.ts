@@ -16,7 +16,7 @@
 import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { errors } from 'oidc-provider';
 import { SvcError } from '../../errors.js';
-import { enterpriseIssuerProblems, type IssuerConfig } from './config-checks.js';
+import { enterpriseIssuerProblems, type IssuerConfig } from './oauth-checks.js';
 import { ReplayCache } from '../replay.js';
 
 export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';

@@ -1,7 +1,7 @@
 // The login and consent steps of /authorize (oidc-provider interactions). Guarantees:
 // auto mode approves the configured subject with no page; users mode shows a login page
 // (rate-limited per IP and per username) and a consent page; upstream mode sends the person
-// to an identity provider (upstream/login.ts; a choice page when there are several) and then
+// to an identity provider (auth/signin/login.ts; a choice page when there are several) and then
 // shows the consent page; each POST is checked against a CSRF token bound to the interaction;
 // granted scopes = asked ∩ client-allowed ∩ user-allowed (upstream: the matching rule's) ∩
 // profile.scopes, the rest recorded as rejected; consent is saved as an oidc-provider Grant
@@ -19,7 +19,7 @@ import { cimdHost } from './cimd.js';
 import type { Adapter } from '../../core/oauth-provider.js';
 import { consentPage, errorPage, loginPage, sendPage } from './pages.js';
 import type { RateLimiter } from './rate-limit.js';
-import type { UpstreamLogin } from './upstream/upstream-login.js';
+import type { SignIn } from '../signin/sign-in.js';
 
 type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
 
@@ -27,7 +27,7 @@ export interface InteractionDeps {
   provider: Provider;
   mode: 'auto' | 'users' | 'upstream';
   /** login.mode upstream: the identity providers' sign-in and what their grants keep. */
-  upstream?: UpstreamLogin;
+  signIn?: SignIn;
   /** The subject approved in auto mode. */
   autoSubject: string;
   accounts: Accounts;
@@ -91,7 +91,7 @@ export function interactionRouter(d: InteractionDeps): Router {
 
   /** The scopes this account may grant: its own, or those of the rule its upstream login matched. */
   const userAllowed = (details: Interaction, accountId: string): ReadonlySet<string> =>
-    (d.upstream ? new Set(d.upstream.admission(details)?.scopes) : d.accounts.scopes(accountId));
+    (d.signIn ? new Set(d.signIn.admission(details)?.scopes) : d.accounts.scopes(accountId));
 
   /** Save the grant for what this account may give this client; returns its id. */
   async function saveGrant(details: Interaction, accountId: string): Promise<string> {
@@ -103,7 +103,7 @@ export function interactionRouter(d: InteractionDeps): Router {
     const allowed = asked.filter((s) => profile.has(s) && clientAllowed.has(s) && userMay.has(s));
     const rejected = asked.filter((s) => !allowed.includes(s));
     // An upstream login's grant holds that sign-in's provider tokens: never reuse an older one.
-    const existing = details.grantId && !d.upstream ? await provider.Grant.find(details.grantId) : undefined;
+    const existing = details.grantId && !d.signIn ? await provider.Grant.find(details.grantId) : undefined;
     const grant = existing && existing.accountId === accountId && existing.clientId === clientId
       ? existing : new provider.Grant({ accountId, clientId });
     const resources = details.params.resource === undefined ? [d.audience] : [details.params.resource].flat().map(String);
@@ -115,8 +115,8 @@ export function interactionRouter(d: InteractionDeps): Router {
     if (rejected.length) grant.rejectOIDCScope(rejected.join(' '));
     grant.exp = undefined; // a fresh consent gives the grant its full lifetime again
     const grantId = await grant.save();
-    const admission = d.upstream?.admission(details);
-    if (admission) await d.upstream!.attach(admission, grantId, d.grantTtl);
+    const admission = d.signIn?.admission(details);
+    if (admission) await d.signIn!.attach(admission, grantId, d.grantTtl);
     else await d.remembered.upsert(rememberKey(accountId, clientId), { grantId }, d.grantTtl);
     return grantId;
   }
@@ -135,12 +135,12 @@ export function interactionRouter(d: InteractionDeps): Router {
     const clientHost = hostOfDocument(String(details.params.client_id));
     const csrf = csrfFor(details.uid);
     if (details.prompt.name === 'login') {
-      if (d.upstream) return d.upstream.signIn(req, res, details, { csrf, clientName, clientHost });
+      if (d.signIn) return d.signIn.signIn(req, res, details, { csrf, clientName, clientHost });
       return sendPage(res, 200, loginPage({ uid: details.uid, csrf, serverName: d.serverName, clientName, clientHost }));
     }
     const accountId = details.session?.accountId ?? '';
-    const admission = d.upstream?.admission(details);
-    if (d.upstream && !admission) return sendPage(res, 400, errorPage('Sign-in expired', 'This sign-in request has expired or was already completed.'));
+    const admission = d.signIn?.admission(details);
+    if (d.signIn && !admission) return sendPage(res, 400, errorPage('Sign-in expired', 'This sign-in request has expired or was already completed.'));
     const userMay = userAllowed(details, accountId);
     const clientAllowed = client?.scope ? new Set(client.scope.split(' ')) : profile;
     const describe = new Map(d.scopes.map((s) => [s.name, s.description]));
@@ -148,7 +148,7 @@ export function interactionRouter(d: InteractionDeps): Router {
     return sendPage(res, 200, consentPage({
       uid: details.uid, csrf, serverName: d.serverName, clientName, clientId: String(details.params.client_id),
       dynamic: d.isDynamic(String(details.params.client_id)), clientHost, redirectHost: hostOf(details.params.redirect_uri), user: accountId,
-      via: admission && d.upstream!.label(admission.name),
+      via: admission && d.signIn!.label(admission.name),
       scopes: asked.map((name) => ({ name, description: describe.get(name), granted: userMay.has(name) && clientAllowed.has(name) })),
     }));
   });
@@ -156,10 +156,10 @@ export function interactionRouter(d: InteractionDeps): Router {
   router.post('/interaction/:uid/upstream', form, async (req, res) => {
     const details = await load(req, res);
     if (!details) return;
-    if (!d.upstream || details.prompt.name !== 'login') return sendPage(res, 400, errorPage('Unexpected request', 'This step is not waiting for a sign-in.'));
+    if (!d.signIn || details.prompt.name !== 'login') return sendPage(res, 400, errorPage('Unexpected request', 'This step is not waiting for a sign-in.'));
     const body = (req.body ?? {}) as Record<string, unknown>;
     if (!csrfOk(details.uid, body.csrf)) return sendPage(res, 403, errorPage('Request refused', 'The form was not issued by this server (CSRF check failed). Reload the page.'));
-    return d.upstream.start(req, res, details, String(body.upstream ?? ''));
+    return d.signIn.start(req, res, details, String(body.upstream ?? ''));
   });
 
   router.post('/interaction/:uid/login', form, async (req, res) => {
@@ -194,7 +194,7 @@ export function interactionRouter(d: InteractionDeps): Router {
     if (!details) return;
     const accountId = details.session?.accountId;
     if (d.mode === 'auto' || details.prompt.name !== 'consent' || !accountId) return sendPage(res, 400, errorPage('Unexpected request', 'This step is not waiting for a consent.'));
-    if (d.upstream && !d.upstream.admission(details)) return sendPage(res, 400, errorPage('Sign-in expired', 'This sign-in request has expired or was already completed.'));
+    if (d.signIn && !d.signIn.admission(details)) return sendPage(res, 400, errorPage('Sign-in expired', 'This sign-in request has expired or was already completed.'));
     const body = (req.body ?? {}) as Record<string, unknown>;
     if (!csrfOk(details.uid, body.csrf)) return sendPage(res, 403, errorPage('Request refused', 'The form was not issued by this server (CSRF check failed). Reload the page.'));
     if (body.decision !== 'allow') {

@@ -1,6 +1,6 @@
 // Sealing of secrets at rest: the authorization server's keys in a shared store (sealed under
 // oauth.provider.key_secret), and the upstream providers' tokens of an upstream login (sealed
-// under a key derived from the server's own key material, upstream/sealed-grants.ts).
+// under a key derived from the server's own key material, auth/signin/sealed-store.ts).
 // Guarantees: AES-256-GCM under a key derived (HKDF-SHA-256, one `info` per purpose) from the
 // given material, which is never stored beside what it seals by this module; a fresh 96-bit
 // nonce per seal; optional associated data binds a sealed value to its place (a grant id), so

@@ -14,7 +14,7 @@ import { errors, interactionPolicy, type Configuration, type ClientMetadata, typ
 import type { ResolvedOAuth } from '../../core/config.js';
 import type { Accounts } from './accounts.js';
 import type { Cimd } from './cimd.js';
-import type { GrantSide } from './upstream/grants.js';
+import type { GrantSide } from '../signin/grants.js';
 import { rememberKey } from './interactions.js';
 import { AUTH_METHODS } from './metadata.js';
 import { errorPage, PAGE_HEADERS } from './pages.js';
@@ -45,7 +45,7 @@ export interface OidcConfigDeps {
   dpop?: { required: boolean; nonceSecret?: Buffer };
   cimd: Cimd;
   /** login.mode upstream: who the grants of upstream logins belong to. */
-  upstream?: Pick<GrantSide, 'hasAccount' | 'tokenExtra'>;
+  signIn?: Pick<GrantSide, 'hasAccount' | 'tokenExtra'>;
 }
 
 const SESSION_TTL = 24 * 3600;
@@ -58,8 +58,8 @@ export function oidcConfiguration(d: OidcConfigDeps): Configuration {
     policy.get('consent')!.checks.add(new interactionPolicy.Check('dynamic_client', 'dynamically registered clients always ask for consent',
       (ctx) => d.isDynamic(ctx.oidc.client!.clientId) && !ctx.oidc.result?.consent));
   }
-  const upstream = d.mode === 'upstream' ? d.upstream : undefined;
-  if (upstream) {
+  const signIn = d.mode === 'upstream' ? d.signIn : undefined;
+  if (signIn) {
     policy.get('login')!.checks.add(new interactionPolicy.Check('upstream_login', 'every authorization signs in at the identity provider',
       (ctx) => !ctx.oidc.result?.login));
     policy.get('consent')!.checks.add(new interactionPolicy.Check('upstream_consent', 'every authorization through an identity provider asks for consent',
@@ -125,7 +125,7 @@ export function oidcConfiguration(d: OidcConfigDeps): Configuration {
     // Upstream: during an authorization the session's subject signed in just now (upstream_login);
     // a code exchange or refresh (token) asks the grant side whether the person is still admitted.
     findAccount: async (_ctx, sub, token) => {
-      const known = upstream ? !token || await upstream.hasAccount(sub, token.grantId) : d.accounts.has(sub);
+      const known = signIn ? !token || await signIn.hasAccount(sub, token.grantId) : d.accounts.has(sub);
       return known ? { accountId: sub, claims: async () => ({ sub }) } : undefined;
     },
     loadExistingGrant: async (ctx: KoaContextWithOIDC) => {
@@ -133,14 +133,14 @@ export function oidcConfiguration(d: OidcConfigDeps): Configuration {
       const accountId = oidc.session?.accountId;
       const clientId = oidc.client!.clientId;
       if (!accountId) return undefined;
-      const grantId = oidc.result?.consent?.grantId ?? (upstream ? undefined : oidc.session!.grantIdFor(clientId)
+      const grantId = oidc.result?.consent?.grantId ?? (signIn ? undefined : oidc.session!.grantIdFor(clientId)
         ?? (await d.remembered.find(rememberKey(accountId, clientId)))?.grantId);
       const grant = grantId ? await oidc.provider.Grant.find(grantId) : undefined;
       return grant && grant.accountId === accountId && grant.clientId === clientId ? grant : undefined;
     },
     // Keep what the grant put on the token (the jwt-bearer grant records the identity provider and
     // claims); an upstream login's grant gives its provider and claims.
-    extraTokenClaims: async (_ctx, token) => (token as { extra?: Record<string, unknown> }).extra ?? upstream?.tokenExtra((token as { grantId?: string }).grantId),
+    extraTokenClaims: async (_ctx, token) => (token as { extra?: Record<string, unknown> }).extra ?? signIn?.tokenExtra((token as { grantId?: string }).grantId),
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: () => true,
     expiresWithSession: async () => false,

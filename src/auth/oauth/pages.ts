@@ -67,7 +67,7 @@ ${v.error ? `<div class="error" role="alert">${esc(v.error)}</div>` : ''}
 </form>`);
 }
 
-export interface UpstreamChoiceView {
+export interface ProviderChoiceView {
   uid: string;
   csrf: string;
   serverName: string;
@@ -78,7 +78,7 @@ export interface UpstreamChoiceView {
 }
 
 /** Sign in with one of several identity providers: one form, a submit button per provider. */
-export function upstreamChoicePage(v: UpstreamChoiceView): string {
+export function providerChoicePage(v: ProviderChoiceView): string {
   return layout(`Sign in — ${v.serverName}`, `<h1>Sign in to ${esc(v.serverName)}</h1>
 <p class="muted">to continue to <strong>${esc(v.clientName)}</strong>${v.clientHost ? ` (from <strong>${esc(v.clientHost)}</strong>)` : ''}</p>
 <p>Choose where you sign in:</p>

@@ -14,12 +14,12 @@
 // answers 503. Enterprise identities (ID-JAG, oauth.enterprise_issuers) get tokens
 // through the jwt-bearer grant (id-jag.ts); with oauth.dpop, tokens may be (allowed) or
 // must be (required) bound to a DPoP key and the protected routes check proofs with the
-// `dpop` verifier. With login.mode upstream (upstream/), people sign in at identity providers:
+// `dpop` verifier. With login.mode upstream (auth/signin/), people sign in at identity providers:
 // their tokens name the provider, are honoured only while it is configured, and the grant's
-// sealed provider tokens go when the grant goes; upstreamTokens() hands the person's provider
+// sealed provider tokens go when the grant goes; signInTokens() hands the person's provider
 // access token (refreshed when due) to code of this server, never to a client — also to a
 // backend called on the person's behalf, through the principal's caller credential
-// (caller-credentials.ts, auth/outbound/). Token issuance,
+// (outbound/caller-credentials.ts). Token issuance,
 // refresh, revocation, registration, refused grants and rate-limit refusals
 // are reported to the Observer (audit events and metrics; grant ids only as a hash).
 
@@ -39,13 +39,13 @@ import type { ResolvedOAuth } from '../../core/config.js';
 import { DpopVerifier, DPOP_ALGS } from '../dpop.js';
 import { createAccounts } from './accounts.js';
 import { createIdJagVerifier, ID_JAG_PROFILE, JWT_BEARER } from './id-jag.js';
-import { issuerProblem, NO_SCOPE } from './config-checks.js';
+import { issuerProblem, NO_SCOPE } from './oauth-checks.js';
 import { registerIdJagGrant } from './id-jag-grant.js';
 import { createCimd } from './cimd.js';
 import { interactionRouter } from './interactions.js';
-import { VerifiedTokens } from './token-cache.js';
+import { VerifiedTokens } from './verified-tokens.js';
 import { EngineRequests } from './engine-storage.js';
-import { loadOrCreateKeys } from './keys.js';
+import { loadOrCreateKeys } from './server-keys.js';
 import { authorizationServerMetadata } from './metadata.js';
 import { oidcConfiguration } from './oidc-config.js';
 import type { Adapter, OAuthProvider } from '../../core/oauth-provider.js';
@@ -54,9 +54,9 @@ import { RateLimiter, type BucketLimits } from './rate-limit.js';
 import { Observer } from '../../observe/observer.js';
 import { hashId } from '../../observe/audit.js';
 import { scopeOf, type RequestScope } from '../../core/request-scope.js';
-import type { UpstreamTokens } from './upstream/client.js';
-import type { UpstreamLogin } from './upstream/upstream-login.js';
-import { keepCallerCredential } from '../caller-credentials.js';
+import type { ProviderTokens } from '../signin/provider-client.js';
+import type { SignIn } from '../signin/sign-in.js';
+import { keepCallerCredential } from '../../outbound/caller-credentials.js';
 
 export interface OAuthRateLimits {
   token: BucketLimits;
@@ -97,7 +97,7 @@ export interface OAuthServer {
   mount(app: Application): void;
   /** The principal of a valid access token for this resource, else null. Never throws for bad input. */
   verifyAccessToken(token: string): Promise<Principal | null>;
-  /** verifyAccessToken's answer at once when the token is in the verified-token cache (token-cache.ts), else undefined. */
+  /** verifyAccessToken's answer at once when the token is in the verified-token cache (verified-tokens.ts), else undefined. */
   cachedAccessToken(token: string): Principal | undefined;
   /** Whether an OAuth principal's grant and subject still exist and it has not expired. */
   isActive(p: Principal): Promise<boolean>;
@@ -118,7 +118,7 @@ export interface OAuthServer {
    * holds at the identity provider they signed in at, refreshed first when it is about to
    * expire — for a backend called on their behalf. Rejects UPSTREAM_TOKEN_UNAVAILABLE.
    */
-  upstreamTokens?(grantId: string): Promise<UpstreamTokens>;
+  signInTokens?(grantId: string): Promise<ProviderTokens>;
   close(): Promise<void>;
 }
 
@@ -153,13 +153,13 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
   const keys = await loadOrCreateKeys(opts.provider);
   const observer = opts.observer ?? Observer.NONE;
   // Loaded only in upstream mode: oauth4webapi is not needed otherwise.
-  const upstreamParts = mode === 'upstream'
-    ? (await import('./upstream/upstream-login.js')).createUpstreamLogin({
+  const signInParts = mode === 'upstream'
+    ? (await import('../signin/sign-in.js')).createSignIn({
       oauth, issuer: opts.issuer, scopes: opts.scopes, adapter: (m) => opts.provider.adapter(m), cookieKeys: keys.cookieKeys,
       manifestDir: opts.manifestDir, serverName: opts.name, log, observer, clientIp: (req) => opts.caller(req).ip,
     })
     : undefined;
-  const upstreamGrants = upstreamParts?.grants;
+  const signInGrants = signInParts?.grants;
   const dpopMode = oauth.dpop ?? 'off';
   const dpopNonces = oauth.dpop_nonce ?? false;
   // One nonce secret for oidc-provider's token endpoint and the protected routes (dpop.ts).
@@ -178,7 +178,7 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
 
   // A local account, or the subject of a still-trusted enterprise identity provider (ID-JAG) or upstream login.
   const knownSubject = (sub: string, gty: string | undefined, extra: Record<string, unknown> | undefined) =>
-    (gty === JWT_BEARER ? idJag.trusts(extra?.idp) : extra?.upstream !== undefined ? !!upstreamGrants?.trusts(extra.upstream) : accounts.has(sub));
+    (gty === JWT_BEARER ? idJag.trusts(extra?.idp) : extra?.upstream !== undefined ? !!signInGrants?.trusts(extra.upstream) : accounts.has(sub));
   const revokedListeners: ((grantId: string) => void)[] = [];
   const verified = new VerifiedTokens((grantId) => revokedListeners.forEach((l) => l(grantId)));
   opts.provider.watch?.({ revoked: (grantId) => verified.revoked(grantId), listening: (up) => verified.trust(up) });
@@ -187,7 +187,7 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
     let a = adapters.get(model);
     if (!a) {
       a = verified.wrap(model, guardAdapter(model, opts.provider.adapter(model), adapterOf));
-      if (model === 'Grant' && upstreamGrants) a = withUpstreamRecord(a, upstreamGrants.destroy);
+      if (model === 'Grant' && signInGrants) a = withSignInRecord(a, signInGrants.destroy);
       adapters.set(model, a);
     }
     return a;
@@ -200,13 +200,13 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
   };
   const cimd = createCimd(oauth.client_id_metadata_documents, opts.manifestDir, log);
   const provider = new Provider(issuer, oidcConfiguration({
-    oauth, mode, scopes: opts.scopes, audience, acceptResource, keys, provider: store, accounts, clients, isDynamic, remembered, cimd, upstream: upstreamGrants,
+    oauth, mode, scopes: opts.scopes, audience, acceptResource, keys, provider: store, accounts, clients, isDynamic, remembered, cimd, signIn: signInGrants,
     dpop: dpopMode === 'off' ? undefined : { required: dpopMode === 'required', nonceSecret: dpopNonces ? nonceSecret : undefined },
   }));
   if (idJag.clientIds.size) registerIdJagGrant(provider, { verifier: idJag, audience, ttl: oauth.access_token_ttl, dpop: dpopFor(new URL(issuer).origin) });
   // Koa reads X-Forwarded-*; mount() leaves it only what trusted proxies said.
   provider.proxy = true;
-  const upstream: UpstreamLogin | undefined = upstreamParts && { ...upstreamParts.grants, ...upstreamParts.flow(provider) };
+  const signIn: SignIn | undefined = signInParts && { ...signInParts.grants, ...signInParts.flow(provider) };
   logEvents(provider, log);
   observeEvents(provider, observer, (req) => scopeOf(req, opts.caller(req).ip));
   // oauth.dpop required: every token is bound, whatever a client's metadata says — a client registered at /register
@@ -269,10 +269,10 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
       ...(at.jkt && { jkt: at.jkt }),
       ...(claims && { claims }),
       ...(idp && { idp }),
-      ...(via && { upstream: via }),
+      ...(via && { signedInAt: via }),
     });
     const grantId = at.grantId;
-    if (via && upstream) keepCallerCredential(principal, { upstream: { name: via, accessToken: async () => (await upstream.tokens(grantId)).access_token } });
+    if (via && signIn) keepCallerCredential(principal, { signIn: { name: via, accessToken: async () => (await signIn.tokens(grantId)).access_token } });
     verified.set(token, principal, epoch);
     return principal;
   };
@@ -281,7 +281,7 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
     if (p.expiresAt !== undefined && p.expiresAt * 1000 <= Date.now()) return false;
     if (verified.knowsGrant(p.credentialId)) return true;
     const grant = await provider.Grant.find(p.credentialId);
-    return !!grant && (accounts.has(p.sub) || idJag.trusts(p.idp) || (p.upstream !== undefined && !!upstreamGrants?.trusts(p.upstream)));
+    return !!grant && (accounts.has(p.sub) || idJag.trusts(p.idp) || (p.signedInAt !== undefined && !!signInGrants?.trusts(p.signedInAt)));
   };
 
   return {
@@ -296,9 +296,9 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
         next();
       });
       app.get('/.well-known/oauth-authorization-server', publicJson(asMetadata));
-      if (upstream) app.use(upstream.router());
+      if (signIn) app.use(signIn.router());
       app.use(interactionRouter({
-        provider, mode, upstream, autoSubject: oauth.login.subject, accounts, audience, serverName: name, isDynamic, remembered, log, observer,
+        provider, mode, signIn, autoSubject: oauth.login.subject, accounts, audience, serverName: name, isDynamic, remembered, log, observer,
         scopes: (opts.profile.scopes ?? []).map((s) => (typeof s === 'string' ? { name: s } : s)),
         csrfKey: Buffer.from(keys.cookieKeys[0]!, 'base64url'),
         loginLimits: { ip: new RateLimiter(limits.loginPerIp), user: new RateLimiter(limits.loginPerUser) },
@@ -356,7 +356,7 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
 
     dpop,
 
-    ...(upstream && { upstreamTokens: (grantId: string) => upstream.tokens(grantId) }),
+    ...(signIn && { signInTokens: (grantId: string) => signIn.tokens(grantId) }),
     issuer,
 
     async close() {
@@ -366,7 +366,7 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
 }
 
 /** The Grant adapter, also forgetting a grant's upstream record when the grant is destroyed. */
-function withUpstreamRecord(a: Adapter, forget: (grantId: string) => Promise<void>): Adapter {
+function withSignInRecord(a: Adapter, forget: (grantId: string) => Promise<void>): Adapter {
   return { ...a, destroy: async (id) => void (await Promise.all([a.destroy(id), forget(id)])) };
 }
 

@@ -4,7 +4,7 @@
 
 import { SvcError } from '../../errors.js';
 import { parseByteSize } from '../../util/bytes.js';
-import type { ByteSizeSpec } from './types.js';
+import type { ByteSizeSpec } from './contract.js';
 
 /** `field`: where in the backend's spec the problem is (`path`, `argv/0`), so the loader can point at it. */
 export function configError(kind: string, message: string, field?: string): SvcError {

@@ -10,7 +10,7 @@ import { SvcError } from '../../errors.js';
 import { compileTemplate } from '../template.js';
 import type { ContentBlock } from '../../core/types.js';
 import type { ContentBlock as ContentSpec } from '../../core/manifest-types.gen.js';
-import type { BackendEnv } from './types.js';
+import type { BackendEnv } from './contract.js';
 
 /** A static content block, its text templated with the call's arguments. */
 export function contentBlock(c: ContentSpec, env: BackendEnv): (vars: Record<string, unknown>) => ContentBlock {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { SvcError } from '../../errors.js';
 import { compileTemplate } from '../template.js';
 import { abortedError, byteLimit, configError, positiveInt, tail, timeoutError } from './common.js';
-import { type BackendEnv, type BackendFn, type ExecSpec } from './types.js';
+import { type BackendEnv, type BackendFn, type ExecSpec } from './contract.js';
 
 const KIND = 'exec';
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -10,7 +10,7 @@ import { SvcError } from '../../errors.js';
 import type { CallContext } from '../../core/types.js';
 import { compileTemplate, type Template } from '../template.js';
 import { abortedError, byteLimit, configError } from './common.js';
-import { type BackendEnv, type BackendFn, type FsSpec } from './types.js';
+import { type BackendEnv, type BackendFn, type FsSpec } from './contract.js';
 
 const KIND = 'fs';
 const { O_RDONLY, O_WRONLY, O_CREAT, O_NOFOLLOW, O_NONBLOCK } = constants;

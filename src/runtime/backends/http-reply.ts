@@ -9,7 +9,7 @@
 
 import type { ToolResult } from '../../core/types.js';
 import { isTextMime } from './file-content.js';
-import { JsonReply } from './types.js';
+import { JsonReply } from './contract.js';
 
 const MESSAGE_CHARS = 300;
 const MESSAGE_KEYS = ['message', 'error', 'detail', 'title', 'error_description'];

@@ -9,7 +9,7 @@
 import { SvcError } from '../../errors.js';
 import { configError } from './common.js';
 import { formBody, serializeParameter, STYLES, type ParameterShape } from './http-parameters.js';
-import type { HttpSpec } from './types.js';
+import type { HttpSpec } from './contract.js';
 
 const KIND = 'http';
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;

@@ -4,7 +4,7 @@
 // followed (≤ 5) only within the same origin; non-2xx → BACKEND_FAILED {status, body, api_message};
 // the active trace context is sent on as `traceparent`/`tracestate` (W3C) when an
 // OpenTelemetry SDK is registered, unless the manifest sets that header itself. With `auth`, the
-// backend's own credential (auth/outbound/) is set on every request — never the caller's token;
+// backend's own credential (outbound/) is set on every request — never the caller's token;
 // a fetched token the backend answers 401 to is replaced and the request sent once more —
 // and the URL's scheme, host and port are fixed in the manifest (no argument can send the
 // credential elsewhere; redirects stay on that origin); the header it sets may not also be
@@ -14,14 +14,14 @@
 
 import { context, propagation } from '@opentelemetry/api';
 import { SvcError } from '../../errors.js';
-import { createOutboundCredential, type OutboundCredential, type OutboundHeader } from '../../auth/outbound/index.js';
+import { createOutboundCredential, type OutboundCredential, type OutboundHeader } from '../../outbound/index.js';
 import type { CallContext } from '../../core/types.js';
 import { compileTemplate, lookup, type Template } from '../template.js';
 import { checkUrl, renderUrl } from './http-url.js';
 import { abortedError, byteLimit, configError, deadline, head, positiveInt } from './common.js';
 import { authHeaderOf, compileRequestParts } from './http-request.js';
 import { apiMessage, toolReply } from './http-reply.js';
-import { type BackendEnv, type BackendFn, type HttpSpec } from './types.js';
+import { type BackendEnv, type BackendFn, type HttpSpec } from './contract.js';
 
 const KIND = 'http';
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);

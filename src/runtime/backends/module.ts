@@ -8,7 +8,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CODES, SvcError, type ErrorCode } from '../../errors.js';
 import { abortedError, configError } from './common.js';
-import type { BackendEnv, BackendFn } from './types.js';
+import type { BackendEnv, BackendFn } from './contract.js';
 
 const KIND = 'module';
 const REF = /^(\.{1,2}\/.+)#([A-Za-z_$][A-Za-z0-9_$]*)$/;

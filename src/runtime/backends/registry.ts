@@ -18,7 +18,7 @@ import { fsBackend } from './fs.js';
 import { httpBackend } from './http.js';
 import { moduleBackend } from './module.js';
 import { sqliteBackend } from './sqlite.js';
-import type { BackendEnv, BackendFn, ExecSpec, FsSpec, HttpSpec, SqliteSpec } from './types.js';
+import type { BackendEnv, BackendFn, ExecSpec, FsSpec, HttpSpec, SqliteSpec } from './contract.js';
 
 export interface Built {
   fn: BackendFn;

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { SvcError } from '../../errors.js';
 import { abortedError, configError, positiveInt, timeoutError } from './common.js';
 import { sqlParamNames } from '../sql-params.js';
-import { type BackendEnv, type BackendFn, type SqliteSpec } from './types.js';
+import { type BackendEnv, type BackendFn, type SqliteSpec } from './contract.js';
 import { lazyRequire } from '../../util/lazy-require.js';
 
 /** better-sqlite3 is loaded when the first sqlite backend is built, not when this module is imported. */

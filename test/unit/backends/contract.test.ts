@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { BACKENDS, BACKEND_KINDS, buildBackend, type BackendKind } from '../../../src/runtime/backends/registry.js';
-import type { BackendEnv } from '../../../src/runtime/backends/types.js';
+import type { BackendEnv } from '../../../src/runtime/backends/contract.js';
 import type { ErrorCode } from '../../../src/errors.js';
 import { makeContext, type TestContext } from '../../helpers/context.js';
 import { rejectsWithCode } from '../../helpers/errors.js';

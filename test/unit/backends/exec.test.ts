@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execBackend } from '../../../src/runtime/backends/exec.js';
-import type { ExecSpec } from '../../../src/runtime/backends/types.js';
+import type { ExecSpec } from '../../../src/runtime/backends/contract.js';
 import { makeContext } from '../../helpers/context.js';
 import { withDefaults } from '../../helpers/schema-defaults.js';
 

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fsBackend, safeRelative } from '../../../src/runtime/backends/fs.js';
-import type { FsSpec } from '../../../src/runtime/backends/types.js';
+import type { FsSpec } from '../../../src/runtime/backends/contract.js';
 import { makeContext } from '../../helpers/context.js';
 import { withDefaults } from '../../helpers/schema-defaults.js';
 import { rejectsWithCode, throwsWithCode } from '../../helpers/errors.js';

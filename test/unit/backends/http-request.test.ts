@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { httpBackend } from '../../../src/runtime/backends/http.js';
-import { JsonReply, type HttpSpec } from '../../../src/runtime/backends/types.js';
+import { JsonReply, type HttpSpec } from '../../../src/runtime/backends/contract.js';
 import type { ToolResult } from '../../../src/core/types.js';
 import { makeContext } from '../../helpers/context.js';
 import { withDefaults } from '../../helpers/schema-defaults.js';

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sqliteBackend, type SqliteBackend } from '../../../src/runtime/backends/sqlite.js';
 import { sqlParamNames } from '../../../src/runtime/sql-params.js';
-import type { SqliteSpec } from '../../../src/runtime/backends/types.js';
+import type { SqliteSpec } from '../../../src/runtime/backends/contract.js';
 import { makeContext } from '../../helpers/context.js';
 import { withDefaults } from '../../helpers/schema-defaults.js';
 import { rejectsWithCode, throwsWithCode } from '../../helpers/errors.js';

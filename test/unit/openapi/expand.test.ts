@@ -1,4 +1,4 @@
-// operation.ts, select.ts, scopes.ts and expand.ts on the three Petstores and the edge documents:
+// operation.ts, select.ts, operation-scopes.ts and expand.ts on the three Petstores and the edge documents:
 // one tool per callable operation with its parameters, body, output schema and annotations;
 // skipped operations named in OPENAPI_SKIPPED warnings; include/exclude, naming, collisions,
 // overrides and scope_map; problems located at the manifest field that decided them.

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { watchBodies } from '../../../src/upstreams/body-watch.js';
+import { watchBodies } from '../../../src/upstreams/wire/body-watch.js';
 
 describe('watchBodies', () => {
   let server: Server;

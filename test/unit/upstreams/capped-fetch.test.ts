@@ -1,11 +1,11 @@
-// capped-fetch.ts against a loopback HTTP server: an answer to a POST is cut past `max` bytes in total, and the
+// wire/capped-fetch.ts against a loopback HTTP server: an answer to a POST is cut past `max` bytes in total, and the
 // pending request is told at once (tooLarge with its id); a subscriptions/listen stream is cut only when one of
 // its events passes `max` — any number of small events go through, whatever their total.
 
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cappedFetch } from '../../../src/upstreams/capped-fetch.js';
+import { cappedFetch } from '../../../src/upstreams/wire/capped-fetch.js';
 
 const MAX = 1000;
 const event = (n: number, pad: number) => `data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { n, pad: 'x'.repeat(pad) } })}\n\n`;

@@ -14,7 +14,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { LazyAbort } from '../../../src/core/lazy-abort.js';
 import { DirectCalls, type ProgressParams } from '../../../src/upstreams/direct-calls.js';
-import { TOO_LARGE_RPC } from '../../../src/upstreams/stdio-transport.js';
+import { TOO_LARGE_RPC } from '../../../src/upstreams/wire/stdio-transport.js';
 import { toolResult } from '../../../src/upstreams/tool-result.js';
 
 interface Peer {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
-import { upstreamGone } from '../../../src/upstreams/gone.js';
+import { upstreamGone } from '../../../src/upstreams/wire/gone.js';
 
 /** A loopback port nothing listens on any more. */
 async function closedPort(): Promise<number> {

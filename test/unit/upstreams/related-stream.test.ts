@@ -1,10 +1,10 @@
-// The marks that route an upstream's related messages (src/upstreams/related-stream.ts): the tag leaves the
+// The marks that route an upstream's related messages (src/upstreams/wire/related-stream.ts): the tag leaves the
 // request's headers; every request and notification on the SSE answer gets the tag in params._meta, whatever
 // chunks the stream arrives in (an event cut mid-message, several events in one chunk, CRLF lines), while
 // responses, comments and event ids pass as they came; untag() gives the params back without the mark.
 
 import assert from 'node:assert/strict';
-import { CALL_HEADER, RELATED_META, tagEvents, takeTag, untag } from '../../../src/upstreams/related-stream.js';
+import { CALL_HEADER, RELATED_META, tagEvents, takeTag, untag } from '../../../src/upstreams/wire/related-stream.js';
 
 async function through(chunks: string[], tag: string): Promise<string> {
   const enc = new TextEncoder();

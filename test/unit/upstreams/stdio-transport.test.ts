@@ -1,4 +1,4 @@
-// upstreams/stdio-transport.ts with a real child (node, no shell) that echoes every line it reads and then
+// upstreams/wire/stdio-transport.ts with a real child (node, no shell) that echoes every line it reads and then
 // reports how many lines each read of its stdin held. What is asserted: messages sent in one turn of the event
 // loop reach the child in one write (counted at the socket) and one read (as the child saw it), and every
 // send() resolves; messageBytes is the byte size of the line being delivered (multi-byte text included) and
@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { Socket } from 'node:net';
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
-import { GroupStdioTransport } from '../../../src/upstreams/stdio-transport.js';
+import { GroupStdioTransport } from '../../../src/upstreams/wire/stdio-transport.js';
 
 // Echoes each line, then one notification per read: {"method":"read","params":{"lines":N}}.
 const CHILD = `

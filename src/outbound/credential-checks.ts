@@ -7,9 +7,9 @@
 // outboundSecretPaths() lists the fields that hold a secret in the manifest itself, for the
 // check that they are written ${VAR} (manifest/secret-refs.ts).
 
-import type { OutboundAuth } from '../../core/manifest-types.gen.js';
-import type { ErrorCode } from '../../errors.js';
-import { isLoopbackUrl } from '../../util/loopback.js';
+import type { OutboundAuth } from '../core/manifest-types.gen.js';
+import type { ErrorCode } from '../errors.js';
+import { isLoopbackUrl } from '../util/loopback.js';
 
 export interface OutboundProblem {
   code: ErrorCode;

@@ -1,36 +1,36 @@
-// fastsvc as the OAuth client of one upstream identity provider (oauth.login.upstreams[]), with
+// fastsvc as the OAuth client of one identity provider people sign in at (oauth.login.upstreams[]), with
 // oauth4webapi. Guarantees: every call to the provider (discovery, keys, code exchange,
 // userinfo, refresh) gives up after the provider's timeout_ms; only https, or http on a loopback
-// host (config-checks.ts refuses the rest before this runs); an OpenID Connect provider's
+// host (auth/oauth/oauth-checks.ts refuses the rest before this runs); an OpenID Connect provider's
 // metadata must name exactly the configured issuer and is cached an hour (a failure is not
 // cached); every authorization request carries PKCE S256 and state, and, for OpenID Connect, a
 // nonce; a code exchange for an OpenID Connect provider needs an ID token whose iss is the
 // issuer, aud contains our client_id (azp is ours when there are several), exp and iat are
 // current, nonce is the one sent, and whose signature verifies against the provider's JWKS
 // under an asymmetric algorithm (never none or HMAC); a plain OAuth 2 provider's identity is
-// its userinfo answer; every failure is an UpstreamError with a stable reason (the audit log's)
+// its userinfo answer; every failure is a ProviderError with a stable reason (the audit log's)
 // and a message naming no token, code or claim value (an unexpected error by its name only).
 
 import * as oauth from 'oauth4webapi';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { ResolvedUpstream } from '../../../core/config.js';
-import type { UpstreamClaims } from './rules.js';
+import type { ResolvedSignInProvider } from '../../core/config.js';
+import type { ProviderClaims } from './rules.js';
 
-export type UpstreamReason =
+export type ProviderReason =
   | 'upstream_error' | 'upstream_response_invalid' | 'upstream_code_refused' | 'upstream_id_token_invalid'
   | 'upstream_userinfo_invalid' | 'upstream_unreachable' | 'upstream_refresh_refused';
 
 /** A refusal or failure of the upstream step: `reason` is stable (audit), `message` is for the log. */
-export class UpstreamError extends Error {
-  constructor(readonly reason: UpstreamReason, message: string, readonly detail: Record<string, string> = {}) {
+export class ProviderError extends Error {
+  constructor(readonly reason: ProviderReason, message: string, readonly detail: Record<string, string> = {}) {
     super(message);
   }
 }
 
 /** The provider's tokens for one person: what a later call on their behalf needs. */
-export interface UpstreamTokens {
+export interface ProviderTokens {
   access_token: string;
   token_type: string;
   refresh_token?: string;
@@ -46,8 +46,8 @@ export interface AuthorizationParams {
   verifier: string;
 }
 
-export interface UpstreamClient {
-  readonly cfg: ResolvedUpstream;
+export interface ProviderClient {
+  readonly cfg: ResolvedSignInProvider;
   /** OpenID Connect (issuer) rather than plain OAuth 2. */
   readonly oidc: boolean;
   /** This server's callback for the provider: ISSUER/interaction/callback/NAME. */
@@ -55,9 +55,9 @@ export interface UpstreamClient {
   /** Where to send the browser. */
   authorizationUrl(p: AuthorizationParams): Promise<URL>;
   /** The claims the provider vouches for and its tokens, from the URL the browser came back to. */
-  finish(callback: URL, p: AuthorizationParams): Promise<{ claims: UpstreamClaims; tokens: UpstreamTokens }>;
+  finish(callback: URL, p: AuthorizationParams): Promise<{ claims: ProviderClaims; tokens: ProviderTokens }>;
   /** Fresh tokens for a refresh token (the provider may rotate it). */
-  refresh(refreshToken: string): Promise<UpstreamTokens>;
+  refresh(refreshToken: string): Promise<ProviderTokens>;
 }
 
 /** Signature algorithms accepted on ID tokens: asymmetric only. */
@@ -67,7 +67,7 @@ const SKEW = 30;
 
 export const callbackPath = (name: string) => `/interaction/callback/${name}`;
 
-export function createUpstreamClient(cfg: ResolvedUpstream, o: { issuer: string; manifestDir: string }): UpstreamClient {
+export function createProviderClient(cfg: ResolvedSignInProvider, o: { issuer: string; manifestDir: string }): ProviderClient {
   const oidc = cfg.issuer !== undefined;
   const redirectUri = `${o.issuer}${callbackPath(cfg.name)}`;
   const secret = cfg.client_secret ?? (cfg.client_secret_file ? readFileSync(resolve(o.manifestDir, cfg.client_secret_file), 'utf8').trim() : undefined);
@@ -90,7 +90,7 @@ export function createUpstreamClient(cfg: ResolvedUpstream, o: { issuer: string;
     }
     const issuer = new URL(cfg.issuer!);
     const as = await guard('upstream_unreachable', 'discovery', async () => oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...http(cfg.issuer) })));
-    if (!as.authorization_endpoint || !as.token_endpoint || !as.jwks_uri) throw new UpstreamError('upstream_response_invalid', `${cfg.name}: its discovery document lacks authorization_endpoint, token_endpoint or jwks_uri`);
+    if (!as.authorization_endpoint || !as.token_endpoint || !as.jwks_uri) throw new ProviderError('upstream_response_invalid', `${cfg.name}: its discovery document lacks authorization_endpoint, token_endpoint or jwks_uri`);
     const keys = createRemoteJWKSet(new URL(as.jwks_uri), { timeoutDuration: cfg.timeout_ms, cooldownDuration: 30_000 });
     cached = { as, keys, until: Date.now() + METADATA_TTL_MS };
     return cached;
@@ -130,8 +130,8 @@ export function createUpstreamClient(cfg: ResolvedUpstream, o: { issuer: string;
         if (!oidc) given.searchParams.delete('iss');
         params = oauth.validateAuthResponse(as, client, given, p.state);
       } catch (e) {
-        if (e instanceof oauth.AuthorizationResponseError) throw new UpstreamError('upstream_error', `${cfg.name} answered ${e.error}`, { error: e.error.slice(0, 64) });
-        throw new UpstreamError('upstream_response_invalid', `${cfg.name}: the callback is not a valid authorization response (${(e as Error).message})`);
+        if (e instanceof oauth.AuthorizationResponseError) throw new ProviderError('upstream_error', `${cfg.name} answered ${e.error}`, { error: e.error.slice(0, 64) });
+        throw new ProviderError('upstream_response_invalid', `${cfg.name}: the callback is not a valid authorization response (${(e as Error).message})`);
       }
       const tokens = await guard('upstream_code_refused', 'code exchange', async () => {
         const res = await oauth.authorizationCodeGrantRequest(as, client, await auth(as), params, redirectUri, p.verifier, http(as.token_endpoint));
@@ -161,7 +161,7 @@ export function createUpstreamClient(cfg: ResolvedUpstream, o: { issuer: string;
 
   async function userinfo(as: oauth.AuthorizationServer, accessToken: string, sub: string | undefined): Promise<Record<string, unknown>> {
     const endpoint = cfg.userinfo_endpoint ?? as.userinfo_endpoint;
-    if (!endpoint) throw new UpstreamError('upstream_response_invalid', `${cfg.name}: userinfo is on but the provider names no userinfo_endpoint`);
+    if (!endpoint) throw new ProviderError('upstream_response_invalid', `${cfg.name}: userinfo is on but the provider names no userinfo_endpoint`);
     return guard('upstream_userinfo_invalid', 'userinfo', async () => {
       if (sub !== undefined) {
         const res = await oauth.userInfoRequest({ ...as, userinfo_endpoint: endpoint }, client, accessToken, http(endpoint));
@@ -170,37 +170,37 @@ export function createUpstreamClient(cfg: ResolvedUpstream, o: { issuer: string;
       // A plain OAuth 2 provider's user endpoint (GitHub's /user): a JSON object, no `sub` required.
       const headers = new Headers({ accept: 'application/json', 'user-agent': 'fastsvc' });
       const res = await oauth.protectedResourceRequest(accessToken, 'GET', new URL(endpoint), headers, null, http(endpoint));
-      if (res.status !== 200) throw new UpstreamError('upstream_userinfo_invalid', `${cfg.name}: its userinfo endpoint answered ${res.status}`);
+      if (res.status !== 200) throw new ProviderError('upstream_userinfo_invalid', `${cfg.name}: its userinfo endpoint answered ${res.status}`);
       const body: unknown = await res.json();
-      if (!body || typeof body !== 'object' || Array.isArray(body)) throw new UpstreamError('upstream_userinfo_invalid', `${cfg.name}: its userinfo answer is not a JSON object`);
+      if (!body || typeof body !== 'object' || Array.isArray(body)) throw new ProviderError('upstream_userinfo_invalid', `${cfg.name}: its userinfo answer is not a JSON object`);
       return body as Record<string, unknown>;
     });
   }
 
-  /** Run a step against the provider; its failures as UpstreamErrors (`refused`: the provider's own refusal). */
-  async function guard<T>(refused: UpstreamReason, step: string, op: () => Promise<T>): Promise<T> {
+  /** Run a step against the provider; its failures as ProviderErrors (`refused`: the provider's own refusal). */
+  async function guard<T>(refused: ProviderReason, step: string, op: () => Promise<T>): Promise<T> {
     try {
       return await op();
     } catch (e) {
-      if (e instanceof UpstreamError) throw e;
+      if (e instanceof ProviderError) throw e;
       const name = (e as Error)?.name;
-      if (name === 'TimeoutError' || name === 'AbortError') throw new UpstreamError('upstream_unreachable', `${cfg.name}: no answer to the ${step} within ${cfg.timeout_ms} ms`);
-      if (e instanceof oauth.ResponseBodyError) throw new UpstreamError(refused, `${cfg.name} refused the ${step}: ${e.error}`, { error: e.error.slice(0, 64) });
+      if (name === 'TimeoutError' || name === 'AbortError') throw new ProviderError('upstream_unreachable', `${cfg.name}: no answer to the ${step} within ${cfg.timeout_ms} ms`);
+      if (e instanceof oauth.ResponseBodyError) throw new ProviderError(refused, `${cfg.name} refused the ${step}: ${e.error}`, { error: e.error.slice(0, 64) });
       if (e instanceof oauth.OperationProcessingError) {
         const claim = (e.cause as { claim?: unknown } | undefined)?.claim;
         if (typeof claim === 'string' || e.code === oauth.JWT_TIMESTAMP_CHECK) {
-          throw new UpstreamError('upstream_id_token_invalid', `${cfg.name}: the ID token is not valid: ${e.message}`, { claim: typeof claim === 'string' ? claim : 'exp' });
+          throw new ProviderError('upstream_id_token_invalid', `${cfg.name}: the ID token is not valid: ${e.message}`, { claim: typeof claim === 'string' ? claim : 'exp' });
         }
-        throw new UpstreamError(step === 'userinfo' ? 'upstream_userinfo_invalid' : 'upstream_response_invalid', `${cfg.name}: the ${step} answer is not valid: ${e.message}`);
+        throw new ProviderError(step === 'userinfo' ? 'upstream_userinfo_invalid' : 'upstream_response_invalid', `${cfg.name}: the ${step} answer is not valid: ${e.message}`);
       }
-      if (e instanceof TypeError && /fetch failed/.test(e.message)) throw new UpstreamError('upstream_unreachable', `${cfg.name}: the ${step} failed: ${causeOf(e)}`);
+      if (e instanceof TypeError && /fetch failed/.test(e.message)) throw new ProviderError('upstream_unreachable', `${cfg.name}: the ${step} failed: ${causeOf(e)}`);
       // Only the error's name: a parser's message may quote the answer it could not read.
-      throw new UpstreamError('upstream_response_invalid', `${cfg.name}: the ${step} failed (${(e as Error)?.name ?? 'error'})`);
+      throw new ProviderError('upstream_response_invalid', `${cfg.name}: the ${step} failed (${(e as Error)?.name ?? 'error'})`);
     }
   }
 }
 
-async function verifySignature(idToken: string, keys: JWTVerifyGetKey, as: oauth.AuthorizationServer, cfg: ResolvedUpstream): Promise<void> {
+async function verifySignature(idToken: string, keys: JWTVerifyGetKey, as: oauth.AuthorizationServer, cfg: ResolvedSignInProvider): Promise<void> {
   const offered = as.id_token_signing_alg_values_supported;
   try {
     await jwtVerify(idToken, keys, {
@@ -208,15 +208,15 @@ async function verifySignature(idToken: string, keys: JWTVerifyGetKey, as: oauth
       algorithms: offered ? ID_TOKEN_ALGS.filter((a) => offered.includes(a)) : ID_TOKEN_ALGS,
     });
   } catch (e) {
-    if (e instanceof joseErrors.JWKSTimeout) throw new UpstreamError('upstream_unreachable', `${cfg.name}: its keys could not be fetched within ${cfg.timeout_ms} ms`);
+    if (e instanceof joseErrors.JWKSTimeout) throw new ProviderError('upstream_unreachable', `${cfg.name}: its keys could not be fetched within ${cfg.timeout_ms} ms`);
     const why = e instanceof joseErrors.JWSSignatureVerificationFailed ? 'signature verification failed'
       : e instanceof joseErrors.JWKSNoMatchingKey ? 'no key of the provider matches'
       : e instanceof joseErrors.JOSEAlgNotAllowed ? 'signature algorithm not allowed' : (e as Error).message.slice(0, 200);
-    throw new UpstreamError('upstream_id_token_invalid', `${cfg.name}: the ID token is not valid: ${why}`, { claim: 'signature' });
+    throw new ProviderError('upstream_id_token_invalid', `${cfg.name}: the ID token is not valid: ${why}`, { claim: 'signature' });
   }
 }
 
-function tokenSet(t: oauth.TokenEndpointResponse): UpstreamTokens {
+function tokenSet(t: oauth.TokenEndpointResponse): ProviderTokens {
   return {
     access_token: t.access_token,
     token_type: t.token_type,

@@ -1,22 +1,24 @@
-// What an upstream login keeps in the OAuth provider (memory, SQLite or PostgreSQL: the same
-// adapter interface as oidc-provider's models). Guarantees: the provider's tokens and the
-// person's claims are stored only sealed (key-seal.ts: AES-256-GCM under a key derived from the
-// server's cookie key, bound to the record's id as associated data, so a sealed value cannot be
-// opened elsewhere or moved to another grant), and a PKCE verifier and nonce likewise; a record
-// the current keys cannot open (keys rotated past it) reads as absent; ids are stored hashed by
-// every provider (stored-id.ts). Two models:
-// - UpstreamLogin, one per redirect to a provider, keyed by its `state`: which interaction and
-//   provider it belongs to, the hash of the browser-binding cookie, the sealed verifier and
-//   nonce; found at most once as unconsumed (consume() is atomic across replicas).
-// - UpstreamGrant, one per grant an upstream login produced, keyed by the grant id: provider
-//   name, subject and mapped claims in the clear (they are on the access tokens anyway), the
-//   sealed claims and tokens; it lives exactly as long as the grant (created with the grant's
-//   lifetime; destroyed with it by the server's Grant adapter, server.ts).
+// What a sign-in through an identity provider keeps in the OAuth provider (memory, SQLite or
+// PostgreSQL: the same adapter interface as oidc-provider's models). Guarantees: the provider's
+// tokens and the person's claims are stored only sealed (auth/oauth/key-seal.ts: AES-256-GCM
+// under a key derived from the server's cookie key, bound to the record's id as associated data,
+// so a sealed value cannot be opened elsewhere or moved to another grant), and a PKCE verifier
+// and nonce likewise; a record the current keys cannot open (keys rotated past it) reads as
+// absent; ids are stored hashed by every provider (auth/oauth/providers/stored-id.ts). Two models,
+// whose stored names stay as they were:
+// - UpstreamLogin (LOGIN_MODEL), one per redirect to a provider, keyed by its `state`: which
+//   interaction and provider it belongs to, the hash of the browser-binding cookie, the sealed
+//   verifier and nonce; found at most once as unconsumed (consume() is atomic across replicas).
+// - UpstreamGrant (GRANT_MODEL; SignInGrant in the code), one per grant such a sign-in produced,
+//   keyed by the grant id: provider name, subject and mapped claims in the clear (they are on the
+//   access tokens anyway), the sealed claims and tokens; it lives exactly as long as the grant
+//   (created with the grant's lifetime; destroyed with it by the server's Grant adapter,
+//   auth/oauth/server.ts).
 
-import type { Adapter } from '../../../core/oauth-provider.js';
-import { deriveKey, openWith, sealWith } from '../key-seal.js';
-import type { UpstreamTokens } from './client.js';
-import type { UpstreamClaims } from './rules.js';
+import type { Adapter } from '../../core/oauth-provider.js';
+import { deriveKey, openWith, sealWith } from '../oauth/key-seal.js';
+import type { ProviderTokens } from './provider-client.js';
+import type { ProviderClaims } from './rules.js';
 
 export const LOGIN_MODEL = 'UpstreamLogin';
 export const GRANT_MODEL = 'UpstreamGrant';
@@ -84,23 +86,23 @@ export class PendingLogins {
 }
 
 /** What an upstream login left on a grant. */
-export interface UpstreamGrant {
+export interface SignInGrant {
   upstream: string;
   sub: string;
   claims: Record<string, string>;
   /** The claims the provider vouched for at sign-in (rules are applied to them again on every refresh). */
-  identity: UpstreamClaims;
-  tokens: UpstreamTokens;
+  identity: ProviderClaims;
+  tokens: ProviderTokens;
 }
 
 /** The part read on every token issuance: no decryption. */
-export type UpstreamGrantSummary = Pick<UpstreamGrant, 'upstream' | 'sub' | 'claims'>;
+export type SignInGrantSummary = Pick<SignInGrant, 'upstream' | 'sub' | 'claims'>;
 
-export class UpstreamGrants {
+export class SignInGrants {
   constructor(private readonly adapter: Adapter, private readonly sealer: Sealer) {}
 
   /** Save for a grant living `ttl` more seconds. */
-  async save(grantId: string, g: UpstreamGrant, ttl: number): Promise<void> {
+  async save(grantId: string, g: SignInGrant, ttl: number): Promise<void> {
     const exp = Math.floor(Date.now() / 1000) + ttl;
     await this.adapter.upsert(grantId, {
       grantId, upstream: g.upstream, sub: g.sub, claims: g.claims, exp,
@@ -108,22 +110,22 @@ export class UpstreamGrants {
     }, ttl);
   }
 
-  async summary(grantId: string): Promise<UpstreamGrantSummary | undefined> {
+  async summary(grantId: string): Promise<SignInGrantSummary | undefined> {
     const rec = await this.adapter.find(grantId);
     return rec ? { upstream: String(rec.upstream), sub: String(rec.sub), claims: { ...(rec.claims as Record<string, string>) } } : undefined;
   }
 
   /** Everything, opened; undefined when absent or sealed under keys no longer held. */
-  async open(grantId: string): Promise<(UpstreamGrant & { exp: number }) | undefined> {
+  async open(grantId: string): Promise<(SignInGrant & { exp: number }) | undefined> {
     const rec = await this.adapter.find(grantId);
     if (!rec) return undefined;
-    const inside = this.sealer.open<Pick<UpstreamGrant, 'identity' | 'tokens'>>(rec.sealed, `grant:${grantId}`);
+    const inside = this.sealer.open<Pick<SignInGrant, 'identity' | 'tokens'>>(rec.sealed, `grant:${grantId}`);
     if (!inside) return undefined;
     return { upstream: String(rec.upstream), sub: String(rec.sub), claims: { ...(rec.claims as Record<string, string>) }, exp: Number(rec.exp), ...inside };
   }
 
   /** Keep refreshed tokens, within the grant's remaining lifetime. */
-  async replaceTokens(grantId: string, g: UpstreamGrant & { exp: number }, tokens: UpstreamTokens): Promise<void> {
+  async replaceTokens(grantId: string, g: SignInGrant & { exp: number }, tokens: ProviderTokens): Promise<void> {
     const ttl = g.exp - Math.floor(Date.now() / 1000);
     if (ttl > 0) await this.save(grantId, { ...g, tokens }, ttl);
   }

@@ -1,8 +1,8 @@
-// Upstream login (oauth.login.mode: upstream): the person behind an authorization request signs
+// Sign-in through another identity provider (oauth.login.mode: upstream): the person behind an authorization request signs
 // in at one of the manifest's identity providers, whose rules (rules.ts) make them a subject of
 // this server with a ceiling of scopes and some claims; this server's consent page follows
-// (interactions.ts). Guarantees, in the order of the flow:
-// - the login step of every authorization goes to a provider (oidc-config.ts asks for a fresh
+// (auth/oauth/interactions.ts). Guarantees, in the order of the flow:
+// - the login step of every authorization goes to a provider (auth/oauth/oidc-config.ts asks for a fresh
 //   login each time): with one provider at once, with several after the person chooses;
 // - the redirect carries PKCE S256, a fresh `state` and, for OpenID Connect, a `nonce`; what
 //   the callback needs is kept server-side (sealed-store.ts, for the interaction's lifetime at
@@ -11,7 +11,7 @@
 // - the callback (ISSUER/interaction/callback/NAME) accepts a `state` once: unknown or expired,
 //   already used, for another provider, or from a browser without the cookie is refused
 //   (upstream_state_unknown, upstream_state_replayed, upstream_browser_mismatch) before the
-//   code is used; the code exchange and ID token checks are client.ts's; a person no rule admits
+//   code is used; the code exchange and ID token checks are provider-client.ts's; a person no rule admits
 //   sees a refusal page, and the application gets access_denied when they go back;
 // - every refusal is logged and audited (decision deny, its reason, the provider; the person's
 //   email or provider subject when known) and every admission too (allow, upstream_login);
@@ -25,10 +25,10 @@ import express, { type Request, type Response, type Router } from 'express';
 import { createHash, randomBytes } from 'node:crypto';
 import type Provider from 'oidc-provider';
 import type { Logger } from 'pino';
-import type { Observer } from '../../../observe/observer.js';
-import { errorPage, sendPage, upstreamChoicePage } from '../pages.js';
-import { callbackPath, UpstreamError, type UpstreamClient, type UpstreamTokens } from './client.js';
-import { admit, MAX_VALUE, type UpstreamClaims } from './rules.js';
+import type { Observer } from '../../observe/observer.js';
+import { errorPage, sendPage, providerChoicePage } from '../oauth/pages.js';
+import { callbackPath, ProviderError, type ProviderClient, type ProviderTokens } from './provider-client.js';
+import { admit, MAX_VALUE, type ProviderClaims } from './rules.js';
 import type { PendingLogins, Sealer } from './sealed-store.js';
 
 type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
@@ -47,7 +47,7 @@ export const admissionPlace = (name: string, sub: string) => `admission:${name}\
 
 export interface LoginFlowDeps {
   provider: Provider;
-  clients: ReadonlyMap<string, UpstreamClient>;
+  clients: ReadonlyMap<string, ProviderClient>;
   pending: PendingLogins;
   sealer: Sealer;
   /** profile.scopes names. */
@@ -84,7 +84,7 @@ const epoch = () => Math.floor(Date.now() / 1000);
 
 export function createLoginFlow(d: LoginFlowDeps): LoginFlow {
   const { provider, clients, log } = d;
-  const label = (c: UpstreamClient) => c.cfg.display_name ?? c.cfg.name;
+  const label = (c: ProviderClient) => c.cfg.display_name ?? c.cfg.name;
 
   /** One audit line and one log line per refusal; `who` only once the provider vouched for someone. */
   const refuse = (req: Request, reason: string, upstream: string | undefined, message: string, extra: Record<string, string> = {}) => {
@@ -112,7 +112,7 @@ export function createLoginFlow(d: LoginFlowDeps): LoginFlow {
     try {
       target = await client.authorizationUrl({ state, nonce, verifier });
     } catch (e) {
-      if (!(e instanceof UpstreamError)) throw e; // a bug: the error handler answers INTERNAL
+      if (!(e instanceof ProviderError)) throw e; // a bug: the error handler answers INTERNAL
       refuse(req, e.reason, name, e.message);
       return sendPage(res, 502, errorPage('Identity provider unavailable', `${label(client)} cannot be reached right now. Try again in a moment.`));
     }
@@ -146,12 +146,12 @@ export function createLoginFlow(d: LoginFlowDeps): LoginFlow {
       refuse(req, 'upstream_browser_mismatch', name, 'a callback from a browser that did not start this sign-in');
       return sendPage(res, 400, errorPage('Sign-in refused', 'This sign-in was started in another browser. Return to the application and start again here.'));
     }
-    let claims: UpstreamClaims;
-    let tokens: UpstreamTokens;
+    let claims: ProviderClaims;
+    let tokens: ProviderTokens;
     try {
       ({ claims, tokens } = await client.finish(url, { state, nonce: p.nonce, verifier: p.verifier }));
     } catch (e) {
-      if (!(e instanceof UpstreamError)) throw e;
+      if (!(e instanceof ProviderError)) throw e;
       refuse(req, e.reason, name, e.message, e.detail);
       const declined = e.reason === 'upstream_error' && e.detail.error === 'access_denied';
       return fail(res, declined ? 403 : 502, p.uid, declined ? 'Sign-in cancelled' : 'Sign-in failed',
@@ -191,7 +191,7 @@ export function createLoginFlow(d: LoginFlowDeps): LoginFlow {
     label: (name) => (clients.has(name) ? label(clients.get(name)!) : name),
     async signIn(req, res, details, view) {
       if (clients.size === 1) return start(req, res, details, clients.keys().next().value!);
-      return sendPage(res, 200, upstreamChoicePage({
+      return sendPage(res, 200, providerChoicePage({
         uid: details.uid, csrf: view.csrf, serverName: d.serverName, clientName: view.clientName, clientHost: view.clientHost,
         upstreams: [...clients.values()].map((c) => ({ name: c.cfg.name, label: label(c) })),
       }));

@@ -1,4 +1,4 @@
-// The grant side of an upstream login: what the consent step keeps, what token issuance and
+// The grant side of a sign-in through an identity provider: what the consent step keeps, what token issuance and
 // refresh read, and the provider tokens a later call on the person's behalf asks for.
 // Guarantees: a grant gets an upstream record only through a consent whose admission (the
 // callback's, login.ts) names the signed-in subject and a configured provider; its tokens and
@@ -13,12 +13,12 @@
 
 import type Provider from 'oidc-provider';
 import type { Logger } from 'pino';
-import { SvcError } from '../../../errors.js';
-import { hashId } from '../../../observe/audit.js';
-import { UpstreamError, type UpstreamClient, type UpstreamTokens } from './client.js';
+import { SvcError } from '../../errors.js';
+import { hashId } from '../../observe/audit.js';
+import { ProviderError, type ProviderClient, type ProviderTokens } from './provider-client.js';
 import { admissionPlace, type Admission } from './login.js';
-import { admit, type UpstreamClaims } from './rules.js';
-import type { Sealer, UpstreamGrants } from './sealed-store.js';
+import { admit, type ProviderClaims } from './rules.js';
+import type { Sealer, SignInGrants } from './sealed-store.js';
 
 type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
 
@@ -26,8 +26,8 @@ type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
 export const REFRESH_MARGIN = 60;
 
 export interface GrantSideDeps {
-  clients: ReadonlyMap<string, UpstreamClient>;
-  grants: UpstreamGrants;
+  clients: ReadonlyMap<string, ProviderClient>;
+  grants: SignInGrants;
   sealer: Sealer;
   scopes: readonly string[];
   log: Logger;
@@ -45,7 +45,7 @@ export interface GrantSide {
   /** What an access token of this grant records (extra): the provider and the rule's claims. */
   tokenExtra(grantId: string | undefined): Promise<Record<string, unknown> | undefined>;
   /** The person's access token at the provider, fresh. */
-  tokens(grantId: string): Promise<UpstreamTokens>;
+  tokens(grantId: string): Promise<ProviderTokens>;
   /** Forget a grant's upstream record (its grant was destroyed). */
   destroy(grantId: string): Promise<void>;
 }
@@ -53,9 +53,9 @@ export interface GrantSide {
 const unavailable = (reason: string, message: string) => new SvcError('UPSTREAM_TOKEN_UNAVAILABLE', message, { data: { reason } });
 
 export function createGrantSide(d: GrantSideDeps): GrantSide {
-  const inFlight = new Map<string, Promise<UpstreamTokens>>();
+  const inFlight = new Map<string, Promise<ProviderTokens>>();
 
-  async function fresh(grantId: string): Promise<UpstreamTokens> {
+  async function fresh(grantId: string): Promise<ProviderTokens> {
     const g = await d.grants.open(grantId);
     if (!g) throw unavailable('no_upstream_login', 'this grant has no upstream login, or it was sealed under keys no longer held');
     const client = d.clients.get(g.upstream);
@@ -63,11 +63,11 @@ export function createGrantSide(d: GrantSideDeps): GrantSide {
     const now = Math.floor(Date.now() / 1000);
     if (g.tokens.expires_at === undefined || g.tokens.expires_at - REFRESH_MARGIN > now) return g.tokens;
     if (!g.tokens.refresh_token) throw unavailable('upstream_token_expired', `the ${g.upstream} access token expired and there is no refresh token: sign in again`);
-    let next: UpstreamTokens;
+    let next: ProviderTokens;
     try {
       next = await client.refresh(g.tokens.refresh_token);
     } catch (e) {
-      const reason = e instanceof UpstreamError ? e.reason : 'upstream_refresh_refused';
+      const reason = e instanceof ProviderError ? e.reason : 'upstream_refresh_refused';
       d.log.warn({ event: 'oauth.upstream_refresh_failed', upstream: g.upstream, reason, grant: hashId(grantId) }, `refreshing the ${g.upstream} token failed`);
       throw unavailable(reason, `the ${g.upstream} token could not be refreshed (${reason}): sign in again`);
     }
@@ -85,7 +85,7 @@ export function createGrantSide(d: GrantSideDeps): GrantSide {
     },
 
     async attach(a, grantId, ttl) {
-      const inside = d.sealer.open<{ identity: UpstreamClaims; tokens: UpstreamTokens }>(a.sealed, admissionPlace(a.name, a.sub));
+      const inside = d.sealer.open<{ identity: ProviderClaims; tokens: ProviderTokens }>(a.sealed, admissionPlace(a.name, a.sub));
       if (!inside) throw new Error('the admission of this consent cannot be opened');
       await d.grants.save(grantId, { upstream: a.name, sub: a.sub, claims: a.claims, ...inside }, ttl);
     },

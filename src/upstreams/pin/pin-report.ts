@@ -7,7 +7,7 @@
 // when it becomes withheld, and again only when what is withheld under that name changes
 // (another digest or another reason) — not on every listing the upstream repeats.
 
-import type { Audit, AuditEvent } from '../observe/audit.js';
+import type { Audit, AuditEvent } from '../../observe/audit.js';
 import type { PinResult, Withheld, WithheldReason } from './pin-listing.js';
 import { KINDS } from './pinned-definitions.js';
 

@@ -14,7 +14,7 @@
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import { basename, dirname, extname, join } from 'node:path';
-import { SvcError } from '../errors.js';
+import { SvcError } from '../../errors.js';
 import { digest, sortedKeys } from './canonical-json.js';
 import { KINDS, type ListName, type Pinned } from './pinned-definitions.js';
 

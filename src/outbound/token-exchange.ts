@@ -8,12 +8,12 @@
 // subject token share one exchange; an exchanged token the backend refused (401) is forgotten.
 
 import { createHash } from 'node:crypto';
-import type { OutboundTokenExchange } from '../../core/manifest-types.gen.js';
-import type { Principal } from '../../core/types.js';
-import { SvcError } from '../../errors.js';
-import { callerCredential } from '../caller-credentials.js';
+import type { OutboundTokenExchange } from '../core/manifest-types.gen.js';
+import type { Principal } from '../core/types.js';
+import { SvcError } from '../errors.js';
+import { callerCredential } from './caller-credentials.js';
 import type { OutboundCredential } from './credential.js';
-import { TokenCache } from './token-cache.js';
+import { FetchedTokens } from './fetched-tokens.js';
 import { bearerOf, requestToken, type TokenEndpoint } from './token-endpoint.js';
 
 export const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -23,7 +23,7 @@ export const MAX_EXCHANGED = 10_000;
 
 type Spec = OutboundTokenExchange & TokenEndpoint & { requested_token_type: string };
 
-export function tokenExchange(spec: Spec, secret: string, cache = new TokenCache<string>(MAX_EXCHANGED)): OutboundCredential {
+export function tokenExchange(spec: Spec, secret: string, cache = new FetchedTokens<string>(MAX_EXCHANGED)): OutboundCredential {
   const fixed: Record<string, string> = {
     subject_token_type: ACCESS_TOKEN,
     requested_token_type: spec.requested_token_type,

@@ -2,7 +2,7 @@
 // made with oauth4webapi, which is loaded on the first request (a manifest without such a
 // credential never loads it). Guarantees: the endpoint is the manifest's token_url — an operator's
 // choice, never a caller's (no SSRF through it), https unless on a loopback address (checked by
-// config-checks.ts); the request ends within timeout_ms, whoever waits for it; the client
+// credential-checks.ts); the request ends within timeout_ms, whoever waits for it; the client
 // authenticates as the manifest says (client_secret_basic or client_secret_post); only a bearer
 // access token is accepted; every failure is OUTBOUND_AUTH_FAILED with data.reason (token_timeout,
 // token_unreachable, token_refused with the endpoint's OAuth `error`, token_invalid, token_too_large
@@ -10,10 +10,10 @@
 // naming the endpoint without its query — never a secret, a token or the endpoint's own text.
 
 import type * as OAuth from 'oauth4webapi';
-import { SvcError } from '../../errors.js';
-import { BodyTooLarge, readCapped } from '../../http/capped-body.js';
+import { SvcError } from '../errors.js';
+import { BodyTooLarge, readCapped } from '../http/capped-body.js';
 import type { OutboundHeader } from './credential.js';
-import type { Fetched } from './token-cache.js';
+import type { Fetched } from './fetched-tokens.js';
 
 /** What a token request needs of the manifest (client_credentials or token_exchange, defaults filled in). */
 export interface TokenEndpoint {

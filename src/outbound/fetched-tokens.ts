@@ -22,7 +22,7 @@ interface Entry {
   until: number;
 }
 
-export class TokenCache<K> {
+export class FetchedTokens<K> {
   readonly #max: number;
   readonly #now: () => number;
   readonly #tokens = new Map<K, Entry>();

@@ -1,6 +1,6 @@
 // The OAuth settings start-up refuses, checked as configuration (no network, no key parsing,
 // no oidc-provider or jose import, so `svc validate` stays light). Guarantees: `svc validate`
-// (manifest/compile.ts) and start-up (server.ts, from-config.ts, id-jag.ts) refuse the same
+// (manifest/compile.ts) and start-up (server.ts, server-from-config.ts, id-jag.ts) refuse the same
 // settings with the same codes and messages: an oauth.issuer that is not scheme://host[:port];
 // a profile.issuer other than the authorization server's; no profile scope; and in
 // oauth.enterprise_issuers an issuer listed twice, not exactly one of jwks_uri and jwks, a
@@ -80,9 +80,9 @@ const PLAIN_ENDPOINTS = ['authorization_endpoint', 'token_endpoint', 'userinfo_e
 
 /**
  * What is wrong with oauth.login's upstream providers, each with its manifest path: shared by
- * `svc validate` (every problem) and start-up (createUpstreamLogin, the first one).
+ * `svc validate` (every problem) and start-up (auth/signin/sign-in.ts, the first one).
  */
-export function upstreamProblems(login: OAuthConfig['login'], profileScopes: readonly string[]): ConfigProblem[] {
+export function signInProblems(login: OAuthConfig['login'], profileScopes: readonly string[]): ConfigProblem[] {
   const out: ConfigProblem[] = [];
   const ups: readonly UpstreamLogin[] = login?.upstreams ?? [];
   const base = ['oauth', 'login'];

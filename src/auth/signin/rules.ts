@@ -1,4 +1,4 @@
-// Who may sign in through an upstream identity provider, and as what: oauth.login.upstreams[].rules
+// Who may sign in through another identity provider, and as what: oauth.login.upstreams[].rules
 // applied to the claims the provider vouched for (a verified ID token, or its userinfo answer).
 // Guarantees: pure (no I/O, no clock); rules are tried in order and the first whose every
 // condition holds decides, and when none does the answer is a refusal (default deny); an
@@ -9,13 +9,13 @@
 // within profile.scopes; mapped claims keep only string values (a number as its decimal form),
 // at most MAX_VALUE characters each, so a provider cannot hand a caller an object or a huge value.
 
-import type { ResolvedUpstream, ResolvedUpstreamRule } from '../../../core/config.js';
+import type { ResolvedSignInProvider, ResolvedSignInRule } from '../../core/config.js';
 
 /** The longest subject or claim value kept from a provider. */
 export const MAX_VALUE = 256;
 
 /** The claims a provider vouched for (ID token, merged with userinfo when read). */
-export type UpstreamClaims = Readonly<Record<string, unknown>>;
+export type ProviderClaims = Readonly<Record<string, unknown>>;
 
 export interface Admitted {
   ok: true;
@@ -44,7 +44,7 @@ const scalar = (v: unknown): string | undefined => {
 const list = (v: string | string[] | undefined): string[] | undefined => (v === undefined ? undefined : [v].flat());
 
 /** The person's email address when it may be relied on. */
-export function verifiedEmail(up: Pick<ResolvedUpstream, 'require_verified_email'>, claims: UpstreamClaims): string | undefined {
+export function verifiedEmail(up: Pick<ResolvedSignInProvider, 'require_verified_email'>, claims: ProviderClaims): string | undefined {
   const email = typeof claims.email === 'string' && claims.email.includes('@') ? claims.email : undefined;
   if (!email) return undefined;
   const verified = claims.email_verified === true || claims.email_verified === 'true';
@@ -58,7 +58,7 @@ function values(v: unknown): string[] {
   return s === undefined ? [] : [s];
 }
 
-function holds(up: ResolvedUpstream, rule: ResolvedUpstreamRule, claims: UpstreamClaims): boolean {
+function holds(up: ResolvedSignInProvider, rule: ResolvedSignInRule, claims: ProviderClaims): boolean {
   const w = rule.when;
   const domains = list(w.email_domain);
   if (domains) {
@@ -79,14 +79,14 @@ function holds(up: ResolvedUpstream, rule: ResolvedUpstreamRule, claims: Upstrea
 }
 
 /** The subject a rule names, from the claims. */
-function subjectOf(up: ResolvedUpstream, rule: ResolvedUpstreamRule, claims: UpstreamClaims): string | undefined {
+function subjectOf(up: ResolvedSignInProvider, rule: ResolvedSignInRule, claims: ProviderClaims): string | undefined {
   if (rule.subject === 'email') return verifiedEmail(up, claims);
   const v = claims[rule.subject];
   return typeof v === 'string' || typeof v === 'number' ? scalar(v) : undefined;
 }
 
 /** Apply an upstream's rules to the claims of the person it signed in. */
-export function admit(up: ResolvedUpstream, claims: UpstreamClaims, profileScopes: readonly string[]): Admitted | Refused {
+export function admit(up: ResolvedSignInProvider, claims: ProviderClaims, profileScopes: readonly string[]): Admitted | Refused {
   const profile = new Set(profileScopes);
   for (let i = 0; i < up.rules.length; i++) {
     const rule = up.rules[i]!;

@@ -13,11 +13,11 @@ import type { Caller } from '../../http/forwarded.js';
 import { profileScopes, type ResolvedConfig, type ResolvedOAuth } from '../../core/config.js';
 import { SvcError } from '../../errors.js';
 import type { OAuthProvider } from '../../core/oauth-provider.js';
-import { InMemoryOAuthProvider } from './providers/memory.js';
-import { SQLiteOAuthProvider } from './providers/sqlite.js';
-import { PostgresOAuthProvider } from './providers/postgres.js';
+import { InMemoryOAuthProvider } from './providers/memory-provider.js';
+import { SQLiteOAuthProvider } from './providers/sqlite-provider.js';
+import { PostgresOAuthProvider } from './providers/postgres-provider.js';
 import type { OAuthServer } from './server.js';
-import { profileIssuerProblem } from './config-checks.js';
+import { profileIssuerProblem } from './oauth-checks.js';
 import type { Observer } from '../../observe/observer.js';
 
 export async function oauthServerFromConfig(cfg: ResolvedConfig, o: { baseUrl: string; logger: Logger; name: string; caller: (req: IncomingMessage) => Caller; observer?: Observer }): Promise<OAuthServer | undefined> {

@@ -7,8 +7,8 @@
 
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { OutboundStatic } from '../../core/manifest-types.gen.js';
-import { SvcError } from '../../errors.js';
+import type { OutboundStatic } from '../core/manifest-types.gen.js';
+import { SvcError } from '../errors.js';
 import type { OutboundHeader } from './credential.js';
 
 const BAD_HEADER_VALUE = /[^\t\x20-\xff]/;
@@ -20,7 +20,7 @@ export function staticHeader(spec: OutboundStatic, baseDir: string): OutboundHea
   return [spec.header!, checked(value, 'static/value')];
 }
 
-/** A secret file's content, trimmed; config-checks.ts has made sure a path is given where this is called. */
+/** A secret file's content, trimmed; credential-checks.ts has made sure a path is given where this is called. */
 export function readSecretFile(baseDir: string, file: string, field: string): string {
   let text: string;
   try {

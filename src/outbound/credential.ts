@@ -3,7 +3,7 @@
 // with the caller's own token (index.ts says what each kind sends instead); a token the backend
 // refused (401) is not sent again once refused() is told.
 
-import type { Principal } from '../../core/types.js';
+import type { Principal } from '../core/types.js';
 
 /** A header to set on the outbound request: [name, value]. */
 export type OutboundHeader = readonly [name: string, value: string];
