@@ -69,7 +69,7 @@ export function explainUpstreamCall(m: SvcManifest, manifestPath: string, scopes
   const reasons: string[] = [];
   if (candidates.length > 1) reasons.push(`${candidates.length} upstreams could serve it: ${candidates.map((c) => c.upstream).join(', ')}; the first of them that lists it serves it`);
   for (const c of candidates) {
-    const scope = c.allowed ? `needs ${c.required.join(' ') || 'no scope'}, held` : `INSUFFICIENT_SCOPE: missing ${c.required.filter((s) => !scopes.has(s)).join(' ')}`;
+    const scope = c.allowed ? (c.required.length ? `holds ${c.required.join(' ')}` : 'needs no scope') : `INSUFFICIENT_SCOPE: missing ${c.required.filter((s) => !scopes.has(s)).join(' ')}`;
     const pin = !c.pinned ? (c.locked ? `${lockName} lists it, but pin is false: it is served as listed` : 'not pinned: served as listed')
       : c.locked ? `${lockName} lists it as accepted (served while the upstream lists it unchanged)`
       : typeof lock === 'string' ? `CAPABILITY_WITHHELD: pinned, and ${lock}`
