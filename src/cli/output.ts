@@ -26,7 +26,7 @@ export function tell(command: string, message: string, code = 1): number {
 export function printProblems(problems: readonly SvcError[]): void {
   for (const p of problems) process.stderr.write(p.format() + '\n');
   if (problems.some((p) => p.code === 'ENV_UNSET')) {
-    process.stderr.write('hint: set the variable, or give it a default (${VAR:-value}); every command but serve takes --allow-unset-env to go on with a placeholder (in CI, for secrets set only where the server runs)\n');
+    process.stderr.write('hint: set the variable, or give it a default (${VAR:-value}); validate, explain, diff, keys and upstreams take --allow-unset-env to go on with a placeholder (in CI, for secrets set only where the server runs)\n');
   }
 }
 
