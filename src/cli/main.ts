@@ -109,11 +109,13 @@ ${LOG_JSON_HELP}
   },
   explain: {
     summary: 'say what a caller may see and call, and why, from the policy alone',
-    usage: `${PROG} explain [manifest] (--scopes "a b" [--claims JSON] | --token NAME | --token-file F [--no-verify] | --subject USER) [--capability ID [--args JSON] [--task]] [--json] [--io | --no-io] [--allow-unset-env] [--log-json]`,
+    usage: `${PROG} explain [manifest] (--scopes "a b" [--claims JSON] | --token NAME | --token-file F [--no-verify] | --subject USER) [--capability ID [--args JSON] [--task]] [--apps] [--json] [--io | --no-io] [--allow-unset-env] [--log-json]`,
     help: `Says, for every capability of the manifest (default ./svc.yaml), whether a caller sees it
 (visible/hidden), whether it may call it, and why: the missing scope, the tenant binding,
-the quota, a public route, a tool that runs only as a task. The verdicts come from the functions the server enforces with;
-GET /svc/explain answers the same for the caller's own token. Only the policy is read: no
+the quota, a public route, a tool that runs only as a task, an app-only tool. The verdicts come
+from the admission list the server runs for every call (served, visible, access, task, input,
+quota); --capability prints that list step by step. GET /svc/explain answers the same for the
+caller's own token. Only the policy is read: no
 backend file, database or program the manifest names is opened (unless --io).
 
 options:
@@ -132,6 +134,8 @@ options:
                       could serve it is named, and for a pinned one, whether the pin lock
                       beside the manifest (svc.lock.json) lists it (else it is withheld)
   --task              with --capability: explain a task-augmented call (params.task)
+  --apps              a caller whose MCP client declares MCP Apps (io.modelcontextprotocol/ui):
+                      app-only tools are there for it (default: a caller that does not, as on /svc)
   --json              print the JSON GET /svc/explain answers
   --io, --no-io       open, or not (the default), what the manifest names, read-only, as
                       validate does
@@ -140,7 +144,7 @@ ${LOG_JSON_HELP}
   -h, --help          show this help`,
     options: {
       scopes: { type: 'string' }, token: { type: 'string' }, 'token-file': { type: 'string' }, 'no-verify': { type: 'boolean' }, subject: { type: 'string' }, claims: { type: 'string' },
-      capability: { type: 'string' }, args: { type: 'string' }, task: { type: 'boolean' }, json: { type: 'boolean' }, ...IO_OPTIONS, ...ALLOW_UNSET_ENV, ...LOG_JSON,
+      capability: { type: 'string' }, args: { type: 'string' }, task: { type: 'boolean' }, apps: { type: 'boolean' }, json: { type: 'boolean' }, ...IO_OPTIONS, ...ALLOW_UNSET_ENV, ...LOG_JSON,
     },
     maxPositionals: 1,
     run: async (v, p) => (await import('./policy.js')).cmdExplain(p[0] ?? 'svc.yaml', v),

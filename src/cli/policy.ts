@@ -26,14 +26,14 @@ import type { Plan } from '../manifest/index.js';
 import { SvcError } from '../errors.js';
 import { logger } from '../log.js';
 import { accessPolicy } from '../policy/callers.js';
-import { explainCall, explainView, formatView } from '../policy/explain.js';
+import { explainCall, explainView, formatCall, formatView } from '../policy/explain.js';
 import { tokenPrincipals, staticPrincipal, userPrincipal } from '../policy/principals.js';
 import { diffReach, formatReach } from '../policy/reach.js';
 import { diffUpstreams, formatUpstreamRules, upstreamRules } from '../policy/gateway-rules.js';
 import { diffCapabilities, type NameDiff } from '../policy/diff.js';
 import { loadOrPrint, opensFiles, type Values } from './manifest.js';
 import { tell, UsageError } from './output.js';
-import { explainUpstreamCall } from './upstream-call.js';
+import { explainUpstreamCall, formatUpstreamCall } from './upstream-call.js';
 
 interface Compiled { plan: Plan; catalog: Catalog; config: SvcServerConfig }
 
@@ -75,12 +75,12 @@ export async function cmdExplain(file: string, v: Values): Promise<number> {
   if (!p) return tell('explain', `${v.token !== undefined ? `no token named ${String(v.token)} in auth` : v.subject !== undefined ? `no user ${String(v.subject)} in oauth.users` : 'the token in that file is not one of the manifest\'s tokens'}`);
   if (typeof v.capability === 'string') {
     // A name the manifest does not declare may be an upstream's, known only at run time: its upstream's rule answers.
-    const verdict = explainCall(c.catalog, p, v.capability, args, !!v.task) ?? explainUpstreamCall(m, c.config.manifest_path ?? resolve(file), p.scopes, v.capability);
+    const verdict = explainCall(c.catalog, p, v.capability, args, { task: !!v.task, apps: !!v.apps }) ?? explainUpstreamCall(m, c.config.manifest_path ?? resolve(file), p.scopes, v.capability);
     if (Array.isArray(verdict)) return tell('explain', `no capability ${v.capability}${verdict.length ? `: ${verdict.join('; ')}` : m.upstreams?.length ? ', and no upstream would import it under that name' : ''}`);
-    process.stdout.write(v.json ? JSON.stringify(verdict, null, 2) + '\n' : `${verdict.id}: ${verdict.allowed ? 'allowed' : 'refused'} — ${verdict.reasons.join('; ')}\n`);
+    process.stdout.write(v.json ? JSON.stringify(verdict, null, 2) + '\n' : ('steps' in verdict ? formatCall(verdict) : formatUpstreamCall(verdict)) + '\n');
     return verdict.allowed ? 0 : 1;
   }
-  const view = explainView(c.catalog, p, { publicRoutes: c.plan.publicRoutes });
+  const view = explainView(c.catalog, p, { publicRoutes: c.plan.publicRoutes, apps: !!v.apps });
   // Upstreams' imports are known only at run time: their rules are shown, not their names.
   const rules = upstreamRules(m, p.scopes);
   process.stdout.write(v.json ? JSON.stringify(rules.length ? { ...view, upstreams: rules } : view, null, 2) + '\n' : [formatView(view), ...formatUpstreamRules(rules)].join('\n') + '\n');

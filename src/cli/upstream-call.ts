@@ -30,9 +30,12 @@ export interface UpstreamCandidate {
   credential?: UpstreamRule['credential'];
 }
 
+/** As policy/explain.ts CallVerdict says a call, but for no admission list (it runs on what the upstream lists): refused, the code and step of the first refusal. */
 export interface UpstreamCallVerdict {
   id: string;
   allowed: boolean;
+  code?: 'CAPABILITY_WITHHELD' | 'INSUFFICIENT_SCOPE';
+  step?: 'served' | 'access';
   reasons: string[];
   upstreams: UpstreamCandidate[];
 }
@@ -77,8 +80,15 @@ export function explainUpstreamCall(m: SvcManifest, manifestPath: string, scopes
     reasons.push(`upstream ${c.upstream}, its ${kind} ${c.name}: ${scope}; ${pin}${c.credential ? `; credential to the upstream: ${c.credential}` : ''}`);
   }
   reasons.push(`the name is known only at run time, when the upstream lists it${kind === 'tool' ? ' (with its input schema and task mode)' : ''}`);
-  const admitted = (c: UpstreamCandidate) => c.allowed && (!c.pinned || c.locked === true);
-  return { id: full, allowed: candidates.every(admitted), reasons, upstreams: candidates };
+  // As the admission list orders them: withheld (served) before the scopes (access).
+  const withheld = candidates.some((c) => c.pinned && c.locked !== true);
+  const refused = withheld ? { code: 'CAPABILITY_WITHHELD', step: 'served' } as const : candidates.some((c) => !c.allowed) ? { code: 'INSUFFICIENT_SCOPE', step: 'access' } as const : undefined;
+  return { id: full, allowed: !refused, ...refused, reasons, upstreams: candidates };
+}
+
+/** One line, as explain prints a call: ID: allowed|refused — reasons. */
+export function formatUpstreamCall(v: UpstreamCallVerdict): string {
+  return `${v.id}: ${v.allowed ? 'allowed' : 'refused'} — ${v.reasons.join('; ')}`;
 }
 
 /** The lock, undefined when there is none, or why it cannot be read (a phrase). */

@@ -1,13 +1,16 @@
 // What `svc explain` and `svc diff` can say of upstreams offline. Guarantees: pure, manifest only
 // (the imported names are known only at run time); one rule per upstream — its expose filters
 // and the scopes every capability it imports needs — plus one per override that sets scopes or a
-// credential, each with whether the given scopes hold them all and the kind of credential its
+// credential, each with whether the given scopes hold them all (the admission list's access step) and the kind of credential its
 // calls send (the override's, else expose.auth's, else the connection's `auth`: as the runtime
 // picks it) — a kind only, never a field of the credential; diffUpstreams() names the upstreams added, removed or whose
 // expose changed, and says whether a change needs fewer scopes anywhere (a widening).
 
 import type { SvcManifest, Upstream } from '../core/manifest-types.gen.js';
 import { credentialKind, type CredentialKind } from '../core/credential-kind.js';
+import { compileGuard } from '../core/guard.js';
+import type { Principal } from '../core/types.js';
+import { admitAccess } from './admission.js';
 
 export interface UpstreamRule {
   upstream: string;
@@ -23,11 +26,12 @@ export interface UpstreamRule {
 }
 
 export function upstreamRules(m: SvcManifest, scopes: ReadonlySet<string>): UpstreamRule[] {
+  const who: Principal = { sub: 'explain', kind: 'static', scopes };
   return (m.upstreams ?? []).flatMap((u) => {
     const e = u.expose ?? {};
     const filter = { prefix: e.prefix ?? '', ...(e.include && { include: [...e.include] }), exclude: [...(e.exclude ?? [])] };
     const rule = (capability: string, required: readonly string[], credential: CredentialKind | undefined): UpstreamRule => ({
-      upstream: u.name, capability, filter, required: [...required], allowed: required.every((s) => scopes.has(s)), ...(credential && { credential }),
+      upstream: u.name, capability, filter, required: [...required], allowed: admitAccess(compileGuard(required), who).ok, ...(credential && { credential }),
     });
     const own = credentialKind(u.auth);
     const every = { ...rule('*', e.required_scopes ?? [], credentialKind(e.auth ?? u.auth)), ...(own && { connection_credential: own }) };
