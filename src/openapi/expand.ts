@@ -21,6 +21,7 @@ import { SchemaTranslator } from './schema.js';
 import { operationTool, type OpenApiTool, type Operation } from './operation.js';
 import { selected, toolName } from './select.js';
 import { operationScopes } from './operation-scopes.js';
+import { Budget } from './budget.js';
 
 type Path = (string | number)[];
 
@@ -70,12 +71,13 @@ export function expandOpenApi(sources: readonly OpenApiSource[], opts: ExpandOpt
     problems.push(new SvcError(code, message, { file: opts.file, line, col, path: '/' + path.join('/') }));
   };
   const names = new Map<string, number>();
+  const budget = new Budget();
   sources.forEach((src, i) => {
     const first = names.get(src.name);
     if (first !== undefined) at('DUPLICATE_NAME', ['openapi', i, 'name'], `openapi source ${src.name} is already declared (openapi[${first}])`);
     else names.set(src.name, i);
     try {
-      expandSource(src, ['openapi', i], opts, out, at);
+      expandSource(src, ['openapi', i], opts, out, at, budget);
     } catch (e) {
       if (!(e instanceof SvcError)) throw e;
       problems.push(e.file ? e : new SvcError(e.code, e.message, { file: opts.file, ...opts.locate(['openapi', i, 'document']) }));
@@ -85,7 +87,7 @@ export function expandOpenApi(sources: readonly OpenApiSource[], opts: ExpandOpt
   return out;
 }
 
-function expandSource(src: OpenApiSource, base: Path, opts: ExpandOptions, out: Expanded, at: (code: ErrorCode, path: Path, message: string, where?: 'key') => void): void {
+function expandSource(src: OpenApiSource, base: Path, opts: ExpandOptions, out: Expanded, at: (code: ErrorCode, path: Path, message: string, where?: 'key') => void, budget: Budget): void {
   if (isUrl(src.document) && src.sha256 === undefined) {
     at('OPENAPI_CONFIG', [...base, 'document'], `openapi ${src.name}: a document at a URL needs its sha256 pinned (sha256)`);
     return;
@@ -102,7 +104,7 @@ function expandSource(src: OpenApiSource, base: Path, opts: ExpandOptions, out: 
   if (baseUrl === undefined) return;
   const v = doc.value as Record<string, unknown>;
   const ctx = {
-    refs, schemas: new SchemaTranslator(refs, doc.version!), version: doc.version!, baseUrl,
+    refs, schemas: new SchemaTranslator(refs, doc.version!, budget), budget, version: doc.version!, baseUrl,
     ...(doc.version === '2.0' && { consumes: v.consumes as string[] | undefined, produces: v.produces as string[] | undefined }),
   };
   const overrides = src.overrides ?? {};
@@ -125,7 +127,13 @@ function expandSource(src: OpenApiSource, base: Path, opts: ExpandOptions, out: 
       if (o.operationId) seenIds.add(o.operationId);
       if (!selected(o, src.include, src.exclude)) continue;
       const who = `${o.method} ${p}${o.operationId ? ` (operationId ${o.operationId})` : ''}`;
-      const built = operationTool(o, ctx);
+      budget.startTool();
+      let built;
+      try {
+        built = operationTool(o, ctx);
+      } finally {
+        budget.endTool();
+      }
       if ('skip' in built) {
         out.warnings.push({ code: 'OPENAPI_SKIPPED', path: [...base, 'document'], message: `openapi ${src.name}: ${who} is not served: ${built.skip}` });
         continue;

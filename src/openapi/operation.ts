@@ -16,6 +16,7 @@
 import type { JsonSchema, SchemaTranslator } from './schema.js';
 import { child, pathOf, type Located, type Refs } from './refs.js';
 import { documentError, type OpenApiVersion } from './document.js';
+import { BoundPassed, type Budget } from './budget.js';
 
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -60,6 +61,8 @@ export interface OpenApiTool {
 export interface OperationContext {
   refs: Refs;
   schemas: SchemaTranslator;
+  /** What the tool's JSON is charged to (the caller starts and ends each tool). */
+  budget: Budget;
   version: OpenApiVersion;
   baseUrl: string;
   /** Swagger 2.0: the document's `consumes` and `produces`. */
@@ -94,6 +97,8 @@ export function operationTool(o: Operation, ctx: OperationContext): Built {
     return arg;
   };
 
+  const translate = (node: Located) => bounded(o, node, () => ctx.schemas.translate(node));
+
   const params = mergedParameters(o, ctx.refs);
   const form: { properties: Record<string, JsonSchema>; required: string[] } = { properties: {}, required: [] };
   let bodyNode: Located | undefined;
@@ -110,7 +115,7 @@ export function operationTool(o: Operation, ctx: OperationContext): Built {
     if (where === 'header' && IGNORED_HEADERS.has(name.toLowerCase())) continue;
     if (v.content !== undefined) return { skip: `parameter ${name} is described by a media type (content), which fastsvc does not serialize` };
     if (ctx.version === '2.0' && v.type === 'file') return { skip: `parameter ${name} is a file upload (multipart/form-data)` };
-    let schema = ctx.version === '2.0' ? ctx.schemas.translate(p) : ctx.schemas.translate(child(p, 'schema'));
+    let schema = ctx.version === '2.0' ? translate(p) : translate(child(p, 'schema'));
     if (typeof v.description === 'string' && typeof schema === 'object' && schema.description === undefined) schema = { ...schema, description: v.description };
     if (where === 'formData') {
       form.properties[name] = schema;
@@ -150,7 +155,7 @@ export function operationTool(o: Operation, ctx: OperationContext): Built {
       const json = consumes.find((c) => JSON_TYPE.test(c));
       if (!json) return { skip: `its body is sent as ${consumes.join(', ')}, which fastsvc does not send (JSON or ${FORM_TYPE})` };
       requestBody = { arg: '', content_type: 'application/json' };
-      bodySchema = ctx.schemas.translate(bodyNode);
+      bodySchema = translate(bodyNode);
     }
   } else if (op.requestBody !== undefined) {
     const rb = ctx.refs.deref(child(o.node, 'requestBody'));
@@ -160,7 +165,7 @@ export function operationTool(o: Operation, ctx: OperationContext): Built {
     if (!chosen && types.length) return { skip: `its request body is only ${types.join(', ')}, which fastsvc does not send (JSON or ${FORM_TYPE})` };
     if (chosen) {
       requestBody = { arg: '', content_type: JSON_TYPE.test(chosen) ? 'application/json' : FORM_TYPE };
-      bodySchema = ctx.schemas.translate(child(child(content, chosen), 'schema'));
+      bodySchema = translate(child(child(content, chosen), 'schema'));
       bodyRequired = (rb.value as { required?: unknown }).required === true;
     }
   }
@@ -182,7 +187,8 @@ export function operationTool(o: Operation, ctx: OperationContext): Built {
 
   const summary = typeof op.summary === 'string' ? op.summary.trim() : '';
   const description = typeof op.description === 'string' && op.description.trim() ? op.description.trim() : summary || `${o.method} ${o.path}`;
-  const output = outputSchema(o, ctx);
+  bounded(o, o.node, () => ctx.budget.charge(description.length + summary.length + 40));
+  const output = outputSchema(o, ctx, translate);
   const accept = jsonAnswerType(o, ctx);
   const annotations = o.method === 'GET' ? { readOnlyHint: true } : o.method === 'DELETE' ? { destructiveHint: true } : o.method === 'PUT' ? { idempotentHint: true } : undefined;
   return {
@@ -231,7 +237,20 @@ function jsonAnswerType(o: Operation, ctx: OperationContext): string | undefined
   return Object.keys(content?.content ?? {}).find((t) => JSON_TYPE.test(t));
 }
 
-function outputSchema(o: Operation, ctx: OperationContext): Record<string, unknown> | undefined {
+/** `make()`, its passing a bound (budget.ts) made an OPENAPI_INVALID at `node`, the schema (or operation) that passed it. */
+function bounded<T>(o: Operation, node: Located, make: () => T): T {
+  try {
+    return make();
+  } catch (e) {
+    if (!(e instanceof BoundPassed)) throw e;
+    const who = `${o.method} ${o.path}${o.operationId ? ` (operationId ${o.operationId})` : ''}`;
+    throw documentError(node.doc, pathOf(node), e.total
+      ? `${who}: with it, all the tools of the manifest's openapi sources would hold ${e.message} (every $ref inlined); serve fewer operations (include, exclude)`
+      : `${who}: its tool would hold ${e.message} (every $ref inlined: schemas that refer to others many times over?); exclude the operation, or give it a smaller schema`);
+  }
+}
+
+function outputSchema(o: Operation, ctx: OperationContext, translate: (node: Located) => JsonSchema): Record<string, unknown> | undefined {
   const responses = child(o.node, 'responses');
   if (!responses.value || typeof responses.value !== 'object') return undefined;
   const code = Object.keys(responses.value).filter((c) => /^2(\d\d|XX)$/i.test(c)).sort()[0];
@@ -247,6 +266,6 @@ function outputSchema(o: Operation, ctx: OperationContext): Record<string, unkno
     if (json && (content.value as Record<string, { schema?: unknown }>)[json]?.schema !== undefined) schemaNode = child(child(content, json), 'schema');
   }
   if (!schemaNode) return undefined;
-  const s = ctx.schemas.translate(schemaNode);
+  const s = translate(schemaNode);
   return typeof s === 'object' && s.type === 'object' ? s : undefined;
 }

@@ -137,11 +137,17 @@ export class Refs {
   }
 }
 
-/** Every `$id` and `$anchor` (as `id#anchor`, id the nearest enclosing `$id` or '') in a document. */
+/**
+ * Every `$id` and `$anchor` (as `id#anchor`, id the nearest enclosing `$id` or '') in a document; each
+ * node is visited once, where it is first met (a YAML alias shares a node among many paths: walking
+ * every path would take as long as the copies they stand for).
+ */
 function indexIds(doc: OpenApiDocument): Map<string, Located & { key: string }> {
   const out = new Map<string, Located & { key: string }>();
+  const seen = new WeakSet<object>();
   const walk = (v: unknown, at: PathLink | undefined, id: string, depth: number) => {
-    if (v === null || typeof v !== 'object' || depth > 64) return;
+    if (v === null || typeof v !== 'object' || depth > 64 || seen.has(v)) return;
+    seen.add(v);
     const o = v as Record<string, unknown>;
     if (!Array.isArray(v)) {
       if (typeof o.$id === 'string') {
