@@ -1,5 +1,6 @@
 // Stage 1: read svc.yaml and turn it into a plain value with source positions.
-// Guarantees: YAML syntax errors come back as SvcErrors with line:col (never a
+// Guarantees: a manifest is read only if it is a regular file of at most MAX_MANIFEST_BYTES
+// (else FILE_UNREADABLE, unread: a pipe or a device would block or never end); YAML syntax errors come back as SvcErrors with line:col (never a
 // throw with a stack); ${VAR} and ${VAR:-default} are replaced in string
 // scalars (`$${` writes a literal `${`); an unset variable without a default is
 // an ENV_UNSET problem at its node — or, with `allowUnsetEnv` (`svc validate
@@ -25,7 +26,7 @@
 // and positions) 5,139 ms / 603 MiB and 4,108 ms / 595 MiB; the Parser's CST alone, before
 // any value, 3,008 ms / 414 MiB — 745 ms (2.0×) even with the JSON lines lifted. So both stay.
 
-import { readFileSync } from 'node:fs';
+import { readBoundedSync, whyUnreadable } from '../util/read-bounded.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { CORE_SCHEMA, load as loadYaml, YAMLException } from 'js-yaml';
 import type * as Yaml from 'yaml';
@@ -63,13 +64,16 @@ export interface SourceOptions {
   allowUnsetEnv?: boolean;
 }
 
+/** Largest manifest read: a larger file, or one that is not a regular file (a pipe, a device), is FILE_UNREADABLE unread. */
+export const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
+
 export function readSource(file: string, env: NodeJS.ProcessEnv, opts: SourceOptions = {}): Source {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readBoundedSync(file, MAX_MANIFEST_BYTES).toString('utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file (`fastsvc init` writes a starter svc.yaml)' : code ?? (e as Error).message;
+    const why = code === 'ENOENT' ? 'no such file (`fastsvc init` writes a starter svc.yaml)' : whyUnreadable(e, MAX_MANIFEST_BYTES);
     const err = new SvcError('FILE_UNREADABLE', `cannot read manifest: ${why}`, { file, line: 1, col: 1 });
     return { file, text: '', hash: '', value: undefined, problems: [err], unsetEnv: [], locate: () => ({ line: 1, col: 1 }) };
   }

@@ -1,5 +1,6 @@
 // Reads one OpenAPI document (YAML or JSON), from a file or a URL (fetch-document.ts), with its
-// source positions. Guarantees: a document larger than MAX_DOCUMENT_BYTES is refused before it is parsed;
+// source positions. Guarantees: a document larger than MAX_DOCUMENT_BYTES is refused before it is parsed,
+// and a file that is not a regular file (a pipe, a device) before it is read (util/read-bounded.ts);
 // a syntax error is an OPENAPI_INVALID SvcError at the document's line:col; the value is
 // read by the fast readers (JSON.parse, js-yaml) and positions are only computed when a
 // problem is located (locate(), lazily: one scan of the text, or the `yaml` package for
@@ -7,13 +8,13 @@
 // not a manifest: no environment variables); the version is recognised from `openapi`
 // (3.0.x, 3.1.x) or `swagger` ("2.0"), anything else is OPENAPI_INVALID.
 
-import { readFileSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { CORE_SCHEMA, load as loadYaml, YAMLException } from 'js-yaml';
 import type * as Yaml from 'yaml';
 import { SvcError } from '../errors.js';
 import { lazyRequire } from '../util/lazy-require.js';
 import { indexBlockYaml, indexJson } from '../util/position-index.js';
+import { readBoundedSync, whyUnreadable } from '../util/read-bounded.js';
 import { fetchDocument } from './fetch-document.js';
 
 /** Largest document read, in bytes (GitHub's REST description is about 13 MB). */
@@ -26,6 +27,8 @@ export interface OpenApiDocument {
   file: string;
   /** sha256 of the bytes, hex. */
   hash: string;
+  /** How many bytes were read (set by readDocument). */
+  size?: number;
   value: unknown;
   /** Set on the root document; a file a $ref names is read as a fragment (no version). */
   version?: OpenApiVersion;
@@ -48,23 +51,28 @@ export function pointer(path: JsonPath): string {
   return '#' + path.map((k) => '/' + String(k).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
 }
 
-export function readDocument(file: string, opts: { root: boolean; sha256?: string }): OpenApiDocument {
+/**
+ * A document's bytes, parsed. A file must be a regular file (not a pipe or a device) of at most
+ * `maxBytes` (MAX_DOCUMENT_BYTES, or what is left of it for a source's further files).
+ */
+export function readDocument(file: string, opts: { root: boolean; sha256?: string; maxBytes?: number }): OpenApiDocument {
+  const max = opts.maxBytes ?? MAX_DOCUMENT_BYTES;
   let bytes: Buffer;
-  if (isUrl(file)) bytes = fetchDocument(file, MAX_DOCUMENT_BYTES);
+  if (isUrl(file)) bytes = fetchDocument(file, max);
   else try {
-    const size = statSync(file).size;
-    if (size > MAX_DOCUMENT_BYTES) throw new SvcError('OPENAPI_INVALID', `document is ${size} bytes, more than the ${MAX_DOCUMENT_BYTES} read`, { file, line: 1, col: 1 });
-    bytes = readFileSync(file);
+    bytes = readBoundedSync(file, max);
   } catch (e) {
-    if (e instanceof SvcError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
-    throw new SvcError('FILE_UNREADABLE', `cannot read OpenAPI document: ${code === 'ENOENT' ? 'no such file' : code ?? (e as Error).message}`, { file, line: 1, col: 1 });
+    if (code === 'EFBIG') throw new SvcError('OPENAPI_INVALID', `document is larger than ${max} bytes${max < MAX_DOCUMENT_BYTES ? `, what is left of the ${MAX_DOCUMENT_BYTES} a source reads (its document and the files its $refs name, together)` : ''}`, { file, line: 1, col: 1 });
+    throw new SvcError('FILE_UNREADABLE', `cannot read OpenAPI document: ${whyUnreadable(e, max)}`, { file, line: 1, col: 1 });
   }
   const hash = createHash('sha256').update(bytes).digest('hex');
   if (opts.sha256 !== undefined && opts.sha256 !== hash) {
     throw new SvcError('OPENAPI_INVALID', `document's sha256 is ${hash}, not the ${opts.sha256} the manifest pins`, { file, line: 1, col: 1 });
   }
-  return parseDocumentText(file, bytes.toString('utf8'), hash, opts.root);
+  const doc = parseDocumentText(file, bytes.toString('utf8'), hash, opts.root);
+  doc.size = bytes.length;
+  return doc;
 }
 
 export function parseDocumentText(file: string, text: string, hash: string, root: boolean): OpenApiDocument {

@@ -4,7 +4,7 @@
 // Guarantees: a result is reused only when the sources are the same value (after ${VAR}s and
 // schema defaults), resolved against the same folder with the same `offline`, and every document
 // it read (the root and the files its $refs named) is a file with the same bytes now — each read
-// again within document.ts's size bound and hashed — or a document at a URL, which is not fetched
+// again within document.ts's size bound (a regular file only) and hashed — or a document at a URL, which is not fetched
 // again: its source pins its sha256 (the same sources, the same pin, so the same bytes), and a
 // reload of a server must not wait on a network fetch; otherwise the sources are expanded again, and the new result is kept only
 // when it has no problem. One entry: a process serves one manifest. A reused result hands out
@@ -14,9 +14,9 @@
 // the parsed documents are garbage by then and would otherwise stay in the RSS.
 
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
 import type { OpenApiSource } from '../core/manifest-types.gen.js';
 import { isUrl, MAX_DOCUMENT_BYTES } from './document.js';
+import { readBoundedSync } from '../util/read-bounded.js';
 import { releaseHeap } from '../util/release-heap.js';
 import { expandOpenApi, type ExpandOptions, type Expanded } from './expand.js';
 
@@ -31,15 +31,14 @@ export function expandOpenApiCached(sources: readonly OpenApiSource[], opts: Exp
   last = undefined; // never keep two: the old result would outlive its catalog
   const result = expandOpenApi(sources, opts);
   last = { key, result };
-  if (result.files.reduce((n, f) => n + (isUrl(f) ? MAX_DOCUMENT_BYTES : statSync(f).size), 0) >= RELEASE_AFTER_BYTES) releaseHeap();
+  if (result.bytes >= RELEASE_AFTER_BYTES) releaseHeap();
   return result;
 }
 
-/** sha256 (hex) of the file's bytes now; undefined when it cannot be read or is over the bound. */
+/** sha256 (hex) of the file's bytes now; undefined when it cannot be read, is not a regular file or is over the bound. */
 function hashOf(file: string): string | undefined {
   try {
-    if (statSync(file).size > MAX_DOCUMENT_BYTES) return undefined;
-    return createHash('sha256').update(readFileSync(file)).digest('hex');
+    return createHash('sha256').update(readBoundedSync(file, MAX_DOCUMENT_BYTES)).digest('hex');
   } catch {
     return undefined;
   }

@@ -58,13 +58,15 @@ export interface Expanded {
   hashes: string[];
   /** The file of each of `hashes`, in the same order. */
   files: string[];
+  /** How many bytes of documents were read, all sources together. */
+  bytes: number;
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
 const PATH_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 export function expandOpenApi(sources: readonly OpenApiSource[], opts: ExpandOptions): Expanded {
-  const out: Expanded = { tools: [], origins: [], warnings: [], hashes: [], files: [] };
+  const out: Expanded = { tools: [], origins: [], warnings: [], hashes: [], files: [], bytes: 0 };
   const problems: SvcError[] = [];
   const at = (code: ErrorCode, path: Path, message: string, where?: 'key') => {
     const { line, col } = opts.locate(path, where);
@@ -180,6 +182,7 @@ function expandSource(src: OpenApiSource, base: Path, opts: ExpandOptions, out: 
   }
   out.hashes.push(...refs.documents.map((d: OpenApiDocument) => d.hash));
   out.files.push(...refs.documents.map((d: OpenApiDocument) => d.file));
+  out.bytes += refs.documents.reduce((n, d) => n + (d.size ?? 0), 0);
 }
 
 const isMapping = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);

@@ -1,8 +1,8 @@
 // $ref resolution for one OpenAPI document and the files it names.
 // Guarantees: a $ref is `#/json/pointer` in the same file, or `file#/pointer` / `file`
 // relative to the referring file, inside the root document's folder (never above it:
-// refused); at most MAX_FILES files are read, each once and within document.ts's size
-// bound; a chain of $refs ($ref to a $ref) longer than MAX_CHAIN, or a loop of them, is
+// refused); at most MAX_FILES files are read, each once, all of them together (the root
+// included) within document.ts's size bound; a chain of $refs ($ref to a $ref) longer than MAX_CHAIN, or a loop of them, is
 // refused; every refusal is OPENAPI_INVALID at the $ref's line:col in its own file.
 // OpenAPI 3.1: a $ref may name a schema's `$id` exactly as written (base URIs are not
 // resolved), with a JSON pointer or an `$anchor` inside it after `#`.
@@ -10,7 +10,7 @@
 // in it can be located too.
 
 import { dirname, relative, resolve, isAbsolute } from 'node:path';
-import { documentError, isUrl, readDocument, type OpenApiDocument } from './document.js';
+import { documentError, isUrl, MAX_DOCUMENT_BYTES, readDocument, type OpenApiDocument } from './document.js';
 
 const MAX_FILES = 100;
 const MAX_CHAIN = 32;
@@ -44,8 +44,11 @@ export class Refs {
   /** Resolved targets by file and $ref text: a component named from many places is looked up once. */
   private readonly resolved = new Map<string, Located & { key: string }>();
   private readonly folder: string;
+  /** Bytes read so far: the root and every file its $refs named, together at most MAX_DOCUMENT_BYTES. */
+  private bytes: number;
 
   constructor(readonly root: OpenApiDocument) {
+    this.bytes = root.size ?? 0;
     this.folder = dirname(resolve(root.file));
     this.docs.set(resolve(root.file), root);
   }
@@ -93,10 +96,11 @@ export class Refs {
       if (!next) {
         if (this.docs.size >= MAX_FILES) throw documentError(node.doc, refAt, `$ref ${ref}: more than ${MAX_FILES} files referenced`);
         try {
-          next = readDocument(file, { root: false });
+          next = readDocument(file, { root: false, maxBytes: MAX_DOCUMENT_BYTES - this.bytes });
         } catch (e) {
           throw documentError(node.doc, refAt, `$ref ${ref}: ${(e as Error).message}`);
         }
+        this.bytes += next.size ?? 0;
         this.docs.set(file, next);
       }
       doc = next;

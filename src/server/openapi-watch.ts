@@ -8,10 +8,11 @@
 // whatever changed).
 
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { SvcManifest } from '../core/manifest-types.gen.js';
 import type { Logger } from '../log.js';
+import { MAX_DOCUMENT_BYTES } from '../openapi/document.js';
+import { readBoundedSync } from '../util/read-bounded.js';
 import { watchManifest, type ManifestWatcher } from './watch.js';
 
 export function watchDocuments(o: { manifest: SvcManifest; file: string; logger: Logger; reload: () => Promise<unknown> }): ManifestWatcher {
@@ -24,12 +25,12 @@ export function watchDocuments(o: { manifest: SvcManifest; file: string; logger:
   for (const file of files) {
     let initialHash: string | undefined;
     try {
-      initialHash = createHash('sha256').update(readFileSync(file)).digest('hex');
+      initialHash = createHash('sha256').update(readBoundedSync(file, MAX_DOCUMENT_BYTES)).digest('hex');
     } catch {
       continue;
     }
     watchers.push(watchManifest({
-      file, initialHash, logger: o.logger,
+      file, initialHash, logger: o.logger, maxBytes: MAX_DOCUMENT_BYTES,
       onChange: async () => {
         o.logger.info({ event: 'openapi.document_changed', file }, 'openapi document changed; reloading');
         await o.reload();

@@ -11,7 +11,9 @@
 // continuous burst), after which the file is read and hashed — onChange runs only when
 // the bytes differ from the last ones loaded (no-op events, an unreadable/deleted or empty
 // file — an in-place write between its truncate and its write — and unrelated files in the
-// folder never reload). "Loaded" is what onChange reports
+// folder never reload). The file is read within maxBytes and only if it is a regular file
+// (util/read-bounded.ts): one swapped for a pipe, a device or a larger file is never read,
+// and reloads once per such state, so the load says why. "Loaded" is what onChange reports
 // it read, and the file is re-checked after every onChange and once more 2×debounceMs
 // after each firing (chokidar drops a second change event within 50 ms of the first),
 // so a write that lands during a reload, or a half-written file, is never the last word.
@@ -19,9 +21,11 @@
 import { watch, type FSWatcher } from 'chokidar';
 import { createHash } from 'node:crypto';
 import { lstatSync, readlinkSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { dirname, join, parse, resolve, sep } from 'node:path';
 import { logger as rootLogger, type Logger } from '../log.js';
+import { MAX_MANIFEST_BYTES } from '../manifest/load.js';
+import { readBounded } from '../util/read-bounded.js';
 
 export interface ManifestWatcher {
   /** Resolves once the folder is being watched (events before it may be missed). */
@@ -41,11 +45,15 @@ export interface WatchOptions {
   debounceMs?: number;
   /** Interval of the fallback poll (one stat of the manifest). */
   pollMs?: number;
+  /** Most bytes read to hash the file (default MAX_WATCHED_BYTES); a larger file, or one that is not a regular file, is never read. */
+  maxBytes?: number;
   logger?: Logger;
 }
 
 export const DEFAULT_DEBOUNCE_MS = 50;
 export const DEFAULT_POLL_MS = 1000;
+/** What a watcher reads of its file at most: a manifest's bound (manifest/load.ts). */
+export const MAX_WATCHED_BYTES = MAX_MANIFEST_BYTES;
 const MAX_SYMLINK_HOPS = 40;
 
 /**
@@ -86,6 +94,7 @@ export function watchManifest(o: WatchOptions): ManifestWatcher {
   const file = resolve(o.file);
   const debounceMs = o.debounceMs ?? DEFAULT_DEBOUNCE_MS;
   const pollMs = o.pollMs ?? DEFAULT_POLL_MS;
+  const maxBytes = o.maxBytes ?? MAX_WATCHED_BYTES;
   let watched = new Set(pathFolders(file));
   let lastHash = o.initialHash;
   let timer: NodeJS.Timeout | undefined;
@@ -105,20 +114,25 @@ export function watchManifest(o: WatchOptions): ManifestWatcher {
       do {
         again = false;
         retarget();
-        let bytes: Buffer;
+        let hash: string;
         try {
-          bytes = await readFile(file);
+          const bytes = await readBounded(file, maxBytes);
+          if (bytes.length === 0) {
+            // An in-place write truncates before it writes: an empty manifest is that moment (never a valid
+            // manifest), not an edit to reject. The write's own event, and the re-check, read what follows.
+            log.debug({ event: 'watch.empty', file }, 'manifest is empty (a write in progress?); keeping the running config');
+            continue;
+          }
+          hash = createHash('sha256').update(bytes).digest('hex');
         } catch (e) {
-          log.debug({ event: 'watch.unreadable', file, code: (e as NodeJS.ErrnoException).code }, 'manifest not readable yet; keeping the running config');
-          continue;
+          const code = (e as NodeJS.ErrnoException).code;
+          if (code !== 'ENOTFILE' && code !== 'EFBIG') {
+            log.debug({ event: 'watch.unreadable', file, code }, 'manifest not readable yet; keeping the running config');
+            continue;
+          }
+          // There, but nothing a load can read (a pipe, a device, more than maxBytes): the reload says why, once per such state.
+          hash = `${code}:${await identity()}`;
         }
-        if (bytes.length === 0) {
-          // An in-place write truncates before it writes: an empty manifest is that moment (never a valid
-          // manifest), not an edit to reject. The write's own event, and the re-check, read what follows.
-          log.debug({ event: 'watch.empty', file }, 'manifest is empty (a write in progress?); keeping the running config');
-          continue;
-        }
-        const hash = createHash('sha256').update(bytes).digest('hex');
         if (closed) continue;
         if (hash === lastHash) {
           log.debug({ event: 'watch.unchanged', file }, 'manifest bytes unchanged');

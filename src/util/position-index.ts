@@ -6,8 +6,9 @@
 // node (tests compare them on every manifest in the repository and on generated catalogs); in
 // YAML, a node inside a one-line flow collection ({…} or […]) is located at that collection;
 // for YAML it does not follow — a flow collection or a quoted scalar over several lines, a
-// tag, an anchor, several documents, a key it cannot place — or text that is not JSON, the
-// index is undefined and the caller uses the `yaml` package.
+// tag, an anchor, several documents, a key it cannot place — or text that is not JSON (or
+// JSON nested more than JSON_MAX_NESTING deep), the index is undefined and the caller uses the
+// `yaml` package.
 
 type Path = readonly (string | number)[];
 export interface Pos {
@@ -197,6 +198,9 @@ const JSON_SCALAR = /-?[0-9][0-9.eE+-]*|true|false|null/y;
 /** Nodes this deep or shallower are indexed in the first pass; a deeper one is found by walking the text from its indexed ancestor. */
 const JSON_DEPTH = 3;
 
+/** Nesting this deep is not followed (the reader recurses): the index is undefined and the caller uses the `yaml` package. */
+const JSON_MAX_NESTING = 1000;
+
 /** A read position in JSON text, with its line. */
 class JsonCursor {
   constructor(readonly text: string, public i = 0, public line = 1, public lineStart = 0) {}
@@ -232,10 +236,11 @@ class JsonCursor {
    * Reads one value. `visit` is told each member (key or index) before its value is read and
    * answers whether to go on calling it below that member; false: the value is only read.
    */
-  value(visit?: { member(name: string | number, key: Pos | undefined, value: JsonCursor): boolean; leave(): void }): boolean {
+  value(visit?: { member(name: string | number, key: Pos | undefined, value: JsonCursor): boolean; leave(): void }, depth = 0): boolean {
     this.space();
     const c = this.text[this.i];
     if (c !== '{' && c !== '[') return (c === '"' ? this.token(JSON_STRING) : this.token(JSON_SCALAR)) !== undefined;
+    if (depth === JSON_MAX_NESTING) return false;
     this.i++;
     this.space();
     const close = c === '{' ? '}' : ']';
@@ -257,7 +262,7 @@ class JsonCursor {
       }
       this.space();
       const deeper = visit?.member(name, key, this) ?? false;
-      if (!this.value(deeper ? visit : undefined)) return false;
+      if (!this.value(deeper ? visit : undefined, depth + 1)) return false;
       if (deeper) visit!.leave();
       this.space();
       const sep = this.text[this.i++];

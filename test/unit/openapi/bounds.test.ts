@@ -15,20 +15,7 @@ import type { OpenApiSource } from '../../../src/core/manifest-types.gen.js';
 import { MAX_TOOL_CHARS, MAX_TOTAL_CHARS } from '../../../src/openapi/budget.js';
 import { expandOpenApi } from '../../../src/openapi/expand.js';
 import { problemsOf } from './helpers.js';
-
-/** A document whose POST /x body is L0, each level's 10 properties referring to the next, for `levels` levels. */
-export function fanOut(levels: number, o: { operations?: number } = {}): string {
-  let s = 'openapi: 3.0.3\ninfo: {title: fan, version: "1"}\nservers: [{url: "http://127.0.0.1:9"}]\npaths:\n';
-  for (let i = 0; i < (o.operations ?? 1); i++) {
-    s += `  /x${i}:\n    post:\n      operationId: fan${i}\n      requestBody:\n        content:\n          application/json:\n            schema: {$ref: "#/components/schemas/L0"}\n      responses:\n        "200": {description: ok}\n`;
-  }
-  s += 'components:\n  schemas:\n';
-  for (let i = 0; i < levels; i++) {
-    s += `    L${i}:\n      type: object\n      properties:\n`;
-    for (let p = 0; p < 10; p++) s += i + 1 < levels ? `        p${p}: {$ref: "#/components/schemas/L${i + 1}"}\n` : `        p${p}: {type: string}\n`;
-  }
-  return s;
-}
+import { fanOut, laughs } from '../../helpers/openapi-hostile.js';
 
 describe('openapi expansion: bounded in size per tool and in total', () => {
   let dir: string;
@@ -80,10 +67,7 @@ describe('openapi expansion: bounded in size per tool and in total', () => {
   });
 
   it('YAML aliases (shared nodes) in an example count as the copies they stand for', () => {
-    let s = 'openapi: 3.0.3\ninfo: {title: laughs, version: "1"}\nservers: [{url: "http://127.0.0.1:9"}]\nx-lol:\n  a0: &a0 "lol lol lol lol lol lol lol lol lol lol"\n';
-    for (let i = 1; i < 12; i++) s += `  a${i}: &a${i} [${Array.from({ length: 10 }, () => `*a${i - 1}`).join(', ')}]\n`;
-    s += 'paths:\n  /laugh:\n    get:\n      operationId: laugh\n      parameters:\n        - name: q\n          in: query\n          schema: {type: array, example: *a11}\n      responses:\n        "200": {description: ok}\n';
-    const [p] = problemsOf(() => expand('laughs.yaml', s));
+    const [p] = problemsOf(() => expand('laughs.yaml', laughs(11)));
     assert.equal(p!.code, 'OPENAPI_INVALID');
     assert.equal(p!.path, '#/paths/~1laugh/get/parameters/0/schema');
   });
