@@ -1,5 +1,5 @@
 // Catalog: a FastSvc compiled for serving — frozen, with every input schema checked
-// and the MCP wire listings rendered once; each input validator is compiled on a
+// and the MCP wire listings rendered once (each within one list page: list-entry.ts); each input validator is compiled on a
 // tool's first call and shared by tools with identical schemas (input-schemas.ts), so
 // a catalog of thousands of tools builds fast and small. Guarantees: building a
 // catalog either succeeds whole or throws (an invalid input schema throws
@@ -14,6 +14,7 @@ import type { ClassLimits, FastSvc } from './fast-svc.js';
 import type { CacheHint, JsonSchemaObject, Limit, PromptDef, ResourceDef, TaskSupport, ToolDef } from './types.js';
 import { checkInputSchema, InputValidators } from './input-schemas.js';
 import { compileGuard, type Guard } from './guard.js';
+import { fitListing, promptListing, resourceListing, toolListing } from './list-entry.js';
 
 /** A capability's access rule (required scopes, tenant-bound patterns, bound arguments) and its quota. */
 export interface Guarded extends Guard {
@@ -96,6 +97,8 @@ export { newInputAjv, type InputCompiler } from './input-schemas.js';
 
 export function buildCatalog(svc: FastSvc, opts: { hash?: string; listPage?: ListPage; withheld?: ReadonlyMap<string, Withheld> } = {}): Catalog {
   const validators = new InputValidators();
+  /** A listing as it is listed: within one page of list_page_bytes (list-entry.ts). */
+  const freeze = opts.listPage ? (w: Record<string, unknown>) => Object.freeze(fitListing(w, opts.listPage!.bytes).listing) : (w: Record<string, unknown>) => Object.freeze(w);
   const tools = new Map<string, ToolEntry>();
   for (const def of svc.tools.values()) {
     const schema = def.input_schema ?? EMPTY_SCHEMA;
@@ -105,15 +108,7 @@ export function buildCatalog(svc: FastSvc, opts: { hash?: string; listPage?: Lis
       throw new SvcError('INPUT_SCHEMA_INVALID', `tool ${def.name}: ${(e as Error).message}`, { path: `tools/${def.name}/input_schema` });
     }
     let validate: ValidateFunction | undefined;
-    const wire = freeze({
-      name: def.name,
-      ...(def.title !== undefined && { title: def.title }),
-      description: def.description,
-      inputSchema: schema,
-      ...(def.output_schema !== undefined && { outputSchema: def.output_schema }),
-      ...(def.annotations !== undefined && { annotations: def.annotations }),
-      ...(def.task !== undefined && def.task !== 'forbidden' && { execution: { taskSupport: def.task } }),
-    });
+    const wire = freeze(toolListing(def, schema));
     tools.set(def.name, Object.freeze({
       def,
       ...guarded(def.required_scopes, def.limits, def.bind),
@@ -133,29 +128,18 @@ export function buildCatalog(svc: FastSvc, opts: { hash?: string; listPage?: Lis
   const resources = new Map<string, ResourceEntry>();
   const templates: ResourceEntry[] = [];
   for (const def of svc.resources.values()) {
-    const common = {
-      name: def.name,
-      ...(def.title !== undefined && { title: def.title }),
-      ...(def.description && { description: def.description }),
-      mimeType: def.mime_type ?? 'text/plain',
-    };
     const guard = guarded(def.required_scopes, def.limits);
+    const wire = freeze(resourceListing(def));
     if (def.uri !== undefined) {
-      const wire = freeze({ uri: def.uri, ...common });
       resources.set(def.uri, Object.freeze({ def, ...guard, wire, ...(def.ui && { appsWire: freeze({ ...wire, _meta: { ui: def.ui } }) }) }));
     } else {
-      templates.push(Object.freeze({ def, ...guard, wire: freeze({ uriTemplate: def.uri_template!, ...common }), match: compileUriTemplate(def.uri_template!) }));
+      templates.push(Object.freeze({ def, ...guard, wire, match: compileUriTemplate(def.uri_template!) }));
     }
   }
 
   const prompts = new Map<string, PromptEntry>();
   for (const def of svc.prompts.values()) {
-    const wire = freeze({
-      name: def.name,
-      ...(def.title !== undefined && { title: def.title }),
-      ...(def.description && { description: def.description }),
-      arguments: (def.arguments ?? []).map((a) => ({ name: a.name, ...(a.description && { description: a.description }), required: a.required ?? false })),
-    });
+    const wire = freeze(promptListing(def));
     prompts.set(def.name, Object.freeze({ def, ...guarded(def.required_scopes, def.limits), wire }));
   }
 
@@ -232,10 +216,6 @@ function escapeRe(s: string): string {
 
 function guarded(requiredScopes: readonly string[] | undefined, limits: Limit | undefined, bind?: Readonly<Record<string, string>>): Guarded {
   return { ...compileGuard(requiredScopes, bind), ...(limits && (limits.requests !== undefined || limits.concurrent !== undefined) && { limits: Object.freeze({ ...limits }) }) };
-}
-
-function freeze<T extends object>(o: T): Readonly<T> {
-  return Object.freeze(o);
 }
 
 /** Every class limit set: token, user, oauth_client and each external issuer's. */

@@ -180,7 +180,7 @@ export interface ServerSettings {
    */
   list_page_size?: number;
   /**
-   * Most characters of JSON in one page of a list (the MCP lists, and each list of a GET /svc answer), counted item by item: a page ends before the item that would pass it (it always holds one item), so a catalog of large tools (an OpenAPI description's, whose input and output schemas run to kilobytes each) answers every page in a few milliseconds. A page ends at whichever of list_page_size and list_page_bytes comes first.
+   * Most characters of JSON in one page of a list (the MCP lists, and each list of a GET /svc answer, as a JSON array): a page ends before the item that would pass it, and an entry longer than a page on its own is listed in short (a tool without its output schema, then with its input schema cut to the levels that fit — a call is still checked against the whole schema — then its description shortened; validate warns LIST_ENTRY_SHORTENED), so a catalog of large tools (an OpenAPI description's, whose input and output schemas run to kilobytes each) answers every page in a few milliseconds. A page ends at whichever of list_page_size and list_page_bytes comes first.
    */
   list_page_bytes?: number;
   /**

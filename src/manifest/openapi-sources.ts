@@ -79,9 +79,9 @@ export function uniqueProblems(problems: SvcError[]): SvcError[] {
   });
 }
 
-const PER_TOOL_ADVICE = new Set(['TASK_ADVISED', 'SCOPE_ADVISED']);
+const PER_TOOL_ADVICE = new Set(['TASK_ADVISED', 'SCOPE_ADVISED', 'LIST_ENTRY_SHORTENED']);
 
-/** Per-tool advice (TASK_ADVISED, SCOPE_ADVISED): one per code and place (the tools of one source differ in detail, e.g. their method), naming the first tool and counting the rest. */
+/** Per-tool advice (TASK_ADVISED, SCOPE_ADVISED, LIST_ENTRY_SHORTENED): one per code and place (the tools of one source differ in detail, e.g. their method), naming the first tool and counting the rest. */
 export function uniqueWarnings<W extends { code: string; line: number; col: number; message: string; file?: string }>(warnings: W[]): W[] {
   const groups = new Map<string, W[]>();
   for (const w of warnings) {

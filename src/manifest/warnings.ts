@@ -14,10 +14,15 @@
 // not believed of an fs write), or an explicit `required_scopes: []` (open on purpose) is the
 // operator's answer: no warning. Resources and prompts are reads and never warned about.
 //
+// LIST_ENTRY_SHORTENED: a capability whose listing is longer than one list page
+// (server.list_page_bytes) is listed in short (core/list-entry.ts says how): the operator may
+// want to raise the page size.
+//
 // LOCK_UPSTREAM_UNKNOWN is about the pin lock file, not the manifest: lock-check.ts gives it.
 
 import type { SvcManifest, Tool } from '../core/manifest-types.gen.js';
 import { CALL_ROUTES } from '../core/config.js';
+import { fitListing, promptListing, resourceListing, toolListing } from '../core/list-entry.js';
 
 /** A backend timeout above this (ms) makes `task: required` advisable. */
 export const TASK_ADVISED_AFTER_MS = 60_000;
@@ -28,6 +33,7 @@ export const WARNINGS = {
   SCOPE_ADVISED: 'On a server that serves people other than its operator (people sign in, an enterprise identity provider, or a public call route reachable from other machines), a tool that may change something declares no `required_scopes`: declare scopes, `annotations.readOnlyHint: true` if it only reads, or `required_scopes: []` to leave it open on purpose.',
   OPENAPI_SKIPPED: 'An operation of an `openapi` source is not served because fastsvc cannot call it as the document describes it (a multipart or binary body, a `file` parameter, a parameter described by a media type, a method other than GET POST PUT PATCH DELETE, a Swagger 2.0 collection format OpenAPI 3 cannot express, a path placeholder without its parameter); the message names its method, path and operationId and says why. Exclude it (`exclude`) to silence this.',
   OPENAPI_NOT_FETCHED: '`fastsvc validate` without `--network` does not fetch an `openapi` document at a URL, so the tools of that source were not checked; `--network` fetches it (serve always does).',
+  LIST_ENTRY_SHORTENED: 'A capability\'s listing (its name, description and schemas as tools/list and GET /svc show them) is longer than one list page (`server.list_page_bytes`), so it is listed in short: a tool without its output schema, then with its input schema cut to the levels that fit (the call is still checked against the whole schema), then its description shortened. Raise `server.list_page_bytes` to list it whole.',
   LOCK_UPSTREAM_UNKNOWN: 'The pin lock file beside the manifest (`svc.lock.json`) has an entry for an upstream the manifest does not declare (renamed or removed): it serves nothing, and `fastsvc upstreams accept` leaves it; remove the entry by hand, or restore the upstream. Reported at the entry\'s line in the lock file.',
 } as const;
 
@@ -119,6 +125,16 @@ export function manifestWarnings(m: SvcManifest, written: (path: (string | numbe
           + `${t.fs ? '' : 'annotations.readOnlyHint: true if it only reads, '}or required_scopes: [] to leave it open to every caller on purpose`,
       });
     }
+  }
+  const bytes = m.server?.list_page_bytes;
+  if (bytes !== undefined) {
+    const shortened = (kind: string, name: string, path: (string | number)[], listing: Record<string, unknown>) => {
+      const f = fitListing(listing, bytes);
+      if (f.shortened) out.push({ code: 'LIST_ENTRY_SHORTENED', path, message: `${kind} ${name}: its listing is ${JSON.stringify(listing).length} characters of JSON, more than a list page holds (server.list_page_bytes: ${bytes}): listed with ${f.shortened}; raise server.list_page_bytes to list it whole` });
+    };
+    for (const [i, t] of (m.tools ?? []).entries()) shortened('tool', t.name, ['tools', i], toolListing(t as Parameters<typeof toolListing>[0], t.input_schema ?? { type: 'object', properties: {} }));
+    for (const [i, r] of (m.resources ?? []).entries()) shortened('resource', r.name, ['resources', i], resourceListing(r));
+    for (const [i, p] of (m.prompts ?? []).entries()) shortened('prompt', p.name, ['prompts', i], promptListing(p));
   }
   return out;
 }

@@ -1,7 +1,8 @@
 // Pages of the catalog's lists (tools, resources, resource templates, prompts): the MCP lists'
 // cursors, and GET /svc's one cursor over all four. Guarantees: a page holds at most `size`
-// items and, item by item, at most `bytes` characters of their JSON (at least one item
-// whatever its length; each item's length is measured once per cached list item); a list
+// items and its list, as a JSON array, at most `bytes` characters (at least one item whatever
+// its length — the catalog lists an entry longer than a page in short, core/list-entry.ts, so
+// one item fits; each item's length is measured once per cached list item); a list
 // within both is one page with no cursor; a cursor is opaque (base64url), names its list(s) and the
 // first item of each next page by key (name, uri or uriTemplate), and is resolved against the
 // caller's own scope-filtered view, so walking the cursors returns every visible item exactly
@@ -44,11 +45,11 @@ export function page(list: ListName, items: readonly Item[], cursor: unknown, li
   return { items: items.slice(start, end), nextCursor: encode(list, keyOf(list, items[end]!)) };
 }
 
-/** Where the page from `start` ends: after `size` items, or before the item that would pass `bytes` (never before start + 1). */
+/** Where the page from `start` ends: after `size` items, or before the item that would make the page's JSON array pass `bytes` (never before start + 1). */
 function pageEnd(items: readonly Item[], start: number, limits: ListPage | undefined): number {
   if (!limits) return items.length;
   const last = Math.min(items.length, start + limits.size);
-  let used = 0;
+  let used = 1; // [ and ], less the comma the first item does not need
   for (let i = start; i < last; i++) {
     let n = lengths.get(items[i]!);
     if (n === undefined) lengths.set(items[i]!, (n = JSON.stringify(items[i]).length + 1));

@@ -16,11 +16,13 @@ describe('MCP list pages', () => {
     assert.deepEqual(page('tools', tools, undefined, undefined), { items: tools });
   });
 
-  it('ends a page before the item that would pass list_page_bytes (one item at least), and walks every item once', () => {
+  it('ends a page before the item that would make its JSON array pass list_page_bytes (one item at least), and walks every item once', () => {
     const sizes = [10, 10, 10, 300, 10, 10];
     const items = sizes.map((n, i) => ({ name: `i${i}`, d: 'x'.repeat(n) }));
     const len = (i: number) => JSON.stringify(items[i]).length + 1;
-    const limits = { size: 100, bytes: len(0) + len(1) + len(2) };
+    const limits = { size: 100, bytes: 1 + len(0) + len(1) + len(2) };
+    assert.equal(JSON.stringify(items.slice(0, 3)).length, limits.bytes, 'the page\'s JSON array is list_page_bytes exactly');
+    assert.deepEqual(page('tools', items, undefined, { ...limits, bytes: limits.bytes - 1 }).items.map((t) => (t as { name: string }).name), ['i0', 'i1'], 'one character less: the third item waits');
     const pages: string[][] = [];
     let cursor: string | undefined;
     do {
