@@ -9,7 +9,11 @@
 // multipart, binary, a `file` parameter, a parameter described by `content`, Swagger 2.0's
 // tsv collection format, a method other than GET POST PUT PATCH DELETE — skips the operation
 // with the reason, never a guessed request. Accept, Content-Type and Authorization header
-// parameters are ignored (OpenAPI says so). style/explode are written only when the
+// parameters are ignored (OpenAPI says so), and so is a header the source's credential or
+// `headers` or the HTTP stack set; a parameter the http backend could not send as described
+// (a header fastsvc sets, a cookie beside a credential that sets Cookie, a name that is not a
+// token, a style its location does not take) is left out when optional and skips the operation
+// when required; a path parameter the path does not name, and an optional GET body, are left out. style/explode are written only when the
 // document gives them (Swagger 2.0 collection formats are translated to them). The output
 // schema is the first 2xx response's JSON schema when that is an object schema.
 
@@ -17,6 +21,7 @@ import type { JsonSchema, SchemaTranslator } from './schema.js';
 import { child, pathOf, type Located, type Refs } from './refs.js';
 import { documentError, type OpenApiVersion } from './document.js';
 import { BoundPassed, type Budget } from './budget.js';
+import { STYLES } from '../runtime/backends/http-parameters.js';
 
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -65,6 +70,10 @@ export interface OperationContext {
   budget: Budget;
   version: OpenApiVersion;
   baseUrl: string;
+  /** The header the source's credential sets (lower case), if it sets one. */
+  credentialHeader?: string;
+  /** The headers the source's `headers` set (lower case). */
+  sourceHeaders?: ReadonlySet<string>;
   /** Swagger 2.0: the document's `consumes` and `produces`. */
   consumes?: string[];
   produces?: string[];
@@ -112,7 +121,11 @@ export function operationTool(o: Operation, ctx: OperationContext): Built {
       bodyRequired = v.required === true;
       continue;
     }
-    if (where === 'header' && IGNORED_HEADERS.has(name.toLowerCase())) continue;
+    const place = placement(name, where, v, o, ctx);
+    if (place !== undefined) {
+      if (place.leave || v.required !== true) continue;
+      return { skip: `its ${where} parameter ${name} is required, and ${place.why}` };
+    }
     if (v.content !== undefined) return { skip: `parameter ${name} is described by a media type (content), which fastsvc does not serialize` };
     if (ctx.version === '2.0' && v.type === 'file') return { skip: `parameter ${name} is a file upload (multipart/form-data)` };
     let schema = ctx.version === '2.0' ? translate(p) : translate(child(p, 'schema'));
@@ -151,12 +164,16 @@ export function operationTool(o: Operation, ctx: OperationContext): Built {
       requestBody = { arg: '', content_type: FORM_TYPE };
       bodySchema = { type: 'object', properties: form.properties, ...(form.required.length && { required: form.required }) };
       bodyRequired = form.required.length > 0;
+    } else if (bodyNode && o.method === 'GET') {
+      if (bodyRequired) return { skip: 'it is a GET with a required request body, which fastsvc does not send (a GET carries no body)' };
     } else if (bodyNode) {
       const json = consumes.find((c) => JSON_TYPE.test(c));
       if (!json) return { skip: `its body is sent as ${consumes.join(', ')}, which fastsvc does not send (JSON or ${FORM_TYPE})` };
       requestBody = { arg: '', content_type: 'application/json' };
       bodySchema = translate(bodyNode);
     }
+  } else if (op.requestBody !== undefined && o.method === 'GET') {
+    if ((ctx.refs.deref(child(o.node, 'requestBody')).value as { required?: unknown }).required === true) return { skip: 'it is a GET with a required request body, which fastsvc does not send (a GET carries no body)' };
   } else if (op.requestBody !== undefined) {
     const rb = ctx.refs.deref(child(o.node, 'requestBody'));
     const content = child(rb, 'content');
@@ -209,7 +226,37 @@ export function operationTool(o: Operation, ctx: OperationContext): Built {
   };
 }
 
-/** Path-level parameters, then the operation's (which replace one of the same name and location), $refs followed. */
+/** Headers the HTTP stack sets on every request: a parameter for one is left out, required or not. */
+const STACK_HEADERS = new Set(['host', 'content-length', 'connection', 'transfer-encoding']);
+/** Other headers fastsvc sets itself (cookies, a proxy's credential, trace context): an optional parameter is left out, a required one skips its operation. */
+const OWN_HEADERS = new Set(['cookie', 'proxy-authorization', 'traceparent', 'tracestate']);
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * Whether a parameter is sent as an argument: undefined when it is; `leave` when something else
+ * sends it (the credential, the source's `headers`, the HTTP stack, OpenAPI's ignored headers) or
+ * it has nowhere to go (a path parameter the path does not name); else why it cannot be sent —
+ * left out when optional, its operation skipped when required.
+ */
+function placement(name: string, where: string, v: Record<string, unknown>, o: Operation, ctx: OperationContext): { leave: true } | { leave?: false; why: string } | undefined {
+  const lower = name.toLowerCase();
+  if (where === 'header') {
+    if (IGNORED_HEADERS.has(lower) || lower === ctx.credentialHeader || ctx.sourceHeaders?.has(lower) || STACK_HEADERS.has(lower)) return { leave: true };
+    if (OWN_HEADERS.has(lower)) return { why: 'fastsvc sets that header itself' };
+  }
+  if (where === 'cookie') {
+    if (ctx.credentialHeader === 'cookie') return { why: 'the source\'s credential sets the Cookie header' };
+    if (ctx.sourceHeaders?.has('cookie')) return { why: 'the source\'s headers set the Cookie header' };
+  }
+  if ((where === 'header' || where === 'cookie') && !TOKEN.test(name)) return { why: `${JSON.stringify(name)} is not a valid ${where} name` };
+  if (where === 'path' && !o.path.includes(`{${name}}`)) return { leave: true };
+  const style = ctx.version === '2.0' ? undefined : v.style;
+  const styles = (STYLES as Record<string, readonly string[] | undefined>)[where];
+  if (typeof style === 'string' && styles && !styles.includes(style)) return { why: `style ${style} is not allowed for a ${where} parameter (${where} takes ${styles.join(', ')})` };
+  return undefined;
+}
+
+/** Path-level parameters, then the operation's (which replace one of the same name and location — a header's name in any case), $refs followed. */
 function mergedParameters(o: Operation, refs: Refs): Located[] {
   const out = new Map<string, Located>();
   for (const owner of [o.pathItem, o.node]) {
@@ -220,7 +267,7 @@ function mergedParameters(o: Operation, refs: Refs): Located[] {
       const p = refs.deref(child(list, i));
       const v = p.value as { name?: unknown; in?: unknown } | null;
       if (!v || typeof v !== 'object' || typeof v.name !== 'string' || typeof v.in !== 'string') throw documentError(p.doc, pathOf(p), 'a parameter needs a name and an "in"');
-      out.set(`${v.in}\u0000${v.name}`, p);
+      out.set(`${v.in}\u0000${v.in === 'header' ? v.name.toLowerCase() : v.name}`, p);
     });
   }
   return [...out.values()];
