@@ -53,14 +53,15 @@ export function pointer(path: JsonPath): string {
 
 /**
  * A document's bytes, parsed. A file must be a regular file (not a pipe or a device) of at most
- * `maxBytes` (MAX_DOCUMENT_BYTES, or what is left of it for a source's further files).
+ * `maxBytes` (MAX_DOCUMENT_BYTES, or what is left of it for a source's further files); `realPath`,
+ * when given, is what is read (the path a containment check decided on), `file` what it is called.
  */
-export function readDocument(file: string, opts: { root: boolean; sha256?: string; maxBytes?: number }): OpenApiDocument {
+export function readDocument(file: string, opts: { root: boolean; sha256?: string; maxBytes?: number; realPath?: string }): OpenApiDocument {
   const max = opts.maxBytes ?? MAX_DOCUMENT_BYTES;
   let bytes: Buffer;
   if (isUrl(file)) bytes = fetchDocument(file, max);
   else try {
-    bytes = readBoundedSync(file, max);
+    bytes = readBoundedSync(opts.realPath ?? file, max);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'EFBIG') throw new SvcError('OPENAPI_INVALID', `document is larger than ${max} bytes${max < MAX_DOCUMENT_BYTES ? `, what is left of the ${MAX_DOCUMENT_BYTES} a source reads (its document and the files its $refs name, together)` : ''}`, { file, line: 1, col: 1 });

@@ -1,7 +1,7 @@
 // $ref resolution for one OpenAPI document and the files it names.
 // Guarantees: a $ref is `#/json/pointer` in the same file, or `file#/pointer` / `file`
-// relative to the referring file, inside the root document's folder (never above it:
-// refused); at most MAX_FILES files are read, each once, all of them together (the root
+// relative to the referring file, inside the root document's folder — as written and as its
+// real path, symlinks resolved, which is the file then read (never above it: refused); at most MAX_FILES files are read, each once, all of them together (the root
 // included) within document.ts's size bound; a chain of $refs ($ref to a $ref) longer than MAX_CHAIN, or a loop of them, is
 // refused; every refusal is OPENAPI_INVALID at the $ref's line:col in its own file.
 // OpenAPI 3.1: a $ref may name a schema's `$id` exactly as written (base URIs are not
@@ -9,6 +9,7 @@
 // A node is always given with where it is (document and JSON path), so a later problem
 // in it can be located too.
 
+import { realpathSync } from 'node:fs';
 import { dirname, relative, resolve, isAbsolute } from 'node:path';
 import { documentError, isUrl, MAX_DOCUMENT_BYTES, readDocument, type OpenApiDocument } from './document.js';
 
@@ -53,6 +54,18 @@ export class Refs {
     this.docs.set(resolve(root.file), root);
   }
 
+  private real: string | undefined;
+
+  /** The document's folder, symlinks resolved (as it is now: a $ref'd file's real path must be inside it). */
+  private realFolder(): string {
+    try {
+      this.real ??= realpathSync(this.folder);
+    } catch {
+      this.real = this.folder;
+    }
+    return this.real;
+  }
+
   /** Every file read so far, the root first (their hashes make the source's hash). */
   get documents(): OpenApiDocument[] {
     return [...this.docs.values()];
@@ -82,21 +95,35 @@ export class Refs {
     const filePart = hash === -1 ? ref : ref.slice(0, hash);
     const fragment = hash === -1 ? '' : ref.slice(hash + 1);
     const refAt = [...pathOf(node), '$ref'];
-    const byId = filePart || (fragment && !fragment.startsWith('/')) ? this.idTarget(node.doc, filePart, fragment) : undefined;
+    const decode = (part: string) => {
+      try {
+        return decodeURIComponent(part);
+      } catch {
+        throw documentError(node.doc, refAt, `$ref ${ref}: a malformed %-escape`);
+      }
+    };
+    const byId = filePart || (fragment && !fragment.startsWith('/')) ? this.idTarget(node.doc, filePart, fragment, decode) : undefined;
     if (byId) return byId;
     if (fragment && !fragment.startsWith('/')) throw documentError(node.doc, refAt, `$ref ${ref}: names no JSON pointer (#/…), $id or $anchor of this document`);
     let doc = node.doc;
     if (filePart) {
       if (/^[a-z][a-z0-9+.-]*:/i.test(filePart)) throw documentError(node.doc, refAt, `$ref ${ref}: only files beside the document are resolved, not URLs`);
       if (isUrl(node.doc.file)) throw documentError(node.doc, refAt, `$ref ${ref}: a document fetched from a URL may only refer within itself`);
-      const file = resolve(dirname(resolve(node.doc.file)), decodeURIComponent(filePart));
-      const rel = relative(this.folder, file);
-      if (rel.startsWith('..') || isAbsolute(rel)) throw documentError(node.doc, refAt, `$ref ${ref}: names a file outside the document's folder`);
+      const file = resolve(dirname(resolve(node.doc.file)), decode(filePart));
+      if (!inside(this.folder, file)) throw documentError(node.doc, refAt, `$ref ${ref}: names a file outside the document's folder`);
       let next = this.docs.get(file);
       if (!next) {
         if (this.docs.size >= MAX_FILES) throw documentError(node.doc, refAt, `$ref ${ref}: more than ${MAX_FILES} files referenced`);
+        // Decided on the real path (symlinks resolved), which is then the file read: a link cannot lead out.
+        let real: string | undefined;
         try {
-          next = readDocument(file, { root: false, maxBytes: MAX_DOCUMENT_BYTES - this.bytes });
+          real = realpathSync(file);
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw documentError(node.doc, refAt, `$ref ${ref}: cannot be resolved (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+        }
+        if (real !== undefined && !inside(this.realFolder(), real)) throw documentError(node.doc, refAt, `$ref ${ref}: names a file outside the document's folder (through a symbolic link)`);
+        try {
+          next = readDocument(file, { root: false, maxBytes: MAX_DOCUMENT_BYTES - this.bytes, ...(real !== undefined && { realPath: real }) });
         } catch (e) {
           throw documentError(node.doc, refAt, `$ref ${ref}: ${(e as Error).message}`);
         }
@@ -105,7 +132,7 @@ export class Refs {
       }
       doc = next;
     }
-    const path = fragment ? fragment.slice(1).split('/').map((s) => decodeURIComponent(s).replace(/~1/g, '/').replace(/~0/g, '~')) : [];
+    const path = fragment ? fragment.slice(1).split('/').map((s) => decode(s).replace(/~1/g, '/').replace(/~0/g, '~')) : [];
     let value: unknown = doc.value;
     for (const k of path) {
       value = value !== null && typeof value === 'object' && Object.hasOwn(value, k) ? (value as Record<string, unknown>)[k] : undefined;
@@ -120,7 +147,7 @@ export class Refs {
    * OpenAPI 3.1 (JSON Schema 2020-12): a $ref naming a schema's `$id` (as written there: base URIs are
    * not resolved) and optionally an `$anchor` inside it, or an `$anchor` of the document itself.
    */
-  private idTarget(doc: OpenApiDocument, id: string, fragment: string): (Located & { key: string }) | undefined {
+  private idTarget(doc: OpenApiDocument, id: string, fragment: string, decode: (s: string) => string): (Located & { key: string }) | undefined {
     let index = this.ids.get(doc);
     if (!index) this.ids.set(doc, (index = indexIds(doc)));
     if (!index.size) return undefined;
@@ -130,7 +157,7 @@ export class Refs {
       if (!resource) return undefined;
       let value: unknown = resource.value;
       let at = resource.at;
-      for (const k of fragment.slice(1).split('/').map((x) => decodeURIComponent(x).replace(/~1/g, '/').replace(/~0/g, '~'))) {
+      for (const k of fragment.slice(1).split('/').map((x) => decode(x).replace(/~1/g, '/').replace(/~0/g, '~'))) {
         value = value !== null && typeof value === 'object' && Object.hasOwn(value, k) ? (value as Record<string, unknown>)[k] : undefined;
         if (value === undefined) return undefined;
         at = { up: at, key: k };
@@ -165,6 +192,12 @@ function indexIds(doc: OpenApiDocument): Map<string, Located & { key: string }> 
   // Only 3.1 schemas have $id/$anchor (a file a $ref names has no version of its own).
   if (doc.version === undefined || doc.version === '3.1') walk(doc.value, undefined, '', 0);
   return out;
+}
+
+/** `file` is `folder` or below it. */
+function inside(folder: string, file: string): boolean {
+  const rel = relative(folder, file);
+  return !(rel.startsWith('..') || isAbsolute(rel));
 }
 
 export function isRef(v: unknown): v is { $ref: string } {

@@ -1,7 +1,8 @@
 // No reload can take a running server down (issue 38, point 9): the real `svc serve`, its heap held
 // to 256 MB, serves an `openapi` source; its document is then rewritten, while it serves, into
 // documents made to exhaust memory or to block whoever reads them — a $ref fan-out, YAML aliases
-// "billion laughs", a $ref to a named pipe, the document swapped for a link to /dev/zero. Each reload
+// "billion laughs", a $ref to a named pipe, a $ref to a link out of the folder, the document swapped
+// for a link to /dev/zero. Each reload
 // is rejected with the document's problem in the log (FILE:LINE:COL: CODE), the server keeps
 // answering with the last good catalog, and a good document afterwards is served again.
 
@@ -16,6 +17,8 @@ import { fanOut, laughs } from '../helpers/openapi-hostile.js';
 const TOKEN = 'openapi-hostile-token-0123456789';
 const MANIFEST = `version: 1\nname: hostile\nauth:\n  token: \${SVC_TOKEN}\nopenapi:\n  - name: api\n    document: api.yaml\n`;
 const GOOD = (name: string) => `openapi: 3.0.3\ninfo: {title: good, version: "1"}\nservers: [{url: "http://127.0.0.1:9"}]\npaths:\n  /thing:\n    get:\n      operationId: ${name}\n      responses:\n        "200": {description: ok}\n`;
+/** A document whose POST /thing body is `ref`. */
+const BODY = (ref: string) => GOOD('posted').replace('get:', 'post:').replace('responses:', `requestBody:\n        content:\n          application/json:\n            schema: {$ref: "${ref}"}\n      responses:`);
 
 describe('openapi e2e: a hostile document written while svc serve serves it', function () {
   this.timeout(120_000);
@@ -59,8 +62,14 @@ describe('openapi e2e: a hostile document written while svc serve serves it', fu
 
   it('a $ref to a named pipe (no writer: a read would wait forever): rejected, not a file', async () => {
     execFileSync('mkfifo', [join(served.dir, 'pipe.yaml')]);
-    writeFileSync(join(served.dir, 'api.yaml'), GOOD('piped').replace('responses:', 'requestBody:\n        content:\n          application/json:\n            schema: {$ref: "pipe.yaml"}\n      responses:'));
+    writeFileSync(join(served.dir, 'api.yaml'), BODY('pipe.yaml'));
     await rejects(/api\.yaml:\d+:\d+: OPENAPI_INVALID: \$ref pipe\.yaml: .*not a file/);
+  });
+
+  it('a $ref to a link out of the folder (to /etc/passwd): rejected at the $ref, nothing read', async () => {
+    symlinkSync('/etc/passwd', join(served.dir, 'inner.yaml'));
+    writeFileSync(join(served.dir, 'api.yaml'), BODY('inner.yaml'));
+    await rejects(/api\.yaml:\d+:\d+: OPENAPI_INVALID: \$ref inner\.yaml: names a file outside the document's folder \(through a symbolic link\)/);
   });
 
   it('the document swapped for a link to /dev/zero (endless): rejected, not a file', async () => {

@@ -3,7 +3,8 @@
 // followed and to files above it refused.
 
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { parseDocumentText, readDocument } from '../../../src/openapi/document.js';
@@ -56,6 +57,19 @@ describe('openapi document: reading', () => {
     assert.match(p!.message, /outside the document's folder/);
   });
 
+  it('a $ref with a malformed %-escape is OPENAPI_INVALID at the $ref, not an internal error', () => {
+    const doc = 'openapi: 3.0.3\ninfo: {title: t, version: "1"}\npaths:\n  /a:\n    get:\n      parameters:\n        - {$ref: "#/components/%zz"}\n        - {$ref: "pa%rts/x.yaml"}\n      responses: {}\n';
+    const problems = [0, 1].map((i) => {
+      const text = i === 0 ? doc.replace('        - {$ref: "pa%rts/x.yaml"}\n', '') : doc.replace('        - {$ref: "#/components/%zz"}\n', '');
+      return problemsOf(() => expandText(text))[0]!;
+    });
+    for (const p of problems) {
+      assert.equal(p.code, 'OPENAPI_INVALID');
+      assert.equal(p.line, 7);
+      assert.match(p.message, /a malformed %-escape/);
+    }
+  });
+
   it('a pinned sha256 is checked: the right one passes, another is refused', () => {
     const file = 'petstore-3.0.yaml';
     const sha = createHash('sha256').update(readFileSync(join(FIXTURES, file))).digest('hex');
@@ -69,6 +83,17 @@ describe('openapi document: reading', () => {
   });
 
 });
+
+/** Expands `text`, written as a document beside the fixtures' own folder. */
+function expandText(text: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'oa-doc-'));
+  try {
+    writeFileSync(join(dir, 'doc.yaml'), text);
+    return expandFixture(join(dir, 'doc.yaml'), { base_url: 'https://x.example.com' });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 function readDocumentText(text: string) {
   return parseDocumentText('doc', text, 'hash', true);
