@@ -1756,12 +1756,12 @@ export interface OpenApiSource {
    */
   sha256?: string;
   /**
-   * Where the API is called (no trailing slash needed). Default: the document's first server with its variables' defaults (Swagger 2.0: schemes, host, basePath); a relative one needs base_url.
+   * Where the API is called (no trailing slash needed). Default: the document's first server with its variables' defaults (Swagger 2.0: schemes, host, basePath); a relative one needs base_url. An operation's (else its path's) own servers win for it, a relative one resolved against the base URL; base_url, given, replaces every absolute server URL of the document.
    */
   base_url?: string;
   auth?: OutboundAuth;
   /**
-   * Extra request headers sent with every operation; use ${VAR} for secrets.
+   * Extra request headers sent with every operation; use ${VAR} for secrets. A header parameter of the document these set is left out of the tools' arguments.
    */
   headers?: {
     [k: string]: string;
@@ -1825,7 +1825,7 @@ export interface OpenApiSource {
     methods?: ['GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', ...('GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE')[]];
   };
   /**
-   * The tool name of an operation: placeholders {operationId} (without one: {method}_{path_name}), {tag} (the first tag, else default), {method} (lower case), {path_name} (the path's segments joined by _, braces dropped). In a placeholder's value `/` becomes `.` and any other character a tool name cannot hold becomes `_`. Two operations with one name are an error.
+   * The tool name of an operation: placeholders {operationId} (without one: {method}_{path_name}), {tag} (the first tag, else default), {method} (lower case), {path_name} (the path's segments joined by _, braces dropped; root for /). In a placeholder's value `/` becomes `.` and any other character a tool name cannot hold becomes `_`. Two operations with one name are an error.
    */
   naming?: string;
   /**

@@ -134,10 +134,11 @@ function expandSource(src: OpenApiSource, base: Path, opts: ExpandOptions, out: 
       if (o.operationId) seenIds.add(o.operationId);
       if (!selected(o, src.include, src.exclude)) continue;
       const who = `${o.method} ${p}${o.operationId ? ` (operationId ${o.operationId})` : ''}`;
+      const where = operationBase(o, baseUrl, src.base_url !== undefined);
       budget.startTool();
       let built;
       try {
-        built = operationTool(o, ctx);
+        built = typeof where === 'string' ? operationTool(o, where === baseUrl ? ctx : { ...ctx, baseUrl: where }) : where;
       } finally {
         budget.endTool();
       }
@@ -218,9 +219,18 @@ function backendRefusal(tool: Omit<OpenApiTool, 'name' | 'required_scopes'>, src
 
 const isMapping = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
+type Servers = { url?: unknown; variables?: Record<string, { default?: unknown }> }[];
+const ABSOLUTE = /^https?:\/\/[^{}]+$/;
+
+/** The first of `servers`' URLs with its variables' defaults filled in, when it has one. */
+function serverUrl(servers: unknown): string | undefined {
+  const s = Array.isArray(servers) ? (servers as Servers)[0] : undefined;
+  return s && typeof s.url === 'string' ? s.url.replace(/\{([^}]+)\}/g, (whole, name: string) => String(s.variables?.[name]?.default ?? whole)) : undefined;
+}
+
 /** The document's own server URL, or undefined (after calling `none`) when it has no absolute one. */
 function defaultBaseUrl(doc: OpenApiDocument, none: () => void): string | undefined {
-  const v = doc.value as { servers?: { url?: unknown; variables?: Record<string, { default?: unknown }> }[]; host?: unknown; basePath?: unknown; schemes?: unknown };
+  const v = doc.value as { servers?: unknown; host?: unknown; basePath?: unknown; schemes?: unknown };
   let url: string | undefined;
   if (doc.version === '2.0') {
     if (typeof v.host === 'string' && v.host) {
@@ -228,13 +238,29 @@ function defaultBaseUrl(doc: OpenApiDocument, none: () => void): string | undefi
       const scheme = schemes.includes('https') || !schemes.length ? 'https' : String(schemes[0]);
       url = `${scheme}://${v.host}${typeof v.basePath === 'string' ? v.basePath : ''}`;
     }
-  } else {
-    const s = Array.isArray(v.servers) ? v.servers[0] : undefined;
-    if (s && typeof s.url === 'string') url = s.url.replace(/\{([^}]+)\}/g, (whole, name: string) => String(s.variables?.[name]?.default ?? whole));
-  }
-  if (url === undefined || !/^https?:\/\/[^{}]+$/.test(url)) {
+  } else url = serverUrl(v.servers);
+  if (url === undefined || !ABSOLUTE.test(url)) {
     none();
     return undefined;
   }
   return url;
+}
+
+/**
+ * Where operation `o` is called (OpenAPI 3): its own servers, else its path's, else `base`. An
+ * absolute URL is used as written — unless `replaced` (the source gives base_url, which replaces
+ * every absolute server URL of the document); a relative one is resolved against `base`. A URL
+ * that cannot be made an absolute http(s) one skips the operation.
+ */
+function operationBase(o: Operation, base: string, replaced = false): string | { skip: string } {
+  const own = (v: unknown) => (Array.isArray((v as { servers?: unknown }).servers) && (v as { servers: unknown[] }).servers.length ? (v as { servers: unknown }).servers : undefined);
+  const url = serverUrl(own(o.node.value) ?? own(o.pathItem.value));
+  if (url === undefined) return base;
+  if (/^[a-z][a-z0-9+.-]*:/i.test(url)) {
+    if (ABSOLUTE.test(url)) return replaced ? base : url.replace(/\/+$/, '');
+  } else {
+    const resolved = URL.canParse(url, `${base}/`) ? new URL(url, `${base}/`).href.replace(/\/+$/, '') : undefined;
+    if (resolved !== undefined && ABSOLUTE.test(resolved)) return resolved;
+  }
+  return { skip: `its server URL ${url} is not an absolute http(s) URL (a variable without a default?)` };
 }

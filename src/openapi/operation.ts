@@ -130,6 +130,7 @@ export function operationTool(o: Operation, ctx: OperationContext): Built {
     if (ctx.version === '2.0' && v.type === 'file') return { skip: `parameter ${name} is a file upload (multipart/form-data)` };
     let schema = ctx.version === '2.0' ? translate(p) : translate(child(p, 'schema'));
     if (typeof v.description === 'string' && typeof schema === 'object' && schema.description === undefined) schema = { ...schema, description: v.description };
+    if (ctx.version !== '2.0') schema = bounded(o, p, () => withExamples(schema, examplesOf(p, ctx)));
     if (where === 'formData') {
       form.properties[name] = schema;
       if (v.required === true) form.required.push(name);
@@ -182,7 +183,9 @@ export function operationTool(o: Operation, ctx: OperationContext): Built {
     if (!chosen && types.length) return { skip: `its request body is only ${types.join(', ')}, which fastsvc does not send (JSON or ${FORM_TYPE})` };
     if (chosen) {
       requestBody = { arg: '', content_type: JSON_TYPE.test(chosen) ? 'application/json' : FORM_TYPE };
-      bodySchema = translate(child(child(content, chosen), 'schema'));
+      const media = child(content, chosen);
+      bodySchema = translate(child(media, 'schema'));
+      bodySchema = bounded(o, media, () => withExamples(bodySchema!, examplesOf(media, ctx)));
       bodyRequired = (rb.value as { required?: unknown }).required === true;
     }
   }
@@ -224,6 +227,33 @@ export function operationTool(o: Operation, ctx: OperationContext): Built {
       },
     },
   };
+}
+
+/**
+ * The examples a parameter or a media type gives of its own (OpenAPI 3: `examples`, a map of
+ * Example Objects whose `value`s count — $refs followed, an `externalValue` is not fetched — else
+ * `example`), charged to the budget; undefined when it gives none.
+ */
+function examplesOf(node: Located, ctx: OperationContext): unknown[] | undefined {
+  const v = node.value as { example?: unknown; examples?: unknown };
+  let out: unknown[] | undefined;
+  if (v.examples !== null && typeof v.examples === 'object' && !Array.isArray(v.examples)) {
+    const map = child(node, 'examples');
+    out = Object.keys(v.examples)
+      .map((name) => ctx.refs.deref(child(map, name)).value as { value?: unknown } | null)
+      .filter((e): e is { value: unknown } => e !== null && typeof e === 'object' && e.value !== undefined)
+      .map((e) => e.value);
+  }
+  if (!out?.length) out = v.example !== undefined ? [v.example] : undefined;
+  if (out) ctx.budget.chargeValue(out);
+  return out;
+}
+
+/** `schema` with `examples` (over its own), or as it was when there are none. */
+function withExamples(schema: JsonSchema, examples: unknown[] | undefined): JsonSchema {
+  if (!examples) return schema;
+  if (schema === false) return schema;
+  return { ...(schema === true ? {} : schema), examples };
 }
 
 /** Headers the HTTP stack sets on every request: a parameter for one is left out, required or not. */

@@ -4,7 +4,8 @@
 // changes nothing); path globs match the path as the document writes it, `*` within one
 // segment and `**` across segments; a name is `naming` with its placeholders filled —
 // in a placeholder's value `/` becomes `.` and any other character a tool name cannot
-// hold becomes `_` — and the result is checked against the tool name rule by the caller.
+// hold becomes `_` — and the result is checked against the tool name rule by the caller; the root
+// path `/` is named `root` (GET / without an operationId: get_root).
 
 import type { Operation } from './operation.js';
 
@@ -43,8 +44,9 @@ function part(v: string): string {
   return v.replace(/\//g, '.').replace(/[^A-Za-z0-9_.-]/g, '_').replace(/\.{2,}/g, '.').replace(/^\.+|\.+$/g, '');
 }
 
+/** The path's segments joined by `_`, braces dropped; the root path `/` is `root`. */
 export function pathName(path: string): string {
-  return path.split('/').filter(Boolean).map((s) => s.replace(/[{}]/g, '')).join('_');
+  return path.split('/').filter(Boolean).map((s) => s.replace(/[{}]/g, '')).join('_') || 'root';
 }
 
 export function toolName(naming: string, o: Operation): string {
