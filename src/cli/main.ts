@@ -225,10 +225,11 @@ ${LOG_JSON_HELP}
   },
   import: {
     summary: 'print the tools an OpenAPI document would serve, as manifest entries',
-    usage: `${PROG} import openapi DOC [--include-tag T] [--include-operation ID] [--include-path GLOB] [--include-method M] [--exclude-tag T] [--exclude-operation ID] [--exclude-path GLOB] [--exclude-method M] [--naming P] [--base-url U] [--required-scope S] [--log-json]`,
+    usage: `${PROG} import openapi DOC [--include-tag T] [--include-operation ID] [--include-path GLOB] [--include-method M] [--exclude-tag T] [--exclude-operation ID] [--exclude-path GLOB] [--exclude-method M] [--naming P] [--base-url U] [--required-scope S] [--auth CREDENTIAL] [--header 'NAME: VALUE'] [--log-json]`,
     help: `Prints, on stdout, the tools an \`openapi\` source with document DOC (YAML or JSON: OpenAPI 3.0,
 3.1 or Swagger 2.0) would serve, as a YAML \`tools:\` list to paste into a manifest: served, it is
-the same catalog as the source. Operations fastsvc cannot call are listed as warnings on stderr
+the same catalog as the source, calling the API the same way when --auth and --header say what the
+source's auth and headers say. Operations fastsvc cannot call are listed as warnings on stderr
 (and as comments in the output). A broken document is reported at its FILE:LINE:COL; exit 1.
 
 options:
@@ -242,6 +243,10 @@ options:
                            (default {operationId})
   --base-url U             where the API is called (default: the document's first server)
   --required-scope S       a scope every tool requires (repeatable)
+  --auth CREDENTIAL        the credential every tool sends, as a source's auth writes it, in JSON
+                           or YAML flow style: '{"static": {"header": "X-Api-Key", "value": "\${API_KEY}"}}'
+                           (a secret as \${VAR}, read when the tools are served; never in clear)
+  --header 'NAME: VALUE'   a header every tool sends (repeatable; \${VAR} stays a reference)
 ${LOG_JSON_HELP}
   -h, --help               show this help`,
     options: Object.fromEntries([
@@ -249,6 +254,8 @@ ${LOG_JSON_HELP}
       ['required-scope', { type: 'string', multiple: true }],
       ['naming', { type: 'string' }],
       ['base-url', { type: 'string' }],
+      ['auth', { type: 'string' }],
+      ['header', { type: 'string', multiple: true }],
       ...Object.entries(LOG_JSON),
     ]) as Options,
     maxPositionals: 2,
