@@ -200,7 +200,11 @@ async function under<T>(at: string, build: () => T | Promise<T>): Promise<T> {
 }
 
 function resourceMeta(r: Resource) {
-  return { uri: r.uri, uri_template: r.uri_template, name: r.name, title: r.title, description: r.description, mime_type: r.mime_type, required_scopes: [...(r.required_scopes ?? [])], cache: r.cache, ...(r.limits && { limits: r.limits }), ...(r.http?.auth && { credential: credentialKind(r.http.auth) }) };
+  return {
+    uri: r.uri, uri_template: r.uri_template, name: r.name, title: r.title, description: r.description, mime_type: r.mime_type, required_scopes: [...(r.required_scopes ?? [])], cache: r.cache,
+    ...(r.limits && { limits: r.limits }), ...(r.http?.auth && { credential: credentialKind(r.http.auth) }),
+    revision: JSON.stringify([r.mime_type, r.text, r.blob, r.file, r.http, r.module]),
+  };
 }
 
 async function resourceReader(r: Resource, env: BackendEnv): Promise<(uri: string, vars: Record<string, string>, ctx: CallContext) => Promise<ResourceContents[]>> {
