@@ -1,12 +1,12 @@
 // The clients the authorization server (server.ts) knows. Guarantees: every oauth.clients entry is a
-// static client of oidc-provider allowed the authorization code and refresh token grants (engine.ts adds
+// static client of oidc-provider allowed the authorization code and refresh token grants (oidc-engine.ts adds
 // jwt-bearer for the clients an enterprise issuer allows, and DPoP binding when oauth.dpop is required),
 // with its secret from client_secret or client_secret_file (read here, at start-up) and
 // client_secret_basic, or none and a public client; its scopes default to profile.scopes, and one that
 // profile.scopes does not declare refuses start-up (SCOPE_UNDECLARED); a client whose redirect URIs are
 // all loopback http ones is a native app (RFC 8252: any port matches). Any other client_id is dynamic:
 // registered at /register while oauth.registration.enabled, or described by a Client ID Metadata
-// Document (cimd.ts, which engine.ts hands oidc-provider).
+// Document (cimd.ts, which oidc-engine.ts hands oidc-provider).
 
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -17,7 +17,7 @@ import { SvcError } from '../../errors.js';
 import { isLoopbackHost } from '../../util/loopback.js';
 
 export interface Clients {
-  /** oauth.clients as oidc-provider's static clients (engine.ts may add a grant type or DPoP binding). */
+  /** oauth.clients as oidc-provider's static clients (oidc-engine.ts may add a grant type or DPoP binding). */
   readonly metadata: ClientMetadata[];
   readonly staticIds: ReadonlySet<string>;
   /** Whether a client_id is not one of oauth.clients (registered, or a metadata document's URL). */

@@ -18,7 +18,7 @@ import type { Observer } from '../../observe/observer.js';
 import { DPOP_ALGS } from '../dpop.js';
 import type { Accounts } from './accounts.js';
 import type { Clients } from './clients.js';
-import type { Engine } from './engine.js';
+import type { OidcEngine } from './oidc-engine.js';
 import { ID_JAG_PROFILE, JWT_BEARER } from './id-jag.js';
 import { interactionRouter } from './interactions.js';
 import { authorizationServerMetadata } from './metadata.js';
@@ -42,7 +42,7 @@ export interface RoutesOptions {
   /** Overrides of oauth.rate_limits. */
   limits?: Partial<OAuthRateLimits>;
   caller: (req: IncomingMessage) => Caller;
-  engine: Engine;
+  engine: OidcEngine;
   clients: Clients;
   accounts: Accounts;
   log: Logger;

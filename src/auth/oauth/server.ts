@@ -1,7 +1,7 @@
 // createOAuthServer: the embedded OAuth 2.1 authorization server (oidc-provider) plus
 // what a protected resource needs from it (its protected-resource metadata is served by
 // auth/resource-metadata.ts, which also lists external issuers), assembled from its clients
-// (clients.ts), its engine (engine.ts: oidc-provider over keys, the store's adapters, DPoP,
+// (clients.ts), its engine (oidc-engine.ts: oidc-provider over keys, the store's adapters, DPoP,
 // ID-JAG and sign-in) and its routes (routes.ts). Guarantees: start-up refuses an issuer that
 // is not scheme://host[:port], a base URL that is not http(s), login.mode auto on an issuer
 // off loopback, login.mode users without users and a profile without scopes (OAUTH_CONFIG);
@@ -35,7 +35,7 @@ import type { ResolvedOAuth } from '../../core/config.js';
 import type { DpopVerifier } from '../dpop.js';
 import { createAccounts } from './accounts.js';
 import { createClients } from './clients.js';
-import { createEngine } from './engine.js';
+import { createOidcEngine } from './oidc-engine.js';
 import { JWT_BEARER } from './id-jag.js';
 import { issuerProblem, NO_SCOPE } from './oauth-checks.js';
 import type { OAuthProvider } from '../../core/oauth-provider.js';
@@ -110,7 +110,7 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
   const clients = createClients(opts.oauth, opts.manifestDir, opts.scopes);
   const accounts = createAccounts(opts.oauth, opts.scopes);
   const observer = opts.observer ?? Observer.NONE;
-  const engine = await createEngine({
+  const engine = await createOidcEngine({
     oauth: opts.oauth, issuer, audience, protectedRoutes: opts.protectedRoutes, scopes: opts.scopes, provider: opts.provider, clients, accounts,
     manifestDir: opts.manifestDir, name: opts.name, caller: opts.caller, log, observer,
   });

@@ -10,7 +10,7 @@
 // anything else; the clients an enterprise issuer allows get the jwt-bearer grant (id-jag.ts); an
 // authorization request without `scope` asks for the client's allowed scopes (RFC 6749 §3.3); Koa reads
 // X-Forwarded-* (routes.ts leaves it only what trusted proxies said); what the engine does is logged and
-// reported to the Observer (engine-events.ts).
+// reported to the Observer (oidc-events.ts).
 
 import type { IncomingMessage } from 'node:http';
 import { hkdfSync } from 'node:crypto';
@@ -28,7 +28,7 @@ import type { Accounts } from './accounts.js';
 import { createCimd, type Cimd } from './cimd.js';
 import type { Clients } from './clients.js';
 import { EngineRequests } from './engine-storage.js';
-import { logEvents, observeEvents } from './engine-events.js';
+import { logEvents, observeEvents } from './oidc-events.js';
 import { createIdJagVerifier, JWT_BEARER, type IdJagVerifier } from './id-jag.js';
 import { registerIdJagGrant } from './id-jag-grant.js';
 import { oidcConfiguration } from './oidc-config.js';
@@ -36,7 +36,7 @@ import { loadOrCreateKeys } from './server-keys.js';
 import { guardAdapter } from './store-guard.js';
 import { VerifiedTokens } from './verified-tokens.js';
 
-export interface EngineOptions {
+export interface OidcEngineOptions {
   /** The oauth section with the schema's defaults applied. */
   oauth: ResolvedOAuth;
   /** Issuer exactly as published. */
@@ -58,7 +58,7 @@ export interface EngineOptions {
   observer: Observer;
 }
 
-export interface Engine {
+export interface OidcEngine {
   provider: Provider;
   keys: OAuthKeys;
   /** The RememberedConsent adapter (interactions.ts reads and writes it). */
@@ -80,7 +80,7 @@ export interface Engine {
   requests: EngineRequests;
 }
 
-export async function createEngine(o: EngineOptions): Promise<Engine> {
+export async function createOidcEngine(o: OidcEngineOptions): Promise<OidcEngine> {
   const { oauth, issuer, audience, clients, accounts, log, observer } = o;
   const mode = oauth.login.mode;
   const remembered = o.provider.adapter('RememberedConsent');

@@ -1,4 +1,4 @@
-// What the authorization server's engine (engine.ts) does, told from oidc-provider's own events.
+// What the authorization server's engine (oidc-engine.ts) does, told from oidc-provider's own events.
 // Guarantees: refused token requests, revoked grants, server errors and each endpoint's refusals are
 // logged (oauth.* events); token issuance, refresh, revocation, registration and refused grants reach
 // the Observer as audit events and metrics, with a grant or token id written only as a hash.
