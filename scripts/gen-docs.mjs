@@ -321,7 +321,9 @@ function cliPage(help) {
       'Each section below is exactly what the command prints for `--help`.',
     '- Every command answers `-h`/`--help` with its usage (exit 0); an unknown option or a surplus argument prints one line naming it, then the usage (exit 2).\n' +
       '- `serve` prints only `listening on http://HOST:PORT` on stdout; its log goes to stderr as JSON lines. Every other command writes human lines only (`--log-json` adds the log\'s JSON lines on stderr).\n' +
-      '- A failure is one line, `FILE:LINE:COL: CODE: message` or `fastsvc: CODE: message` (exit 1), never a stack trace; the codes are in the [error reference](errors.md).',
+      '- A failure is one line, `FILE:LINE:COL: CODE: message` or `fastsvc: CODE: message` (exit 1), never a stack trace; the codes are in the [error reference](errors.md).\n' +
+      '- A reader that goes away (`fastsvc explain … | head -1`) ends a command quietly with exit 0, as most Unix tools do; `serve` goes on serving.\n' +
+      '- The switch for opening what a manifest names is `--io`/`--no-io` on `validate` (on by default), `explain` and `diff` (off by default); `--allow-unset-env` is taken by every command that reads a manifest except `serve`.',
     `## Contents\n\n${[`- [Usage](#usage)`, ...help.commands.map(({ name, help: text }) => `- [${code(title(name))}](#${slug(title(name))}): ${code(synopsis(text))}`)].join('\n')}`,
     `## Usage\n\n\`fastsvc help\` (or \`fastsvc --help\`) prints:\n\n${fence(help.usage)}`,
     ...help.commands.map(({ name, help: text }) => `## ${code(title(name))}\n\n${code(`${title(name)} --help`)} prints:\n\n${fence(text)}`),

@@ -9,11 +9,11 @@
 // at the top of the output); a problem is printed as FILE:LINE:COL: CODE: message (the
 // document's position) and exits 1; nothing is written to stdout then.
 
-import type { SvcError } from '../errors.js';
 import { ManifestError } from '../errors.js';
 import type { OpenApiSource } from '../core/manifest-types.gen.js';
 import { expandOpenApi } from '../openapi/expand.js';
 import type { OpenApiTool } from '../openapi/operation.js';
+import { tell, printProblems, PROG, UsageError } from './output.js';
 
 type Lists = Record<string, string[] | string | boolean | undefined>;
 
@@ -42,29 +42,23 @@ export function importSource(doc: string, v: Lists): OpenApiSource {
   };
 }
 
-export function cmdImport(prog: string, positionals: string[], values: Lists, printProblems: (p: SvcError[]) => void): number {
+export function cmdImport(positionals: string[], values: Lists): number {
   const [kind, doc] = positionals;
-  if (kind !== 'openapi' || doc === undefined) {
-    process.stderr.write(`${prog} import: give the kind and the document: ${prog} import openapi DOC\n`);
-    return 2;
-  }
+  if (kind !== 'openapi' || doc === undefined) throw new UsageError(`give the kind and the document: ${PROG} import openapi DOC`);
   const bad = ((values['include-method'] ?? []) as string[]).concat((values['exclude-method'] ?? []) as string[]).find((m) => !/^(GET|POST|PUT|PATCH|DELETE)$/i.test(m));
-  if (bad !== undefined) {
-    process.stderr.write(`${prog} import: --include-method/--exclude-method: ${bad} is not one of GET POST PUT PATCH DELETE\n`);
-    return 2;
-  }
+  if (bad !== undefined) throw new UsageError(`--include-method/--exclude-method: ${bad} is not one of GET POST PUT PATCH DELETE`);
   let x;
   try {
     x = expandOpenApi([importSource(doc, values)], { file: COMMAND_LINE, baseDir: process.cwd(), locate: () => ({ line: 1, col: 1 }) });
   } catch (e) {
     if (!(e instanceof ManifestError)) throw e;
     const mine = e.problems.filter((p) => p.file === COMMAND_LINE);
-    for (const p of mine) process.stderr.write(`${prog} import: ${p.code}: ${p.message.replace(/^openapi import: /, '')}${p.code === 'OPENAPI_CONFIG' && /base_url/.test(p.message) ? ' (--base-url)' : ''}\n`);
+    for (const p of mine) tell('import', `${p.code}: ${p.message.replace(/^openapi import: /, '')}${p.code === 'OPENAPI_CONFIG' && /base_url/.test(p.message) ? ' (--base-url)' : ''}`);
     printProblems(e.problems.filter((p) => p.file !== COMMAND_LINE));
     return 1;
   }
   for (const w of x.warnings) process.stderr.write(`${doc}: warning: ${w.code}: ${w.message.replace(/^openapi import: /, '')}\n`);
-  process.stdout.write(toolsYaml(x.tools, `${prog} import openapi ${doc}`, x.warnings.map((w) => w.message.replace(/^openapi import: /, ''))));
+  process.stdout.write(toolsYaml(x.tools, `${PROG} import openapi ${doc}`, x.warnings.map((w) => w.message.replace(/^openapi import: /, ''))));
   return 0;
 }
 

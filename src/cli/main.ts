@@ -1,53 +1,61 @@
-// The `fastsvc` command table and its commands (the bin, src/cli.ts, hands it argv): with it, the only reader of argv and env.
-// Every command's usage and help live once, in COMMANDS below (docs/reference/cli.md is
-// generated from it). Forms scripts rely on: `serve` prints exactly "listening on
+// The `fastsvc` command table and its dispatch (the bin, src/cli.ts, hands it argv): with the
+// commands' own files (serve.ts, validate.ts, init.ts, policy.ts …), the only reader of argv and env.
+// Every command's summary, usage and help live once, in COMMANDS below (docs/reference/cli.md is
+// generated from it); each usage line names every option in its `options` (a unit test holds it).
+// Forms scripts rely on: `serve` prints exactly "listening on
 // http://HOST:PORT" to stdout when ready; `validate` exits 0, or 1 with one
 // FILE:LINE:COL: CODE: message line per problem; `diff --fail-on-widen` exits 3 on a widening.
-// Guarantees: every command answers --help (its usage, exit 0) and refuses an
-// unknown flag or a surplus argument (one line naming it, then usage, exit 2);
+// Guarantees: every command answers --help (its usage, exit 0) and refuses an unknown flag, a
+// surplus argument, a flag given with its --no- form, or arguments it cannot run with (one line
+// `fastsvc COMMAND: …` naming it, then usage, exit 2);
 // serve's stdout carries only the listening line (logs go to stderr as JSON lines);
 // SIGTERM/SIGINT drain and exit 0; SIGHUP reloads the manifest; every other command
 // writes human lines only — no JSON log line unless --log-json — and a failure is one
-// line (FILE:LINE:COL: CODE: message, or fastsvc: CODE: message), never a stack trace.
+// line (FILE:LINE:COL: CODE: message, or fastsvc: CODE: message), never a stack trace;
+// a reader that goes away ends every command but serve quietly, exit 0 (output.ts).
 
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve, sep } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { checkIO, checkManifest, loadManifest } from '../manifest/index.js';
-import { manifestWarnings } from '../manifest/warnings.js';
-import { lockProblems } from '../manifest/lock-check.js';
-import { uniqueWarnings } from '../manifest/openapi-sources.js';
 import { ManifestError, SvcError } from '../errors.js';
-import { serve } from '../server/serve.js';
 import { logger } from '../log.js';
-import { starterManifest } from './starter.js';
-import { createReloader } from '../server/reloader.js';
-import { capabilityCounts, startupLine } from '../observe/startup-line.js';
-import { packageFile, packageVersion } from '../util/package-root.js';
+import { packageVersion } from '../util/package-root.js';
+import { cmdHashPassword } from './hash-password.js';
+import { cmdInit } from './init.js';
+import { IO_OPTIONS, type Values } from './manifest.js';
+import { printProblems, PROG, quietOnClosedPipe, say, UsageError } from './output.js';
+import { cmdServe } from './serve.js';
+import { cmdValidate } from './validate.js';
 
-const PROG = 'fastsvc';
-const SCHEMA_FILE = packageFile('schema', 'svc.schema.json');
-
-type Values = Record<string, string | boolean | undefined>;
+type Options = NonNullable<ParseArgsConfig['options']>;
 
 /** Every command but serve: logs (JSON lines on stderr) only when asked. */
+const LOG_JSON = { 'log-json': { type: 'boolean' } } as const;
 const LOG_JSON_HELP = '  --log-json          also write the log\'s JSON lines to stderr (default: none)';
+/** The commands that read a manifest for its policy or its state, not to serve it. */
+const ALLOW_UNSET_ENV = { 'allow-unset-env': { type: 'boolean' } } as const;
+const ALLOW_UNSET_ENV_HELP = `  --allow-unset-env   an unset \${VAR} without a default gets the placeholder "unset:VAR"
+                      instead of an error; a note on stderr lists them (CI without secrets)`;
 
-interface Command {
-  /** The synopsis line (after "usage: "). */
+export interface Command {
+  /** One line: what it does (\`fastsvc --help\` lists it under the usage). */
+  summary: string;
+  /** The synopsis line (after "usage: "): every option of \`options\`. */
   usage: string;
   /** What it does and what each option means. */
   help: string;
-  options: NonNullable<ParseArgsConfig['options']>;
+  options: Options;
   maxPositionals: number;
   run(values: Values, positionals: string[]): Promise<number> | number;
 }
 
-const COMMANDS: Record<string, Command> = {
+export const COMMANDS: Record<string, Command> = {
   serve: {
+    summary: 'serve a manifest over /svc, /mcp and /ws until a signal, reloading it when it changes',
     usage: `${PROG} serve [manifest] [--host H] [--port N] [--no-watch]`,
     help: `Serves the manifest (default ./svc.yaml). When ready, prints one line to stdout:
 "listening on http://HOST:PORT". SIGTERM or SIGINT drains and exits 0; SIGHUP reloads.
+There is no --allow-unset-env here: a server never runs on placeholders (the placeholder of an
+unset token is a token anyone can guess). Set every variable the manifest names, or give it a
+default in the manifest (\${VAR:-value}).
 
 options:
   --host H      address to bind (overrides server.host; env HOST)
@@ -59,7 +67,8 @@ options:
     run: (v, p) => cmdServe(p[0] ?? 'svc.yaml', v),
   },
   validate: {
-    usage: `${PROG} validate [manifest] [--json] [--no-io] [--network] [--allow-unset-env]`,
+    summary: 'check a manifest as serve would, without serving',
+    usage: `${PROG} validate [manifest] [--json] [--io | --no-io] [--network] [--allow-unset-env] [--log-json]`,
     help: `Checks the manifest (default ./svc.yaml) as serve would, without serving or any
 network call (unless --network). Exit 0 when valid; otherwise exit 1 and one line per problem on stderr:
 FILE:LINE:COL: CODE: message. Advice that does not fail it (TASK_ADVISED, SCOPE_ADVISED,
@@ -70,9 +79,9 @@ missing one is no problem.
 
 options:
   --json              print {valid, file, config_hash, problems, warnings, unset_env} on stdout
-  --no-io             skip the checks that read other files: SQLite files and queries,
-                      exec programs (on PATH), content and secret files, fs roots, module files,
-                      the pin lock file
+  --io, --no-io       open (the default), or not, what the manifest names, read-only: SQLite
+                      files and queries, exec programs (on PATH), content and secret files,
+                      fs roots, module files, the pin lock file
   --network           also fetch each external issuer's discovery document and signing keys
                       (reachable, a key set without private keys, a key for its algorithms);
                       its introspection endpoint is never called; and each openapi document
@@ -81,28 +90,32 @@ options:
                       instead of an error; the unset names are listed as a note (CI without secrets)
 ${LOG_JSON_HELP}
   -h, --help          show this help`,
-    options: { json: { type: 'boolean' }, 'no-io': { type: 'boolean' }, network: { type: 'boolean' }, 'allow-unset-env': { type: 'boolean' } },
+    options: { json: { type: 'boolean' }, ...IO_OPTIONS, network: { type: 'boolean' }, ...ALLOW_UNSET_ENV, ...LOG_JSON },
     maxPositionals: 1,
     run: (v, p) => cmdValidate(p[0] ?? 'svc.yaml', v),
   },
   init: {
-    usage: `${PROG} init [dir]`,
+    summary: 'write a commented starter svc.yaml',
+    usage: `${PROG} init [dir] [--log-json]`,
     help: `Writes a commented starter svc.yaml into dir (default .); never overwrites one.
 Its first line points editors at the JSON schema shipped in this package.
 
 options:
 ${LOG_JSON_HELP}
   -h, --help          show this help`,
-    options: {},
+    options: { ...LOG_JSON },
     maxPositionals: 1,
     run: (_v, p) => cmdInit(p[0] ?? '.'),
   },
   explain: {
-    usage: `${PROG} explain [manifest] (--scopes "a b" | --token NAME | --token-file F [--no-verify] | --subject USER) [--claims JSON] [--capability ID [--args JSON] [--task]] [--json] [--io]`,
+    summary: 'say what a caller may see and call, and why, from the policy alone',
+    usage: `${PROG} explain [manifest] (--scopes "a b" [--claims JSON] | --token NAME | --token-file F [--no-verify] | --subject USER) [--capability ID [--args JSON] [--task]] [--apps] [--json] [--io | --no-io] [--allow-unset-env] [--log-json]`,
     help: `Says, for every capability of the manifest (default ./svc.yaml), whether a caller sees it
 (visible/hidden), whether it may call it, and why: the missing scope, the tenant binding,
-the quota, a public route, a tool that runs only as a task. The verdicts come from the functions the server enforces with;
-GET /svc/explain answers the same for the caller's own token. Only the policy is read: no
+the quota, a public route, a tool that runs only as a task, an app-only tool. The verdicts come
+from the admission list the server runs for every call (served, visible, access, task, input,
+quota); --capability prints that list step by step. GET /svc/explain answers the same for the
+caller's own token. Only the policy is read: no
 backend file, database or program the manifest names is opened (unless --io).
 
 options:
@@ -115,22 +128,30 @@ options:
                       (offline; says so), to see what its claims would give
   --subject USER      the OAuth user USER (oauth.users) holding every scope it may grant
   --capability ID     explain one call instead: tool NAME (or tool:NAME, prompt:NAME,
-                      resource:URI) with --args JSON; exit 0 if allowed, 1 if refused
+                      resource:URI) with --args JSON; exit 0 if allowed, 1 if refused. A name
+                      an upstream would import (its expose.prefix, include, exclude) is known
+                      only at run time: the upstream's rule is explained, every upstream that
+                      could serve it is named, and for a pinned one, whether the pin lock
+                      beside the manifest (svc.lock.json) lists it (else it is withheld)
   --task              with --capability: explain a task-augmented call (params.task)
+  --apps              a caller whose MCP client declares MCP Apps (io.modelcontextprotocol/ui):
+                      app-only tools are there for it (default: a caller that does not, as on /svc)
   --json              print the JSON GET /svc/explain answers
-  --io                also open what the manifest names, read-only, as validate does
-  --allow-unset-env   unset \${VAR}s get a placeholder (as for validate)
+  --io, --no-io       open, or not (the default), what the manifest names, read-only, as
+                      validate does
+${ALLOW_UNSET_ENV_HELP}
 ${LOG_JSON_HELP}
   -h, --help          show this help`,
     options: {
       scopes: { type: 'string' }, token: { type: 'string' }, 'token-file': { type: 'string' }, 'no-verify': { type: 'boolean' }, subject: { type: 'string' }, claims: { type: 'string' },
-      capability: { type: 'string' }, args: { type: 'string' }, task: { type: 'boolean' }, json: { type: 'boolean' }, io: { type: 'boolean' }, 'allow-unset-env': { type: 'boolean' },
+      capability: { type: 'string' }, args: { type: 'string' }, task: { type: 'boolean' }, apps: { type: 'boolean' }, json: { type: 'boolean' }, ...IO_OPTIONS, ...ALLOW_UNSET_ENV, ...LOG_JSON,
     },
     maxPositionals: 1,
-    run: async (v, p) => (await import('./policy.js')).cmdExplain(p[0] ?? 'svc.yaml', v, printProblems),
+    run: async (v, p) => (await import('./policy.js')).cmdExplain(p[0] ?? 'svc.yaml', v),
   },
   diff: {
-    usage: `${PROG} diff OLD NEW [--json] [--fail-on-widen] [--io] [--allow-unset-env]`,
+    summary: 'say who gains or loses access between two manifests (a CI gate)',
+    usage: `${PROG} diff OLD NEW [--json] [--fail-on-widen] [--io | --no-io] [--allow-unset-env] [--log-json]`,
     help: `Prints what changing manifest OLD into manifest NEW changes — what the reloader logs:
 capabilities added (+), removed (-), changed (~); then each widening, one line per
 capability: which callers (anonymous callers on a public route, any caller holding some
@@ -144,33 +165,42 @@ access widened and --fail-on-widen is given: a CI gate for GitOps pipelines.
 options:
   --json              print {changes, widened, widenings, narrowings}
   --fail-on-widen     exit 3 when access widened
-  --io                also open what the manifests name, read-only, as validate does
-  --allow-unset-env   unset \${VAR}s get a placeholder (as for validate)
+  --io, --no-io       open, or not (the default), what the manifests name, read-only, as
+                      validate does
+${ALLOW_UNSET_ENV_HELP}
 ${LOG_JSON_HELP}
   -h, --help          show this help`,
-    options: { json: { type: 'boolean' }, 'fail-on-widen': { type: 'boolean' }, io: { type: 'boolean' }, 'allow-unset-env': { type: 'boolean' } },
+    options: { json: { type: 'boolean' }, 'fail-on-widen': { type: 'boolean' }, ...IO_OPTIONS, ...ALLOW_UNSET_ENV, ...LOG_JSON },
     maxPositionals: 2,
-    run: (v, p) => (p.length < 2 ? usageError(`usage: ${COMMANDS.diff!.usage}`, 'give two manifests', 'diff') : import('./policy.js').then((m) => m.cmdDiff(p[0]!, p[1]!, v, printProblems))),
+    run: async (v, p) => {
+      if (p.length < 2) throw new UsageError('give two manifests');
+      return (await import('./policy.js')).cmdDiff(p[0]!, p[1]!, v);
+    },
   },
   keys: {
-    usage: `${PROG} keys rotate [manifest]`,
+    summary: 'rotate the OAuth signing and cookie keys in the durable store',
+    usage: `${PROG} keys rotate [manifest] [--allow-unset-env] [--log-json]`,
     help: `Rotates the OAuth signing key and cookie key in the manifest's durable store
 (oauth.provider sqlite or postgres): the new keys sign, the previous two of each stay
 for verification. Replicas read keys when they start: restart them one at a time.
+The manifest is loaded as serve loads it (default ./svc.yaml).
 
 options:
+${ALLOW_UNSET_ENV_HELP}
+                      (the store's own path or URL must be set)
 ${LOG_JSON_HELP}
   -h, --help          show this help`,
-    options: {},
+    options: { ...ALLOW_UNSET_ENV, ...LOG_JSON },
     maxPositionals: 2,
-    run: async (_v, p) => (await import('./keys.js')).cmdKeys(PROG, p[0], p[1] ?? 'svc.yaml', printProblems),
+    run: async (v, p) => (await import('./keys.js')).cmdKeys(p[0], p[1] ?? 'svc.yaml', v),
   },
   upstreams: {
-    usage: `${PROG} upstreams (status [manifest] [--json] | accept NAME [manifest] [--dry-run])`,
+    summary: 'show or accept what pinned upstream MCP servers list (the pin lock)',
+    usage: `${PROG} upstreams (status [manifest] [--json] | accept NAME [manifest] [--dry-run]) [--allow-unset-env] [--log-json]`,
     help: `The pin lock of upstream MCP servers with pin: true (the lock file beside the manifest:
 svc.lock.json for svc.yaml). Each upstream is listed by connecting to it as serve does
 (its command or url, headers and auth from the manifest, default ./svc.yaml); no running server
-is asked.
+is asked. Listing is connecting, so there is no --no-io here.
 
   status        per pinned upstream: definitions served, withheld (changed, new, unpinned,
                 duplicate, invalid) and removed; per unpinned one: "not pinned", its state and
@@ -185,14 +215,17 @@ is asked.
 options:
   --json              status: print {lock_file, lock_found, upstreams} instead
   --dry-run           accept: print what would be accepted; write nothing
+${ALLOW_UNSET_ENV_HELP}
+                      (an upstream sent a placeholder credential will likely refuse it)
 ${LOG_JSON_HELP}
   -h, --help          show this help`,
-    options: { json: { type: 'boolean' }, 'dry-run': { type: 'boolean' } },
+    options: { json: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, ...ALLOW_UNSET_ENV, ...LOG_JSON },
     maxPositionals: 3,
-    run: async (v, p) => (await import('./upstreams.js')).cmdUpstreams(PROG, p, { json: !!v.json, dryRun: !!v['dry-run'] }, printProblems),
+    run: async (v, p) => (await import('./upstreams.js')).cmdUpstreams(p, v),
   },
   import: {
-    usage: `${PROG} import openapi DOC [--include-tag T] [--include-operation ID] [--include-path GLOB] [--include-method M] [--exclude-…] [--naming P] [--base-url U] [--required-scope S]`,
+    summary: 'print the tools an OpenAPI document would serve, as manifest entries',
+    usage: `${PROG} import openapi DOC [--include-tag T] [--include-operation ID] [--include-path GLOB] [--include-method M] [--exclude-tag T] [--exclude-operation ID] [--exclude-path GLOB] [--exclude-method M] [--naming P] [--base-url U] [--required-scope S] [--log-json]`,
     help: `Prints, on stdout, the tools an \`openapi\` source with document DOC (YAML or JSON: OpenAPI 3.0,
 3.1 or Swagger 2.0) would serve, as a YAML \`tools:\` list to paste into a manifest: served, it is
 the same catalog as the source. Operations fastsvc cannot call are listed as warnings on stderr
@@ -216,26 +249,28 @@ ${LOG_JSON_HELP}
       ['required-scope', { type: 'string', multiple: true }],
       ['naming', { type: 'string' }],
       ['base-url', { type: 'string' }],
-    ]) as NonNullable<ParseArgsConfig['options']>,
+      ...Object.entries(LOG_JSON),
+    ]) as Options,
     maxPositionals: 2,
-    run: async (v, p) => (await import('./import-openapi.js')).cmdImport(PROG, p, v, printProblems),
+    run: async (v, p) => (await import('./import-openapi.js')).cmdImport(p, v),
   },
   'hash-password': {
-    usage: `${PROG} hash-password`,
+    summary: 'hash a password read on stdin, for oauth.users[].password_hash',
+    usage: `${PROG} hash-password [--log-json]`,
     help: `Reads a password on stdin (not echoed on a terminal) and prints its scrypt hash,
 for oauth.users[].password_hash.
 
 options:
 ${LOG_JSON_HELP}
   -h, --help          show this help`,
-    options: {},
+    options: { ...LOG_JSON },
     maxPositionals: 0,
     run: () => cmdHashPassword(),
   },
 };
 
 const USAGE = `usage:
-${Object.values(COMMANDS).map((c) => `  ${c.usage}`).join('\n')}
+${Object.values(COMMANDS).map((c) => `  ${c.usage}\n      ${c.summary}`).join('\n')}
   ${PROG} help [command]
   ${PROG} --version
 
@@ -243,29 +278,37 @@ ${Object.values(COMMANDS).map((c) => `  ${c.usage}`).join('\n')}
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  quietOnClosedPipe(name === 'serve');
   if (name === undefined) return usageError(USAGE);
   if (name === 'help' || name === '--help' || name === '-h') {
     const topic = name === 'help' ? rest[0] : undefined;
     if (topic === undefined) return say(USAGE);
-    const cmd = COMMANDS[topic];
+    const cmd = Object.hasOwn(COMMANDS, topic) ? COMMANDS[topic] : undefined;
     return cmd ? say(commandHelp(cmd)) : usageError(USAGE, `unknown command ${topic}`);
   }
   if (name === '--version') return say(packageVersion());
   const cmd = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!cmd) return usageError(USAGE, name.startsWith('-') ? `unknown option ${name}` : `unknown command ${name}`);
 
-  // A command other than serve writes human lines only; its log is JSON, so it is silent unless asked.
-  const logOption: NonNullable<ParseArgsConfig['options']> = name === 'serve' ? {} : { 'log-json': { type: 'boolean' } };
+  const usage = `usage: ${cmd.usage}`;
   let parsed: { values: Values; positionals: string[] };
   try {
-    parsed = parseArgs({ args: rest, options: { ...cmd.options, ...logOption, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: rest, options: { ...cmd.options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
   } catch (e) {
-    return usageError(`usage: ${cmd.usage}`, argError(e as Error & { code?: string }), name);
+    return usageError(usage, argError(e as Error & { code?: string }), name);
   }
+  // A command other than serve writes human lines only; its log is JSON, so it is silent unless asked.
   if (name !== 'serve' && !parsed.values['log-json']) logger.level = 'silent';
   if (parsed.values.help) return say(commandHelp(cmd));
-  if (parsed.positionals.length > cmd.maxPositionals) return usageError(`usage: ${cmd.usage}`, `unexpected argument ${parsed.positionals[cmd.maxPositionals]}`, name);
-  return cmd.run(parsed.values, parsed.positionals);
+  if (parsed.positionals.length > cmd.maxPositionals) return usageError(usage, `unexpected argument ${parsed.positionals[cmd.maxPositionals]}`, name);
+  const both = Object.keys(cmd.options).find((k) => parsed.values[k] && parsed.values[`no-${k}`]);
+  if (both) return usageError(usage, `--${both} and --no-${both} contradict each other: give one`, name);
+  try {
+    return await cmd.run(parsed.values, parsed.positionals);
+  } catch (e) {
+    if (e instanceof UsageError) return usageError(usage, e.message, name);
+    throw e;
+  }
 }
 
 /** What `fastsvc help` prints, then what each command's --help prints, in table order (scripts/gen-docs.mjs makes docs/reference/cli.md of it). */
@@ -275,11 +318,6 @@ export function helpPages(): { usage: string; commands: { name: string; help: st
 
 function commandHelp(cmd: Command): string {
   return `usage: ${cmd.usage}\n\n${cmd.help}`;
-}
-
-function say(text: string): number {
-  process.stdout.write(text + '\n');
-  return 0;
 }
 
 /** One line saying what is wrong (when there is something), then the usage; exit 2. */
@@ -293,173 +331,6 @@ function argError(e: Error & { code?: string }): string {
   if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${/'([^']+)'/.exec(e.message)?.[1] ?? ''}`.trimEnd();
   if (e.code?.startsWith('ERR_PARSE_ARGS_')) return e.message;
   throw e;
-}
-
-/** A path relative to the working directory when it is inside it, else absolute. */
-function shortPath(abs: string): string {
-  const rel = relative(process.cwd(), abs);
-  return rel && !rel.startsWith('..') ? rel : abs;
-}
-
-function printProblems(problems: SvcError[]): void {
-  for (const p of problems) process.stderr.write(p.format() + '\n');
-}
-
-async function cmdServe(file: string, flags: Values): Promise<number> {
-  let loaded;
-  try {
-    loaded = await loadManifest(file, process.env);
-  } catch (e) {
-    if (e instanceof ManifestError) {
-      printProblems(e.problems);
-      return 1;
-    }
-    throw e;
-  }
-  const flagPort = flags.port;
-  const port = typeof flagPort === 'string' ? Number(flagPort) : process.env.PORT ? Number(process.env.PORT) : undefined;
-  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
-    process.stderr.write(`${PROG} serve: --port must be an integer 0..65535\n`);
-    return 2;
-  }
-  const flagHost = flags.host;
-  const host = typeof flagHost === 'string' ? flagHost : process.env.HOST || undefined;
-  const served = await serve(loaded.svc, loaded.config, { host, port });
-  const generated = served.handle.store.current().tokens?.generated;
-  if (generated) {
-    process.stderr.write(`\nNo token was set (auth.token is empty), so one was generated for this run:\n\n  export SVC_TOKEN=${generated}\n\nSet SVC_TOKEN yourself to keep a token across restarts.\n\n`);
-  }
-  // Hot reload: the watcher (unless --no-watch) and SIGHUP both go through the one serialized reloader.
-  const reloader = createReloader({ file, store: served.handle.store, status: served.handle.status, current: loaded, logger, env: process.env, observer: served.handle.observer, catalogFor: served.handle.catalogFor });
-  const watcher = flags['no-watch'] ? undefined : (await import('../server/watch.js')).watchManifest({ file, initialHash: loaded.fileHash, logger, onChange: async () => (await reloader.reload('watch')).hash_read });
-  // The openapi sources' documents too: an edit of one reloads as an edit of the manifest does.
-  const documents = flags['no-watch'] || !loaded.plan.manifest.openapi?.length ? undefined
-    : (await import('../server/openapi-watch.js')).watchDocuments({ manifest: loaded.plan.manifest, file, logger, reload: () => reloader.reload('watch') });
-  process.on('SIGHUP', () => void reloader.reload('SIGHUP', { force: true }));
-  // Edits made after the listening line are seen: the watchers are ready first.
-  await watcher?.ready;
-  await documents?.ready;
-
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ event: 'server.stopping', signal }, 'draining');
-    await watcher?.close();
-    await documents?.close();
-    await served.close();
-    await reloader.close();
-    logger.flush();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
-  // Printed only now: a supervisor may send SIGTERM the moment it reads this line.
-  process.stdout.write(`listening on ${served.url}\n`);
-  const cat = served.handle.store.current().catalog;
-  process.stderr.write(startupLine({
-    name: loaded.svc.name, url: served.url, tools: cat.tools.size, resources: cat.resources.size + cat.templates.length, prompts: cat.prompts.size,
-    config: served.handle.config, watching: watcher ? shortPath(loaded.config.manifest_path ?? resolve(file)) : undefined,
-  }) + '\n');
-  logger.info({ event: 'server.started', url: served.url, manifest: relative(process.cwd(), loaded.config.manifest_path ?? file), config_hash: loaded.hash }, `serving ${loaded.svc.name}`);
-  return -1; // keep running
-}
-
-async function cmdValidate(file: string, flags: Values): Promise<number> {
-  const checked = checkManifest(file, process.env, { allowUnsetEnv: !!flags['allow-unset-env'], offline: !flags.network });
-  const problems = checked.plan && !flags['no-io'] ? await checkIO(checked.plan, file, checked.locate) : checked.problems;
-  const lock = checked.plan && !flags['no-io'] ? lockProblems(checked.plan.manifest, file) : undefined;
-  problems.push(...lock?.problems ?? []);
-  if (flags.network && checked.plan && !problems.length) problems.push(...await (await import('./network.js')).issuerProblems(checked.plan, file, checked.locate));
-  // Warnings print (stderr, or `warnings` in --json) and never change the exit code.
-  // Each in the manifest, but the lock's (in --json with the lock's `file`).
-  const warnings: { code: string; path: string; line: number; col: number; message: string; file?: string }[] = checked.plan ? manifestWarnings(checked.plan.manifest, (p) => {
-    // locate() falls back to the nearest node that exists: a path the file omits lands on its parent.
-    const here = checked.locate(p);
-    const parent = checked.locate(p.slice(0, -1));
-    return here.line !== parent.line || here.col !== parent.col;
-  }).map((w) => {
-    const at = checked.locate(w.path);
-    return { ...w, path: '/' + w.path.join('/'), line: at.line, col: at.col };
-  }) : [];
-  for (const w of checked.warnings) warnings.push({ ...w, path: '/' + w.path.join('/'), ...checked.locate(w.path) });
-  warnings.push(...lock?.warnings ?? []);
-  // An openapi source's tools share its lines: the same advice for many of them is said once.
-  warnings.splice(0, warnings.length, ...uniqueWarnings(warnings));
-  if (flags.json) {
-    process.stdout.write(JSON.stringify({ valid: problems.length === 0, file, config_hash: checked.hash, problems: problems.map((p) => p.toJSON()), warnings, unset_env: checked.unsetEnv }, null, 2) + '\n');
-    return problems.length ? 1 : 0;
-  }
-  for (const w of warnings) process.stderr.write(`${w.file ?? file}:${w.line}:${w.col}: warning: ${w.code}: ${w.message}\n`);
-  if (problems.length) {
-    printProblems(problems);
-    if (problems.some((p) => p.code === 'ENV_UNSET')) process.stderr.write('hint: --allow-unset-env validates the rest without these variables (in CI, for secrets set only where the server runs)\n');
-  } else {
-    const m = checked.plan!.manifest;
-    // A view (tools[].ui) is served as a resource of its own, so it counts as one, as `svc serve` counts it.
-    const resources = (m.resources?.length ?? 0) + checked.plan!.views.views.length;
-    process.stdout.write(`${file}: ok — ${capabilityCounts(m.tools?.length ?? 0, resources, m.prompts?.length ?? 0)}\n`);
-  }
-  if (checked.unsetEnv.length) process.stdout.write(`${file}: note: validated with placeholders for unset environment variables: ${checked.unsetEnv.join(', ')}\n`);
-  return problems.length ? 1 : 0;
-}
-
-function cmdInit(dir: string): number {
-  const file = join(dir, 'svc.yaml');
-  if (existsSync(file)) {
-    process.stderr.write(`${PROG} init: ${file} already exists; not overwriting\n`);
-    return 1;
-  }
-  mkdirSync(dir, { recursive: true });
-  // This package's own schema, relative to the new file: ./node_modules/fastsvc/schema/… after `npm install fastsvc`.
-  const ref = relative(resolve(dir), SCHEMA_FILE).split(sep).join('/');
-  writeFileSync(file, starterManifest(ref.startsWith('.') ? ref : './' + ref), { flag: 'wx' });
-  process.stdout.write(`wrote ${file}\nnext: npx ${PROG} validate ${file} && npx ${PROG} serve ${file}\n`);
-  return 0;
-}
-
-async function cmdHashPassword(): Promise<number> {
-  if (process.stdin.isTTY) process.stderr.write('password (input hidden; end with Enter): ');
-  const password = await readSecretLine();
-  if (!password) {
-    process.stderr.write(`${PROG} hash-password: empty password\n`);
-    return 1;
-  }
-  if (password.length < 8) process.stderr.write(`${PROG} hash-password: warning: passwords shorter than 8 characters are weak\n`);
-  process.stdout.write((await (await import('../auth/oauth/password.js')).hashPassword(password)) + '\n');
-  return 0;
-}
-
-/** One line from stdin; on a terminal the typed characters are not echoed. */
-function readSecretLine(): Promise<string> {
-  return new Promise((resolve) => {
-    const stdin = process.stdin;
-    const tty = stdin.isTTY;
-    if (tty) stdin.setRawMode(true);
-    let buf = '';
-    const done = () => {
-      stdin.off('data', onData);
-      stdin.off('end', done);
-      if (tty) {
-        stdin.setRawMode(false);
-        process.stderr.write('\n');
-      }
-      stdin.pause();
-      resolve(buf.replace(/\r?\n$/, ''));
-    };
-    const onData = (chunk: Buffer) => {
-      const s = chunk.toString('utf8');
-      if (tty && s === '\u0003') process.exit(130);
-      const nl = s.search(/[\r\n]/);
-      if (tty && nl !== -1) {
-        buf += s.slice(0, nl);
-        return done();
-      }
-      buf += s;
-    };
-    stdin.on('data', onData);
-    stdin.on('end', done);
-  });
 }
 
 /** Runs one command line to its end: its exit code, or one line (never a stack trace) and exit code 1. */

@@ -1,9 +1,9 @@
-// `svc explain` and `svc diff`: the policy of manifests (upstreams: their expose rules, policy/gateway-rules.ts), judged offline by the functions the
-// server enforces with. Guarantees: a manifest is read for its policy only — validated,
+// `fastsvc explain` and `fastsvc diff`: the policy of manifests (upstreams: their expose rules, policy/gateway-rules.ts), judged offline by the functions the
+// server enforces with. Guarantees: a manifest is read for its policy only (--no-io, the default) — validated,
 // compiled and its capabilities declared without building any backend, so no backend file,
 // database or program is opened and a copy of a manifest anywhere (`git show
 // main:svc.yaml > /tmp/old.yaml`) is judged as the original; with --io it is assembled as
-// `svc validate` probes it (files read, nothing written, no program run, no socket); a
+// `fastsvc validate` probes it (files read, nothing written, no program run, no socket); a
 // problem is one line FILE:LINE:COL: CODE: message and exit 1, never a stack trace; explain
 // prints exactly GET /svc/explain's JSON with --json; diff prints the capabilities added,
 // removed and changed and who gains or loses access (reach.ts, the reloader's verdict),
@@ -12,75 +12,49 @@
 // explains an external issuer's access token (external_issuers): verified as the server
 // verifies it — its issuer's keys, or introspection for an opaque one, which needs the
 // network — and refused with the check it fails; with --no-verify a JWT is only decoded
-// (offline), mapped by the same rule, and stderr says it was not verified.
+// (offline), mapped by the same rule, and stderr says it was not verified. --capability with a
+// name only an upstream would serve is answered by that upstream's rule (upstream-call.ts), the
+// pin lock beside the manifest read for it.
 
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { buildCatalog, type Catalog } from '../core/catalog.js';
 import type { Principal } from '../core/types.js';
 import { profileScopes, resolveConfig, type SvcServerConfig } from '../core/config.js';
 import { TokenTable } from '../auth/bearer.js';
-import { assemble } from '../manifest/assemble.js';
-import { checkManifest, type Plan } from '../manifest/index.js';
-import { ManifestError, SvcError } from '../errors.js';
+import type { Plan } from '../manifest/index.js';
+import { SvcError } from '../errors.js';
 import { logger } from '../log.js';
 import { accessPolicy } from '../policy/callers.js';
-import { explainCall, explainView, formatView } from '../policy/explain.js';
+import { explainCall, explainView, formatCall, formatView } from '../policy/explain.js';
 import { tokenPrincipals, staticPrincipal, userPrincipal } from '../policy/principals.js';
 import { diffReach, formatReach } from '../policy/reach.js';
 import { diffUpstreams, formatUpstreamRules, upstreamRules } from '../policy/gateway-rules.js';
 import { diffCapabilities, type NameDiff } from '../policy/diff.js';
-
-type Values = Record<string, string | boolean | undefined>;
+import { loadOrPrint, opensFiles, type Values } from './manifest.js';
+import { tell, UsageError } from './output.js';
+import { explainUpstreamCall, formatUpstreamCall } from './upstream-call.js';
 
 interface Compiled { plan: Plan; catalog: Catalog; config: SvcServerConfig }
 
 /** The manifest's policy compiled as the server would (with --io: its backends probed), or its problems printed (undefined). */
-async function compile(file: string, v: Values, print: (problems: SvcError[]) => void): Promise<Compiled | undefined> {
-  const checked = checkManifest(file, process.env, { allowUnsetEnv: !!v['allow-unset-env'] });
-  const failed = (problems: SvcError[]) => {
-    print(problems);
-    if (problems.some((p) => p.code === 'ENV_UNSET')) process.stderr.write('hint: --allow-unset-env reads the policy without these variables (secrets set only where the server runs)\n');
-    return undefined;
-  };
-  if (!checked.plan) return failed(checked.problems);
-  let assembled;
-  try {
-    assembled = await assemble(checked.plan, file, checked.hash, checked.locate, v.io ? { probe: true } : { policyOnly: true });
-  } catch (e) {
-    if (e instanceof ManifestError) return failed(e.problems);
-    throw e;
-  }
-  try {
-    return { plan: checked.plan, catalog: buildCatalog(assembled.svc, { hash: checked.hash }), config: assembled.config };
-  } catch (e) {
-    if (e instanceof ManifestError) return failed(e.problems);
-    if (e instanceof SvcError) return failed([e]);
-    throw e;
-  } finally {
-    assembled.dispose();
-  }
+function compile(file: string, v: Values): Promise<Compiled | undefined> {
+  return loadOrPrint(file, v, opensFiles(v, false) ? 'probe' : 'policy', (m) => ({ plan: m.plan, catalog: buildCatalog(m.svc, { hash: m.hash }), config: m.config }));
 }
 
-export async function cmdExplain(file: string, v: Values, print: (problems: SvcError[]) => void): Promise<number> {
+export async function cmdExplain(file: string, v: Values): Promise<number> {
   const chosen = ['scopes', 'token', 'token-file', 'subject'].filter((k) => v[k] !== undefined);
-  if (chosen.length !== 1) {
-    process.stderr.write('svc explain: give exactly one of --scopes, --token, --token-file, --subject\n');
-    return 2;
-  }
-  if (v['no-verify'] && v['token-file'] === undefined) {
-    process.stderr.write('svc explain: --no-verify goes with --token-file\n');
-    return 2;
-  }
+  if (chosen.length !== 1) throw new UsageError('give exactly one of --scopes, --token, --token-file, --subject');
+  if (v['no-verify'] && v['token-file'] === undefined) throw new UsageError('--no-verify goes with --token-file');
   let claims: Record<string, string> | undefined;
   let args: unknown = {};
   try {
     if (typeof v.claims === 'string') claims = JSON.parse(v.claims);
     if (typeof v.args === 'string') args = JSON.parse(v.args);
   } catch {
-    process.stderr.write('svc explain: --claims and --args take JSON objects\n');
-    return 2;
+    throw new UsageError('--claims and --args take JSON objects');
   }
-  const c = await compile(file, v, print);
+  const c = await compile(file, v);
   if (!c) return 1;
   const m = c.plan.manifest;
   let p: Principal | undefined;
@@ -94,42 +68,34 @@ export async function cmdExplain(file: string, v: Values, print: (problems: SvcE
     p = cfg.auth ? TokenTable.build(cfg.auth, profileScopes(cfg.profile), logger.child({ module: 'cli' })).match(value) : undefined;
     if (!p && cfg.external_issuers.length) {
       const found = await externalPrincipal(cfg, value, !!v['no-verify']);
-      if (typeof found === 'string') {
-        process.stderr.write(`svc explain: ${found}\n`);
-        return 1;
-      }
+      if (typeof found === 'string') return tell('explain', found);
       p = found;
     }
   }
-  if (!p) {
-    process.stderr.write(`svc explain: ${v.token !== undefined ? `no token named ${String(v.token)} in auth` : v.subject !== undefined ? `no user ${String(v.subject)} in oauth.users` : 'the token in that file is not one of the manifest\'s tokens'}\n`);
-    return 1;
-  }
+  if (!p) return tell('explain', `${v.token !== undefined ? `no token named ${String(v.token)} in auth` : v.subject !== undefined ? `no user ${String(v.subject)} in oauth.users` : 'the token in that file is not one of the manifest\'s tokens'}`);
   if (typeof v.capability === 'string') {
-    const verdict = explainCall(c.catalog, p, v.capability, args, !!v.task);
-    if (!verdict) {
-      process.stderr.write(`svc explain: no capability ${v.capability}\n`);
-      return 1;
-    }
-    process.stdout.write(v.json ? JSON.stringify(verdict, null, 2) + '\n' : `${verdict.id}: ${verdict.allowed ? 'allowed' : 'refused'} — ${verdict.reasons.join('; ')}\n`);
+    // A name the manifest does not declare may be an upstream's, known only at run time: its upstream's rule answers.
+    const verdict = explainCall(c.catalog, p, v.capability, args, { task: !!v.task, apps: !!v.apps }) ?? explainUpstreamCall(m, c.config.manifest_path ?? resolve(file), p.scopes, v.capability);
+    if (Array.isArray(verdict)) return tell('explain', `no capability ${v.capability}${verdict.length ? `: ${verdict.join('; ')}` : m.upstreams?.length ? ', and no upstream would import it under that name' : ''}`);
+    process.stdout.write(v.json ? JSON.stringify(verdict, null, 2) + '\n' : ('steps' in verdict ? formatCall(verdict) : formatUpstreamCall(verdict)) + '\n');
     return verdict.allowed ? 0 : 1;
   }
-  const view = explainView(c.catalog, p, { publicRoutes: c.plan.publicRoutes });
+  const view = explainView(c.catalog, p, { publicRoutes: c.plan.publicRoutes, apps: !!v.apps });
   // Upstreams' imports are known only at run time: their rules are shown, not their names.
   const rules = upstreamRules(m, p.scopes);
   process.stdout.write(v.json ? JSON.stringify(rules.length ? { ...view, upstreams: rules } : view, null, 2) + '\n' : [formatView(view), ...formatUpstreamRules(rules)].join('\n') + '\n');
   return 0;
 }
 
-export async function cmdDiff(oldFile: string, newFile: string, v: Values, print: (problems: SvcError[]) => void): Promise<number> {
-  const a = await compile(oldFile, v, print);
-  const b = await compile(newFile, v, print);
+export async function cmdDiff(oldFile: string, newFile: string, v: Values): Promise<number> {
+  const a = await compile(oldFile, v);
+  const b = await compile(newFile, v);
   if (!a || !b) return 1;
   const changes = diffCapabilities(a.plan.manifest, b.plan.manifest);
   const reach = diffReach(accessPolicy(a.catalog, a.plan.manifest), accessPolicy(b.catalog, b.plan.manifest));
   const ups = diffUpstreams(a.plan.manifest, b.plan.manifest);
-  // An upstream added, or one whose expose rules changed in a way that may let more through, counts as a widening.
-  const access = { ...reach, widened: reach.widened || ups.widened };
+  // An upstream added, or one whose expose rules let more through, is a widening, named as the reach's are.
+  const access = { ...reach, widened: reach.widened || ups.widened, widenings: [...reach.widenings, ...ups.widenings] };
   const upstreams = ups.added.length || ups.removed.length || ups.changed.length ? { upstreams: { added: ups.added, removed: ups.removed, changed: ups.changed } } : {};
   if (v.json) process.stdout.write(JSON.stringify({ changes, ...upstreams, ...access }, null, 2) + '\n');
   else {
@@ -158,7 +124,7 @@ async function externalPrincipal(cfg: ReturnType<typeof resolveConfig>, token: s
     const { credentialIdOf, principalOf } = await import('../auth/external/claims-map.js');
     const p = principalOf(entry, claims, profile, credentialIdOf(token));
     if (!p) return `the token has no subject (${entry.subject_claim})`;
-    process.stderr.write(`svc explain: NOT VERIFIED (--no-verify): the token was decoded only; its signature, audience and lifetime were not checked\n`);
+    tell('explain', `NOT VERIFIED (--no-verify): the token was decoded only; its signature, audience and lifetime were not checked`);
     return p;
   }
   const { ExternalIssuers } = await import('../auth/external/issuers.js');
@@ -166,7 +132,7 @@ async function externalPrincipal(cfg: ReturnType<typeof resolveConfig>, token: s
   const r = await external.verify(token);
   if (!r) return 'the token in that file is not one of the manifest\'s tokens, and no external issuer introspects opaque tokens';
   if (r instanceof SvcError) return `${r.code}: ${r.message}${r.reason ? ` (${r.reason})` : ''}`;
-  process.stderr.write(`svc explain: verified by ${r.issuer}\n`);
+  tell('explain', `verified by ${r.issuer}`);
   return r;
 }
 

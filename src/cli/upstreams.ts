@@ -10,10 +10,9 @@
 // another upstream's entry; a corrupt lock is LOCK_INVALID and is not overwritten (restore it
 // from version control) — nothing is ever written from a lock that could not be read.
 
-import { relative, resolve } from 'node:path';
-import { isSvcError, ManifestError, SvcError } from '../errors.js';
+import { resolve } from 'node:path';
+import { isSvcError, SvcError } from '../errors.js';
 import { resolveConfig } from '../core/config.js';
-import { loadManifest } from '../manifest/index.js';
 import { logger } from '../log.js';
 import { UpstreamConnection } from '../upstreams/connection.js';
 import { shownListing } from '../upstreams/import.js';
@@ -23,32 +22,22 @@ import { lockPathFor, readLock, serializeLock, withUpstream, writeLock, type Loc
 import { lockEntryFor, pin } from '../upstreams/pin/pin-listing.js';
 import { pinReport, reportLines, type UpstreamPinReport } from '../upstreams/pin/pin-report.js';
 import { KINDS, type ListName, type Listing } from '../upstreams/pin/pinned-definitions.js';
+import { loadOrPrint, type Values } from './manifest.js';
+import { PROG, shortPath, UsageError } from './output.js';
 
-/** `fastsvc upstreams status [manifest]` and `fastsvc upstreams accept NAME [manifest]`, flags --json and --dry-run. */
-export async function cmdUpstreams(prog: string, args: readonly string[], flags: { json?: boolean; dryRun?: boolean }, printProblems: (p: SvcError[]) => void): Promise<number> {
+/** `fastsvc upstreams status [manifest]` and `fastsvc upstreams accept NAME [manifest]`, flags --json, --dry-run and --allow-unset-env. */
+export async function cmdUpstreams(args: readonly string[], v: Values): Promise<number> {
   const [action, ...rest] = args;
-  const usage = `usage: ${prog} upstreams status [manifest] [--json] | ${prog} upstreams accept NAME [manifest] [--dry-run]`;
-  if ((action !== 'status' && action !== 'accept') || (action === 'status' && rest.length > 1) || (action === 'accept' && (rest.length < 1 || rest.length > 2))) {
-    process.stderr.write(`${prog} upstreams: ${action === undefined ? 'give an action' : action === 'status' || action === 'accept' ? 'wrong arguments' : `unknown action ${action}`}\n${usage}\n`);
-    return 2;
-  }
+  if (action !== 'status' && action !== 'accept') throw new UsageError(action === undefined ? 'give an action' : `unknown action ${action}`);
+  if (action === 'status' ? rest.length > 1 : rest.length < 1 || rest.length > 2) throw new UsageError(`wrong arguments for ${action}`);
   const file = (action === 'status' ? rest[0] : rest[1]) ?? 'svc.yaml';
-  let ctx: UpstreamsContext;
-  try {
-    ctx = await manifestContext(file);
-  } catch (e) {
-    if (e instanceof ManifestError) {
-      printProblems(e.problems);
-      return 1;
-    }
-    throw e;
-  }
-  return action === 'status' ? upstreamsStatus(ctx, !!flags.json) : upstreamsAccept(ctx, rest[0]!, !!flags.dryRun);
+  const ctx = await loadOrPrint(file, v, 'serve', (m) => manifestContext(file, resolveConfig(m.config)));
+  if (!ctx) return 1;
+  return action === 'status' ? upstreamsStatus(ctx, !!v.json) : upstreamsAccept(ctx, rest[0]!, !!v['dry-run']);
 }
 
-/** The manifest loaded as serve loads it; each upstream listed by connecting to it as the server does, then closed. */
-async function manifestContext(file: string): Promise<UpstreamsContext> {
-  const cfg = resolveConfig((await loadManifest(file, process.env)).config);
+/** The manifest's upstreams; each listed by connecting to it as the server does, then closed. */
+function manifestContext(file: string, cfg: ReturnType<typeof resolveConfig>): UpstreamsContext {
   const specs = new Map((cfg.upstreams as UpstreamSpec[]).map((u) => [u.name, u]));
   return {
     manifestPath: cfg.manifest_path ?? resolve(file),
@@ -154,7 +143,7 @@ export async function upstreamsStatus(ctx: UpstreamsContext, json: boolean, io: 
     if (!json) reportLines(u.name, report).forEach((l) => io.out(l));
   }
   if (json) io.out(JSON.stringify({ lock_file: lockFile, lock_found: lock !== undefined, upstreams: reports }, null, 2));
-  else if (withheld) io.out(`review with: fastsvc upstreams accept NAME --dry-run; accept with: fastsvc upstreams accept NAME (rewrites ${shortPath(lockFile)})`);
+  else if (withheld) io.out(`review with: ${PROG} upstreams accept NAME --dry-run; accept with: ${PROG} upstreams accept NAME (rewrites ${shortPath(lockFile)})`);
   return failed ? 1 : withheld ? 3 : 0;
 }
 
@@ -195,7 +184,3 @@ export async function upstreamsAccept(ctx: UpstreamsContext, name: string, dryRu
   return 0;
 }
 
-function shortPath(abs: string): string {
-  const rel = relative(process.cwd(), abs);
-  return rel && !rel.startsWith('..') ? rel : abs;
-}

@@ -49,17 +49,15 @@ export class Context implements CallContext {
   readonly channel: CallChannel;
   readonly meta: Readonly<Record<string, unknown>> | undefined;
   readonly scope: RequestScope | undefined;
-  readonly apps: boolean;
   readonly #abort: SignalSource;
 
-  constructor(principal: Principal, log: Logger, transport: CallContext['transport'], channel: CallChannel, abort: SignalSource, meta: Readonly<Record<string, unknown>> | undefined, scope: RequestScope | undefined, apps = false) {
+  constructor(principal: Principal, log: Logger, transport: CallContext['transport'], channel: CallChannel, abort: SignalSource, meta: Readonly<Record<string, unknown>> | undefined, scope: RequestScope | undefined) {
     this.principal = principal;
     this.log = log;
     this.transport = transport;
     this.channel = channel;
     this.meta = meta;
     this.scope = scope;
-    this.apps = apps;
     this.#abort = abort;
   }
 

@@ -49,6 +49,9 @@ export interface PromptEntry extends Guarded {
   readonly wire: Readonly<Record<string, unknown>>;
 }
 
+/** Any capability's entry. */
+export type CapabilityEntry = ToolEntry | ResourceEntry | PromptEntry;
+
 /** How long a list page may be: items, and characters of their JSON. */
 export interface ListPage {
   readonly size: number;

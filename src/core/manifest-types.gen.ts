@@ -225,7 +225,7 @@ export interface ServerSettings {
    */
   headers_timeout_ms?: number;
   /**
-   * How long an idle keep-alive connection stays open waiting for the next request.
+   * How long an idle keep-alive connection stays open waiting for the next request (advertised as Keep-Alive: timeout=N). Longer than a load balancer's idle timeout (60 s on most) and a client's pause, so neither reuses a connection the server has just closed.
    */
   keep_alive_timeout_ms?: number;
   /**

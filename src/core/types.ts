@@ -103,8 +103,6 @@ export interface CallContext {
   readonly meta?: Readonly<Record<string, unknown>>;
   /** The request's address and trace headers, set by the transport while the audit log or tracing is on. */
   readonly scope?: RequestScope;
-  /** The MCP client declares MCP Apps (io.modelcontextprotocol/ui): app-only tools are there for it (and for no other caller). */
-  readonly apps?: boolean;
 }
 
 export type JsonSchemaObject = {

@@ -56,9 +56,10 @@ export async function runMethod(method: string, p: Record<string, unknown>, env:
     case 'tools/call': {
       const name = str(p, 'name');
       try {
-        return env.runAsTask
-          ? await rt.callTool(name, p.arguments, env.context(), cat, env.taskAsk, env.runAsTask)
-          : await rt.callTool(name, p.arguments, env.context(), cat);
+        const runAsTask = env.runAsTask;
+        return runAsTask
+          ? await rt.callTool(name, p.arguments, env.context(), { catalog: cat, apps: env.apps, task: env.taskAsk, startTask: runAsTask })
+          : await rt.callTool(name, p.arguments, env.context(), { catalog: cat, apps: env.apps });
       } catch (e) {
         if (isSvcError(e) && (e.code === 'BACKEND_FAILED' || e.code === 'BACKEND_TIMEOUT'
           || (e.code === 'INVALID_INPUT' && env.inputErrorsAsToolResults))) {
@@ -69,11 +70,11 @@ export async function runMethod(method: string, p: Record<string, unknown>, env:
     }
     case 'resources/read': {
       const uri = str(p, 'uri');
-      const contents = await rt.readResource(uri, env.context(), cat);
+      const contents = await rt.readResource(uri, env.context(), { catalog: cat, apps: env.apps });
       return { contents: env.apps ? withViewMeta(cat, uri, contents) : contents };
     }
     case 'prompts/get':
-      return await rt.getPrompt(str(p, 'name'), p.arguments, env.context(), cat);
+      return await rt.getPrompt(str(p, 'name'), p.arguments, env.context(), { catalog: cat, apps: env.apps });
     case 'completion/complete': {
       const ref = p.ref;
       const arg = p.argument;

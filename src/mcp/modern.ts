@@ -355,7 +355,7 @@ class ModernCall extends InputRound implements CallChannel, MethodEnv, SignalSou
   }
 
   context(): CallContext {
-    return new Context(this.principal, this.#opts.logger, this.#opts.transport, this, this, this.#meta, this.#scope, this.apps);
+    return new Context(this.principal, this.#opts.logger, this.#opts.transport, this, this, this.#meta, this.#scope);
   }
 
   override supports(method: string): boolean {

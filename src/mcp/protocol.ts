@@ -323,7 +323,7 @@ export class McpSession {
         const apps = this.#apps;
         return runMethod(msg.method, p, {
           runtime: rt, catalog: cat, principal,
-          context: () => new Context(principal, this.#opts.logger, this.#opts.transport, call, call, isObject(msg.params?._meta) ? msg.params._meta : undefined, scope, apps),
+          context: () => new Context(principal, this.#opts.logger, this.#opts.transport, call, call, isObject(msg.params?._meta) ? msg.params._meta : undefined, scope),
           inputErrorsAsToolResults: this.#version >= '2025-11-25',
           apps,
           taskAsk: isObject(p.task) ? 'asked' : 'plain',

@@ -1,13 +1,14 @@
 // The MCP 2026-07-28 `requestState` of multi-round-trip requests, sealed by this server.
 // Guarantees: a state is `v1.<payload>.<mac>` (base64url), the mac an HMAC-SHA256 under the
-// server key, compared in constant time; it opens only for the same principal (sub, kind,
-// client), method, name and params (minus inputResponses, requestState and _meta), before its
+// server key, compared in constant time; it opens only for the same principal (principalKey:
+// kind, issuer, subject, client), method, name and params (minus inputResponses, requestState and _meta), before its
 // expiry, and once (its nonce is remembered until it expires; the memory is bounded and per
 // process). Anything else is REQUEST_STATE_INVALID (-32602). The payload is signed, not
 // encrypted: it holds the client's own earlier answers and a digest of the binding, no secrets.
 
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Principal } from '../core/types.js';
+import { principalKey } from '../core/principal-key.js';
 import { SvcError } from '../errors.js';
 
 /** What a state is bound to: who asked for which call. */
@@ -104,7 +105,7 @@ function invalid(why: string): SvcError {
 /** SHA-256 over the canonical JSON of what the state is bound to. */
 function bindingDigest(b: StateBinding): string {
   const params = Object.fromEntries(Object.entries(b.params).filter(([k]) => !ROUND_PARAMS.has(k)));
-  const who = { sub: b.principal.sub, kind: b.principal.kind, issuer: b.principal.issuer, client: b.principal.clientId ?? null };
+  const who = principalKey(b.principal);
   return createHash('sha256').update(canonical({ who, method: b.method, name: b.name, params })).digest('base64url');
 }
 

@@ -1,8 +1,8 @@
 // The MCP session registry: every live McpSession of the server, whatever carries it
 // (/mcp's Mcp-Session-Id sessions, /ws's one session per socket). Transports only
 // decode and encode; the registry owns the sessions' lifetime.
-// Guarantees: a session is found only by the principal that opened it (same subject,
-// principal kind and, for an external issuer's principal, issuer) — any other caller is told exactly what an unknown id gets, so
+// Guarantees: a session is found only by the principal that opened it (the same principalKey:
+// kind, issuer, subject and client) — any other caller is told exactly what an unknown id gets, so
 // its existence is not disclosed; the map's iteration order is recency order, so the
 // least recently used session is the first one; `sweep()` ends idle /mcp sessions
 // (not busy, no open stream) and runs by itself; at most `maxSessions` /mcp sessions
@@ -14,6 +14,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../core/types.js';
+import { principalKey } from '../core/principal-key.js';
 import type { Logger } from '../log.js';
 import type { McpSession, Sink } from './protocol.js';
 
@@ -30,10 +31,9 @@ export interface SessionChannel {
 export interface SessionEntry {
   readonly id: string;
   readonly transport: SessionTransport;
+  /** Who opened it (principalKey), and its subject for the log. */
+  readonly owner: string;
   readonly sub: string;
-  readonly kind: Principal['kind'];
-  /** The external issuer of the principal that opened it (kind external). */
-  readonly issuer?: string;
   /** The principal's credential (an OAuth grant id), if it has one. */
   readonly credentialId?: string;
   readonly session: McpSession;
@@ -80,7 +80,7 @@ export class SessionRegistry {
       if (!lru) return undefined;
       this.end(lru, 'evicted: session cap reached');
     }
-    const entry = { id: randomUUID(), transport, sub: p.sub, kind: p.kind, issuer: p.issuer, credentialId: p.credentialId, lastSeen: Date.now(), busy: 0 } as SessionEntry;
+    const entry = { id: randomUUID(), transport, owner: principalKey(p), sub: p.sub, credentialId: p.credentialId, lastSeen: Date.now(), busy: 0 } as SessionEntry;
     (entry as { session: McpSession }).session = makeSession(entry);
     return entry;
   }
@@ -95,7 +95,7 @@ export class SessionRegistry {
   /** The session `id` names, if `p` opened it; it becomes the most recently used. */
   find(id: string, p: Principal): SessionEntry | undefined {
     const e = this.#entries.get(id);
-    if (!e || e.sub !== p.sub || e.kind !== p.kind || e.issuer !== p.issuer) return undefined;
+    if (!e || e.owner !== principalKey(p)) return undefined;
     this.touch(e);
     return e;
   }

@@ -1,7 +1,8 @@
 // Per-principal quotas. Guarantees: a call is counted against the principal that makes it
-// and never against another (keys are token:NAME, user:SUB, client:ID, and ext:ISSUER SUB for
-// an external issuer's subject — the issuer is a URL without spaces, so the same sub at two
-// issuers never shares a key — each with the capability for per-capability limits); an
+// and never against another (its principalKey without the client — a person is counted across
+// the OAuth clients it uses, which limits.oauth_client counts apart as client:ID — so the same
+// subject at two issuers, or a static token and an external subject of the same name, never
+// share a key; each with the capability for per-capability limits); an
 // external issuer's `limits` is a class of its own, counted per subject of that issuer; acquire() checks every applicable limit and
 // takes from all of them or from none, so a refusal consumes nothing; a request window
 // opens at a key's first request (not on a clock boundary); a refusal says how long to
@@ -11,6 +12,7 @@
 // N times a limit.
 
 import type { Principal, Limit } from '../core/types.js';
+import { principalKey } from '../core/principal-key.js';
 import type { ClassLimits } from '../core/fast-svc.js';
 
 /** One limit to apply under one counter key. */
@@ -32,8 +34,8 @@ const NO_RELEASE: Admission = Object.freeze({ ok: true, release: () => {} });
 /** The limits that apply to this principal calling this capability (empty when none is set). */
 export function quotaItems(p: Principal, capability: string, own: Limit | undefined, classes: ClassLimits | undefined): QuotaItem[] {
   const items: QuotaItem[] = [];
-  const who = p.kind === 'static' ? `token:${p.sub}` : p.kind === 'oauth' ? `user:${p.sub}` : p.kind === 'external' ? `ext:${p.issuer} ${p.sub}` : undefined;
-  if (!who) return items;
+  if (p.kind === 'anonymous') return items;
+  const who = principalKey(p, { client: false });
   if (own) items.push({ key: `${who}|${capability}`, limit: own, label: `${capability} per principal` });
   if (p.kind === 'static' && classes?.token) items.push({ key: who, limit: classes.token, label: 'limits.token' });
   const issuerLimit = p.kind === 'external' && p.issuer && classes?.external && Object.hasOwn(classes.external, p.issuer) ? classes.external[p.issuer] : undefined;

@@ -1,6 +1,9 @@
 // Large results of tools declared inline_ok: false, kept briefly so the caller can
-// read them as svc://results/ID. Guarantees: only the subject that produced a
-// result can read it; at most MAX entries and TTL_MS each, oldest evicted first.
+// read them as svc://results/ID. Guarantees: a result is found only by the caller that
+// produced it (its principalKey: kind, issuer, subject and client — a static token `ci`
+// and an external issuer's subject `ci` are two callers); it keeps the tool and the
+// arguments that produced it, so the runtime admits every read again under the policy
+// of that moment (runtime.ts); at most MAX entries and TTL_MS each, oldest evicted first.
 
 import { randomUUID } from 'node:crypto';
 import type { ResourceContents } from '../core/types.js';
@@ -9,23 +12,30 @@ const MAX = 256;
 const TTL_MS = 15 * 60_000;
 export const RESULTS_PREFIX = 'svc://results/';
 
-interface Held { sub: string; contents: ResourceContents; expires: number }
+export interface HeldResult {
+  readonly owner: string;
+  readonly tool: string;
+  readonly args: Record<string, unknown>;
+  readonly contents: ResourceContents;
+  readonly expires: number;
+}
 
 export class ResultStore {
-  readonly #items = new Map<string, Held>();
+  readonly #items = new Map<string, HeldResult>();
 
-  put(sub: string, text: string, mimeType: string): string {
+  put(owner: string, tool: string, args: Record<string, unknown>, text: string, mimeType: string): string {
     this.#evict();
     const id = randomUUID();
     const uri = RESULTS_PREFIX + id;
-    this.#items.set(id, { sub, contents: { uri, mimeType, text }, expires: Date.now() + TTL_MS });
+    this.#items.set(id, { owner, tool, args, contents: { uri, mimeType, text }, expires: Date.now() + TTL_MS });
     return uri;
   }
 
-  get(sub: string, uri: string): ResourceContents | undefined {
+  /** The result at `uri` if `owner` produced it and it has not expired. */
+  get(owner: string, uri: string): HeldResult | undefined {
     const held = this.#items.get(uri.slice(RESULTS_PREFIX.length));
-    if (!held || held.sub !== sub || held.expires < Date.now()) return undefined;
-    return held.contents;
+    if (!held || held.owner !== owner || held.expires < Date.now()) return undefined;
+    return held;
   }
 
   #evict(): void {

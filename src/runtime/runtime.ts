@@ -1,46 +1,83 @@
-// The runtime: the one place a call is decided and run, whatever the transport.
-// Guarantees: each call reads the policy store's current catalog once, or uses the
-// one the transport passes (so a reload never mixes two policies in one decision); each
-// call is decided exactly once, here — the capability exists (one a pinned upstream lists but
-// the operator has not accepted is CAPABILITY_WITHHELD, not NOT_FOUND), the caller's access
-// (decideCall(): fixed scopes, tenant-bound scopes, bound arguments; lists use canSee()),
-// for a tool whether it runs as a task (policy/decision.ts) and its arguments, then its
-// quotas, taken only when a limit is set and released when the call (or its task) ends —
-// and a refusal is thrown as the SvcError every transport encodes its own way, in one
-// place each (INSUFFICIENT_SCOPE / ARGUMENT_BOUND logged as an access denial, RATE_LIMITED
-// with its wait); a task is re-authorised later by the same access decision with the
-// arguments it was admitted with (authorizeAgain); input is validated by the catalog's
-// precompiled validator before any backend runs; results are shaped by output_mode (a backend's JsonReply
-// always as JSON) and inline_ok the same way on every transport; every decision and call is reported to the
-// app's Observer (audit log, metrics, a span per call and per backend run) when those are
-// on, and costs nothing more when they are off.
+// The runtime: the one place a call is admitted and run, whatever the transport.
+// Guarantees: each call reads the policy store's current catalog once, or uses the one the
+// transport passes (so a reload never mixes two policies in one decision); every call, read,
+// prompt, listing, completion and follow-up (a task or stored result read later, a status change
+// or resource update delivered) runs the one admission list (policy/admission.ts: served, visible,
+// access, task, input, quota — explain prints the same list), with the inputs the call brings
+// (CallAsk: the catalog, whether the client declares MCP Apps, how it asked about tasks); a
+// refusal is thrown as the SvcError every transport encodes its own way (an access denial logged
+// and audited, RATE_LIMITED with its wait); quotas are taken only when a limit is set and given
+// back when the call (or its task) ends; only this module makes an AdmittedTool, the value that
+// says a tools/call was admitted (its class is not exported), so nothing else can start a run;
+// results are shaped by output_mode (a backend's JsonReply always as JSON) and inline_ok the same
+// way on every transport; a large result is kept for its caller (principalKey) and admitted again,
+// with the arguments that produced it, at every read; every decision and call is reported to the
+// app's Observer (audit log, metrics, a span per call and per backend run) when those are on, and
+// costs nothing more when they are off.
 
 import { Context } from '../core/call-context.js';
 import { SvcError } from '../errors.js';
-import { findResource, withheldOf, type Catalog, type Guarded, type ToolEntry } from '../core/catalog.js';
+import { findResource, type Catalog, type ToolEntry } from '../core/catalog.js';
 import type { CallContext, Completion, Principal, PromptMessage, ResourceContents, ToolDef, ToolResult } from '../core/types.js';
-import { canSee, decideCall } from '../policy/scopes.js';
-import { decideTool, type TaskAsk, type ToolVerdict } from '../policy/decision.js';
-import { InProcessQuotas, quotaItems, type QuotaCounter } from '../policy/quotas.js';
+import { admit, type Kind, type Refusal, type TaskAsk } from '../policy/admission.js';
+import { InProcessQuotas, type QuotaCounter, type QuotaItem } from '../policy/quotas.js';
+import { principalKey } from '../core/principal-key.js';
 import { denial, rateLimited } from './denial.js';
 import { RESULTS_PREFIX, ResultStore } from './results.js';
-import { summarize } from '../policy/input-errors.js';
 import type { Logger } from '../log.js';
 import { PolicyStore, type ChangeSet, type PolicySnapshot } from '../policy/store.js';
 import { Observer, UNKNOWN } from '../observe/observer.js';
 import { inBackendSpan, type CallSpan } from '../observe/tracing.js';
 import { JsonReply } from './backends/contract.js';
 
-export type { ChangeSet };
-export type Kind = 'tool' | 'resource' | 'prompt';
-export type { TaskAsk };
+export type { ChangeSet, Kind, TaskAsk };
 
-/** A tools/call the runtime admitted: the tool, its arguments (bound values filled in), and the release of the quota it took. */
-export interface AdmittedTool {
-  readonly entry: ToolEntry;
-  readonly input: Record<string, unknown>;
-  readonly release: (() => void) | undefined;
+/**
+ * A tools/call the runtime admitted: the tool, its arguments (bound values filled in, defaults
+ * applied), and the release of the quota it took. Only the runtime makes one (the class is not
+ * exported, and its private field keeps any object of the same shape from passing for one).
+ */
+class AdmittedTool {
+  readonly #entry: ToolEntry;
+  readonly #input: Record<string, unknown>;
+  readonly #release: (() => void) | undefined;
+  constructor(entry: ToolEntry, input: Record<string, unknown>, release: (() => void) | undefined) {
+    this.#entry = entry;
+    this.#input = input;
+    this.#release = release;
+  }
+
+  get entry(): ToolEntry {
+    return this.#entry;
+  }
+
+  get input(): Record<string, unknown> {
+    return this.#input;
+  }
+
+  /** Gives the quota back (idempotent); undefined when the call took none. */
+  get release(): (() => void) | undefined {
+    return this.#release;
+  }
 }
+export type { AdmittedTool };
+
+/** What a call brings beside its capability and arguments: inputs of the admission list. */
+export interface CallAsk {
+  /** The catalog of the policy snapshot the caller was authenticated with (default: the current one). */
+  readonly catalog?: Catalog;
+  /** The client declares MCP Apps (io.modelcontextprotocol/ui): app-only tools exist for it. */
+  readonly apps?: boolean;
+}
+
+/** A tools/call that may run as a task: how it asked, and where an admitted task call goes. */
+export interface TaskCallAsk<T> extends CallAsk {
+  readonly task: TaskAsk;
+  readonly startTask: (call: AdmittedTool, ctx: CallContext) => Promise<T>;
+}
+
+/** Who follows up, and where: what a follow-up's refusal needs to be logged. */
+type Follower = Pick<CallContext, 'principal' | 'transport' | 'log' | 'scope'>;
 
 export interface RuntimeOptions {
   inlineLimit: number;
@@ -87,27 +124,26 @@ export class Runtime {
   }
 
   /**
-   * One tools/call: decided once (see the header), then run — or, when the decision says it runs as
-   * a task, handed to `startTask` with its admission (the quota taken; the task's run releases it).
-   * `ask` says how the call asked about tasks; a call that asked nothing of a task-required tool is
-   * refused TASK_REQUIRED, which the MCP eras encode their own way.
+   * One tools/call: admitted once (see the header), then run — or, when the admission says it runs as
+   * a task, handed to `startTask` with its AdmittedTool (the quota taken; the task's run releases it).
+   * Without `startTask` the call asks nothing of a task: a task-required tool refuses it TASK_REQUIRED,
+   * which the MCP eras encode their own way.
    */
-  callTool(name: string, args: unknown, ctx: CallContext, cat?: Catalog): Promise<ToolResult>;
-  callTool<T>(name: string, args: unknown, ctx: CallContext, cat: Catalog | undefined, ask: TaskAsk, startTask: (call: AdmittedTool, ctx: CallContext) => Promise<T>): Promise<ToolResult | T>;
-  callTool<T>(name: string, args: unknown, ctx: CallContext, cat: Catalog = this.current(), ask: TaskAsk = 'plain', startTask?: (call: AdmittedTool, ctx: CallContext) => Promise<T>): Promise<ToolResult | T> {
-    if (!this.#obs.timed()) return this.#callTool(name, args, ctx, cat, ask, startTask);
-    return this.#obs.call('tools/call', 'tool', cat.tools.has(name) ? name : UNKNOWN, ctx, (cs) => this.#callTool(name, args, ctx, cat, ask, startTask, cs));
+  callTool(name: string, args: unknown, ctx: CallContext, ask?: CallAsk): Promise<ToolResult>;
+  callTool<T>(name: string, args: unknown, ctx: CallContext, ask: TaskCallAsk<T>): Promise<ToolResult | T>;
+  callTool<T>(name: string, args: unknown, ctx: CallContext, ask: CallAsk | TaskCallAsk<T> = {}): Promise<ToolResult | T> {
+    const cat = ask.catalog ?? this.current();
+    if (!this.#obs.timed()) return this.#callTool(name, args, ctx, cat, ask);
+    return this.#obs.call('tools/call', 'tool', cat.tools.has(name) ? name : UNKNOWN, ctx, (cs) => this.#callTool(name, args, ctx, cat, ask, cs));
   }
 
-  async #callTool<T>(name: string, args: unknown, ctx: CallContext, cat: Catalog, ask: TaskAsk, startTask: ((call: AdmittedTool, ctx: CallContext) => Promise<T>) | undefined, cs?: CallSpan): Promise<ToolResult | T> {
-    const entry = cat.tools.get(name);
-    // An app-only tool (MCP Apps visibility [app]) is there only for a client that declares the extension; it is listed to no other.
-    if (!entry || (entry.appOnly && !ctx.apps)) throw notServed(cat, `tool:${name}`, `no tool named ${name}`);
-    const v = decideTool(entry, ctx.principal, args, startTask ? ask : 'plain');
-    if (!v.ok) throw this.#refusal(v, entry, ctx);
-    this.#obs.allowed(ctx.principal, ctx.transport, 'tool', name, entry.required, ctx.scope);
-    const release = entry.limits || cat.limits ? await this.#admit(cat, entry, ctx.principal, 'tool', name) : undefined;
-    const call: AdmittedTool = { entry, input: v.input, release };
+  async #callTool<T>(name: string, args: unknown, ctx: CallContext, cat: Catalog, ask: CallAsk | TaskCallAsk<T>, cs?: CallSpan): Promise<ToolResult | T> {
+    const startTask = 'startTask' in ask ? ask.startTask : undefined;
+    const v = admit({ purpose: 'call', catalog: cat, kind: 'tool', key: name, principal: ctx.principal, args, apps: ask.apps, task: startTask ? (ask as TaskCallAsk<T>).task : 'plain' });
+    if (!v.ok) throw this.refusal(v, 'tool', name, ctx);
+    this.#obs.allowed(ctx.principal, ctx.transport, 'tool', name, v.entry.required, ctx.scope);
+    const release = v.quotas.length ? await this.#take(v.quotas, 'tool', name) : undefined;
+    const call = new AdmittedTool(v.entry, v.input, release);
     if (!v.task) return this.#run(call, ctx, cs);
     try {
       return await startTask!(call, ctx);
@@ -123,41 +159,37 @@ export class Runtime {
   }
 
   /**
-   * The access decision again, for a call admitted earlier (a task, read, listed or followed later): the tool
+   * A tools/call admitted earlier, followed up now (its task read, listed, cancelled or answered): the tool
    * must still be served and the caller's scopes, tenant patterns and bindings must still allow `args`, the
-   * arguments it was admitted with. Throws NOT_FOUND, or the denial (logged); with `quiet`, answers false instead
-   * and logs nothing (a list leaving the task out).
+   * arguments it was admitted with. Answers the refusal, or undefined; logs nothing.
    */
-  authorizeAgain(tool: string, args: Record<string, unknown>, ctx: Pick<CallContext, 'principal' | 'transport' | 'log' | 'scope'>, cat: Catalog = this.current(), quiet = false): boolean {
-    const entry = cat.tools.get(tool);
-    if (!entry) {
-      if (quiet) return false;
-      throw new SvcError('NOT_FOUND', `tool ${tool} is no longer served`);
-    }
-    const d = decideCall(entry, ctx.principal, args);
-    if (d.ok) return true;
-    if (quiet) return false;
-    throw denial(ctx.log, ctx.principal, ctx.transport, 'tool', tool, d, this.#obs, ctx.scope);
+  refollow(tool: string, args: Record<string, unknown>, p: Principal, cat: Catalog = this.current()): Refusal | undefined {
+    const v = admit({ purpose: 'follow', catalog: cat, kind: 'tool', key: tool, principal: p, args });
+    return v.ok ? undefined : v;
+  }
+
+  /** A refusal of the admission list as the SvcError the transports send (an access denial is logged and audited). */
+  refusal(r: Refusal, kind: Kind, name: string, ctx: Follower): SvcError {
+    if (r.denial) return denial(ctx.log, ctx.principal, ctx.transport, kind, name, r.denial, this.#obs, ctx.scope);
+    return new SvcError(r.code, r.message, r.data && { data: r.data });
   }
 
   /**
    * Whether a task's status change may still reach `ctx.principal` on a stream it opened earlier (a 2025 session's
    * notifications/tasks/status, a 2026 subscriptions/listen): that credential must still be current — not expired,
-   * and for a static token not changed or removed by a reload since — and authorizeAgain must allow the task's
-   * arguments under the current policy. A withheld delivery is logged.
+   * and for a static token not changed or removed by a reload since — and the follow-up admission must allow the
+   * task's arguments under the current policy. A withheld delivery is logged.
    */
-  mayDeliver(tool: string, args: Record<string, unknown>, ctx: Pick<CallContext, 'principal' | 'transport' | 'log' | 'scope'>): boolean {
+  mayDeliver(tool: string, args: Record<string, unknown>, ctx: Follower): boolean {
     const snap = this.#store.current();
     const p = ctx.principal;
     if (lapsed(p, snap)) {
       ctx.log.info({ event: 'task.notification_withheld', sub: p.sub, transport: ctx.transport, tool }, `a status change of ${tool} was not sent to ${p.sub}: the credential that opened the stream is no longer current`);
       return false;
     }
-    try {
-      return this.authorizeAgain(tool, args, ctx, snap.catalog);
-    } catch {
-      return false; // the denial is logged
-    }
+    const r = this.refollow(tool, args, p, snap.catalog);
+    if (r) this.refusal(r, 'tool', tool, ctx); // logged (and audited) as a denial; nothing is thrown
+    return !r;
   }
 
   /**
@@ -171,17 +203,19 @@ export class Runtime {
 
   /** Whether `p` may read the resource `uri` (a filter: subscriptions/listen; nothing is logged). */
   mayRead(uri: string, p: Principal, cat: Catalog = this.current()): boolean {
-    if (uri.startsWith(RESULTS_PREFIX)) return true;
-    const found = findResource(cat, uri);
-    return found !== undefined && decideCall(found.entry, p, found.vars).ok;
+    if (uri.startsWith(RESULTS_PREFIX)) return this.#heldResult(uri, p, cat).ok;
+    return admit({ purpose: 'follow', catalog: cat, kind: 'resource', key: uri, principal: p }).ok;
   }
 
-  /** The access decision for subscribing to `uri` (2025 resources/subscribe): NOT_FOUND, or the denial (logged). */
-  authorizeRead(uri: string, ctx: Pick<CallContext, 'principal' | 'transport' | 'log' | 'scope'>, cat: Catalog = this.current()): void {
-    if (uri.startsWith(RESULTS_PREFIX)) return;
-    const found = findResource(cat, uri);
-    if (!found) throw notServed(cat, `resource:${uri}`, `no resource ${uri}`, { uri });
-    this.#authorize(found.entry, ctx, 'resource', uri, found.vars);
+  /** The follow-up admission for subscribing to `uri` (2025 resources/subscribe): NOT_FOUND, or the denial (logged). */
+  authorizeRead(uri: string, ctx: Follower, cat: Catalog = this.current()): void {
+    if (uri.startsWith(RESULTS_PREFIX)) {
+      const held = this.#heldResult(uri, ctx.principal, cat);
+      if (!held.ok) throw this.refusal(held, 'resource', uri, ctx);
+      return;
+    }
+    const v = admit({ purpose: 'follow', catalog: cat, kind: 'resource', key: uri, principal: ctx.principal });
+    if (!v.ok) throw this.refusal(v, 'resource', uri, ctx);
   }
 
   async #run(call: AdmittedTool, ctx: CallContext, cs?: CallSpan): Promise<ToolResult> {
@@ -200,116 +234,98 @@ export class Runtime {
     } finally {
       call.release?.();
     }
-    return this.#shape(entry, out, ctx.principal);
+    return this.#shape(call, out, ctx.principal);
   }
 
-  /** A refused tools/call as its SvcError (an access denial is logged and audited). */
-  #refusal(v: Exclude<ToolVerdict, { ok: true }>, entry: ToolEntry, ctx: CallContext): SvcError {
-    const name = entry.def.name;
-    if ('denial' in v) return denial(ctx.log, ctx.principal, ctx.transport, 'tool', name, v.denial, this.#obs, ctx.scope);
-    if ('taskRequired' in v) return new SvcError('TASK_REQUIRED', `Task augmentation required for tools/call requests: tool ${name} runs only as a task`);
-    if (v.invalid === 'not_object') {
-      return new SvcError('INVALID_INPUT', 'arguments must be a JSON object', { data: { errors: [{ path: '', message: 'must be object' }] } });
-    }
-    const problems = v.invalid;
-    return new SvcError('INVALID_INPUT', `invalid arguments for ${name}: ${summarize(problems)}`, {
-      data: { errors: problems.errors, ...(problems.omitted > 0 && { omitted: problems.omitted }) },
-    });
-  }
-
-  async readResource(uri: string, ctx: CallContext, cat: Catalog = this.current()): Promise<ResourceContents[]> {
-    if (!this.#obs.timed()) return this.#readResource(uri, ctx, cat);
+  readResource(uri: string, ctx: CallContext, ask: CallAsk = {}): Promise<ResourceContents[]> {
+    const cat = ask.catalog ?? this.current();
+    if (!this.#obs.timed()) return this.#readResource(uri, ctx, cat, ask);
     const label = uri.startsWith(RESULTS_PREFIX) ? 'results' : findResource(cat, uri)?.entry.def.name ?? UNKNOWN;
-    return this.#obs.call('resources/read', 'resource', label, ctx, (cs) => this.#readResource(uri, ctx, cat, cs));
+    return this.#obs.call('resources/read', 'resource', label, ctx, (cs) => this.#readResource(uri, ctx, cat, ask, cs));
   }
 
-  async #readResource(uri: string, ctx: CallContext, cat: Catalog, cs?: CallSpan): Promise<ResourceContents[]> {
+  async #readResource(uri: string, ctx: CallContext, cat: Catalog, ask: CallAsk, cs?: CallSpan): Promise<ResourceContents[]> {
     if (uri.startsWith(RESULTS_PREFIX)) {
-      const held = this.#results.get(ctx.principal.sub, uri);
-      if (!held) throw new SvcError('NOT_FOUND', `no resource ${uri}`, { data: { uri } });
-      return [held];
+      const held = this.#heldResult(uri, ctx.principal, cat);
+      if (!held.ok) throw this.refusal(held, 'resource', uri, ctx);
+      return [held.contents];
     }
-    const found = findResource(cat, uri);
-    if (!found) throw notServed(cat, `resource:${uri}`, `no resource ${uri}`, { uri });
-    this.#authorize(found.entry, ctx, 'resource', uri, found.vars);
-    const key = found.entry.def.uri ?? found.entry.def.uri_template!;
-    const release = found.entry.limits || cat.limits ? await this.#admit(cat, found.entry, ctx.principal, 'resource', key) : undefined;
+    const v = admit({ purpose: 'call', catalog: cat, kind: 'resource', key: uri, principal: ctx.principal, apps: ask.apps });
+    if (!v.ok) throw this.refusal(v, 'resource', uri, ctx);
+    this.#obs.allowed(ctx.principal, ctx.transport, 'resource', uri, v.entry.required, ctx.scope);
+    const release = v.quotas.length ? await this.#take(v.quotas, 'resource', v.entry.def.uri ?? v.entry.def.uri_template!) : undefined;
     try {
-      const read = () => found.entry.def.read(uri, found.vars, ctx);
-      return await (cs ? inBackendSpan(cs, found.entry.def.name, ctx.transport, read) : read());
+      const read = () => v.entry.def.read(uri, v.input as Record<string, string>, ctx);
+      return await (cs ? inBackendSpan(cs, v.entry.def.name, ctx.transport, read) : read());
     } finally {
       release?.();
     }
   }
 
-  getPrompt(name: string, args: unknown, ctx: CallContext, cat: Catalog = this.current()): Promise<{ description?: string; messages: PromptMessage[] }> {
-    if (!this.#obs.timed()) return this.#getPrompt(name, args, ctx, cat);
-    return this.#obs.call('prompts/get', 'prompt', cat.prompts.has(name) ? name : UNKNOWN, ctx, (cs) => this.#getPrompt(name, args, ctx, cat, cs));
+  getPrompt(name: string, args: unknown, ctx: CallContext, ask: CallAsk = {}): Promise<{ description?: string; messages: PromptMessage[] }> {
+    const cat = ask.catalog ?? this.current();
+    if (!this.#obs.timed()) return this.#getPrompt(name, args, ctx, cat, ask);
+    return this.#obs.call('prompts/get', 'prompt', cat.prompts.has(name) ? name : UNKNOWN, ctx, (cs) => this.#getPrompt(name, args, ctx, cat, ask, cs));
   }
 
-  async #getPrompt(name: string, args: unknown, ctx: CallContext, cat: Catalog, cs?: CallSpan): Promise<{ description?: string; messages: PromptMessage[] }> {
-    const entry = cat.prompts.get(name);
-    if (!entry) throw notServed(cat, `prompt:${name}`, `no prompt named ${name}`);
-    this.#authorize(entry, ctx, 'prompt', name, args);
-    const given = (args ?? {}) as Record<string, unknown>;
-    if (typeof given !== 'object' || Array.isArray(given)) throw new SvcError('INVALID_INPUT', 'arguments must be an object of strings');
-    const declared = entry.def.arguments ?? [];
-    const errors: { path: string; message: string }[] = [];
-    for (const a of declared) {
-      if (a.required && (given[a.name] === undefined || given[a.name] === '')) errors.push({ path: `/${a.name}`, message: 'is required' });
-    }
-    for (const [k, v] of Object.entries(given)) {
-      if (!declared.some((a) => a.name === k)) errors.push({ path: `/${k}`, message: 'is not a declared argument' });
-      else if (typeof v !== 'string') errors.push({ path: `/${k}`, message: 'must be string' });
-    }
-    if (errors.length) throw new SvcError('INVALID_INPUT', `invalid arguments for prompt ${name}`, { data: { errors } });
-    const release = entry.limits || cat.limits ? await this.#admit(cat, entry, ctx.principal, 'prompt', name) : undefined;
+  async #getPrompt(name: string, args: unknown, ctx: CallContext, cat: Catalog, ask: CallAsk, cs?: CallSpan): Promise<{ description?: string; messages: PromptMessage[] }> {
+    const v = admit({ purpose: 'call', catalog: cat, kind: 'prompt', key: name, principal: ctx.principal, args, apps: ask.apps });
+    if (!v.ok) throw this.refusal(v, 'prompt', name, ctx);
+    this.#obs.allowed(ctx.principal, ctx.transport, 'prompt', name, v.entry.required, ctx.scope);
+    const release = v.quotas.length ? await this.#take(v.quotas, 'prompt', name) : undefined;
     let messages: PromptMessage[];
     try {
-      const get = () => entry.def.get(given as Record<string, string>, ctx);
+      const get = () => v.entry.def.get(v.input as Record<string, string>, ctx);
       messages = await (cs ? inBackendSpan(cs, name, ctx.transport, get) : get());
     } finally {
       release?.();
     }
-    return { ...(entry.def.description && { description: entry.def.description }), messages };
+    return { ...(v.entry.def.description && { description: v.entry.def.description }), messages };
   }
 
   /**
-   * The tools `p` may see. `apps`: the client declares MCP Apps (io.modelcontextprotocol/ui), so a tool with a view is
-   * listed with its _meta.ui; without it, app-only tools (ui.visibility without model) are left out.
+   * The tools `p` is shown (the admission list for a listing). `apps`: the client declares MCP Apps
+   * (io.modelcontextprotocol/ui), so a tool with a view is listed with its _meta.ui and app-only tools are
+   * there; without it they are not.
    */
   listTools(p: Principal, cat: Catalog = this.current(), apps = false): object[] {
-    return apps
-      ? this.#list(cat, p, 'tools+apps', () => [...cat.tools.values()], (e) => e.appsWire ?? e.wire)
-      : this.#list(cat, p, 'tools', () => [...cat.tools.values()].filter((e) => !e.appOnly));
+    return this.#list(cat, p, apps ? 'tools+apps' : 'tools', () => [...cat.tools.values()]
+      .filter((e) => admit({ purpose: 'list', catalog: cat, kind: 'tool', key: e.def.name, principal: p, apps }, e).ok)
+      .map((e) => (apps ? e.appsWire ?? e.wire : e.wire)));
   }
 
-  /** The resources `p` may see; `apps` as for listTools: a view is listed with its _meta.ui. */
+  /** The resources `p` is shown; `apps` as for listTools: a view is listed with its _meta.ui. */
   listResources(p: Principal, cat: Catalog = this.current(), apps = false): object[] {
-    return apps
-      ? this.#list(cat, p, 'resources+apps', () => [...cat.resources.values()], (e) => e.appsWire ?? e.wire)
-      : this.#list(cat, p, 'resources', () => [...cat.resources.values()]);
+    return this.#list(cat, p, apps ? 'resources+apps' : 'resources', () => [...cat.resources.values()]
+      .filter((e) => admit({ purpose: 'list', catalog: cat, kind: 'resource', key: e.def.uri!, principal: p, apps }, e).ok)
+      .map((e) => (apps ? e.appsWire ?? e.wire : e.wire)));
   }
 
   listResourceTemplates(p: Principal, cat: Catalog = this.current()): object[] {
-    return this.#list(cat, p, 'templates', () => [...cat.templates]);
+    return this.#list(cat, p, 'templates', () => cat.templates
+      .filter((e) => admit({ purpose: 'list', catalog: cat, kind: 'resource', key: e.def.uri_template!, principal: p }, e).ok)
+      .map((e) => e.wire));
   }
 
   listPrompts(p: Principal, cat: Catalog = this.current()): object[] {
-    return this.#list(cat, p, 'prompts', () => [...cat.prompts.values()]);
+    return this.#list(cat, p, 'prompts', () => [...cat.prompts.values()]
+      .filter((e) => admit({ purpose: 'list', catalog: cat, kind: 'prompt', key: e.def.name, principal: p }, e).ok)
+      .map((e) => e.wire));
   }
 
   /**
-   * Completion of a prompt argument or a resource template's variable, for a caller who may see it: the
-   * capability's own completer (an upstream's, which is asked) or else a prompt argument's declared `values`
-   * filtered by prefix; nothing for anything else. At most 100 values.
+   * Completion of a prompt argument or a resource template's variable, for a caller who is shown it (the
+   * admission list for a listing): the capability's own completer (an upstream's, which is asked) or else a
+   * prompt argument's declared `values` filtered by prefix; nothing for anything else. At most 100 values.
    */
   async complete(ref: { type: string; name?: string; uri?: string }, argName: string, value: string, ctx: CallContext, context?: Record<string, string>, cat: Catalog = this.current()): Promise<Completion> {
     const none = { values: [] };
-    const entry = ref.type === 'ref/prompt' && ref.name ? cat.prompts.get(ref.name)
-      : ref.type === 'ref/resource' && ref.uri ? cat.resources.get(ref.uri) ?? cat.templates.find((t) => t.def.uri_template === ref.uri)
-        : undefined;
-    if (!entry || !canSee(entry, ctx.principal).ok) return none;
+    const prompt = ref.type === 'ref/prompt' && ref.name ? cat.prompts.get(ref.name) : undefined;
+    const resource = ref.type === 'ref/resource' && ref.uri ? cat.resources.get(ref.uri) ?? cat.templates.find((t) => t.def.uri_template === ref.uri) : undefined;
+    const shown = prompt ? admit({ purpose: 'list', catalog: cat, kind: 'prompt', key: ref.name!, principal: ctx.principal }, prompt).ok
+      : resource ? admit({ purpose: 'list', catalog: cat, kind: 'resource', key: ref.uri!, principal: ctx.principal }, resource).ok : false;
+    const entry = prompt ?? resource;
+    if (!entry || !shown) return none;
     if (entry.def.complete) {
       const out = await entry.def.complete(argName, value, context, ctx);
       return { ...out, values: out.values.slice(0, 100) };
@@ -329,33 +345,33 @@ export class Runtime {
     return found?.entry.def.watch?.(uri, onUpdated) ?? (() => undefined);
   }
 
-  #list<E extends Guarded & { wire: object }>(cat: Catalog, p: Principal, key: string, all: () => E[], wire: (e: E) => object = (e) => e.wire): object[] {
+  /** A listing, built once per catalog and scope set (the admission of a listing reads nothing else of the caller's that changes). */
+  #list(cat: Catalog, p: Principal, key: string, build: () => object[]): object[] {
     let perCat = this.#listCache.get(cat);
     if (!perCat) this.#listCache.set(cat, (perCat = new WeakMap()));
     let lists = perCat.get(p.scopes);
     if (!lists) perCat.set(p.scopes, (lists = {}));
-    return (lists[key] ??= all().filter((e) => canSee(e, p).ok).map(wire));
+    return (lists[key] ??= build());
   }
 
-  /** The one decision (scopes, tenant-bound scopes, bound arguments); returns the arguments with bound values filled in when that changed them. */
-  #authorize(g: Guarded, ctx: Pick<CallContext, 'principal' | 'transport' | 'log' | 'scope'>, kind: Kind, name: string, args: unknown): Record<string, unknown> | undefined {
-    const d = decideCall(g, ctx.principal, args);
-    if (!d.ok) throw denial(ctx.log, ctx.principal, ctx.transport, kind, name, d, this.#obs, ctx.scope);
-    this.#obs.allowed(ctx.principal, ctx.transport, kind, name, g.required, ctx.scope);
-    return d.args;
+  /** A kept large result for `p`: its contents, once the tool that produced it admits `p` again with the arguments it ran with. */
+  #heldResult(uri: string, p: Principal, cat: Catalog): { ok: true; contents: ResourceContents } | Refusal {
+    const held = this.#results.get(principalKey(p), uri);
+    if (!held) return { ok: false, step: 'served', code: 'NOT_FOUND', message: `no resource ${uri}`, why: 'no such result for this caller (or it expired)', data: { uri } };
+    const again = this.refollow(held.tool, held.args, p, cat);
+    return again ?? { ok: true, contents: held.contents };
   }
 
-  /** Takes this call's quotas (called only when some limit is set); returns the release, or throws RATE_LIMITED. */
-  async #admit(cat: Catalog, g: Guarded, p: Principal, kind: Kind, key: string): Promise<(() => void) | undefined> {
-    const items = quotaItems(p, `${kind}:${key}`, g.limits, cat.limits);
-    if (!items.length) return undefined;
+  /** Takes this call's quotas; returns the release, or throws RATE_LIMITED. */
+  async #take(items: readonly QuotaItem[], kind: Kind, key: string): Promise<() => void> {
     const a = await this.#quotas.acquire(items, Date.now());
     if (!a.ok) throw rateLimited(kind, key, a.retryAfterMs, a.label);
     return a.release;
   }
 
-  #shape(entry: ToolEntry, out: unknown, p: Principal): ToolResult {
+  #shape(call: AdmittedTool, out: unknown, p: Principal): ToolResult {
     if (isToolResult(out)) return out;
+    const entry = call.entry;
     let text: string;
     let structured: Record<string, unknown> | undefined;
     const json = out instanceof JsonReply || entry.outputMode === 'json';
@@ -375,7 +391,7 @@ export class Runtime {
     }
     if (!entry.inlineOk && Buffer.byteLength(text) > this.#opts.inlineLimit) {
       const mimeType = json ? 'application/json' : 'text/plain';
-      const uri = this.#results.put(p.sub, text, mimeType);
+      const uri = this.#results.put(principalKey(p), entry.def.name, call.input, text, mimeType);
       return { content: [{ type: 'resource_link', uri, name: `${entry.def.name} result`, mimeType, description: `${Buffer.byteLength(text)} bytes; readable for 15 minutes` }] };
     }
     return structured ? { content: [{ type: 'text', text }], structuredContent: structured } : { content: [{ type: 'text', text }] };
@@ -408,7 +424,7 @@ async function withTimeout(def: ToolDef, input: Record<string, unknown>, ctx: Ca
       reject(err);
     }, ms);
   });
-  const inner = new Context(ctx.principal, ctx.log, ctx.transport, ctx.channel, controller, ctx.meta, ctx.scope, ctx.apps);
+  const inner = new Context(ctx.principal, ctx.log, ctx.transport, ctx.channel, controller, ctx.meta, ctx.scope);
   try {
     return await Promise.race([Promise.resolve(def.handler(input, inner)), timeout]);
   } finally {
@@ -424,11 +440,4 @@ function lapsed(p: Principal, snap: PolicySnapshot): boolean {
 
 function isToolResult(v: unknown): v is ToolResult {
   return v !== null && typeof v === 'object' && Array.isArray((v as ToolResult).content);
-}
-
-/** NOT_FOUND, or CAPABILITY_WITHHELD when a pinned upstream lists the capability (or, for a URI, a template matching it) but the operator has not accepted it as it is. */
-function notServed(cat: Catalog, key: string, notFound: string, data?: Record<string, unknown>): SvcError {
-  const w = withheldOf(cat, key);
-  if (!w) return new SvcError('NOT_FOUND', notFound, data && { data });
-  return new SvcError('CAPABILITY_WITHHELD', `${key} is withheld: upstream ${w.upstream} lists it ${w.reason === 'changed' ? 'changed since it was accepted' : w.reason === 'new' || w.reason === 'unpinned' ? 'but it was never accepted' : 'in a form that cannot be pinned'}; the operator reviews it with fastsvc upstreams accept ${w.upstream}`, { data: { ...data, upstream: w.upstream, reason: w.reason } });
 }

@@ -5,14 +5,15 @@
 //   already admitted (its one decision: tool, access, task mode, arguments, quota), and only
 //   within the caps (server.task_max_running, server.task_max_running_per_principal:
 //   TASK_LIMIT_REACHED); the task keeps the arguments it was admitted with;
-// - a task belongs to the principal that started it (kind + subject + client, and for an
-//   external issuer's principal the issuer too): anyone else
-//   gets NOT_FOUND, exactly as for an id that never existed; ids are 128 random bits;
-// - every read, result, list, cancel, input answer and status notification re-authorises the
-//   caller through the runtime's access decision (authorizeAgain) with the task's stored
-//   arguments, against the current policy — fixed scopes, tenant-bound scopes and bindings
-//   alike — on every transport and every replica (a reload that removed the scope, or the
-//   tool, ends access to the result);
+// - a task belongs to the principal that started it (principalKey: kind, issuer, subject and
+//   client): anyone else gets NOT_FOUND, exactly as for an id that never existed; ids are 128
+//   random bits;
+// - every read, result, list, cancel, input answer and status notification admits the caller
+//   again through the runtime's admission list for a follow-up (refollow) with
+//   the task's stored arguments, against the current policy — fixed scopes, tenant-bound scopes
+//   and bindings alike — on every transport and every replica (a reload that removed the scope,
+//   or the tool, ends access to the result); a task the caller may no longer follow is left out
+//   of a list or a follow() whatever the reason, never failing the others;
 // - cancelling aborts the call's AbortSignal (exec kills its process group, http aborts the
 //   request, a module sees context.signal) and records who cancelled; a draining server
 //   cancels what is still running when drain_timeout_ms ends and logs which tasks finished
@@ -40,6 +41,7 @@ import { Observer } from '../observe/observer.js';
 import type { RequestScope } from '../core/request-scope.js';
 import type { AdmittedTool, Runtime } from '../runtime/runtime.js';
 import { Context } from '../core/call-context.js';
+import { principalKey } from '../core/principal-key.js';
 import { isShared, MemoryTaskStore, TERMINAL, type InputRequest, type SharedTaskStore, type TaskRecord, type TaskStatus, type TaskStore } from './task-store.js';
 
 export type { TaskRecord, TaskStatus } from './task-store.js';
@@ -52,7 +54,7 @@ export interface TaskLimits {
 }
 
 export interface TaskEngineOptions extends TaskLimits {
-  runtime: Pick<Runtime, 'current' | 'run' | 'authorizeAgain' | 'mayDeliver'>;
+  runtime: Pick<Runtime, 'current' | 'run' | 'refollow' | 'refusal' | 'mayDeliver'>;
   logger: Logger;
   store?: TaskStore;
   /** The app's audit log and metrics; none by default. */
@@ -87,11 +89,6 @@ interface Live {
 
 function failure(e: unknown): SvcError {
   return isSvcError(e) ? e : new SvcError('INTERNAL', 'the task failed unexpectedly');
-}
-
-export function ownerOf(p: Principal): string {
-  const who = p.kind === 'external' ? `external\u0000${p.issuer ?? ''}` : p.kind;
-  return `${who}\u0000${p.sub}\u0000${p.clientId ?? ''}`;
 }
 
 export class TaskEngine {
@@ -198,7 +195,7 @@ export class TaskEngine {
   #admit(req: StartRequest): TaskRecord {
     const log = this.#opts.logger;
     const tool = req.call.entry.def.name;
-    const owner = ownerOf(req.principal);
+    const owner = principalKey(req.principal);
     const mine = this.#store.running(owner).length;
     const all = this.#store.running().length;
     if (mine >= this.#opts.maxRunningPerPrincipal || all >= this.#opts.maxRunning) {
@@ -246,16 +243,16 @@ export class TaskEngine {
   /** The caller's own tasks on every replica sharing the store that it may still see, oldest first. */
   async list(who: Caller): Promise<TaskRecord[]> {
     const store = this.#store;
-    const local = store.list(ownerOf(who.principal));
+    const local = store.list(principalKey(who.principal));
     let all = local;
     if (isShared(store)) {
       const here = new Set(local.map((t) => t.id));
-      all = [...local, ...(await store.listShared(ownerOf(who.principal))).filter((t) => !here.has(t.id))];
+      all = [...local, ...(await store.listShared(principalKey(who.principal))).filter((t) => !here.has(t.id))];
     }
     const cat = who.catalog ?? this.#opts.runtime.current();
     const now = Date.now();
     return all
-      .filter((t) => (t.expiresAt === undefined || t.expiresAt > now) && this.#opts.runtime.authorizeAgain(t.tool, t.args, this.#ctx(who), cat, true))
+      .filter((t) => (t.expiresAt === undefined || t.expiresAt > now) && !this.#opts.runtime.refollow(t.tool, t.args, who.principal, cat))
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
@@ -277,19 +274,24 @@ export class TaskEngine {
     return this.#authorize(await store.fetch(id), id, who);
   }
 
-  /** Ownership, expiry, then the runtime's access decision with the task's own arguments. */
+  /** Whether the caller may follow task `id` now (its own, not expired, admitted again); rejects only when the shared store cannot be read. */
+  async #followable(id: string, who: Caller): Promise<boolean> {
+    const store = this.#store;
+    const t = store.get(id) ?? (isShared(store) ? await store.fetch(id) : undefined);
+    return t !== undefined && t.owner === principalKey(who.principal) && (t.expiresAt === undefined || t.expiresAt > Date.now())
+      && !this.#opts.runtime.refollow(t.tool, t.args, who.principal, who.catalog);
+  }
+
+  /** Ownership, expiry, then the runtime's follow-up admission with the task's own arguments. */
   #authorize(task: TaskRecord | undefined, id: string, who: Caller): TaskRecord {
-    const theirs = task !== undefined && task.owner !== ownerOf(who.principal);
+    const theirs = task !== undefined && task.owner !== principalKey(who.principal);
     if (theirs) this.#audit(task, 'deny', 'not_task_owner', who.principal, who.transport, who.scope);
     if (!task || theirs || (task.expiresAt !== undefined && task.expiresAt <= Date.now())) {
       throw new SvcError('NOT_FOUND', `no task ${id}`, { data: { taskId: id } });
     }
-    try {
-      this.#opts.runtime.authorizeAgain(task.tool, task.args, this.#ctx(who), who.catalog);
-    } catch (e) {
-      if (isSvcError(e) && e.code === 'NOT_FOUND') throw new SvcError('NOT_FOUND', `no task ${id}: its tool ${task.tool} is no longer served`, { data: { taskId: id } });
-      throw e;
-    }
+    const r = this.#opts.runtime.refollow(task.tool, task.args, who.principal, who.catalog);
+    if (r?.step === 'served') throw new SvcError('NOT_FOUND', `no task ${id}: its tool ${task.tool} is no longer served`, { data: { taskId: id } });
+    if (r) throw this.#opts.runtime.refusal(r, 'tool', task.tool, this.#ctx(who));
     return task;
   }
 
@@ -344,10 +346,7 @@ export class TaskEngine {
    */
   async follow(ids: readonly string[], who: Caller): Promise<{ ids: string[]; watch(fn: (t: TaskRecord) => void): () => void }> {
     const unique = [...new Set(ids)];
-    const found = await Promise.all(unique.map((id) => this.get(id, who).then(() => true, (e: unknown) => {
-      if (isSvcError(e) && (e.code === 'NOT_FOUND' || e.code === 'INSUFFICIENT_SCOPE')) return false;
-      throw e;
-    })));
+    const found = await Promise.all(unique.map((id) => this.#followable(id, who)));
     const own = new Set(unique.filter((_, i) => found[i]));
     return {
       ids: [...own],

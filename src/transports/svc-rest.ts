@@ -33,8 +33,13 @@ import { scopeOf } from '../core/request-scope.js';
 import { readJson, sendJson } from '../http/raw.js';
 import type { TaskEngine, TaskRecord } from '../tasks/engine.js';
 import { EXPLAIN_ANY_SCOPE, explainCall, explainView } from '../policy/explain.js';
+import { admitAccess } from '../policy/admission.js';
+import { compileGuard } from '../core/guard.js';
 import { denial } from '../runtime/denial.js';
 import { pageAll } from '../mcp/list-pages.js';
+
+/** GET /svc/explain?as=: explaining another token's view needs the scope svc.explain, decided as any capability's access. */
+const EXPLAIN_ANY = compileGuard([EXPLAIN_ANY_SCOPE]);
 
 export interface SvcTransport {
   router: Router;
@@ -64,8 +69,8 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
       const c = ctx(p, req, res);
       // A plain POST to a task-required tool is not refused: /svc makes it the task it must be ('auto').
       const result = startTask
-        ? await runtime.callTool(name, args, c, cat, /\brespond-async\b/i.test(String(req.headers.prefer ?? '')) ? 'asked' : 'auto', startTask)
-        : await runtime.callTool(name, args, c, cat);
+        ? await runtime.callTool(name, args, c, { catalog: cat, task: /\brespond-async\b/i.test(String(req.headers.prefer ?? '')) ? 'asked' : 'auto', startTask })
+        : await runtime.callTool(name, args, c, { catalog: cat });
       if (!('content' in result)) {
         res.setHeader('Location', `/svc/tasks/${result.id}`);
         res.setHeader('Retry-After', String(Math.ceil(result.pollIntervalMs / 1000)));
@@ -99,22 +104,22 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
     let p = principalOf(res);
     const as = req.query.as;
     if (as !== undefined) {
-      if (!p.scopes.has(EXPLAIN_ANY_SCOPE)) {
-        return fail(res, denial(logger, p, 'svc', 'explain', String(as), { ok: false, required: [EXPLAIN_ANY_SCOPE], missing: [EXPLAIN_ANY_SCOPE], reason: 'missing_scope' }, runtime.observer, scope(req)));
-      }
+      const d = admitAccess(EXPLAIN_ANY, p);
+      if (!d.ok) return fail(res, denial(logger, p, 'svc', 'explain', String(as), d, runtime.observer, scope(req)));
       const other = typeof as === 'string' ? (res.locals.policy as PolicySnapshot | undefined)?.tokens?.principalNamed(as) : undefined;
       if (!other) return fail(res, new SvcError('NOT_FOUND', `no token named ${String(as)}`));
       p = other;
     }
     const id = req.query.capability;
-    if (id === undefined) return res.json(explainView(cat, p, { publicRoutes: deps.publicRoutes }));
+    const apps = flag(req.query.apps);
+    if (id === undefined) return res.json(explainView(cat, p, { publicRoutes: deps.publicRoutes, apps }));
     let args: unknown = {};
     try {
       args = typeof req.query.args === 'string' ? JSON.parse(req.query.args) : {};
     } catch {
       return fail(res, new SvcError('INVALID_REQUEST', '?args must be JSON'));
     }
-    const v = typeof id === 'string' ? explainCall(cat, p, id, args, req.query.task === 'true' || req.query.task === '1') : undefined;
+    const v = typeof id === 'string' ? explainCall(cat, p, id, args, { task: flag(req.query.task), apps }) : undefined;
     return v ? res.json(v) : fail(res, new SvcError('NOT_FOUND', `no capability ${String(id)}`));
   });
 
@@ -124,7 +129,7 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
     const uri = req.query.uri;
     if (typeof uri !== 'string' || !uri) return fail(res, new SvcError('INVALID_REQUEST', 'give the resource as ?uri=…'));
     try {
-      res.json({ contents: await runtime.readResource(uri, ctx(principalOf(res), req, res), catalogOf(res)) });
+      res.json({ contents: await runtime.readResource(uri, ctx(principalOf(res), req, res), { catalog: catalogOf(res) }) });
     } catch (e) {
       fail(res, e);
     }
@@ -132,7 +137,7 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
 
   r.post('/prompts/:name', async (req, res) => {
     try {
-      res.json(await runtime.getPrompt(req.params.name as string, await readJson(req, deps.bodyLimit), ctx(principalOf(res), req, res), catalogOf(res)));
+      res.json(await runtime.getPrompt(req.params.name as string, await readJson(req, deps.bodyLimit), ctx(principalOf(res), req, res), { catalog: catalogOf(res) }));
     } catch (e) {
       fail(res, e);
     }
@@ -184,6 +189,11 @@ function taskBody(t: TaskRecord, detailed = false): Record<string, unknown> {
     else out.result = toolBody(t.result);
   } else if (t.status === 'failed' && t.error) out.error = t.error.toJSON();
   return out;
+}
+
+/** A query flag: ?x=1 or ?x=true. */
+function flag(v: unknown): boolean {
+  return v === 'true' || v === '1';
 }
 
 function textOf(result: ToolResult): string {

@@ -1,11 +1,13 @@
 // `svc explain` agrees with the running server over every example manifest. For each
 // examples/*/svc.yaml that `svc serve` can start here, and each static token it names:
 // `svc explain FILE --token NAME --json` equals GET /svc/explain with that token; the
-// capabilities it calls visible are exactly what GET /svc lists; each one it calls hidden
-// is refused with 403 when called — except app-only tools (ui.visibility [app]), which exist for
-// MCP clients that declare the Apps extension only: /svc neither lists nor calls them (404,
-// unknown), whatever explain says of them. Where /svc is public, the anonymous view is compared
-// the same way with `--scopes ""`. OAuth-only examples have no static token to compare.
+// capabilities it calls visible are exactly what GET /svc lists; each one it calls hidden is
+// refused, when called, with the status of the code explain names (403 for a missing scope, 404
+// for an app-only tool — ui.visibility [app] — which exists only for MCP clients that declare the
+// Apps extension, as /svc does not), and a call explained one by one gives the same code; with
+// --apps (?apps=1) an app-only tool is visible, and an MCP client declaring the extension calls it.
+// Where /svc is public, the anonymous view is compared the same way with `--scopes ""`. OAuth-only
+// examples have no static token to compare.
 // A tool the view calls `callable: as a task` (task: required): explaining a plain call says
 // TASK_REQUIRED in the CLI and the server alike, and a plain MCP tools/call from the SDK client
 // is refused with that code (-32601); a task-augmented call is explained as running as a task.
@@ -19,7 +21,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ROOT, run, childEnv } from '../helpers/cli.js';
+import { CODES, type ErrorCode } from '../../src/errors.js';
 import { serveManifest, type Served } from '../helpers/serve.js';
+import { refusal } from '../helpers/gateway-front.js';
 
 type Json = Record<string, any>;
 const EXAMPLES = readdirSync(join(ROOT, 'examples'), { withFileTypes: true })
@@ -87,7 +91,47 @@ async function compareTaskRequired(srv: Served, file: string, env: Record<string
   }
 }
 
-async function compareView(srv: Served, file: string, env: Record<string, string>, cliArgs: string[], token: string | undefined, label: string, whole: boolean, appOnly: ReadonlySet<string>): Promise<void> {
+let appOnlyCompared = 0;
+
+/**
+ * App-only tools (hidden at the `visible` step): explained for a client that declares MCP Apps (--apps,
+ * ?apps=1), the view shows them, the CLI and the server agree, and an MCP client declaring the extension
+ * calls them as explain says — a plain client is told NOT_FOUND, as the explained plain call says.
+ */
+async function compareApps(srv: Served, file: string, env: Record<string, string>, cliArgs: string[], auth: Record<string, string>, plainView: Json, label: string): Promise<void> {
+  const ids = plainView.capabilities.filter((c: Json) => c.refused?.step === 'visible').map((c: Json) => c.id as string);
+  if (!ids.length) return;
+  const served = (await (await fetch(`${srv.url}/svc/explain?apps=1`, { headers: auth })).json()) as Json;
+  const cli = await run(['explain', file, ...cliArgs, '--apps', '--json'], { env: childEnv(env) });
+  assert.equal(cli.code, 0, cli.stderr);
+  assert.deepEqual(JSON.parse(cli.stdout).capabilities, served.capabilities, `${label} --apps`);
+  const client = new Client({ name: 'explain-agrees-apps', version: '1' }, { capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } } as never });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${srv.url}/mcp`), { requestInit: { headers: auth } }));
+  const plain = new Client({ name: 'explain-agrees-plain', version: '1' });
+  await plain.connect(new StreamableHTTPClientTransport(new URL(`${srv.url}/mcp`), { requestInit: { headers: auth } }));
+  try {
+    for (const id of ids) {
+      const c = served.capabilities.find((x: Json) => x.id === id);
+      const q = `capability=${encodeURIComponent(id)}&args=${encodeURIComponent('{}')}&apps=1`;
+      const one = (await (await fetch(`${srv.url}/svc/explain?${q}`, { headers: auth })).json()) as Json;
+      const name = id.slice('tool:'.length);
+      // A refusal is a JSON-RPC error, or (invalid arguments, 2025-11-25) an error result naming its code.
+      const call = await client.request({ method: 'tools/call', params: { name, arguments: {} } }, CallToolResultSchema).then(
+        (r) => (r.isError ? String((r.content[0] as { text?: string })?.text).split(':')[0] : 'allowed'),
+        (e: unknown) => (refusal(e) as { refused: string }).refused);
+      assert.notEqual(c.refused?.step, 'visible', `${label}: ${id} with --apps is past the visible step`);
+      assert.equal(call, one.allowed ? 'allowed' : one.code, `${label}: ${id}: explain --apps says ${one.reasons.join('; ')}`);
+      await assert.rejects(plain.request({ method: 'tools/call', params: { name, arguments: {} } }, CallToolResultSchema),
+        (e: McpError) => (e.data as Json)?.code === 'NOT_FOUND', `${label}: ${id} from a plain MCP client`);
+      appOnlyCompared++;
+    }
+  } finally {
+    await client.close();
+    await plain.close();
+  }
+}
+
+async function compareView(srv: Served, file: string, env: Record<string, string>, cliArgs: string[], token: string | undefined, label: string, whole: boolean): Promise<void> {
   const auth: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
   const res = await fetch(`${srv.url}/svc/explain`, { headers: auth });
   assert.equal(res.status, 200, `${label}: ${await res.clone().text()}`);
@@ -104,23 +148,23 @@ async function compareView(srv: Served, file: string, env: Record<string, string
     ...listed.tools.map((t: Json) => `tool:${t.name}`), ...listed.resources.map((r: Json) => `resource:${r.uri}`),
     ...listed.resource_templates.map((r: Json) => `resource:${r.uriTemplate}`), ...listed.prompts.map((p: Json) => `prompt:${p.name}`),
   ].sort();
-  // An app-only tool (ui.visibility without model) is visible to MCP clients that declare the
-  // Apps extension only: /svc, which negotiates none, neither lists nor calls it (unknown, 404).
-  const visible = served.capabilities.filter((c: Json) => c.visible && !appOnly.has(c.id)).map((c: Json) => c.id).sort();
+  const visible = served.capabilities.filter((c: Json) => c.visible).map((c: Json) => c.id).sort();
   assert.deepEqual(ids, visible, `${label}: GET /svc lists what explain calls visible`);
-  for (const id of appOnly) {
-    const r = await fetch(`${srv.url}/svc/tools/${encodeURIComponent(id.slice('tool:'.length))}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{}' });
-    assert.equal(r.status, 404, `${label}: ${id} is app-only, unknown to /svc`);
-  }
-  for (const c of served.capabilities.filter((x: Json) => !x.visible && !appOnly.has(x.id))) {
+  for (const c of served.capabilities.filter((x: Json) => !x.visible)) {
     const [kind, ...rest] = (c.id as string).split(':');
     const key = rest.join(':');
     if (kind === 'resource' && key.includes('{')) continue; // a template has no single URI to read
     const r = kind === 'resource'
       ? await fetch(`${srv.url}/svc/resources?uri=${encodeURIComponent(key)}`, { headers: auth })
       : await fetch(`${srv.url}/svc/${kind}s/${encodeURIComponent(key)}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{}' });
-    assert.equal(r.status, 403, `${label}: ${c.id} is hidden and must be refused (${c.reasons.join('; ')})`);
+    const body = (await r.json()) as Json;
+    assert.equal(body.error?.code, c.refused.code, `${label}: ${c.id} is hidden (${c.reasons.join('; ')}) and a call gets the code explain names`);
+    assert.equal(r.status, CODES[c.refused.code as ErrorCode].status, `${label}: ${c.id}`);
+    const one = await explainOne(srv, file, env, cliArgs, auth, c.id, false);
+    assert.equal(one.allowed, false, `${label}: ${c.id} explained alone`);
+    if (c.refused.step !== 'access') assert.equal(one.code, c.refused.code, `${label}: ${c.id} explained alone`); // access: the call's own arguments decide
   }
+  await compareApps(srv, file, env, cliArgs, auth, served, label);
   await compareTaskRequired(srv, file, env, cliArgs, auth, served, label);
 }
 
@@ -131,6 +175,7 @@ describe('svc explain agrees with the server over the example manifests', () => 
     for (const d of tmp) rmSync(d, { recursive: true, force: true });
     assert.ok(compared >= 8, `only ${compared} views compared`);
     assert.ok(taskToolsCompared >= 1, 'no task-required tool was compared');
+    assert.ok(appOnlyCompared >= 1, 'no app-only tool was compared');
   });
 
   for (const example of EXAMPLES) {
@@ -150,7 +195,6 @@ describe('svc explain agrees with the server over the example manifests', () => 
         writeFileSync(file, stringify(doc));
       }
       const env = envFor(file, doc);
-      const appOnly = new Set<string>(((doc.tools ?? []) as Json[]).filter((t) => t.ui?.visibility && !t.ui.visibility.includes('model')).map((t) => `tool:${t.name}`));
       const tokens = tokensOf(doc, env);
       const svcPublic = (doc.routes?.public ?? []).includes('/svc');
       if (!tokens.size && !svcPublic) {
@@ -165,11 +209,11 @@ describe('svc explain agrees with the server over the example manifests', () => 
       const srv = await serveManifest({ file }, { args: ['--no-watch', '--host', '127.0.0.1'], env });
       try {
         for (const [name, value] of tokens) {
-          await compareView(srv, file, env, ['--token', name], value, `${file} as ${name}`, true, appOnly);
+          await compareView(srv, file, env, ['--token', name], value, `${file} as ${name}`, true);
           compared++;
         }
         if (svcPublic) {
-          await compareView(srv, file, env, ['--scopes', ''], undefined, `${file} anonymous`, false, appOnly);
+          await compareView(srv, file, env, ['--scopes', ''], undefined, `${file} anonymous`, false);
           compared++;
         }
       } finally {

@@ -4,7 +4,7 @@
 // the same table {caller, expected} against every transport. Guarantees: every client is closed (its MCP
 // session ended) before a function returns, whatever happened; a call's outcome is either its result or the
 // refusal's fastsvc code (error.code on /svc, the JSON-RPC error's data.code on /mcp and /ws), never a guess;
-// a result has MCP's shape on every transport (content, structuredContent).
+// a result has MCP's shape on every transport (content, structuredContent); readResource() reads one URI the same way.
 import { Client as ModernClient, InsufficientScopeError, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -139,6 +139,42 @@ export async function callTool(front: Front, url: string, token: string, name: s
         const m = await ask('tools/call', { name, arguments: args });
         if (m.error) return refusal(m.error);
         return { result: m.result as Record<string, unknown> };
+      });
+  }
+}
+
+/** One resources/read of `uri` by `token` on `front` (GET /svc/resources?uri= on /svc): its contents, or the refusal's code. */
+export async function readResource(front: Front, url: string, token: string, uri: string): Promise<{ contents: Record<string, unknown>[] } | { refused: string }> {
+  switch (front) {
+    case 'svc': {
+      const r = await fetch(`${url}/svc/resources?uri=${encodeURIComponent(uri)}`, { headers: { authorization: `Bearer ${token}` } });
+      const body = (await r.json()) as { contents?: Record<string, unknown>[]; error?: { code: string } };
+      return r.status === 200 ? { contents: body.contents! } : { refused: body.error!.code };
+    }
+    case 'mcp-2026': {
+      const c = await modernClient(url, token);
+      try {
+        return { contents: (await c.readResource({ uri })).contents as Record<string, unknown>[] };
+      } catch (e) {
+        return refusal(e) as { refused: string };
+      } finally {
+        await c.close();
+      }
+    }
+    case 'mcp-2025': {
+      const c = await legacyClient(url, token);
+      try {
+        return { contents: (await c.client.readResource({ uri })).contents as Record<string, unknown>[] };
+      } catch (e) {
+        return refusal(e) as { refused: string };
+      } finally {
+        await c.close();
+      }
+    }
+    case 'ws':
+      return overWs(url, token, async (ask) => {
+        const m = await ask('resources/read', { uri });
+        return m.error ? (refusal(m.error) as { refused: string }) : { contents: (m.result as { contents: Record<string, unknown>[] }).contents };
       });
   }
 }

@@ -58,7 +58,11 @@ describe('svc explain', () => {
     assert.match(ok.stdout, /^tool:orders\.count: allowed/);
     const other = await run(['explain', FILE, '--token', 'acme', '--capability', 'tool:orders.count', '--args', '{"tenant":"globex"}', '--json'], { env: ENV });
     assert.equal(other.code, 1);
-    assert.deepEqual(JSON.parse(other.stdout), { id: 'tool:orders.count', allowed: false, reasons: ['INSUFFICIENT_SCOPE: missing tenant:globex.read'] });
+    const refused = JSON.parse(other.stdout);
+    assert.deepEqual({ ...refused, steps: undefined }, { id: 'tool:orders.count', allowed: false, code: 'INSUFFICIENT_SCOPE', step: 'access', reasons: ['INSUFFICIENT_SCOPE: missing tenant:globex.read'], steps: undefined });
+    assert.deepEqual(refused.steps.map((s: Json) => `${s.step} ${s.outcome}`), ['served passed', 'visible passed', 'access refused', 'task not reached', 'input not reached', 'quota not reached'], 'the admission list, step by step');
+    const text = await run(['explain', FILE, '--token', 'acme', '--capability', 'tool:orders.count', '--args', '{"tenant":"globex"}'], { env: ENV });
+    assert.match(text.stdout, /^tool:orders\.count: refused — INSUFFICIENT_SCOPE: missing tenant:globex\.read\n {2}served {3}passed/);
     const bound = await run(['explain', FILE, '--token', 'acme', '--capability', 'orders.mine', '--args', '{"tenant":"globex"}'], { env: ENV });
     assert.equal(bound.code, 1);
     assert.match(bound.stdout, /ARGUMENT_BOUND/);

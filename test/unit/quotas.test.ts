@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { CONCURRENCY_RETRY_MS, InProcessQuotas, quotaItems } from '../../src/policy/quotas.js';
 import { staticPrincipal } from '../../src/policy/principals.js';
+import { principalKey } from '../../src/core/principal-key.js';
 import type { Principal } from '../../src/core/types.js';
 
 const T0 = 1_000_123; // any instant: a window opens at its first request
@@ -50,8 +51,10 @@ describe('quotas (in-process)', () => {
     const a = staticPrincipal('a', []);
     const b = staticPrincipal('b', []);
     const u: Principal = { sub: 'ada', kind: 'oauth', clientId: 'web', scopes: new Set() };
-    assert.deepEqual(quotaItems(a, 'tool:x', { requests: 3 }, classes).map((i) => i.key), ['token:a|tool:x', 'token:a']);
-    assert.deepEqual(quotaItems(u, 'tool:x', undefined, classes).map((i) => i.key), ['user:ada', 'client:web']);
+    const who = (p: Principal) => principalKey(p, { client: false });
+    assert.deepEqual(quotaItems(a, 'tool:x', { requests: 3 }, classes).map((i) => i.key), [`${who(a)}|tool:x`, who(a)]);
+    assert.deepEqual(quotaItems(u, 'tool:x', undefined, classes).map((i) => i.key), [who(u), 'client:web']);
+    assert.equal(who(u), who({ ...u, clientId: 'cli' }), 'a person is counted across the clients it uses');
     assert.deepEqual(quotaItems({ sub: 'anonymous', kind: 'anonymous', scopes: new Set() }, 'tool:x', { requests: 1 }, classes), []);
     const q = new InProcessQuotas();
     assert.ok(q.acquire(quotaItems(a, 'tool:x', undefined, classes), T0).ok);
@@ -65,12 +68,12 @@ describe('quotas (in-process)', () => {
     const a = quotaItems(ext('https://idp-a.example'), 'tool:x', { requests: 1 }, classes);
     const b = quotaItems(ext('https://idp-b.example'), 'tool:x', { requests: 1 }, classes);
     const user = quotaItems({ sub: 'alice', kind: 'oauth', scopes: new Set() }, 'tool:x', { requests: 1 }, classes);
-    assert.deepEqual(a.map((i) => [i.key, i.label]), [
-      ['ext:https://idp-a.example alice|tool:x', 'tool:x per principal'],
-      ['ext:https://idp-a.example alice', 'limits of external issuer https://idp-a.example'],
-    ]);
-    assert.deepEqual(b.map((i) => i.key), ['ext:https://idp-b.example alice|tool:x'], 'idp-b has no class limit');
-    assert.deepEqual(user.map((i) => i.key), ['user:alice|tool:x']);
+    const token = quotaItems(staticPrincipal('alice', []), 'tool:x', { requests: 1 }, classes);
+    assert.deepEqual(a.map((i) => i.label), ['tool:x per principal', 'limits of external issuer https://idp-a.example']);
+    assert.equal(a[1]!.key, principalKey(ext('https://idp-a.example'), { client: false }));
+    assert.equal(b.length, 1, 'idp-b has no class limit');
+    const keys = [a[0]!.key, b[0]!.key, user[0]!.key, token[0]!.key];
+    assert.equal(new Set(keys).size, 4, `alice at two issuers, as an OAuth user and as a static token are four principals: ${keys.join(' ')}`);
     const q = new InProcessQuotas();
     assert.equal(q.acquire(a, T0).ok, true);
     assert.equal(q.acquire(a, T0 + 1).ok, false);

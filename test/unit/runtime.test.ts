@@ -75,7 +75,7 @@ describe('runtime', () => {
     it('a capability with no required_scopes is usable by any principal, even one with no scopes', async () => {
       assert.equal(textOf(await rt.callTool('open.ping', {}, makeContext({ scopes: [] }))), 'pong');
       assert.deepEqual((await rt.readResource('docs://open', makeContext({ scopes: [] })))[0], { uri: 'docs://open', text: 'public' });
-      assert.equal(rt.authorizeAgain('open.ping', {}, makeContext({ scopes: [] })), true);
+      assert.equal(rt.refollow('open.ping', {}, principal('x', [])), undefined);
     });
 
     it('resources and prompts are checked too', async () => {
@@ -91,22 +91,17 @@ describe('runtime', () => {
       assert.deepEqual(prompt.messages, [{ role: 'user', content: { type: 'text', text: 'about tides' } }]);
     });
 
-    it('authorizeAgain() decides access again without calling: true, the denial thrown (or false when quiet), NOT_FOUND for a tool no longer served', () => {
+    it('refollow() admits a call again without running it: undefined, or the refusal (access, NOT_FOUND for a tool no longer served); refusal() makes its error', () => {
       const ctx = makeContext({ scopes: ['greet.use'] });
-      assert.equal(rt.authorizeAgain('greet.hello', { name: 'a' }, ctx), true);
-      const err = (() => {
-        try {
-          rt.authorizeAgain('admin.both', {}, ctx);
-        } catch (e) {
-          return e as SvcError;
-        }
-        return undefined;
-      })();
-      assert.equal(err?.code, 'INSUFFICIENT_SCOPE');
-      assert.deepEqual(err?.data?.missing, ['admin.all']);
-      assert.equal(rt.authorizeAgain('admin.both', {}, ctx, undefined, true), false);
-      assert.throws(() => rt.authorizeAgain('nope.nope', {}, ctx), (e: SvcError) => e.code === 'NOT_FOUND');
-      assert.equal(rt.authorizeAgain('nope.nope', {}, ctx, undefined, true), false);
+      assert.equal(rt.refollow('greet.hello', { name: 'a' }, ctx.principal), undefined);
+      const denied = rt.refollow('admin.both', {}, ctx.principal);
+      assert.equal(denied?.step, 'access');
+      const err = rt.refusal(denied!, 'tool', 'admin.both', ctx);
+      assert.equal(err.code, 'INSUFFICIENT_SCOPE');
+      assert.deepEqual(err.data?.missing, ['admin.all']);
+      const gone = rt.refollow('nope.nope', {}, ctx.principal);
+      assert.equal(gone?.step, 'served');
+      assert.equal(rt.refusal(gone!, 'tool', 'nope.nope', ctx).code, 'NOT_FOUND');
     });
 
     it('mayRead() filters resources without logging: fixed and templated URIs by their scopes, unknown ones never', () => {
@@ -126,7 +121,7 @@ describe('runtime', () => {
       const r = make([tasked('forbidden'), tasked('optional'), tasked('required')]);
       const ctx = makeContext({ scopes: [] });
       const outcome = async (name: string, ask: 'asked' | 'plain' | 'auto') => {
-        const got = await r.callTool(name, {}, ctx, undefined, ask, async (call) => `task of ${call.entry.def.name}`);
+        const got = await r.callTool(name, {}, ctx, { task: ask, startTask: async (call) => `task of ${call.entry.def.name}` });
         return typeof got === 'string' ? got : textOf(got);
       };
       assert.deepEqual(await Promise.all([outcome('t.forbidden', 'asked'), outcome('t.forbidden', 'auto'), outcome('t.forbidden', 'plain')]), ['ran plain', 'ran plain', 'ran plain']);
@@ -140,8 +135,8 @@ describe('runtime', () => {
       const r = make([tasked('required', { required_scopes: ['admin.all'], input_schema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } })]);
       let started = 0;
       const start = async () => ++started;
-      await rejectsWithCode(r.callTool('t.required', { n: 1 }, makeContext({ scopes: [] }), undefined, 'plain', start), 'INSUFFICIENT_SCOPE');
-      await rejectsWithCode(r.callTool('t.required', { n: 'x' }, makeContext({ scopes: ['admin.all'] }), undefined, 'asked', start), 'INVALID_INPUT');
+      await rejectsWithCode(r.callTool('t.required', { n: 1 }, makeContext({ scopes: [] }), { task: 'plain', startTask: start }), 'INSUFFICIENT_SCOPE');
+      await rejectsWithCode(r.callTool('t.required', { n: 'x' }, makeContext({ scopes: ['admin.all'] }), { task: 'asked', startTask: start }), 'INVALID_INPUT');
       assert.equal(started, 0);
     });
 
@@ -149,11 +144,11 @@ describe('runtime', () => {
       const r = make([tasked('optional', { limits: { concurrent: 1 } })]);
       const ctx = makeContext({ scopes: [] });
       let held: AdmittedTool | undefined;
-      await r.callTool('t.optional', {}, ctx, undefined, 'asked', async (call) => (held = call));
-      const limited = await rejectsWithCode(r.callTool('t.optional', {}, ctx, undefined, 'asked', async () => 'never'), 'RATE_LIMITED');
+      await r.callTool('t.optional', {}, ctx, { task: 'asked', startTask: async (call) => (held = call) });
+      const limited = await rejectsWithCode(r.callTool('t.optional', {}, ctx, { task: 'asked', startTask: async () => 'never' }), 'RATE_LIMITED');
       assert.equal(typeof limited.data?.retryAfterMs, 'number');
       assert.equal(textOf(await r.run(held!, ctx)), 'ran plain', 'the task runs its admitted call');
-      await rejectsWithCode(r.callTool('t.optional', {}, ctx, undefined, 'asked', async () => { throw new SvcError('TASK_LIMIT_REACHED', 'full'); }), 'TASK_LIMIT_REACHED');
+      await rejectsWithCode(r.callTool('t.optional', {}, ctx, { task: 'asked', startTask: async () => { throw new SvcError('TASK_LIMIT_REACHED', 'full'); } }), 'TASK_LIMIT_REACHED');
       assert.equal(textOf(await r.callTool('t.optional', {}, ctx)), 'ran plain', 'the failed start released the slot it took');
     });
   });

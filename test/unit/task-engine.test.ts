@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import { FastSvc } from '../../src/core/fast-svc.js';
 import { buildCatalog } from '../../src/core/catalog.js';
-import type { Principal } from '../../src/core/types.js';
+import type { CallContext, Principal } from '../../src/core/types.js';
 import { Runtime, type AdmittedTool } from '../../src/runtime/runtime.js';
 import { makeContext } from '../helpers/context.js';
 import { PolicyStore } from '../../src/policy/store.js';
@@ -91,7 +91,7 @@ function setup(limits: Partial<{ ttlMs: number; maxRunning: number; maxRunningPe
 /** The admission the runtime gives a call that asked to run as a task: what a transport hands to start(). */
 async function admit(runtime: Runtime, name: string, principal: Principal, args: Record<string, unknown> = {}): Promise<AdmittedTool> {
   let call: AdmittedTool | undefined;
-  await runtime.callTool(name, args, makeContext({ principal }), undefined, 'asked', async (c) => (call = c));
+  await runtime.callTool(name, args, makeContext({ principal }), { task: 'asked', startTask: async (c) => (call = c) });
   assert.ok(call, `${name} was admitted as a task`);
   return call;
 }
@@ -193,6 +193,25 @@ describe('TaskEngine', () => {
     assert.deepEqual(seen, ['third cancelled'], 'nothing reaches a follow whose token a reload changed');
     assert.equal(runtime.mayDeliver('report.wait', { tenant: 'globex' }, { principal: after, transport: 'code', log: silent }), true);
     assert.equal(runtime.mayDeliver('report.wait', { tenant: 'acme' }, { principal: after, transport: 'code', log: silent }), false, 'the current token no longer covers acme');
+    tasks.close();
+  });
+
+  it('list() and follow() leave out a task the caller may no longer follow, whatever refuses it (a bound claim that changed too), and keep the others', async () => {
+    const svc = new FastSvc({ name: 'bound' });
+    const waits = (_i: unknown, ctx: CallContext) => new Promise<string>((_r, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)));
+    svc.tool({ name: 'mine.wait', description: 'bound to the tenant claim', task: 'required', required_scopes: ['t:{{tenant}}.read'], bind: { tenant: 'principal.claims.tenant' }, handler: waits });
+    svc.tool({ name: 'any.wait', description: 'open', task: 'required', handler: waits });
+    const runtime = new Runtime(buildCatalog(svc), { inlineLimit: 1024, logger: silent });
+    const tasks = new TaskEngine({ runtime, logger: silent, ttlMs: 1000, pollIntervalMs: 100, maxRunning: 10, maxRunningPerPrincipal: 5 });
+    const at = (tenant: string): Principal => ({ sub: 'ci', kind: 'static', scopes: new Set(['t:acme.read', 't:globex.read']), claims: { tenant } });
+    const bound = await tasks.start({ call: await admit(runtime, 'mine.wait', at('acme')), principal: at('acme'), transport: 'code' });
+    const open = await tasks.start({ call: await admit(runtime, 'any.wait', at('acme')), principal: at('acme'), transport: 'code' });
+    // The same caller, its tenant claim now globex: the bound task is refused (ARGUMENT_BOUND), the other stays its own.
+    await rejectsWithCode(tasks.get(bound.id, as(at('globex'))), 'ARGUMENT_BOUND');
+    assert.deepEqual((await tasks.list(as(at('globex')))).map((t) => t.id), [open.id]);
+    assert.deepEqual((await tasks.follow([bound.id, open.id], as(at('globex')))).ids, [open.id]);
+    assert.deepEqual((await tasks.follow([bound.id, open.id], as(at('acme')))).ids, [bound.id, open.id]);
+    await Promise.all([tasks.cancel(bound.id, as(at('acme'))), tasks.cancel(open.id, as(at('acme')))]);
     tasks.close();
   });
 
