@@ -19,7 +19,8 @@ import { ManifestError } from '../errors.js';
 import type { OpenApiSource, OutboundAuth } from '../core/manifest-types.gen.js';
 import { expandOpenApi } from '../openapi/expand.js';
 import type { OpenApiTool } from '../openapi/operation.js';
-import { manifestValidator } from '../manifest/validate.js';
+import { manifestValidator } from '../manifest/validate-schema.js';
+import { sendable } from '../manifest/openapi-sources.js';
 import { outboundAuthProblems, outboundSecretPaths } from '../outbound/credential-checks.js';
 import { tell, printProblems, PROG, UsageError } from './output.js';
 
@@ -104,7 +105,7 @@ export function cmdImport(positionals: string[], values: Lists): number {
   const source = importSource(doc, values);
   let x;
   try {
-    x = expandOpenApi([source], { file: COMMAND_LINE, baseDir: process.cwd(), locate: () => ({ line: 1, col: 1 }) });
+    x = sendable(expandOpenApi([source], { file: COMMAND_LINE, baseDir: process.cwd(), locate: () => ({ line: 1, col: 1 }) }), [source]);
   } catch (e) {
     if (!(e instanceof ManifestError)) throw e;
     const mine = e.problems.filter((p) => p.file === COMMAND_LINE);

@@ -7,14 +7,17 @@
 // the source's `auth` and `headers`, anything else (a name declared twice too) at the source;
 // a problem or warning the source causes for many tools is said once (uniqueProblems,
 // uniqueWarnings); the config hash covers the documents too (a
-// changed document is a new configuration, an unchanged one is not); a manifest without
+// changed document is a new configuration, an unchanged one is not); an operation the http
+// backend would refuse is skipped (OPENAPI_SKIPPED), never BACKEND_CONFIG; a manifest without
 // `openapi` is returned as it was.
 
 import { createHash } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { ManifestError, SvcError } from '../errors.js';
-import type { SvcManifest, Tool } from '../core/manifest-types.gen.js';
-import type { ExpandWarning, Origin } from '../openapi/expand.js';
+import type { OpenApiSource, SvcManifest, Tool } from '../core/manifest-types.gen.js';
+import type { Expanded, ExpandWarning, Origin } from '../openapi/expand.js';
+import { authHeaderOf, compileRequestParts } from '../runtime/backends/http-request.js';
+import type { HttpSpec } from '../runtime/backends/contract.js';
 import { expandOpenApiCached } from '../openapi/expand-cache.js';
 import type { Source } from './load.js';
 
@@ -31,7 +34,7 @@ export function withOpenApi(m: SvcManifest, src: Source, revalidate: (s: Source)
   const written = m.tools?.length ?? 0;
   let x;
   try {
-    x = expandOpenApiCached(m.openapi, { file: src.file, baseDir: dirname(resolve(src.file)), locate: src.locate, offline });
+    x = sendable(expandOpenApiCached(m.openapi, { file: src.file, baseDir: dirname(resolve(src.file)), locate: src.locate, offline }), m.openapi);
   } catch (e) {
     if (e instanceof ManifestError) return { problems: e.problems, warnings: [], hash: src.hash, locate: src.locate };
     throw e;
@@ -47,6 +50,36 @@ export function withOpenApi(m: SvcManifest, src: Source, revalidate: (s: Source)
   // The schema again, over the whole manifest: it fills the expanded tools' defaults (it is idempotent on the rest).
   const v = revalidate({ ...src, value: m, locate });
   return { ...(v.manifest && { manifest: v.manifest }), problems: v.problems, warnings: x.warnings, hash, locate };
+}
+
+/** Parameter styles the manifest schema fills in later (its defaults), for the backend's check now. */
+const DEFAULT_STYLE: Record<string, string> = { path: 'simple', query: 'form', header: 'simple', cookie: 'form' };
+
+/**
+ * The expansion without the tools the http backend would refuse as their source sends them (its
+ * credential and headers in them): each is skipped with an OPENAPI_SKIPPED warning in the backend's
+ * words, so a document never makes BACKEND_CONFIG. openapi/operation.ts leaves out or skips what
+ * it knows (a header the credential sets, a style its location does not take…); this is the
+ * backend's own check, for the rest. `x` itself when every tool passes (a cached expansion stays shared).
+ */
+export function sendable(x: Expanded, sources: readonly OpenApiSource[]): Expanded {
+  const refusals = x.tools.map((t) => {
+    const spec = { ...t.http, headers: t.http.headers ?? {}, parameters: t.http.parameters?.map((p) => ({ ...p, style: p.style ?? DEFAULT_STYLE[p.in] })) } as unknown as HttpSpec;
+    try {
+      compileRequestParts(spec, authHeaderOf(spec));
+      return undefined;
+    } catch (e) {
+      if (!(e instanceof SvcError)) throw e;
+      return e.message;
+    }
+  });
+  if (refusals.every((r) => r === undefined)) return x;
+  const keep = (_: unknown, i: number) => refusals[i] === undefined;
+  const skipped = x.origins.flatMap((o, i) => (refusals[i] === undefined ? [] : [{
+    code: 'OPENAPI_SKIPPED' as const, path: [...o.source, 'document'],
+    message: `openapi ${sources[o.source[1] as number]!.name}: ${o.operation} is not served: the http backend cannot send it as the document describes it: ${refusals[i]}`,
+  }]));
+  return { ...x, tools: x.tools.filter(keep), origins: x.origins.filter(keep), warnings: [...x.warnings, ...skipped] };
 }
 
 /** Where, in the manifest, a path inside an expanded tool was decided. */

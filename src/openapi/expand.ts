@@ -7,8 +7,8 @@
 // document's line:col and JSON pointer — as one ManifestError; two operations of one source
 // given one name is DUPLICATE_NAME at the source's `naming` (or the override's `name`); an
 // operation that cannot be called is left out with an OPENAPI_SKIPPED warning naming its
-// method, path, operationId and why — an operation the http backend would refuse as the source
-// sends it too (its credential and headers added), so a document never makes BACKEND_CONFIG. Tools come in source order, then the document's
+// method, path, operationId and why (and manifest/openapi-sources.ts skips, the same way, an
+// operation the http backend itself would refuse, so a document never makes BACKEND_CONFIG). Tools come in source order, then the document's
 // path and method order. `origins[i]` says where tool i's name and scopes were decided, so
 // later checks (scopes against profile.scopes, names against the written tools) point at
 // the manifest line that decided them.
@@ -23,8 +23,6 @@ import { operationTool, type OpenApiTool, type Operation } from './operation.js'
 import { selected, toolName } from './select.js';
 import { operationScopes } from './operation-scopes.js';
 import { Budget } from './budget.js';
-import { authHeaderOf, compileRequestParts } from '../runtime/backends/http-request.js';
-import type { HttpSpec } from '../runtime/backends/contract.js';
 
 type Path = (string | number)[];
 
@@ -51,6 +49,8 @@ export interface Origin {
   scopes: Path;
   /** The `task` the tool got (its override's, else the source's), when one was given. */
   task?: Path;
+  /** The operation, as messages name it: `GET /pets/{id} (operationId getPet)`. */
+  operation: string;
 }
 
 export interface Expanded {
@@ -110,7 +110,8 @@ function expandSource(src: OpenApiSource, base: Path, opts: ExpandOptions, out: 
   const v = doc.value as Record<string, unknown>;
   const ctx = {
     refs, schemas: new SchemaTranslator(refs, doc.version!, budget), budget, version: doc.version!, baseUrl,
-    credentialHeader: authHeaderOf({ auth: src.auth as HttpSpec['auth'] }),
+    // The header the credential sets (the http backend's rule): a static header's, else Authorization.
+    credentialHeader: src.auth && (src.auth.static?.header ?? 'authorization').toLowerCase(),
     sourceHeaders: new Set(Object.keys(src.headers ?? {}).map((h) => h.toLowerCase())),
     ...(doc.version === '2.0' && { consumes: v.consumes as string[] | undefined, produces: v.produces as string[] | undefined }),
   };
@@ -142,12 +143,10 @@ function expandSource(src: OpenApiSource, base: Path, opts: ExpandOptions, out: 
       } finally {
         budget.endTool();
       }
-      const unsendable = 'skip' in built ? built.skip : backendRefusal(built.tool, src);
-      if (unsendable !== undefined) {
-        out.warnings.push({ code: 'OPENAPI_SKIPPED', path: [...base, 'document'], message: `openapi ${src.name}: ${who} is not served: ${unsendable}` });
+      if ('skip' in built) {
+        out.warnings.push({ code: 'OPENAPI_SKIPPED', path: [...base, 'document'], message: `openapi ${src.name}: ${who} is not served: ${built.skip}` });
         continue;
       }
-      if ('skip' in built) continue;
       const ov = o.operationId !== undefined && Object.hasOwn(overrides, o.operationId) ? overrides[o.operationId]! : undefined;
       const ovPath = [...base, 'overrides', o.operationId ?? ''];
       const namePath = ov?.name !== undefined ? [...ovPath, 'name'] : [...base, 'naming'];
@@ -182,7 +181,7 @@ function expandSource(src: OpenApiSource, base: Path, opts: ExpandOptions, out: 
           ...(src.max_bytes !== undefined && { max_bytes: src.max_bytes }),
         },
       });
-      out.origins.push({ source: base, name: namePath, scopes: scopesPath, ...(task !== undefined && { task: ov?.task !== undefined ? [...ovPath, 'task'] : [...base, 'task'] }) });
+      out.origins.push({ source: base, name: namePath, scopes: scopesPath, operation: who, ...(task !== undefined && { task: ov?.task !== undefined ? [...ovPath, 'task'] : [...base, 'task'] }) });
     }
   }
   for (const id of Object.keys(overrides)) {
@@ -191,30 +190,6 @@ function expandSource(src: OpenApiSource, base: Path, opts: ExpandOptions, out: 
   out.hashes.push(...refs.documents.map((d: OpenApiDocument) => d.hash));
   out.files.push(...refs.documents.map((d: OpenApiDocument) => d.file));
   out.bytes += refs.documents.reduce((n, d) => n + (d.size ?? 0), 0);
-}
-
-/** Parameter styles the manifest schema fills in later (its defaults), for the backend's check now. */
-const DEFAULT_STYLE: Record<string, string> = { path: 'simple', query: 'form', header: 'simple', cookie: 'form' };
-
-/**
- * Why the http backend would refuse the tool as the source sends it (its credential and headers
- * added), or undefined: the operation is then skipped, never the manifest refused (BACKEND_CONFIG).
- * operationTool leaves out or skips what it knows; this is the backend's own check, for the rest.
- */
-function backendRefusal(tool: Omit<OpenApiTool, 'name' | 'required_scopes'>, src: OpenApiSource): string | undefined {
-  const spec = {
-    ...tool.http,
-    headers: { ...tool.http.headers, ...src.headers },
-    parameters: tool.http.parameters?.map((p) => ({ ...p, style: p.style ?? DEFAULT_STYLE[p.in] })),
-    ...(src.auth && { auth: src.auth }),
-  } as unknown as HttpSpec;
-  try {
-    compileRequestParts(spec, authHeaderOf(spec));
-    return undefined;
-  } catch (e) {
-    if (!(e instanceof SvcError)) throw e;
-    return `the http backend cannot send it as the document describes it: ${e.message}`;
-  }
 }
 
 const isMapping = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);

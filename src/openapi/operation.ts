@@ -21,7 +21,6 @@ import type { JsonSchema, SchemaTranslator } from './schema.js';
 import { child, pathOf, type Located, type Refs } from './refs.js';
 import { documentError, type OpenApiVersion } from './document.js';
 import { BoundPassed, type Budget } from './budget.js';
-import { STYLES } from '../runtime/backends/http-parameters.js';
 
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -261,6 +260,8 @@ const STACK_HEADERS = new Set(['host', 'content-length', 'connection', 'transfer
 /** Other headers fastsvc sets itself (cookies, a proxy's credential, trace context): an optional parameter is left out, a required one skips its operation. */
 const OWN_HEADERS = new Set(['cookie', 'proxy-authorization', 'traceparent', 'tracestate']);
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** The styles OpenAPI 3 allows in each location (the Parameter Object's table; the http backend serializes each). */
+const STYLES: Record<string, readonly string[] | undefined> = { path: ['simple', 'label', 'matrix'], query: ['form', 'spaceDelimited', 'pipeDelimited', 'deepObject'], header: ['simple'], cookie: ['form'] };
 
 /**
  * Whether a parameter is sent as an argument: undefined when it is; `leave` when something else
@@ -281,7 +282,7 @@ function placement(name: string, where: string, v: Record<string, unknown>, o: O
   if ((where === 'header' || where === 'cookie') && !TOKEN.test(name)) return { why: `${JSON.stringify(name)} is not a valid ${where} name` };
   if (where === 'path' && !o.path.includes(`{${name}}`)) return { leave: true };
   const style = ctx.version === '2.0' ? undefined : v.style;
-  const styles = (STYLES as Record<string, readonly string[] | undefined>)[where];
+  const styles = STYLES[where];
   if (typeof style === 'string' && styles && !styles.includes(style)) return { why: `style ${style} is not allowed for a ${where} parameter (${where} takes ${styles.join(', ')})` };
   return undefined;
 }
