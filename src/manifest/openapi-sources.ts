@@ -63,6 +63,15 @@ const DEFAULT_STYLE: Record<string, string> = { path: 'simple', query: 'form', h
  * backend's own check, for the rest. `x` itself when every tool passes (a cached expansion stays shared).
  */
 export function sendable(x: Expanded, sources: readonly OpenApiSource[]): Expanded {
+  let out = checked.get(x);
+  if (!out) checked.set(x, (out = withoutRefused(x, sources)));
+  return out;
+}
+
+/** Each expansion checked once: a reload that reuses a cached expansion (expand-cache.ts) reuses its check too. */
+const checked = new WeakMap<Expanded, Expanded>();
+
+function withoutRefused(x: Expanded, sources: readonly OpenApiSource[]): Expanded {
   const refusals = x.tools.map((t) => {
     const spec = { ...t.http, headers: t.http.headers ?? {}, parameters: t.http.parameters?.map((p) => ({ ...p, style: p.style ?? DEFAULT_STYLE[p.in] })) } as unknown as HttpSpec;
     try {
