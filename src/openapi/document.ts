@@ -5,7 +5,10 @@
 // read by the fast readers (JSON.parse, js-yaml) and positions are only computed when a
 // problem is located (locate(), lazily: one scan of the text, or the `yaml` package for
 // YAML the scan cannot follow); `${…}` in the document is left as written (a document is
-// not a manifest: no environment variables); the version is recognised from `openapi`
+// not a manifest: no environment variables); a YAML document whose aliases stand for more
+// nodes than its text could hold (MIN_EXPANDED_NODES, or one a character) is OPENAPI_INVALID, so
+// nothing that reads it afterwards can be made to read a shared node billions of times; the
+// version is recognised from `openapi`
 // (3.0.x, 3.1.x) or `swagger` ("2.0"), anything else is OPENAPI_INVALID.
 
 import { createHash } from 'node:crypto';
@@ -87,6 +90,9 @@ export function parseDocumentText(file: string, text: string, hash: string, root
     const { line, col } = at ? lineCol(text, Number(at[1])) : { line: 1, col: 1 };
     throw new SvcError('OPENAPI_INVALID', `not valid JSON: ${(e as Error).message}`, { file, line, col });
   }
+  if (!json && ANCHOR.test(text) && expandedNodes(value, Math.max(MIN_EXPANDED_NODES, text.length)) === undefined) {
+    throw new SvcError('OPENAPI_INVALID', `not a document fastsvc reads: its YAML aliases stand for more than ${Math.max(MIN_EXPANDED_NODES, text.length)} nodes (anchors whose aliases repeat one another: every operation that read them would read them all)`, { file, line: 1, col: 1 });
+  }
   let locator: ((path: JsonPath) => { line: number; col: number } | undefined) | undefined;
   const locate = (path: JsonPath) => {
     locator ??= positions(text, json);
@@ -102,6 +108,33 @@ export function parseDocumentText(file: string, text: string, hash: string, root
   else throw documentError(doc, v.openapi !== undefined ? ['openapi'] : v.swagger !== undefined ? ['swagger'] : [], 'not an OpenAPI 3.0, 3.1 or Swagger 2.0 document (openapi: 3.0.x or 3.1.x, or swagger: "2.0")');
   if (v.paths !== undefined && (v.paths === null || typeof v.paths !== 'object' || Array.isArray(v.paths))) throw documentError(doc, ['paths'], 'paths must be a mapping');
   return doc;
+}
+
+/** A YAML anchor (`&name`), without which a document has no alias. */
+const ANCHOR = /(?:^|[\s[{,:-])&[^\s,[\]{}]/m;
+/** However short the text, its aliases may stand for this many nodes. */
+const MIN_EXPANDED_NODES = 1 << 20;
+
+/**
+ * How many nodes `v` stands for with every alias expanded (each shared node counted as often as
+ * it is reached), or undefined past `limit` — found in time linear in the distinct nodes.
+ */
+function expandedNodes(v: unknown, limit: number): number | undefined {
+  const memo = new Map<object, number>();
+  const count = (x: unknown): number => {
+    if (x === null || typeof x !== 'object') return 1;
+    let n = memo.get(x);
+    if (n !== undefined) return n;
+    n = 1;
+    for (const c of Object.values(x)) {
+      n += count(c);
+      if (n > limit) break;
+    }
+    memo.set(x, n);
+    return n;
+  };
+  const n = count(v);
+  return n > limit ? undefined : n;
 }
 
 function lineCol(text: string, offset: number): { line: number; col: number } {

@@ -113,7 +113,7 @@ function expandSource(src: OpenApiSource, base: Path, opts: ExpandOptions, out: 
     // The header the credential sets (the http backend's rule): a static header's, else Authorization.
     credentialHeader: src.auth && (src.auth.static?.header ?? 'authorization').toLowerCase(),
     sourceHeaders: new Set(Object.keys(src.headers ?? {}).map((h) => h.toLowerCase())),
-    ...(doc.version === '2.0' && { consumes: v.consumes as string[] | undefined, produces: v.produces as string[] | undefined }),
+    ...(doc.version === '2.0' && { consumes: v.consumes, produces: v.produces }),
   };
   const overrides = src.overrides ?? {};
   const seenIds = new Set<string>();

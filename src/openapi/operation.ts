@@ -74,8 +74,8 @@ export interface OperationContext {
   /** The headers the source's `headers` set (lower case). */
   sourceHeaders?: ReadonlySet<string>;
   /** Swagger 2.0: the document's `consumes` and `produces`. */
-  consumes?: string[];
-  produces?: string[];
+  consumes?: unknown;
+  produces?: unknown;
 }
 
 const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
@@ -107,7 +107,7 @@ export function operationTool(o: Operation, ctx: OperationContext): Built {
 
   const translate = (node: Located) => bounded(o, node, () => ctx.schemas.translate(node));
 
-  const params = mergedParameters(o, ctx.refs);
+  const params = bounded(o, o.node, () => mergedParameters(o, ctx.refs, ctx.budget));
   const form: { properties: Record<string, JsonSchema>; required: string[] } = { properties: {}, required: [] };
   let bodyNode: Located | undefined;
   let bodyRequired = false;
@@ -158,17 +158,16 @@ export function operationTool(o: Operation, ctx: OperationContext): Built {
   let requestBody: { arg: string; content_type: string } | undefined;
   let bodySchema: JsonSchema | undefined;
   if (ctx.version === '2.0') {
-    const consumes = (op.consumes as string[] | undefined) ?? ctx.consumes ?? ['application/json'];
+    const consumes = mediaTypes(op.consumes ?? ctx.consumes ?? JSON_ONLY);
     if (Object.keys(form.properties).length) {
-      if (!consumes.includes(FORM_TYPE)) return { skip: `form parameters sent as ${consumes.join(', ')}, which fastsvc does not send (only ${FORM_TYPE})` };
+      if (!consumes.form) return { skip: `form parameters sent as ${consumes.shown}, which fastsvc does not send (only ${FORM_TYPE})` };
       requestBody = { arg: '', content_type: FORM_TYPE };
       bodySchema = { type: 'object', properties: form.properties, ...(form.required.length && { required: form.required }) };
       bodyRequired = form.required.length > 0;
     } else if (bodyNode && o.method === 'GET') {
       if (bodyRequired) return { skip: 'it is a GET with a required request body, which fastsvc does not send (a GET carries no body)' };
     } else if (bodyNode) {
-      const json = consumes.find((c) => JSON_TYPE.test(c));
-      if (!json) return { skip: `its body is sent as ${consumes.join(', ')}, which fastsvc does not send (JSON or ${FORM_TYPE})` };
+      if (!consumes.json) return { skip: `its body is sent as ${consumes.shown}, which fastsvc does not send (JSON or ${FORM_TYPE})` };
       requestBody = { arg: '', content_type: 'application/json' };
       bodySchema = translate(bodyNode);
     }
@@ -177,9 +176,9 @@ export function operationTool(o: Operation, ctx: OperationContext): Built {
   } else if (op.requestBody !== undefined) {
     const rb = ctx.refs.deref(child(o.node, 'requestBody'));
     const content = child(rb, 'content');
-    const types = Object.keys((content.value ?? {}) as object);
-    const chosen = types.find((t) => JSON_TYPE.test(t)) ?? types.find((t) => t.toLowerCase() === FORM_TYPE);
-    if (!chosen && types.length) return { skip: `its request body is only ${types.join(', ')}, which fastsvc does not send (JSON or ${FORM_TYPE})` };
+    const types = mediaTypes(content.value);
+    const chosen = types.json ?? types.form;
+    if (!chosen && types.any) return { skip: `its request body is only ${types.shown}, which fastsvc does not send (JSON or ${FORM_TYPE})` };
     if (chosen) {
       requestBody = { arg: '', content_type: JSON_TYPE.test(chosen) ? 'application/json' : FORM_TYPE };
       const media = child(content, chosen);
@@ -210,6 +209,15 @@ export function operationTool(o: Operation, ctx: OperationContext): Built {
   const output = outputSchema(o, ctx, translate);
   const accept = jsonAnswerType(o, ctx);
   const annotations = o.method === 'GET' ? { readOnlyHint: true } : o.method === 'DELETE' ? { destructiveHint: true } : o.method === 'PUT' ? { idempotentHint: true } : undefined;
+  const http = {
+    method: o.method,
+    url: ctx.baseUrl + path,
+    ...(parameters.length && { parameters }),
+    ...(requestBody && { request_body: requestBody }),
+    ...(accept && { headers: { Accept: accept } }),
+  };
+  // The rest of the tool (its name, url, parameters, the input schema's frame) is charged too: many small tools add up.
+  bounded(o, o.node, () => ctx.budget.charge(JSON.stringify(http).length + 120));
   return {
     tool: {
       ...(summary && summary !== description && { title: summary }),
@@ -217,13 +225,7 @@ export function operationTool(o: Operation, ctx: OperationContext): Built {
       input_schema: { type: 'object', properties, ...(required.length && { required }), additionalProperties: false },
       ...(output && { output_schema: output }),
       ...(annotations && { annotations }),
-      http: {
-        method: o.method,
-        url: ctx.baseUrl + path,
-        ...(parameters.length && { parameters }),
-        ...(requestBody && { request_body: requestBody }),
-        ...(accept && { headers: { Accept: accept } }),
-      },
+      http,
     },
   };
 }
@@ -253,6 +255,41 @@ function withExamples(schema: JsonSchema, examples: unknown[] | undefined): Json
   if (!examples) return schema;
   if (schema === false) return schema;
   return { ...(schema === true ? {} : schema), examples };
+}
+
+const JSON_ONLY = ['application/json'];
+
+interface MediaTypes {
+  /** The first JSON type (application/json or any +json). */
+  json?: string;
+  /** The form type, as the document writes it. */
+  form?: string;
+  /** Whether any type is listed. */
+  any: boolean;
+  /** The types for a message: the first five, and how many more. */
+  shown: string;
+}
+
+const mediaMemo = new WeakMap<object, MediaTypes>();
+
+/**
+ * The media types of a Swagger 2.0 `consumes`/`produces` list or an OpenAPI 3 `content` map (anything
+ * else lists none), read once however many operations share the list.
+ */
+function mediaTypes(v: unknown): MediaTypes {
+  if (v === null || typeof v !== 'object') return { any: false, shown: '' };
+  let m = mediaMemo.get(v);
+  if (!m) {
+    const types = (Array.isArray(v) ? v : Object.keys(v)).filter((t): t is string => typeof t === 'string');
+    m = {
+      json: types.find((t) => JSON_TYPE.test(t)),
+      form: types.find((t) => t.toLowerCase() === FORM_TYPE),
+      any: types.length > 0,
+      shown: types.length > 5 ? `${types.slice(0, 5).join(', ')} and ${types.length - 5} more` : types.join(', '),
+    };
+    mediaMemo.set(v, m);
+  }
+  return m;
 }
 
 /** Headers the HTTP stack sets on every request: a parameter for one is left out, required or not. */
@@ -288,7 +325,7 @@ function placement(name: string, where: string, v: Record<string, unknown>, o: O
 }
 
 /** Path-level parameters, then the operation's (which replace one of the same name and location — a header's name in any case), $refs followed. */
-function mergedParameters(o: Operation, refs: Refs): Located[] {
+function mergedParameters(o: Operation, refs: Refs, budget: Budget): Located[] {
   const out = new Map<string, Located>();
   for (const owner of [o.pathItem, o.node]) {
     const list = child(owner, 'parameters');
@@ -298,6 +335,7 @@ function mergedParameters(o: Operation, refs: Refs): Located[] {
       const p = refs.deref(child(list, i));
       const v = p.value as { name?: unknown; in?: unknown } | null;
       if (!v || typeof v !== 'object' || typeof v.name !== 'string' || typeof v.in !== 'string') throw documentError(p.doc, pathOf(p), 'a parameter needs a name and an "in"');
+      budget.charge(v.name.length + 24); // each parameter read is work, sent or not
       out.set(`${v.in}\u0000${v.in === 'header' ? v.name.toLowerCase() : v.name}`, p);
     });
   }
@@ -310,9 +348,9 @@ function jsonAnswerType(o: Operation, ctx: OperationContext): string | undefined
   const responses = (o.node.value as { responses?: Record<string, unknown> }).responses;
   const code = responses && typeof responses === 'object' ? Object.keys(responses).filter((c) => /^2(\d\d|XX)$/i.test(c)).sort()[0] : undefined;
   if (code === undefined) return undefined;
-  if (ctx.version === '2.0') return ((o.node.value as { produces?: string[] }).produces ?? ctx.produces ?? []).find((t) => JSON_TYPE.test(t));
+  if (ctx.version === '2.0') return mediaTypes((o.node.value as { produces?: unknown }).produces ?? ctx.produces).json;
   const content = ctx.refs.deref(child(child(o.node, 'responses'), code)).value as { content?: Record<string, unknown> } | undefined;
-  return Object.keys(content?.content ?? {}).find((t) => JSON_TYPE.test(t));
+  return mediaTypes(content?.content).json;
 }
 
 /** `make()`, its passing a bound (budget.ts) made an OPENAPI_INVALID at `node`, the schema (or operation) that passed it. */
@@ -336,11 +374,11 @@ function outputSchema(o: Operation, ctx: OperationContext, translate: (node: Loc
   const res = ctx.refs.deref(child(responses, code));
   let schemaNode: Located | undefined;
   if (ctx.version === '2.0') {
-    const produces = (o.node.value as { produces?: string[] }).produces ?? ctx.produces ?? ['application/json'];
-    if ((res.value as { schema?: unknown }).schema !== undefined && produces.some((t) => JSON_TYPE.test(t))) schemaNode = child(res, 'schema');
+    const produces = mediaTypes((o.node.value as { produces?: unknown }).produces ?? ctx.produces ?? JSON_ONLY);
+    if ((res.value as { schema?: unknown }).schema !== undefined && produces.json) schemaNode = child(res, 'schema');
   } else {
     const content = child(res, 'content');
-    const json = Object.keys((content.value ?? {}) as object).find((t) => JSON_TYPE.test(t));
+    const json = mediaTypes(content.value).json;
     if (json && (content.value as Record<string, { schema?: unknown }>)[json]?.schema !== undefined) schemaNode = child(child(content, json), 'schema');
   }
   if (!schemaNode) return undefined;

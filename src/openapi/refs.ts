@@ -168,17 +168,11 @@ export class Refs {
   }
 }
 
-/**
- * Every `$id` and `$anchor` (as `id#anchor`, id the nearest enclosing `$id` or '') in a document; each
- * node is visited once, where it is first met (a YAML alias shares a node among many paths: walking
- * every path would take as long as the copies they stand for).
- */
+/** Every `$id` and `$anchor` (as `id#anchor`, id the nearest enclosing `$id` or '') in a document. */
 function indexIds(doc: OpenApiDocument): Map<string, Located & { key: string }> {
   const out = new Map<string, Located & { key: string }>();
-  const seen = new WeakSet<object>();
   const walk = (v: unknown, at: PathLink | undefined, id: string, depth: number) => {
-    if (v === null || typeof v !== 'object' || depth > 64 || seen.has(v)) return;
-    seen.add(v);
+    if (v === null || typeof v !== 'object' || depth > 64) return;
     const o = v as Record<string, unknown>;
     if (!Array.isArray(v)) {
       if (typeof o.$id === 'string') {
