@@ -236,6 +236,7 @@ export function operationTool(o: Operation, ctx: OperationContext): Built {
  * `example`), charged to the budget; undefined when it gives none.
  */
 function examplesOf(node: Located, ctx: OperationContext): unknown[] | undefined {
+  if (node.value === null || typeof node.value !== 'object') return undefined;
   const v = node.value as { example?: unknown; examples?: unknown };
   let out: unknown[] | undefined;
   if (v.examples !== null && typeof v.examples === 'object' && !Array.isArray(v.examples)) {
@@ -375,7 +376,7 @@ function outputSchema(o: Operation, ctx: OperationContext, translate: (node: Loc
   let schemaNode: Located | undefined;
   if (ctx.version === '2.0') {
     const produces = mediaTypes((o.node.value as { produces?: unknown }).produces ?? ctx.produces ?? JSON_ONLY);
-    if ((res.value as { schema?: unknown }).schema !== undefined && produces.json) schemaNode = child(res, 'schema');
+    if ((res.value as { schema?: unknown } | null)?.schema !== undefined && produces.json) schemaNode = child(res, 'schema');
   } else {
     const content = child(res, 'content');
     const json = mediaTypes(content.value).json;
