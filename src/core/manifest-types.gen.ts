@@ -811,7 +811,7 @@ export interface ExternalIssuer {
    */
   max_token_length?: number;
   /**
-   * Longest a fetched key set is used, in seconds (shorter when its Cache-Control max-age says so). Once it is older, the next token fetches it again in the background while the keys already held keep verifying.
+   * Longest a fetched key set is fresh, in seconds (shorter when its Cache-Control max-age says so, never shorter than jwks_refetch_interval). A token checked against the set is remembered no longer than the set is fresh; once it is stale, the next token (a remembered one too) waits for one fetch of the set and is checked against it — so a key the issuer withdraws stops verifying within this bound and one fetch. When the fetch fails, the keys held keep verifying.
    */
   jwks_max_age?: number;
   /**
