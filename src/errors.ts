@@ -100,8 +100,13 @@ export class SvcError extends Error {
    * e.g. the check an external token failed (token_aud, introspection_inactive).
    */
   reason?: string;
+  /**
+   * What happened, in words, for the server's log only — never part of the answer (toJSON leaves it out): e.g. which
+   * claim of an external token failed, while the answer's message stays the same for every such refusal.
+   */
+  detail?: string;
 
-  constructor(code: ErrorCode, message: string, opts: { path?: string; data?: Record<string, unknown>; cause?: unknown; reason?: string } & SourcePos = {}) {
+  constructor(code: ErrorCode, message: string, opts: { path?: string; data?: Record<string, unknown>; cause?: unknown; reason?: string; detail?: string } & SourcePos = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'SvcError';
     this.code = code;
@@ -111,6 +116,7 @@ export class SvcError extends Error {
     this.col = opts.col;
     this.data = opts.data;
     if (opts.reason !== undefined) this.reason = opts.reason;
+    if (opts.detail !== undefined) this.detail = opts.detail;
   }
 
   get status(): number {

@@ -129,7 +129,8 @@ export function createFrontDoor(d: FrontDoorDeps): FrontDoor {
     if (r instanceof SvcError && !quiet) {
       const ip = d.ipOf(req);
       const check = r.reason ?? authReason(req.headers.authorization);
-      d.log.info({ event: 'auth.failed', route, method: req.method, ip, status: r.status, check, reason: r.message }, `${r.status} on ${route}: ${r.message}`);
+      const why = r.detail ?? r.message;
+      d.log.info({ event: 'auth.failed', route, method: req.method, ip, status: r.status, check, reason: why }, `${r.status} on ${route}: ${why}`);
       d.observer.refused(check, route, ip);
     }
     return r;

@@ -4,11 +4,12 @@
 // issuer's own key set, fresh (a stale set is fetched first: key-set.ts current()); its typ is
 // at+jwt (or, unless strict_typ, JWT or absent); it is signed by one of the issuer's keys — a
 // key id the held set lacks refetches the set once (key-set.ts: single-flight, rate-limited)
-// and a still unknown one is token_kid, whose message says whether the set was fetched again
+// and a still unknown one is token_kid, whose detail says whether the set was fetched again
 // or jwks_refetch_interval kept it from being, or IDP_UNAVAILABLE when the issuer could not be
 // asked (never a 401 a client would loop on);
 // its iss is the issuer, its aud contains an `audience`, it carries exp, and exp/nbf/iat hold
-// within clock_skew; its subject claim is a non-empty string. Every refusal names its check.
+// within clock_skew; its subject claim is a non-empty string. Every refusal names its check
+// (reason) and says what failed (detail), for the log only.
 
 import { errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type ProtectedHeaderParameters } from 'jose';
 import type { ResolvedExternalIssuer } from '../../core/config.js';
