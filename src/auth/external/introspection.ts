@@ -1,6 +1,7 @@
 // An external issuer's opaque access tokens, introspected (RFC 7662). Guarantees: the token
 // is posted to the endpoint with this server's client credentials (client_secret_basic, the
-// id and secret form-encoded first as RFC 6749 §2.3.1 says, or client_secret_post), bounded
+// id and secret form-encoded first as RFC 6749 §2.3.1 says: outbound/client-auth.ts, or
+// client_secret_post), bounded
 // like every outbound call; an answer is the principal only when it is active, names this
 // issuer when it names one (introspection_iss), is an access token by what it says of the
 // token — token_type absent or Bearer, DPoP, access_token (or RFC 8693's access_token URI), any
@@ -20,6 +21,7 @@ import { SvcError } from '../../errors.js';
 import { fetchJson } from './fetch-json.js';
 import { credentialIdOf, principalOf } from './claims-map.js';
 import { rejected, unavailable } from './rejection.js';
+import { basicAuthorization } from '../../outbound/client-auth.js';
 
 const MAX_ANSWER = 64 * 1024;
 /** How long a failed introspection endpoint is not asked again. */
@@ -64,7 +66,7 @@ export class Introspector {
     if (endpoint instanceof SvcError) return endpoint;
     const basic = intro.auth_method === 'client_secret_basic';
     const form: Record<string, string> = { token, token_type_hint: 'access_token', ...(!basic && { client_id: intro.client_id, client_secret: this.#secret }) };
-    const headers = basic ? { authorization: `Basic ${Buffer.from(`${formEncode(intro.client_id)}:${formEncode(this.#secret)}`).toString('base64')}` } : undefined;
+    const headers = basic ? { authorization: basicAuthorization(intro.client_id, this.#secret) } : undefined;
     let answer: Record<string, unknown>;
     try {
       answer = (await fetchJson(endpoint, { method: 'POST', form, headers, maxBytes: MAX_ANSWER })).json;
@@ -121,8 +123,4 @@ function readSecret(path: string): string {
   } catch (e) {
     throw new SvcError('FILE_UNREADABLE', `cannot read secret file ${path}: ${(e as NodeJS.ErrnoException).code}`);
   }
-}
-
-function formEncode(s: string): string {
-  return encodeURIComponent(s).replace(/%20/g, '+');
 }
