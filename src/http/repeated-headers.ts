@@ -7,25 +7,48 @@
 // with ", ", so without this check a proxy that reads another copy than this server would see
 // another request. It reads only header names (never a value): a few comparisons per header line.
 
-const ONCE = new Set(['authorization', 'dpop', 'host', 'origin', 'content-type', 'last-event-id']);
-/** The lengths of the names in ONCE: any other name (but an Mcp-* one) is passed over without lower-casing it. */
-const LENGTHS = new Set([...ONCE].map((n) => n.length));
+/** `name` equals the lower-case `lower`, ignoring the case of ASCII letters (no string is made). */
+function sameName(name: string, lower: string): boolean {
+  if (name === lower) return true;
+  for (let i = 0; i < lower.length; i++) {
+    let c = name.charCodeAt(i);
+    if (c >= 0x41 && c <= 0x5a) c |= 0x20;
+    if (c !== lower.charCodeAt(i)) return false;
+  }
+  return true;
+}
 
-function once(name: string): string | undefined {
-  if (name.length > 4 && (name.charCodeAt(0) | 0x20) === 0x6d && (name.charCodeAt(1) | 0x20) === 0x63 && (name.charCodeAt(2) | 0x20) === 0x70 && name[3] === '-') return name.toLowerCase();
-  if (!LENGTHS.has(name.length)) return undefined;
-  const lower = name.toLowerCase();
-  return ONCE.has(lower) ? lower : undefined;
+/** The bit of a header that may appear once (a switch on its length first: most names cost no comparison), else 0. */
+function bitOf(name: string): number {
+  switch (name.length) {
+    case 4: return sameName(name, 'host') ? 1 : sameName(name, 'dpop') ? 2 : 0;
+    case 6: return sameName(name, 'origin') ? 4 : 0;
+    case 8: return sameName(name, 'mcp-name') ? 8 : 0;
+    case 10: return sameName(name, 'mcp-method') ? 16 : 0;
+    case 12: return sameName(name, 'content-type') ? 32 : 0;
+    case 13: return sameName(name, 'authorization') ? 64 : sameName(name, 'last-event-id') ? 128 : 0;
+    case 14: return sameName(name, 'mcp-session-id') ? 256 : 0;
+    case 20: return sameName(name, 'mcp-protocol-version') ? 512 : 0;
+    default: return 0;
+  }
 }
 
 /** The first header of `raw` (IncomingMessage.rawHeaders: name, value, name, value…) that may appear once and appears again. */
 export function repeatedHeader(raw: readonly string[]): string | undefined {
-  let seen: string[] | undefined;
+  let seen = 0;
+  let others: string[] | undefined;
   for (let i = 0; i < raw.length; i += 2) {
-    const name = once(raw[i]!);
-    if (name === undefined) continue;
-    if (seen?.includes(name)) return name;
-    (seen ??= []).push(name);
+    const name = raw[i]!;
+    const bit = bitOf(name);
+    if (bit !== 0) {
+      if (seen & bit) return name.toLowerCase();
+      seen |= bit;
+    } else if (name.length > 4 && name.charCodeAt(3) === 0x2d && sameName(name.slice(0, 3), 'mcp')) {
+      // Any other Mcp-* header (Mcp-Param-*).
+      const lower = name.toLowerCase();
+      if (others?.includes(lower)) return lower;
+      (others ??= []).push(lower);
+    }
   }
   return undefined;
 }
