@@ -19,7 +19,6 @@
 
 import { randomBytes, createPrivateKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { SignJWT } from 'jose';
 
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';
 
@@ -66,6 +65,7 @@ export function clientAuth(c: ClientCredential, tokenEndpoint: string): ClientAu
         return;
       case 'private_key_jwt': {
         const now = Math.floor(Date.now() / 1000);
+        const { SignJWT } = await import('jose'); // only a private_key_jwt client signs: jose stays out of start-up
         const assertion = await new SignJWT({ jti: randomBytes(16).toString('base64url') })
           .setProtectedHeader({ alg: c.key.alg, ...(c.key.kid !== undefined && { kid: c.key.kid }) })
           .setIssuer(c.clientId).setSubject(c.clientId).setAudience(tokenEndpoint)

@@ -25,7 +25,7 @@ tools:
   - name: notes.add
     description: needs a write scope, says nothing
     required_scopes: [notes.write]
-    template: ok
+    exec: { argv: [/bin/true] }
   - name: slow.exec
     description: long timeout, says nothing
     exec: { argv: [/bin/true], timeout_ms: 120000 }
