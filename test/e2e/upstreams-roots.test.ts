@@ -23,7 +23,7 @@ import { waitFor } from '../helpers/wait.js';
 const GW_TOKEN = secret(randomBytes(24).toString('base64url'));
 const UP_TOKEN = secret(randomBytes(24).toString('base64url'));
 const ROOTS = [{ uri: 'file:///home/ada/project', name: 'project' }];
-const text = (r: { content?: unknown }) => JSON.stringify(r.content);
+const text = (r: unknown) => JSON.stringify((r as { content?: unknown }).content);
 
 describe('upstreams: roots/list from an upstream reaches a caller that declared roots; what fastsvc declares upstream it relays', function () {
   this.timeout(90_000);
@@ -58,9 +58,19 @@ describe('upstreams: roots/list from an upstream reaches a caller that declared 
   });
 
   it('declares elicitation, sampling and roots at initialize (no listChanged); a roots/list outside any call is answered with no roots', async () => {
-    await waitFor(() => (feat.declared.length >= 2 && feat.rootsAtStart.length >= 2 ? true : undefined), 'both fastsvc sessions initialized and asked');
-    for (const caps of feat.declared) assert.deepEqual(caps, { elicitation: {}, sampling: {}, roots: {} });
-    for (const answer of feat.rootsAtStart) assert.deepEqual(answer, { roots: [] });
+    await waitFor(() => (feat.declared.length >= 2 ? true : undefined), 'both fastsvc sessions initialized');
+    for (const caps of feat.declared) {
+      assert.deepEqual(Object.keys(caps ?? {}).sort(), ['elicitation', 'roots', 'sampling']);
+      assert.deepEqual(caps!.roots, {}, 'roots without listChanged');
+      assert.ok(!('url' in (caps!.elicitation ?? {})), 'form elicitation only');
+      assert.deepEqual(caps!.sampling, {}, 'plain sampling (no tools, no context)');
+    }
+    // Asked on each session's own stream, once it is open.
+    const answers = await waitFor(async () => {
+      const all = await feat.rootsOutsideCall();
+      return all.length >= 2 && all.every((a) => !(a as { error?: string }).error) ? all : undefined;
+    }, 'roots/list answered outside any call on both sessions');
+    for (const answer of answers) assert.deepEqual(answer, { roots: [] });
   });
 
   for (const via of ['f.roots', 'in.f.roots']) {
@@ -128,9 +138,10 @@ describe('upstreams: roots/list from an upstream reaches a caller that declared 
   it('an unmarked tool whose question a /svc caller cannot answer fails with MISSING_CLIENT_CAPABILITY, naming it', async () => {
     const res = await svcCall(gw.url, GW_TOKEN, 'f.ask', { question: 'why?' });
     assert.equal(res.status, 400, JSON.stringify(res.body));
-    const err = res.body.error as { code: string; data?: { requiredCapabilities?: unknown } };
+    const err = res.body.error as { code: string; requiredCapabilities?: unknown };
     assert.equal(err.code, 'MISSING_CLIENT_CAPABILITY');
-    assert.deepEqual(err.data?.requiredCapabilities, { elicitation: {} });
+    assert.deepEqual(err.requiredCapabilities, { elicitation: {} });
+    assert.equal(feat.calls.filter((c) => c.name === 'ask').length, 1, 'the upstream was called once (it asked, and was refused)');
     // An MCP caller that can answer is asked, as before.
     const front = await legacyClient(gw.url, GW_TOKEN, { capabilities: { elicitation: {} } });
     front.client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { answer: 'because' } }));

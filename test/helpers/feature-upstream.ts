@@ -7,9 +7,9 @@
 // update() bumps its version and tells the sessions subscribed to it) and the template feat://notes/{id}.
 // Prompt: greet(lang). completion/complete: greet's lang and the template's id, by prefix.
 // With { roots: true }: a tool `roots` (asks its caller roots/list on the request's own SSE stream and answers
-// with the reply), and right after each initialize a roots/list of its own, outside any call (as
-// server-filesystem does), whose answer or error is kept in `rootsAtStart`. `declared` keeps the client
-// capabilities each session's client declared at initialize.
+// with the reply). rootsOutsideCall() asks roots/list of every initialized session outside any call (as
+// server-filesystem does at initialize). `declared` keeps the client capabilities each session's client
+// declared at initialize.
 
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { hostSdkServer } from './sdk-http-host.js';
@@ -35,8 +35,8 @@ export interface FeatureUpstream {
   completions: { ref: unknown; argument: unknown }[];
   /** The client capabilities declared at each initialize, in order. */
   declared: (ClientCapabilities | undefined)[];
-  /** With { roots: true }: each answer to the roots/list sent right after initialize (or its error, as { error }). */
-  rootsAtStart: unknown[];
+  /** roots/list asked of every initialized session outside any call (on its GET stream): each answer, or { error }. */
+  rootsOutsideCall(): Promise<unknown[]>;
   /** tools/list requests answered so far (a poll reads the list). */
   listed(): number;
   /** hold calls running now, and how many were cancelled. */
@@ -51,7 +51,7 @@ export interface FeatureUpstream {
 
 export async function startFeatureUpstream(o: { roots?: boolean } = {}): Promise<FeatureUpstream> {
   const declared: FeatureUpstream['declared'] = [];
-  const rootsAtStart: unknown[] = [];
+  const initialized: Server[] = [];
   const calls: FeatureUpstream['calls'] = [];
   const subscribed: string[] = [];
   const unsubscribed: string[] = [];
@@ -69,7 +69,7 @@ export async function startFeatureUpstream(o: { roots?: boolean } = {}): Promise
     const session = { server, subs: new Set<string>() };
     server.oninitialized = () => {
       declared.push(server.getClientCapabilities());
-      if (o.roots) void server.listRoots().then((r) => rootsAtStart.push(r), (e: Error) => rootsAtStart.push({ error: e.message }));
+      initialized.push(server);
     };
     server.setRequestHandler(ListToolsRequestSchema, async () => {
       listed++;
@@ -137,7 +137,7 @@ export async function startFeatureUpstream(o: { roots?: boolean } = {}): Promise
   return {
     url: host.url,
     declared,
-    rootsAtStart,
+    rootsOutsideCall: () => Promise.all(initialized.map((s) => s.listRoots(undefined, { timeout: 2000 }).then((r) => ({ roots: r.roots }), (e: Error) => ({ error: e.message })))),
     calls,
     subscribed,
     unsubscribed,

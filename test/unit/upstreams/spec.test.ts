@@ -47,7 +47,7 @@ describe('resolveUpstream', () => {
         [['node', '--enable-source-maps', 'server.js'], '.', 'command/2'], // server.js is in srv/, not the manifest's folder
         [['python3', '-u', 'server.py'], '.', 'command/2'],
         [['node', 'srv/missing.mjs'], '.', 'command/1'],
-        [['python3', 'server.js'], 'srv', 'command/1'],
+        [['python3', './srv/server.py'], 'srv', 'command/1'], // relative to the child's folder, srv/
       ] as const) {
         assert.throws(() => resolveUpstream(at([...command], cwd), dir), (e: unknown) => {
           assert.ok(e instanceof SvcError, String(e));
@@ -68,7 +68,9 @@ describe('resolveUpstream', () => {
         [['python3', '-c', 'print(1)'], '.'],
         [['node', '-e', 'require("./missing.js")'], '.'],
         [['node', '--import', 'missing.js', 'srv/server.js'], '.'],
-        [['node', 'missing'], '.'],
+        [['node', 'missing'], '.'], // node would try missing.js, missing/index.js…: not a path fastsvc can tell
+        [['node', 'srv'], '.'], // a folder node runs the index of
+        [['python3', 'srv/server.py', '--port', 'missing.py'], '.'], // the script's own arguments are its own
         [['sh', '-c', 'node missing.js'], '.'],
       ] as const) {
         assert.doesNotThrow(() => resolveUpstream(at([...command], cwd), dir), `${command.join(' ')} in ${cwd}`);
