@@ -106,6 +106,7 @@ export class UpstreamCalls {
         resolve();
       };
       const timer = setTimeout(done, maxMs);
+      timer.unref();
       this.#idleWaiters.push(done);
     });
   }

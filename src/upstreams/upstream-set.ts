@@ -48,8 +48,8 @@ export class UpstreamSet {
   /** The specs the process started with, by name: what a connection is made from, now and when put back. */
   readonly #startup = new Map<string, UpstreamSpec>();
   readonly #graceMs: number;
-  /** Connections retired and not yet closed (close() waits for them too). */
-  readonly #retiring = new Set<Promise<void>>();
+  /** Connections retired and not yet closed (close() closes them at once). */
+  readonly #retiring = new Set<UpstreamConnection>();
 
   /** baseDir: the manifest's folder (credentials' *_file paths resolve against it); graceMs: how long a retired connection's calls may run on. */
   constructor(specs: readonly UpstreamSpec[], log: Logger, baseDir: string, graceMs: number) {
@@ -74,8 +74,8 @@ export class UpstreamSet {
       if (names.has(name)) continue;
       this.#conns.delete(name);
       this.#log.info({ event: 'upstream.removed', upstream: name }, `upstream ${name} is no longer in the manifest: its connection ends`);
-      const retired = conn.retire(this.#graceMs).finally(() => this.#retiring.delete(retired));
-      this.#retiring.add(retired);
+      this.#retiring.add(conn);
+      void conn.retire(this.#graceMs).finally(() => this.#retiring.delete(conn));
     }
     for (const name of names) {
       const spec = this.#startup.get(name);
@@ -135,7 +135,7 @@ export class UpstreamSet {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...[...this.#conns.values()].map((c) => c.close()), ...this.#retiring]);
+    await Promise.all([...this.#conns.values(), ...this.#retiring].map((c) => c.close()));
   }
 
   #changed(): void {

@@ -6,7 +6,7 @@
 //   attempts leave no TCP connection behind;
 // - a reconnect (the connection broke below HTTP, the upstream and its session alive) DELETEs the old session;
 // - removing an upstream from the manifest (hot reload) ends its connection: its session DELETEd, its sockets
-//   closed, and it leaves /readyz;
+//   closed, and it leaves /readyz; a call in flight on it ends normally first; put back, it connects again;
 // - at shutdown every session is DELETEd and every connection closed.
 
 import assert from 'node:assert/strict';
@@ -89,6 +89,22 @@ describe('upstreams: the sessions and connections fastsvc opens at an HTTP upstr
     const attempts = bad.opened.length;
     assert.equal((await svcCall(srv.url, TOKEN, 'good.echo', { text: 'still here' })).status, 200);
     assert.equal(bad.opened.length, attempts, 'no attempt after the removal');
+  });
+
+  it('an upstream removed with a call in flight: the call ends normally, then its session is DELETEd; put back, it connects again', async () => {
+    const live = good.opened.filter((id) => !good.deleted.includes(id));
+    assert.equal(live.length, 1);
+    const held = svcCall(srv.url, TOKEN, 'good.hold', {});
+    await waitFor(() => (good.holding() === 1 ? true : undefined), 'the held call at the upstream');
+    srv.write(manifest([]));
+    await waitFor(async () => ((await readyz()).upstreams.good === undefined ? true : undefined), 'good gone from /readyz', 10_000);
+    assert.ok(!good.deleted.includes(live[0]!), 'not DELETEd while its call is in flight');
+    good.release();
+    assert.equal((await held).status, 200);
+    await waitFor(() => (good.deleted.includes(live[0]!) ? true : undefined), 'its session DELETEd once the call ended', 10_000);
+    srv.write(manifest([upstream('good', good.url)]));
+    await waitFor(async () => ((await readyz()).upstreams.good?.state === 'ready' ? true : undefined), 'good back and ready', 10_000);
+    assert.equal((await svcCall(srv.url, TOKEN, 'good.echo', { text: 'back' })).status, 200);
   });
 
   it('at shutdown every session is DELETEd and every connection closed', async () => {
