@@ -207,7 +207,7 @@ export class Metrics {
     new Gauge({ name: 'fastsvc_upstream_calls_in_flight', help: 'Calls to each upstream running now.', labelNames: ['upstream'], registers, collect() { this.reset(); each((upstream, u) => this.set({ upstream }, u.in_flight)); } });
     for (const [name, help, key] of [
       ['fastsvc_upstream_restarts_total', 'Times each upstream\'s connection was lost and made again.', 'restarts'],
-      ['fastsvc_upstream_questions_refused_total', 'Questions (elicitation, sampling, roots) of each upstream refused because fastsvc could not tell whose call they belong to.', 'questions_refused'],
+      ['fastsvc_upstream_questions_refused_total', 'Questions (elicitation, sampling) of each upstream refused because fastsvc could not tell whose call they belong to.', 'questions_refused'],
     ] as const) {
       new Counter({ name, help, labelNames: ['upstream'], registers, collect() { this.reset(); each((upstream, u) => this.inc({ upstream }, u[key])); } });
     }

@@ -15,8 +15,8 @@
 //   random tag the upstream never sees); elsewhere (stdio, the GET stream) only while exactly one call is in
 //   flight — else a request is refused upstream (upstream.question_refused, counted) and a notification dropped.
 //   roots/list is the caller's roots when its client declared roots; fastsvc's own — none, `{roots: []}` — when
-//   that caller declared none or when no call is in flight (an upstream asking at initialize, as server-filesystem
-//   does); refused like a question only when several calls are in flight and the wire does not say whose.
+//   that caller declared none, or when no call can be told as its own (none in flight: an upstream asking at
+//   initialize, as server-filesystem does; or several, and the wire does not say whose): never another's roots.
 // - A question the call's caller cannot answer (its client did not declare the capability; a /svc caller never
 //   can) is refused upstream (-32601); when the call then fails with a protocol error, it fails with
 //   MISSING_CLIENT_CAPABILITY naming the capability (and upstream.caller_cannot_answer is logged), not
@@ -143,9 +143,9 @@ export class UpstreamCalls {
    */
   async ask(method: string, sent: Record<string, unknown>): Promise<unknown> {
     const { tag, params } = untag(sent);
-    const { call, why, ambiguous } = this.#owner(tag);
+    const { call, why } = this.#owner(tag);
     if (!call) {
-      if (method === 'roots/list' && !ambiguous) return NO_ROOTS;
+      if (method === 'roots/list') return NO_ROOTS;
       this.#refused++;
       this.#o.log.warn({ event: 'upstream.question_refused', method, reason: why, in_flight: this.#active.size }, `upstream ${this.#o.spec.name}: its ${method} was refused: ${why}`);
       throw new ProtocolError(-32603, `fastsvc cannot tell which call this request belongs to: ${why}`);
@@ -263,13 +263,13 @@ export class UpstreamCalls {
    * The call an upstream's notification or request belongs to: the one its tag names (a call that has ended
    * names none), else the one call in flight; `why` says why there is none.
    */
-  #owner(tag: string | undefined): { call?: InFlight; why?: string; ambiguous?: boolean } {
+  #owner(tag: string | undefined): { call?: InFlight; why?: string } {
     if (tag !== undefined) {
       const call = this.#active.get(tag);
       return call ? { call } : { why: 'the call it belongs to has ended' };
     }
     if (this.#active.size === 1) return { call: this.#active.values().next().value };
-    return this.#active.size ? { why: `${this.#active.size} calls are in flight and the message does not say which one it belongs to`, ambiguous: true } : { why: 'no call is in flight' };
+    return { why: this.#active.size ? `${this.#active.size} calls are in flight and the message does not say which one it belongs to` : 'no call is in flight' };
   }
 }
 
