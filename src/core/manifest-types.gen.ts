@@ -1638,7 +1638,7 @@ export interface Upstream {
    */
   timeout_ms?: number;
   /**
-   * Bound on connecting and listing the upstream's capabilities, at start-up (which waits at most this long for it) and at each reconnect.
+   * Bound on connecting and listing the upstream's capabilities, at start-up (which waits at most this long for it) and at each reconnect; also how long fastsvc waits for the answer to the DELETE that ends a Streamable HTTP session (a failed attempt's, a reconnect's, a removed upstream's, at shutdown).
    */
   connect_timeout_ms?: number;
   /**
