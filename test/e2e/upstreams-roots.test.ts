@@ -7,8 +7,8 @@
 // - a caller that declares roots gets the upstream's roots/list — a 2025-11-25 client as a request, a
 //   2026-07-28 client as an input_required round — over both upstream revisions, and its roots are the answer;
 // - a caller without roots, and a roots/list outside any call, are answered with an empty list;
-// - /svc, whose callers cannot answer, is not offered a tool marked `asks` (not listed; its call is NOT_FOUND
-//   and never reaches the upstream), which /mcp callers that can answer still call; an unmarked tool whose
+// - /svc, whose callers cannot answer, is not offered a tool marked `asks` (not listed, no /svc curl on /docs; its
+//   call is NOT_FOUND and never reaches the upstream), which /mcp callers that can answer still call; an unmarked tool whose
 //   question a /svc caller cannot answer fails with MISSING_CLIENT_CAPABILITY naming what it asked.
 
 import assert from 'node:assert/strict';
@@ -44,7 +44,7 @@ describe('upstreams: roots/list from an upstream reaches a caller that declared 
       version: 1,
       name: 'gateway',
       auth: { token: '${GW_TOKEN}' },
-      routes: { public: ['/readyz'], protected: ['/svc', '/mcp'] },
+      routes: { public: ['/readyz', '/docs'], protected: ['/svc', '/mcp'] },
       upstreams: [
         { name: 'feat', url: feat.url, poll_ms: 0, expose: { prefix: 'f.', include: ['roots', 'ask', 'sample'], overrides: { sample: { asks: ['sampling'] } } } },
         { name: 'inner', url: `${inner.url}/mcp`, headers: { authorization: 'Bearer ${UP_TOKEN}' }, expose: { prefix: 'in.' } },
@@ -123,6 +123,11 @@ describe('upstreams: roots/list from an upstream reaches a caller that declared 
     const listing = (await (await fetch(`${gw.url}/svc`, { headers: { authorization: `Bearer ${GW_TOKEN}` } })).json()) as { tools: { name: string }[] };
     const names = listing.tools.map((t) => t.name);
     assert.ok(names.includes('f.ask') && !names.includes('f.sample'), names.join(' '));
+    const docs = await (await fetch(`${gw.url}/docs`)).text();
+    const section = (name: string) => docs.slice(docs.indexOf(`<section id="tool-${name}">`), docs.indexOf('</section>', docs.indexOf(`<section id="tool-${name}">`)));
+    assert.match(section('f.sample'), /asks its caller for sampling: MCP clients that can answer only \(not on \/svc\)/);
+    assert.ok(!section('f.sample').includes('/svc/tools/f.sample'), '/docs shows no /svc curl for it');
+    assert.ok(section('f.ask').includes('/svc/tools/f.ask'), 'an unmarked tool keeps its curl');
     const calls = feat.calls.length;
     const res = await svcCall(gw.url, GW_TOKEN, 'f.sample', {});
     assert.equal(res.status, 404, JSON.stringify(res.body));
