@@ -40,6 +40,7 @@ import { ResourceWatches } from './resource-watch.js';
 import type { UpstreamSpec } from './spec.js';
 import { endClient, loadHttp, upstreamClient, upstreamTransport } from './upstream-client.js';
 import { GroupStdioTransport, type ChildExit } from './wire/stdio-transport.js';
+import { ChildExited, describe } from './why-failed.js';
 
 export type UpstreamState = 'starting' | 'ready' | 'restarting' | 'closed';
 
@@ -294,30 +295,5 @@ export class UpstreamConnection {
   /** Ends a client of this connection as the connection's own work (its DELETE carries the upstream's `auth`, whichever call found it gone). */
   #end(client: Client): Promise<void> {
     return outsideCall(() => endClient(client, this.spec.connect_timeout_ms));
-  }
-}
-
-/** An error's message, with what lies below it where it says more (`fetch failed` says little: ECONNREFUSED 10.0.0.5:443 says why). */
-function describe(e: unknown): string {
-  const message = (e as Error)?.message ?? String(e);
-  const below = (x: unknown): unknown => (x as { cause?: unknown })?.cause ?? (x as { data?: { cause?: unknown } })?.data?.cause;
-  let deepest: unknown;
-  for (let c = below(e), depth = 0; c && depth < 5; c = below(c), depth++) deepest = c;
-  if (!deepest) return message;
-  const { code, address, port } = deepest as { code?: unknown; address?: unknown; port?: unknown };
-  const why = typeof code === 'string' ? `${code}${typeof address === 'string' ? ` ${address}${port !== undefined ? `:${String(port)}` : ''}` : ''}` : (deepest as Error).message;
-  return typeof why === 'string' && why && !message.includes(why) ? `${message} (${why})` : message;
-}
-
-/** A stdio child exited: its exit, and a message that names its code (or signal) and its stderr's last line. */
-class ChildExited extends Error {
-  readonly exit: ChildExit;
-
-  constructor(exit: ChildExit, when: string) {
-    const how = exit.code !== null ? `with code ${exit.code}` : `on signal ${exit.signal}`;
-    const last = exit.stderr.split('\n').filter((l) => l.trim()).at(-1);
-    super(`the upstream process exited ${how} ${when}${last ? `; its stderr ends: ${last.length > 200 ? `${last.slice(0, 200)}…` : last}` : '; it wrote nothing on stderr'}`);
-    this.name = 'ChildExited';
-    this.exit = exit;
   }
 }
