@@ -262,9 +262,10 @@ export const TARGETS = [
   { what: 'reload latency p50 < 150 ms (issue 5)', reload: 'reload-fastsvc', pct: 'p50', max: 150 },
   { what: 'reload latency p99 < 500 ms (issue 5)', reload: 'reload-fastsvc', pct: 'p99', max: 500 },
   // Issue 31: a proxied tools/call. CPU is fastsvc's own process (its stdio upstream, a child, is not in its /proc/PID/stat),
-  // against its native template call on the same server (fastsvc-upstream serves both, same order every round).
+  // against its native template call on the same server (fastsvc-upstream serves both, same order every round). Issue 38
+  // judges it against 2×: the inbound leg (the native call's work) plus an outbound leg no dearer than it.
   ...[['/mcp', ''], ['/mcp 2026-07-28', '-2026']].map(([what, v]) => (
-    { what: `proxied ${what} tools/call: fastsvc's server CPU per call ≤ 1× its native template call's (issue 31)`, cpu: [`fastsvc-upstream-mcp${v}`, `fastsvc-upstream-native-mcp${v}`], max: 1 })),
+    { what: `proxied ${what} tools/call: fastsvc's server CPU per call ≤ 2× its native template call's (issue 31), 2× since issue 38`, cpu: [`fastsvc-upstream-mcp${v}`, `fastsvc-upstream-native-mcp${v}`], max: 2 })),
   ...['mcp-proxy', 'supergateway'].map((peer) => (
     { what: `proxied /mcp tools/call through fastsvc ≥ 3× ${peer} (issue 31)`, ratio: ['fastsvc-upstream-mcp', `${peer}-mcp`], paired: true, min: 3 })),
   { what: 'proxied /mcp tools/call through fastsvc × the upstream driven directly on its stdio', ratio: ['fastsvc-upstream-mcp', 'upstream-direct'], info: true },

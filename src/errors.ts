@@ -54,7 +54,7 @@ export const REQUEST_CODES = {
   INVALID_REQUEST: { status: 400, rpc: -32600, doc: 'The request itself is malformed (bad JSON, wrong method, bad header).' },
   PAYLOAD_TOO_LARGE: { status: 413, rpc: -32600, doc: 'The body exceeds `server.body_limit`.' },
   HEADER_MISMATCH: { status: 400, rpc: -32020, doc: 'MCP 2026-07-28: an `Mcp-Method`, `Mcp-Name`, `MCP-Protocol-Version` or `Mcp-Param-*` header is missing or differs from the body.' },
-  MISSING_CLIENT_CAPABILITY: { status: 400, rpc: -32021, doc: 'MCP 2026-07-28: the operation needs a client capability this request did not declare; `data.requiredCapabilities` names it.' },
+  MISSING_CLIENT_CAPABILITY: { status: 400, rpc: -32021, doc: 'The operation needs a client capability the caller did not declare; `data.requiredCapabilities` names it. MCP 2026-07-28: on the request itself. On any transport, an upstream tool that asked its caller (elicitation, sampling) what the caller\'s client cannot answer and then failed (`data.upstream`; a `/svc` caller never can answer: [upstreams.md](../upstreams.md#what-a-caller-is-asked)).' },
   UNSUPPORTED_PROTOCOL_VERSION: { status: 400, rpc: -32022, doc: 'MCP: the request names a protocol version this server does not serve that way; `data` lists `supported` and `requested`.' },
   METHOD_NOT_FOUND: { status: 404, rpc: -32601, doc: 'MCP 2026-07-28: no such method in this revision (`initialize`, `ping`, `logging/setLevel` and `resources/(un)subscribe` are 2025-era only).' },
   REQUEST_STATE_INVALID: { status: 400, rpc: -32602, doc: 'MCP 2026-07-28: `requestState` is tampered, expired, already used, or issued for another caller, tool or arguments; call again without it.' },

@@ -28,6 +28,8 @@ export interface UpstreamCandidate {
   /** Whether the lock lists the name for this upstream; absent when there is no lock, or it cannot be read. */
   locked?: boolean;
   credential?: UpstreamRule['credential'];
+  /** What the tool asks its caller (its override's `asks`): not offered on /svc. */
+  asks?: string[];
 }
 
 /** As policy/explain.ts CallVerdict says a call, but for no admission list (it runs on what the upstream lists): refused, the code and step of the first refusal. */
@@ -64,7 +66,7 @@ export function explainUpstreamCall(m: SvcManifest, manifestPath: string, scopes
     const listed = typeof lock === 'string' || lock === undefined ? undefined : lockLists(lock, u.name, kind, name);
     candidates.push({
       upstream: u.name, name, required: rule.required, allowed: rule.allowed, pinned: u.pin === true,
-      ...(listed !== undefined && { locked: listed }), ...(rule.credential && { credential: rule.credential }),
+      ...(listed !== undefined && { locked: listed }), ...(rule.credential && { credential: rule.credential }), ...(rule.asks && { asks: rule.asks }),
     });
   }
   if (!candidates.length) return left;
@@ -77,7 +79,7 @@ export function explainUpstreamCall(m: SvcManifest, manifestPath: string, scopes
       : c.locked ? `${lockName} lists it as accepted (served while the upstream lists it unchanged)`
       : typeof lock === 'string' ? `CAPABILITY_WITHHELD: pinned, and ${lock}`
       : `CAPABILITY_WITHHELD: pinned, and ${lock ? `${lockName} does not list it` : `there is no ${lockName}`} (fastsvc upstreams accept ${c.upstream})`;
-    reasons.push(`upstream ${c.upstream}, its ${kind} ${c.name}: ${scope}; ${pin}${c.credential ? `; credential to the upstream: ${c.credential}` : ''}`);
+    reasons.push(`upstream ${c.upstream}, its ${kind} ${c.name}: ${scope}; ${pin}${c.credential ? `; credential to the upstream: ${c.credential}` : ''}${c.asks ? `; asks its caller for ${c.asks.join(', ')}: not offered on /svc (NOT_FOUND there)` : ''}`);
   }
   reasons.push(`the name is known only at run time, when the upstream lists it${kind === 'tool' ? ' (with its input schema and task mode)' : ''}`);
   // As the admission list orders them: withheld (served) before the scopes (access).

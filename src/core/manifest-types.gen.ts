@@ -1646,7 +1646,7 @@ export interface Upstream {
    */
   timeout_ms?: number;
   /**
-   * Bound on connecting and listing the upstream's capabilities, at start-up (which waits at most this long for it) and at each reconnect.
+   * Bound on connecting and listing the upstream's capabilities, at start-up (which waits at most this long for it) and at each reconnect; also how long fastsvc waits for the answer to the DELETE that ends a Streamable HTTP session (a failed attempt's, a reconnect's, a removed upstream's, at shutdown).
    */
   connect_timeout_ms?: number;
   /**
@@ -1743,6 +1743,12 @@ export interface UpstreamOverride {
    */
   timeout_ms?: number;
   auth?: OutboundAuth;
+  /**
+   * What this tool asks its caller during a call (the upstream's elicitation/create, sampling/createMessage, roots/list), which only an MCP client can answer: the tool is not offered on /svc (not listed; a call is NOT_FOUND and never reaches the upstream). On /mcp and /ws it is served as usual.
+   *
+   * @minItems 1
+   */
+  asks?: ['elicitation' | 'sampling' | 'roots', ...('elicitation' | 'sampling' | 'roots')[]];
 }
 /**
  * One OpenAPI document (3.0, 3.1 or Swagger 2.0) whose operations become http tools. Each operation becomes a tool named by `naming`; its arguments are the parameters (path, query, header, cookie) by name and, for a JSON or form body, `body`; a name used twice gets the suffix `_in` of its location (`id_query`). An operation fastsvc cannot call (multipart or binary body, a method other than GET POST PUT PATCH DELETE, a `file` parameter) is skipped with a `validate` warning (OPENAPI_SKIPPED).

@@ -143,6 +143,8 @@ export interface ToolDef {
   credential?: CredentialKind;
   /** MCP Apps (io.modelcontextprotocol/ui): the tool's view and who may see it, listed as _meta.ui to clients that declare the extension. */
   ui?: ToolUi;
+  /** What a call asks its caller (elicitation, sampling, roots: an upstream tool's `asks`): not offered to a caller that cannot answer (/svc). */
+  asks?: readonly string[];
   handler: ToolHandler;
 }
 

@@ -200,10 +200,11 @@ export class Metrics {
     new Gauge({
       name: 'fastsvc_upstream_state', help: 'Each upstream\'s connection state: 1 for the state it is in (starting, ready, restarting, closed), 0 for the others.', labelNames: ['upstream', 'state'], registers,
       collect() {
+        this.reset(); // an upstream removed on reload leaves no series behind
         each((upstream, u) => { for (const state of UPSTREAM_STATES) this.set({ upstream, state }, u.state === state ? 1 : 0); });
       },
     });
-    new Gauge({ name: 'fastsvc_upstream_calls_in_flight', help: 'Calls to each upstream running now.', labelNames: ['upstream'], registers, collect() { each((upstream, u) => this.set({ upstream }, u.in_flight)); } });
+    new Gauge({ name: 'fastsvc_upstream_calls_in_flight', help: 'Calls to each upstream running now.', labelNames: ['upstream'], registers, collect() { this.reset(); each((upstream, u) => this.set({ upstream }, u.in_flight)); } });
     for (const [name, help, key] of [
       ['fastsvc_upstream_restarts_total', 'Times each upstream\'s connection was lost and made again.', 'restarts'],
       ['fastsvc_upstream_questions_refused_total', 'Questions (elicitation, sampling) of each upstream refused because fastsvc could not tell whose call they belong to.', 'questions_refused'],

@@ -52,6 +52,8 @@ export interface Ask {
   readonly args?: unknown;
   /** The client declares MCP Apps (io.modelcontextprotocol/ui): app-only tools exist for it. */
   readonly apps?: boolean;
+  /** false: the caller cannot answer what a tool asks its caller (a /svc caller): tools that ask (`asks`) do not exist for it. */
+  readonly answers?: boolean;
   /** How a tools/call asked about tasks (default plain). */
   readonly task?: TaskAsk;
 }
@@ -119,14 +121,20 @@ export const STEPS: readonly Step[] = Object.freeze([
   }),
   step({
     name: 'visible',
-    says: 'it is there for this caller (an app-only tool, MCP Apps visibility [app], only for a client that declares io.modelcontextprotocol/ui)',
+    says: 'it is there for this caller (an app-only tool, MCP Apps visibility [app], only for a client that declares io.modelcontextprotocol/ui; a tool that asks its caller, `asks`, only for a caller that can answer: not on /svc)',
     on: ['call', 'list'],
     kinds: ['tool'],
     run: (s) => {
       const e = s.entry as ToolEntry;
-      if (!e.appOnly || s.ask.apps) return undefined;
-      return refuse('visible', 'NOT_FOUND', `no tool named ${s.ask.key}`,
-        'app-only (ui.visibility [app]): only MCP clients that declare io.modelcontextprotocol/ui see and call it');
+      if (e.appOnly && !s.ask.apps) {
+        return refuse('visible', 'NOT_FOUND', `no tool named ${s.ask.key}`,
+          'app-only (ui.visibility [app]): only MCP clients that declare io.modelcontextprotocol/ui see and call it');
+      }
+      if (s.ask.answers === false && e.def.asks?.length) {
+        return refuse('visible', 'NOT_FOUND', `no tool named ${s.ask.key} here: it asks its caller for ${e.def.asks.join(', ')}, which only an MCP client (/mcp, /ws) can answer`,
+          `asks its caller for ${e.def.asks.join(', ')} (asks): only a caller that can answer, over /mcp or /ws, sees and calls it`);
+      }
+      return undefined;
     },
   }),
   step({

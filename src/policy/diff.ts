@@ -55,9 +55,11 @@ export function entries(c: Catalog): [string, ToolEntry | ResourceEntry | Prompt
  * but an issuer's `limits`: its discovery, keys and caches are set up at start-up),
  * every profile.* field while the OAuth server or an external issuer runs (the
  * protected-resource metadata and the scopes tokens get are fixed at start-up), and
- * every upstreams[] field but `expose` and `pin` (the upstream's own `auth` included).
+ * every upstreams[] field but `expose` and `pin` (the upstream's own `auth` included) of an upstream the
+ * process started with, and an upstream it did not start with (added).
  * Live (never listed): the auth section's tokens and scopes while the mode stays, upstreams' expose
- * (the calls' credentials, expose.auth and the overrides' auth, included) and pin,
+ * (the calls' credentials, expose.auth and the overrides' auth, included) and pin, an upstream removed
+ * (its connection ends; put back as it was, it connects again) and the upstreams' order,
  * external issuers' limits, and profile without OAuth or external issuers.
  */
 export function restartRequired(running: ResolvedConfig, next: ResolvedConfig): string[] {
@@ -69,9 +71,10 @@ export function restartRequired(running: ResolvedConfig, next: ResolvedConfig): 
   if (stable(connections(running)) !== stable(connections(next))) out.push('external_issuers');
   // An upstream's connection is the start-up one, its own `auth` included (the upstream's session was opened
   // with it); its expose rules — expose.auth and the overrides' auth among them, per call like an http tool's
-  // auth — and pin apply live.
-  const links = (c: ResolvedConfig) => (c.upstreams ?? []).map(({ expose: _e, pin: _p, ...u }) => u);
-  if (stable(links(running)) !== stable(links(next))) out.push('upstreams');
+  // auth — and pin apply live, and so does removing it (its connection ends) or putting it back as it was.
+  const links = (c: ResolvedConfig) => new Map((c.upstreams ?? []).map(({ expose: _e, pin: _p, ...u }) => [u.name, stable(u)]));
+  const startLinks = links(running);
+  if ([...links(next)].some(([name, link]) => startLinks.get(name) !== link)) out.push('upstreams');
   const tokensFixed = (running.oauth?.enabled && next.oauth?.enabled) || (running.external_issuers.length > 0 && next.external_issuers.length > 0);
   const sections = tokensFixed ? ['server', 'routes', 'oauth', 'profile'] as const : ['server', 'routes', 'oauth'] as const;
   for (const section of sections) {

@@ -1,7 +1,7 @@
 // What `svc explain` and `svc diff` can say of upstreams offline. Guarantees: pure, manifest only
 // (the imported names are known only at run time); one rule per upstream — its expose filters
-// and the scopes every capability it imports needs — plus one per override that sets scopes or a
-// credential, each with whether the given scopes hold them all (the admission list's access step) and the kind of credential its
+// and the scopes every capability it imports needs — plus one per override that sets scopes, a
+// credential or `asks` (what the tool asks its caller: not offered on /svc), each with whether the given scopes hold them all (the admission list's access step) and the kind of credential its
 // calls send (the override's, else expose.auth's, else the connection's `auth`: as the runtime
 // picks it) — a kind only, never a field of the credential; diffUpstreams() names the upstreams added, removed or whose
 // expose changed, and each widening in diff's own terms: an upstream added, names its include or exclude lets through
@@ -25,6 +25,8 @@ export interface UpstreamRule {
   credential?: CredentialKind;
   /** Every import's rule: the kind the connection's own requests (initialize, lists, pings) send. */
   connection_credential?: CredentialKind;
+  /** An override's `asks`: what the tool asks its caller (not offered on /svc). */
+  asks?: string[];
 }
 
 export function upstreamRules(m: SvcManifest, scopes: ReadonlySet<string>): UpstreamRule[] {
@@ -32,13 +34,13 @@ export function upstreamRules(m: SvcManifest, scopes: ReadonlySet<string>): Upst
   return (m.upstreams ?? []).flatMap((u) => {
     const e = u.expose ?? {};
     const filter = { prefix: e.prefix ?? '', ...(e.include && { include: [...e.include] }), exclude: [...(e.exclude ?? [])] };
-    const rule = (capability: string, required: readonly string[], credential: CredentialKind | undefined): UpstreamRule => ({
-      upstream: u.name, capability, filter, required: [...required], allowed: admitAccess(compileGuard(required), who).ok, ...(credential && { credential }),
+    const rule = (capability: string, required: readonly string[], credential: CredentialKind | undefined, asks?: readonly string[]): UpstreamRule => ({
+      upstream: u.name, capability, filter, required: [...required], allowed: admitAccess(compileGuard(required), who).ok, ...(credential && { credential }), ...(asks && { asks: [...asks] }),
     });
     const own = credentialKind(u.auth);
     const every = { ...rule('*', e.required_scopes ?? [], credentialKind(e.auth ?? u.auth)), ...(own && { connection_credential: own }) };
-    return [every, ...Object.entries(e.overrides ?? {}).filter(([, o]) => o.required_scopes || o.auth)
-      .map(([name, o]) => rule(name, o.required_scopes ?? e.required_scopes ?? [], credentialKind(o.auth ?? e.auth ?? u.auth)))];
+    return [every, ...Object.entries(e.overrides ?? {}).filter(([, o]) => o.required_scopes || o.auth || o.asks)
+      .map(([name, o]) => rule(name, o.required_scopes ?? e.required_scopes ?? [], credentialKind(o.auth ?? e.auth ?? u.auth), o.asks))];
   });
 }
 
@@ -46,7 +48,8 @@ export function formatUpstreamRules(rules: readonly UpstreamRule[]): string[] {
   return rules.map((r) => {
     const sends = r.credential ? `; credential to the upstream: ${r.credential}` : '';
     const own = r.connection_credential && r.connection_credential !== r.credential ? ` (the connection's own requests: ${r.connection_credential})` : '';
-    return `upstream ${r.upstream} ${r.capability === '*' ? `every import (prefix ${JSON.stringify(r.filter.prefix)}${r.filter.include ? `, include ${r.filter.include.join(' ')}` : ''}${r.filter.exclude.length ? `, exclude ${r.filter.exclude.join(' ')}` : ''})` : `tool ${r.capability}`}: ${r.allowed ? 'allowed' : 'refused'} — needs ${r.required.length ? r.required.join(' ') : 'no scope'} (names known at run time only)${sends}${own}`;
+    const asks = r.asks ? `; asks its caller for ${r.asks.join(', ')}: not offered on /svc` : '';
+    return `upstream ${r.upstream} ${r.capability === '*' ? `every import (prefix ${JSON.stringify(r.filter.prefix)}${r.filter.include ? `, include ${r.filter.include.join(' ')}` : ''}${r.filter.exclude.length ? `, exclude ${r.filter.exclude.join(' ')}` : ''})` : `tool ${r.capability}`}: ${r.allowed ? 'allowed' : 'refused'} — needs ${r.required.length ? r.required.join(' ') : 'no scope'} (names known at run time only)${sends}${own}${asks}`;
   });
 }
 

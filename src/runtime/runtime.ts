@@ -150,7 +150,7 @@ export class Runtime {
 
   async #callTool<T>(name: string, args: unknown, ctx: CallContext, cat: Catalog, ask: CallAsk | TaskCallAsk<T>, cs?: CallSpan): Promise<ToolResult | T> {
     const startTask = 'startTask' in ask ? ask.startTask : undefined;
-    const v = admit({ purpose: 'call', catalog: cat, kind: 'tool', key: name, principal: ctx.principal, args, apps: ask.apps, task: startTask ? (ask as TaskCallAsk<T>).task : 'plain' });
+    const v = admit({ purpose: 'call', catalog: cat, kind: 'tool', key: name, principal: ctx.principal, args, apps: ask.apps, answers: ctx.transport !== 'svc', task: startTask ? (ask as TaskCallAsk<T>).task : 'plain' });
     if (!v.ok) throw this.refusal(v, 'tool', name, ctx);
     this.#obs.allowed(ctx.principal, ctx.transport, 'tool', name, v.entry.required, ctx.scope);
     const release = v.quotas.length ? await this.#take(v.quotas, 'tool', name) : undefined;
@@ -297,11 +297,12 @@ export class Runtime {
   /**
    * The tools `p` is shown (the admission list for a listing). `apps`: the client declares MCP Apps
    * (io.modelcontextprotocol/ui), so a tool with a view is listed with its _meta.ui and app-only tools are
-   * there; without it they are not.
+   * there; without it they are not. `answers` false: the caller cannot answer what a tool asks its caller (a
+   * /svc caller), so tools that ask (`asks`) are not there.
    */
-  listTools(p: Principal, cat: Catalog = this.current(), apps = false): object[] {
-    return this.#list(cat, p, apps ? 'tools+apps' : 'tools', () => [...cat.tools.values()]
-      .filter((e) => admit({ purpose: 'list', catalog: cat, kind: 'tool', key: e.def.name, principal: p, apps }, e).ok)
+  listTools(p: Principal, cat: Catalog = this.current(), apps = false, answers = true): object[] {
+    return this.#list(cat, p, `tools${apps ? '+apps' : ''}${answers ? '' : '-asks'}`, () => [...cat.tools.values()]
+      .filter((e) => admit({ purpose: 'list', catalog: cat, kind: 'tool', key: e.def.name, principal: p, apps, answers }, e).ok)
       .map((e) => (apps ? e.appsWire ?? e.wire : e.wire)));
   }
 

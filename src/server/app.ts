@@ -114,7 +114,7 @@ export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: Cre
   // Upstreams first (start-up waits for each at most its connect_timeout_ms): the first catalog holds what they serve.
   const specs = cfg.upstreams as UpstreamSpec[];
   const parts = specs.length ? await import('./gateway-parts.js') : undefined;
-  const upstreams = parts && new parts.UpstreamSet(specs.map((u) => parts.resolveUpstream(u, cfg.base_dir)), log, cfg.base_dir);
+  const upstreams = parts && new parts.UpstreamSet(specs.map((u) => parts.resolveUpstream(u, cfg.base_dir)), log, cfg.base_dir, cfg.server.drain_timeout_ms);
   try {
     await upstreams?.start();
     return await assembleApp(svc, cfg, opts, log, parts && upstreams && { parts, upstreams });

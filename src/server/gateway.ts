@@ -1,6 +1,7 @@
 // The catalog of a server with upstreams: the manifest's capabilities plus the imported ones,
 // kept current through the policy store's one swap. Guarantees: build() is what start-up and
-// every reload use (the generation's FastSvc and its `upstreams` entries), and it remembers them;
+// every reload use (the generation's FastSvc and its `upstreams` entries), and it remembers them and keeps
+// the connections they name (UpstreamSet.retain: an upstream removed is disconnected);
 // when an upstream's listing changes, the catalog is built again from the remembered generation
 // and applied with PolicyStore.swap — the same atomic swap a reload makes, so MCP sessions get
 // list_changed — keeping the snapshot's profile and tokens; each such change logs one line
@@ -74,6 +75,7 @@ export class GatewayCatalog {
       for (const line of composed.skipped) this.#log.warn({ event: 'upstreams.skipped', detail: line }, line);
     }
     this.#skipped = skipped;
+    this.#upstreams.retain(specs);
     return catalog;
   }
 

@@ -8,7 +8,7 @@
 // server's state, and an upstream that is down does not make the server unready (its calls answer
 // UPSTREAM_UNAVAILABLE; the rest serves); / and /docs are escaped, script-free HTML.
 // The root page says in two lines how an MCP client connects; each tool on /docs
-// (but an app-only one, which /svc does not serve) has a curl command that runs as
+// (but an app-only one, or one that asks its caller, `asks`: /svc serves neither) has a curl command that runs as
 // pasted (with $SVC_TOKEN set), its body an example
 // built from the input schema and checked against the tool's own validator.
 
@@ -136,9 +136,9 @@ function docsPage(d: PublicDeps, req: Request): string {
   let tools = byBase.get(m.base_url);
   if (tools === undefined) {
     tools = [...cat.tools.values()].map((t) => `<section id="tool-${esc(t.def.name)}"><h3><code>${esc(t.def.name)}</code>${t.def.title ? ' — ' + esc(t.def.title) : ''}</h3>
-<p>${inline(t.def.description)}</p><p>Scopes: ${scopes(t.def.required_scopes ?? [])} · output: ${esc(t.outputMode)}${appsNote(t)}</p>
+<p>${inline(t.def.description)}</p><p>Scopes: ${scopes(t.def.required_scopes ?? [])} · output: ${esc(t.outputMode)}${appsNote(t)}${t.def.asks?.length ? ` · asks its caller for ${esc(t.def.asks.join(', '))}: MCP clients that can answer only (not on /svc)` : ''}</p>
 <details><summary>Input schema</summary><pre>${esc(JSON.stringify(t.def.input_schema ?? { type: 'object' }, null, 2))}</pre></details>
-${svcRouted && !t.appOnly ? snippet(t, m.base_url, bearer) : ''}</section>`).join('');
+${svcRouted && !t.appOnly && !t.def.asks?.length ? snippet(t, m.base_url, bearer) : ''}</section>`).join('');
     if (byBase.size < 8) byBase.set(m.base_url, tools); // a handful of public URLs; a forged one is not remembered
   }
   const resources = [...cat.resources.values(), ...cat.templates].map((r) => `<section><h3><code>${esc(r.def.uri ?? r.def.uri_template)}</code> — ${esc(r.def.name)}</h3>

@@ -88,7 +88,7 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
     const cat = catalogOf(res) ?? runtime.current(); // one policy for the whole listing
     try {
       const { pages, nextCursor } = pageAll({
-        tools: runtime.listTools(p, cat),
+        tools: runtime.listTools(p, cat, false, false), // a /svc caller answers nothing a tool asks
         resources: runtime.listResources(p, cat),
         resourceTemplates: runtime.listResourceTemplates(p, cat),
         prompts: runtime.listPrompts(p, cat),

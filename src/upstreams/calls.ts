@@ -14,6 +14,13 @@
 //   call (question-rounds.ts); over HTTP, messages on a call's own SSE stream (wire/related-stream.ts, by a
 //   random tag the upstream never sees); elsewhere (stdio, the GET stream) only while exactly one call is in
 //   flight — else a request is refused upstream (upstream.question_refused, counted) and a notification dropped.
+//   roots/list is the caller's roots when its client declared roots; fastsvc's own — none, `{roots: []}` — when
+//   that caller declared none, or when no call can be told as its own (none in flight: an upstream asking at
+//   initialize, as server-filesystem does; or several, and the wire does not say whose): never another's roots.
+// - A question the call's caller cannot answer (its client did not declare the capability; a /svc caller never
+//   can) is refused upstream (-32601); when the call then fails with a protocol error, it fails with
+//   MISSING_CLIENT_CAPABILITY naming the capability (and upstream.caller_cannot_answer is logged), not
+//   BACKEND_FAILED. A 2026-07-28 upstream's own -32021 (missing client capability) is MISSING_CLIENT_CAPABILITY too.
 // - Each call that ended is reported to onCall: its method, seconds (its wait for a slot included), outcome.
 
 import { randomUUID } from 'node:crypto';
@@ -59,7 +66,13 @@ export interface CallsOptions {
   onCall?: (method: string, seconds: number, outcome: string) => void;
 }
 
-type InFlight = { ctx: CallContext; own: LazyAbort };
+/** A call in flight: its context, its own abort state, and the capability of a question its caller could not answer. */
+type InFlight = { ctx: CallContext; own: LazyAbort; unanswered?: string };
+
+/** The client capability each relayed server→client request needs. */
+const NEEDS: Readonly<Record<string, string>> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
+/** fastsvc's own roots: none (a roots/list that belongs to no caller). */
+const NO_ROOTS = Object.freeze({ roots: Object.freeze([]) });
 
 export class UpstreamCalls {
   readonly #o: CallsOptions;
@@ -70,6 +83,8 @@ export class UpstreamCalls {
    */
   readonly #active = new Map<string, InFlight>();
   #refused = 0;
+  /** Who waits for no call to hold a slot (idle()). */
+  #idleWaiters: (() => void)[] = [];
 
   constructor(o: CallsOptions) {
     this.#o = o;
@@ -79,6 +94,21 @@ export class UpstreamCalls {
   /** Calls holding a slot now. */
   get inFlight(): number {
     return this.#slots.inUse;
+  }
+
+  /** Resolves once no call holds a slot, or after `maxMs`. */
+  idle(maxMs: number): Promise<void> {
+    if (this.#slots.inUse === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#idleWaiters = this.#idleWaiters.filter((w) => w !== done);
+        resolve();
+      };
+      const timer = setTimeout(done, maxMs);
+      timer.unref();
+      this.#idleWaiters.push(done);
+    });
   }
 
   /** The upstream's questions refused because no call could be told as theirs. */
@@ -115,12 +145,17 @@ export class UpstreamCalls {
     const { tag, params } = untag(sent);
     const { call, why } = this.#owner(tag);
     if (!call) {
+      if (method === 'roots/list') return NO_ROOTS;
       this.#refused++;
       this.#o.log.warn({ event: 'upstream.question_refused', method, reason: why, in_flight: this.#active.size }, `upstream ${this.#o.spec.name}: its ${method} was refused: ${why}`);
       throw new ProtocolError(-32603, `fastsvc cannot tell which call this request belongs to: ${why}`);
     }
     const owner = call.ctx;
-    if (!owner.channel.supports(method)) throw new ProtocolError(-32601, `the caller's client does not support ${method}`);
+    if (!owner.channel.supports(method)) {
+      if (method === 'roots/list') return NO_ROOTS;
+      call.unanswered = NEEDS[method];
+      throw new ProtocolError(-32601, `the caller's client does not support ${method}`);
+    }
     try {
       return await owner.channel.request(method, params, { timeoutMs: this.#o.spec.timeout_ms });
     } catch (e) {
@@ -171,13 +206,14 @@ export class UpstreamCalls {
       abort.abort(reason);
     });
     let release: (() => void) | undefined;
+    let inflight: InFlight | undefined;
     const tag = randomUUID();
     try {
       // A caller without the credential the call needs is refused before it takes a slot or reaches the upstream.
       const header = credential ? await credential.header(ctx.principal, abort.signal) : undefined;
       const slot = this.#slots.acquire(abort);
       release = typeof slot === 'function' ? slot : await slot;
-      this.#active.set(tag, { ctx, own: abort });
+      this.#active.set(tag, (inflight = { ctx, own: abort }));
       const headers = { [CALL_HEADER]: tag };
       return await (header ? withCallHeader(header, credential!, ctx.principal, () => run(client, abort, headers, direct)) : run(client, abort, headers, direct));
     } catch (e) {
@@ -185,12 +221,13 @@ export class UpstreamCalls {
         this.#o.link.gone(client);
         throw this.#o.link.unavailable();
       }
-      throw this.#failure(e, callerGone, timedOut, timeoutMs);
+      throw this.#failure(e, callerGone, timedOut, timeoutMs, inflight?.unanswered);
     } finally {
       clearTimeout(timer);
       stopHearing();
       this.#active.delete(tag);
       release?.();
+      if (this.#idleWaiters.length && this.#slots.inUse === 0) for (const w of [...this.#idleWaiters]) w();
     }
   }
 
@@ -200,13 +237,19 @@ export class UpstreamCalls {
     return out;
   }
 
-  #failure(e: unknown, callerGone: { reason: unknown } | undefined, timedOut: boolean, ms: number): SvcError {
+  /** What a failed call answers; `unanswered`: the capability of a question its caller could not answer. */
+  #failure(e: unknown, callerGone: { reason: unknown } | undefined, timedOut: boolean, ms: number, unanswered: string | undefined): SvcError {
     const name = this.#o.spec.name;
     if (callerGone) return callerGone.reason instanceof SvcError ? callerGone.reason : abortedError(KIND);
     if (timedOut) return timeoutError(KIND, ms);
     if (e instanceof SvcError) return e;
     if (e instanceof ProtocolError) {
       if (e.code === TOO_LARGE_RPC) return tooLarge(this.#o.maxBytes);
+      if (unanswered) {
+        this.#o.log.warn({ event: 'upstream.caller_cannot_answer', capability: unanswered }, `upstream ${name}: a call failed after asking its caller for ${unanswered}, which the caller's client cannot answer (mark the tool with expose.overrides.NAME.asks to keep it from such callers)`);
+        return missingCapability(name, [unanswered]);
+      }
+      if (e.code === MISSING_CAPABILITY_RPC) return missingCapability(name, Object.keys(NEEDS).map((m) => NEEDS[m]!).filter((c) => (e.data as { requiredCapabilities?: Record<string, unknown> } | undefined)?.requiredCapabilities?.[c] !== undefined));
       return new SvcError('BACKEND_FAILED', `upstream ${name}: ${e.message}`, { data: { reason: 'upstream_error', upstream: name, rpc_code: e.code } });
     }
     if (e instanceof SdkError) {
@@ -228,6 +271,17 @@ export class UpstreamCalls {
     if (this.#active.size === 1) return { call: this.#active.values().next().value };
     return { why: this.#active.size ? `${this.#active.size} calls are in flight and the message does not say which one it belongs to` : 'no call is in flight' };
   }
+}
+
+/** JSON-RPC code of MCP 2026-07-28's missing client capability error. */
+const MISSING_CAPABILITY_RPC = -32021;
+
+/** The call needs client capabilities its caller did not declare. */
+function missingCapability(upstream: string, capabilities: readonly string[]): SvcError {
+  const what = capabilities.length ? capabilities.join(', ') : 'a client capability';
+  return new SvcError('MISSING_CLIENT_CAPABILITY', `upstream ${upstream}: the call asks its caller for ${what}, which the caller's client did not declare (a /svc caller never can: call it over /mcp or /ws)`, {
+    data: { requiredCapabilities: Object.fromEntries(capabilities.map((c) => [c, {}])), upstream },
+  });
 }
 
 function tooLarge(max: number): SvcError {

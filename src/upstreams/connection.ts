@@ -14,9 +14,18 @@
 //   lists are read, so no change between the two goes unheard.
 // - Resources watched through watch() are subscribed upstream once per URI (resource-watch.ts; renewed at each
 //   connect) and their updates reach the watchers.
-// - close() ends the connection and a stdio child's whole process group.
+// - What it opens it closes (upstream-client.ts endClient: a Streamable HTTP session is DELETEd, then the client
+//   closed): a connect attempt that fails, before the next one; the client a reconnect leaves; everything at
+//   close(). A connect attempt that fails has ended its client before it is reported.
+// - A stdio child that exits says why: its exit code (or signal) and the end of its stderr (wire/stdio-transport.ts:
+//   bounded, its env's values redacted) are in last_error, in last_exit on the status (kept after it reconnects,
+//   with the time) and in the upstream.connect_failed / upstream.lost log lines. A child that exits on the
+//   2026-07-28 probe (server/discover) — what servers on SDKs that die on any request before initialize do — is
+//   started again at once and connected without the probe, on 2025-11-25.
+// - close() ends the connection and a stdio child's whole process group; retire(graceMs) does the same once no
+//   call is in flight on it, or after graceMs, and never reconnects meanwhile (an upstream removed on reload).
 
-import type { Client } from '@modelcontextprotocol/client';
+import { SdkError, SdkErrorCode, type Client, type Transport } from '@modelcontextprotocol/client';
 import type { CallContext, ToolResult } from '../core/types.js';
 import { SvcError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -29,7 +38,9 @@ import type { ListenStream } from './listen-stream.js';
 import { UpstreamLists, type Listing } from './lists.js';
 import { ResourceWatches } from './resource-watch.js';
 import type { UpstreamSpec } from './spec.js';
-import { upstreamClient, upstreamTransport } from './upstream-client.js';
+import { endClient, loadHttp, upstreamClient, upstreamTransport } from './upstream-client.js';
+import { GroupStdioTransport, type ChildExit } from './wire/stdio-transport.js';
+import { ChildExited, describe } from './why-failed.js';
 
 export type UpstreamState = 'starting' | 'ready' | 'restarting' | 'closed';
 
@@ -39,8 +50,10 @@ export interface UpstreamStatus {
   protocol_version?: string;
   restarts: number;
   in_flight: number;
-  /** Why the last attempt failed or the connection was lost (no upstream output). */
+  /** Why the last attempt failed or the connection was lost (a stdio child's exit with the last line of its stderr). */
   last_error?: string;
+  /** The last time a stdio child exited when it should not have: its exit code or signal and the end of its stderr (its env's values redacted). */
+  last_exit?: ChildExit & { at: string };
   /** The upstream's questions (elicitation, sampling) refused because fastsvc could not tell whose call they belong to. */
   questions_refused: number;
   tools: number;
@@ -75,8 +88,13 @@ export class UpstreamConnection {
   #state: UpstreamState = 'starting';
   #restarts = 0;
   #lastError?: string;
+  #lastExit?: ChildExit & { at: string };
   #backoff: number;
   #timer?: NodeJS.Timeout;
+  /** retire() was called: no more attempts. */
+  #retired = false;
+  /** The live client's transport (a stdio child's exit is read from it). */
+  #transport?: Transport;
 
   constructor(spec: UpstreamSpec, opts: ConnectionOptions) {
     this.spec = spec;
@@ -135,6 +153,7 @@ export class UpstreamConnection {
       restarts: this.#restarts,
       in_flight: this.#calls.inFlight,
       ...(this.#lastError && { last_error: this.#lastError }),
+      ...(this.#lastExit && { last_exit: this.#lastExit }),
       questions_refused: this.#calls.refused,
       ...this.#lists.counts(),
     };
@@ -166,8 +185,17 @@ export class UpstreamConnection {
     this.#lists.stop();
     const client = this.#client;
     this.#client = undefined;
+    this.#transport = undefined;
     this.#direct = undefined;
-    await client?.close().catch(() => undefined);
+    if (client) await this.#end(client);
+  }
+
+  /** close() once no call is in flight (or after graceMs); no reconnect meanwhile. */
+  async retire(graceMs: number): Promise<void> {
+    this.#retired = true;
+    clearTimeout(this.#timer);
+    await this.#calls.idle(graceMs);
+    await this.close();
   }
 
   #unavailable(): SvcError {
@@ -175,19 +203,25 @@ export class UpstreamConnection {
   }
 
   async #attempt(): Promise<void> {
-    if (this.#state === 'closed') return;
+    if (this.#state === 'closed' || this.#retired) return;
     try {
-      await this.#connect();
+      await this.#connect(false);
       this.#backoff = this.spec.restart.min_ms!;
     } catch (e) {
-      this.#lastError = (e as Error)?.message ?? String(e);
-      this.#log.warn({ event: 'upstream.connect_failed', err: this.#lastError, retry_in_ms: this.#backoff }, `upstream ${this.spec.name}: cannot connect (${this.#lastError}); retrying in ${this.#backoff} ms`);
+      this.#lastError = describe(e);
+      const exit = e instanceof ChildExited ? this.#exited(e.exit) : undefined;
+      this.#log.warn({ event: 'upstream.connect_failed', err: this.#lastError, ...(exit && { exit }), retry_in_ms: this.#backoff }, `upstream ${this.spec.name}: cannot connect (${this.#lastError}); retrying in ${this.#backoff} ms`);
       this.#schedule();
     }
   }
 
+  /** Records a child's exit as the last one. */
+  #exited(exit: ChildExit): ChildExit & { at: string } {
+    return (this.#lastExit = { ...exit, at: new Date().toISOString() });
+  }
+
   #schedule(): void {
-    if (this.#state === 'closed') return;
+    if (this.#state === 'closed' || this.#retired) return;
     const wait = this.#backoff;
     this.#backoff = Math.min(this.#backoff * 2, this.spec.restart.max_ms!);
     // A reconnect is the connection's own work, even when a call's failure started it.
@@ -195,7 +229,9 @@ export class UpstreamConnection {
     this.#timer.unref();
   }
 
-  async #connect(): Promise<void> {
+  /** One connect; `legacy`: without the 2026-07-28 probe. Rejects (having ended what it opened) when it fails. */
+  async #connect(legacy: boolean): Promise<void> {
+    if (this.spec.url) await loadHttp();
     const client: Client = upstreamClient(this.spec.connect_timeout_ms, {
       ask: (method, params) => this.#calls.ask(method, params),
       log: (params) => this.#calls.log(params),
@@ -205,22 +241,27 @@ export class UpstreamConnection {
     const transport = upstreamTransport(this.spec, this.#maxBytes, this.#credential, () => this.#gone(client));
     let listen: ListenStream | undefined;
     try {
-      await client.connect(transport, { timeout: this.spec.connect_timeout_ms });
+      await client.connect(transport, { timeout: this.spec.connect_timeout_ms, ...(legacy && { prior: { kind: 'legacy' as const } }) });
       // Open before the lists are read, so no change between the two goes unheard.
       if (client.getProtocolEra() === 'modern') await (listen = this.#lists.listenOn(client)).start();
       await this.#lists.read(client);
     } catch (e) {
       listen?.close();
-      await client.close().catch(() => undefined);
-      throw e;
+      await this.#end(client);
+      const exit = transport instanceof GroupStdioTransport ? transport.exit : undefined;
+      if (!exit) throw e;
+      // A child that exits on the probe is a 2025 server that takes nothing before initialize: again, without the probe.
+      if (!legacy && e instanceof SdkError && e.code === SdkErrorCode.EraNegotiationFailed && this.#state !== 'closed') return this.#connect(true);
+      throw new ChildExited(exit, 'before it was connected');
     }
-    if (this.#state === 'closed') {
+    if (this.#state === 'closed' || this.#retired) {
       listen?.close();
-      await client.close().catch(() => undefined);
+      await this.#end(client);
       return;
     }
     client.onclose = () => this.#lost(client);
     this.#client = client;
+    this.#transport = transport;
     this.#direct = client.getProtocolEra() === 'legacy' ? new DirectCalls(transport, this.#maxBytes) : undefined;
     this.#state = 'ready';
     this.#lastError = undefined;
@@ -230,20 +271,29 @@ export class UpstreamConnection {
 
   #lost(client: Client): void {
     if (client !== this.#client || this.#state === 'closed') return;
+    const transport = this.#transport;
     this.#client = undefined;
+    this.#transport = undefined;
     this.#direct = undefined;
     this.#lists.stop();
     this.#watches.resubscribe(undefined);
     this.#state = 'restarting';
     this.#restarts++;
-    this.#lastError = 'the connection was lost';
-    this.#log.warn({ event: 'upstream.lost', restarts: this.#restarts, retry_in_ms: this.#backoff }, `upstream ${this.spec.name}: connection lost; reconnecting in ${this.#backoff} ms`);
+    const died = transport instanceof GroupStdioTransport ? transport.exit : undefined;
+    const exit = died && this.#exited(died);
+    this.#lastError = exit ? new ChildExited(exit, 'while connected').message : 'the connection was lost';
+    this.#log.warn({ event: 'upstream.lost', restarts: this.#restarts, ...(exit && { exit }), retry_in_ms: this.#backoff }, `upstream ${this.spec.name}: ${this.#lastError}; reconnecting in ${this.#backoff} ms`);
     this.#schedule();
   }
 
-  /** An HTTP upstream seen gone: lost, and its client closed (its session and GET stream are of no use now). */
+  /** An HTTP upstream seen gone: lost, and its client ended (its session DELETEd, its GET stream closed: of no use now). */
   #gone(client: Client): void {
     this.#lost(client);
-    void client.close().catch(() => undefined);
+    void this.#end(client);
+  }
+
+  /** Ends a client of this connection as the connection's own work (its DELETE carries the upstream's `auth`, whichever call found it gone). */
+  #end(client: Client): Promise<void> {
+    return outsideCall(() => endClient(client, this.spec.connect_timeout_ms));
   }
 }

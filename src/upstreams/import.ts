@@ -14,6 +14,7 @@
 // the connection's own), made for the caller of that call; a 2026-07-28 upstream's questions during a
 // call (input_required) are asked of that call's caller (question-rounds.ts). A tools/call goes through
 // the connection's callTool (on the 2025-era wire, a direct request: direct-calls.ts).
+// An override's `asks` (what the tool asks its caller) goes on the tool: the admission list keeps it from /svc.
 // Imported resources can be watched (subscribed upstream, see connection.ts), and imported prompts'
 // arguments and templates' variables are completed by the upstream when it declares completions.
 
@@ -99,6 +100,7 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
       required_scopes: [...(o.required_scopes ?? scopes)],
       ...(o.limits && { limits: o.limits }),
       ...(o.task && { task: o.task }),
+      ...(o.asks && { asks: [...o.asks] }),
       ...kindOf(o.auth),
       handler: (input, ctx) => conn.callTool(ctx, { name: upstreamName, arguments: input }, timeout, credential),
     });

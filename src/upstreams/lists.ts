@@ -1,5 +1,8 @@
 // An upstream's lists (tools, resources, resource templates, prompts) as its connection (connection.ts) keeps
-// them current, and the resources watched through it. Guarantees: the lists are read at each connect, on
+// them current, and the resources watched through it. Guarantees: a list the upstream answers with -32601
+// (method not found: resources/templates/list of a server that declares resources and has no templates, as the
+// SDK 1.x low-level Server answers without a handler) is an empty list, never a failed read (a list that
+// is not resources/templates/list is also logged, upstream.list_missing); the lists are read at each connect, on
 // list_changed (a 2026-07-28 upstream's listen stream, listen-stream.ts, reopened after a gap) and every
 // poll_ms while nothing announces changes; `onListing` hears only a change (the lists compared as JSON); reads
 // of a live connection run one at a time, and once more if asked while one runs, outside any call (a
@@ -8,7 +11,7 @@
 // the lists as they were. Watched resources (resource-watch.ts) are subscribed through the listen stream's
 // filter on a 2026-07-28 upstream, else with resources/subscribe when the upstream offers it.
 
-import type { Client } from '@modelcontextprotocol/client';
+import { ProtocolError, ProtocolErrorCode, type Client } from '@modelcontextprotocol/client';
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
 import type { Logger } from '../log.js';
 import { outsideCall } from './credentials.js';
@@ -79,10 +82,10 @@ export class UpstreamLists {
     const caps = client.getServerCapabilities() ?? {};
     const opts = { timeout: this.#o.spec.connect_timeout_ms, cacheMode: 'bypass' as const };
     const [tools, resources, templates, prompts] = await Promise.all([
-      caps.tools ? client.listTools(undefined, opts).then((r) => r.tools) : [],
-      caps.resources ? client.listResources(undefined, opts).then((r) => r.resources) : [],
-      caps.resources ? client.listResourceTemplates(undefined, opts).then((r) => r.resourceTemplates) : [],
-      caps.prompts ? client.listPrompts(undefined, opts).then((r) => r.prompts) : [],
+      caps.tools ? this.#orNone('tools/list', client.listTools(undefined, opts).then((r) => r.tools)) : [],
+      caps.resources ? this.#orNone('resources/list', client.listResources(undefined, opts).then((r) => r.resources)) : [],
+      caps.resources ? this.#orNone('resources/templates/list', client.listResourceTemplates(undefined, opts).then((r) => r.resourceTemplates)) : [],
+      caps.prompts ? this.#orNone('prompts/list', client.listPrompts(undefined, opts).then((r) => r.prompts)) : [],
     ]);
     const listing: Listing = { tools, resources, templates, prompts };
     const text = JSON.stringify(listing);
@@ -90,6 +93,18 @@ export class UpstreamLists {
     this.#listing = listing;
     this.#listingText = text;
     this.#o.onListing();
+  }
+
+  /** The list `read` gives, or none when the upstream does not implement `method` (-32601). */
+  async #orNone<T>(method: string, read: Promise<T[]>): Promise<T[]> {
+    try {
+      return await read;
+    } catch (e) {
+      if (!(e instanceof ProtocolError) || e.code !== ProtocolErrorCode.MethodNotFound) throw e;
+      // resources/templates/list is optional beside resources/list; any other list the upstream declared and lacks is worth a line.
+      if (method !== 'resources/templates/list') this.#o.log.warn({ event: 'upstream.list_missing', method }, `upstream ${this.#o.spec.name}: declares ${method.split('/')[0]} but answers ${method} "method not found"; taken as an empty list`);
+      return [];
+    }
   }
 
   /** Reads the lists again; runs one at a time, and once more if asked while running. */

@@ -7,10 +7,11 @@
 // which the call ends and is run again from the start when the caller comes back: the upstream is asked
 // afresh and its same questions, by round and key, are answered from the caller's answers), then the
 // request is sent again with the answers and the upstream's requestState echoed as it came; the upstream
-// is told only the client capabilities the caller has (elicitation, sampling), so it never asks what the
-// caller could not answer; a question of any other kind, or more than `maxRounds` rounds, fails the call
-// (BACKEND_FAILED); on a 2025-11-25 connection it is one plain request (its questions come as requests,
-// connection.ts's ask()).
+// is told only the client capabilities the caller has (elicitation, sampling, roots), so it should not ask
+// what the caller could not answer — if it does, roots/list is answered with no roots and any other question
+// fails the call with MISSING_CLIENT_CAPABILITY; a question of any other kind, or more than `maxRounds`
+// rounds, fails the call (BACKEND_FAILED); on a 2025-11-25 connection it is one plain request (its questions
+// come as requests, calls.ts's ask()).
 
 import { CLIENT_CAPABILITIES_META_KEY, isInputRequiredResult, type Client, type RequestOptions } from '@modelcontextprotocol/client';
 import type { CallContext } from '../core/types.js';
@@ -19,7 +20,7 @@ import { SvcError } from '../errors.js';
 export type RoundMethod = 'tools/call' | 'prompts/get' | 'resources/read';
 
 /** What fastsvc relays, and the capability a caller declares for it. */
-const RELAYED: Record<string, string> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling' };
+const RELAYED: Record<string, string> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
 
 export interface RoundOptions extends RequestOptions {
   /** The upstream's name, for errors. */
@@ -58,6 +59,11 @@ function ask(ctx: CallContext, upstream: string, key: string, q: unknown, timeou
   const { method, params } = (q ?? {}) as { method?: unknown; params?: unknown };
   if (typeof method !== 'string' || !(method in RELAYED)) {
     return Promise.reject(failed(upstream, `asked ${JSON.stringify(method)}, which fastsvc does not relay (only ${Object.keys(RELAYED).join(', ')})`, 'upstream_error'));
+  }
+  if (!ctx.channel.supports(method)) {
+    if (method === 'roots/list') return Promise.resolve({ roots: [] });
+    const capability = RELAYED[method]!;
+    return Promise.reject(new SvcError('MISSING_CLIENT_CAPABILITY', `upstream ${upstream}: the call asks its caller for ${capability}, which the caller's client did not declare (a /svc caller never can: call it over /mcp or /ws)`, { data: { requiredCapabilities: { [capability]: {} }, upstream } }));
   }
   return ctx.channel.request(method, (params ?? {}) as Record<string, unknown>, { key, timeoutMs });
 }

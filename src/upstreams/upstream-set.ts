@@ -6,6 +6,9 @@
 // `expose` rules — a manifest capability wins over an imported one of the same name or URI (and
 // the first upstream over a later one), the loser is named in `skipped`; onChange() hears of
 // every listing that changed; observe() hears of every call made to an upstream (for metrics);
+// retain() keeps the connections a generation names (an upstream removed on reload is retired: its
+// connection ends once its calls in flight have, at most graceMs later; one put back connects again, as
+// it was at start-up; one the process did not start with waits for a restart, restart_required);
 // close() ends every connection (stdio children included). Credentials:
 // each connection builds its `auth` once; each generation's expose.auth and overrides' auth are built
 // on its first compose and kept with that generation (credentials.ts), so a listing change reuses them.
@@ -41,13 +44,46 @@ export class UpstreamSet {
   readonly #listeners = new Set<() => void>();
   #observer?: UpstreamCallObserver;
   readonly #baseDir: string;
+  readonly #log: Logger;
+  /** The specs the process started with, by name: what a connection is made from, now and when put back. */
+  readonly #startup = new Map<string, UpstreamSpec>();
+  readonly #graceMs: number;
+  /** Connections retired and not yet closed (close() closes them at once). */
+  readonly #retiring = new Set<UpstreamConnection>();
 
-  /** baseDir: the manifest's folder (credentials' *_file paths resolve against it). */
-  constructor(specs: readonly UpstreamSpec[], log: Logger, baseDir: string) {
+  /** baseDir: the manifest's folder (credentials' *_file paths resolve against it); graceMs: how long a retired connection's calls may run on. */
+  constructor(specs: readonly UpstreamSpec[], log: Logger, baseDir: string, graceMs: number) {
     this.#baseDir = baseDir;
+    this.#log = log;
+    this.#graceMs = graceMs;
     for (const spec of specs) {
-      const onCall = (method: string, seconds: number, outcome: string) => this.#observer?.(spec.name, method, seconds, outcome);
-      this.#conns.set(spec.name, new UpstreamConnection(spec, { log, baseDir, onListing: () => this.#changed(), onCall }));
+      this.#startup.set(spec.name, spec);
+      this.#conns.set(spec.name, this.#connection(spec));
+    }
+  }
+
+  #connection(spec: UpstreamSpec): UpstreamConnection {
+    const onCall = (method: string, seconds: number, outcome: string) => this.#observer?.(spec.name, method, seconds, outcome);
+    return new UpstreamConnection(spec, { log: this.#log, baseDir: this.#baseDir, onListing: () => this.#changed(), onCall });
+  }
+
+  /** The connections `specs` (a generation's) name, by name: the others retired, a start-up one put back connected again. */
+  retain(specs: readonly UpstreamSpec[]): void {
+    const names = new Set(specs.map((s) => s.name));
+    for (const [name, conn] of this.#conns) {
+      if (names.has(name)) continue;
+      this.#conns.delete(name);
+      this.#log.info({ event: 'upstream.removed', upstream: name }, `upstream ${name} is no longer in the manifest: its connection ends`);
+      this.#retiring.add(conn);
+      void conn.retire(this.#graceMs).finally(() => this.#retiring.delete(conn));
+    }
+    for (const name of names) {
+      const spec = this.#startup.get(name);
+      if (this.#conns.has(name) || !spec) continue;
+      const conn = this.#connection(spec);
+      this.#conns.set(name, conn);
+      this.#log.info({ event: 'upstream.restored', upstream: name }, `upstream ${name} is back in the manifest: connecting`);
+      void conn.start();
     }
   }
 
@@ -99,7 +135,7 @@ export class UpstreamSet {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.#conns.values()].map((c) => c.close()));
+    await Promise.all([...this.#conns.values(), ...this.#retiring].map((c) => c.close()));
   }
 
   #changed(): void {

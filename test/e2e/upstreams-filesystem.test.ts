@@ -2,9 +2,10 @@
 // which records every message it reads): on /svc, /mcp (both eras) and /ws a caller lists its read tools and reads a
 // file in its root through fastsvc, while the write tools `expose.exclude` names are neither listed nor callable and
 // never reach it (the file is not written). Roots: the server takes its allowed folders from the client's roots when
-// the client declares the roots capability, and from its command line otherwise. fastsvc has no roots to give, so it
-// must not declare them: no message it sent says roots, the server never asked for them, and the command line's
-// folder is what it allows (a path outside is refused by the server itself).
+// the client declares the roots capability and answers with some, and from its command line otherwise. fastsvc
+// declares roots (it relays a caller's roots/list to the caller whose call asked), but has none of its own: the
+// server asks right after initialize, when no call is in flight, and gets an empty list, so the command line's
+// folder is still what it allows (a path outside is refused by the server itself).
 
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -21,7 +22,7 @@ const READS = ['directory_tree', 'get_file_info', 'list_allowed_directories', 'l
 
 const text = (result: Record<string, unknown>) => (result.content as { text?: string }[]).map((c) => c.text ?? '').join('');
 
-describe('upstreams: server-filesystem over stdio behind svc serve (reads in its root, writes excluded, no roots declared)', function () {
+describe('upstreams: server-filesystem over stdio behind svc serve (reads in its root, writes excluded, no roots of fastsvc\'s own)', function () {
   this.timeout(60_000);
   let files: StdioUpstream & { root: string };
   let srv: Served;
@@ -59,7 +60,7 @@ describe('upstreams: server-filesystem over stdio behind svc serve (reads in its
     });
   }
 
-  it('fastsvc declares no roots: the server never asks for them and allows its command line\'s folder, nothing outside', async () => {
+  it('asked for roots at initialize, fastsvc answers none: the server allows its command line\'s folder, nothing outside', async () => {
     const allowed = await svcCall(srv.url, TOKEN, 'fs.list_allowed_directories', {});
     assert.equal(allowed.status, 200);
     assert.equal(allowed.body.result, text(allowed.body), '/svc: a structured result whose text is not JSON has the text as its result');
@@ -70,8 +71,9 @@ describe('upstreams: server-filesystem over stdio behind svc serve (reads in its
     const messages = sent();
     const init = messages.find((m) => m.method === 'initialize');
     assert.ok(init, 'the server was initialized (2025-11-25: it does not speak 2026-07-28)');
-    assert.ok(!('roots' in ((init.params as { capabilities: Record<string, unknown> }).capabilities)), JSON.stringify(init.params));
-    assert.ok(!JSON.stringify(messages).includes('"roots"'), 'no message fastsvc sent names roots, so none answered a roots/list');
+    assert.deepEqual((init.params as { capabilities: Record<string, unknown> }).capabilities.roots, {}, 'roots declared, without listChanged');
+    const answers = messages.flatMap((m) => ((m as { result?: { roots?: unknown } }).result?.roots !== undefined ? [(m as { result: unknown }).result] : []));
+    assert.deepEqual(answers, [{ roots: [] }], 'the one roots/list (at initialize, no call in flight) was answered with no roots');
     assert.ok(!JSON.stringify(messages).includes(TOKEN), 'nor held the caller\'s token');
   });
 });

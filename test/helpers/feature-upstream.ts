@@ -6,13 +6,17 @@
 // and whatever addTool() adds later (silently: no list_changed). Resources: feat://note (subscribable;
 // update() bumps its version and tells the sessions subscribed to it) and the template feat://notes/{id}.
 // Prompt: greet(lang). completion/complete: greet's lang and the template's id, by prefix.
+// With { roots: true }: a tool `roots` (asks its caller roots/list on the request's own SSE stream and answers
+// with the reply). rootsOutsideCall() asks roots/list of every initialized session outside any call (as
+// server-filesystem does at initialize). `declared` keeps the client capabilities each session's client
+// declared at initialize.
 
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { hostSdkServer } from './sdk-http-host.js';
 import {
   CallToolRequestSchema, CompleteRequestSchema, CreateMessageResultSchema, ElicitResultSchema, GetPromptRequestSchema, ListPromptsRequestSchema,
-  ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema, SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
+  ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListRootsResultSchema, ListToolsRequestSchema, ReadResourceRequestSchema,
+  SubscribeRequestSchema, UnsubscribeRequestSchema, type ClientCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 
 export const NOTE = 'feat://note';
@@ -29,6 +33,10 @@ export interface FeatureUpstream {
   unsubscribed: string[];
   /** completion/complete requests: ref and argument. */
   completions: { ref: unknown; argument: unknown }[];
+  /** The client capabilities declared at each initialize, in order. */
+  declared: (ClientCapabilities | undefined)[];
+  /** roots/list asked of every initialized session outside any call (on its GET stream): each answer, or { error }. */
+  rootsOutsideCall(): Promise<unknown[]>;
   /** tools/list requests answered so far (a poll reads the list). */
   listed(): number;
   /** hold calls running now, and how many were cancelled. */
@@ -41,7 +49,9 @@ export interface FeatureUpstream {
   close(): Promise<void>;
 }
 
-export async function startFeatureUpstream(): Promise<FeatureUpstream> {
+export async function startFeatureUpstream(o: { roots?: boolean } = {}): Promise<FeatureUpstream> {
+  const declared: FeatureUpstream['declared'] = [];
+  const initialized: Server[] = [];
   const calls: FeatureUpstream['calls'] = [];
   const subscribed: string[] = [];
   const unsubscribed: string[] = [];
@@ -57,9 +67,13 @@ export async function startFeatureUpstream(): Promise<FeatureUpstream> {
   const build = () => {
     const server = new Server({ name: 'feature', version: '1.0.0' }, { capabilities: { tools: {}, resources: { subscribe: true }, prompts: {}, completions: {}, logging: {} } });
     const session = { server, subs: new Set<string>() };
+    server.oninitialized = () => {
+      declared.push(server.getClientCapabilities());
+      initialized.push(server);
+    };
     server.setRequestHandler(ListToolsRequestSchema, async () => {
       listed++;
-      return { tools: [tool('ask', 'Asks its caller a question.', { question: { type: 'string' } }), tool('sample', 'Asks its caller for a completion.'), tool('hold', 'Runs until released.'), ...extra.map((n) => tool(n, `added ${n}`))] };
+      return { tools: [tool('ask', 'Asks its caller a question.', { question: { type: 'string' } }), tool('sample', 'Asks its caller for a completion.'), tool('hold', 'Runs until released.'), ...(o.roots ? [tool('roots', 'Lists its caller\'s roots.')] : []), ...extra.map((n) => tool(n, `added ${n}`))] };
     });
     server.setRequestHandler(CallToolRequestSchema, async (req, ctx) => {
       const name = req.params.name;
@@ -73,6 +87,10 @@ export async function startFeatureUpstream(): Promise<FeatureUpstream> {
       if (name === 'sample') {
         const reply = await ctx.sendRequest({ method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'Say hello.' } }], maxTokens: 20 } }, CreateMessageResultSchema);
         return { content: [{ type: 'text', text: `sampled ${JSON.stringify(reply.content)}` }] };
+      }
+      if (name === 'roots') {
+        const reply = await ctx.sendRequest({ method: 'roots/list' }, ListRootsResultSchema);
+        return { content: [{ type: 'text', text: `roots ${JSON.stringify(reply.roots)}` }] };
       }
       if (name === 'hold') {
         await new Promise<void>((resolve) => {
@@ -118,6 +136,8 @@ export async function startFeatureUpstream(): Promise<FeatureUpstream> {
   const host = await hostSdkServer(build);
   return {
     url: host.url,
+    declared,
+    rootsOutsideCall: () => Promise.all(initialized.map((s) => s.listRoots(undefined, { timeout: 2000 }).then((r) => ({ roots: r.roots }), (e: Error) => ({ error: e.message })))),
     calls,
     subscribed,
     unsubscribed,

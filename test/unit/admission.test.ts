@@ -21,6 +21,7 @@ function catalog(): Catalog {
   svc.tool({ name: 'scoped.run', description: 'x', required_scopes: ['run'], handler: () => 'ok' });
   svc.tool({ name: 'app.only', description: 'x', required_scopes: ['run'], ui: { visibility: ['app'] }, handler: () => 'ok' });
   svc.tool({ name: 'task.only', description: 'x', task: 'required', handler: () => 'ok' });
+  svc.tool({ name: 'asks.model', description: 'x', required_scopes: ['run'], asks: ['sampling'], handler: () => 'ok' });
   svc.tool({ name: 'mine.orders', description: 'x', required_scopes: ['t:{{tenant}}.read'], bind: { tenant: 'principal.claims.tenant' }, handler: () => 'ok' });
   svc.tool({ name: 'limited', description: 'x', limits: { requests: 5 }, handler: () => 'ok' });
   svc.resource({ uri_template: 'notes://{id}', name: 'note', required_scopes: ['run'], read: (uri) => [{ uri, text: '' }] });
@@ -61,6 +62,11 @@ describe('the admission list', () => {
     assert.equal((call('app.only', who([])) as Refusal).message, 'no tool named app.only');
     assert.equal(refused(call('app.only', who([]), { apps: true })), 'access INSUFFICIENT_SCOPE');
     assert.equal(call('app.only', who(['run']), { apps: true }).ok, true);
+    // A tool that asks its caller is not there for one that cannot answer (a /svc caller), before access too.
+    assert.equal(refused(call('asks.model', who([]), { answers: false })), 'visible NOT_FOUND');
+    assert.match((call('asks.model', who(['run']), { answers: false }) as Refusal).message, /^no tool named asks\.model here: it asks its caller for sampling, which only an MCP client/);
+    assert.equal(call('asks.model', who(['run'])).ok, true, 'an MCP caller (answers not false) calls it');
+    assert.equal(refused(call('asks.model', who([]))), 'access INSUFFICIENT_SCOPE');
     const denied = call('scoped.run', who([])) as Refusal;
     assert.deepEqual([denied.step, denied.code, denied.why, denied.denial?.missing], ['access', 'INSUFFICIENT_SCOPE', 'missing run', ['run']]);
     assert.equal(refused(call('mine.orders', who(['t:acme.read'], { tenant: 'acme' }), { args: { tenant: 'globex' } })), 'access ARGUMENT_BOUND');

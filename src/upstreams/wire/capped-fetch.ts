@@ -5,15 +5,16 @@
 // stream, which lives as long as the connection, is cut only when one of its events passes `max`
 // bytes (the stream then ends, and listen-stream.ts opens another); other requests are untouched. A POST
 // that carries a call's tag (related-stream.ts) leaves without it, and the messages on its SSE
-// answer come marked as that call's.
+// answer come marked as that call's. Requests go through `base` (the connection's own fetch,
+// upstream-client.ts; the global one by default).
 
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { tagEvents, takeTag } from './related-stream.js';
 
-export function cappedFetch(max: number, tooLarge: (id: string | number) => void): FetchLike {
+export function cappedFetch(max: number, tooLarge: (id: string | number) => void, base: FetchLike = fetch): FetchLike {
   return async (url, init) => {
     const tag = takeTag(init);
-    const res = await fetch(url, init);
+    const res = await base(url, init);
     if (init?.method !== 'POST' || !res.body) return res;
     const { id, method } = request(init.body);
     const body = res.body.pipeThrough(method === 'subscriptions/listen' ? eventCapped(max) : capped(max, () => id !== undefined && tooLarge(id)));

@@ -2,15 +2,20 @@
 // stdin/stdout. Guarantees: the program runs without a shell, in a process group of its own
 // (detached), with exactly the environment it is given (nothing of fastsvc's leaks in), in
 // the given folder; close() — and the child's own exit — SIGKILLs the whole group, so
-// helpers the server started die with it; a line longer than maxLine bytes is never held
+// helpers the server started die with it, and close() resolves once the child is gone (at most
+// CLOSE_WAIT_MS); a line longer than maxLine bytes is never held
 // whole: it is skipped, and when its JSON-RPC id can be read from its first or last bytes
 // the pending request gets an error response (too_large) at once, else onerror says so;
-// stderr is not read (it may print anything, secrets included, and nothing would bound it);
-// the messages sent in one turn of the event loop reach the child in one write; a line read is
+// stderr is read and only its last STDERR_KEEP bytes are kept, so a child that dies can say why:
+// once it has exited on its own (not by close()), `exit` gives its exit code or signal and that tail (whole lines, at most
+// STDERR_SHOWN characters, control characters dropped, and every value of its environment that is
+// STDERR_SECRET_MIN characters or longer replaced by [redacted] — the child's secrets come through its
+// env); the messages sent in one turn of the event loop reach the child in one write; a line read is
 // JSON-parsed only (the client classifies messages itself) and `messageBytes` tells its size in
 // bytes while onmessage has it, so the size of an answer is never measured by serializing it again.
 // It exposes `pid` and `stderr` as the SDK's own stdio transport does, so the v2 client
-// treats it as stdio when it negotiates the era (a silent or closing probe means 2025).
+// treats it as stdio when it negotiates the era (a silent probe means 2025; a child that exits on
+// the probe is connected again without one, connection.ts).
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
@@ -19,6 +24,20 @@ import { serializeMessage } from '@modelcontextprotocol/client';
 /** JSON-RPC error code of the synthetic answer to a request whose response line was too long. */
 export const TOO_LARGE_RPC = -32099;
 const EDGE = 256;
+/** Bytes of stderr kept (its end), and characters of it shown. */
+const STDERR_KEEP = 8192;
+const STDERR_SHOWN = 1024;
+/** An env value this long or longer is redacted from the stderr shown. */
+const STDERR_SECRET_MIN = 8;
+/** How long close() waits for the killed child to be gone. */
+const CLOSE_WAIT_MS = 2000;
+
+/** How the child ended, and the end of what it wrote on stderr. */
+export interface ChildExit {
+  code: number | null;
+  signal: string | null;
+  stderr: string;
+}
 
 export interface StdioOptions {
   program: string;
@@ -40,6 +59,16 @@ export class GroupStdioTransport implements Transport {
   /** The current line went over maxLine: its first bytes and its last EDGE bytes. */
   #over?: { head: string; tail: Buffer };
   #closed = false;
+  #stderr: Buffer[] = [];
+  #stderrBytes = 0;
+  #stderrCut = false;
+  /** close() killed the child: its exit is not its own. */
+  #killed = false;
+  /** The child exited on its own (its code or signal), before its streams closed. */
+  #died?: { code: number | null; signal: string | null };
+  #exit?: ChildExit;
+  /** Resolves when the child is gone (its streams closed), or at once when it never started. */
+  #gone?: Promise<void>;
   #delivering?: number;
   /** Messages sent in this turn of the event loop, not yet written; the promise their send()s return. */
   #batch = '';
@@ -59,26 +88,44 @@ export class GroupStdioTransport implements Transport {
     return this.#child?.pid ?? null;
   }
 
-  /** Never a stream (stderr is not read); present so the SDK sees a stdio transport. */
+  /** Never a stream (stderr is read here); present so the SDK sees a stdio transport. */
   get stderr(): null {
     return null;
+  }
+
+  /** How the child ended (undefined while it runs, or when it never started). */
+  get exit(): ChildExit | undefined {
+    return this.#exit;
   }
 
   start(): Promise<void> {
     return new Promise((resolve, reject) => {
       const o = this.#opts;
-      const child = spawn(o.program, [...o.args], { cwd: o.cwd, env: { ...o.env }, shell: false, detached: true, stdio: ['pipe', 'pipe', 'ignore'] });
+      const child = spawn(o.program, [...o.args], { cwd: o.cwd, env: { ...o.env }, shell: false, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
       this.#child = child;
+      let spawned = false;
+      let gone!: () => void;
+      this.#gone = new Promise((r) => (gone = r));
       child.once('error', (e) => {
+        if (!spawned) gone(); // it never ran: nothing to wait for
         reject(e);
         this.onerror?.(e);
       });
-      child.once('spawn', () => resolve());
+      child.once('spawn', () => {
+        spawned = true;
+        resolve();
+      });
       child.stdout!.on('data', (chunk: Buffer) => this.#read(chunk));
+      child.stderr!.on('data', (chunk: Buffer) => this.#keepStderr(chunk));
       child.stdin!.on('error', (e) => this.onerror?.(e));
+      child.once('exit', (code, signal) => {
+        if (!this.#killed) this.#died = { code, signal };
+      });
       child.once('close', () => {
+        if (this.#died) this.#exit = { ...this.#died, stderr: this.#stderrText() };
         this.#killGroup();
         this.#finish();
+        gone();
       });
     });
   }
@@ -111,8 +158,13 @@ export class GroupStdioTransport implements Transport {
   };
 
   async close(): Promise<void> {
+    if (this.#child && !this.#died) this.#killed = true;
     this.#killGroup();
     this.#finish();
+    if (!this.#gone) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.#gone, new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
+    clearTimeout(timer);
   }
 
   #finish(): void {
@@ -129,6 +181,34 @@ export class GroupStdioTransport implements Transport {
     } catch {
       // the group is already gone
     }
+  }
+
+  /** Keeps the last STDERR_KEEP bytes of stderr. */
+  #keepStderr(chunk: Buffer): void {
+    this.#stderr.push(chunk);
+    this.#stderrBytes += chunk.length;
+    while (this.#stderrBytes - this.#stderr[0]!.length >= STDERR_KEEP) {
+      this.#stderrBytes -= this.#stderr.shift()!.length;
+      this.#stderrCut = true;
+    }
+  }
+
+  /** The end of stderr as shown: whole lines, control characters dropped, env values redacted, at most STDERR_SHOWN characters. */
+  #stderrText(): string {
+    let all = Buffer.concat(this.#stderr);
+    let cut = this.#stderrCut;
+    if (all.length > STDERR_KEEP) {
+      all = all.subarray(all.length - STDERR_KEEP);
+      cut = true;
+    }
+    let text = all.toString('utf8');
+    // A line cut at the start of what was kept is dropped: it may hold the end of a secret.
+    if (cut) text = text.slice(text.indexOf('\n') + 1);
+    for (const value of Object.values(this.#opts.env).filter((v) => v.length >= STDERR_SECRET_MIN).sort((a, b) => b.length - a.length)) text = text.split(value).join('[redacted]');
+    text = text.replace(/\r\n?/g, '\n').replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '').trim();
+    if (text.length <= STDERR_SHOWN) return text;
+    const end = text.slice(text.length - STDERR_SHOWN);
+    return end.slice(end.indexOf('\n') + 1);
   }
 
   #read(chunk: Buffer): void {

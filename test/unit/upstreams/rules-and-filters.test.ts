@@ -67,6 +67,12 @@ describe('upstreams: filters, slots, offline rules', () => {
     assert.deepEqual(upstreamRules(manifest({}), new Set()).map((r) => r.credential), [undefined], 'no auth: no credential');
   });
 
+  it('explain: an override with `asks` has a rule, which says the tool is not offered on /svc', () => {
+    const rules = upstreamRules(manifest({ prefix: 'v.', overrides: { summarize: { asks: ['sampling'] } } }), new Set());
+    assert.deepEqual(rules.map((r) => [r.capability, r.asks]), [['*', undefined], ['summarize', ['sampling']]]);
+    assert.match(formatUpstreamRules(rules).join('\n'), /^upstream up tool summarize: allowed — .*; asks its caller for sampling: not offered on \/svc$/m);
+  });
+
   it('diff: fewer scopes, a filter that lets more names through, a new prefix or a new upstream widen, each named; more scopes or a narrower filter do not', () => {
     const a = manifest({ required_scopes: ['v.read'] });
     const why = (b: ReturnType<typeof manifest>, from = a) => diffUpstreams(from, b).widenings.map((w) => `${w.capability} ${w.caller} — ${w.why}`);

@@ -2,7 +2,9 @@
 // reports how many lines each read of its stdin held. What is asserted: messages sent in one turn of the event
 // loop reach the child in one write (counted at the socket) and one read (as the child saw it), and every
 // send() resolves; messageBytes is the byte size of the line being delivered (multi-byte text included) and
-// is undefined outside onmessage; a send after close() is refused.
+// is undefined outside onmessage; a send after close() is refused. A child that exits on its own tells its
+// exit code and the end of its stderr (whole lines, bounded, control characters dropped, its env's values
+// redacted); one that close() killed tells nothing, and close() resolves once it is gone.
 
 import assert from 'node:assert/strict';
 import { Socket } from 'node:net';
@@ -69,3 +71,32 @@ describe('upstreams/stdio-transport: writes and what is read', () => {
     await assert.rejects(transport.send(message), /not running/);
   });
 });
+
+describe('upstreams/stdio-transport: how the child ended', () => {
+  const run = (code: string, env: Record<string, string> = {}) => new GroupStdioTransport({ program: process.execPath, args: ['-e', code], cwd: process.cwd(), env, maxLine: 1 << 20 });
+
+  it('a child that exits on its own: its code and the end of its stderr, bounded, whole lines, env values redacted', async () => {
+    const key = 'k3y-of-the-child-0123456789';
+    const t = run(`process.stderr.write('x'.repeat(50000) + '\\nsecond \\u001b[31mred\\u001b[0m line\\nkey=' + process.env.KEY + ' short=' + process.env.SHORT + '\\n'); process.exit(4)`, { KEY: key, SHORT: 'abc' });
+    let closed = false;
+    t.onclose = () => void (closed = true);
+    await t.start();
+    await until('the child to end', () => closed);
+    const exit = t.exit!;
+    assert.equal(exit.code, 4);
+    assert.equal(exit.signal, null);
+    assert.ok(exit.stderr.length <= 1024, `${exit.stderr.length} characters`);
+    assert.ok(exit.stderr.endsWith('second [31mred[0m line\nkey=[redacted] short=abc'), JSON.stringify(exit.stderr.slice(-80)));
+    assert.ok(!exit.stderr.includes('\u001b'), 'no control characters');
+    assert.ok(!exit.stderr.startsWith('x'.repeat(1025)) && !exit.stderr.includes(key));
+  });
+
+  it('a child close() killed tells no exit, and close() resolves once it is gone', async () => {
+    const t = run(`process.stderr.write('started\\n'); setInterval(() => {}, 1000)`);
+    await t.start();
+    await t.close();
+    assert.equal(t.exit, undefined);
+    assert.throws(() => process.kill(t.pid!, 0), 'the child is gone');
+  });
+});
+
