@@ -1,11 +1,13 @@
 // An `upstreams` entry as the runtime uses it. Guarantees: the schema's defaults are filled in
 // (the types say which, nothing here has a default of its own); resolveUpstream() checks what
-// a stdio upstream names on disk — its cwd under the manifest folder, its program found — and
-// returns the entry with both made absolute, throwing UPSTREAM_CONFIG at the field at fault.
+// a stdio upstream names on disk — its cwd by the exec backend's rule (an absolute one anywhere, a
+// relative one under the manifest folder), its program found — and returns the entry with both made
+// absolute and the PATH its env gives the child reduced to absolute entries (so the folder the child
+// runs in never decides which program it runs), throwing UPSTREAM_CONFIG at the field at fault.
 
 import { SvcError } from '../errors.js';
 import type { Upstream } from '../core/manifest-types.gen.js';
-import { resolveCwd, resolveProgram } from '../runtime/backends/exec.js';
+import { absolutePathEntries, resolveCwd, resolveProgram } from '../runtime/backends/exec.js';
 
 type Defaulted<T, K extends keyof T> = T & Required<Pick<T, K>>;
 
@@ -21,5 +23,6 @@ export function resolveUpstream(u: UpstreamSpec, baseDir: string): UpstreamSpec 
   const where = u.env?.PATH !== undefined ? 'the PATH its env gives' : "fastsvc's own PATH (its env gives none)";
   const program = resolveProgram(u.command[0], baseDir, u.env?.PATH ?? process.env.PATH, (m, field) =>
     fail(u.command![0]!.includes('/') ? m : `program ${JSON.stringify(u.command![0])} not found or not executable on ${where}; name the file by its path (relative to the manifest) or add its folder to env.PATH`, field), 'command/0');
-  return { ...u, cwd, command: [program, ...u.command.slice(1)] };
+  const env = u.env?.PATH === undefined ? u.env : { ...u.env, PATH: absolutePathEntries(u.env.PATH) };
+  return { ...u, cwd, command: [program, ...u.command.slice(1)], ...(env && { env }) };
 }
