@@ -23,6 +23,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { childEnv, PROBLEM_LINE, ROOT, run, type Run } from '../helpers/cli.js';
+import { fencedBlocks } from '../helpers/markdown.js';
 import { serveManifest } from '../helpers/serve.js';
 import { logLine } from '../helpers/secrets.js';
 
@@ -86,22 +87,7 @@ function parseMarker(line: string): Marker | undefined {
 
 /** The fenced code blocks of a markdown text, each with the marker on the nearest non-blank line before it. */
 function blocksOf(file: string, text: string): Block[] {
-  const lines = text.split('\n');
-  const out: Block[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const open = /^(\s*)(`{3,}|~{3,})\s*([^\s`]*)/.exec(lines[i]!);
-    if (!open) continue;
-    const [, indent, fence, lang] = open;
-    const close = new RegExp(`^\\s*${fence![0] === '`' ? '`' : '~'}{${fence!.length},}\\s*$`);
-    let j = i + 1;
-    while (j < lines.length && !close.test(lines[j]!)) j++;
-    let k = i - 1;
-    while (k >= 0 && lines[k]!.trim() === '') k--;
-    const body = lines.slice(i + 1, j).map((l) => (l.startsWith(indent!) ? l.slice(indent!.length) : l.trimStart()));
-    out.push({ file, line: i + 1, lang: lang!.toLowerCase(), text: body.join('\n') + '\n', marker: k >= 0 ? parseMarker(lines[k]!) : undefined });
-    i = j;
-  }
-  return out;
+  return fencedBlocks(text).map((b) => ({ file, line: b.line, lang: b.lang, text: b.text, marker: b.before === undefined ? undefined : parseMarker(b.before) }));
 }
 
 /** The text outside fenced blocks (fences blanked, so line numbers stay). */

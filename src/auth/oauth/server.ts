@@ -33,6 +33,7 @@ import type { Logger } from 'pino';
 import type { Principal } from '../../core/types.js';
 import type { Caller } from '../../http/forwarded.js';
 import { SvcError } from '../../errors.js';
+import { shownValue } from './pages.js';
 import { isLoopbackHost } from '../../util/loopback.js';
 import type { AuthProfile, OAuthConfig } from '../../core/manifest-types.gen.js';
 import type { ResolvedOAuth } from '../../core/config.js';
@@ -404,7 +405,11 @@ function logEvents(provider: Provider, log: Logger): void {
   for (const ev of ['authorization.error', 'registration_create.error', 'revocation.error', 'introspection.error', 'jwks.error'] as const) {
     provider.on(ev as 'authorization.error', (ctx, err) => {
       const e = err as { error?: string; error_detail?: string; error_description?: string };
-      log.info({ event: `oauth.${ev}`, error: e.error, detail: e.error_detail ?? e.error_description, client_id: ctx.oidc?.client?.clientId }, `${ev}: ${e.error}`);
+      const redirectUri = e.error === 'invalid_redirect_uri' ? ctx.oidc?.params?.redirect_uri : undefined;
+      log.info({
+        event: `oauth.${ev}`, error: e.error, detail: e.error_detail ?? e.error_description, client_id: ctx.oidc?.client?.clientId ?? (typeof ctx.oidc?.params?.client_id === 'string' ? shownValue(ctx.oidc.params.client_id) : undefined),
+        ...(typeof redirectUri === 'string' && { redirect_uri: shownValue(redirectUri) }),
+      }, `${ev}: ${e.error}`);
     });
   }
 }
