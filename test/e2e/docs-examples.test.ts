@@ -10,7 +10,9 @@
 //   --port 0` starts with those variables (a value's `{{tmp}}` is a fresh folder of this block's),
 //   every http://127.0.0.1:8080 in the block becomes the server's URL, and the block runs under
 //   `bash -euo pipefail` in the repository root with the same variables exported; it must exit 0.
-//   Other sh blocks are not run. A marker before a block it does not apply to fails;
+//   Other sh blocks are not run here: a newcomer's pages (README.md, docs/getting-started.md,
+//   docs/guides/) run every one of theirs as printed, servers included, in docs-guides.test.ts.
+//   A marker before a block it does not apply to fails;
 // - the documentation set exists (every fixed page name), each docs page opens with `# Title`
 //   (after its GENERATED comment, for a generated page) and a sentence, and every relative link points at a file that exists (and an #anchor at a
 //   heading there, GitHub's slugs).
