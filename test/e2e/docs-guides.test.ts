@@ -5,12 +5,14 @@
 //   (a package.json, nothing installed). What a block exports and where it cd's carry to the next block. Each
 //   block runs under `bash -euo pipefail` and must exit 0;
 // - a block whose last command starts a server (`fastsvc serve`, `npm start`) leaves it running, as in a first
-//   terminal: the blocks after it run as in a second terminal opened in the same folder with the same
-//   variables, every http://127.0.0.1:8080 in them the server's address. The next server block, or the page's
-//   end, stops it with Ctrl-C (SIGINT to its process group);
-// - the marker on the line before a block: `<!-- run -->`, or `<!-- run: NAME=value … -->` with variables for
-//   that block only (`{{tmp}}` in a value is a scratch folder: an OAuth database kept out of the checkout);
-//   `<!-- not run: REASON -->` for what no test machine can run (a production path, the suite's
+//   terminal: the blocks after it run as in a second terminal, opened in the same folder but with none of the
+//   first one's variables — only what the reader pastes there — every http://127.0.0.1:8080 in them the
+//   server's address. The next server block, or the page's end, stops it with Ctrl-C (SIGINT to its process
+//   group);
+// - the marker on the line before a block: `<!-- run -->`, or `<!-- run: WORD … -->` where a word NAME=value is
+//   a variable for that block only (`{{tmp}}` in a value is a scratch folder: an OAuth database kept out of the
+//   checkout) and paste:NAME is the reader pasting the last line `export … NAME=…` the page printed so far (a
+//   server's generated token, a block's echo) before the block; `<!-- not run: REASON -->` for what no test machine can run (a production path, the suite's
 //   own set-up), the reason required; `<!-- insert: FILE after LINE -->` before a YAML block is the reader's
 //   edit: the block goes into FILE (in the session's folder) after its first line that reads LINE, and the test
 //   waits for the watching server's `config.reloaded`. Every sh block on these pages is run or says why not;
@@ -21,6 +23,8 @@
 // project names its folder), and in the project a package-lock.json
 // pinning fastsvc's dependencies at this checkout's versions, so installing the packed tarball needs neither
 // the registry nor a compiler (the install takes about 5–15 s, most of it unpacking the npm cache).
+// A printed `export NAME=…` line shows a secret on purpose (for pasting) and is not given to the secret scan;
+// every other line of the blocks and servers is, and the values the sessions export are registered secrets.
 // What the pages write into the checkout is put back at the end, even when a test fails: the files a reader's
 // steps change (svc.yaml's edit, the bearer example's reader.token) get their bytes back, the tarball npm pack
 // writes is removed; the OAuth databases go to scratch folders (the markers' {{tmp}}).
@@ -42,7 +46,7 @@ const SERVER = /\bfastsvc serve\b|\bnpm start\b/;
 const BLOCK_TIMEOUT_MS = 120_000;
 
 type Marker =
-  | { kind: 'run'; env: Record<string, string> }
+  | { kind: 'run'; env: Record<string, string>; paste: string[] }
   | { kind: 'not run'; reason: string }
   | { kind: 'insert'; file: string; after: string }
   | { kind: 'serve' }
@@ -59,12 +63,41 @@ function parseMarker(line: string | undefined): Marker | undefined {
     return ins ? { kind: 'insert', file: ins[1]!, after: ins[2]! } : { kind: 'malformed', text: line! };
   }
   const env: Record<string, string> = {};
+  const paste: string[] = [];
   for (const word of rest.split(/\s+/).filter(Boolean)) {
     const kv = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(word);
-    if (!kv) return { kind: 'malformed', text: line! };
-    env[kv[1]!] = kv[2]!;
+    const p = /^paste:([A-Za-z_][A-Za-z0-9_]*)$/.exec(word);
+    if (kv) env[kv[1]!] = kv[2]!;
+    else if (p) paste.push(p[1]!);
+    else return { kind: 'malformed', text: line! };
   }
-  return { kind: 'run', env };
+  return { kind: 'run', env, paste };
+}
+
+/** A line printed for the reader to paste: `export NAME=value …`. */
+const EXPORT_LINE = /^\s*export\s+[A-Za-z_][A-Za-z0-9_]*=/;
+
+/**
+ * A stream of output, split into whole lines: each goes to `lines` (what the page printed) and, but for the
+ * export lines printed to be pasted, to the secret scan. Returns the chunk handler; `end()` flushes a last line.
+ */
+function lineSink(source: string, lines: string[]): { push(chunk: string): void; end(): void } {
+  let partial = '';
+  const take = (line: string) => {
+    lines.push(line);
+    if (!EXPORT_LINE.test(line)) logLine(source, line);
+  };
+  return {
+    push(chunk) {
+      const parts = (partial + chunk).split('\n');
+      partial = parts.pop()!;
+      parts.forEach(take);
+    },
+    end() {
+      if (partial) take(partial);
+      partial = '';
+    },
+  };
 }
 
 const isShell = (b: FencedBlock) => b.lang === 'sh' || b.lang === 'bash' || b.lang === 'shell';
@@ -89,23 +122,37 @@ process.on('exit', () => {
   }
 });
 
-/** One reader's terminal: the exported variables and the folder, carried from block to block, and the server it runs. */
+/** One reader at a terminal: the exported variables and the folder, carried from block to block, the server it runs, and what the page printed. */
 class Session {
   server?: Server;
-  constructor(private env: Record<string, string>, private cwd: string, private readonly scratch: string) {}
+  /** Every line the blocks and servers printed, for the reader to paste from. */
+  private printed: string[] = [];
+  private env: Record<string, string>;
+  constructor(private readonly base: Record<string, string>, private cwd: string, private readonly scratch: string) {
+    this.env = base;
+  }
 
-  /** Runs a block as printed; a last command that starts a server is left running. */
-  async run(b: FencedBlock, vars: Record<string, string>, name: string): Promise<void> {
+  /** Runs a block as printed, after the lines the reader pastes; a last command that starts a server is left running. */
+  async run(b: FencedBlock, vars: Record<string, string>, paste: readonly string[], name: string): Promise<void> {
+    const pasted: string[] = [];
+    for (const n of paste) {
+      const line = await waitFor(() => [...this.printed].reverse().find((l) => EXPORT_LINE.test(l) && new RegExp(`\\b${n}=`).test(l)), `${name}: a printed line "export ${n}=…" to paste`, 10_000);
+      pasted.push(line.trim());
+    }
     const text = this.server ? b.text.replaceAll(PLACEHOLDER_URL, this.server.url) : b.text;
     const lines = text.replace(/\n$/, '').split('\n');
     let last = lines.length - 1;
     while (last >= 0 && (lines[last]!.trim() === '' || lines[last]!.trim().startsWith('#'))) last--;
     const serves = last >= 0 && SERVER.test(lines[last]!.replace(/#.*$/, ''));
     if (serves) assert.ok(last === 0 || !lines[last - 1]!.trimEnd().endsWith('\\'), `${name}: the server command must be a line of its own`);
-    const r = await this.script(serves ? lines.slice(0, last).join('\n') : lines.join('\n'), vars);
+    const r = await this.script([...pasted, ...(serves ? lines.slice(0, last) : lines)].join('\n'), vars);
     const server = this.server;
     assert.equal(r.code, 0, `${name} exited ${r.code ?? r.signal}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}${server ? `\n--- server stderr\n${server.stderr.slice(-3000)}` : ''}`);
-    if (serves) await this.serve(lines[last]!, vars, name);
+    if (serves) {
+      await this.serve(lines[last]!, vars, name);
+      // The reader goes on in a second terminal: the same folder, none of this one's variables.
+      this.env = this.base;
+    }
   }
 
   /** The reader's edit: `text` into FILE after its first line `after`; a running server is waited for until it reloads. */
@@ -138,13 +185,19 @@ class Session {
     const proc = spawn('bash', ['-euo', 'pipefail', '-c', line], { cwd: this.cwd, env: { ...this.env, ...vars, PWD: this.cwd }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     running.add(proc.pid!);
     const s: Server = { url: '', proc, stdout: '', stderr: '', closed: new Promise((r) => proc.on('close', () => r())) };
+    const out = lineSink(`docs server ${name}`, this.printed);
+    const err = lineSink(`docs server ${name}`, this.printed);
     proc.stdout!.setEncoding('utf8').on('data', (c: string) => {
       s.stdout += c;
-      logLine(`docs server ${name}`, c);
+      out.push(c);
     });
     proc.stderr!.setEncoding('utf8').on('data', (c: string) => {
       s.stderr += c;
-      logLine(`docs server ${name}`, c);
+      err.push(c);
+    });
+    void s.closed.then(() => {
+      out.end();
+      err.end();
     });
     let exited = false;
     void s.closed.then(() => (exited = true));
@@ -165,18 +218,22 @@ class Session {
       const child = spawn('bash', ['-euo', 'pipefail', '-c', trap + script], { cwd: this.cwd, env: { ...this.env, ...vars, PWD: this.cwd }, stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
+      const out = lineSink('docs block', this.printed);
+      const err = lineSink('docs block', this.printed);
       child.stdout.setEncoding('utf8').on('data', (c: string) => {
         stdout += c;
-        logLine('docs block', c);
+        out.push(c);
       });
       child.stderr.setEncoding('utf8').on('data', (c: string) => {
         stderr += c;
-        logLine('docs block', c);
+        err.push(c);
       });
       const timer = setTimeout(() => child.kill('SIGKILL'), BLOCK_TIMEOUT_MS);
       child.on('error', reject);
       child.on('close', (code, signal) => {
         clearTimeout(timer);
+        out.end();
+        err.end();
         if (existsSync(join(state, 'pwd'))) {
           const env: Record<string, string> = {};
           for (const entry of readFileSync(join(state, 'env'), 'utf8').split('\0').filter(Boolean)) {
@@ -292,7 +349,7 @@ describe('a newcomer’s pages: every command runs as printed', function () {
         if (m?.kind === 'run' && isShell(b)) {
           it(`${name}: runs as printed${SERVER.test(b.text) ? ' (its server keeps running)' : ''}`, () => {
             const own = mkdtempSync(join(tmp, 'block-'));
-            return session.run(b, Object.fromEntries(Object.entries(m.env).map(([k, v]) => [k, v.replaceAll('{{tmp}}', own)])), name);
+            return session.run(b, Object.fromEntries(Object.entries(m.env).map(([k, v]) => [k, v.replaceAll('{{tmp}}', own)])), m.paste, name);
           });
         } else if (m?.kind === 'insert' && b.lang === 'yaml') {
           it(`${name}: the edit it shows, into ${m.file}`, () => session.insert(m.file, m.after, b.text, name));
