@@ -55,7 +55,7 @@ function arg(name, fallback) {
 async function child(reader, file, tools) {
   const dist = (p) => import(pathToFileURL(join(ROOT, 'dist', p)).href);
   const { readSource, positionedRead, liftJsonLines } = await dist('manifest/load.js');
-  const { validateManifest } = await dist('manifest/validate.js');
+  const { validateManifest } = await dist('manifest/validate-schema.js');
   const { compilePlan } = await dist('manifest/compile.js');
   const { Parser, LineCounter } = await import('yaml');
   const node = ['tools', tools - 1, 'template'];

@@ -20,7 +20,7 @@ const out = new URL('src/core/manifest-types.gen.ts', root);
 const validatorsOut = new URL('src/core/validators.gen.js', root);
 const metaOut = { 'draft-07': new URL('src/core/meta-schema-draft-07.gen.js', root), '2020-12': new URL('src/core/meta-schema-2020-12.gen.js', root) };
 
-/** The same options src/manifest/validate.ts documents: all errors, strict, schema defaults applied. */
+/** The same options src/manifest/validate-schema.ts documents: all errors, strict, schema defaults applied. */
 export function generateValidators() {
   const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false, useDefaults: true, allowUnionTypes: true, code: { source: true, esm: true } });
   ajv.addSchema(schema);

@@ -8,7 +8,7 @@ export type { Principal, CallContext, CallChannel, ToolDef, ResourceDef, PromptD
 export type { SvcServerConfig, BearerAuthConfig, OAuthConfig, AuthProfile } from './core/config.js';
 export type { ExternalIssuer } from './core/manifest-types.gen.js';
 export { createApp, type AppHandle } from './server/app.js';
-export { serve } from './server/serve.js';
+export { serve } from './server/listen.js';
 export { loadManifest, checkManifest } from './manifest/index.js';
 export { SvcError, ManifestError, CODES, type ErrorCode } from './errors.js';
 export { decide } from './policy/scopes.js';

@@ -94,8 +94,8 @@ export async function cmdDiff(oldFile: string, newFile: string, v: Values): Prom
   const changes = diffCapabilities(a.plan.manifest, b.plan.manifest);
   const reach = diffReach(accessPolicy(a.catalog, a.plan.manifest), accessPolicy(b.catalog, b.plan.manifest));
   const ups = diffUpstreams(a.plan.manifest, b.plan.manifest);
-  // An upstream added, or one whose expose rules changed in a way that may let more through, counts as a widening.
-  const access = { ...reach, widened: reach.widened || ups.widened };
+  // An upstream added, or one whose expose rules let more through, is a widening, named as the reach's are.
+  const access = { ...reach, widened: reach.widened || ups.widened, widenings: [...reach.widenings, ...ups.widenings] };
   const upstreams = ups.added.length || ups.removed.length || ups.changed.length ? { upstreams: { added: ups.added, removed: ups.removed, changed: ups.changed } } : {};
   if (v.json) process.stdout.write(JSON.stringify({ changes, ...upstreams, ...access }, null, 2) + '\n');
   else {

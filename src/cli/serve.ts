@@ -8,7 +8,7 @@
 // served: serve takes no --allow-unset-env.
 
 import { relative, resolve } from 'node:path';
-import { serve } from '../server/serve.js';
+import { serve } from '../server/listen.js';
 import { createReloader } from '../server/reloader.js';
 import { logger } from '../log.js';
 import { startupLine } from '../observe/startup-line.js';

@@ -49,6 +49,9 @@ export interface PromptEntry extends Guarded {
   readonly wire: Readonly<Record<string, unknown>>;
 }
 
+/** A variable of a resource URI template: `{name}`, or `{+name}` (reserved expansion: may hold slashes). */
+export const URI_TEMPLATE_VAR = /\{(\+?)([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
 /** Any capability's entry. */
 export type CapabilityEntry = ToolEntry | ResourceEntry | PromptEntry;
 
@@ -191,14 +194,14 @@ export function withheldOf(cat: Catalog, key: string): Withheld | undefined {
   return cat.withheldTemplates.find((t) => t.regex.test(uri));
 }
 
-/** RFC 6570 level 1: `{var}` matches one path segment. */
+/** RFC 6570 `{var}` (level 1) matches one path segment; `{+var}` (reserved expansion, level 2) also spans slashes. */
 export function compileUriTemplate(template: string): { regex: RegExp; vars: string[] } {
   const vars: string[] = [];
   let src = '^';
   let last = 0;
-  for (const m of template.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) {
-    src += escapeRe(template.slice(last, m.index)) + '([^/?#]+)';
-    vars.push(m[1]!);
+  for (const m of template.matchAll(URI_TEMPLATE_VAR)) {
+    src += escapeRe(template.slice(last, m.index)) + (m[1] === '+' ? '([^?#]+)' : '([^/?#]+)');
+    vars.push(m[2]!);
     last = m.index! + m[0].length;
   }
   src += escapeRe(template.slice(last)) + '$';

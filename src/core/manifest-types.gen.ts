@@ -225,7 +225,7 @@ export interface ServerSettings {
    */
   headers_timeout_ms?: number;
   /**
-   * How long an idle keep-alive connection stays open waiting for the next request.
+   * How long an idle keep-alive connection stays open waiting for the next request (advertised as Keep-Alive: timeout=N). Longer than a load balancer's idle timeout (60 s on most) and a client's pause, so neither reuses a connection the server has just closed.
    */
   keep_alive_timeout_ms?: number;
   /**
@@ -1463,7 +1463,7 @@ export interface ViewCsp {
   base_uri_domains?: string[];
 }
 /**
- * A resource. uri is fixed, or uri_template with {var} parts. Content from text, blob, file, http or module.
+ * A resource. uri is fixed, or uri_template with {var} parts. Content from text, blob, file (a folder of files with a templated file), http or module.
  *
  * This interface was referenced by `SvcManifest`'s JSON-Schema
  * via the `definition` "Resource".
@@ -1474,7 +1474,7 @@ export interface Resource {
    */
   uri?: string;
   /**
-   * RFC 6570 level-1 template, e.g. test://template/{id}/data. Variables are usable as {{id}} in text.
+   * RFC 6570 template, e.g. test://template/{id}/data: {id} matches one path segment, {+path} (reserved expansion) also slashes, e.g. docs://{+path}. Variables are usable as {{id}} in text and file.
    */
   uri_template?: string;
   /**
@@ -1507,7 +1507,7 @@ export interface Resource {
    */
   blob?: string;
   /**
-   * Content: a file relative to the manifest (binary types are base64).
+   * Content: a file relative to the manifest (binary types are base64). With uri_template it may hold the template's variables, to serve a folder of files: file: docs/{{path}} with uri_template: docs://{+path} reads docs/guide/intro.md as docs://guide/intro.md — only under the folder before the first variable (which must exist), never a path with .., an absolute path, a symlink out of it or a name starting with a dot; the path variable is completed from the folder's entries.
    */
   file?: string;
   http?: HttpBackend;

@@ -194,6 +194,11 @@ export interface ResourceDef {
   credential?: CredentialKind;
   /** An MCP Apps view: its _meta.ui, listed and read with the resource by clients that declare the extension. */
   ui?: UiResourceMeta;
+  /**
+   * What its contents are made from, as text (a manifest resource's text, blob, file, http or module; a view's
+   * template or file): a reload that changes it tells the resource's subscribers (notifications/resources/updated).
+   */
+  revision?: string;
 }
 
 /** completion/complete's answer: at most 100 values. */

@@ -13,13 +13,14 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { FastSvc } from '../core/fast-svc.js';
-import type { CallContext, PromptMessage, ResourceContents } from '../core/types.js';
+import type { CallContext, Completer, PromptMessage, ResourceContents } from '../core/types.js';
 import { ManifestError, SvcError } from '../errors.js';
 import { MIN_STATE_KEY } from '../mcp/request-state.js';
 import { compileTemplate } from '../runtime/template.js';
 import { BACKEND_KINDS, buildBackend } from '../runtime/backends/registry.js';
 import { contentBlock } from '../runtime/backends/content.js';
 import { isTextMime, readFileContent } from '../runtime/backends/file-content.js';
+import { folderFiles } from '../runtime/backends/folder-files.js';
 import type { BackendEnv, BackendFn } from '../runtime/backends/contract.js';
 import type { SvcServerConfig } from '../core/config.js';
 import type { Plan } from './compile.js';
@@ -97,7 +98,7 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
     svc.resource({ ...viewResourceMeta(v), read: io ? await viewReader(v, env.manifestDir) : notBuilt });
   });
   for (const [i, r] of (m.resources ?? []).entries()) await attempt(['resources', i], async () => {
-    svc.resource({ ...resourceMeta(r), read: io ? await resourceReader(r, env) : notBuilt });
+    svc.resource({ ...resourceMeta(r), ...(io ? await resourceReader(r, env) : { read: notBuilt }) });
   });
   for (const [i, p] of (m.prompts ?? []).entries()) await attempt(['prompts', i], async () => {
     svc.prompt(io ? await promptDef(p, env) : { ...promptMeta(p), get: notBuilt });
@@ -200,31 +201,44 @@ async function under<T>(at: string, build: () => T | Promise<T>): Promise<T> {
 }
 
 function resourceMeta(r: Resource) {
-  return { uri: r.uri, uri_template: r.uri_template, name: r.name, title: r.title, description: r.description, mime_type: r.mime_type, required_scopes: [...(r.required_scopes ?? [])], cache: r.cache, ...(r.limits && { limits: r.limits }), ...(r.http?.auth && { credential: credentialKind(r.http.auth) }) };
+  return {
+    uri: r.uri, uri_template: r.uri_template, name: r.name, title: r.title, description: r.description, mime_type: r.mime_type, required_scopes: [...(r.required_scopes ?? [])], cache: r.cache,
+    ...(r.limits && { limits: r.limits }), ...(r.http?.auth && { credential: credentialKind(r.http.auth) }),
+    revision: JSON.stringify([r.mime_type, r.text, r.blob, r.file, r.http, r.module]),
+  };
 }
 
-async function resourceReader(r: Resource, env: BackendEnv): Promise<(uri: string, vars: Record<string, string>, ctx: CallContext) => Promise<ResourceContents[]>> {
+type Reader = (uri: string, vars: Record<string, string>, ctx: CallContext) => Promise<ResourceContents[]>;
+
+/** How a resource is read (and, for a folder of files, how its path variable is completed). */
+async function resourceReader(r: Resource, env: BackendEnv): Promise<{ read: Reader; complete?: Completer }> {
   const mimeType = r.mime_type!; // the schema's default is filled in
   if (r.text !== undefined) {
     const tpl = compileTemplate(r.text);
-    return async (uri, vars) => [{ uri, mimeType, text: tpl.render(vars) }];
+    return { read: async (uri, vars) => [{ uri, mimeType, text: tpl.render(vars) }] };
   }
   if (r.blob !== undefined) {
     const blob = r.blob;
-    return async (uri) => [{ uri, mimeType, blob }];
+    return { read: async (uri) => [{ uri, mimeType, blob }] };
+  }
+  if (r.file?.includes('{{')) {
+    const folder = await under('file', () => folderFiles(r.file!, env.manifestDir, mimeType));
+    return { read: folder.read, complete: (argument, value) => folder.complete(argument, value) };
   }
   if (r.file !== undefined) {
     const path = resolve(env.manifestDir, r.file);
     // Read per request (it may change), but it must be a file now.
     if (!isFile(path)) throw new SvcError('FILE_UNREADABLE', `${JSON.stringify(r.file)} is not an existing file`, { path: 'file' });
-    return async (uri) => [await readFileContent(path, uri, mimeType)];
+    return { read: async (uri) => [await readFileContent(path, uri, mimeType)] };
   }
   const { fn } = r.http ? await under('http', () => buildBackend('http', r.http!, env, { bytes: !isTextMime(mimeType) })) : await under('module', () => buildBackend('module', r.module!, env));
-  return async (uri, vars, ctx) => {
-    const out = await fn({ ...vars, uri }, ctx);
-    if (Array.isArray(out)) return out as ResourceContents[];
-    if (out instanceof Uint8Array) return [{ uri, mimeType, blob: Buffer.from(out).toString('base64') }];
-    return [{ uri, mimeType, text: typeof out === 'string' ? out : JSON.stringify(out) }];
+  return {
+    read: async (uri, vars, ctx) => {
+      const out = await fn({ ...vars, uri }, ctx);
+      if (Array.isArray(out)) return out as ResourceContents[];
+      if (out instanceof Uint8Array) return [{ uri, mimeType, blob: Buffer.from(out).toString('base64') }];
+      return [{ uri, mimeType, text: typeof out === 'string' ? out : JSON.stringify(out) }];
+    },
   };
 }
 

@@ -4,6 +4,7 @@
 // when there is no problem, and it is deep-frozen.
 
 import { SvcError, type ErrorCode } from '../errors.js';
+import { URI_TEMPLATE_VAR } from '../core/catalog.js';
 import { checkInputSchema } from '../core/input-schemas.js';
 import { compileTemplate } from '../runtime/template.js';
 import { sqlParamNames } from '../runtime/sql-params.js';
@@ -120,11 +121,16 @@ export function compilePlan(m: SvcManifest, file: string, locate: Locate): { pla
     const sources = RESOURCE_SOURCES.filter((k) => r[k] !== undefined);
     if (sources.length !== 1) problem('BACKEND_CONFIG', path, `resource ${r.name}: give exactly one content source (${RESOURCE_SOURCES.join(', ')}); found ${sources.join(', ') || 'none'}`);
     checkScopes(r.required_scopes, [...path, 'required_scopes'], `resource ${r.name}`);
-    const vars = new Set([...(r.uri_template ?? '').matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((x) => x[1]!));
+    const vars = new Set([...(r.uri_template ?? '').matchAll(URI_TEMPLATE_VAR)].map((x) => x[2]!));
     placeholders(r.required_scopes).forEach(([arg, i]) => {
       if (!vars.has(arg)) problem('SCOPE_ARG_UNSAFE', [...path, 'required_scopes', i], `resource ${r.name}: scope placeholder {{${arg}}} is not a variable of uri_template`);
     });
     if (r.text !== undefined) checkNames(r.text, vars, [...path, 'text'], `resource ${r.name}`, problem);
+    if (r.file?.includes('{{')) {
+      // A folder of files: the variables name a file under the folder before the first of them (folder-files.ts).
+      if (!r.uri_template) problem('BACKEND_CONFIG', [...path, 'file'], `resource ${r.name}: a file with {{variables}} needs a uri_template that gives them`);
+      else checkNames(r.file, vars, [...path, 'file'], `resource ${r.name}`, problem);
+    }
   });
 
   // Backend credentials (http.auth)

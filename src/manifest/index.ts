@@ -8,7 +8,7 @@
 
 import { ManifestError, type SvcError } from '../errors.js';
 import { readSource, type SourceOptions } from './load.js';
-import { validateManifest } from './validate.js';
+import { validateManifest } from './validate-schema.js';
 import { compilePlan, type Plan } from './compile.js';
 import { literalSecretProblems } from './secret-refs.js';
 import { assemble, type Assembled } from './assemble.js';

@@ -30,6 +30,7 @@ export function viewResourceMeta(v: ViewPlan): Omit<ResourceDef, 'read'> {
     mime_type: VIEW_MIME_TYPE,
     required_scopes: [...v.requiredScopes],
     ui: v.meta,
+    revision: JSON.stringify([v.source, v.title]),
   };
 }
 

@@ -5,7 +5,9 @@
 // TASK_ADVISED: a tool that needs an *.admin or *.write scope, or whose backend may run longer
 // than TASK_ADVISED_AFTER_MS, should declare `task: required`, so a long or risky call can be
 // watched and cancelled by its caller and is not silently abandoned when the client goes away.
-// Writing `task: forbidden` or `task: optional` explicitly is the operator's answer: no warning.
+// A template (or fixed content) tool is neither: it renders in the process at once and changes
+// nothing, whatever its scope is called. Writing `task: forbidden` or `task: optional`
+// explicitly is the operator's answer: no warning.
 //
 // SCOPE_ADVISED: on a server that serves people other than its operator (servedToOthers), a
 // tool that may change something (mutationOf) and does not write `required_scopes` can be
@@ -24,7 +26,7 @@ export const TASK_ADVISED_AFTER_MS = 60_000;
 
 /** Every warning `fastsvc validate` gives, with the line the error reference (docs/reference/errors.md) prints for it. */
 export const WARNINGS = {
-  TASK_ADVISED: 'A tool that needs an `*.admin` or `*.write` scope, or whose backend may run longer than 60 s, does not say whether it runs as a task: declare `task: required` (callers can follow and cancel it) or `task: forbidden`.',
+  TASK_ADVISED: 'A tool that needs an `*.admin` or `*.write` scope (a template or fixed content excepted: it renders at once and changes nothing), or whose backend may run longer than 60 s, does not say whether it runs as a task: declare `task: required` (callers can follow and cancel it) or `task: forbidden`.',
   SCOPE_ADVISED: 'On a server that serves people other than its operator (people sign in, an enterprise identity provider, or a public call route reachable from other machines), a tool that may change something declares no `required_scopes`: declare scopes, `annotations.readOnlyHint: true` if it only reads, or `required_scopes: []` to leave it open on purpose.',
   OPENAPI_SKIPPED: 'An operation of an `openapi` source is not served because fastsvc cannot call it as the document describes it (a multipart or binary body, a `file` parameter, a parameter described by a media type, a method other than GET POST PUT PATCH DELETE, a Swagger 2.0 collection format OpenAPI 3 cannot express, a path placeholder without its parameter); the message names its method, path and operationId and says why. Exclude it (`exclude`) to silence this.',
   OPENAPI_NOT_FETCHED: '`fastsvc validate` without `--network` does not fetch an `openapi` document at a URL, so the tools of that source were not checked; `--network` fetches it (serve always does).',
@@ -100,7 +102,8 @@ export function manifestWarnings(m: SvcManifest, written: (path: (string | numbe
   const out: Warning[] = [];
   const others = servedToOthers(m);
   for (const [i, t] of (m.tools ?? []).entries()) {
-    const risky = (t.required_scopes ?? []).filter((s) => /\.(admin|write)$/.test(s));
+    const instant = t.template !== undefined || t.content !== undefined; // renders at once, changes nothing
+    const risky = instant ? [] : (t.required_scopes ?? []).filter((s) => /\.(admin|write)$/.test(s));
     const backend = t.exec ?? t.http ?? t.sqlite ?? t.fs;
     const timeout = t.module !== undefined ? t.timeout_ms : (backend as { timeout_ms?: number } | undefined)?.timeout_ms;
     const reasons = t.task === 'required' ? [] : [

@@ -16,7 +16,7 @@ import { withViewMeta } from './apps.js';
 
 export type McpRuntime = Pick<Runtime,
   'current' | 'callTool' | 'readResource' | 'getPrompt' | 'authorizeRead' | 'mayRead' | 'mayDeliver' | 'listTools' | 'listResources'
-  | 'listResourceTemplates' | 'listPrompts' | 'complete' | 'watchResource' | 'mayStillRead' | 'onChange'>;
+  | 'listResourceTemplates' | 'listPrompts' | 'complete' | 'watchResource' | 'mayStillRead' | 'onChange' | 'updatedBy'>;
 
 export class MethodNotFound extends Error {}
 

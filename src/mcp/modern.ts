@@ -190,7 +190,7 @@ export class ModernProtocol {
       if (honored.toolsListChanged && c.tools && changed(rt.listTools)) note('notifications/tools/list_changed');
       if (honored.promptsListChanged && c.prompts && changed(rt.listPrompts)) note('notifications/prompts/list_changed');
       if (honored.resourcesListChanged && c.resources && (changed(rt.listResources) || changed(rt.listResourceTemplates))) note('notifications/resources/list_changed');
-      if (c.resources) for (const uri of uris ?? []) if (rt.mayRead(uri, principal, next)) note('notifications/resources/updated', { uri });
+      for (const uri of uris ?? []) if (rt.updatedBy(c, uri, next) && rt.mayRead(uri, principal, next)) note('notifications/resources/updated', { uri });
     });
     return () => {
       stop();

@@ -144,7 +144,8 @@ export class McpSession {
   #seq = 0;
   readonly #opts: SessionOptions;
   /** Subscribed URIs, each with the unwatch of its source's change reports. */
-  readonly #subs = new Map<string, () => void>();
+  /** resources/subscribe: each URI with its unwatch and the principal that subscribed. */
+  readonly #subs = new Map<string, { unwatch: () => void; principal: Principal }>();
   readonly #inflight = new Map<JsonRpcId, SessionCall>();
   readonly #pending = new Map<string, Pending>();
   readonly #unsubscribe: () => void;
@@ -165,9 +166,9 @@ export class McpSession {
       if (this.#state !== 'ready') return;
       if (c.tools) this.#notify('notifications/tools/list_changed');
       if (c.prompts) this.#notify('notifications/prompts/list_changed');
-      if (c.resources) {
-        this.#notify('notifications/resources/list_changed');
-        for (const uri of this.#subs.keys()) this.#notify('notifications/resources/updated', { uri });
+      if (c.resources) this.#notify('notifications/resources/list_changed');
+      for (const [uri, sub] of this.#subs) {
+        if (opts.runtime.updatedBy(c, uri) && opts.runtime.mayStillRead(uri, sub.principal)) this.#notify('notifications/resources/updated', { uri });
       }
     });
     this.#untask = opts.tasks?.onChange((t) => {
@@ -216,7 +217,7 @@ export class McpSession {
     this.#tasks.clear();
     for (const call of this.#inflight.values()) call.abort(new SvcError('NOT_FOUND', 'session ended'));
     for (const p of [...this.#pending.values()]) p.fail(new SvcError('BACKEND_FAILED', 'session ended before the client answered'));
-    for (const unwatch of this.#subs.values()) unwatch();
+    for (const sub of this.#subs.values()) sub.unwatch();
     this.#subs.clear();
   }
 
@@ -295,15 +296,16 @@ export class McpSession {
           throw new SvcError('RATE_LIMITED', 'too many resource subscriptions on this session');
         }
         if (!this.#subs.has(uri)) {
-          this.#subs.set(uri, rt.watchResource(uri, () => {
+          const unwatch = rt.watchResource(uri, () => {
             if (this.#state === 'ready' && rt.mayStillRead(uri, principal)) this.#notify('notifications/resources/updated', { uri });
-          }, cat));
+          }, cat);
+          this.#subs.set(uri, { unwatch, principal });
         }
         return {};
       }
       case 'resources/unsubscribe': {
         const uri = str(p, 'uri');
-        this.#subs.get(uri)?.();
+        this.#subs.get(uri)?.unwatch();
         this.#subs.delete(uri);
         return {};
       }

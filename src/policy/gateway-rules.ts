@@ -4,13 +4,15 @@
 // credential, each with whether the given scopes hold them all (the admission list's access step) and the kind of credential its
 // calls send (the override's, else expose.auth's, else the connection's `auth`: as the runtime
 // picks it) — a kind only, never a field of the credential; diffUpstreams() names the upstreams added, removed or whose
-// expose changed, and says whether a change needs fewer scopes anywhere (a widening).
+// expose changed, and each widening in diff's own terms: an upstream added, names its include or exclude lets through
+// that it did not, a prefix changed (new names), fewer scopes required (for every import or one tool).
 
 import type { SvcManifest, Upstream } from '../core/manifest-types.gen.js';
 import { credentialKind, type CredentialKind } from '../core/credential-kind.js';
 import { compileGuard } from '../core/guard.js';
 import type { Principal } from '../core/types.js';
 import { admitAccess } from './admission.js';
+import type { ReachChange } from './reach.js';
 
 export interface UpstreamRule {
   upstream: string;
@@ -48,19 +50,60 @@ export function formatUpstreamRules(rules: readonly UpstreamRule[]): string[] {
   });
 }
 
-export function diffUpstreams(a: SvcManifest, b: SvcManifest): { added: string[]; removed: string[]; changed: string[]; widened: boolean } {
+/** What an edit of the upstreams changes: names added, removed or whose expose changed, and each way it lets more through (as diff's reach reports it). */
+export interface UpstreamsDiff {
+  added: string[];
+  removed: string[];
+  changed: string[];
+  widened: boolean;
+  widenings: ReachChange[];
+}
+
+export function diffUpstreams(a: SvcManifest, b: SvcManifest): UpstreamsDiff {
   const byName = (m: SvcManifest) => new Map((m.upstreams ?? []).map((u) => [u.name, u]));
   const x = byName(a);
   const y = byName(b);
   const text = (u: Upstream) => JSON.stringify(u.expose ?? {});
   const changed = [...y.keys()].filter((k) => x.has(k) && text(x.get(k)!) !== text(y.get(k)!)).sort();
-  const fewer = (k: string) => {
-    const before = x.get(k)!.expose ?? {};
-    const after = y.get(k)!.expose ?? {};
-    const less = (s: readonly string[] = [], t: readonly string[] = []) => s.some((scope) => !t.includes(scope));
-    return less(before.required_scopes, after.required_scopes) || Object.entries(before.overrides ?? {}).some(([n, o]) => less(o.required_scopes, after.overrides?.[n]?.required_scopes ?? after.required_scopes))
-      || JSON.stringify(before.include) !== JSON.stringify(after.include) || JSON.stringify(before.exclude) !== JSON.stringify(after.exclude) || before.prefix !== after.prefix;
-  };
   const added = [...y.keys()].filter((k) => !x.has(k)).sort();
-  return { added, removed: [...x.keys()].filter((k) => !y.has(k)).sort(), changed, widened: added.length > 0 || changed.some(fewer) };
+  const widenings = [
+    ...added.map((k) => widening(k, y.get(k)!.expose?.required_scopes ?? [], 'every capability it imports', 'upstream added')),
+    ...changed.flatMap((k) => exposeWidenings(k, x.get(k)!.expose ?? {}, y.get(k)!.expose ?? {})),
+  ];
+  return { added, removed: [...x.keys()].filter((k) => !y.has(k)).sort(), changed, widened: widenings.length > 0, widenings };
+}
+
+type Expose = NonNullable<Upstream['expose']>;
+
+/** Each way an upstream's new expose lets a caller reach more than its old one did. */
+function exposeWidenings(name: string, before: Expose, after: Expose): ReachChange[] {
+  const out: ReachChange[] = [];
+  const scopes = after.required_scopes ?? [];
+  const list = (v: readonly string[] | undefined) => (v === undefined ? 'everything' : v.length ? v.join(' ') : 'nothing');
+  const gained = (s: readonly string[] | undefined, t: readonly string[] | undefined) => (t ?? []).filter((n) => !(s ?? []).includes(n));
+  if (before.include !== undefined && (after.include === undefined || gained(before.include, after.include).length)) {
+    const more = after.include === undefined ? 'every name' : gained(before.include, after.include).join(' ');
+    out.push(widening(name, scopes, more, `expose.include ${list(before.include)} → ${list(after.include)}`));
+  }
+  const unexcluded = gained(after.exclude, before.exclude);
+  if (unexcluded.length) out.push(widening(name, scopes, unexcluded.join(' '), `expose.exclude ${list(before.exclude ?? [])} → ${list(after.exclude ?? [])}`));
+  if ((before.prefix ?? '') !== (after.prefix ?? '')) {
+    out.push(widening(name, scopes, 'every imported tool and prompt, under new names', `expose.prefix ${JSON.stringify(before.prefix ?? '')} → ${JSON.stringify(after.prefix ?? '')}`));
+  }
+  const fewer = (s: readonly string[] = [], t: readonly string[] = []) => s.some((scope) => !t.includes(scope));
+  if (fewer(before.required_scopes, after.required_scopes)) {
+    out.push(widening(name, scopes, 'every capability it imports', `requires ${list(before.required_scopes ?? [])} → ${list(scopes)}`));
+  }
+  for (const [tool, o] of Object.entries(before.overrides ?? {})) {
+    const now = after.overrides?.[tool]?.required_scopes ?? scopes;
+    if (fewer(o.required_scopes ?? before.required_scopes, now)) out.push(widening(name, now, tool, `tool ${tool} requires ${list(o.required_scopes ?? before.required_scopes ?? [])} → ${list(now)}`));
+  }
+  return out;
+}
+
+function widening(upstream: string, scopes: readonly string[], what: string, why: string): ReachChange {
+  return {
+    capability: `upstream:${upstream}`, key: 'any', caller: scopes.length ? `any caller holding ${scopes.join(' ')}` : 'any authenticated caller',
+    example: { scopes: [...scopes] }, why: `${why}: ${what} (names known at run time only)`, exact: true,
+  };
 }

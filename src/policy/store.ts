@@ -3,8 +3,9 @@
 // token-file rotation can change while the server runs; swap(next) replaces it in
 // one assignment, so a reader that took a snapshot keeps a consistent one however
 // long it holds it, and no reader ever sees parts of two policies; swap returns the
-// change set of the listed capabilities and tells each listener once, only when a
-// list changed (MCP sessions send list_changed from it). Restart-only settings stay
+// change set — which capability lists changed, and which resources' contents (their
+// revision: what the manifest makes them from) — and tells each listener once, only when
+// something did (MCP sessions send list_changed and resources/updated from it). Restart-only settings stay
 // in the start-up config; reload status (last_reload, restart_required) is not
 // policy and lives with the server status.
 
@@ -37,8 +38,16 @@ export interface PolicySnapshot {
   readonly tokens?: StaticTokens;
 }
 
-/** Which capability lists differ between two snapshots (what list_changed notifications need). */
-export interface ChangeSet { tools: boolean; resources: boolean; prompts: boolean }
+/** Which capability lists differ between two snapshots (what list_changed notifications need), and whose contents. */
+export interface ChangeSet {
+  tools: boolean;
+  resources: boolean;
+  prompts: boolean;
+  /** The resources (by URI, or URI template) in both snapshots whose contents changed: their subscribers are told. */
+  updated: ReadonlySet<string>;
+}
+
+const NONE: ReadonlySet<string> = new Set();
 
 export class PolicyStore {
   #current: PolicySnapshot;
@@ -59,7 +68,7 @@ export class PolicyStore {
     const prev = this.#current;
     this.#current = Object.freeze({ ...next });
     const changes = diffLists(prev.catalog, next.catalog);
-    if (changes.tools || changes.resources || changes.prompts) {
+    if (changes.tools || changes.resources || changes.prompts || changes.updated.size) {
       for (const fn of this.#listeners) {
         try {
           fn(changes);
@@ -78,11 +87,28 @@ export class PolicyStore {
 }
 
 function diffLists(a: Catalog, b: Catalog): ChangeSet {
-  if (a === b) return { tools: false, resources: false, prompts: false };
+  if (a === b) return { tools: false, resources: false, prompts: false, updated: NONE };
   const sig = (entries: Iterable<Guarded & { wire: object }>) => JSON.stringify([...entries].map((e) => [e.wire, e.required, e.patterns?.map((x) => x.source), e.bind]));
   return {
     tools: sig(a.tools.values()) !== sig(b.tools.values()),
     resources: sig([...a.resources.values(), ...a.templates]) !== sig([...b.resources.values(), ...b.templates]),
     prompts: sig(a.prompts.values()) !== sig(b.prompts.values()),
+    updated: revised(a, b),
   };
+}
+
+/** The resources of both catalogs whose revision differs, keyed as resourceKey() keys them. */
+function revised(a: Catalog, b: Catalog): ReadonlySet<string> {
+  const before = new Map([...a.resources.values(), ...a.templates].map((e) => [resourceKey(e.def), e.def.revision]));
+  const out = new Set<string>();
+  for (const e of [...b.resources.values(), ...b.templates]) {
+    const key = resourceKey(e.def);
+    if (before.has(key) && before.get(key) !== e.def.revision) out.add(key);
+  }
+  return out.size ? out : NONE;
+}
+
+/** A resource's key in a change set: its URI, or its URI template. */
+export function resourceKey(def: { uri?: string; uri_template?: string }): string {
+  return def.uri ?? def.uri_template!;
 }

@@ -25,7 +25,7 @@ import { principalKey } from '../core/principal-key.js';
 import { denial, rateLimited } from './denial.js';
 import { RESULTS_PREFIX, ResultStore } from './results.js';
 import type { Logger } from '../log.js';
-import { PolicyStore, type ChangeSet, type PolicySnapshot } from '../policy/store.js';
+import { PolicyStore, resourceKey, type ChangeSet, type PolicySnapshot } from '../policy/store.js';
 import { Observer, UNKNOWN } from '../observe/observer.js';
 import { inBackendSpan, type CallSpan } from '../observe/tracing.js';
 import { JsonReply } from './backends/contract.js';
@@ -121,6 +121,17 @@ export class Runtime {
 
   onChange(fn: (c: ChangeSet) => void): () => void {
     return this.#store.onChange(fn);
+  }
+
+  /**
+   * Whether change set `c` may have changed what reading `uri` gives: the resource lists changed (a resource
+   * added, removed or redefined), or the contents of the resource `uri` is read from (its revision) in `cat`.
+   */
+  updatedBy(c: ChangeSet, uri: string, cat: Catalog = this.current()): boolean {
+    if (c.resources) return true;
+    if (!c.updated.size) return false;
+    const found = findResource(cat, uri);
+    return found !== undefined && c.updated.has(resourceKey(found.entry.def));
   }
 
   /**

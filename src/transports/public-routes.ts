@@ -9,7 +9,7 @@
 // UPSTREAM_UNAVAILABLE; the rest serves); / and /docs are escaped, script-free HTML.
 // The root page says in two lines how an MCP client connects; each tool on /docs
 // (but an app-only one, which /svc does not serve) has a curl command that runs as
-// pasted (with $TOKEN set), its body an example
+// pasted (with $SVC_TOKEN set), its body an example
 // built from the input schema and checked against the tool's own validator.
 
 import type { Request, Response } from 'express';
@@ -150,7 +150,7 @@ ${svcRouted && !t.appOnly ? snippet(t, m.base_url, bearer) : ''}</section>`).joi
     : `<p>Send <code>Authorization: Bearer &lt;token&gt;</code> on ${m.routes.protected.map((r) => `<code>${esc(r)}</code>`).join(' ')}.
 ${m.auth.mode.includes('oauth') ? ` Get a token from the OAuth 2.1 server: discovery at <code>${esc(m.profile.issuer)}/.well-known/oauth-authorization-server</code> (authorization code + PKCE S256).` : ' The operator gives you a static token.'}
 A missing scope answers 403 with <code>WWW-Authenticate: Bearer error="insufficient_scope", scope="…"</code>.</p>
-${bearer && svcRouted ? '<p>The curl commands below read the token from the shell: <code>export TOKEN=…</code> first.</p>' : ''}
+${bearer && svcRouted ? '<p>The curl commands below read the token from the shell: <code>export SVC_TOKEN=…</code> first (the variable <code>fastsvc serve</code> prints when it generates a token).</p>' : ''}
 <table><tr><th>Scope</th><th>Meaning</th></tr>${[...descs].map(([s, t]) => `<tr><td><span class="scope">${esc(s)}</span></td><td>${inline(t)}</td></tr>`).join('')}</table>`;
   return page(`${m.name} — docs`, `<h1>${esc(m.name)}</h1><p>${inline(m.description)}</p>
 ${mcpHint(d, m)}

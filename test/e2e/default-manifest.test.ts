@@ -5,7 +5,8 @@
 // token sees every tool; a restart on the same data/oauth.db keeps the client and live tokens.
 
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as oauth from 'oauth4webapi';
@@ -20,6 +21,9 @@ import { ROOT } from '../helpers/cli.js';
 import { secret, secretTokens } from '../helpers/secrets.js';
 import { serveManifest, type Served } from '../helpers/serve.js';
 import { waitFor } from '../helpers/wait.js';
+import { snippetOf } from '../helpers/docs-page.js';
+
+const run = promisify(execFile);
 
 // Nothing listens here: the scripted browser stops at the first redirect off the server.
 const CALLBACK = 'http://127.0.0.1:59999/callback';
@@ -88,6 +92,14 @@ describe('npm start\'s manifest (root svc.yaml) served by the real CLI, OAuth on
     assert.notEqual(new URL(url).port, '0');
     assert.match(srv!.token, /^[A-Za-z0-9_-]{32,}$/);
     assert.ok(existsSync(join(dir, 'data', 'oauth.db')), 'data/oauth.db is created next to the manifest');
+  });
+
+  it('the banner\'s export line and a /docs curl command, pasted one after the other into a shell, call the tool: both name SVC_TOKEN', async () => {
+    const exportLine = BANNER.exec(srv!.stderr())![0].trim();
+    const html = await (await fetch(`${url}/docs`)).text();
+    assert.match(html, /<code>export SVC_TOKEN=…<\/code>/, '/docs names the variable the banner sets');
+    const { stdout } = await run('/bin/bash', ['-c', `${exportLine}\n${snippetOf(html, 'greet.hello')}`], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+    assert.equal(JSON.parse(stdout).result, 'Hello, example!');
   });
 
   it('an independent OAuth client (oauth4webapi): discovery, registration, PKCE with resource, calls on /svc, /mcp and /ws, 403 insufficient_scope, refresh, revocation', async () => {

@@ -18,22 +18,10 @@ import { ROOT } from '../helpers/cli.js';
 import { serveManifest, type Served } from '../helpers/serve.js';
 import { secret } from '../helpers/secrets.js';
 import { waitFor } from '../helpers/wait.js';
+import { snippetOf } from '../helpers/docs-page.js';
 
 const run = promisify(execFile);
 const TRICKY = `it's <b>"$HOME"</b> & \`date\``;
-
-function unescapeHtml(s: string): string {
-  return s.replace(/&(amp|lt|gt|quot|#39);/g, (_m, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e]!);
-}
-
-/** The curl command of one tool, as a reader copies it from the page. */
-function snippetOf(html: string, tool: string): string {
-  const section = new RegExp(`<section id="tool-${tool.replace(/\./g, '\\.')}">([\\s\\S]*?)</section>`).exec(html)?.[1];
-  assert.ok(section, `no section for ${tool}`);
-  const pre = /<pre class="cmd">([\s\S]*?)<\/pre>/.exec(section)?.[1];
-  assert.ok(pre, `no curl command for ${tool}`);
-  return unescapeHtml(pre);
-}
 
 describe('e2e: /docs commands run as pasted; refusals say why', function () {
   this.timeout(30_000);
@@ -55,13 +43,13 @@ describe('e2e: /docs commands run as pasted; refusals say why', function () {
   });
   after(() => svc?.stop());
 
-  const bash = (cmd: string, token: string) => run('/bin/bash', ['-c', cmd], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TOKEN: token } });
+  const bash = (cmd: string, token: string) => run('/bin/bash', ['-c', cmd], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', SVC_TOKEN: token } });
 
-  it('each tool’s curl command, copied from /docs and run with $TOKEN set, returns the tool’s result', async () => {
+  it('each tool’s curl command, copied from /docs and run with $SVC_TOKEN set, returns the tool’s result', async () => {
     const html = await (await fetch(`${svc.url}/docs`)).text();
     const status = snippetOf(html, 'status.get');
     assert.ok(status.includes(`'${svc.url}/svc/tools/status.get'`), 'the server’s own base URL');
-    assert.ok(status.includes('"Authorization: Bearer $TOKEN"'), 'the token in double quotes, so the shell expands it');
+    assert.ok(status.includes('"Authorization: Bearer $SVC_TOKEN"'), 'the token in double quotes, so the shell expands it');
     assert.deepEqual(JSON.parse((await bash(status, tokens.admin)).stdout).result, 'api: healthy');
     assert.deepEqual(JSON.parse((await bash(snippetOf(html, 'deploy.start'), tokens.ci)).stdout).result, 'deploying api v1.4.2');
     assert.deepEqual(JSON.parse((await bash(snippetOf(html, 'admin.flush'), tokens.admin)).stdout).result, 'flushed');

@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { FastSvc } from '../../src/core/fast-svc.js';
-import { serve, type Served } from '../../src/server/serve.js';
+import { serve, type Served } from '../../src/server/listen.js';
 import { RawMcp, RawWs } from '../helpers/mcp-app.js';
 import { exchange, insecure, authorize, ScriptedProvider } from './oauth-harness.js';
 import { secret } from '../helpers/secrets.js';

@@ -9,7 +9,7 @@ import WebSocket from 'ws';
 import { FastSvc } from '../../src/core/fast-svc.js';
 import type { SvcServerConfig } from '../../src/core/config.js';
 import { SvcError } from '../../src/errors.js';
-import { serve, type Served } from '../../src/server/serve.js';
+import { serve, type Served } from '../../src/server/listen.js';
 import type { ServerSettings } from '../../src/core/manifest-types.gen.js';
 
 export const SCOPES = ['notes.read', 'notes.write', 'notes.admin'];

@@ -7,7 +7,7 @@ import { buildCatalog } from '../../src/core/catalog.js';
 import { assemble } from '../../src/manifest/assemble.js';
 import { compilePlan, type Plan } from '../../src/manifest/compile.js';
 import type { Source } from '../../src/manifest/load.js';
-import { validateManifest } from '../../src/manifest/validate.js';
+import { validateManifest } from '../../src/manifest/validate-schema.js';
 import { accessPolicy, type AccessPolicy } from '../../src/policy/callers.js';
 
 const at = () => ({ line: 1, col: 1 });

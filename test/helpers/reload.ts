@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { WebSocket } from 'ws';
 import { stringify } from 'yaml';
-import { serve, type Served } from '../../src/server/serve.js';
+import { serve, type Served } from '../../src/server/listen.js';
 import { loadManifest } from '../../src/manifest/index.js';
 import { createReloader, type Reloader } from '../../src/server/reloader.js';
 import { watchManifest, type ManifestWatcher } from '../../src/server/watch.js';

@@ -33,7 +33,7 @@ describe('the bundled command (dist/cli.js)', () => {
     // lock file's chunk from call-context's). What start-up must not load is the next test's.
     assert.ok(files.length > 1 && files.length < 26, `${files.length} files at start-up`);
     const sources = files.flatMap(sourcesOf);
-    for (const s of ['src/cli.ts', 'src/server/serve.ts', 'src/transports/mcp-http.ts', 'node_modules/express/', 'node_modules/ajv/']) {
+    for (const s of ['src/cli.ts', 'src/server/listen.ts', 'src/transports/mcp-http.ts', 'node_modules/express/', 'node_modules/ajv/']) {
       assert.ok(sources.some((x) => x.startsWith(s)), `${s} is bundled`);
     }
   });

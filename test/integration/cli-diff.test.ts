@@ -90,6 +90,19 @@ describe('svc diff', () => {
     assert.equal((await run(['diff', file('narrower.yaml', NARROWER), file('both.yaml', BOTH), '--fail-on-widen'], { env: childEnv() })).code, 0);
   });
 
+  it('an upstream whose include grows: the widening names the upstream, who gains and the names added (exit 3 with --fail-on-widen)', async () => {
+    const gateway = (include: string) => `${head}  - { name: ping, description: p, template: p }\nupstreams:\n  - { name: vendor, url: "http://127.0.0.1:9/mcp", expose: { prefix: vendor., include: [${include}], required_scopes: [notes.read] } }\n`;
+    const r = await run(['diff', file('gw-old.yaml', gateway('echo')), file('gw-new.yaml', gateway('echo, add')), '--fail-on-widen'], { env: childEnv() });
+    assert.equal(r.code, 3, r.stdout + r.stderr);
+    assert.deepEqual(r.stdout.trim().split('\n'), [
+      'capabilities: ~upstream:vendor',
+      'widened: upstream:vendor: any caller holding notes.read — expose.include echo → echo add: add (names known at run time only)',
+      'access widened: yes',
+    ]);
+    const json = JSON.parse((await run(['diff', file('gw-old.yaml', gateway('echo')), file('gw-new.yaml', gateway('echo, add')), '--json'], { env: childEnv() })).stdout);
+    assert.deepEqual(json.widenings.map((w: { capability: string }) => w.capability), ['upstream:vendor']);
+  });
+
   it('GitOps: an old manifest copied to a temporary folder, naming files that are not there, is judged from its policy alone', async () => {
     const old = file('copied-old.yaml', BOTH + BACKENDS); // as `git show main:svc.yaml > /tmp/old.yaml` leaves it
     const widen = await run(['diff', old, file('copied-new.yaml', WRITE_ONLY + BACKENDS), '--fail-on-widen'], { env: childEnv() });

@@ -21,7 +21,7 @@ import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { loadManifest } from '../../src/manifest/index.js';
-import { serve, type Served } from '../../src/server/serve.js';
+import { serve, type Served } from '../../src/server/listen.js';
 import { RawWs } from '../helpers/mcp-app.js';
 import { secret } from '../helpers/secrets.js';
 import { waitFor } from '../helpers/wait.js';

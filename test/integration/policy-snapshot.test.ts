@@ -10,7 +10,7 @@ import http from 'node:http';
 import { pino } from 'pino';
 import { buildCatalog } from '../../src/core/catalog.js';
 import { FastSvc } from '../../src/core/fast-svc.js';
-import { serve, type Served } from '../../src/server/serve.js';
+import { serve, type Served } from '../../src/server/listen.js';
 
 const TOKEN = 'snapshot-reader-token';
 

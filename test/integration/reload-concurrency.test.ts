@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { stringify } from 'yaml';
-import { serve } from '../../src/server/serve.js';
+import { serve } from '../../src/server/listen.js';
 import { loadManifest } from '../../src/manifest/index.js';
 import { createReloader } from '../../src/server/reloader.js';
 import {

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { loadManifest } from '../../src/manifest/index.js';
-import { serve, type Served } from '../../src/server/serve.js';
+import { serve, type Served } from '../../src/server/listen.js';
 import { waitFor } from '../helpers/wait.js';
 
 const silent = pino({ level: 'silent' });

@@ -53,7 +53,7 @@ function app(extraTool = false): FastSvc {
 }
 
 function principal(scopes: string[] = []): Principal {
-  return { sub: 'u1', kind: 'static', scopes: new Set(scopes) };
+  return { sub: 'u1', kind: 'oauth', scopes: new Set(scopes) };
 }
 
 interface Harness { session: McpSession; runtime: Runtime; sent: JsonRpcMessage[] }

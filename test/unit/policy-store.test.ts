@@ -42,11 +42,12 @@ describe('PolicyStore', () => {
     const seen: ChangeSet[] = [];
     const off = store.onChange((c) => seen.push(c));
     const changes = store.swap({ ...store.current(), catalog: catalog(['a.one', 'b.two']) });
-    assert.deepEqual(changes, { tools: true, resources: false, prompts: false });
+    assert.deepEqual({ ...changes, updated: [...changes.updated] }, { tools: true, resources: false, prompts: false, updated: [] });
     assert.deepEqual(seen, [changes]);
 
     // A swap that only changes the tokens or profile changes no list: no notification.
-    assert.deepEqual(store.swap({ ...store.current(), profile: { scopes: ['x'] } }), { tools: false, resources: false, prompts: false });
+    const none = store.swap({ ...store.current(), profile: { scopes: ['x'] } });
+    assert.deepEqual({ ...none, updated: [...none.updated] }, { tools: false, resources: false, prompts: false, updated: [] });
     assert.equal(seen.length, 1);
 
     off();
@@ -64,5 +65,23 @@ describe('PolicyStore', () => {
     store.swap({ ...store.current(), catalog: catalog(['a.one']) });
     assert.equal(told, 1);
     assert.ok(store.current().catalog.tools.has('a.one'));
+  });
+
+  it('a swap that changes only what a resource is made from (its revision) names it in updated, and tells the listeners; the lists are unchanged', () => {
+    const resources = (a: string, b: string) => {
+      const svc = new FastSvc({ name: 'store-test' });
+      svc.resource({ uri: 'x://a', name: 'a', revision: a, read: (uri) => [{ uri, text: a }] });
+      svc.resource({ uri_template: 'x://b/{id}', name: 'b', revision: b, read: (uri) => [{ uri, text: b }] });
+      return buildCatalog(svc);
+    };
+    const store = new PolicyStore({ catalog: resources('a1', 'b1'), profile: { scopes: [] } }, log);
+    const seen: ChangeSet[] = [];
+    store.onChange((c) => seen.push(c));
+    const c = store.swap({ ...store.current(), catalog: resources('a2', 'b1') });
+    assert.deepEqual([c.resources, [...c.updated]], [false, ['x://a']]);
+    assert.deepEqual(seen, [c]);
+    assert.deepEqual([...store.swap({ ...store.current(), catalog: resources('a2', 'b2') }).updated], ['x://b/{id}']);
+    assert.equal(store.swap({ ...store.current(), catalog: resources('a2', 'b2') }).updated.size, 0);
+    assert.equal(seen.length, 2, 'a swap that changes nothing tells no one');
   });
 });

@@ -45,6 +45,8 @@ function app(extraTools: ToolDef[] = []): FastSvc {
 const principal = (sub: string, scopes: string[]): Principal => ({ sub, scopes: new Set(scopes), kind: 'static' });
 const ctxFor = (p: Principal) => makeContext({ principal: p });
 const textOf = (r: { content: { type: string; text?: string }[] }) => r.content.map((c) => c.text ?? '').join('');
+/** The lists part of a change set (no resource's contents change in these swaps). */
+const lists = ({ tools, resources, prompts, updated }: ChangeSet) => (assert.equal(updated.size, 0), { tools, resources, prompts });
 const names = (list: object[], key = 'name') => list.map((x) => (x as Record<string, string>)[key]).sort();
 
 describe('runtime', () => {
@@ -284,24 +286,24 @@ describe('runtime', () => {
       const next = app();
       next.prompt({ name: 'p.new', get: () => [] });
       const changes = rt.swap(buildCatalog(next));
-      assert.deepEqual(changes, { tools: false, resources: false, prompts: true });
-      assert.deepEqual(seen, [{ tools: false, resources: false, prompts: true }]);
+      assert.deepEqual(lists(changes), { tools: false, resources: false, prompts: true });
+      assert.deepEqual(seen.map(lists), [{ tools: false, resources: false, prompts: true }]);
       assert.ok(rt.current().prompts.has('p.new'));
 
       const withTool = app([{ name: 'new.tool', description: 'n', handler: () => 'n' }]);
       withTool.prompt({ name: 'p.new', get: () => [] });
-      assert.deepEqual(rt.swap(buildCatalog(withTool)), { tools: true, resources: false, prompts: false });
+      assert.deepEqual(lists(rt.swap(buildCatalog(withTool))), { tools: true, resources: false, prompts: false });
       assert.equal(seen.length, 2);
 
       off();
-      assert.deepEqual(rt.swap(buildCatalog(app())), { tools: true, resources: false, prompts: true });
+      assert.deepEqual(lists(rt.swap(buildCatalog(app()))), { tools: true, resources: false, prompts: true });
       assert.equal(seen.length, 2, 'an unsubscribed listener is not called');
     });
 
     it('a swap with no visible change reports nothing and calls no listener', () => {
       let calls = 0;
       rt.onChange(() => calls++);
-      assert.deepEqual(rt.swap(buildCatalog(app())), { tools: false, resources: false, prompts: false });
+      assert.deepEqual(lists(rt.swap(buildCatalog(app()))), { tools: false, resources: false, prompts: false });
       assert.equal(calls, 0);
     });
 
@@ -310,7 +312,7 @@ describe('runtime', () => {
       for (const [, def] of app().tools) next.tool(def.name === 'open.ping' ? { ...def, required_scopes: ['admin.all'] } : def);
       for (const [, def] of app().resources) next.resource(def);
       for (const [, def] of app().prompts) next.prompt(def);
-      assert.deepEqual(rt.swap(buildCatalog(next)), { tools: true, resources: false, prompts: false });
+      assert.deepEqual(lists(rt.swap(buildCatalog(next))), { tools: true, resources: false, prompts: false });
       return rejectsWithCode(rt.callTool('open.ping', {}, makeContext({ scopes: [] })), 'INSUFFICIENT_SCOPE');
     });
 

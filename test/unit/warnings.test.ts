@@ -127,4 +127,16 @@ describe('SCOPE_ADVISED: manifestWarnings()', () => {
     const ws = manifestWarnings(manifest({ ...hosted, tools: [tool({ name: 'slow.run', exec: { argv: ['/bin/true'], timeout_ms: 120_000 } })] }), never);
     assert.deepEqual(ws.map((w) => `${w.code} ${w.path.join('/')}`), ['TASK_ADVISED tools/0/task', 'SCOPE_ADVISED tools/0/required_scopes']);
   });
+
+  it('TASK_ADVISED: a write or admin scope advises a task for a backend that acts, never for a template or fixed content (it renders at once and changes nothing)', () => {
+    const scoped = { required_scopes: ['notes.write'] };
+    const ws = manifestWarnings(manifest({
+      tools: [
+        tool({ name: 'notes.hello', template: 'hi', ...scoped }),
+        tool({ name: 'notes.card', content: [{ type: 'text', text: 'card' }], ...scoped }),
+        tool({ name: 'notes.add', exec: { argv: ['/bin/true'] }, ...scoped }),
+      ],
+    }), never);
+    assert.deepEqual(ws.map((w) => `${w.code} ${w.path.join('/')}`), ['TASK_ADVISED tools/2/task']);
+  });
 });

@@ -1,6 +1,6 @@
 // The jwt-bearer grant (RFC 7523) on oidc-provider's token endpoint, for ID-JAGs
 // (id-jag.ts decides what an assertion grants). Guarantees: only clients an
-// enterprise issuer allows have the grant type (server.ts adds it to them); the
+// enterprise issuer allows have the grant type (oidc-engine.ts adds it to them); the
 // DPoP proof, when one is sent or oauth.dpop is required, is checked first (so a bad
 // proof does not use the assertion up) and binds the token to its key; each success
 // saves a grant for (subject, client) living as long as its access token, and issues

@@ -13,7 +13,7 @@
 //   keyed by the grant id: provider name, subject and mapped claims in the clear (they are on the
 //   access tokens anyway), the sealed claims and tokens; it lives exactly as long as the grant
 //   (created with the grant's lifetime; destroyed with it by the server's Grant adapter,
-//   auth/oauth/server.ts).
+//   auth/oauth/oidc-engine.ts).
 
 import type { Adapter } from '../../core/oauth-provider.js';
 import { deriveKey, openWith, sealWith } from '../oauth/key-seal.js';

@@ -1,6 +1,6 @@
 // Sign-in through other identity providers (oauth.login.mode upstream), assembled: one OAuth
 // client per configured identity provider (provider-client.ts), the sealed stores, the browser
-// flow (login.ts) and the grant side (grants.ts). Loaded by auth/oauth/server.ts only when
+// flow (login.ts) and the grant side (grants.ts). Loaded by auth/oauth/oidc-engine.ts only when
 // oauth.login.mode is upstream, so oauth4webapi stays unloaded otherwise (its own chunk in the
 // bundled command). Guarantees: start-up refuses (with validate's codes and messages,
 // auth/oauth/oauth-checks.ts) a configuration `svc validate` refuses; a client_secret_file that cannot be

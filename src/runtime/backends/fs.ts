@@ -1,5 +1,5 @@
 // The fs backend: read a file, list a folder, or (only when declared) write a file
-// under a root. Guarantees: absolute paths, ".." segments (also percent-encoded),
+// under a root; its reading rules also serve a folder of files as resources (folder-files.ts). Guarantees: absolute paths, ".." segments (also percent-encoded),
 // NUL bytes and anything whose realpath leaves the root are refused as INVALID_INPUT;
 // opens never follow a symlink at the last component (O_NOFOLLOW); reads are capped.
 
@@ -27,7 +27,7 @@ export function fsBackend(spec: FsSpec, env: BackendEnv): BackendFn {
   const root = resolveRoot(env.manifestDir, spec.root);
   const pathT = compileTemplate(spec.path);
   const maxBytes = byteLimit(KIND, spec.max_bytes);
-  const within = (real: string): boolean => real === root || real.startsWith(root + path.sep);
+  const within = insideOf(root);
 
   const run: (rel: string, ctx: CallContext, input: Record<string, unknown>) => Promise<unknown> =
     spec.op === 'write'
@@ -46,7 +46,8 @@ export function fsBackend(spec: FsSpec, env: BackendEnv): BackendFn {
   };
 }
 
-function resolveRoot(manifestDir: string, root: string): string {
+/** The real path of the folder `root` (relative to the manifest), or BACKEND_CONFIG when it is no existing folder. */
+export function resolveRoot(manifestDir: string, root: string): string {
   if (typeof root !== 'string' || root === '' || root.includes('\0')) throw configError(KIND, 'root must be a non-empty path', 'root');
   try {
     const real = realpathSync(path.resolve(manifestDir, root));
@@ -55,6 +56,11 @@ function resolveRoot(manifestDir: string, root: string): string {
     // reported below
   }
   throw configError(KIND, `root ${JSON.stringify(root)} is not an existing directory`, 'root');
+}
+
+/** Whether a real path is the root or inside it. */
+function insideOf(root: string): (real: string) => boolean {
+  return (real) => real === root || real.startsWith(root + path.sep);
 }
 
 function traversal(message: string): SvcError {
@@ -88,6 +94,33 @@ async function realInside(root: string, rel: string, within: (p: string) => bool
 }
 
 async function readFile(root: string, rel: string, within: (p: string) => boolean, max: number, ctx: CallContext): Promise<string> {
+  return (await readBytes(root, rel, within, max, ctx)).toString('utf8');
+}
+
+/**
+ * The bytes of the file `rel` (a path from safeRelative) under `root` (from resolveRoot), by the fs backend's
+ * rules: its realpath inside the root, the last component not a symlink, at most `max` bytes; errors as the
+ * fs backend gives them (naming the relative path only).
+ */
+export async function readUnder(root: string, rel: string, max: number, ctx: CallContext): Promise<Buffer> {
+  try {
+    return await readBytes(root, rel, insideOf(root), max, ctx);
+  } catch (e) {
+    throw mapError(e, rel);
+  }
+}
+
+/** The entries of the folder `rel` under `root` (from resolveRoot), by the same rules; undefined when it is no folder inside the root. */
+export async function entriesUnder(root: string, rel: string): Promise<{ name: string; dir: boolean }[] | undefined> {
+  try {
+    const real = await realInside(root, rel, insideOf(root));
+    return (await readdir(real, { withFileTypes: true })).map((de) => ({ name: de.name, dir: de.isDirectory() }));
+  } catch {
+    return undefined;
+  }
+}
+
+async function readBytes(root: string, rel: string, within: (p: string) => boolean, max: number, ctx: CallContext): Promise<Buffer> {
   const real = await realInside(root, rel, within);
   const fh = await open(real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   try {
@@ -104,7 +137,7 @@ async function readFile(root: string, rel: string, within: (p: string) => boolea
       if (total > max) throw tooLarge(max);
       chunks.push(buffer.subarray(0, bytesRead));
     }
-    return Buffer.concat(chunks).toString('utf8');
+    return Buffer.concat(chunks);
   } finally {
     await fh.close();
   }

@@ -1,6 +1,7 @@
 // The module backend (escape hatch): "./file.js#export" relative to the manifest,
 // called with (input, context). Guarantees: the export is a function (else
-// BACKEND_CONFIG); a throw after the caller's abort is CANCELLED; a probe checks the file exists but never runs its code; a file changed on disk (mtime) is imported afresh by the next
+// BACKEND_CONFIG); a throw after the caller's abort is CANCELLED; a probe checks the file exists, and that its syntax is
+// the format Node will load it as (module-format.ts), but never runs its code; a file changed on disk (mtime) is imported afresh by the next
 // moduleBackend() call; a handler's non-SvcError throw becomes BACKEND_FAILED.
 
 import { stat } from 'node:fs/promises';
@@ -9,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { CODES, SvcError, type ErrorCode } from '../../errors.js';
 import { abortedError, configError } from './common.js';
 import type { BackendEnv, BackendFn } from './contract.js';
+import { formatProblem } from './module-format.js';
 
 const KIND = 'module';
 const REF = /^(\.{1,2}\/.+)#([A-Za-z_$][A-Za-z0-9_$]*)$/;
@@ -26,6 +28,9 @@ export async function moduleBackend(ref: string, env: BackendEnv): Promise<Backe
   } catch {
     throw configError(KIND, `${rel} does not exist or is not a file`);
   }
+  // Validate reads what serve would import: a file whose syntax is not the format Node loads it as fails here, said plainly.
+  const mismatch = formatProblem(file, rel);
+  if (mismatch) throw configError(KIND, mismatch);
   if (env.probe) return () => Promise.reject(new SvcError('NOT_READY', `${KIND} backend: built to be checked, not called`));
   // ESM caches by URL: a new mtime gives a new URL, so an edited handler is loaded anew.
   const url = pathToFileURL(file);

@@ -67,11 +67,21 @@ describe('upstreams: filters, slots, offline rules', () => {
     assert.deepEqual(upstreamRules(manifest({}), new Set()).map((r) => r.credential), [undefined], 'no auth: no credential');
   });
 
-  it('diff: fewer scopes, other filters or a new upstream widen; more scopes do not', () => {
+  it('diff: fewer scopes, a filter that lets more names through, a new prefix or a new upstream widen, each named; more scopes or a narrower filter do not', () => {
     const a = manifest({ required_scopes: ['v.read'] });
-    assert.equal(diffUpstreams(a, manifest({ required_scopes: ['v.read', 'v.admin'] })).widened, false);
-    assert.deepEqual(diffUpstreams(a, manifest({ required_scopes: [] })), { added: [], removed: [], changed: ['up'], widened: true });
-    assert.equal(diffUpstreams(a, manifest({ required_scopes: ['v.read'], exclude: ['x'] })).widened, true);
-    assert.deepEqual(diffUpstreams(a, manifest({ required_scopes: ['v.read'] }, [{ name: 'new', url: 'http://127.0.0.1:2/mcp' }])).added, ['new']);
+    const why = (b: ReturnType<typeof manifest>, from = a) => diffUpstreams(from, b).widenings.map((w) => `${w.capability} ${w.caller} — ${w.why}`);
+    assert.deepEqual(why(manifest({ required_scopes: ['v.read', 'v.admin'] })), []);
+    const fewer = diffUpstreams(a, manifest({ required_scopes: [] }));
+    assert.deepEqual([fewer.changed, fewer.widened], [['up'], true]);
+    assert.deepEqual(why(manifest({ required_scopes: [] })), ['upstream:up any authenticated caller — requires v.read → nothing: every capability it imports (names known at run time only)']);
+    assert.deepEqual(why(manifest({ required_scopes: ['v.read'], exclude: ['x'] })), [], 'a new exclude narrows');
+    assert.deepEqual(why(a, manifest({ required_scopes: ['v.read'], exclude: ['x', 'y'] })), ['upstream:up any caller holding v.read — expose.exclude x y → nothing: x y (names known at run time only)']);
+    const echo = manifest({ required_scopes: ['v.read'], include: ['echo'] });
+    assert.deepEqual(why(manifest({ required_scopes: ['v.read'], include: ['echo', 'add'] }), echo), ['upstream:up any caller holding v.read — expose.include echo → echo add: add (names known at run time only)']);
+    assert.deepEqual(why(echo), [], 'an include where there was none narrows');
+    assert.equal(why(a, echo)[0], 'upstream:up any caller holding v.read — expose.include echo → everything: every name (names known at run time only)');
+    assert.deepEqual(why(manifest({ required_scopes: ['v.read'], prefix: 'v2.' })).length, 1, 'a new prefix names every import anew');
+    const added = diffUpstreams(a, manifest({ required_scopes: ['v.read'] }, [{ name: 'new', url: 'http://127.0.0.1:2/mcp' }]));
+    assert.deepEqual([added.added, added.widenings.map((w) => w.capability)], [['new'], ['upstream:new']]);
   });
 });
