@@ -144,9 +144,9 @@ describe('e2e: the desktop guide’s OAuth server and its clients', function () 
     assert.ok(html.includes('http://localhost:53682/oauth/callback?x=&lt;script&gt;alert(&quot;hi&quot;)&lt;/script&gt;&amp;y=&#39;1&#39;'), `the URI received, escaped:\n${html}`);
     assert.ok(html.includes('my-editor'), 'the client');
     assert.match(html, /any port/, 'the loopback rule');
-    const line = srv.logs().find((l) => l.event === 'oauth.authorization.error' && l.redirect_uri === received);
-    assert.equal(line?.error, 'invalid_redirect_uri', 'the log line names it too');
-    assert.equal(line?.client_id, 'my-editor');
+    const line = await waitFor(() => srv.logs().find((l) => l.event === 'oauth.authorization.error' && l.redirect_uri === received), 'the log line naming it too');
+    assert.equal(line.error, 'invalid_redirect_uri');
+    assert.equal(line.client_id, 'my-editor');
   });
 
   it('a very long redirect URI is named up to a bound, not whole', async () => {

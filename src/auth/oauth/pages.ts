@@ -141,7 +141,7 @@ export function shownValue(v: unknown): string {
 export function authorizationErrorMessage(out: { error: string; error_description?: string }, params?: { client_id?: unknown; redirect_uri?: unknown }): string {
   const said = `${out.error}: ${out.error_description ?? ''}`;
   if (out.error === 'invalid_redirect_uri' && typeof params?.redirect_uri === 'string') {
-    return `${out.error}: the redirect URI this request carries, “${shownValue(params.redirect_uri)}”, is not one that client “${shownValue(params.client_id)}” registered. `
+    return `${said}. The redirect URI this request carries, “${shownValue(params.redirect_uri)}”, is not one that client “${shownValue(params.client_id)}” registered. `
       + 'A loopback one (http://127.0.0.1, http://[::1] or http://localhost) matches a registered one on any port, but not on another host name or path.';
   }
   if (out.error === 'invalid_client' && typeof params?.client_id === 'string') return `${said} (the client id received: “${shownValue(params.client_id)}”)`;
