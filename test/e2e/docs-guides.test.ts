@@ -360,6 +360,11 @@ describe('a newcomer’s pages: every command runs as printed', function () {
           const out = execFileSync(process.execPath, ['-e', 'const D = require("better-sqlite3"); process.stdout.write(String(new D(":memory:").prepare("select 41 + 1 as n").get().n))'], { cwd: join(tmp, 'my-service'), encoding: 'utf8' });
           assert.equal(out, '42');
         });
+        it('init pointed the new svc.yaml at the schema the tarball installed, as the page says', () => {
+          const first = readFileSync(join(tmp, 'my-service', 'svc.yaml'), 'utf8').split('\n')[0];
+          assert.equal(first, '# yaml-language-server: $schema=./node_modules/fastsvc/schema/svc.schema.json');
+          assert.ok(existsSync(join(tmp, 'my-service', 'node_modules', 'fastsvc', 'schema', 'svc.schema.json')));
+        });
       }
     });
   }
