@@ -46,6 +46,7 @@ export const REQUEST_CODES = {
   ARGUMENT_BOUND: { status: 403, rpc: -32003, doc: 'An argument the tool binds to the credential (`bind: principal.claims.NAME`) was given a different value, or the credential lacks that claim.' },
   FORBIDDEN_ORIGIN: { status: 403, rpc: -32003, doc: 'Host or Origin header not allowed (DNS-rebinding protection).' },
   INVALID_HOST: { status: 400, rpc: -32600, doc: 'The `Host` header is not a valid `host[:port]` (answered before any route, `/ws` upgrade included).' },
+  HEADER_REPEATED: { status: 400, rpc: -32600, doc: 'The request carries more than once a header that may appear once — `Authorization`, `DPoP`, `Host`, `Origin`, `Content-Type`, `Last-Event-ID` or any `Mcp-*` header (`Mcp-Session-Id`, `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`); `data.header` names it. Answered before any route, public ones, the OAuth endpoints and the `/ws` upgrade included: a proxy reading another copy than this server would see another request.' },
   NOT_FOUND: { status: 404, rpc: -32602, doc: 'No capability, route or session by that name.' },
   CAPABILITY_WITHHELD: { status: 409, rpc: -32000, doc: 'A pinned upstream (`pin: true`) lists this capability, but not as the operator accepted it: changed since, new, or never accepted (`data.upstream`, `data.reason`: `changed`, `new`, `unpinned`, `duplicate`, `invalid`). It is not listed and not called until `fastsvc upstreams accept UPSTREAM` records it ([upstream-pinning.md](../upstream-pinning.md)).' },
   INVALID_INPUT: { status: 400, rpc: -32602, doc: 'Arguments do not match the input schema; `data.errors` lists the problems (`path`, `message`, `params` such as `allowedValues`), at most 10, and `data.omitted` counts the rest. Argument values are never echoed.' },
@@ -99,8 +100,13 @@ export class SvcError extends Error {
    * e.g. the check an external token failed (token_aud, introspection_inactive).
    */
   reason?: string;
+  /**
+   * What happened, in words, for the server's log only — never part of the answer (toJSON leaves it out): e.g. which
+   * claim of an external token failed, while the answer's message stays the same for every such refusal.
+   */
+  detail?: string;
 
-  constructor(code: ErrorCode, message: string, opts: { path?: string; data?: Record<string, unknown>; cause?: unknown; reason?: string } & SourcePos = {}) {
+  constructor(code: ErrorCode, message: string, opts: { path?: string; data?: Record<string, unknown>; cause?: unknown; reason?: string; detail?: string } & SourcePos = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'SvcError';
     this.code = code;
@@ -110,6 +116,7 @@ export class SvcError extends Error {
     this.col = opts.col;
     this.data = opts.data;
     if (opts.reason !== undefined) this.reason = opts.reason;
+    if (opts.detail !== undefined) this.detail = opts.detail;
   }
 
   get status(): number {

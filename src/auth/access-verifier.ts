@@ -30,7 +30,7 @@ export interface AccessVerifierOptions {
   origin: string;
   /** The protected routes. */
   routes: readonly string[];
-  /** profile.scopes as started: scopes_supported. */
+  /** scopes_supported: the scopes of profile.scopes (as started) some issuer can grant. */
   scopes: readonly string[];
   /** resource_name. */
   name: string;

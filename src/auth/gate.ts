@@ -9,7 +9,8 @@
 // resource_metadata when the OAuth server publishes protected-resource metadata, and
 // a 401's `scope` names what a client should ask for (MCP 2025-11-25 scope selection):
 // with OAuth (the built-in server or external issuers), exactly the scopes_supported the
-// protected-resource metadata advertises (restart-only), else the live profile's declared scopes, so a reload that
+// protected-resource metadata advertises (restart-only: the declared scopes some issuer can
+// grant, never one none can), else the live profile's declared scopes, so a reload that
 // changes profile.scopes changes the next 401 — worked out once per profile, not per
 // challenge (a 403 names the scopes its operation needs instead); an
 // OAuth store that is down answers STORE_UNAVAILABLE (503), and stillValid keeps what
@@ -67,6 +68,9 @@ export interface AuthGate {
   challenge(o: { error?: ChallengeError; scopes?: readonly string[]; description?: string; route?: string }): string;
 }
 
+/** The message of a 401 for a token that is not accepted, whatever the reason (an external issuer's refusals too: the check is logged, not answered). */
+export const TOKEN_REFUSED = 'the token is unknown, expired, revoked or for another resource';
+
 const CREDENTIAL = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 export function createGate(opts: { policy?: () => PolicySnapshot; oauth?: AccessTokenVerifier; realm: string }): AuthGate {
@@ -95,7 +99,7 @@ export function createGate(opts: { policy?: () => PolicySnapshot; oauth?: Access
         throw e;
       }
       if (p instanceof SvcError) return p;
-      if (!p) return new SvcError('UNAUTHENTICATED', 'the token is unknown, expired, revoked or for another resource', { data: { error: 'invalid_token' } });
+      if (!p) return new SvcError('UNAUTHENTICATED', TOKEN_REFUSED, { data: { error: 'invalid_token' } });
       if (!dpop) return p;
       const invalid = (message: string) => new SvcError('UNAUTHENTICATED', message, { data: { error: 'invalid_token' } });
       if (m[1]!.toLowerCase() === 'bearer') {

@@ -4,8 +4,8 @@
 // protected route at the path-inserted form (its `resource` exactly origin + route);
 // `authorization_servers` lists every issuer whose tokens are accepted — the built-in one
 // first (MCP clients use the first), then the external ones in manifest order;
-// `scopes_supported` is what the 401 challenge's `scope` names (auth/gate.ts reads it from
-// here), so the two never disagree; `dpop_signing_alg_values_supported` when DPoP proofs are
+// `scopes_supported` — the declared scopes some issuer can grant, never one none can — is what
+// the 401 challenge's `scope` names (auth/gate.ts reads it from here), so the two never disagree; `dpop_signing_alg_values_supported` when DPoP proofs are
 // checked; readable from any origin and cacheable for 5 minutes; built from configuration
 // only, never from the request's Host header.
 

@@ -131,7 +131,7 @@ async function externalPrincipal(cfg: ReturnType<typeof resolveConfig>, token: s
   const external = new ExternalIssuers({ issuers, profile, baseDir: cfg.base_dir, log: logger.child({ module: 'cli' }) });
   const r = await external.verify(token);
   if (!r) return 'the token in that file is not one of the manifest\'s tokens, and no external issuer introspects opaque tokens';
-  if (r instanceof SvcError) return `${r.code}: ${r.message}${r.reason ? ` (${r.reason})` : ''}`;
+  if (r instanceof SvcError) return `${r.code}: ${r.detail ?? r.message}${r.reason ? ` (${r.reason})` : ''}`;
   tell('explain', `verified by ${r.issuer}`);
   return r;
 }

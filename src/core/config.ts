@@ -37,6 +37,7 @@ export type ResolvedOAuth = Omit<OAuthConfig, 'login'> & {
 
 /** An upstream identity provider (oauth.login.upstreams[]) with every schema default applied. */
 export type ResolvedSignInProvider = UpstreamLogin & {
+  auth_method: NonNullable<UpstreamLogin['auth_method']>;
   scopes: string[];
   userinfo: boolean;
   groups_claim: string;

@@ -688,13 +688,21 @@ export interface UpstreamLogin {
    */
   client_id: string;
   /**
-   * This server's client secret at the provider (client_secret_basic). Write ${VAR}. Without client_secret and client_secret_file this server is a public client (PKCE only).
+   * This server's client secret at the provider, sent as auth_method says. Write ${VAR}. Without client_secret, client_secret_file and private_key_file this server is a public client (PKCE only).
    */
   client_secret?: string;
   /**
    * File holding the client secret (relative to the manifest).
    */
   client_secret_file?: string;
+  /**
+   * How this server authenticates at the provider's token endpoint (code exchange, refresh). client_secret_basic: the id and secret in an Authorization: Basic header, form-encoded as RFC 6749 section 2.3.1 says. client_secret_post: both in the request's form, for providers that take them only there (GitHub) or do not decode the Basic header. private_key_jwt: no secret at all, a short-lived JWT signed with private_key_file (RFC 7523), for providers that offer it (the public key registered there). Ignored for a public client.
+   */
+  auth_method?: 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';
+  /**
+   * With auth_method private_key_jwt: the file (relative to the manifest) holding this server's private key — PEM (PKCS#8) or a JWK, RSA (RS256), EC P-256/384/521 (ES256/384/512) or Ed25519 (EdDSA); a JWK's alg and kid are used when it has them. Register its public key (or a JWKS with it) at the provider.
+   */
+  private_key_file?: string;
   /**
    * Scopes asked of the provider. An OpenID Connect provider needs openid; ask for what the rules read (email, groups…).
    *
@@ -811,7 +819,7 @@ export interface ExternalIssuer {
    */
   max_token_length?: number;
   /**
-   * Longest a fetched key set is used, in seconds (shorter when its Cache-Control max-age says so). Once it is older, the next token fetches it again in the background while the keys already held keep verifying.
+   * Longest a fetched key set is fresh, in seconds (shorter when its Cache-Control max-age says so, never shorter than jwks_refetch_interval). A token checked against the set is remembered no longer than the set is fresh; once it is stale, the next token (a remembered one too) waits for one fetch of the set and is checked against it — so a key the issuer withdraws stops verifying within this bound and one fetch. When the fetch fails, the keys held keep verifying.
    */
   jwks_max_age?: number;
   /**

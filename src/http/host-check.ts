@@ -23,7 +23,7 @@ export function hostName(hostHeader: string): string {
 }
 
 /** Why a request was refused at the front door; logged and sent as error.reason. */
-export type RefusalReason = 'host_invalid' | 'host_not_allowed' | 'origin_null' | 'origin_not_allowed' | 'token_in_query';
+export type RefusalReason = 'header_repeated' | 'host_invalid' | 'host_not_allowed' | 'origin_null' | 'origin_not_allowed' | 'token_in_query';
 
 // A reg-name or IPv4 (RFC 3986 unreserved, sub-delims, pct-encoded) or a bracketed IPv6 literal, then an optional port.
 const HOST_RE = /^(?:\[[0-9A-Fa-f:.]+(?:%25[\w.~-]+)?\]|[\w.~!$&'()*+,;=%-]+)(?::(\d{1,5}))?$/;

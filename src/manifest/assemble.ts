@@ -116,6 +116,17 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
       logins![i] = { ...rest, client_secret: readSecret(resolve(env.manifestDir, secretFile!), file) };
     });
   }
+  for (const [i, u] of (m.oauth?.login?.upstreams ?? []).entries()) {
+    // A private key that cannot sign a client assertion fails the load at its line (the server reads it again at start-up).
+    if (u.private_key_file && u.auth_method === 'private_key_jwt' && io) await attempt(['oauth', 'login', 'upstreams', i, 'private_key_file'], async () => {
+      const { readPrivateKey, KeyFileError } = await import('../outbound/client-auth.js');
+      try {
+        readPrivateKey(resolve(env.manifestDir, u.private_key_file!));
+      } catch (e) {
+        throw e instanceof KeyFileError ? new SvcError('OAUTH_CONFIG', `upstream ${u.name}: private_key_file: ${e.message}`) : e;
+      }
+    });
+  }
   const caFile = m.oauth?.client_id_metadata_documents?.ca_file;
   if (caFile && io) await attempt(['oauth', 'client_id_metadata_documents', 'ca_file'], () => {
     if (!readSecret(resolve(env.manifestDir, caFile), file).includes('-----BEGIN CERTIFICATE-----')) throw new SvcError('OAUTH_CONFIG', `${caFile} holds no PEM certificate`);

@@ -3,7 +3,8 @@
 // credential never loads it). Guarantees: the endpoint is the manifest's token_url — an operator's
 // choice, never a caller's (no SSRF through it), https unless on a loopback address (checked by
 // credential-checks.ts); the request ends within timeout_ms, whoever waits for it; the client
-// authenticates as the manifest says (client_secret_basic or client_secret_post); only a bearer
+// authenticates as the manifest says (client_secret_basic — the id and secret form-encoded as RFC
+// 6749 Appendix B says, `-` left as it is — or client_secret_post: client-auth.ts); only a bearer
 // access token is accepted; every failure is OUTBOUND_AUTH_FAILED with data.reason (token_timeout,
 // token_unreachable, token_refused with the endpoint's OAuth `error`, token_invalid, token_too_large
 // for an answer over MAX_TOKEN_ANSWER_BYTES, which is never read whole) and a message
@@ -12,6 +13,7 @@
 import type * as OAuth from 'oauth4webapi';
 import { SvcError } from '../errors.js';
 import { BodyTooLarge, readCapped } from '../http/capped-body.js';
+import { clientAuth } from './client-auth.js';
 import type { OutboundHeader } from './credential.js';
 import type { Fetched } from './fetched-tokens.js';
 
@@ -42,7 +44,7 @@ export async function requestToken(ep: TokenEndpoint, secret: string, grantType:
   const where = `token endpoint ${url.origin}${url.pathname}`;
   const as: OAuth.AuthorizationServer = { issuer: url.origin, token_endpoint: ep.token_url };
   const client: OAuth.Client = { client_id: ep.client_id };
-  const auth = ep.auth_method === 'client_secret_post' ? oauth.ClientSecretPost(secret) : oauth.ClientSecretBasic(secret);
+  const auth = clientAuth({ method: ep.auth_method, clientId: ep.client_id, secret }, ep.token_url);
   const signal = AbortSignal.timeout(ep.timeout_ms);
   const options = { signal, [oauth.allowInsecureRequests]: url.protocol === 'http:', [oauth.customFetch]: cappedFetch };
   let answer: OAuth.TokenEndpointResponse;

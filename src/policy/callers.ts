@@ -12,6 +12,8 @@
 // each external issuer (any subject and client it chooses, the claims its `claims` maps
 // chosen by it, and any subset of the scopes its scope_map and scopes_from can produce —
 // issuer-scopes.ts, the rule the server grants by);
+// issuedScopes() is what the issuers of tokens (the built-in server, external issuers) can put in
+// one — the scopes a 401 asks for and the protected-resource metadata advertises;
 // the anonymous caller of each public route is not a class here: reach.ts adds it, and the
 // class of every credential at all. Besides the tools, resources and prompts, the routes
 // themselves are capabilities (`route:/metrics` is reached by whoever the route admits),
@@ -87,8 +89,22 @@ export function accessPolicy(catalog: Catalog, m: SvcManifest): AccessPolicy {
   };
 }
 
+/** The manifest sections that say who the callers are. */
+type CallerSections = Pick<SvcManifest, 'auth' | 'oauth' | 'external_issuers' | 'profile'>;
+
+/**
+ * The scopes some issued token can hold, in profile order: the union over the built-in server's callers (its accounts
+ * through its clients, each sign-in rule, each ID-JAG provider) and each external issuer's — static tokens left out,
+ * since they are handed out, not asked for. A scope of profile.scopes outside it is one no client could obtain.
+ */
+export function issuedScopes(m: CallerSections): string[] {
+  const held = new Set<string>();
+  for (const c of callerClasses(m).values()) if (c.kind !== 'static') for (const s of c.scopes) held.add(s);
+  return profileScopes(m.profile).filter((s) => held.has(s));
+}
+
 /** Every authenticated caller class the manifest admits, by key. */
-function callerClasses(m: SvcManifest): Map<string, CallerClass> {
+function callerClasses(m: CallerSections): Map<string, CallerClass> {
   const out = new Map<string, CallerClass>();
   const add = (c: CallerClass) => {
     if (!out.has(c.key)) out.set(c.key, Object.freeze(c));

@@ -16,7 +16,8 @@
 // SDK is registered) is shared by the runtime, the front door and the OAuth server.
 // Access tokens (auth/access-verifier.ts) come from the built-in OAuth server and the
 // external issuers (external_issuers), and whenever either exists the protected-resource
-// metadata (RFC 9728) is served, listing every issuer whose tokens are accepted.
+// metadata (RFC 9728) is served, listing every issuer whose tokens are accepted and, as the
+// scopes a 401 asks for, only those some issuer can grant (policy/callers.ts issuedScopes).
 // Upstream MCP servers (config.upstreams) are connected before anything else is built — start-up
 // waits for each at most its connect_timeout_ms, and /readyz answers 503 meanwhile — so the first
 // catalog holds what they serve; their later changes reach the store through gateway.ts's swap, and
@@ -58,6 +59,7 @@ import { createFrontDoor } from '../transports/front-door.js';
 import { hostPolicy, hostRefusal } from '../http/host-check.js';
 import { publicHandlers, type ServerStatus } from '../transports/public-routes.js';
 import { Observer } from '../observe/observer.js';
+import { issuedScopes } from '../policy/callers.js';
 import { createAudit } from '../observe/audit.js';
 import { Metrics } from '../observe/metrics.js';
 import { packageVersion } from '../util/package-root.js';
@@ -167,7 +169,7 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
     throw e;
   }
   const verifier = oauth || external
-    ? createAccessVerifier({ builtin: oauth, external, origin: new URL(baseUrl()).origin, routes: cfg.routes.protected, scopes: profileScopes(cfg.profile), name: svc.name })
+    ? createAccessVerifier({ builtin: oauth, external, origin: new URL(baseUrl()).origin, routes: cfg.routes.protected, scopes: issuedScopes(cfg), name: svc.name })
     : undefined;
   const gate = createGate({ policy: () => store.current(), oauth: verifier, realm: svc.name });
   const status: ServerStatus = { ready: false, draining: false, started_at: new Date().toISOString() };

@@ -1,6 +1,9 @@
 // The front door: one module decides whether a request may enter, and as whom, for
 // every route and transport (the Express app, the server's direct paths, the /ws
-// handshake). Guarantees: a Host that is not host[:port] is refused (400); a token in
+// handshake). Guarantees: a request carrying twice a header that may appear once
+// (Authorization, DPoP, Host, Origin, Content-Type, Last-Event-ID, any Mcp-* header:
+// http/repeated-headers.ts) is refused first (400 HEADER_REPEATED, naming the header);
+// a Host that is not host[:port] is refused (400); a token in
 // the query string is refused; Host and Origin are checked (host-check.ts), with
 // `Origin: null` let through only to the sign-in form posts that check their own CSRF
 // token; every refusal is logged as one `front_door.refused` line (reason, method,
@@ -29,12 +32,14 @@ import type { Logger } from '../log.js';
 import type { PolicySnapshot, PolicyStore } from '../policy/store.js';
 import { sendError } from './http-errors.js';
 import { invalidHost, type hostRefusal, type RefusalReason } from '../http/host-check.js';
+import { repeatedHeader } from '../http/repeated-headers.js';
 import type { Observer } from '../observe/observer.js';
 
 /** Where a connection keeps its last Authorization header and the token read from it. */
 const LAST_BEARER = Symbol('last bearer');
 
 const HINTS: Record<RefusalReason, string> = {
+  header_repeated: 'A header that may appear once was sent more than once.',
   host_invalid: 'The Host header is not a valid host[:port].',
   host_not_allowed: 'This server does not answer at this address (server.allowed_hosts).',
   origin_null: 'Your browser did not say which site sent this request, and this address only accepts requests it can trace to a trusted site.',
@@ -94,6 +99,8 @@ export function createFrontDoor(d: FrontDoorDeps): FrontDoor {
   // (the checks are a pure function of those; the server's Host policy never changes while it runs).
   let passedHost: string | undefined;
   const refuse = (req: IncomingMessage): SvcError | undefined => {
+    const twice = repeatedHeader(req.rawHeaders);
+    if (twice !== undefined) return new SvcError('HEADER_REPEATED', `the ${twice} header may appear once and appears more than once`, { data: { reason: 'header_repeated', header: twice } });
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const { host, origin } = req.headers;
@@ -122,7 +129,8 @@ export function createFrontDoor(d: FrontDoorDeps): FrontDoor {
     if (r instanceof SvcError && !quiet) {
       const ip = d.ipOf(req);
       const check = r.reason ?? authReason(req.headers.authorization);
-      d.log.info({ event: 'auth.failed', route, method: req.method, ip, status: r.status, check, reason: r.message }, `${r.status} on ${route}: ${r.message}`);
+      const why = r.detail ?? r.message;
+      d.log.info({ event: 'auth.failed', route, method: req.method, ip, status: r.status, check, reason: why }, `${r.status} on ${route}: ${why}`);
       d.observer.refused(check, route, ip);
     }
     return r;

@@ -3,13 +3,18 @@
 // declared scopes on /mcp, /svc and /ws, and after a hot reload that changes profile.scopes the
 // new ones; with the OAuth server, exactly the scopes_supported of the protected-resource
 // metadata the challenge points at — still after a reload that edits profile.scopes, which
-// that server (and so its metadata) applies only on a restart.
+// that server (and so its metadata) applies only on a restart; and never a scope no configured
+// issuer can grant — the built-in server's users, clients and sign-in rules, each external
+// issuer's scope_map, direct_scopes and `scopes` ceiling decide what is grantable.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
 import { stringify } from 'yaml';
 import { extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
 import { serveManifest, type Served } from '../helpers/serve.js';
+import { startJwtIssuer } from '../helpers/jwt-issuer.js';
+import { secret } from '../helpers/secrets.js';
+import { hashPassword } from '../../src/auth/oauth/password.js';
 import { waitFor } from '../helpers/wait.js';
 
 const TOKEN = randomBytes(18).toString('base64url');
@@ -115,5 +120,39 @@ describe('the first 401 names the scopes to ask for', function () {
     assert.ok(meta.restart_required.includes('profile.scopes'), `restart_required: ${meta.restart_required.join(', ')}`);
     assert.deepEqual(await prmScopes(), { challenge: 'files.read files.write', prm: 'files.read files.write' });
     assert.equal(await svcScope(srv.url), 'files.read files.write');
+  });
+
+  it('never a scope no configured issuer can grant: the built-in server\'s users and an external issuer\'s ceiling decide', async () => {
+    const idp = await startJwtIssuer({ audience: 'https://notes.example.com/mcp' });
+    try {
+      const scopes = ['notes.read', 'notes.write', 'notes.admin', 'billing.read', 'unused.scope'];
+      srv = await serveManifest(stringify({
+        version: 1,
+        name: 'challenge-scope',
+        server: { host: '127.0.0.1', port: 0 },
+        routes: { public: ['/metadata'], protected: ['/svc', '/mcp', '/ws'] },
+        oauth: {
+          enabled: true, provider: { type: 'memory' }, login: { mode: 'users' },
+          users: [{ username: 'ada', password_hash: await hashPassword(secret('wonderland'), { N: 16384 }), scopes: ['notes.read', 'notes.write'] }],
+        },
+        external_issuers: [
+          { issuer: idp.issuer, audience: 'https://notes.example.com/mcp', jwks_uri: `${idp.url}/jwks`, scopes: ['notes.read', 'notes.admin'] },
+          { issuer: `${idp.url}/other`, audience: 'https://notes.example.com/mcp', jwks_uri: `${idp.url}/jwks`, direct_scopes: false, scope_map: { finance: ['billing.read'] } },
+        ],
+        profile: { scopes },
+        tools: scopes.map((sc) => ({ name: `${sc}.probe`, description: `Needs ${sc}.`, required_scopes: [sc], template: sc })),
+      }));
+      const grantable = 'notes.read notes.write notes.admin billing.read';
+      const first = await mcp401(srv.url);
+      assert.equal(first.scope, grantable);
+      const wrong = await mcp401(srv.url, randomBytes(18).toString('base64url'));
+      assert.deepEqual([wrong.status, wrong.error, wrong.scope], [401, 'invalid_token', grantable]);
+      assert.equal(await svcScope(srv.url), grantable);
+      assert.equal(await wsScope(srv.url), grantable);
+      const prm = (await (await fetch(first.resourceMetadataUrl!)).json()) as { scopes_supported: string[] };
+      assert.equal(prm.scopes_supported.join(' '), grantable);
+    } finally {
+      await idp.stop();
+    }
   });
 });

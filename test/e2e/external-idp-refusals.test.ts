@@ -4,9 +4,15 @@
 // asked is 503 IDP_UNAVAILABLE. Crafted tokens come from stand-in issuers on loopback
 // (test/helpers/jwt-issuer.ts: alg none, HS256 keyed with the public key, jku/x5u pointing
 // elsewhere, a JWKS publishing a private key); introspection rows use the corporate IdP
-// (test/helpers/idp.ts). The answer never names the check, and never echoes the token. A
-// DPoP-bound external token (cnf.jkt) needs a proof signed by its key, as the built-in
-// server's bound tokens do (the same verifier, src/auth/dpop.ts).
+// (test/helpers/idp.ts), and a stand-in whose introspection answers the test sets (token_type,
+// token_use, typ as RFC 7662 and real providers write them). The answer never names the check —
+// every 401 carries one message and one error_description, every 503 one message — and never
+// echoes the token; the log line names the check in words (a kid miss says whether the keys
+// were fetched again or jwks_refetch_interval kept them from it). A DPoP-bound external token
+// (cnf.jkt) needs a proof signed by its key, as the built-in server's bound tokens do (the same
+// verifier, src/auth/dpop.ts). A refresh token of the corporate IdP presented as an access
+// token is refused, although introspection is asked with token_type_hint=access_token (a hint
+// the IdP may ignore, RFC 7662 §2.1).
 
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
@@ -28,10 +34,11 @@ describe('resource-server mode: the negative matrix (real svc serve)', function 
   let good: JwtIssuer; // accepted
   let leaky: JwtIssuer; // accepted, then publishes a private key
   let foreign: JwtIssuer; // not accepted: issuer A where only the others are
+  let intro: JwtIssuer; // accepted, introspects: its answers set by the test
   const closed = 'http://127.0.0.1:9'; // nothing listens: an issuer that cannot be reached
 
   before(async () => {
-    [idp, good, leaky, foreign] = await Promise.all([startIdp(), startJwtIssuer({ audience: AUD }), startJwtIssuer({ audience: AUD }), startJwtIssuer({ audience: AUD })]);
+    [idp, good, leaky, foreign, intro] = await Promise.all([startIdp(), startJwtIssuer({ audience: AUD }), startJwtIssuer({ audience: AUD }), startJwtIssuer({ audience: AUD }), startJwtIssuer({ audience: AUD })]);
     leaky.jwks({ keys: [leaky.keys[0]!.privateJwk] });
     srv = await serveManifest({
       version: 1,
@@ -45,13 +52,14 @@ describe('resource-server mode: the negative matrix (real svc serve)', function 
         { issuer: leaky.issuer, audience: AUD, jwks_uri: `${leaky.url}/jwks` },
         { issuer: `${closed}/down`, audience: AUD, jwks_uri: `${closed}/jwks` },
         { issuer: idp.issuer, audience: AUD, introspection: { client_id: 'fastsvc-rs', client_secret: '${IDP_RS_SECRET}' } },
+        { issuer: intro.issuer, audience: AUD, jwks_uri: `${intro.url}/jwks`, introspection: { endpoint: `${intro.url}/introspect`, client_id: 'rs', client_secret: '${INTRO_SECRET}', cache_ttl: 0 } },
       ],
       tools: [{ name: 'notes.list', description: 'Lists notes.', required_scopes: ['notes.read'], template: 'none' }],
-    }, { env: { IDP_RS_SECRET: idp.clients['fastsvc-rs']!.client_secret } });
+    }, { env: { IDP_RS_SECRET: idp.clients['fastsvc-rs']!.client_secret, INTRO_SECRET: 'intro-secret' } });
   });
   after(async () => {
     await srv?.stop();
-    await Promise.all([idp?.stop(), good?.stop(), leaky?.stop(), foreign?.stop()]);
+    await Promise.all([idp?.stop(), good?.stop(), leaky?.stop(), foreign?.stop(), intro?.stop()]);
   });
 
   const denials = () => srv.logs().filter((l) => l.audit === true && l.decision === 'deny');
@@ -107,7 +115,21 @@ describe('resource-server mode: the negative matrix (real svc serve)', function 
     ['the IdP unreachable, no keys held', () => good.mint({ iss: `${closed}/down` }), 503, 'jwks_unavailable'],
     ['introspection active: false', async () => secret('opaque-unknown-token-0123456789'), 401, 'introspection_inactive'],
     ['a token from issuer A where only B is accepted', () => foreign.mint(), 401, 'issuer_not_accepted'],
+    ['introspected token_type refresh_token', async () => introspected({ token_type: 'refresh_token' }), 401, 'token_typ'],
+    ['introspected token_type N_A (not an access token, RFC 8693)', async () => introspected({ token_type: 'N_A' }), 401, 'token_typ'],
+    ['introspected token_use refresh_token (Ory Hydra)', async () => introspected({ token_use: 'refresh_token' }), 401, 'token_typ'],
+    ['introspected typ Refresh (Keycloak)', async () => introspected({ typ: 'Refresh' }), 401, 'token_typ'],
   ];
+
+  /** An opaque token the stand-in introspects as active for AUD, with `fields` over its answer. */
+  function introspected(fields: Record<string, unknown>): string {
+    const token = secret(`opaque-${randomUUID()}`);
+    intro.introspection.set(token, { active: true, iss: intro.issuer, sub: 'user-9', aud: AUD, scope: 'notes.read', exp: now() + 300, ...fields });
+    return token;
+  }
+
+  /** The message of every 401 and 503 answer, and every 401's error_description: one each, whatever the check. */
+  const messages = { 401: new Set<string>(), 503: new Set<string>(), description: new Set<string>() };
 
   for (const [name, token, status, reason] of rows) {
     it(`${name}: ${status}, audit reason ${reason}`, async () => {
@@ -118,12 +140,47 @@ describe('resource-server mode: the negative matrix (real svc serve)', function 
       assert.equal(r.audit.capability, '/svc');
       assert.equal(JSON.parse(r.body).error.code, status === 401 ? 'UNAUTHENTICATED' : 'IDP_UNAVAILABLE');
       assert.ok(!r.body.includes(reason) && !r.body.includes(t), 'the answer names neither the check nor the token');
+      messages[status].add(JSON.parse(r.body).error.message);
+      if (status === 401) messages.description.add(/error_description="([^"]*)"/.exec(r.challenge!)?.[1] ?? '(none)');
       if (status === 401) {
         assert.match(r.challenge!, /^Bearer realm="refusals", error="invalid_token", scope="notes\.read", resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource\/svc"/);
       }
       assert.ok(srv.logs().some((l) => l.event === 'auth.failed' && l.check === reason), 'a log line names the check');
     });
   }
+
+  it('the answer does not say which check failed: one message for every 401 and one for every 503', () => {
+    assert.equal(messages[401].size, 1, [...messages[401]].join(' | '));
+    assert.equal(messages[503].size, 1, [...messages[503]].join(' | '));
+    assert.equal(messages.description.size, 1, [...messages.description].join(' | '));
+  });
+
+  it('introspected token_type Bearer, DPoP, access_token (the hint\'s word) or none: accepted', async () => {
+    for (const fields of [{ token_type: 'Bearer' }, { token_type: 'access_token' }, { token_type: 'urn:ietf:params:oauth:token-type:access_token' }, { token_use: 'access_token', typ: 'Bearer' }, {}]) {
+      const res = await fetch(`${srv.url}/svc/tools/notes.list`, { method: 'POST', headers: { authorization: `Bearer ${introspected(fields)}`, 'content-type': 'application/json' }, body: '{}' });
+      assert.equal(res.status, 200, `${JSON.stringify(fields)}: ${await res.text()}`);
+    }
+  });
+
+  it('a refresh token of the corporate IdP, sent as an access token, is refused (the hint is only a hint)', async () => {
+    const t = await idp.userToken({ username: 'ada@acme.example', scope: 'openid email offline_access', resource: AUD, format: 'opaque' });
+    assert.ok(t.refresh_token, 'the IdP issued a refresh token');
+    const r = await call('/svc', t.refresh_token);
+    assert.equal(r.status, 401, r.body);
+    assert.ok(['token_typ', 'token_aud'].includes(String(r.audit.reason)), String(r.audit.reason));
+  });
+
+  it('a kid miss within jwks_refetch_interval of the last fetch says the keys were not fetched again', async () => {
+    const first = await call('/svc', await good.mint({}, { key: await signingKey('nobody-1') }));
+    assert.equal(first.audit.reason, 'token_kid');
+    const fetches = good.hits('/jwks');
+    const second = await call('/svc', await good.mint({}, { key: await signingKey('nobody-2') }));
+    assert.equal(second.audit.reason, 'token_kid');
+    assert.equal(good.hits('/jwks'), fetches, 'no fetch within jwks_refetch_interval');
+    const line = srv.logs().filter((l) => l.event === 'auth.failed' && l.check === 'token_kid').at(-1)!;
+    assert.doesNotMatch(String(line.reason), /after fetching its keys again/);
+    assert.match(String(line.reason), /jwks_refetch_interval/);
+  });
 
   it('introspection endpoint down: 503, audit reason introspection_unavailable', async () => {
     await idp.fault('introspection', { status: 500 });

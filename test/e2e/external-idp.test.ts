@@ -24,6 +24,8 @@ import { secret, secretTokens } from '../helpers/secrets.js';
 
 const TENANT = { type: 'object', properties: { tenant: { type: 'string', pattern: '^[a-z0-9-]+$' } }, required: ['tenant'] };
 const SCOPES = ['notes.read', 'notes.write', 'tenant:acme.read', 'tenant:evil.read'];
+/** What the IdP's tokens can hold here (its scope_map; direct_scopes off): tenant:evil.read is declared, and no issuer grants it. */
+const GRANTABLE = ['notes.read', 'notes.write', 'tenant:acme.read'];
 
 type Json = Record<string, unknown>;
 
@@ -143,17 +145,20 @@ describe('resource-server mode with the corporate IdP (real svc serve, real clie
 
   const userJwt = async (username: string, scope?: string) => (await idp.userToken({ username, resource: `${srv.url}/mcp`, format: 'jwt', ...(scope && { scope }) })).access_token;
 
-  it('publishes the IdP in the protected-resource metadata, and the 401 points there', async () => {
+  it('publishes the IdP in the protected-resource metadata, and the 401 points there, asking only for scopes it can grant', async () => {
     const res = await fetch(`${srv.url}/svc/tools/notes.list`, { method: 'POST' });
     assert.equal(res.status, 401);
     const challenge = res.headers.get('www-authenticate')!;
     assert.match(challenge, /^Bearer /);
     assert.ok(challenge.includes(`resource_metadata="${srv.url}/.well-known/oauth-protected-resource/svc"`), challenge);
-    assert.ok(challenge.includes(`scope="${SCOPES.join(' ')}"`), challenge);
+    assert.ok(challenge.includes(`scope="${GRANTABLE.join(' ')}"`), challenge);
     const prm = (await (await fetch(`${srv.url}/.well-known/oauth-protected-resource/mcp`)).json()) as Json;
     assert.equal(prm.resource, `${srv.url}/mcp`);
     assert.deepEqual(prm.authorization_servers, [idp.issuer]);
-    assert.deepEqual(prm.scopes_supported, SCOPES);
+    assert.deepEqual(prm.scopes_supported, GRANTABLE);
+    const bad = await fetch(`${srv.url}/svc/tools/notes.list`, { method: 'POST', headers: { authorization: 'Bearer not-a-token-anyone-knows' } });
+    assert.equal(bad.status, 401);
+    assert.ok(bad.headers.get('www-authenticate')!.includes(`error="invalid_token", scope="${GRANTABLE.join(' ')}"`), bad.headers.get('www-authenticate')!);
   });
 
   it('a JWT access token calls /svc, /mcp and /ws with the scopes its groups map to', async () => {

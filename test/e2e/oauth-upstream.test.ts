@@ -12,13 +12,16 @@
 // identity from its user endpoint) works; the provider tokens are kept sealed with the grant
 // (none in the SQLite file), handed out by signInTokens() and refreshed when due, and go with
 // the grant; after a restart with narrower rules a person they no longer admit cannot refresh;
-// no provider token, code or the client secret is in the log or the audit events. Every
+// no provider token, code or the client secret is in the log or the audit events; a code exchange
+// the provider refuses because this server authenticates with a method its metadata does not list
+// says so in the log line. Every
 // provider token is registered with the secret scan too, so a log line holding one fails the run.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as oauth from 'oauth4webapi';
+import { exportJWK, generateKeyPair } from 'jose';
 import type { AuditEvent } from '../../src/observe/audit.js';
 import { Observer } from '../../src/observe/observer.js';
 import { SQLiteOAuthProvider } from '../../src/auth/oauth/providers/sqlite-provider.js';
@@ -405,5 +408,39 @@ describe('upstream login with two providers, one of them plain OAuth 2 (GitHub-l
     assert.ok(!stored.includes(upstream.access_token), 'no provider access token at rest');
     assert.ok(!stored.includes(upstream.refresh_token!), 'no provider refresh token at rest');
     assert.ok(!stored.includes('mcp-admins'), 'the person\'s groups are sealed too');
+  });
+});
+
+describe('upstream login with an auth_method the provider does not list', function () {
+  this.timeout(20_000);
+  let idp: UpstreamDouble;
+  let s: Started;
+  let dir: string;
+  before(async () => {
+    idp = await startUpstreamDouble();
+    dir = mkdtempSync(join(tmpdir(), 'fastsvc-upstream-key-'));
+    const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+    writeFileSync(join(dir, 'key.jwk'), JSON.stringify({ ...(await exportJWK(privateKey)), kid: 'k-1' }));
+    s = await start({
+      login: {
+        mode: 'upstream',
+        upstreams: [{ name: 'corp', issuer: idp.issuer, client_id: idp.clientId, auth_method: 'private_key_jwt', private_key_file: join(dir, 'key.jwk'), rules: RULES }],
+      } as unknown as OAuthConfig['login'],
+    });
+  });
+  after(async () => {
+    await s?.h.close();
+    await idp?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the refused code exchange (invalid_client) says which methods the provider lists, and to set auth_method', async () => {
+    idp.next = ADA;
+    const p = await toProvider(s);
+    const c = await back(p.browser, await providerAnswer(p.atProvider));
+    assert.equal(c.res.status, 502);
+    assert.equal(s.audit.find((e) => e.decision === 'deny')?.reason, 'upstream_code_refused');
+    const line = s.h.logs.find((l) => l.event === 'oauth.upstream_refused' && l.reason === 'upstream_code_refused');
+    assert.match(String(line?.msg), /invalid_client \(this server authenticates with private_key_jwt; the provider lists client_secret_basic, client_secret_post: set auth_method\)/);
   });
 });

@@ -1,7 +1,8 @@
 // `svc validate` finds what `svc serve` would refuse, offline: a missing SQLite
 // file, a query that does not prepare, an exec program not found, a missing
 // content or resource file, an fs.root that is not a folder, an unreadable or
-// certificate-less oauth.client_id_metadata_documents.ca_file — each one line
+// certificate-less oauth.client_id_metadata_documents.ca_file, a sign-in provider's
+// private_key_file that is missing or holds no private key (a-file.txt) — each one line
 // FILE:LINE:COL: CODE: at the offending value, the very line serve prints;
 // `--no-io` skips them; no network and no module code; "did you mean …?" for an
 // unknown field; `--allow-unset-env` for CI without secrets. Spawns the real CLI.
@@ -33,6 +34,22 @@ const TOOL = (backend: string) => `tools:
     input_schema: { type: object, properties: { path: { type: string } } }
 ${backend}`;
 
+/** Sign-in through a provider with private_key_jwt, its key in `keyFile`. */
+const LOGIN = (keyFile: string) => `oauth:
+  enabled: true
+  provider: { type: memory }
+  login:
+    mode: upstream
+    upstreams:
+      - name: corp
+        issuer: https://idp.example
+        client_id: fastsvc
+        auth_method: private_key_jwt
+        private_key_file: ${keyFile}
+        rules: [{ when: {}, scopes: [a] }]
+profile: { scopes: [a] }
+`;
+
 /** Each case: the manifest body, the code, and the text its problem points at. */
 const CASES: { name: string; body: string; code: string; at: string }[] = [
   { name: 'a missing SQLite file', body: TOOL('    sqlite:\n      path: missing.db\n      query: SELECT 1\n'), code: 'BACKEND_CONFIG', at: 'missing.db' },
@@ -43,6 +60,8 @@ const CASES: { name: string; body: string; code: string; at: string }[] = [
   { name: 'a resource file that does not exist', body: 'resources:\n  - name: readme\n    uri: docs://readme\n    file: docs/missing.md\n', code: 'FILE_UNREADABLE', at: 'docs/missing.md' },
   { name: 'a client metadata documents ca_file that does not exist', body: 'oauth:\n  enabled: true\n  provider: { type: memory }\n  client_id_metadata_documents: { ca_file: dev-ca.pem }\nprofile: { scopes: [a] }\n', code: 'FILE_UNREADABLE', at: 'dev-ca.pem' },
   { name: 'a client metadata documents ca_file with no certificate', body: 'oauth:\n  enabled: true\n  provider: { type: memory }\n  client_id_metadata_documents: { ca_file: a-file.txt }\nprofile: { scopes: [a] }\n', code: 'OAUTH_CONFIG', at: 'a-file.txt' },
+  { name: 'a sign-in provider\'s private_key_file that does not exist', body: LOGIN('keys/missing.pem'), code: 'OAUTH_CONFIG', at: 'keys/missing.pem' },
+  { name: 'a sign-in provider\'s private_key_file that holds no private key', body: LOGIN('a-file.txt'), code: 'OAUTH_CONFIG', at: 'a-file.txt' },
   { name: 'an fs.root that is a file, not a folder', body: TOOL('    fs:\n      root: a-file.txt\n      op: read\n'), code: 'BACKEND_CONFIG', at: 'a-file.txt' },
 ];
 

@@ -101,6 +101,14 @@ const CASES: Record<string, { why: string; problems: Expect[] }> = {
       { code: 'OAUTH_CONFIG', line: 19, col: 9 },
     ],
   },
+  'oauth-upstream-auth-method.yaml': {
+    why: 'upstream login: private_key_jwt without private_key_file, private_key_jwt with a client secret, a private_key_file with another auth_method',
+    problems: [
+      { code: 'OAUTH_CONFIG', line: 13, col: 22 },
+      { code: 'OAUTH_CONFIG', line: 18, col: 24 },
+      { code: 'OAUTH_CONFIG', line: 27, col: 27 },
+    ],
+  },
   'oauth-upstream-claim-name.yaml': {
     why: 'a rule maps a claim whose name a bind cannot read (principal.claims.NAME takes letters, digits and _)',
     problems: [{ code: 'SCHEMA_VIOLATION', line: 13, col: 50 }, { code: 'SCHEMA_VIOLATION', line: 13, col: 50 }],

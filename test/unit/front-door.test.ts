@@ -29,8 +29,8 @@ const gate = createGate({ policy: () => store.current(), realm: 't' });
 const door = createFrontDoor({
   refusal: hostRefusal(hostPolicy(cfg.server)), gate, store, log, ipOf: () => '127.0.0.1', isProtected: (r) => r === '/svc', observer: Observer.NONE,
 });
-/** A request on a connection of its own, unless `socket` names a shared one. */
-const req = (url: string, headers: Record<string, string>, method = 'POST', socket: object = {}) => ({ url, method, headers, socket }) as unknown as IncomingMessage;
+/** A request on a connection of its own, unless `socket` names a shared one; `raw`: its header lines, when not one per header. */
+const req = (url: string, headers: Record<string, string>, method = 'POST', socket: object = {}, raw = Object.entries(headers).flat()) => ({ url, method, headers, rawHeaders: raw, socket }) as unknown as IncomingMessage;
 const reason = (e: SvcError | undefined) => e?.data?.reason;
 
 describe('front door fast paths', () => {
@@ -44,6 +44,10 @@ describe('front door fast paths', () => {
     assert.equal(reason(door.refuse(req('/svc/tools/a', { host: '127.0.0.1:8080@evil' }))), 'host_invalid');
     assert.equal(reason(door.refuse(req('/svc/tools/a', {}))), 'host_not_allowed');
     assert.equal(door.refuse(req('/svc/tools/a', { host: '127.0.0.1:8080' })), undefined);
+    // Node keeps the first Authorization of two: the raw lines still show both, and the Host that passed does not skip that check.
+    const twice = ['Host', '127.0.0.1:8080', 'Authorization', 'Bearer ci-token', 'authorization', 'Bearer other'];
+    assert.equal(reason(door.refuse(req('/svc/tools/a', { host: '127.0.0.1:8080', authorization: 'Bearer ci-token' }, 'POST', {}, twice))), 'header_repeated');
+    assert.equal(reason(door.refuse(req('/svc/tools/a', { host: '127.0.0.1:8080' }, 'POST', {}, ['Host', '127.0.0.1:8080', 'HOST', 'evil.example']))), 'header_repeated');
   });
 
   it('admitNow answers a Bearer static token at once, the same principal admit() gives', async () => {

@@ -1,7 +1,9 @@
 // The token request of outbound credentials (src/outbound/token-endpoint.ts) against small token
 // endpoints on 127.0.0.1: a usable answer gives its token and lifetime; an answer larger than
 // MAX_TOKEN_ANSWER_BYTES is refused as token_too_large (whatever Content-Length says, or with none),
-// without reading it whole; a refusal carries the endpoint's OAuth error, never its text.
+// without reading it whole; a refusal carries the endpoint's OAuth error, never its text; an id and
+// secret holding `-` reach, with client_secret_basic, an endpoint that does not form-decode them
+// (glewlwyd's way) as they are, and with client_secret_post in the form.
 
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -47,6 +49,26 @@ describe('outbound token endpoint', () => {
     const f = await requestToken(ep, 's3cret', 'client_credentials', {});
     assert.equal(f.token, 'tok');
     assert.ok(f.expiresAt >= before + 120_000 && f.expiresAt <= Date.now() + 120_000);
+  });
+
+  it('client_secret_basic sends an id and secret holding `-` as they are (no %2D), client_secret_post in the form', async () => {
+    const seen: { authorization?: string; body: string }[] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.setEncoding('utf8').on('data', (c: string) => void (body += c)).on('end', () => {
+        seen.push({ authorization: req.headers.authorization, body });
+        json({ access_token: 'tok', token_type: 'Bearer' })(res);
+      });
+    });
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const token_url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`;
+    await requestToken({ token_url, client_id: 'fastsvc-gw', auth_method: 'client_secret_basic', timeout_ms: 5000 }, 'sec-ret', 'client_credentials', {});
+    // Decoded as a server that does not form-decode reads it: base64, then split at the first ':'.
+    assert.equal(Buffer.from(seen[0]!.authorization!.slice('Basic '.length), 'base64').toString(), 'fastsvc-gw:sec-ret');
+    await requestToken({ token_url, client_id: 'fastsvc-gw', auth_method: 'client_secret_post', timeout_ms: 5000 }, 'sec-ret', 'client_credentials', {});
+    const form = new URLSearchParams(seen[1]!.body);
+    assert.deepEqual([seen[1]!.authorization, form.get('client_id'), form.get('client_secret')], [undefined, 'fastsvc-gw', 'sec-ret']);
   });
 
   it('refuses an answer over the cap, declared by Content-Length', async () => {

@@ -1,9 +1,13 @@
 // An external issuer's opaque access tokens, introspected (RFC 7662). Guarantees: the token
 // is posted to the endpoint with this server's client credentials (client_secret_basic, the
-// id and secret form-encoded first as RFC 6749 §2.3.1 says, or client_secret_post), bounded
+// id and secret form-encoded first as RFC 6749 §2.3.1 says: outbound/client-auth.ts, or
+// client_secret_post), bounded
 // like every outbound call; an answer is the principal only when it is active, names this
-// issuer when it names one (introspection_iss), is not a refresh token (token_type, else
-// token_typ), carries an aud containing an `audience` (token_aud) and holds exp/nbf within
+// issuer when it names one (introspection_iss), is an access token by what it says of the
+// token — token_type absent or Bearer, DPoP, access_token (or RFC 8693's access_token URI), any
+// case; token_use (Ory Hydra) absent or access_token; typ (Keycloak) absent, Bearer or DPoP —
+// else token_typ (a refresh token, N_A…; the request's token_type_hint=access_token is only a
+// hint, RFC 7662 §2.1), carries an aud containing an `audience` (token_aud) and holds exp/nbf within
 // clock_skew; the principal may be reused until min(now + cache_ttl, exp) — the revocation
 // lag; a failing endpoint is not asked again for INTROSPECTION_BACKOFF_MS, every token
 // meanwhile getting IDP_UNAVAILABLE at once. Neither the token nor the secret is logged.
@@ -17,6 +21,7 @@ import { SvcError } from '../../errors.js';
 import { fetchJson } from './fetch-json.js';
 import { credentialIdOf, principalOf } from './claims-map.js';
 import { rejected, unavailable } from './rejection.js';
+import { basicAuthorization } from '../../outbound/client-auth.js';
 
 const MAX_ANSWER = 64 * 1024;
 /** How long a failed introspection endpoint is not asked again. */
@@ -61,7 +66,7 @@ export class Introspector {
     if (endpoint instanceof SvcError) return endpoint;
     const basic = intro.auth_method === 'client_secret_basic';
     const form: Record<string, string> = { token, token_type_hint: 'access_token', ...(!basic && { client_id: intro.client_id, client_secret: this.#secret }) };
-    const headers = basic ? { authorization: `Basic ${Buffer.from(`${formEncode(intro.client_id)}:${formEncode(this.#secret)}`).toString('base64')}` } : undefined;
+    const headers = basic ? { authorization: basicAuthorization(intro.client_id, this.#secret) } : undefined;
     let answer: Record<string, unknown>;
     try {
       answer = (await fetchJson(endpoint, { method: 'POST', form, headers, maxBytes: MAX_ANSWER })).json;
@@ -83,9 +88,8 @@ export class Introspector {
   #problem(a: Record<string, unknown>): SvcError | undefined {
     const { cfg } = this.#o;
     if (a.iss !== undefined && a.iss !== cfg.issuer) return rejected('introspection_iss', `the introspection answer names issuer ${String(a.iss)}, not ${cfg.issuer}`);
-    if (a.token_type !== undefined && !(typeof a.token_type === 'string' && /^(bearer|dpop)$/i.test(a.token_type))) {
-      return rejected('token_typ', `the introspected token is a ${String(a.token_type)}, not an access token`);
-    }
+    const kind = notAccessToken(a);
+    if (kind) return rejected('token_typ', `the introspected token is ${kind}, not an access token`);
     const aud = [a.aud].flat().filter((x): x is string => typeof x === 'string');
     if (!aud.some((x) => this.#o.audiences.includes(x))) return rejected('token_aud', 'the introspected token is not for this server (aud)');
     const now = Date.now() / 1000;
@@ -96,14 +100,27 @@ export class Introspector {
   }
 }
 
+/** token_type values of an access token this server takes: RFC 6749 §5.1's Bearer and DPoP, the hint's word, RFC 8693's URI (any case). */
+const ACCESS_TOKEN_TYPES = /^(bearer|dpop|access_token|urn:ietf:params:oauth:token-type:access_token)$/i;
+
+/**
+ * What an active answer says the token is when it is not an access token, else undefined: its token_type (RFC 7662:
+ * the OAuth token type — a refresh_token, RFC 8693's N_A or any other is not one), token_use (Ory Hydra: access_token
+ * or refresh_token) or typ (Keycloak: Bearer for an access token; Refresh, Offline, ID…). token_type_hint=access_token in the request is only a
+ * hint (RFC 7662 §2.1): a provider may answer about a refresh token all the same.
+ */
+function notAccessToken(a: Record<string, unknown>): string | undefined {
+  const said = (field: string, ok: RegExp) => {
+    const v = a[field];
+    return v === undefined || (typeof v === 'string' && ok.test(v)) ? undefined : `a ${String(v).slice(0, 64)} (${field})`;
+  };
+  return said('token_type', ACCESS_TOKEN_TYPES) ?? said('token_use', /^access_token$/i) ?? said('typ', /^(bearer|dpop)$/i);
+}
+
 function readSecret(path: string): string {
   try {
     return readFileSync(path, 'utf8').trim();
   } catch (e) {
     throw new SvcError('FILE_UNREADABLE', `cannot read secret file ${path}: ${(e as NodeJS.ErrnoException).code}`);
   }
-}
-
-function formEncode(s: string): string {
-  return encodeURIComponent(s).replace(/%20/g, '+');
 }

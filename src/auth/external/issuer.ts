@@ -72,6 +72,11 @@ export class Issuer {
     return this.#introspector !== undefined;
   }
 
+  /** Until when (epoch ms) a JWT checked now against its keys may be trusted without checking it again: while the keys are fresh. */
+  get keysFreshUntil(): number {
+    return this.#keys.freshUntil;
+  }
+
   /** How long an inactive introspection answer may be reused. */
   get inactiveTtlMs(): number {
     return this.#introspector?.inactiveTtlMs ?? 0;

@@ -5,13 +5,16 @@
 // `introspection`, in manifest order, until one says it is active (the first active answer
 // decides, its checks included); when none does it is refused (introspection_inactive), or
 // 503 IDP_UNAVAILABLE when one of them could not be asked. A verified token is remembered
-// (at most MAX_CACHED, the oldest dropped first) until its exp — an introspected one no longer
-// than introspection.cache_ttl — and an inactive answer for cache_ttl (by the token's digest:
+// (at most MAX_CACHED, the oldest dropped first) until its exp — a JWT no longer than the key
+// set it was checked against stays fresh (key-set.ts freshUntil: once the set is stale the
+// token is checked again, after the set is fetched again), an introspected one no longer than
+// introspection.cache_ttl — and an inactive answer for cache_ttl (by the token's digest:
 // made-up tokens cannot make that cache hold their text); tokens an issuer's
 // replaced or dropped keys verified are forgotten at once, and a verification that overlapped
-// such a change is not remembered. A principal of an introspected
-// token is re-introspected by isActive() once its answer is older than cache_ttl (so an open
-// /ws socket sees a revocation within that lag); a JWT principal stays active until its exp.
+// such a change is not remembered. isActive() checks a principal's token again once its cached
+// verification has ended — a JWT against the issuer's keys, an introspected token at the
+// introspection endpoint — so an open /ws socket sees a withdrawn key, or a revocation, within
+// the same bounds.
 // The section is checked as `svc validate` checks it (issuer-checks.ts) before anything runs.
 // Every principal it vouches for has its token recorded beside it (outbound/caller-credentials.ts), the
 // subject_token a backend's token exchange (outbound/) needs.
@@ -58,6 +61,8 @@ export class ExternalIssuers {
   readonly #keyChanges = new Map<string, number>();
   /** Introspected principals → their token and issuer, to ask again once the answer is old. */
   readonly #asked = new WeakMap<Principal, { token: string; issuer: Issuer }>();
+  /** Principals of JWTs checked against an issuer's keys → their token, to check again once the keys are stale. */
+  readonly #signed = new WeakMap<Principal, string>();
 
   constructor(o: ExternalIssuersOptions) {
     const problem = externalIssuerProblems(o.issuers, o.profile, o.builtinIssuer)[0];
@@ -119,7 +124,8 @@ export class ExternalIssuers {
     const r = await issuer.verifyJwt(token, shape.header);
     if (r instanceof SvcError) return r;
     keepCallerCredential(r, { subjectToken: token });
-    if (this.#keyChanges.get(shape.iss) === changes) this.#remember(token, r, (r.expiresAt ?? 0) * 1000);
+    this.#signed.set(r, token);
+    if (this.#keyChanges.get(shape.iss) === changes) this.#remember(token, r, Math.min((r.expiresAt ?? 0) * 1000, issuer.keysFreshUntil));
     return r;
   }
 
@@ -137,11 +143,22 @@ export class ExternalIssuers {
     return this.#introspectWith(this.#introspecting, token);
   }
 
-  /** Whether an external principal is still good: its issuer listed, and an introspected token still active. */
+  /**
+   * Whether an external principal is still good: its issuer listed, and its token still verified — from the cache,
+   * else checked again (a JWT against the issuer's keys as they are now, an introspected token at its endpoint).
+   * Throws IDP_UNAVAILABLE when the issuer cannot be asked.
+   */
   async isActive(p: Principal): Promise<boolean> {
     if (p.kind !== 'external' || !p.issuer || !this.#byIss.has(p.issuer)) return false;
     const asked = this.#asked.get(p);
-    if (!asked) return true; // a JWT: nothing to ask; its exp is checked by the caller
+    if (!asked) {
+      const token = this.#signed.get(p);
+      if (token === undefined || this.cached(token)) return true;
+      const r = await this.verify(token);
+      if (r instanceof SvcError && r.code === 'IDP_UNAVAILABLE') throw r;
+      if (r === null || r instanceof SvcError || r.sub !== p.sub) return false;
+      return true;
+    }
     if (this.cached(asked.token)) return true;
     const r = await asked.issuer.introspect(asked.token);
     if (r instanceof SvcError) {

@@ -1,12 +1,15 @@
 // An external issuer's JWT access token (RFC 9068), checked. Guarantees: its header alg is in
 // `algorithms` (never none nor an HMAC: the schema cannot list them, and jose's local key set
 // refuses secret algorithms) and jku, x5u, jwk and x5c headers are never read — only the
-// issuer's own key set; its typ is at+jwt (or, unless strict_typ, JWT or absent); it is
-// signed by one of the issuer's keys — a key id the held set lacks refetches the set once
-// (key-set.ts: single-flight, rate-limited) and a still unknown one is token_kid, or
-// IDP_UNAVAILABLE when the issuer could not be asked (never a 401 a client would loop on);
+// issuer's own key set, fresh (a stale set is fetched first: key-set.ts current()); its typ is
+// at+jwt (or, unless strict_typ, JWT or absent); it is signed by one of the issuer's keys — a
+// key id the held set lacks refetches the set once (key-set.ts: single-flight, rate-limited)
+// and a still unknown one is token_kid, whose detail says whether the set was fetched again
+// or jwks_refetch_interval kept it from being, or IDP_UNAVAILABLE when the issuer could not be
+// asked (never a 401 a client would loop on);
 // its iss is the issuer, its aud contains an `audience`, it carries exp, and exp/nbf/iat hold
-// within clock_skew; its subject claim is a non-empty string. Every refusal names its check.
+// within clock_skew; its subject claim is a non-empty string. Every refusal names its check
+// (reason) and says what failed (detail), for the log only.
 
 import { errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type ProtectedHeaderParameters } from 'jose';
 import type { ResolvedExternalIssuer } from '../../core/config.js';
@@ -33,12 +36,8 @@ export async function verifyAccessJwt(token: string, header: ProtectedHeaderPara
   if (cfg.strict_typ ? typ !== 'at+jwt' : typ !== undefined && typ !== 'at+jwt' && typ !== 'jwt') {
     return rejected('token_typ', `the token's typ ${String(header.typ)} is not an access token's (at+jwt)`);
   }
-  let keys = c.keys.held();
-  if (!keys) {
-    await c.keys.refresh();
-    keys = c.keys.held();
-    if (!keys) return noKeys(c);
-  }
+  const keys = await c.keys.current();
+  if (!keys) return noKeys(c);
   let payload: JWTPayload;
   try {
     payload = await verifyWith(token, keys, c);
@@ -46,7 +45,7 @@ export async function verifyAccessJwt(token: string, header: ProtectedHeaderPara
     if (!(e instanceof joseErrors.JWKSNoMatchingKey)) return joseRejection(e);
     // A key id the held set lacks: the issuer may have rotated its keys. Fetch the set once.
     const outcome = await c.keys.refresh();
-    const fresh = c.keys.held();
+    const fresh = c.keys.held;
     if (fresh && fresh !== keys) {
       try {
         payload = await verifyWith(token, fresh, c);
@@ -55,8 +54,11 @@ export async function verifyAccessJwt(token: string, header: ProtectedHeaderPara
       }
     } else if (outcome === 'failed' || (outcome === 'skipped' && c.keys.failure)) {
       return noKeys(c);
-    } else {
+    } else if (outcome === 'fetched') {
       return rejected('token_kid', `no signing key of ${cfg.issuer} matches the token's key id, also after fetching its keys again`);
+    } else {
+      const age = Math.max(0, Math.round((Date.now() - c.keys.fetchedAt) / 1000));
+      return rejected('token_kid', `no signing key of ${cfg.issuer} matches the token's key id; its keys, fetched ${age} s ago, are not fetched again within jwks_refetch_interval (${cfg.jwks_refetch_interval} s)`);
     }
   }
   if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + cfg.clock_skew) return rejected('token_iat', 'the token is issued in the future');

@@ -1,15 +1,16 @@
-// One external issuer's signing keys (its JWKS), fetched and held. Guarantees: a set is used
-// for at most its Cache-Control max-age, bounded by jwks_max_age and at least
-// jwks_refetch_interval; once it is older, held() still answers with it and starts one
-// background fetch, so a verification never waits for a refresh it does not need; refresh()
+// One external issuer's signing keys (its JWKS), fetched and held. Guarantees: a set is fresh
+// for its Cache-Control max-age, bounded by jwks_max_age and at least jwks_refetch_interval,
+// from the moment it was fetched (freshUntil); current() answers with a fresh set at once, and
+// once the set is stale it first waits for one fetch (joining the one under way), so no token
+// is checked against keys older than their freshness while the issuer answers — when the fetch
+// fails the keys held keep verifying (the issuer is unreachable, not compromised); refresh()
 // is single-flight (callers join the fetch under way) and rate-limited (no fetch when the last
 // attempt is more recent than jwks_refetch_interval), so tokens with made-up key ids cost the
 // issuer at most one request per interval; a set that is not a JWKS is refused (jwks_invalid),
 // and so is a set containing any private or secret key member (jwks_private_key) — then the
 // keys held before are dropped too, as the issuer's keys can no longer be trusted; a failed
-// fetch keeps the keys held (they keep verifying while the issuer is unreachable) and is
-// logged once per attempt with its reason; only asymmetric public keys ever verify (jose's
-// local set refuses secret algorithms and non-public keys); replacing the set with a
+// fetch is logged once per attempt with its reason; only asymmetric public keys ever verify
+// (jose's local set refuses secret algorithms and non-public keys); replacing the set with a
 // different one calls onReplaced (the verified-token cache forgets that issuer's tokens).
 
 import { createLocalJWKSet, type JWTVerifyGetKey } from 'jose';
@@ -41,6 +42,7 @@ export class KeySet {
   #text: string | undefined;
   #algs: (string | undefined)[] = [];
   #staleAt = 0;
+  #fetchedAt = -Infinity;
   #lastAttempt = -Infinity;
   #inflight: Promise<RefreshOutcome> | undefined;
   #failure: IssuerFailure | undefined;
@@ -49,10 +51,25 @@ export class KeySet {
     this.#o = o;
   }
 
-  /** The keys held now, stale ones included; a stale set starts a background refresh. */
-  held(): JWTVerifyGetKey | undefined {
-    if (this.#keys && Date.now() >= this.#staleAt) void this.refresh();
+  /** The keys to check a token with: the held set while fresh, else after one fetch (the held set still, when it fails). */
+  current(): JWTVerifyGetKey | undefined | Promise<JWTVerifyGetKey | undefined> {
+    if (this.#keys && Date.now() < this.#staleAt) return this.#keys;
+    return this.refresh().then(() => this.#keys);
+  }
+
+  /** The keys held now, fresh or not (no fetch). */
+  get held(): JWTVerifyGetKey | undefined {
     return this.#keys;
+  }
+
+  /** Until when (epoch ms) the held set is fresh: a token checked against it may be trusted that long. */
+  get freshUntil(): number {
+    return this.#staleAt;
+  }
+
+  /** When (epoch ms) the held set was last fetched successfully. */
+  get fetchedAt(): number {
+    return this.#fetchedAt;
   }
 
   /** The `alg` each held key declares (undefined: it declares none). */
@@ -100,7 +117,8 @@ export class KeySet {
         throw new IssuerFailure('jwks_invalid', `${uri}: not a JWK set`);
       }
       const ttl = Math.min(o.maxAge, Math.max(o.refetchInterval, answer.maxAge ?? o.maxAge));
-      this.#staleAt = Date.now() + ttl * 1000;
+      this.#fetchedAt = Date.now();
+      this.#staleAt = this.#fetchedAt + ttl * 1000;
       this.#failure = undefined;
       const text = JSON.stringify(keys);
       if (text !== this.#text) {
@@ -123,6 +141,7 @@ export class KeySet {
   #drop(): void {
     if (this.#keys) this.#o.onReplaced();
     this.#keys = undefined;
+    this.#staleAt = 0;
     this.#text = undefined;
     this.#algs = [];
   }

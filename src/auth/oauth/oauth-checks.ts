@@ -10,7 +10,8 @@
 // login) a mode and list that disagree, a name used twice (DUPLICATE_NAME), not exactly one of
 // issuer and the three plain OAuth 2 endpoints, an OpenID Connect provider not asked for openid,
 // a URL that is not https (http only on a loopback host), both client_secret and
-// client_secret_file (OAUTH_CONFIG), a rule's scope profile.scopes does not declare
+// client_secret_file, auth_method private_key_jwt without private_key_file or with a client
+// secret, a private_key_file with another auth_method (OAUTH_CONFIG), a rule's scope profile.scopes does not declare
 // (SCOPE_UNDECLARED), each at its rule's line.
 
 import type { OAuthConfig, UpstreamLogin } from '../../core/manifest-types.gen.js';
@@ -116,6 +117,13 @@ export function signInProblems(login: OAuthConfig['login'], profileScopes: reado
       if (v !== undefined && !secureUrl(v)) add('OAUTH_CONFIG', `${who}: ${e} must be https (http only on a loopback host)`, e);
     }
     if (up.client_secret !== undefined && up.client_secret_file !== undefined) add('OAUTH_CONFIG', `${who}: give client_secret or client_secret_file, not both`, 'client_secret_file');
+    const hasSecret = up.client_secret !== undefined || up.client_secret_file !== undefined;
+    if (up.auth_method === 'private_key_jwt') {
+      if (up.private_key_file === undefined) add('OAUTH_CONFIG', `${who}: auth_method private_key_jwt needs private_key_file (this server's private key; its public key registered at the provider)`, 'auth_method');
+      if (hasSecret) add('OAUTH_CONFIG', `${who}: auth_method private_key_jwt signs with private_key_file; leave client_secret and client_secret_file out`, up.client_secret !== undefined ? 'client_secret' : 'client_secret_file');
+    } else if (up.private_key_file !== undefined) {
+      add('OAUTH_CONFIG', `${who}: private_key_file is used only with auth_method private_key_jwt (the method is ${up.auth_method ?? 'client_secret_basic'})`, 'private_key_file');
+    }
     up.rules.forEach((r, j) => {
       r.scopes.forEach((s, k) => {
         if (!profile.has(s)) add('SCOPE_UNDECLARED', `${who} rule ${j + 1} grants scope ${s}, which profile.scopes does not declare`, 'rules', j, 'scopes', k);

@@ -8,14 +8,21 @@
 // issuer, aud contains our client_id (azp is ours when there are several), exp and iat are
 // current, nonce is the one sent, and whose signature verifies against the provider's JWKS
 // under an asymmetric algorithm (never none or HMAC); a plain OAuth 2 provider's identity is
-// its userinfo answer; every failure is a ProviderError with a stable reason (the audit log's)
-// and a message naming no token, code or claim value (an unexpected error by its name only).
+// its userinfo answer; the code exchange and refresh authenticate this server as the provider's
+// `auth_method` says — client_secret_basic (the default, the id and secret form-encoded as RFC
+// 6749 Appendix B says, so `-` stays `-`), client_secret_post or private_key_jwt (a fresh
+// assertion signed with private_key_file) — or as a public client (PKCE only) when it has neither
+// secret nor key (outbound/client-auth.ts), and a refused exchange whose provider does not list
+// that method in token_endpoint_auth_methods_supported says so; every failure is a ProviderError
+// with a stable reason (the audit log's) and a message naming no token, code, secret or claim
+// value (an unexpected error by its name only).
 
 import * as oauth from 'oauth4webapi';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ResolvedSignInProvider } from '../../core/config.js';
+import { clientAuth, readPrivateKey, type ClientCredential } from '../../outbound/client-auth.js';
 import type { ProviderClaims } from './rules.js';
 
 export type ProviderReason =
@@ -67,10 +74,43 @@ const SKEW = 30;
 
 export const callbackPath = (name: string) => `/interaction/callback/${name}`;
 
+/** A credential file of a provider that cannot be used: `field` names it (client_secret_file, private_key_file). */
+export class CredentialFileError extends Error {
+  constructor(readonly field: 'client_secret_file' | 'private_key_file', message: string) {
+    super(message);
+  }
+}
+
+/**
+ * How this server authenticates at the provider: its secret as auth_method says, its private key (private_key_jwt), or
+ * nothing (no secret, no key: a public client). Files resolve against `manifestDir`; one that cannot be used throws
+ * CredentialFileError.
+ */
+export function providerCredential(cfg: ResolvedSignInProvider, manifestDir: string): ClientCredential {
+  const clientId = cfg.client_id;
+  if (cfg.auth_method === 'private_key_jwt' && cfg.private_key_file !== undefined) {
+    try {
+      return { method: 'private_key_jwt', clientId, key: readPrivateKey(resolve(manifestDir, cfg.private_key_file)) };
+    } catch (e) {
+      throw new CredentialFileError('private_key_file', (e as Error).message);
+    }
+  }
+  let secret = cfg.client_secret;
+  if (secret === undefined && cfg.client_secret_file !== undefined) {
+    try {
+      secret = readFileSync(resolve(manifestDir, cfg.client_secret_file), 'utf8').trim();
+    } catch (e) {
+      throw new CredentialFileError('client_secret_file', `cannot read ${cfg.client_secret_file}: ${(e as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+    }
+  }
+  if (secret === undefined) return { method: 'none', clientId };
+  return { method: cfg.auth_method === 'client_secret_post' ? 'client_secret_post' : 'client_secret_basic', clientId, secret };
+}
+
 export function createProviderClient(cfg: ResolvedSignInProvider, o: { issuer: string; manifestDir: string }): ProviderClient {
   const oidc = cfg.issuer !== undefined;
   const redirectUri = `${o.issuer}${callbackPath(cfg.name)}`;
-  const secret = cfg.client_secret ?? (cfg.client_secret_file ? readFileSync(resolve(o.manifestDir, cfg.client_secret_file), 'utf8').trim() : undefined);
+  const credential = providerCredential(cfg, o.manifestDir);
   const client: oauth.Client = { client_id: cfg.client_id, [oauth.clockTolerance]: SKEW };
   const http = (url: string | undefined) => ({
     signal: () => AbortSignal.timeout(cfg.timeout_ms),
@@ -95,11 +135,12 @@ export function createProviderClient(cfg: ResolvedSignInProvider, o: { issuer: s
     cached = { as, keys, until: Date.now() + METADATA_TTL_MS };
     return cached;
   }
-  const auth = async (as: oauth.AuthorizationServer): Promise<oauth.ClientAuth> => {
-    if (!secret) return oauth.None();
-    const methods = as.token_endpoint_auth_methods_supported;
-    // Plain OAuth 2 providers (GitHub) take the secret in the form; OpenID Connect ones mostly by Basic.
-    return (!oidc || (methods && !methods.includes('client_secret_basic') && methods.includes('client_secret_post'))) ? oauth.ClientSecretPost(secret) : oauth.ClientSecretBasic(secret);
+  const auth = (as: oauth.AuthorizationServer): oauth.ClientAuth => clientAuth(credential, as.token_endpoint!);
+  /** Said of a refused exchange when the provider's metadata lists auth methods and not this one. */
+  const methodHint = (as: oauth.AuthorizationServer): string => {
+    const offered = as.token_endpoint_auth_methods_supported;
+    return offered && credential.method !== 'none' && !offered.includes(credential.method)
+      ? ` (this server authenticates with ${credential.method}; the provider lists ${offered.join(', ')}: set auth_method)` : '';
   };
 
   return {
@@ -134,9 +175,9 @@ export function createProviderClient(cfg: ResolvedSignInProvider, o: { issuer: s
         throw new ProviderError('upstream_response_invalid', `${cfg.name}: the callback is not a valid authorization response (${(e as Error).message})`);
       }
       const tokens = await guard('upstream_code_refused', 'code exchange', async () => {
-        const res = await oauth.authorizationCodeGrantRequest(as, client, await auth(as), params, redirectUri, p.verifier, http(as.token_endpoint));
+        const res = await oauth.authorizationCodeGrantRequest(as, client, auth(as), params, redirectUri, p.verifier, http(as.token_endpoint));
         return oauth.processAuthorizationCodeResponse(as, client, res, oidc ? { expectedNonce: p.nonce ?? oauth.expectNoNonce, requireIdToken: true } : undefined);
-      });
+      }, methodHint(as));
       let claims: Record<string, unknown> = {};
       if (oidc) {
         claims = { ...oauth.getValidatedIdTokenClaims(tokens) };
@@ -152,9 +193,9 @@ export function createProviderClient(cfg: ResolvedSignInProvider, o: { issuer: s
     async refresh(refreshToken) {
       const { as } = await metadata();
       const tokens = await guard('upstream_refresh_refused', 'refresh', async () => {
-        const res = await oauth.refreshTokenGrantRequest(as, client, await auth(as), refreshToken, http(as.token_endpoint));
+        const res = await oauth.refreshTokenGrantRequest(as, client, auth(as), refreshToken, http(as.token_endpoint));
         return oauth.processRefreshTokenResponse(as, client, res);
-      });
+      }, methodHint(as));
       return { refresh_token: refreshToken, ...tokenSet(tokens) };
     },
   };
@@ -177,15 +218,18 @@ export function createProviderClient(cfg: ResolvedSignInProvider, o: { issuer: s
     });
   }
 
-  /** Run a step against the provider; its failures as ProviderErrors (`refused`: the provider's own refusal). */
-  async function guard<T>(refused: ProviderReason, step: string, op: () => Promise<T>): Promise<T> {
+  /** Run a step against the provider; its failures as ProviderErrors (`refused`: the provider's own refusal; `hint` added to a client authentication refusal). */
+  async function guard<T>(refused: ProviderReason, step: string, op: () => Promise<T>, hint = ''): Promise<T> {
     try {
       return await op();
     } catch (e) {
       if (e instanceof ProviderError) throw e;
       const name = (e as Error)?.name;
       if (name === 'TimeoutError' || name === 'AbortError') throw new ProviderError('upstream_unreachable', `${cfg.name}: no answer to the ${step} within ${cfg.timeout_ms} ms`);
-      if (e instanceof oauth.ResponseBodyError) throw new ProviderError(refused, `${cfg.name} refused the ${step}: ${e.error}`, { error: e.error.slice(0, 64) });
+      if (e instanceof oauth.ResponseBodyError) {
+        const clientRefused = e.error === 'invalid_client' || e.error === 'unauthorized_client';
+        throw new ProviderError(refused, `${cfg.name} refused the ${step}: ${e.error}${clientRefused ? hint : ''}`, { error: e.error.slice(0, 64) });
+      }
       if (e instanceof oauth.OperationProcessingError) {
         const claim = (e.cause as { claim?: unknown } | undefined)?.claim;
         if (typeof claim === 'string' || e.code === oauth.JWT_TIMESTAMP_CHECK) {

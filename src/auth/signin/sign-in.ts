@@ -4,7 +4,8 @@
 // oauth.login.mode is upstream, so oauth4webapi stays unloaded otherwise (its own chunk in the
 // bundled command). Guarantees: start-up refuses (with validate's codes and messages,
 // auth/oauth/oauth-checks.ts) a configuration `svc validate` refuses; a client_secret_file that cannot be
-// read is OAUTH_CONFIG at start-up; nothing is fetched from a provider before the first sign-in.
+// read, or a private_key_file that holds no usable private key, is OAUTH_CONFIG at its field at
+// start-up; nothing is fetched from a provider before the first sign-in.
 
 import type Provider from 'oidc-provider';
 import type { Request } from 'express';
@@ -14,7 +15,7 @@ import type { Adapter } from '../../core/oauth-provider.js';
 import { SvcError } from '../../errors.js';
 import type { Observer } from '../../observe/observer.js';
 import { signInProblems } from '../oauth/oauth-checks.js';
-import { createProviderClient, type ProviderClient } from './provider-client.js';
+import { createProviderClient, CredentialFileError, type ProviderClient } from './provider-client.js';
 import { createGrantSide, type GrantSide } from './grants.js';
 import { createLoginFlow, type LoginFlow } from './login.js';
 import { GRANT_MODEL, LOGIN_MODEL, PendingLogins, Sealer, sealingKeys, SignInGrants } from './sealed-store.js';
@@ -51,7 +52,8 @@ export function createSignIn(o: SignInOptions): SignInParts {
     try {
       clients.set(cfg.name, createProviderClient(cfg, { issuer: o.issuer, manifestDir: o.manifestDir }));
     } catch (e) {
-      throw new SvcError('OAUTH_CONFIG', `upstream ${cfg.name}: client_secret_file: ${(e as Error).message}`, { path: `/oauth/login/upstreams/${i}/client_secret_file` });
+      if (!(e instanceof CredentialFileError)) throw e;
+      throw new SvcError('OAUTH_CONFIG', `upstream ${cfg.name}: ${e.field}: ${e.message}`, { path: `/oauth/login/upstreams/${i}/${e.field}` });
     }
   });
   const sealer = new Sealer(sealingKeys(o.cookieKeys));

@@ -25,26 +25,30 @@ describe('module handler format', () => {
     dir = mkdtempSync(join(tmpdir(), 'fastsvc-modfmt-'));
     write('cjs/package.json', JSON.stringify({ name: 'p', type: 'commonjs' }));
     write('esm/package.json', JSON.stringify({ name: 'p', type: 'module' }));
+    write('typeless/package.json', JSON.stringify({ name: 'p' }));
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   const ESM = 'import { x } from "./x.js";\nexport function hello(i) { return "hi " + i.name; }\n';
   const CJS = '// export function is mentioned only in this comment\nmodule.exports.hello = (i) => "hi " + i.name;\n';
 
-  it('decides the format as Node 20 does: the extension, else the nearest package.json', () => {
+  it('decides the format as Node (20.19+) does: the extension, else the nearest package.json\'s type, else the syntax', () => {
     assert.equal(loadedAs(write('cjs/h/a.js', '')).format, 'commonjs');
     assert.equal(loadedAs(write('esm/h/a.js', '')).format, 'module');
     assert.equal(loadedAs(write('cjs/a.mjs', '')).format, 'module');
     assert.equal(loadedAs(write('esm/a.cjs', '')).format, 'commonjs');
     assert.equal(loadedAs(write('esm/h/a.js', '')).decidedBy, join(dir, 'esm', 'package.json'));
+    assert.equal(loadedAs(write('typeless/a.js', '')).format, 'detected');
   });
 
   it('names the mismatch and the fix; says nothing when the syntax agrees', () => {
-    assert.match(formatProblem(write('cjs/es.js', ESM), './es.js') ?? '', /\.\/es\.js uses ES module syntax .* loads it as CommonJS: the nearest package\.json .* rename it \.\/es\.mjs/);
+    assert.match(formatProblem(write('cjs/es.js', ESM), './es.js') ?? '', /\.\/es\.js uses ES module syntax .* loads it as CommonJS: the nearest package\.json .*says "type": "commonjs"; rename it \.\/es\.mjs/);
     assert.match(formatProblem(write('esm/c.js', CJS), './c.js') ?? '', /\.\/c\.js uses CommonJS .* loads it as an ES module: .*says "type": "module"; rename it \.\/c\.cjs/);
     assert.equal(formatProblem(write('cjs/c.js', CJS), './c.js'), undefined);
     assert.equal(formatProblem(write('esm/es.js', ESM), './es.js'), undefined);
     assert.equal(formatProblem(write('cjs/es.mjs', ESM), './es.mjs'), undefined);
+    assert.equal(formatProblem(write('typeless/es.js', ESM), './es.js'), undefined, 'no type: Node detects the syntax');
+    assert.equal(formatProblem(write('typeless/c.js', CJS), './c.js'), undefined);
   });
 
   it('the module backend in a "type": "commonjs" project: a CommonJS handler loads and runs; an ES one is refused alike by validate (probe) and serve', async () => {
