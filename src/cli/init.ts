@@ -14,7 +14,7 @@ export function cmdInit(dir: string): number {
   const file = join(dir, 'svc.yaml');
   if (existsSync(file)) return tell('init', `${file} already exists; not overwriting`);
   mkdirSync(dir, { recursive: true });
-  // This package's own schema, relative to the new file: ./node_modules/fastsvc/schema/… after `npm install fastsvc`.
+  // This package's own schema, relative to the new file: ./node_modules/fastsvc/schema/… once the package is installed in the project.
   const ref = relative(resolve(dir), SCHEMA_FILE).split(sep).join('/');
   writeFileSync(file, starterManifest(ref.startsWith('.') ? ref : './' + ref), { flag: 'wx' });
   process.stdout.write(`wrote ${file}\nnext: npx ${PROG} validate ${file} && npx ${PROG} serve ${file}\n`);

@@ -1319,7 +1319,7 @@ export interface ExecBackend {
    */
   argv: [string, ...string[]];
   /**
-   * Working directory, relative to the manifest.
+   * Working directory, fixed when the manifest loads (never templated). An absolute path (often ${VAR}, e.g. ${PROJECT_DIR}) is the folder the operator named, wherever it is; a relative one is resolved against the manifest's folder and must stay under it (neither `..` nor a symlink may lead out). It decides where the program runs, never which: argv[0] is found without it, and the child's PATH keeps only absolute entries.
    */
   cwd?: string;
   /**
@@ -1620,11 +1620,11 @@ export interface Upstream {
    */
   command?: [string, ...string[]];
   /**
-   * stdio: working directory, relative to the manifest; it must lie under the manifest's folder.
+   * stdio: working directory, as the exec backend's cwd: an absolute path (often ${VAR}, e.g. ${PROJECT_DIR}) is used as given; a relative one is resolved against the manifest's folder and must stay under it (neither `..` nor a symlink may lead out). Fixed at start-up, never templated.
    */
   cwd?: string;
   /**
-   * stdio: the child's whole environment (an allow-list: nothing else of fastsvc's environment reaches it; absent, the child gets none). Values may be ${VAR}, e.g. PATH: ${PATH}.
+   * stdio: the child's whole environment (an allow-list: nothing else of fastsvc's environment reaches it; absent, the child gets none). Values may be ${VAR}, e.g. PATH: ${PATH}; the child's PATH keeps only its absolute entries.
    */
   env?: {
     [k: string]: string;

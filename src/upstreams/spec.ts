@@ -1,15 +1,16 @@
 // An `upstreams` entry as the runtime uses it. Guarantees: the schema's defaults are filled in
 // (the types say which, nothing here has a default of its own); resolveUpstream() checks what
-// a stdio upstream names on disk — its cwd under the manifest folder, its program found, and the
-// script an interpreter is given where fastsvc can tell it is one (scriptArgument()) present in
-// that folder — and returns the entry with cwd and program made absolute, throwing UPSTREAM_CONFIG
-// at the field at fault.
+// a stdio upstream names on disk — its cwd by the exec backend's rule (an absolute one anywhere, a
+// relative one under the manifest folder), its program found, and the script an interpreter is given
+// where fastsvc can tell it is one (scriptArgument()) present in that folder — and returns the entry with
+// cwd and program made absolute and the PATH its env gives the child reduced to absolute entries (so the
+// folder the child runs in never decides which program it runs), throwing UPSTREAM_CONFIG at the field at fault.
 
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { SvcError } from '../errors.js';
 import type { Upstream } from '../core/manifest-types.gen.js';
-import { resolveCwd, resolveProgram } from '../runtime/backends/exec.js';
+import { absolutePathEntries, resolveCwd, resolveProgram } from '../runtime/backends/exec.js';
 
 type Defaulted<T, K extends keyof T> = T & Required<Pick<T, K>>;
 
@@ -36,7 +37,8 @@ export function resolveUpstream(u: UpstreamSpec, baseDir: string): UpstreamSpec 
     }
     if (!file) throw fail(`script ${JSON.stringify(script)} not found in the child's folder (cwd ${JSON.stringify(u.cwd)}): ${path.basename(u.command[0]!)} would exit at start`, `command/${at}`);
   }
-  return { ...u, cwd, command: [program, ...u.command.slice(1)] };
+  const env = u.env?.PATH === undefined ? u.env : { ...u.env, PATH: absolutePathEntries(u.env.PATH) };
+  return { ...u, cwd, command: [program, ...u.command.slice(1)], ...(env && { env }) };
 }
 
 /** Interpreters whose first argument that is not an option is the script they run. */

@@ -10,7 +10,9 @@
 //   --port 0` starts with those variables (a value's `{{tmp}}` is a fresh folder of this block's),
 //   every http://127.0.0.1:8080 in the block becomes the server's URL, and the block runs under
 //   `bash -euo pipefail` in the repository root with the same variables exported; it must exit 0.
-//   Other sh blocks are not run. A marker before a block it does not apply to fails;
+//   Other sh blocks are not run here: a newcomer's pages (README.md, docs/getting-started.md,
+//   docs/guides/) run every one of theirs as printed, servers included, in docs-guides.test.ts.
+//   A marker before a block it does not apply to fails;
 // - the documentation set exists (every fixed page name), each docs page opens with `# Title`
 //   (after its GENERATED comment, for a generated page) and a sentence, and every relative link points at a file that exists (and an #anchor at a
 //   heading there, GitHub's slugs).
@@ -23,6 +25,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { childEnv, PROBLEM_LINE, ROOT, run, type Run } from '../helpers/cli.js';
+import { fencedBlocks } from '../helpers/markdown.js';
 import { serveManifest } from '../helpers/serve.js';
 import { logLine } from '../helpers/secrets.js';
 
@@ -86,22 +89,7 @@ function parseMarker(line: string): Marker | undefined {
 
 /** The fenced code blocks of a markdown text, each with the marker on the nearest non-blank line before it. */
 function blocksOf(file: string, text: string): Block[] {
-  const lines = text.split('\n');
-  const out: Block[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const open = /^(\s*)(`{3,}|~{3,})\s*([^\s`]*)/.exec(lines[i]!);
-    if (!open) continue;
-    const [, indent, fence, lang] = open;
-    const close = new RegExp(`^\\s*${fence![0] === '`' ? '`' : '~'}{${fence!.length},}\\s*$`);
-    let j = i + 1;
-    while (j < lines.length && !close.test(lines[j]!)) j++;
-    let k = i - 1;
-    while (k >= 0 && lines[k]!.trim() === '') k--;
-    const body = lines.slice(i + 1, j).map((l) => (l.startsWith(indent!) ? l.slice(indent!.length) : l.trimStart()));
-    out.push({ file, line: i + 1, lang: lang!.toLowerCase(), text: body.join('\n') + '\n', marker: k >= 0 ? parseMarker(lines[k]!) : undefined });
-    i = j;
-  }
-  return out;
+  return fencedBlocks(text).map((b) => ({ file, line: b.line, lang: b.lang, text: b.text, marker: b.before === undefined ? undefined : parseMarker(b.before) }));
 }
 
 /** The text outside fenced blocks (fences blanked, so line numbers stay). */

@@ -3,7 +3,7 @@
 // or a surplus argument is one line naming it plus the usage, exit 2; the package
 // runs as `npx fastsvc` (bin mapping, offline: npm runs the project's own bin);
 // `init` points `$schema` at the schema file shipped in the package, also where
-// `npm install fastsvc` puts it. Every case spawns the real CLI (helpers/cli.ts).
+// installing the package puts it (docs-guides installs the real tarball). Every case spawns the real CLI (helpers/cli.ts).
 
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
@@ -121,7 +121,7 @@ describe('cli arguments', function () {
   });
 
   it('init run from an installed package (node_modules/fastsvc) writes ./node_modules/fastsvc/schema/svc.schema.json', async () => {
-    // The layout `npm install fastsvc` makes: the package's files (package.json `files`)
+    // The layout installing the package makes: the package's files (package.json `files`)
     // copied under node_modules/fastsvc; its dependencies resolve through node_modules.
     const project = join(tmp, 'project');
     const pkgDir = join(project, 'node_modules', 'fastsvc');

@@ -17,7 +17,7 @@ import type { Cimd } from './cimd.js';
 import type { GrantSide } from '../signin/grants.js';
 import { rememberKey } from './interactions.js';
 import { AUTH_METHODS } from './metadata.js';
-import { errorPage, PAGE_HEADERS } from './pages.js';
+import { authorizationErrorMessage, errorPage, PAGE_HEADERS } from './pages.js';
 import type { Adapter, OAuthKeys, OAuthProvider } from '../../core/oauth-provider.js';
 
 export const ROUTES = {
@@ -158,7 +158,7 @@ export function oidcConfiguration(d: OidcConfigDeps): Configuration {
       origin !== 'null' && client.clientAuthMethod === 'none' && client.redirectUris!.some((u) => URL.parse(u)?.origin === origin),
     renderError: async (ctx, out) => {
       ctx.set({ ...PAGE_HEADERS });
-      ctx.body = errorPage('Authorization failed', `${out.error}: ${out.error_description ?? ''}`);
+      ctx.body = errorPage('Authorization failed', authorizationErrorMessage(out, ctx.oidc?.params));
     },
   };
 }

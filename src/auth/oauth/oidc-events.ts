@@ -1,6 +1,7 @@
 // What the authorization server's engine (oidc-engine.ts) does, told from oidc-provider's own events.
 // Guarantees: refused token requests, revoked grants, server errors and each endpoint's refusals are
-// logged (oauth.* events); token issuance, refresh, revocation, registration and refused grants reach
+// logged (oauth.* events; a refused authorization names the client id and redirect URI it carried,
+// bounded); token issuance, refresh, revocation, registration and refused grants reach
 // the Observer as audit events and metrics, with a grant or token id written only as a hash.
 
 import type { IncomingMessage } from 'node:http';
@@ -8,6 +9,7 @@ import type Provider from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { RequestScope } from '../../core/request-scope.js';
 import { hashId } from '../../observe/audit.js';
+import { shownValue } from './pages.js';
 import type { Observer } from '../../observe/observer.js';
 
 export function logEvents(provider: Provider, log: Logger): void {
@@ -25,7 +27,14 @@ export function logEvents(provider: Provider, log: Logger): void {
   for (const ev of ['authorization.error', 'registration_create.error', 'revocation.error', 'introspection.error', 'jwks.error'] as const) {
     provider.on(ev as 'authorization.error', (ctx, err) => {
       const e = err as { error?: string; error_detail?: string; error_description?: string };
-      log.info({ event: `oauth.${ev}`, error: e.error, detail: e.error_detail ?? e.error_description, client_id: ctx.oidc?.client?.clientId }, `${ev}: ${e.error}`);
+      // What the request carried, where that is what went wrong (bounded): the client id no client has, the redirect URI the client did not register.
+      const params = ctx.oidc?.params;
+      const redirectUri = e.error === 'invalid_redirect_uri' ? params?.redirect_uri : undefined;
+      log.info({
+        event: `oauth.${ev}`, error: e.error, detail: e.error_detail ?? e.error_description,
+        client_id: ctx.oidc?.client?.clientId ?? (typeof params?.client_id === 'string' ? shownValue(params.client_id) : undefined),
+        ...(typeof redirectUri === 'string' && { redirect_uri: shownValue(redirectUri) }),
+      }, `${ev}: ${e.error}`);
     });
   }
 }

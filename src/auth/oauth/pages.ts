@@ -124,6 +124,30 @@ ${granted.length === 0 && v.scopes.length ? '<div class="error" role="alert">Non
 </form>`);
 }
 
+/** Most characters of a value the request carried that an error page or log line repeats. */
+const SHOWN_MAX = 300;
+
+/** A value from the request as an error page or log line repeats it: a string, cut at SHOWN_MAX with "…". */
+export function shownValue(v: unknown): string {
+  const s = String(v);
+  return s.length > SHOWN_MAX ? `${s.slice(0, SHOWN_MAX)}…` : s;
+}
+
+/**
+ * The message of the authorization endpoint's error page: oidc-provider's error, and — where what the
+ * request carried is what went wrong — that value (bounded; errorPage escapes it): the redirect URI a client
+ * did not register, with the loopback rule that decides a match, or the client id no client has.
+ */
+export function authorizationErrorMessage(out: { error: string; error_description?: string }, params?: { client_id?: unknown; redirect_uri?: unknown }): string {
+  const said = `${out.error}: ${out.error_description ?? ''}`;
+  if (out.error === 'invalid_redirect_uri' && typeof params?.redirect_uri === 'string') {
+    return `${said}. The redirect URI this request carries, “${shownValue(params.redirect_uri)}”, is not one that client “${shownValue(params.client_id)}” registered. `
+      + 'A loopback one (http://127.0.0.1, http://[::1] or http://localhost) matches a registered one on any port, but not on another host name or path.';
+  }
+  if (out.error === 'invalid_client' && typeof params?.client_id === 'string') return `${said} (the client id received: “${shownValue(params.client_id)}”)`;
+  return said;
+}
+
 /** An error; with `back`, a link that ends the sign-in and tells the application (its returnTo). */
 export function errorPage(title: string, message: string, back?: { href: string; label: string }): string {
   return layout(title, `<h1>${esc(title)}</h1><div class="error" role="alert">${esc(message)}</div>

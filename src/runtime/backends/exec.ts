@@ -1,7 +1,11 @@
 // The exec backend: runs one fixed program, never through a shell. Guarantees:
 // argv[0] is a plain program (not templated), every other element renders to exactly
-// one argument; cwd lies under the manifest folder; the child sees only allow-listed
-// env vars; timeout/abort/oversize stdout SIGKILL its process group (so does exit).
+// one argument; cwd is fixed at load and never templated — a relative one stays under the
+// manifest folder (`..` or a symlink cannot lead out), an absolute one (`${PROJECT_DIR}`) is
+// the folder the operator named — and decides only where the program runs, never which
+// (argv[0] is found without it, the child's PATH keeps only absolute entries); the child
+// sees only allow-listed env vars; timeout/abort/oversize stdout SIGKILL its process group
+// (so does exit).
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
@@ -97,9 +101,14 @@ export function execBackend(spec: ExecSpec, env: BackendEnv): BackendFn {
   };
 }
 
-/** A program's folder: `cwd` resolved against the manifest folder, which it must not leave. `fail` makes the error (its field: `cwd`). */
+/**
+ * A program's folder, resolved once (symlinks too). An absolute `cwd` — written so, or what `${VAR}`
+ * gave — is the folder the operator named, wherever it is; a relative one is resolved against the
+ * manifest folder and must stay under it. Never templated. `fail` makes the error (its field: `cwd`).
+ */
 export function resolveCwd(manifestDir: string, cwd: string, fail: (message: string, field?: string) => SvcError): string {
   if (typeof cwd !== 'string' || cwd.includes('\0')) throw fail('cwd must be a string');
+  if (cwd.includes('{{')) throw fail(`cwd ${JSON.stringify(cwd)} is not templated: it is fixed when the manifest loads (name a folder, or \${VAR})`, 'cwd');
   const base = realpathSync(manifestDir);
   let real: string;
   try {
@@ -107,9 +116,16 @@ export function resolveCwd(manifestDir: string, cwd: string, fail: (message: str
   } catch {
     throw fail(`cwd ${JSON.stringify(cwd)} does not exist`, 'cwd');
   }
-  if (real !== base && !real.startsWith(base + path.sep)) throw fail(`cwd ${JSON.stringify(cwd)} leaves the manifest folder`, 'cwd');
+  if (!path.isAbsolute(cwd) && real !== base && !real.startsWith(base + path.sep)) {
+    throw fail(`cwd ${JSON.stringify(cwd)} leaves the manifest folder (a relative cwd stays under it; name a folder elsewhere by its absolute path)`, 'cwd');
+  }
   if (!statSync(real).isDirectory()) throw fail(`cwd ${JSON.stringify(cwd)} is not a directory`, 'cwd');
   return real;
+}
+
+/** A PATH value with its relative entries ('', '.', 'bin') left out: they would be looked up in the child's cwd. */
+export function absolutePathEntries(value: string): string {
+  return value.split(path.delimiter).filter((dir) => path.isAbsolute(dir)).join(path.delimiter);
 }
 
 function pickEnv(names: readonly string[]): Record<string, string> {
@@ -118,7 +134,7 @@ function pickEnv(names: readonly string[]): Record<string, string> {
   for (const name of names) {
     if (typeof name !== 'string' || !ENV_NAME.test(name)) throw configError(KIND, `bad env name ${JSON.stringify(name)}`);
     const v = process.env[name];
-    if (v !== undefined) out[name] = v;
+    if (v !== undefined) out[name] = name === 'PATH' ? absolutePathEntries(v) : v;
   }
   return out;
 }

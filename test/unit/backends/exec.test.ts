@@ -42,18 +42,27 @@ function alive(pid: number): boolean {
 
 describe('exec backend', () => {
   let dir: string;
+  /** A folder beside the manifest's, as a project named by ${PROJECT_DIR} is. */
+  let outside: string;
   let env: { manifestDir: string };
 
   before(() => {
     dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fastsvc-exec-')));
+    outside = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fastsvc-exec-project-')));
     env = { manifestDir: dir };
     fs.mkdirSync(path.join(dir, 'sub'));
+    fs.mkdirSync(path.join(dir, '{{dir}}'));
+    fs.symlinkSync(outside, path.join(dir, 'out-link'));
+    fs.symlinkSync(path.join(dir, 'sub'), path.join(outside, 'link-to-sub'));
     fs.mkdirSync(path.join(dir, 'bin'));
     fs.writeFileSync(path.join(dir, 'bin', 'hello.sh'), '#!/bin/sh\necho "hello $1"\n', { mode: 0o755 });
     fs.writeFileSync(path.join(dir, 'bin', 'plain.txt'), 'not executable', { mode: 0o644 });
   });
 
-  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  after(() => {
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(outside, { recursive: true, force: true });
+  });
 
   const run = (spec: Loose, input: Record<string, unknown> = {}, ctx = makeContext()) => execBackend(withDefaults('ExecBackend', spec), env)(input, ctx);
   const nodeScript = (code: string, ...rest: string[]): string[] => [NODE, '-e', code, ...rest];
@@ -76,6 +85,23 @@ describe('exec backend', () => {
     it('runs in cwd, resolved under the manifest folder', async () => {
       assert.equal(await run({ argv: nodeScript('process.stdout.write(process.cwd())'), cwd: 'sub' }), path.join(dir, 'sub'));
       assert.equal(await run({ argv: nodeScript('process.stdout.write(process.cwd())') }), dir);
+    });
+
+    it('runs in an absolute cwd anywhere, as the operator named it (cwd: ${PROJECT_DIR} with PROJECT_DIR=$PWD)', async () => {
+      assert.equal(await run({ argv: nodeScript('process.stdout.write(process.cwd())'), cwd: outside }), outside);
+      // through a symlink: the folder it names, resolved once at load
+      assert.equal(await run({ argv: nodeScript('process.stdout.write(process.cwd())'), cwd: path.join(outside, 'link-to-sub') }), path.join(dir, 'sub'));
+    });
+
+    it('hands the child only the absolute entries of PATH, so the folder it runs in never decides which program runs', async () => {
+      const saved = process.env.PATH;
+      process.env.PATH = `.:${saved}::bin:./node_modules/.bin`;
+      try {
+        const out = await run({ argv: nodeScript('process.stdout.write(process.env.PATH)'), cwd: outside });
+        assert.equal(out, saved!.split(':').filter((d) => d.startsWith('/')).join(':'));
+      } finally {
+        process.env.PATH = saved;
+      }
     });
 
     it('passes only allow-listed environment variables', async () => {
@@ -164,7 +190,10 @@ describe('exec backend', () => {
       ['a program that does not exist', { argv: ['./bin/missing'] }],
       ['a program that is not executable', { argv: ['./bin/plain.txt'] }],
       ['a bare name not on the allowed PATH', { argv: ['sh'], env: [] }],
-      ['a cwd outside the manifest folder', { argv: ['sh'], cwd: '..' }],
+      ['a relative cwd that climbs out of the manifest folder', { argv: ['sh'], cwd: '..' }],
+      ['a relative cwd whose symlink leads out of the manifest folder', { argv: ['sh'], cwd: 'out-link' }],
+      ['a templated cwd (it is fixed at load; a caller never picks it)', { argv: ['sh'], cwd: '{{dir}}' }],
+      ['an absolute cwd that does not exist', { argv: ['sh'], cwd: '/nonexistent-fastsvc-folder' }],
       ['a cwd that does not exist', { argv: ['sh'], cwd: 'nope' }],
       ['a cwd that is a file', { argv: ['sh'], cwd: 'bin/hello.sh' }],
       ['a bad env name', { argv: ['sh'], env: ['A=B'] }],

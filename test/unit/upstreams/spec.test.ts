@@ -2,15 +2,16 @@
 // program not found is UPSTREAM_CONFIG at command/0 with a message naming where it was looked for and what to do;
 // an interpreter's script that is not in the child's folder (`node ./missing.js`, `python3 missing.py`) is
 // UPSTREAM_CONFIG at the script's own argument, and what cannot be told a path (a module, an option's value,
-// code given inline) is left alone.
+// code given inline) is left alone; its cwd follows the exec backend's rule (absolute: anywhere; relative:
+// under the manifest folder), and the PATH its env gives the child keeps only absolute entries.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveUpstream, type UpstreamSpec } from '../../../src/upstreams/spec.js';
 import { SvcError } from '../../../src/errors.js';
 
-const spec = (command: string[], env?: Record<string, string>) => ({ name: 'up', command, cwd: '.', ...(env && { env }) }) as unknown as UpstreamSpec;
+const spec = (command: string[], env?: Record<string, string>, cwd = '.') => ({ name: 'up', command, cwd, ...(env && { env }) }) as unknown as UpstreamSpec;
 
 describe('resolveUpstream', () => {
   it('finds a bare program on the PATH its env gives, and makes it absolute', () => {
@@ -75,6 +76,36 @@ describe('resolveUpstream', () => {
       ] as const) {
         assert.doesNotThrow(() => resolveUpstream(at([...command], cwd), dir), `${command.join(' ')} in ${cwd}`);
       }
+    });
+  });
+  describe('cwd and PATH', () => {
+    let base: string;
+    let manifestDir: string;
+    let project: string;
+    before(() => {
+      base = realpathSync(mkdtempSync(join(tmpdir(), 'fastsvc-upstream-spec-')));
+      manifestDir = join(base, 'manifest');
+      project = join(base, 'project');
+      mkdirSync(manifestDir);
+      mkdirSync(project);
+    });
+    after(() => rmSync(base, { recursive: true, force: true }));
+
+    it('takes an absolute cwd outside the manifest folder (cwd: ${PROJECT_DIR})', () => {
+      assert.equal(resolveUpstream(spec(['sh'], { PATH: '/usr/bin:/bin' }, project), manifestDir).cwd, project);
+    });
+
+    it('refuses a relative cwd that climbs out of the manifest folder, at cwd', () => {
+      assert.throws(() => resolveUpstream(spec(['sh'], { PATH: '/usr/bin:/bin' }, '../project'), manifestDir), (e: unknown) => {
+        assert.ok(e instanceof SvcError);
+        assert.equal(e.code, 'UPSTREAM_CONFIG');
+        assert.equal(e.path, 'cwd');
+        return true;
+      });
+    });
+
+    it('gives the child only the absolute entries of the PATH its env names', () => {
+      assert.equal(resolveUpstream(spec(['sh'], { PATH: '.:/usr/bin::bin:/bin', HOME: '/h' }, project), manifestDir).env?.PATH, '/usr/bin:/bin');
     });
   });
 });
