@@ -25,7 +25,8 @@
 // - on a shared store (PostgreSQL) start, get, list, cancel, update and settled work from any
 //   replica: a task is answered only once every replica can read it; a cancel reaches the
 //   replica running the task and aborts it there;
-//   follow() hears a task's status changes on whichever replica runs it, each once, in order;
+//   follow() hears a task's status changes on whichever replica runs it, each once, in order, from
+//   the state it read the task in (a change made before, announced late, is not one);
 //   tasks/update (input answers) needs the replica running the task, and the running caps
 //   count each replica's own tasks;
 // - a tool declaring ask_before_task (startAfterInput) runs before its task exists: until the
@@ -77,9 +78,14 @@ type Caller = { principal: Principal; transport: CallContext['transport']; catal
 /** A follow(): the task ids it follows, for whom, and where each change goes. */
 interface Follower {
   readonly ids: ReadonlySet<string>;
+  /** Another replica's followed task → the version (status and time) this follower last had: read at follow(), then delivered. */
+  readonly versions: Map<string, string>;
   readonly who: Caller;
   readonly fn: (t: TaskRecord) => void;
 }
+
+/** The version of a task a follower has: a change is a different one. */
+const versionOf = (t: TaskRecord) => `${t.status} ${t.lastUpdatedAt}`;
 
 interface Live {
   controller: AbortController;
@@ -97,9 +103,10 @@ export class TaskEngine {
   readonly #live = new Map<string, Live>();
   readonly #listeners = new Set<(t: TaskRecord) => void>();
   readonly #followers = new Set<Follower>();
-  /** Another replica's followed task → the version (status and time) last delivered, so a change is delivered once. */
-  readonly #delivered = new Map<string, string>();
-  /** Reads of other replicas' changed tasks, one at a time, so their changes are delivered in order. */
+  /**
+   * Reads of other replicas' changed tasks, and follow()'s reads, one at a time: changes are delivered in order, and a
+   * follower gets only what was read after the version it started from.
+   */
   #reading: Promise<void> = Promise.resolve();
   readonly #sweeper: NodeJS.Timeout;
   readonly #obs: Observer;
@@ -274,12 +281,12 @@ export class TaskEngine {
     return this.#authorize(await store.fetch(id), id, who);
   }
 
-  /** Whether the caller may follow task `id` now (its own, not expired, admitted again); rejects only when the shared store cannot be read. */
-  async #followable(id: string, who: Caller): Promise<boolean> {
+  /** Task `id` as read now, if the caller may follow it (its own, not expired, admitted again); rejects only when the shared store cannot be read. */
+  async #followable(id: string, who: Caller): Promise<TaskRecord | undefined> {
     const store = this.#store;
     const t = store.get(id) ?? (isShared(store) ? await store.fetch(id) : undefined);
     return t !== undefined && t.owner === principalKey(who.principal) && (t.expiresAt === undefined || t.expiresAt > Date.now())
-      && !this.#opts.runtime.refollow(t.tool, t.args, who.principal, who.catalog);
+      && !this.#opts.runtime.refollow(t.tool, t.args, who.principal, who.catalog) ? t : undefined;
   }
 
   /** Ownership, expiry, then the runtime's follow-up admission with the task's own arguments. */
@@ -346,17 +353,18 @@ export class TaskEngine {
    */
   async follow(ids: readonly string[], who: Caller): Promise<{ ids: string[]; watch(fn: (t: TaskRecord) => void): () => void }> {
     const unique = [...new Set(ids)];
-    const found = await Promise.all(unique.map((id) => this.#followable(id, who)));
-    const own = new Set(unique.filter((_, i) => found[i]));
+    const read = this.#reading.then(() => Promise.all(unique.map((id) => this.#followable(id, who))));
+    this.#reading = read.then(() => undefined, () => undefined);
+    const found = (await read).filter((t): t is TaskRecord => t !== undefined);
+    // The state each task had when read is where the follower starts: an announcement of it arriving later is no change.
+    const versions = new Map(found.map((t) => [t.id, versionOf(t)]));
+    const own = new Set(unique.filter((id) => versions.has(id)));
     return {
       ids: [...own],
       watch: (fn) => {
-        const f: Follower = { ids: own, who, fn };
+        const f: Follower = { ids: own, versions, who, fn };
         if (own.size) this.#followers.add(f);
-        return () => {
-          this.#followers.delete(f);
-          for (const id of own) if (![...this.#followers].some((o) => o.ids.has(id))) this.#delivered.delete(id);
-        };
+        return () => void this.#followers.delete(f);
       },
     };
   }
@@ -373,10 +381,13 @@ export class TaskEngine {
     if (store.get(id) || ![...this.#followers].some((f) => f.ids.has(id))) return; // this replica's own: #set delivered it
     this.#reading = this.#reading.then(async () => {
       const task = await store.fetch(id);
-      const version = task && `${task.status} ${task.lastUpdatedAt}`;
-      if (!task || this.#delivered.get(id) === version || ![...this.#followers].some((f) => f.ids.has(id))) return;
-      this.#delivered.set(id, version!);
-      this.#deliver(task);
+      if (!task) return;
+      const version = versionOf(task);
+      for (const f of this.#followers) {
+        if (!f.ids.has(id) || f.versions.get(id) === version) continue;
+        f.versions.set(id, version);
+        if (this.#opts.runtime.mayDeliver(task.tool, task.args, this.#ctx(f.who))) f.fn(task);
+      }
     }).catch((err: unknown) => this.#opts.logger.warn({ event: 'task.follow_failed', task_id: id, err }, `could not read task ${id.slice(0, 6)}… after another replica changed it`));
   }
 

@@ -45,17 +45,33 @@ class HeldStore extends MemoryTaskStore implements SharedTaskStore {
   onChange(): void {}
 }
 
-/** One "database" two replicas' stores share: each write is announced to every store's onChange, twice (as repeated notifications may be). */
+/**
+ * One "database" two replicas' stores share: each write is announced to every store's onChange, twice (as repeated
+ * notifications may be); while held (hold()), announcements wait until release(), as one late to a busy replica does.
+ */
 class SharedTable {
   readonly rows = new Map<string, string>();
   readonly #changes: ((id: string) => void)[] = [];
+  #held?: string[];
+  hold(): void {
+    this.#held = [];
+  }
+  release(): void {
+    const ids = this.#held ?? [];
+    this.#held = undefined;
+    for (const id of ids) this.#announce(id);
+  }
+  #announce(id: string): void {
+    if (this.#held) return void this.#held.push(id);
+    setImmediate(() => { for (const fn of this.#changes) { fn(id); fn(id); } });
+  }
   store(): SharedTaskStore {
     const table = this;
     return new (class extends MemoryTaskStore implements SharedTaskStore {
       override put(task: TaskRecord): void {
         super.put(task);
         table.rows.set(task.id, JSON.stringify(task));
-        setImmediate(() => { for (const fn of table.#changes) { fn(task.id); fn(task.id); } });
+        table.#announce(task.id);
       }
       flush = async () => {};
       fetch = async (id: string) => { const r = table.rows.get(id); return r === undefined ? undefined : JSON.parse(r) as TaskRecord; };
@@ -345,6 +361,28 @@ describe('TaskEngine', () => {
     await a.tasks.cancel(t3.id, alice);
     await waitFor(() => (after.length ? true : undefined), 'the third task\'s cancellation on B');
     assert.deepEqual(seen, ['t1 cancelled', 't2 cancelled'], 'a stopped follow hears nothing more');
+    a.tasks.close();
+    b.tasks.close();
+  });
+
+  it('follow(): another replica\'s task as it was when the follow began is no change, though its announcement reaches the follower later', async () => {
+    const table = new SharedTable();
+    const a = setup({}, undefined, table.store());
+    const b = setup({}, undefined, table.store());
+    const alice = as(who('alice'));
+    table.hold(); // B is busy: A's announcements of the tasks it creates reach B only after B's follow
+    const start = async () => a.tasks.start({ call: await admit(a.runtime, 'job.wait', alice.principal), principal: alice.principal, transport: 'code' });
+    const [t1, t2] = [await start(), await start()];
+    const followed = await b.tasks.follow([t1.id, t2.id], alice);
+    const seen: string[] = [];
+    followed.watch((t) => seen.push(`${t.id === t1.id ? 't1' : 't2'} ${t.status}`));
+    table.release();
+    // B reads announced changes one at a time, in order: t2's cancellation is read after both creations.
+    await a.tasks.cancel(t2.id, alice);
+    await waitFor(() => (seen.includes('t2 cancelled') ? true : undefined), 't2\'s cancellation on B');
+    await a.tasks.cancel(t1.id, alice);
+    await waitFor(() => (seen.includes('t1 cancelled') ? true : undefined), 't1\'s cancellation on B');
+    assert.deepEqual(seen, ['t2 cancelled', 't1 cancelled'], 'both were working when B began to follow them: their creation is no status change');
     a.tasks.close();
     b.tasks.close();
   });
