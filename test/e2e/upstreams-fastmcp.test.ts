@@ -164,10 +164,14 @@ describe('upstreams: the fastmcp recorder behind svc serve (scopes on every tran
     c.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params.data));
     try {
       const progress: number[] = [];
-      const res = await c.client.callTool({ name: 'rec.progress', arguments: { steps: 3 } }, undefined, { onprogress: (p) => void progress.push(p.progress) });
+      // fastmcp sends its logs on the session's GET stream, not the call's: fastsvc gives such a message to the one
+      // call in flight (docs/upstreams.md), so the call is held until the caller has all three, then released.
+      const call = c.client.callTool({ name: 'rec.progress', arguments: { steps: 3, hold: 'logs' } }, undefined, { onprogress: (p) => void progress.push(p.progress) });
+      await waitFor(() => (logs.length >= 3 ? true : undefined), 'three log messages');
+      await up.release('logs');
+      const res = await call;
       assert.deepEqual(res.content, [{ type: 'text', text: '3 steps done' }]);
       assert.deepEqual(progress, [1, 2, 3]);
-      await waitFor(() => (logs.length >= 3 ? true : undefined), 'three log messages');
       assert.match(JSON.stringify(logs), /step 1 of 3.*step 2 of 3.*step 3 of 3/);
     } finally {
       await c.close();

@@ -50,6 +50,8 @@ export interface Recorder {
   describe(tool: string, description: string): Promise<void>;
   /** Adds a tool of that name (it returns its name); list_changed is announced as for describe(). */
   add(tool: string): Promise<void>;
+  /** Lets the progress calls told to `hold` on this name answer (and any told so later). */
+  release(hold: string): Promise<void>;
 }
 
 const bin = (pkg: string): string => {
@@ -213,6 +215,7 @@ function recorder(dir: string): Recorder {
   return {
     describe: (tool, description) => post('/describe', { tool, description }),
     add: (tool) => post('/add', { tool }),
+    release: (hold) => post('/release', { hold }),
   };
 }
 

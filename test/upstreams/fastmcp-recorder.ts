@@ -1,15 +1,16 @@
 // An upstream MCP server built with the `fastmcp` package (not with fastsvc), for the tests of fastsvc as a
 // gateway: `node --import tsx fastmcp-recorder.ts --mode http|stdio --state DIR [--port N]`. Its tools let a
 // test assert what proxying did, at the upstream: echo, add (an output schema and structured content), fail
-// (isError), slow (honours cancellation), progress (progress and log notifications), large (a text of the
-// requested size), ask (elicits an answer).
+// (isError), slow (honours cancellation), progress (progress and log notifications; told to hold, it answers only
+// once released), large (a text of the requested size), ask (elicits an answer).
 // Guarantees: DIR/records.jsonl (records.ts) gets a {kind: 'start', pid} line when it starts, then every HTTP
 // request's headers (in stdio mode: every JSON-RPC message it reads on stdin) and every tool call, each before the
 // tool runs; the slow tool records whether it saw the
 // cancel. Once started (in stdio mode: once its client's session is set up) DIR/control.json is (re)written
 // with {pid, control}: a loopback control endpoint where POST /describe {tool, description} changes a tool's
 // description and POST /add {tool} adds a tool of that name (it returns its name), each announcing
-// notifications/tools/list_changed to every session. It listens on 127.0.0.1 only: in http mode on --port
+// notifications/tools/list_changed to every session, and POST /release {hold} lets every progress call told to
+// hold on that name answer (one told so later answers at once). It listens on 127.0.0.1 only: in http mode on --port
 // (0: a free one), printing `listening on http://127.0.0.1:PORT/mcp` on stdout once it does; in stdio mode
 // stdout carries only the protocol and it ends when stdin does.
 import dc from 'node:diagnostics_channel';
@@ -61,13 +62,15 @@ const tools: Tool<Session>[] = [
     },
   },
   {
-    name: 'progress', description: 'Reports progress and logs one info message per step.', parameters: object({ steps: int(1, 1000) }, ['steps']),
+    name: 'progress', description: 'Reports progress and logs one info message per step; with hold, answers once that name is released.',
+    parameters: object({ steps: int(1, 1000), hold: { type: 'string' } }, ['steps']),
     execute: async (a, ctx) => {
-      const steps = (a as { steps: number }).steps;
+      const { steps, hold } = a as { steps: number; hold?: string };
       for (let i = 1; i <= steps; i++) {
         ctx.log.info(`step ${i} of ${steps}`);
         await ctx.reportProgress({ progress: i, total: steps, message: `step ${i}` });
       }
+      if (hold !== undefined) await released(hold);
       return `${steps} steps done`;
     },
   },
@@ -104,15 +107,33 @@ const server = new FastMCP<Session>({ name: 'fastmcp-recorder', version: '1.0.0'
 const byName = new Map(tools.map((t) => [t.name, t]));
 server.addTools(tools.map(recorded));
 
+/** Names released through the control endpoint, each with the promise the progress calls holding on it wait for. */
+const releases = new Map<string, { promise: Promise<void>; release: () => void }>();
+function releaseOf(name: string) {
+  let r = releases.get(name);
+  if (!r) {
+    let release!: () => void;
+    const promise = new Promise<void>((ok) => (release = ok));
+    releases.set(name, (r = { promise, release }));
+  }
+  return r;
+}
+const released = (name: string) => releaseOf(name).promise;
+
 /** A tool added at run time: it returns its own name. */
 const added = (name: string): Tool<Session> => ({ name, description: `Added at run time; returns ${name}.`, parameters: object({}, []), execute: async () => name });
 
 const control = http.createServer((req, res) => {
   let body = '';
   req.setEncoding('utf8').on('data', (c: string) => (body += c)).on('end', () => {
-    const known = req.method === 'POST' && (req.url === '/describe' || req.url === '/add');
-    const { tool, description } = (known ? JSON.parse(body || '{}') : {}) as { tool?: string; description?: string };
+    const known = req.method === 'POST' && (req.url === '/describe' || req.url === '/add' || req.url === '/release');
+    const { tool, description, hold } = (known ? JSON.parse(body || '{}') : {}) as { tool?: string; description?: string; hold?: string };
     if (!known) return void res.writeHead(404).end();
+    if (req.url === '/release') {
+      if (typeof hold !== 'string') return void res.writeHead(400).end();
+      releaseOf(hold).release();
+      return void res.writeHead(204).end();
+    }
     if (req.url === '/add') {
       if (typeof tool !== 'string' || byName.has(tool)) return void res.writeHead(400).end();
       byName.set(tool, added(tool));
