@@ -286,8 +286,7 @@ describe('upstreams: the fastmcp recorder behind svc serve (scopes on every tran
     let changed = 0;
     c.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
     try {
-      // The session's GET stream carries list_changed: wait until it is open (a listing is a cheap way to let it start).
-      await c.client.listTools();
+      await c.streamOpen(); // the session's GET stream carries list_changed
       await up.add('fresh');
       await waitFor(async () => ((await listTools('svc', srv.url, READER)).includes('rec.fresh') ? true : undefined), 'rec.fresh on /svc', 10_000, 50);
       await waitFor(() => (changed > 0 ? true : undefined), 'list_changed on the session', 10_000);

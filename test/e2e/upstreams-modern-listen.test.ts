@@ -17,6 +17,7 @@ import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } 
 import { serveManifest, type Served } from '../helpers/serve.js';
 import { NOTE, startFeatureUpstream, type FeatureUpstream } from '../helpers/feature-upstream.js';
 import { secret } from '../helpers/secrets.js';
+import { getStreamWatch } from '../helpers/sse.js';
 import { waitFor } from '../helpers/wait.js';
 
 const GW_TOKEN = secret(randomBytes(24).toString('base64url'));
@@ -39,13 +40,14 @@ describe('upstreams: a 2026-07-28 upstream heard on its subscriptions/listen str
   });
   const names = async () => ((await (await fetch(`${gw.url}/svc`, { headers: { authorization: `Bearer ${GW_TOKEN}` } })).json()) as { tools: { name: string }[] }).tools.map((t) => t.name).sort();
   const legacy = async () => {
-    const transport = new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${GW_TOKEN}` } } });
+    const stream = getStreamWatch();
+    const transport = new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${GW_TOKEN}` } }, fetch: stream.fetch });
     const client = new Client({ name: 'listen-legacy', version: '1' });
     const seen = { changed: 0, updated: [] as string[] };
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => void seen.changed++);
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void seen.updated.push(n.params.uri));
     await client.connect(transport);
-    await client.listTools(); // lets the session's GET stream open
+    await stream.opened(); // the session's GET stream carries list_changed and resource updates
     return { client, seen, close: async () => { await transport.terminateSession().catch(() => undefined); await client.close(); } };
   };
 

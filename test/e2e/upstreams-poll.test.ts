@@ -11,6 +11,7 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { serveManifest, type Served } from '../helpers/serve.js';
 import { startFeatureUpstream, type FeatureUpstream } from '../helpers/feature-upstream.js';
 import { secret } from '../helpers/secrets.js';
+import { getStreamWatch } from '../helpers/sse.js';
 import { waitFor } from '../helpers/wait.js';
 
 const TOKEN = secret(randomBytes(24).toString('base64url'));
@@ -39,13 +40,14 @@ describe('upstreams: poll_ms for an upstream without listChanged', function () {
 
   it('a tool added without a notification reaches /svc and a session\'s list_changed by the next poll', async () => {
     assert.deepEqual(await names(), ['f.ask', 'f.hold', 'f.sample']);
-    const transport = new StreamableHTTPClientTransport(new URL(`${srv.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } });
+    const stream = getStreamWatch();
+    const transport = new StreamableHTTPClientTransport(new URL(`${srv.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } }, fetch: stream.fetch });
     const client = new Client({ name: 'poll', version: '1' });
     let changed = 0;
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
     await client.connect(transport);
     try {
-      await client.listTools();
+      await stream.opened(); // the session's GET stream carries list_changed
       up.addTool('later');
       await waitFor(async () => ((await names()).includes('f.later') ? true : undefined), 'f.later on /svc');
       await waitFor(() => (changed > 0 ? true : undefined), 'tools/list_changed on the session');

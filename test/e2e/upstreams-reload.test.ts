@@ -12,6 +12,7 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { serveManifest, type Served } from '../helpers/serve.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.js';
 import { secret } from '../helpers/secrets.js';
+import { getStreamWatch } from '../helpers/sse.js';
 import { waitFor } from '../helpers/wait.js';
 
 const READER = secret(randomBytes(24).toString('base64url'));
@@ -65,12 +66,13 @@ describe('upstreams: expose edits applied on hot reload, connection edits listed
   it('a tool filtered out and a scope raised apply at once: /svc, a 2025 session (list_changed), and the refusal never reaches the upstream', async () => {
     assert.deepEqual(await names(READER), ['rec.admin_op', 'rec.chatty', 'rec.echo', 'rec.slow']);
     const client = new Client({ name: 'up-reload', version: '1' });
-    const transport = new StreamableHTTPClientTransport(new URL(`${srv.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${READER}` } } });
+    const stream = getStreamWatch();
+    const transport = new StreamableHTTPClientTransport(new URL(`${srv.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${READER}` } }, fetch: stream.fetch });
     let changed = 0;
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
     await client.connect(transport);
     try {
-      await client.listTools(); // lets the session's GET stream (which carries list_changed) open
+      await stream.opened(); // the session's GET stream carries list_changed
       const r = await reload(manifest(up.url, { exclude: ['big', 'chatty'], overrides: { echo: { required_scopes: ['rec.admin'] } } }));
       assert.equal(r.last_reload?.ok, true);
       assert.deepEqual(r.restart_required, [], 'expose applies live');

@@ -16,6 +16,7 @@ import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { serveManifest, type Served } from '../helpers/serve.js';
 import { NOTE, NOTES, startFeatureUpstream, type FeatureUpstream } from '../helpers/feature-upstream.js';
 import { secret } from '../helpers/secrets.js';
+import { getStreamWatch } from '../helpers/sse.js';
 import { waitFor } from '../helpers/wait.js';
 
 const ANN = secret(randomBytes(24).toString('base64url'));
@@ -41,12 +42,13 @@ describe('upstreams: resource subscriptions and completions proxied to the upstr
     return m;
   };
   const legacy = async (token: string) => {
-    const transport = new StreamableHTTPClientTransport(new URL(`${srv.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+    const stream = getStreamWatch();
+    const transport = new StreamableHTTPClientTransport(new URL(`${srv.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } }, fetch: stream.fetch });
     const client = new Client({ name: 'res', version: '1' });
     const updated: string[] = [];
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
     await client.connect(transport);
-    await client.listTools(); // lets the session's GET stream open
+    await stream.opened(); // the session's GET stream carries resource updates
     return { client, updated, close: async () => { await transport.terminateSession().catch(() => undefined); await client.close(); } };
   };
 

@@ -9,6 +9,7 @@ import { Client as ModernClient, InsufficientScopeError, StreamableHTTPClientTra
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { RawWs } from './mcp-app.js';
+import { getStreamWatch } from './sse.js';
 
 export const FRONTS = ['svc', 'mcp-2026', 'mcp-2025', 'ws'] as const;
 export type Front = (typeof FRONTS)[number];
@@ -29,13 +30,18 @@ export async function modernClient(url: string, token: string, o: ConstructorPar
   return client;
 }
 
-/** The SDK client 1.x on /mcp (2025-11-25); close() ends its session too. */
-export async function legacyClient(url: string, token: string, o: ConstructorParameters<typeof LegacyClient>[1] = {}): Promise<{ client: LegacyClient; close(): Promise<void> }> {
-  const transport = new LegacyTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+/**
+ * The SDK client 1.x on /mcp (2025-11-25); close() ends its session too. streamOpen() resolves once the session's GET
+ * stream (which carries what the server sends outside any request: list changes, resource updates) is open.
+ */
+export async function legacyClient(url: string, token: string, o: ConstructorParameters<typeof LegacyClient>[1] = {}): Promise<{ client: LegacyClient; streamOpen(): Promise<void>; close(): Promise<void> }> {
+  const stream = getStreamWatch();
+  const transport = new LegacyTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } }, fetch: stream.fetch });
   const client = new LegacyClient({ name: 'gateway-front-legacy', version: '1' }, o);
   await client.connect(transport);
   return {
     client,
+    streamOpen: stream.opened,
     async close() {
       await transport.terminateSession().catch(() => undefined);
       await client.close();

@@ -15,3 +15,22 @@ export async function* frames(body: ReadableStream<Uint8Array>): AsyncGenerator<
     }
   }
 }
+
+/**
+ * The `fetch` to give an MCP SDK 1.x client transport, and opened(): it resolves once the session's GET stream has
+ * answered (200, text/event-stream). The client opens that stream on its own after initialize, on a connection of its
+ * own, so a request answered since says nothing about it; fastsvc (as the SDK's server) attaches the stream to the
+ * session before it answers the GET, so whatever the server sends the session from then on goes there.
+ */
+export function getStreamWatch(): { fetch: typeof fetch; opened(): Promise<void> } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return {
+    fetch: async (input, init) => {
+      const res = await fetch(input, init);
+      if ((init?.method ?? 'GET') === 'GET' && res.ok && res.headers.get('content-type')?.startsWith('text/event-stream')) open();
+      return res;
+    },
+    opened: () => opened,
+  };
+}

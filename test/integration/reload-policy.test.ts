@@ -11,6 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { callSvc, getJson, manifest, plainLayout, startServer, TOKENS, waitFor, wsSession, type Layout, type TestServer } from '../helpers/reload.js';
+import { getStreamWatch } from '../helpers/sse.js';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -169,10 +170,12 @@ describe('hot reload: policy', () => {
     const client = new Client({ name: 'reload-test', version: '1' });
     let heard = 0;
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => void heard++);
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKENS.reader}` } } }));
+    const stream = getStreamWatch();
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKENS.reader}` } }, fetch: stream.fetch }));
     const ws = await wsSession(s.url, TOKENS.reader);
     try {
       assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ['probe.version']);
+      await stream.opened(); // the session's GET stream carries list_changed
       layout.write(manifest({ policy: 'A', tools: [{ name: 'extra.new', scopes: ['p.read'] }] }));
       await waitFor(async () => ((await callSvc(s.url, TOKENS.reader, 'extra.new')).status === 200 ? true : undefined), 'extra.new');
       await waitFor(() => (heard > 0 ? true : undefined), 'list_changed on /mcp');
