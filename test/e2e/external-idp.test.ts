@@ -243,7 +243,7 @@ describe('resource-server mode with the corporate IdP (real svc serve, real clie
     assert.equal((await svc(srv.url, after, 'notes.add', { text: 'rotated' })).status, 200);
     assert.equal(await legacyCall(srv.url, after, 'notes.list'), 'no notes yet');
     assert.equal((await svc(srv.url, before, 'notes.list')).status, 200, 'the old key is still published');
-    assert.ok(srv.logs().some((l) => l.event === 'external.keys_fetched' && (l.kids as string[]).includes(kid)));
+    await waitFor(() => srv.logs().find((l) => l.event === 'external.keys_fetched' && (l.kids as string[]).includes(kid)), 'the external.keys_fetched log line naming the new key');
   });
 
   it('a token revoked at the IdP stops working within introspection.cache_ttl', async () => {

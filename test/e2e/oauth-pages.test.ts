@@ -32,6 +32,7 @@ import { ROOT } from '../helpers/cli.js';
 import { serveManifest, type Served } from '../helpers/serve.js';
 import { discover, exchange, register } from './oauth-harness.js';
 import { secret } from '../helpers/secrets.js';
+import { waitFor } from '../helpers/wait.js';
 
 const ARTIFACTS = join(ROOT, 'test-artifacts');
 const WEB_CALLBACK = 'https://app.example/cb';
@@ -328,8 +329,7 @@ describe('OAuth sign-in in headless Chromium through `svc serve`', () => {
       assert.equal(wsStatus, 403);
 
       // The server writes its log asynchronously: wait for the six lines.
-      for (let i = 0; i < 100 && refusals(srv).length < before + 6; i++) await new Promise((r) => setTimeout(r, 20));
-      const lines = refusals(srv).slice(before);
+      const lines = await waitFor(() => (refusals(srv).length >= before + 6 ? refusals(srv).slice(before) : undefined), 'six front_door.refused log lines');
       assert.deepEqual(lines.map((l) => [l.reason, l.method, l.path, l.host, l.origin]), [
         ['origin_null', 'POST', '/authorize', new URL(url).host, 'null'],
         ['origin_not_allowed', 'POST', '/interaction/some-uid/login', new URL(url).host, 'https://evil.example'],
@@ -394,7 +394,7 @@ describe('OAuth sign-in in headless Chromium through `svc serve`', () => {
       assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Authorization failed');
       assert.match((await page.getByRole('alert').textContent()) ?? '', /^invalid_client: /);
       await page.screenshot({ path: join(ARTIFACTS, 'oauth-error-cimd.png'), fullPage: true });
-      assert.ok(srv.logs().some((l) => l.event === 'oauth.cimd_refused' && l.url === clientId && /answered 302/.test(String(l.reason))));
+      await waitFor(() => srv.logs().find((l) => l.event === 'oauth.cimd_refused' && l.url === clientId && /answered 302/.test(String(l.reason))), 'the oauth.cimd_refused log line');
     });
   });
 

@@ -186,9 +186,10 @@ describe('outbound credentials: what reaches a backend (real svc serve, the corp
   it('exchanges an external caller\'s token for one of the backend\'s audience and the caller\'s subject, once for several calls', async () => {
     const ada = (await idp.userToken({ username: 'ada@acme.example', resource: `${srv.url}/mcp`, format: 'jwt' })).access_token;
     callerTokens.push(ada);
-    const before = idp.logs().filter((l) => l.event === 'token_exchange').length;
+    const exchanges = async () => (await idp.settledLogs()).filter((l) => l.event === 'token_exchange').length;
+    const before = await exchanges();
     for (let i = 0; i < 3; i++) assert.equal((await call(srv.url, ada, 'exchanged')).status, 200);
-    assert.equal(idp.logs().filter((l) => l.event === 'token_exchange').length - before, 1, 'one exchange, then the cached token');
+    assert.equal(await exchanges() - before, 1, 'one exchange, then the cached token');
     const sent = new Set(seenAt('/exchanged').map(bearerOf));
     assert.equal(sent.size, 1);
     const { payload } = await verify([...sent][0]!, `${backend.url}/`);

@@ -160,7 +160,8 @@ describe('tasks on /svc, /mcp and /ws (real svc serve)', function () {
     await gone(pid);
     const after = await (await svc(`/svc/tasks/${task.task_id}`, ALICE)).json() as Record<string, unknown>;
     assert.equal(after.status, 'cancelled');
-    const line = srv.logs().find((l) => l.event === 'task.cancelled' && l.task_id === task.task_id);
+    // Log lines travel on their own pipe and may arrive after the answers that followed them.
+    const line = await waitFor(() => srv.logs().find((l) => l.event === 'task.cancelled' && l.task_id === task.task_id), 'the task.cancelled log line');
     assert.equal(line?.sub, 'alice');
     assert.equal(line?.tool, 'job.sleep');
   });

@@ -168,10 +168,10 @@ describe('upstream credentials: what reaches an upstream MCP server (real svc se
   });
 
   it('exchanges an external caller\'s token per call (the upstream\'s audience, the caller\'s subject), once for several calls; initialize and lists keep the connection\'s token', async () => {
-    const exchanges = () => idp.logs().filter((l) => l.event === 'token_exchange').length;
-    const before = exchanges();
+    const exchanges = async () => (await idp.settledLogs()).filter((l) => l.event === 'token_exchange').length;
+    const before = await exchanges();
     for (let i = 0; i < 3; i++) assert.equal((await call('c.echo', ada, { text: `ada${i}` })).status, 200);
-    assert.equal(exchanges() - before, 1, 'one exchange, then the cached token');
+    assert.equal(await exchanges() - before, 1, 'one exchange, then the cached token');
     const exchanged = new Set(sent(user, 'tools/call').map(bearerOf));
     assert.equal(exchanged.size, 1);
     const { payload } = await verify([...exchanged][0]!, user.url);

@@ -128,7 +128,7 @@ describe('upstreams: an upstream\'s question goes to the call it belongs to, or 
       await asker.close();
     }
     assert.equal((await ready()).upstreams.everything!.questions_refused, 1);
-    const line = srv.logs().find((l) => l.event === 'upstream.question_refused');
+    const line = await waitFor(() => srv.logs().find((l) => l.event === 'upstream.question_refused'), 'the upstream.question_refused log line');
     assert.equal(line?.upstream, 'everything');
     assert.equal(line?.method, 'elicitation/create');
     assert.equal(line?.in_flight, 2);

@@ -30,7 +30,8 @@
 //     discovery, userinfo, authorization, revocation, registration.
 //   revoke(token) (opaque tokens; a JWT cannot be revoked) ; saveClient(metadata) → the client
 //     (merged onto the one of that id, secret generated when missing); saveResource({ resource,
-//     format?, scopes?, ttl? }); stats() → requests per endpoint; logs(); stop().
+//     format?, scopes?, ttl? }); stats() → requests per endpoint; logs(); settledLogs() → logs() once every
+//     line the IdP wrote before the call has been read (its stderr reaches the test apart from its answers); stop().
 // `format` picks the access token's format per request (the IdP's `token_format` test hook);
 // without it the registered resource's format, else defaultFormat (jwt) decides.
 
@@ -42,6 +43,7 @@ import * as oauth from 'oauth4webapi';
 import { DEFAULT_ACCOUNTS, DEFAULT_PASSWORD } from '../idp/idp-config.mjs';
 import { ROOT, type Exit } from './cli.js';
 import { secret, secretTokens } from './secrets.js';
+import { waitFor } from './wait.js';
 
 export const IDP_SCRIPT = join(ROOT, 'test', 'idp', 'corporate-idp.mjs');
 
@@ -116,6 +118,8 @@ export interface Idp {
   stats(): Promise<Record<string, number>>;
   /** stderr's JSON log lines so far, parsed. */
   logs(): Record<string, unknown>[];
+  /** logs(), once every line written before this call is among them: the log line of a request of its own (GET /admin/stats) comes after them. */
+  settledLogs(): Promise<Record<string, unknown>[]>;
   exit: Promise<Exit>;
   stop(): Promise<Exit>;
 }
@@ -289,16 +293,18 @@ async function connect(url: string, o: IdpOptions, proc: ChildProcess, exit: Pro
     throw new Error(`corporate IdP: sign-in as ${username} did not redirect back (${step.res.status}): ${why}`);
   }
 
+  const logsOf = () => stderr().split('\n').flatMap((l) => {
+    try {
+      const v = JSON.parse(l);
+      return v && typeof v === 'object' ? [v as Record<string, unknown>] : [];
+    } catch {
+      return [];
+    }
+  });
+
   return {
     issuer, url, metadata, password, accounts, clients, proc, exit, stop, signIn,
-    logs: () => stderr().split('\n').flatMap((l) => {
-      try {
-        const v = JSON.parse(l);
-        return v && typeof v === 'object' ? [v as Record<string, unknown>] : [];
-      } catch {
-        return [];
-      }
-    }),
+    logs: logsOf,
 
     async clientCredentialsToken(p = {}) {
       const { client, auth } = clientOf(p.clientId ?? 'build-bot');
@@ -365,6 +371,13 @@ async function connect(url: string, o: IdpOptions, proc: ChildProcess, exit: Pro
     },
     async stats() {
       return (await adminCall<{ requests: Record<string, number> }>(url, 'GET', '/admin/stats')).requests;
+    },
+    async settledLogs() {
+      const marks = () => logsOf().filter((l) => l.event === 'request' && l.path === '/admin/stats').length;
+      const before = marks();
+      await adminCall(url, 'GET', '/admin/stats');
+      await waitFor(() => (marks() > before ? true : undefined), 'the IdP\'s log line of GET /admin/stats');
+      return logsOf();
     },
   };
 }
