@@ -18,9 +18,23 @@ import { InMemoryOAuthProvider } from '../../src/auth/oauth/providers/memory-pro
 import { SQLiteOAuthProvider } from '../../src/auth/oauth/providers/sqlite-provider.js';
 import { PostgresOAuthProvider, type PostgresOAuthProviderOptions } from '../../src/auth/oauth/providers/postgres-provider.js';
 import { startPostgres, type PgCluster } from '../helpers/postgres.js';
+import { waitFor } from '../helpers/wait.js';
 import { GRANT_MODEL, LOGIN_MODEL, PendingLogins, Sealer, sealingKeys, SignInGrants } from '../../src/auth/signin/sealed-store.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * run() with Date.now() `ms` ahead: every provider reads expiry against Date.now(), so an entry's lifetime passes
+ * without the test waiting for it, and one still alive is checked without racing a short lifetime.
+ */
+async function later<T>(ms: number, run: () => Promise<T>): Promise<T> {
+  const now = Date.now;
+  Date.now = () => now() + ms;
+  try {
+    return await run();
+  } finally {
+    Date.now = now;
+  }
+}
 const dirs: string[] = [];
 const tmp = () => {
   const d = mkdtempSync(join(tmpdir(), 'fastsvc-oauth-'));
@@ -139,16 +153,17 @@ for (const { name, make } of providers) {
 
     it('hides expired entries at once and sweeps them', async () => {
       const a = p.adapter('Interaction');
-      await a.upsert('i-short', { jti: 'i-short', uid: 'u-short' }, 0.05);
-      await a.upsert('i-long', { jti: 'i-long' }, 60);
+      await a.upsert('i-short', { jti: 'i-short', uid: 'u-short' }, 60);
+      await a.upsert('i-long', { jti: 'i-long' }, 3600);
       await p.adapter('Client').upsert('c-forever', { client_id: 'c-forever' });
       assert.ok(await a.find('i-short'));
-      await sleep(80);
-      assert.equal(await a.find('i-short'), undefined);
-      assert.equal(await a.findByUid('u-short'), undefined);
-      assert.equal(await p.sweep?.(), 1);
-      assert.ok(await a.find('i-long'));
-      assert.ok(await p.adapter('Client').find('c-forever'));
+      await later(61_000, async () => {
+        assert.equal(await a.find('i-short'), undefined);
+        assert.equal(await a.findByUid('u-short'), undefined);
+        assert.equal(await p.sweep?.(), 1);
+        assert.ok(await a.find('i-long'));
+        assert.ok(await p.adapter('Client').find('c-forever'));
+      });
     });
 
     it('keeps an upstream login\'s records sealed: a pending login used once, a grant record only its keys and its grant id open', async () => {
@@ -275,11 +290,10 @@ describe('SQLiteOAuthProvider durability', () => {
   it('sweeps expired rows when it opens', async () => {
     const file = join(tmp(), 'oauth.db');
     const a = new SQLiteOAuthProvider(file);
-    await a.adapter('AccessToken').upsert('gone', { jti: 'gone' }, 0.05);
+    await a.adapter('AccessToken').upsert('gone', { jti: 'gone' }, 60);
     await a.adapter('AccessToken').upsert('kept', { jti: 'kept' }, 3600);
     await a.close();
-    await sleep(80);
-    await new SQLiteOAuthProvider(file).close();
+    await later(61_000, () => new SQLiteOAuthProvider(file).close());
     const db = new Database(file, { readonly: true });
     assert.equal((db.prepare('SELECT count(*) AS n FROM oauth_state').get() as { n: number }).n, 1);
     db.close();
@@ -388,7 +402,8 @@ describe('PostgresOAuthProvider as a shared store', () => {
       await a.adapter('RefreshToken').revokeByGrantId('g-none'); // nothing deleted: no notification
       await a.adapter('Grant').upsert('g-third', { jti: 'g-third', accountId: 'ada' }, 60);
       await a.adapter('Grant').destroy('g-third');
-      for (let i = 0; i < 100 && heard.length < 2; i++) await sleep(10);
+      // g-third's notification comes after any the destroy of g-other or the empty revoke could have sent.
+      await waitFor(() => (heard.length >= 2 ? true : undefined), 'two revocation notifications', 10_000);
       assert.deepEqual(heard, ['g-note', 'g-third']);
     } finally {
       await Promise.all([a.close(), b.close()]);
@@ -420,12 +435,10 @@ describe('PostgresOAuthProvider as a shared store', () => {
       await p.adapter('Client').upsert('kept', { client_id: 'kept' });
       assert.equal(p.reachable(), true);
       cluster!.stop();
-      for (let i = 0; i < 200 && p.reachable(); i++) await sleep(25);
-      assert.equal(p.reachable(), false);
+      await waitFor(() => (p.reachable() ? undefined : true), 'the provider to see the database down', 20_000);
       await assert.rejects(p.adapter('Client').find('kept'), (e: { code?: string }) => e.code === 'STORE_UNAVAILABLE');
       cluster!.start();
-      for (let i = 0; i < 400 && !p.reachable(); i++) await sleep(25);
-      assert.equal(p.reachable(), true);
+      await waitFor(() => (p.reachable() ? true : undefined), 'the provider to reach the database again', 30_000);
       assert.deepEqual(seen, [false, true]);
       assert.equal((await p.adapter('Client').find('kept'))?.client_id, 'kept');
     } finally {
