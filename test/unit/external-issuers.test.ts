@@ -14,6 +14,7 @@ import { resolveConfig } from '../../src/core/config.js';
 import { SvcError } from '../../src/errors.js';
 import { startJwtIssuer, signingKey, type JwtIssuer } from '../helpers/jwt-issuer.js';
 import { logLine, secret } from '../helpers/secrets.js';
+import { waitFor } from '../helpers/wait.js';
 
 const PROFILE = ['notes.read', 'notes.write', 'tenant:acme.read', 'tenant:globex.read'];
 const logs: Record<string, unknown>[] = [];
@@ -146,7 +147,7 @@ describe('external issuers', function () {
       assert.equal(idp.hits('/jwks'), 1);
       await wait(1100);
       assert.ok(!((await ext.verify(await idp.mint({ sub: 'x' }))) instanceof SvcError));
-      await wait(100);
+      await waitFor(() => (idp.hits('/jwks') >= 2 ? true : undefined), 'the background refetch at the issuer');
       assert.equal(idp.hits('/jwks'), 2, 'a stale set is fetched again in the background');
     });
 
@@ -176,7 +177,7 @@ describe('external issuers', function () {
     it('remembers a JWT until its exp and not a moment longer, also when clock_skew still accepts it', async function () {
       this.timeout(10_000);
       const ext = issuers([entry(idp)]);
-      const exp = Math.ceil(Date.now() / 1000) + 1;
+      const exp = Math.ceil(Date.now() / 1000) + 2; // at least 2 s for the verify: the token must still be remembered after it
       const token = await idp.mint({ exp });
       const p = (await ext.verify(token)) as Principal;
       assert.equal(ext.cached(token), p);

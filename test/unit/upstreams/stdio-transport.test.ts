@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { Socket } from 'node:net';
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { GroupStdioTransport } from '../../../src/upstreams/wire/stdio-transport.js';
+import { waitFor } from '../../helpers/wait.js';
 
 // Echoes each line, then one notification per read: {"method":"read","params":{"lines":N}}.
 const CHILD = `
@@ -27,10 +28,8 @@ function start(): { transport: GroupStdioTransport; got: { message: JSONRPCMessa
   return { transport, got };
 }
 
-async function until(what: string, ok: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(ok(), `timed out waiting for ${what}`);
-}
+/** Waits for ok() (a child node process started under load can take seconds to answer). */
+const until = (what: string, ok: () => boolean) => waitFor(() => (ok() ? true : undefined), what, 15_000);
 
 describe('upstreams/stdio-transport: writes and what is read', () => {
   it('sends the messages of one turn in one write, which the child reads at once', async () => {
