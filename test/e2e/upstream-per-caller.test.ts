@@ -198,7 +198,10 @@ describe('upstream per-caller credentials: upstream_login through an upstream, t
       assert.equal(refused.status, 403, JSON.stringify(refused.body));
       assert.equal((refused.body.error as Json).code, 'CALLER_CREDENTIAL_MISSING');
     }
-    assert.equal(notesAudit().length, before, 'nothing reached the second fastsvc');
+    // A call that does reach it comes after them: its audit line is the first one since.
+    assert.equal((await call('n.whoami', ada, { user: 'acme-1001' })).status, 200);
+    await waitFor(() => (notesAudit().length > before ? true : undefined), 'the later call in the second fastsvc\'s audit log');
+    assert.deepEqual(notesAudit().slice(before).map((l) => [l.decision, l.sub]), [['allow', 'acme-1001']], 'nothing else reached the second fastsvc');
   });
 
   it('no caller\'s token reaches an upstream; no secret or token in the gateway\'s output', () => {

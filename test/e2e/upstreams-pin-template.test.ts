@@ -34,8 +34,20 @@ describe('e2e: a withheld resource template — a read through it is CAPABILITY_
   const env = childEnv({ GW_TOKEN, UP_TOKEN });
   const read = (uri: string) => fetch(`${gw.url}/svc/resources?uri=${encodeURIComponent(uri)}`, { headers: { authorization: `Bearer ${GW_TOKEN}` } });
   const templates = async () => ((await (await fetch(`${gw.url}/svc`, { headers: { authorization: `Bearer ${GW_TOKEN}` } })).json()) as { resource_templates: { uriTemplate: string }[] }).resource_templates.map((t) => t.uriTemplate);
-  /** Reads of the note template the upstream allowed (its audit log). */
-  const upstreamReads = () => up.logs().filter((l) => l.audit === true && l.decision === 'allow' && String(l.capability).startsWith('resource:notes://')).length;
+  /** Reads of the note template the upstream allowed (its audit log), the test's own markers aside. */
+  const upstreamReads = () => up.logs().filter((l) => l.audit === true && l.decision === 'allow' && String(l.capability).startsWith('resource:notes://') && !String(l.capability).startsWith('resource:notes://mark-')).length;
+  /** Reads a note at the upstream itself and waits for its audit line: a read that reached it before is logged before it. */
+  const marked = async () => {
+    const uri = `notes://mark-${randomBytes(4).toString('hex')}`;
+    const c = new Client({ name: 'pin-template-mark', version: '1' }, { versionNegotiation: { mode: 'auto' } });
+    await c.connect(new StreamableHTTPClientTransport(new URL(`${up.url}/mcp`), { authProvider: { token: async () => UP_TOKEN } }));
+    try {
+      await c.readResource({ uri });
+    } finally {
+      await c.close();
+    }
+    await waitFor(() => up.logs().find((l) => l.audit === true && l.capability === `resource:${uri}`), 'the marker read in the upstream\'s audit log');
+  };
   const cli = (...args: string[]) => run(['upstreams', ...args, gw.file], { env });
 
   before(async () => {
@@ -67,6 +79,7 @@ describe('e2e: a withheld resource template — a read through it is CAPABILITY_
     const other = await read('other://7');
     assert.equal(other.status, 404, 'a URI no template matches is not withheld');
     assert.equal(((await other.json()) as ErrorBody).error.code, 'NOT_FOUND');
+    await marked();
     assert.equal(upstreamReads(), 0);
   });
 
@@ -81,6 +94,7 @@ describe('e2e: a withheld resource template — a read through it is CAPABILITY_
     } finally {
       await client.close();
     }
+    await marked();
     assert.equal(upstreamReads(), 0);
   });
 
@@ -99,6 +113,7 @@ describe('e2e: a withheld resource template — a read through it is CAPABILITY_
     assert.equal(r.status, 409);
     const body = (await r.json()) as ErrorBody;
     assert.deepEqual([body.error.code, body.error.reason], ['CAPABILITY_WITHHELD', 'changed']);
+    await marked();
     assert.equal(upstreamReads(), 1, 'the refused read never reached the upstream');
   });
 });
