@@ -26,6 +26,7 @@ import { ROOT } from '../helpers/cli.js';
 import { startIdp, type Idp } from '../helpers/idp.js';
 import { serveManifest, type Served } from '../helpers/serve.js';
 import { secret } from '../helpers/secrets.js';
+import { waitFor } from '../helpers/wait.js';
 import { discover, exchange, register } from './oauth-harness.js';
 
 const ARTIFACTS = join(ROOT, 'test-artifacts');
@@ -160,7 +161,7 @@ describe('upstream login in headless Chromium: `svc serve` in front of the corpo
     } finally {
       delete (globalThis as { WebSocket?: unknown }).WebSocket;
     }
-    const login = srv.logs().find((l) => l.event === 'oauth.upstream_login');
+    const login = await waitFor(() => srv.logs().find((l) => l.event === 'oauth.upstream_login'), 'the oauth.upstream_login log line');
     assert.deepEqual([login?.upstream, login?.sub, login?.rule], ['corp', 'ada@acme.example', 1]);
   });
 
@@ -189,7 +190,10 @@ describe('upstream login in headless Chromium: `svc serve` in front of the corpo
       await page.getByRole('link', { name: 'Return to the application' }).click({ noWaitAfter: true });
       const cb = await a.callback();
       assert.equal(cb.searchParams.get('error'), 'access_denied');
-      const refused = srv.logs().filter((l) => l.event === 'oauth.upstream_refused' && l.identity === who);
+      const refused = await waitFor(() => {
+        const lines = srv.logs().filter((l) => l.event === 'oauth.upstream_refused' && l.identity === who);
+        return lines.length ? lines : undefined;
+      }, 'the oauth.upstream_refused log line');
       assert.equal(refused.length, 1);
       assert.equal(refused[0]!.reason, 'upstream_not_allowed');
     });

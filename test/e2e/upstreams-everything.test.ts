@@ -159,7 +159,7 @@ describe('upstreams: server-everything over stdio and Streamable HTTP, a second 
       assert.equal(ev.pids().length, 2, 'one more child started');
       assert.equal(childOf(srv.proc.pid!), ev.pids()[1]);
       assert.notEqual(ev.pids()[1], pid);
-      assert.ok(srv.logs().some((l) => l.event === 'upstream.lost'));
+      await until('the upstream.lost log line', () => srv.logs().find((l) => l.event === 'upstream.lost'));
     });
 
     it('no message the children read held a caller\'s token', () => {

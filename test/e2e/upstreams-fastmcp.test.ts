@@ -278,7 +278,7 @@ describe('upstreams: the fastmcp recorder behind svc serve (scopes on every tran
     assert.deepEqual(back.body.content, [{ type: 'text', text: 'back' }]);
     assert.equal(up.pids().length, 2);
     assert.notEqual(up.pids()[1], first);
-    assert.ok(srv.logs().some((l) => l.event === 'upstream.lost' && l.upstream === 'rec'));
+    await waitFor(() => srv.logs().find((l) => l.event === 'upstream.lost' && l.upstream === 'rec'), 'the upstream.lost log line');
   });
 
   it('a tool added upstream reaches /svc and a 2025 session (tools/list_changed), with one log line', async () => {

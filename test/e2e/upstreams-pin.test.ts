@@ -128,7 +128,10 @@ describe('e2e: pinned upstream tools — withheld until accepted, a rug pull wit
     const r = await readyz();
     assert.deepEqual(r.upstreams.up!.pin!.withheld.map((w) => [w.kind, w.name, w.reason]), [['tool', 'echo', 'changed']]);
     assert.ok(!JSON.stringify(r).includes('ssh'));
-    const audits = gw.logs().filter((l) => l.audit === true && l.decision === 'withhold');
+    const audits = await waitFor(() => {
+      const lines = gw.logs().filter((l) => l.audit === true && l.decision === 'withhold');
+      return lines.some((l) => l.reason === 'changed') ? lines : undefined;
+    }, 'the withhold audit line');
     const changed = audits.filter((l) => l.reason === 'changed');
     assert.equal(changed.length, 1, JSON.stringify(audits));
     assert.equal(changed[0]!.capability, 'tool:echo');

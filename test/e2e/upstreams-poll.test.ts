@@ -58,7 +58,8 @@ describe('upstreams: poll_ms for an upstream without listChanged', function () {
     }
     const seen = up.listed();
     await waitFor(() => (up.listed() >= seen + 3 ? true : undefined), 'three more polls');
-    // They found the same listing: still exactly one catalog change.
+    // They found the same listing: still exactly one catalog change (its line may still be in the pipe).
+    await waitFor(() => srv.logs().find((l) => l.event === 'upstreams.catalog_changed'), 'the catalog_changed log line');
     const before = srv.logs().filter((l) => l.event === 'upstreams.catalog_changed');
     assert.equal(before.length, 1);
     assert.deepEqual((before[0]!.changes as { tools: { added: string[] } }).tools.added, ['f.later']);
