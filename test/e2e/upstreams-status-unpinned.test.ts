@@ -28,7 +28,7 @@ describe('e2e: upstreams status lists an unpinned upstream (state, counts, not p
     auth: { token: '${GW_TOKEN:-x}' },
     upstreams: [
       { name: 'pinned', url: `${up.url}/mcp`, headers: { authorization: 'Bearer ${UP_TOKEN}' }, pin: true, expose: { prefix: 'p.' } },
-      { name: 'free', url: freeUrl, headers: { authorization: 'Bearer ${UP_TOKEN}' }, connect_timeout_ms: 2000, expose: { prefix: 'f.', exclude: ['secret'] } },
+      { name: 'free', url: freeUrl, headers: { authorization: 'Bearer ${UP_TOKEN}' }, expose: { prefix: 'f.', exclude: ['secret'] } },
     ],
   });
 
