@@ -79,7 +79,7 @@ describe('resource-server mode: the negative matrix (real svc serve)', function 
 
   /** One call on `route`: its status, its JSON or close body, and the one audit line it added. */
   async function call(route: '/svc' | '/mcp' | '/ws', token: string): Promise<{ status: number; body: string; audit: Json; challenge: string | null }> {
-    const before = denials().length;
+    const before = (await marker()) + 1; // every earlier line is in: this request's comes next
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     let status: number;
     let body: string;
