@@ -33,6 +33,8 @@ export interface ServeOptions {
   env?: Record<string, string | undefined>;
   /** Arguments after `serve FILE --port N` (e.g. --no-watch). */
   args?: string[];
+  /** Options of node itself, before the command (what NODE_OPTIONS may not carry, e.g. --single-threaded-gc). */
+  nodeArgs?: string[];
   /** The --port value (default 0, a free port); null leaves --port out (the PORT variable or the manifest decides). */
   port?: number | null;
   /** Output lines the secret scan skips: ones that print a secret on purpose (e.g. a generated token's banner). */
@@ -116,7 +118,7 @@ function scanner(source: string, unscanned: RegExp | undefined) {
 function start(arg: string, dir: string, owned: boolean, o: ServeOptions): Promise<Served> {
   const file = resolve(ROOT, arg);
   const port = o.port === undefined ? ['--port', '0'] : o.port === null ? [] : ['--port', String(o.port)];
-  const proc = spawn(process.execPath, [CLI, 'serve', arg, ...port, ...(o.args ?? [])], { cwd: ROOT, env: childEnv(o.env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [...(o.nodeArgs ?? []), CLI, 'serve', arg, ...port, ...(o.args ?? [])], { cwd: ROOT, env: childEnv(o.env), stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(proc);
   if (owned) folders.set(dir, (folders.get(dir) ?? 0) + 1);
   let stdout = '';
