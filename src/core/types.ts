@@ -143,7 +143,17 @@ export interface ToolDef {
   credential?: CredentialKind;
   /** MCP Apps (io.modelcontextprotocol/ui): the tool's view and who may see it, listed as _meta.ui to clients that declare the extension. */
   ui?: ToolUi;
+  /** Where the tool comes from when it is not the manifest's own: an `openapi` source or an upstream. */
+  source?: CapabilitySource;
+  /** Words that group tools (an OpenAPI operation's tags); searched, never listed. */
+  tags?: string[];
   handler: ToolHandler;
+}
+
+/** The `openapi` source or upstream MCP server a capability comes from, by its name in the manifest. */
+export interface CapabilitySource {
+  readonly kind: 'openapi' | 'upstream';
+  readonly name: string;
 }
 
 /** Who may see and call a tool under MCP Apps: the agent (model) and/or views of this server (app). */
@@ -194,6 +204,8 @@ export interface ResourceDef {
   credential?: CredentialKind;
   /** An MCP Apps view: its _meta.ui, listed and read with the resource by clients that declare the extension. */
   ui?: UiResourceMeta;
+  /** The upstream the resource comes from; absent: the manifest's own. */
+  source?: CapabilitySource;
   /**
    * What its contents are made from, as text (a manifest resource's text, blob, file, http or module; a view's
    * template or file): a reload that changes it tells the resource's subscribers (notifications/resources/updated).
@@ -231,4 +243,6 @@ export interface PromptDef {
   complete?: Completer;
   /** The kind of credential a get sends its source (an upstream's `auth`), for explain; never the credential. */
   credential?: CredentialKind;
+  /** The upstream the prompt comes from; absent: the manifest's own. */
+  source?: CapabilitySource;
 }

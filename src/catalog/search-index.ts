@@ -1,0 +1,413 @@
+// Search over a catalog: a query in a user's words → the capabilities that best match it, each
+// with a one-line summary, a score and why it matched.
+//
+// API (all of it):
+//   searchIndex(catalog)                  the catalog's index, built on first use and kept with the catalog
+//   index.tools / .prompts / .resources   one SearchIndex per kind
+//   SearchIndex.search(query, { limit, filter? }) → { matches, total }
+//   buildSearchIndex(entries, kind)       an index over any entries (tests, benchmarks)
+//
+// Ranking is BM25F (Robertson & Zaragoza 2009): each definition is a document of fields — its name
+// (split on `.`, `_`, `-`, `/` and camelCase), title, description, argument names, argument
+// descriptions (the input schema's properties and, one level down, an object argument's
+// properties), tags and source (the `openapi` source or upstream it comes from) — each field with
+// its weight and length normalisation; text becomes terms by ./terms.ts (stop words out, Porter
+// stems). The weights are in WEIGHTS, measured on bench/search/github-queries.yaml (bench/search.mjs).
+//
+// Guarantees: the index is built once per catalog object (a catalog never changes: a reload builds
+// a new one, and so a new index) and holds no entry objects but the catalog's own; a search is
+// synchronous and pure — the same query, filter verdicts and catalog give the same matches in the
+// same order, ties broken by name (code-unit order); the filter (the caller's policy) is asked about
+// an entry before it is ranked, and an entry it refuses is never returned, never counted in `total`
+// and never counted in a term's document frequency (scores use the number of definitions of the kind
+// and their average field lengths, which name no one); every field named in `why` holds the term;
+// `limit` is clamped to 1..100.
+
+import type { Catalog, PromptEntry, ResourceEntry, ToolEntry } from '../core/catalog.js';
+import { terms, words } from './terms.js';
+import { ABBREVIATIONS, expansions, HINTS, RELATED_WEIGHT } from './synonyms.js';
+
+export type SearchKind = 'tool' | 'prompt' | 'resource';
+
+export interface SearchOptions<E> {
+  /** At most this many matches (1..100). */
+  limit: number;
+  /** The caller's policy: only entries it admits are ranked, returned or counted. */
+  filter?: (entry: E) => boolean;
+}
+
+export interface SearchMatch {
+  /** What the capability is called by: a tool's or prompt's name, a resource's URI or URI template. */
+  name: string;
+  title?: string;
+  /** One line: the title, else the description's first sentence (Markdown links and emphasis removed), at most 160 characters. */
+  summary: string;
+  /** BM25F score, rounded to 3 decimals (higher is better; comparable within one search only). */
+  score: number;
+  /**
+   * Each query word that matched, with the fields that hold it — name, title, description, tags, source, or
+   * arg:PATH (an argument's name or description) — and `via`, the definition's word, when that is not the query's
+   * (a plural, another form, or a synonym: "make" via "Create").
+   */
+  why: { term: string; via?: string; fields: string[] }[];
+}
+
+export interface SearchResult {
+  matches: SearchMatch[];
+  /** How many admitted definitions match at least one query term. */
+  total: number;
+}
+
+export interface SearchIndex<E> {
+  readonly kind: SearchKind;
+  /** Definitions indexed. */
+  readonly size: number;
+  search(query: string, opts: SearchOptions<E>): SearchResult;
+}
+
+/** The fields of a document, in bit order of a posting's mask. */
+const FIELDS = ['name', 'title', 'description', 'argName', 'argText', 'tags', 'source'] as const;
+type Field = (typeof FIELDS)[number];
+
+/** Field weights and length normalisation (b), and BM25's k1: measured on the tuning queries (docs/performance.md). */
+export const WEIGHTS: { readonly k1: number; readonly nameCoverage: number; readonly prefix: number; readonly fields: Readonly<Record<Field, { w: number; b: number }>> } = {
+  k1: 1.5,
+  nameCoverage: 0.5,
+  prefix: 0.3,
+  fields: {
+    name: { w: 3, b: 0.9 }, title: { w: 3, b: 0.9 }, description: { w: 0.3, b: 0.75 },
+    argName: { w: 0.7, b: 0.5 }, argText: { w: 0.4, b: 0.75 }, tags: { w: 1, b: 0.3 }, source: { w: 0.5, b: 0 },
+  },
+};
+
+interface Arg {
+  path: string;
+  description?: string;
+}
+
+/** A definition as text fields. */
+interface Doc {
+  name: string;
+  title?: string;
+  description: string;
+  args: Arg[];
+  tags: readonly string[];
+  source?: string;
+}
+
+/** A query term: the query word, and the index terms it matches with their weights (itself: 1). */
+interface Group {
+  word: string;
+  terms: Map<string, number>;
+}
+
+interface Posting {
+  docs: Int32Array;
+  /** BM25F's weighted, length-normalised term frequency of the term in each doc. */
+  tf: Float32Array;
+}
+
+const MAX_LIMIT = 100;
+/** How many of BM25F's best the second stage re-ranks. */
+const RERANK = 50;
+/** A query term of at least PREFIX_MIN characters also matches up to PREFIX_MAX longer index terms it starts (react → reaction). */
+const PREFIX_MIN = 4;
+const PREFIX_MAX = 8;
+const SUMMARY_CHARS = 160;
+
+const indexes = new WeakMap<Catalog, { tools: SearchIndex<ToolEntry>; prompts: SearchIndex<PromptEntry>; resources: SearchIndex<ResourceEntry> }>();
+
+/** The catalog's search indexes, built on the first call for that catalog object and kept with it. */
+export function searchIndex(catalog: Catalog): { tools: SearchIndex<ToolEntry>; prompts: SearchIndex<PromptEntry>; resources: SearchIndex<ResourceEntry> } {
+  let ix = indexes.get(catalog);
+  if (!ix) {
+    ix = {
+      tools: buildSearchIndex([...catalog.tools.values()], 'tool'),
+      prompts: buildSearchIndex([...catalog.prompts.values()], 'prompt'),
+      resources: buildSearchIndex([...catalog.resources.values(), ...catalog.templates], 'resource'),
+    };
+    indexes.set(catalog, ix);
+  }
+  return ix;
+}
+
+export function buildSearchIndex(entries: readonly ToolEntry[], kind: 'tool'): SearchIndex<ToolEntry>;
+export function buildSearchIndex(entries: readonly PromptEntry[], kind: 'prompt'): SearchIndex<PromptEntry>;
+export function buildSearchIndex(entries: readonly ResourceEntry[], kind: 'resource'): SearchIndex<ResourceEntry>;
+export function buildSearchIndex(entries: readonly (ToolEntry | PromptEntry | ResourceEntry)[], kind: SearchKind): SearchIndex<ToolEntry | PromptEntry | ResourceEntry> {
+  return new BM25FIndex(entries, entries.map((e) => docOf(e, kind)), kind);
+}
+
+function docOf(e: ToolEntry | PromptEntry | ResourceEntry, kind: SearchKind): Doc {
+  if (kind === 'tool') {
+    const { def, wire } = e as ToolEntry;
+    const args: Arg[] = [];
+    collectArgs(wire.inputSchema, '', 0, args);
+    return { name: def.name, title: def.title ?? (def.annotations?.title as string | undefined), description: def.description, args, tags: def.tags ?? [], source: def.source?.name };
+  }
+  if (kind === 'prompt') {
+    const { def } = e as PromptEntry;
+    return { name: def.name, title: def.title, description: def.description ?? '', args: (def.arguments ?? []).map((a) => ({ path: a.name, description: a.description })), tags: [], source: def.source?.name };
+  }
+  const { def } = e as ResourceEntry;
+  const vars = def.uri_template ? [...def.uri_template.matchAll(/\{\+?([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => ({ path: m[1]! })) : [];
+  return { name: def.uri ?? def.uri_template!, title: def.title ?? def.name, description: def.description ?? '', args: vars, tags: [], source: def.source?.name };
+}
+
+/** An input schema's properties, and one level down an object property's (body.title). */
+function collectArgs(schema: unknown, prefix: string, depth: number, out: Arg[]): void {
+  const props = (schema as { properties?: Record<string, unknown> } | undefined)?.properties;
+  if (!props || typeof props !== 'object') return;
+  for (const [name, p] of Object.entries(props)) {
+    const s = (p ?? {}) as { description?: unknown; properties?: unknown };
+    out.push({ path: prefix + name, ...(typeof s.description === 'string' && { description: s.description }) });
+    if (depth === 0) collectArgs(s, `${prefix}${name}.`, 1, out);
+  }
+}
+
+class BM25FIndex<E> implements SearchIndex<E> {
+  readonly size: number;
+  private readonly postings = new Map<string, Posting>();
+  /** Every index term, sorted (code-unit order), for prefix matches. */
+  private readonly vocabulary: readonly string[];
+  private readonly names: string[];
+  /** Each doc's name terms, each once. */
+  private readonly nameTerms: readonly string[][];
+  /** Per search: the score of each doc, the filter's verdict (stamped with the search's number). */
+  private readonly score: Float64Array;
+  private readonly seen: Uint32Array;
+  private readonly admitted: Uint8Array;
+  private stamp = 0;
+  /** Per query term: its pseudo term frequency in each doc (stamped with the term's number). */
+  private readonly groupTf: Float64Array;
+  private readonly groupSeen: Uint32Array;
+  private groupStamp = 0;
+
+  constructor(private readonly entries: readonly E[], private readonly docs: readonly Doc[], readonly kind: SearchKind) {
+    const n = docs.length;
+    this.size = n;
+    this.names = docs.map((d) => d.name);
+    this.score = new Float64Array(n);
+    this.seen = new Uint32Array(n);
+    this.admitted = new Uint8Array(n);
+    this.groupTf = new Float64Array(n);
+    this.groupSeen = new Uint32Array(n);
+    // Pass 1: each doc's field terms and lengths; repeated texts (argument descriptions) are cut once.
+    const stems = new Map<string, string>();
+    const cut = new Map<string, string[]>();
+    const termsOf = (text: string | undefined, camel = false) => {
+      if (!text) return [];
+      const key = camel ? `\u0000${text}` : text;
+      let t = cut.get(key);
+      if (!t) cut.set(key, (t = terms(text, { camel, cache: stems })));
+      return t;
+    };
+    const fieldTerms: string[][][] = docs.map((d) => [
+      termsOf(d.name, true), termsOf(d.title), termsOf(d.description),
+      d.args.flatMap((a) => termsOf(a.path, true)), d.args.flatMap((a) => termsOf(a.description)),
+      d.tags.flatMap((t) => termsOf(t)), termsOf(d.source),
+    ]);
+    this.nameTerms = fieldTerms.map((ft) => [...new Set(ft[0])]);
+    const avg = FIELDS.map((_, f) => fieldTerms.reduce((s, ft) => s + ft[f]!.length, 0) / Math.max(1, n) || 1);
+    // Pass 2: BM25F's pseudo term frequency of each term in each doc.
+    const raw = new Map<string, { docs: number[]; tf: number[] }>();
+    const params = FIELDS.map((f) => WEIGHTS.fields[f]);
+    fieldTerms.forEach((ft, doc) => {
+      const acc = new Map<string, number>();
+      ft.forEach((list, f) => {
+        if (!list.length) return;
+        const { w, b } = params[f]!;
+        const unit = w / (1 - b + (b * list.length) / avg[f]!);
+        for (const t of list) acc.set(t, (acc.get(t) ?? 0) + unit);
+      });
+      for (const [t, tf] of acc) {
+        let p = raw.get(t);
+        if (!p) raw.set(t, (p = { docs: [], tf: [] }));
+        p.docs.push(doc);
+        p.tf.push(tf);
+      }
+    });
+    for (const [t, p] of raw) this.postings.set(t, { docs: Int32Array.from(p.docs), tf: Float32Array.from(p.tf) });
+    this.vocabulary = [...raw.keys()].sort();
+  }
+
+  search(query: string, opts: SearchOptions<E>): SearchResult {
+    const limit = Math.min(MAX_LIMIT, Math.max(1, Math.floor(opts.limit) || 1));
+    const groups = this.queryGroups(query);
+    if (!groups.length) return { matches: [], total: 0 };
+    const stamp = this.nextStamp();
+    const admits = (doc: number): boolean => {
+      if (this.seen[doc] !== stamp) {
+        this.seen[doc] = stamp;
+        this.admitted[doc] = !opts.filter || opts.filter(this.entries[doc]!) ? 1 : 0;
+        this.score[doc] = 0;
+      }
+      return this.admitted[doc] === 1;
+    };
+    const touched: number[] = [];
+    const k1 = WEIGHTS.k1;
+    for (const g of groups) {
+      // The group's pseudo term frequency in each admitted doc: its terms' frequencies, each times its weight.
+      const gs = this.nextGroupStamp();
+      const docs: number[] = [];
+      for (const [t, weight] of g.terms) {
+        const p = this.postings.get(t)!;
+        for (let i = 0; i < p.docs.length; i++) {
+          const doc = p.docs[i]!;
+          if (!admits(doc)) continue;
+          if (this.groupSeen[doc] !== gs) {
+            this.groupSeen[doc] = gs;
+            this.groupTf[doc] = 0;
+            docs.push(doc);
+          }
+          this.groupTf[doc] += weight * p.tf[i]!;
+        }
+      }
+      if (!docs.length) continue;
+      const idf = Math.log(1 + (this.size - docs.length + 0.5) / (docs.length + 0.5));
+      for (const doc of docs) {
+        if (this.score[doc] === 0) touched.push(doc);
+        const tf = this.groupTf[doc]!;
+        this.score[doc] += (idf * tf) / (k1 + tf);
+      }
+    }
+    // Second stage: the best by BM25F, each raised by the share of its name the query covers.
+    const alpha = WEIGHTS.nameCoverage;
+    const pool = this.best(touched, Math.max(limit, RERANK));
+    if (alpha > 0) {
+      const matched = new Set<string>();
+      for (const g of groups) for (const t of g.terms.keys()) matched.add(t);
+      for (const doc of pool) {
+        const name = this.nameTerms[doc]!;
+        if (!name.length) continue;
+        let hit = 0;
+        for (const t of name) if (matched.has(t)) hit++;
+        this.score[doc] *= 1 + (alpha * hit) / name.length;
+      }
+    }
+    const top = this.best(pool, limit);
+    return { matches: top.map((doc) => this.match(doc, groups)), total: touched.length };
+  }
+
+  /** The query's terms, each once with the query word it came from and the index terms it matches (itself and its expansions, weighted). */
+  private queryGroups(query: string): Group[] {
+    const groups: Group[] = [];
+    const covered = new Set<string>();
+    const hints: [string, string][] = [];
+    for (const w of words(query).flatMap((w) => (ABBREVIATIONS.get(w) ?? w).split(' '))) {
+      const hint = HINTS.get(w);
+      if (hint !== undefined) hints.push([w, hint]);
+      const [t] = terms(w);
+      if (t === undefined || covered.has(t)) continue;
+      covered.add(t);
+      const g: Group = { word: w, terms: new Map() };
+      if (this.postings.has(t)) g.terms.set(t, 1);
+      for (const [x, weight] of expansions(t) ?? []) {
+        if (weight === 1) covered.add(x);
+        if (this.postings.has(x)) g.terms.set(x, weight);
+      }
+      if (t.length >= PREFIX_MIN && WEIGHTS.prefix > 0) for (const x of this.withPrefix(t)) if (!g.terms.has(x)) g.terms.set(x, WEIGHTS.prefix);
+      if (g.terms.size) groups.push(g);
+    }
+    // A hint counts only where the query does not say its term itself.
+    for (const [w, t] of hints) {
+      if (covered.has(t) || !this.postings.has(t)) continue;
+      covered.add(t);
+      groups.push({ word: w, terms: new Map([[t, RELATED_WEIGHT]]) });
+    }
+    return groups;
+  }
+
+  /** Index terms that start with `t` and are longer (at most PREFIX_MAX, the shortest first). */
+  private withPrefix(t: string): string[] {
+    const v = this.vocabulary;
+    let lo = 0;
+    let hi = v.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (v[mid]! <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    const out: string[] = [];
+    for (let i = lo; i < v.length && v[i]!.startsWith(t); i++) out.push(v[i]!);
+    return out.sort((a, b) => a.length - b.length || (a < b ? -1 : 1)).slice(0, PREFIX_MAX);
+  }
+
+  private nextStamp(): number {
+    if (++this.stamp === 0xffffffff) {
+      this.seen.fill(0);
+      this.stamp = 1;
+    }
+    return this.stamp;
+  }
+
+  private nextGroupStamp(): number {
+    if (++this.groupStamp === 0xffffffff) {
+      this.groupSeen.fill(0);
+      this.groupStamp = 1;
+    }
+    return this.groupStamp;
+  }
+
+  /** The `limit` best docs, best first; ties by name. */
+  private best(docs: readonly number[], limit: number): number[] {
+    const top: number[] = [];
+    const before = (a: number, b: number) => this.score[a]! > this.score[b]! || (this.score[a] === this.score[b] && this.names[a]! < this.names[b]!);
+    for (const doc of docs) {
+      if (top.length === limit && !before(doc, top[limit - 1]!)) continue;
+      let i = Math.min(top.length, limit - 1);
+      while (i > 0 && before(doc, top[i - 1]!)) i--;
+      top.splice(i, 0, doc);
+      if (top.length > limit) top.pop();
+    }
+    return top;
+  }
+
+  private match(doc: number, groups: readonly Group[]): SearchMatch {
+    const d = this.docs[doc]!;
+    const why: SearchMatch['why'] = [];
+    for (const g of groups) {
+      for (const t of g.terms.keys()) {
+        const held = fieldsHolding(d, t);
+        if (!held) continue;
+        why.push({ term: g.word, ...(held.word !== g.word && { via: held.word }), fields: held.fields });
+        break;
+      }
+    }
+    return { name: d.name, ...(d.title && { title: d.title }), summary: summary(d), score: Math.round(this.score[doc]! * 1000) / 1000, why };
+  }
+}
+
+/** The fields of `d` that hold the term `t` (arguments by path), and the first of its words that gave it; undefined when none does. */
+function fieldsHolding(d: Doc, t: string): { word: string; fields: string[] } | undefined {
+  let word: string | undefined;
+  const has = (text: string | undefined, camel = false) => {
+    if (!text) return false;
+    for (const w of words(text, camel)) {
+      if (terms(w).includes(t)) {
+        word ??= w;
+        return true;
+      }
+    }
+    return false;
+  };
+  const fields: string[] = [];
+  if (has(d.name, true)) fields.push('name');
+  if (has(d.title)) fields.push('title');
+  if (has(d.description)) fields.push('description');
+  for (const a of d.args) if (has(a.path, true) || has(a.description)) fields.push(`arg:${a.path}`);
+  if (d.tags.some((x) => has(x))) fields.push('tags');
+  if (has(d.source)) fields.push('source');
+  return word === undefined ? undefined : { word, fields };
+}
+
+function summary(d: Doc): string {
+  const text = d.title?.trim() || firstSentence(d.description) || d.name;
+  return text.length <= SUMMARY_CHARS ? text : `${text.slice(0, SUMMARY_CHARS - 1).trimEnd()}…`;
+}
+
+function firstSentence(text: string): string {
+  const plain = text.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/[*_`>#]+/g, '').replace(/\s+/g, ' ').trim();
+  const m = /^.*?[.!?](?=\s|$)/.exec(plain);
+  return (m ? m[0] : plain).trim();
+}

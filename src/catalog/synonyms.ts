@@ -1,0 +1,54 @@
+// The words a user types → the terms a catalog writes: what a query term also matches, and how much
+// such a match counts. Guarantees: pure tables over stems (./terms.ts), applied to queries only (the
+// index holds each definition's own words); a query term always matches itself at full weight; an
+// abbreviation is spelt out before the query is cut into terms; an expansion never outweighs the term
+// it comes from. Kept small and general to API catalogs (no product's vocabulary); each group was
+// kept only when it raised recall on the tuning queries (bench/search.mjs, docs/performance.md).
+
+/** Abbreviations spelt out before the query is cut into terms (lower-case word → words). */
+export const ABBREVIATIONS: ReadonlyMap<string, string> = new Map([
+  ['pr', 'pull request'], ['prs', 'pull requests'],
+]);
+
+/** Stems that name the same thing (a short and a long form): each matches the others at full weight. */
+const SAME: readonly (readonly string[])[] = [
+  ['repo', 'repositori'], ['org', 'organ'], ['config', 'configur'], ['env', 'environ'], ['info', 'inform'],
+];
+
+/** Stems of related verbs: each matches the others at RELATED_WEIGHT. */
+const RELATED: readonly (readonly string[])[] = [
+  ['creat', 'make', 'new', 'add'],
+  ['delet', 'remov', 'drop', 'destroi'],
+  ['updat', 'edit', 'chang', 'modifi'],
+  ['get', 'show', 'view', 'read', 'fetch', 'retriev', 'see'],
+  ['list', 'show', 'see'],
+  ['search', 'find', 'look'],
+];
+
+export const RELATED_WEIGHT = 0.5;
+
+/**
+ * Stop words that still say something about the capability wanted: the user speaking of themself, whom APIs
+ * call "the authenticated user". Each matches its stem at RELATED_WEIGHT, unless the query says the stem itself.
+ */
+export const HINTS: ReadonlyMap<string, string> = new Map([
+  ['i', 'authent'], ['me', 'authent'], ['my', 'authent'], ['mine', 'authent'],
+]);
+
+const table = new Map<string, Map<string, number>>();
+const relate = (groups: readonly (readonly string[])[], weight: number) => {
+  for (const g of groups) {
+    for (const a of g) {
+      let m = table.get(a);
+      if (!m) table.set(a, (m = new Map()));
+      for (const b of g) if (b !== a && !(m.get(b)! >= weight)) m.set(b, weight);
+    }
+  }
+};
+relate(SAME, 1);
+relate(RELATED, RELATED_WEIGHT);
+
+/** The stems a query stem also matches, with the weight of such a match (below or equal to 1). */
+export function expansions(stem: string): ReadonlyMap<string, number> | undefined {
+  return table.get(stem);
+}
