@@ -24,7 +24,7 @@
 // `limit` is clamped to 1..100.
 
 import type { Catalog, PromptEntry, ResourceEntry, ToolEntry } from '../core/catalog.js';
-import { terms, words } from './terms.js';
+import { term, words } from './terms.js';
 import { ABBREVIATIONS, expansions, HINTS, RELATED_WEIGHT } from './synonyms.js';
 
 export type SearchKind = 'tool' | 'prompt' | 'resource';
@@ -192,43 +192,66 @@ class BM25FIndex<E> implements SearchIndex<E> {
     this.admitted = new Uint8Array(n);
     this.groupTf = new Float64Array(n);
     this.groupSeen = new Uint32Array(n);
-    // Pass 1: each doc's field terms and lengths; repeated texts (argument descriptions) are cut once.
-    const stems = new Map<string, string>();
-    const cut = new Map<string, string[]>();
-    const termsOf = (text: string | undefined, camel = false) => {
+    // Pass 1: each field's terms, as ids; a word is stemmed once, a repeated text (argument descriptions) cut once.
+    const ids = new Map<string, number>();
+    const vocab: string[] = [];
+    const idOfWord = new Map<string, number>();
+    const cut = new Map<string, number[]>();
+    const cutCamel = new Map<string, number[]>();
+    const termIds = (text: string | undefined, camel = false): number[] => {
       if (!text) return [];
-      const key = camel ? `\u0000${text}` : text;
-      let t = cut.get(key);
-      if (!t) cut.set(key, (t = terms(text, { camel, cache: stems })));
-      return t;
-    };
-    const fieldTerms: string[][][] = docs.map((d) => [
-      termsOf(d.name, true), termsOf(d.title), termsOf(d.description),
-      d.args.flatMap((a) => termsOf(a.path, true)), d.args.flatMap((a) => termsOf(a.description)),
-      d.tags.flatMap((t) => termsOf(t)), termsOf(d.source),
-    ]);
-    this.nameTerms = fieldTerms.map((ft) => [...new Set(ft[0])]);
-    const avg = FIELDS.map((_, f) => fieldTerms.reduce((s, ft) => s + ft[f]!.length, 0) / Math.max(1, n) || 1);
-    // Pass 2: BM25F's pseudo term frequency of each term in each doc.
-    const raw = new Map<string, { docs: number[]; tf: number[] }>();
-    const params = FIELDS.map((f) => WEIGHTS.fields[f]);
-    fieldTerms.forEach((ft, doc) => {
-      const acc = new Map<string, number>();
-      ft.forEach((list, f) => {
-        if (!list.length) return;
-        const { w, b } = params[f]!;
-        const unit = w / (1 - b + (b * list.length) / avg[f]!);
-        for (const t of list) acc.set(t, (acc.get(t) ?? 0) + unit);
-      });
-      for (const [t, tf] of acc) {
-        let p = raw.get(t);
-        if (!p) raw.set(t, (p = { docs: [], tf: [] }));
-        p.docs.push(doc);
-        p.tf.push(tf);
+      const cache = camel ? cutCamel : cut;
+      let out = cache.get(text);
+      if (out) return out;
+      out = [];
+      for (const w of words(text, camel)) {
+        let id = idOfWord.get(w);
+        if (id === undefined) {
+          const t = term(w);
+          id = t === undefined ? -1 : ids.get(t) ?? -1;
+          if (t !== undefined && id === -1) {
+            id = vocab.push(t) - 1;
+            ids.set(t, id);
+          }
+          idOfWord.set(w, id);
+        }
+        if (id !== -1) out.push(id);
       }
+      cache.set(text, out);
+      return out;
+    };
+    const fieldIds: number[][][] = docs.map((d) => [
+      termIds(d.name, true), termIds(d.title), termIds(d.description),
+      d.args.flatMap((a) => termIds(a.path, true)), d.args.flatMap((a) => termIds(a.description)),
+      d.tags.flatMap((t) => termIds(t)), termIds(d.source),
+    ]);
+    this.nameTerms = fieldIds.map((f) => [...new Set(f[0])].map((id) => vocab[id]!));
+    const avg = FIELDS.map((_, f) => fieldIds.reduce((s, ft) => s + ft[f]!.length, 0) / Math.max(1, n) || 1);
+    // Pass 2: BM25F's pseudo term frequency of each term in each doc.
+    const postDocs: number[][] = vocab.map(() => []);
+    const postTf: number[][] = vocab.map(() => []);
+    const acc = new Float64Array(vocab.length);
+    const params = FIELDS.map((f) => WEIGHTS.fields[f]);
+    const inDoc: number[] = [];
+    fieldIds.forEach((ft, doc) => {
+      ft.forEach((list, f) => {
+        const { w, b } = params[f]!;
+        if (!list.length || w <= 0) return;
+        const unit = w / (1 - b + (b * list.length) / avg[f]!);
+        for (const id of list) {
+          if (acc[id] === 0) inDoc.push(id);
+          acc[id] += unit;
+        }
+      });
+      for (const id of inDoc) {
+        postDocs[id]!.push(doc);
+        postTf[id]!.push(acc[id]!);
+        acc[id] = 0;
+      }
+      inDoc.length = 0;
     });
-    for (const [t, p] of raw) this.postings.set(t, { docs: Int32Array.from(p.docs), tf: Float32Array.from(p.tf) });
-    this.vocabulary = [...raw.keys()].sort();
+    vocab.forEach((t, id) => this.postings.set(t, { docs: Int32Array.from(postDocs[id]!), tf: Float32Array.from(postTf[id]!) }));
+    this.vocabulary = [...vocab].sort();
   }
 
   search(query: string, opts: SearchOptions<E>): SearchResult {
@@ -297,7 +320,7 @@ class BM25FIndex<E> implements SearchIndex<E> {
     for (const w of words(query).flatMap((w) => (ABBREVIATIONS.get(w) ?? w).split(' '))) {
       const hint = HINTS.get(w);
       if (hint !== undefined) hints.push([w, hint]);
-      const [t] = terms(w);
+      const t = term(w);
       if (t === undefined || covered.has(t)) continue;
       covered.add(t);
       const g: Group = { word: w, terms: new Map() };
@@ -384,7 +407,7 @@ function fieldsHolding(d: Doc, t: string): { word: string; fields: string[] } | 
   const has = (text: string | undefined, camel = false) => {
     if (!text) return false;
     for (const w of words(text, camel)) {
-      if (terms(w).includes(t)) {
+      if (term(w) === t) {
         word ??= w;
         return true;
       }

@@ -22,10 +22,14 @@ const WORD = /[\p{L}\p{N}]+/gu;
 const CAMEL = /([\p{Ll}\p{N}])(?=\p{Lu})|(\p{Lu})(?=\p{Lu}\p{Ll})|(\p{L})(?=\p{N})|(\p{N})(?=\p{L})/gu;
 const MD_LINK = /\[([^\]]*)\]\([^)]*\)/g;
 const URL = /\bhttps?:\/\/\S+/g;
+const NON_ASCII = /[^\x00-\x7f]/;
+const NOT_ALNUM = /[^a-z0-9]+/;
 
 /** The raw words of `text` (split, camelCase cut when `camel`, lower-cased), before stop words and stemming. */
 export function words(text: string, camel = false): string[] {
   const clean = text.includes('](') || text.includes('://') ? text.replace(MD_LINK, '$1').replace(URL, ' ') : text;
+  // Prose in ASCII (most of it): split the lower-cased text at once.
+  if (!camel && !NON_ASCII.test(clean)) return clean.toLowerCase().split(NOT_ALNUM).filter((w) => w !== '');
   const out: string[] = [];
   for (const m of clean.matchAll(WORD)) {
     const w = m[0];
@@ -36,18 +40,17 @@ export function words(text: string, camel = false): string[] {
   return out;
 }
 
-/** The terms of `text`: words without stop words, stemmed. `cache` (word → stem) speeds up a bulk build. */
-export function terms(text: string, opts: { camel?: boolean; cache?: Map<string, string> } = {}): string[] {
-  const { camel = false, cache } = opts;
+/** The term of one word from words(): its stem, or undefined for a stop word. */
+export function term(word: string): string | undefined {
+  return STOP.has(word) ? undefined : stem(word);
+}
+
+/** The terms of `text`: words without stop words, stemmed. */
+export function terms(text: string, camel = false): string[] {
   const out: string[] = [];
   for (const w of words(text, camel)) {
-    if (STOP.has(w)) continue;
-    let s = cache?.get(w);
-    if (s === undefined) {
-      s = stem(w);
-      cache?.set(w, s);
-    }
-    out.push(s);
+    const t = term(w);
+    if (t !== undefined) out.push(t);
   }
   return out;
 }

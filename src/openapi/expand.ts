@@ -47,6 +47,8 @@ export interface Origin {
   scopes: Path;
   /** The `task` the tool got (its override's, else the source's), when one was given. */
   task?: Path;
+  /** The operation's tags (searched, never listed). */
+  tags: string[];
 }
 
 export interface Expanded {
@@ -164,7 +166,7 @@ function expandSource(src: OpenApiSource, base: Path, opts: ExpandOptions, out: 
           ...(src.max_bytes !== undefined && { max_bytes: src.max_bytes }),
         },
       });
-      out.origins.push({ source: base, name: namePath, scopes: scopesPath, ...(task !== undefined && { task: ov?.task !== undefined ? [...ovPath, 'task'] : [...base, 'task'] }) });
+      out.origins.push({ source: base, name: namePath, scopes: scopesPath, ...(task !== undefined && { task: ov?.task !== undefined ? [...ovPath, 'task'] : [...base, 'task'] }), tags: o.tags });
     }
   }
   for (const id of Object.keys(overrides)) {
