@@ -32,7 +32,11 @@ export type SearchKind = 'tool' | 'prompt' | 'resource';
 export interface SearchOptions<E> {
   /** At most this many matches (1..100). */
   limit: number;
-  /** The caller's policy: only entries it admits are ranked, returned or counted. */
+  /**
+   * The caller's policy: only entries it admits are ranked, returned or counted. It must be a pure function of
+   * the entry: its verdicts are kept with the function object (so a caller that searches again with the same
+   * function, e.g. one per session and catalog, asks it about each entry once).
+   */
   filter?: (entry: E) => boolean;
 }
 
@@ -42,6 +46,11 @@ export interface SearchMatch {
   title?: string;
   /** One line: the title, else the description's first sentence (Markdown links and emphasis removed), at most 160 characters. */
   summary: string;
+  /**
+   * The arguments in brief: names in schema order, `?` after an optional one, an object argument's own
+   * properties in braces (`owner, repo, body?: {title, state?}`), at most 12 (8 in braces) then `…`.
+   */
+  args: string;
   /** BM25F score, rounded to 3 decimals (higher is better; comparable within one search only). */
   score: number;
   /**
@@ -102,12 +111,17 @@ interface Group {
 }
 
 interface Posting {
+  /** The term's id (its index in `surface`). */
+  id: number;
   docs: Int32Array;
   /** BM25F's weighted, length-normalised term frequency of the term in each doc. */
   tf: Float32Array;
+  /** Which fields of each doc hold the term (bit i: FIELDS[i]). */
+  fields: Uint8Array;
 }
 
 const MAX_LIMIT = 100;
+const ARG_NAME = 1 << FIELDS.indexOf('argName');
 /** How many of BM25F's best the second stage re-ranks. */
 const RERANK = 50;
 /** A query term of at least PREFIX_MIN characters also matches up to PREFIX_MAX longer index terms it starts (react → reaction). */
@@ -158,9 +172,9 @@ function docOf(e: ToolEntry | PromptEntry | ResourceEntry, kind: SearchKind): Do
 function collectArgs(schema: unknown, prefix: string, depth: number, out: Arg[]): void {
   const props = (schema as { properties?: Record<string, unknown> } | undefined)?.properties;
   if (!props || typeof props !== 'object') return;
-  for (const [name, p] of Object.entries(props)) {
-    const s = (p ?? {}) as { description?: unknown; properties?: unknown };
-    out.push({ path: prefix + name, ...(typeof s.description === 'string' && { description: s.description }) });
+  for (const name in props) {
+    const s = (props[name] ?? {}) as { description?: unknown; properties?: unknown };
+    out.push({ path: prefix + name, description: typeof s.description === 'string' ? s.description : undefined });
     if (depth === 0) collectArgs(s, `${prefix}${name}.`, 1, out);
   }
 }
@@ -168,6 +182,10 @@ function collectArgs(schema: unknown, prefix: string, depth: number, out: Arg[])
 class BM25FIndex<E> implements SearchIndex<E> {
   readonly size: number;
   private readonly postings = new Map<string, Posting>();
+  /** Each term's first word in the catalog, by term id (what `why` shows as `via`). */
+  private readonly surface: readonly string[];
+  /** Each word of the catalog → its term id (-1: a stop word). */
+  private readonly wordIds: ReadonlyMap<string, number>;
   /** Every index term, sorted (code-unit order), for prefix matches. */
   private readonly vocabulary: readonly string[];
   private readonly names: string[];
@@ -177,6 +195,8 @@ class BM25FIndex<E> implements SearchIndex<E> {
   private readonly score: Float64Array;
   private readonly seen: Uint32Array;
   private readonly admitted: Uint8Array;
+  /** Each filter's verdicts, for as long as the filter object lives. */
+  private readonly verdicts = new WeakMap<object, Uint8Array>();
   private stamp = 0;
   /** Per query term: its pseudo term frequency in each doc (stamped with the term's number). */
   private readonly groupTf: Float64Array;
@@ -195,15 +215,20 @@ class BM25FIndex<E> implements SearchIndex<E> {
     // Pass 1: each field's terms, as ids; a word is stemmed once, a repeated text (argument descriptions) cut once.
     const ids = new Map<string, number>();
     const vocab: string[] = [];
+    const surface: string[] = [];
     const idOfWord = new Map<string, number>();
     const cut = new Map<string, number[]>();
     const cutCamel = new Map<string, number[]>();
-    const termIds = (text: string | undefined, camel = false): number[] => {
-      if (!text) return [];
-      const cache = camel ? cutCamel : cut;
-      let out = cache.get(text);
-      if (out) return out;
-      out = [];
+    /** The term ids of `text`, pushed onto `out`; a text is cut once when `repeats` (arguments, tags: the same text in many docs). */
+    const termIds = (text: string | undefined, out: number[], camel = false, repeats = false): number[] => {
+      if (!text) return out;
+      const cache = repeats ? (camel ? cutCamel : cut) : undefined;
+      const known = cache?.get(text);
+      if (known) {
+        for (const id of known) out.push(id);
+        return out;
+      }
+      const start = out.length;
       for (const w of words(text, camel)) {
         let id = idOfWord.get(w);
         if (id === undefined) {
@@ -211,46 +236,84 @@ class BM25FIndex<E> implements SearchIndex<E> {
           id = t === undefined ? -1 : ids.get(t) ?? -1;
           if (t !== undefined && id === -1) {
             id = vocab.push(t) - 1;
+            surface.push(w);
             ids.set(t, id);
           }
           idOfWord.set(w, id);
         }
         if (id !== -1) out.push(id);
       }
-      cache.set(text, out);
+      cache?.set(text, out.slice(start));
       return out;
     };
-    const fieldIds: number[][][] = docs.map((d) => [
-      termIds(d.name, true), termIds(d.title), termIds(d.description),
-      d.args.flatMap((a) => termIds(a.path, true)), d.args.flatMap((a) => termIds(a.description)),
-      d.tags.flatMap((t) => termIds(t)), termIds(d.source),
-    ]);
+    const fieldIds: number[][][] = docs.map((d) => {
+      const argNames: number[] = [];
+      const argTexts: number[] = [];
+      const tags: number[] = [];
+      for (const a of d.args) {
+        termIds(a.path, argNames, true, true);
+        termIds(a.description, argTexts, false, true);
+      }
+      for (const t of d.tags) termIds(t, tags, false, true);
+      return [termIds(d.name, [], true), termIds(d.title, []), termIds(d.description, []), argNames, argTexts, tags, termIds(d.source, [], false, true)];
+    });
     this.nameTerms = fieldIds.map((f) => [...new Set(f[0])].map((id) => vocab[id]!));
     const avg = FIELDS.map((_, f) => fieldIds.reduce((s, ft) => s + ft[f]!.length, 0) / Math.max(1, n) || 1);
-    // Pass 2: BM25F's pseudo term frequency of each term in each doc.
-    const postDocs: number[][] = vocab.map(() => []);
-    const postTf: number[][] = vocab.map(() => []);
+    // Pass 2: BM25F's pseudo term frequency of each term in each doc, written in doc order to flat arrays (at most
+    // one entry per token), then grouped by term (a stable counting sort, so each term's docs stay ascending).
+    const cap = fieldIds.reduce((s, ft) => s + ft.reduce((x, l) => x + l.length, 0), 0);
+    const flatTerm = new Int32Array(cap);
+    const flatDoc = new Int32Array(cap);
+    const flatTf = new Float32Array(cap);
+    const flatFields = new Uint8Array(cap);
+    const perTerm = new Int32Array(vocab.length + 1);
+    let k = 0;
     const acc = new Float64Array(vocab.length);
+    const mask = new Uint8Array(vocab.length);
     const params = FIELDS.map((f) => WEIGHTS.fields[f]);
     const inDoc: number[] = [];
-    fieldIds.forEach((ft, doc) => {
-      ft.forEach((list, f) => {
+    for (let doc = 0; doc < n; doc++) {
+      const ft = fieldIds[doc]!;
+      for (let f = 0; f < ft.length; f++) {
+        const list = ft[f]!;
         const { w, b } = params[f]!;
-        if (!list.length || w <= 0) return;
+        if (!list.length || w <= 0) continue;
         const unit = w / (1 - b + (b * list.length) / avg[f]!);
         for (const id of list) {
-          if (acc[id] === 0) inDoc.push(id);
+          if (mask[id] === 0) inDoc.push(id);
           acc[id] += unit;
+          mask[id] |= 1 << f;
         }
-      });
+      }
       for (const id of inDoc) {
-        postDocs[id]!.push(doc);
-        postTf[id]!.push(acc[id]!);
+        flatTerm[k] = id;
+        flatDoc[k] = doc;
+        flatTf[k] = acc[id]!;
+        flatFields[k++] = mask[id]!;
+        perTerm[id + 1]!++;
         acc[id] = 0;
+        mask[id] = 0;
       }
       inDoc.length = 0;
+    }
+    for (let id = 0; id < vocab.length; id++) perTerm[id + 1]! += perTerm[id]!;
+    const docsBy = new Int32Array(k);
+    const tfBy = new Float32Array(k);
+    const fieldsBy = new Uint8Array(k);
+    const next = perTerm.slice(0, vocab.length);
+    for (let i = 0; i < k; i++) {
+      const at = next[flatTerm[i]!]!++;
+      docsBy[at] = flatDoc[i]!;
+      tfBy[at] = flatTf[i]!;
+      fieldsBy[at] = flatFields[i]!;
+    }
+    vocab.forEach((t, id) => {
+      const from = perTerm[id]!;
+      const to = perTerm[id + 1]!;
+      this.postings.set(t, { id, docs: docsBy.subarray(from, to), tf: tfBy.subarray(from, to), fields: fieldsBy.subarray(from, to) });
     });
-    vocab.forEach((t, id) => this.postings.set(t, { docs: Int32Array.from(postDocs[id]!), tf: Float32Array.from(postTf[id]!) }));
+    this.surface = surface;
+    this.wordIds = idOfWord;
     this.vocabulary = [...vocab].sort();
   }
 
@@ -259,11 +322,21 @@ class BM25FIndex<E> implements SearchIndex<E> {
     const groups = this.queryGroups(query);
     if (!groups.length) return { matches: [], total: 0 };
     const stamp = this.nextStamp();
+    // The filter's verdicts, kept with the filter object (0: not asked yet, 1: admitted, 2: refused).
+    const filter = opts.filter;
+    let verdicts: Uint8Array | undefined;
+    if (filter) {
+      verdicts = this.verdicts.get(filter);
+      if (!verdicts) this.verdicts.set(filter, (verdicts = new Uint8Array(this.size)));
+    }
     const admits = (doc: number): boolean => {
       if (this.seen[doc] !== stamp) {
         this.seen[doc] = stamp;
-        this.admitted[doc] = !opts.filter || opts.filter(this.entries[doc]!) ? 1 : 0;
         this.score[doc] = 0;
+        if (verdicts) {
+          if (verdicts[doc] === 0) verdicts[doc] = filter!(this.entries[doc]!) ? 1 : 2;
+          this.admitted[doc] = verdicts[doc] === 1 ? 1 : 0;
+        } else this.admitted[doc] = 1;
       }
       return this.admitted[doc] === 1;
     };
@@ -386,43 +459,67 @@ class BM25FIndex<E> implements SearchIndex<E> {
     return top;
   }
 
+  /** Whether `text` holds the term `id`. */
+  private holds(text: string | undefined, id: number, camel = false): boolean {
+    return !!text && words(text, camel).some((w) => this.wordIds.get(w) === id);
+  }
+
   private match(doc: number, groups: readonly Group[]): SearchMatch {
     const d = this.docs[doc]!;
     const why: SearchMatch['why'] = [];
     for (const g of groups) {
       for (const t of g.terms.keys()) {
-        const held = fieldsHolding(d, t);
-        if (!held) continue;
-        why.push({ term: g.word, ...(held.word !== g.word && { via: held.word }), fields: held.fields });
+        const p = this.postings.get(t)!;
+        const at = indexOf(p.docs, doc);
+        if (at === -1) continue;
+        const fields: string[] = [];
+        const bits = p.fields[at]!;
+        FIELDS.forEach((f, i) => {
+          if (!(bits & (1 << i))) return;
+          if (f === 'argName' || f === 'argText') {
+            if (f === 'argName' || !(bits & ARG_NAME)) for (const a of d.args) if (this.holds(a.path, p.id, true) || this.holds(a.description, p.id)) fields.push(`arg:${a.path}`);
+          } else fields.push(f);
+        });
+        const via = this.surface[p.id]!;
+        why.push({ term: g.word, ...(via !== g.word && { via }), fields });
         break;
       }
     }
-    return { name: d.name, ...(d.title && { title: d.title }), summary: summary(d), score: Math.round(this.score[doc]! * 1000) / 1000, why };
+    return { name: d.name, ...(d.title && { title: d.title }), summary: summary(d), args: briefArgs(this.entries[doc]!, this.kind), score: Math.round(this.score[doc]! * 1000) / 1000, why };
   }
 }
 
-/** The fields of `d` that hold the term `t` (arguments by path), and the first of its words that gave it; undefined when none does. */
-function fieldsHolding(d: Doc, t: string): { word: string; fields: string[] } | undefined {
-  let word: string | undefined;
-  const has = (text: string | undefined, camel = false) => {
-    if (!text) return false;
-    for (const w of words(text, camel)) {
-      if (term(w) === t) {
-        word ??= w;
-        return true;
-      }
-    }
-    return false;
-  };
-  const fields: string[] = [];
-  if (has(d.name, true)) fields.push('name');
-  if (has(d.title)) fields.push('title');
-  if (has(d.description)) fields.push('description');
-  for (const a of d.args) if (has(a.path, true) || has(a.description)) fields.push(`arg:${a.path}`);
-  if (d.tags.some((x) => has(x))) fields.push('tags');
-  if (has(d.source)) fields.push('source');
-  return word === undefined ? undefined : { word, fields };
+/** The position of `x` in the ascending `a`, or -1. */
+function indexOf(a: Int32Array, x: number): number {
+  let lo = 0;
+  let hi = a.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (a[mid]! === x) return mid;
+    if (a[mid]! < x) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
 }
+
+function briefArgs(e: unknown, kind: SearchKind): string {
+  if (kind === 'tool') return briefSchema((e as ToolEntry).wire.inputSchema, 12);
+  if (kind === 'prompt') return brief(((e as PromptEntry).def.arguments ?? []).map((a) => `${a.name}${a.required ? '' : '?'}`), 12);
+  const t = (e as ResourceEntry).def.uri_template;
+  return t ? brief([...t.matchAll(/\{\+?([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!), 12) : '';
+}
+
+function briefSchema(schema: unknown, max: number, depth = 0): string {
+  const s = (schema ?? {}) as { properties?: Record<string, unknown>; required?: unknown };
+  if (!s.properties || typeof s.properties !== 'object') return '';
+  const required = new Set(Array.isArray(s.required) ? s.required : []);
+  return brief(Object.entries(s.properties).map(([name, p]) => {
+    const inner = depth === 0 ? briefSchema(p, 8, 1) : '';
+    return `${name}${required.has(name) ? '' : '?'}${inner ? `: {${inner}}` : ''}`;
+  }), max);
+}
+
+const brief = (names: string[], max: number) => (names.length > max ? [...names.slice(0, max), '…'] : names).join(', ');
 
 function summary(d: Doc): string {
   const text = d.title?.trim() || firstSentence(d.description) || d.name;

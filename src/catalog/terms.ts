@@ -24,12 +24,18 @@ const MD_LINK = /\[([^\]]*)\]\([^)]*\)/g;
 const URL = /\bhttps?:\/\/\S+/g;
 const NON_ASCII = /[^\x00-\x7f]/;
 const NOT_ALNUM = /[^a-z0-9]+/;
+const UPPER = /[A-Z]/;
 
 /** The raw words of `text` (split, camelCase cut when `camel`, lower-cased), before stop words and stemming. */
 export function words(text: string, camel = false): string[] {
   const clean = text.includes('](') || text.includes('://') ? text.replace(MD_LINK, '$1').replace(URL, ' ') : text;
-  // Prose in ASCII (most of it): split the lower-cased text at once.
-  if (!camel && !NON_ASCII.test(clean)) return clean.toLowerCase().split(NOT_ALNUM).filter((w) => w !== '');
+  // ASCII prose, or an ASCII identifier without capitals (most of either): split the lower-cased text at once.
+  if (!NON_ASCII.test(clean) && !(camel && UPPER.test(clean))) {
+    const out = clean.toLowerCase().split(NOT_ALNUM);
+    if (out[0] === '') out.shift();
+    if (out[out.length - 1] === '') out.pop();
+    return out;
+  }
   const out: string[] = [];
   for (const m of clean.matchAll(WORD)) {
     const w = m[0];
