@@ -1,33 +1,41 @@
 // Search over a catalog: a query in a user's words → the capabilities that best match it, each
-// with a one-line summary, a score and why it matched.
+// with a one-line summary, its arguments in brief, a score and why it matched — what a discovery
+// meta-tool answers with, before a model asks for a full definition.
 //
 // API (all of it):
-//   searchIndex(catalog)                  the catalog's index, built on first use and kept with the catalog
-//   index.tools / .prompts / .resources   one SearchIndex per kind
-//   SearchIndex.search(query, { limit, filter? }) → { matches, total }
+//   searchIndex(catalog)                  the catalog's indexes, built on the first call and kept with the catalog
+//   .tools / .prompts / .resources        one SearchIndex per kind (a resource by its URI or URI template)
+//   SearchIndex.search(query, { limit, filter? }) → { matches: [{ name, title?, summary, args, score, why }], total }
 //   buildSearchIndex(entries, kind)       an index over any entries (tests, benchmarks)
 //
-// Ranking is BM25F (Robertson & Zaragoza 2009): each definition is a document of fields — its name
+// Ranking: BM25F (Robertson & Zaragoza 2009). Each definition is a document of fields — its name
 // (split on `.`, `_`, `-`, `/` and camelCase), title, description, argument names, argument
 // descriptions (the input schema's properties and, one level down, an object argument's
-// properties), tags and source (the `openapi` source or upstream it comes from) — each field with
-// its weight and length normalisation; text becomes terms by ./terms.ts (stop words out, Porter
-// stems). The weights are in WEIGHTS, measured on bench/search/github-queries.yaml (bench/search.mjs).
+// properties), tags and source (the `openapi` source or upstream it comes from) — each with a weight
+// and a length normalisation (WEIGHTS); text becomes terms by ./terms.ts (stop words out, Porter
+// stems). A query term also matches its synonyms (./synonyms.ts: a few general groups, weighted) and,
+// from 4 characters, the longer index terms it starts (react → reaction, at WEIGHTS.prefix). The 50
+// best are then re-ranked, each score raised by the share of the definition's name the query covers
+// (WEIGHTS.nameCoverage): "list branches" prefers list-branches to list-branches-for-head-commit.
+// Every weight was measured on the tuning third of bench/search/github-queries.yaml (bench/search.mjs;
+// docs/performance.md gives the figures, the held-out third's too).
 //
 // Guarantees: the index is built once per catalog object (a catalog never changes: a reload builds
-// a new one, and so a new index) and holds no entry objects but the catalog's own; a search is
-// synchronous and pure — the same query, filter verdicts and catalog give the same matches in the
-// same order, ties broken by name (code-unit order); the filter (the caller's policy) is asked about
-// an entry before it is ranked, and an entry it refuses is never returned, never counted in `total`
-// and never counted in a term's document frequency (scores use the number of definitions of the kind
-// and their average field lengths, which name no one); every field named in `why` holds the term;
-// `limit` is clamped to 1..100.
+// a new one, and so a new index, on its first search) and holds no entry objects but the catalog's
+// own; a search is synchronous and deterministic — the same query, filter verdicts and catalog give
+// the same matches in the same order whatever order the catalog lists them in, ties broken by name
+// (code-unit order); the filter (the caller's policy) is asked about an entry before it is ranked, and
+// an entry it refuses is never returned, never counted in `total` and never counted in a term's
+// document frequency (scores use the number of definitions of the kind and their average field
+// lengths, which name no one); every field named in `why` holds the term; `limit` is clamped to 1..100;
+// a query's cost grows with the postings of its terms, never with the catalog's size alone.
 
 import type { Catalog, PromptEntry, ResourceEntry, ToolEntry } from '../core/catalog.js';
 import { term, words } from './terms.js';
 import { ABBREVIATIONS, expansions, HINTS, RELATED_WEIGHT } from './synonyms.js';
+import { briefArgs, docOf, summary, type Doc, type SearchKind } from './documents.js';
 
-export type SearchKind = 'tool' | 'prompt' | 'resource';
+export type { SearchKind };
 
 export interface SearchOptions<E> {
   /** At most this many matches (1..100). */
@@ -89,21 +97,6 @@ export const WEIGHTS: { readonly k1: number; readonly nameCoverage: number; read
   },
 };
 
-interface Arg {
-  path: string;
-  description?: string;
-}
-
-/** A definition as text fields. */
-interface Doc {
-  name: string;
-  title?: string;
-  description: string;
-  args: Arg[];
-  tags: readonly string[];
-  source?: string;
-}
-
 /** A query term: the query word, and the index terms it matches with their weights (itself: 1). */
 interface Group {
   word: string;
@@ -127,7 +120,6 @@ const RERANK = 50;
 /** A query term of at least PREFIX_MIN characters also matches up to PREFIX_MAX longer index terms it starts (react → reaction). */
 const PREFIX_MIN = 4;
 const PREFIX_MAX = 8;
-const SUMMARY_CHARS = 160;
 
 const indexes = new WeakMap<Catalog, { tools: SearchIndex<ToolEntry>; prompts: SearchIndex<PromptEntry>; resources: SearchIndex<ResourceEntry> }>();
 
@@ -150,33 +142,6 @@ export function buildSearchIndex(entries: readonly PromptEntry[], kind: 'prompt'
 export function buildSearchIndex(entries: readonly ResourceEntry[], kind: 'resource'): SearchIndex<ResourceEntry>;
 export function buildSearchIndex(entries: readonly (ToolEntry | PromptEntry | ResourceEntry)[], kind: SearchKind): SearchIndex<ToolEntry | PromptEntry | ResourceEntry> {
   return new BM25FIndex(entries, entries.map((e) => docOf(e, kind)), kind);
-}
-
-function docOf(e: ToolEntry | PromptEntry | ResourceEntry, kind: SearchKind): Doc {
-  if (kind === 'tool') {
-    const { def, wire } = e as ToolEntry;
-    const args: Arg[] = [];
-    collectArgs(wire.inputSchema, '', 0, args);
-    return { name: def.name, title: def.title ?? (def.annotations?.title as string | undefined), description: def.description, args, tags: def.tags ?? [], source: def.source?.name };
-  }
-  if (kind === 'prompt') {
-    const { def } = e as PromptEntry;
-    return { name: def.name, title: def.title, description: def.description ?? '', args: (def.arguments ?? []).map((a) => ({ path: a.name, description: a.description })), tags: [], source: def.source?.name };
-  }
-  const { def } = e as ResourceEntry;
-  const vars = def.uri_template ? [...def.uri_template.matchAll(/\{\+?([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => ({ path: m[1]! })) : [];
-  return { name: def.uri ?? def.uri_template!, title: def.title ?? def.name, description: def.description ?? '', args: vars, tags: [], source: def.source?.name };
-}
-
-/** An input schema's properties, and one level down an object property's (body.title). */
-function collectArgs(schema: unknown, prefix: string, depth: number, out: Arg[]): void {
-  const props = (schema as { properties?: Record<string, unknown> } | undefined)?.properties;
-  if (!props || typeof props !== 'object') return;
-  for (const name in props) {
-    const s = (props[name] ?? {}) as { description?: unknown; properties?: unknown };
-    out.push({ path: prefix + name, description: typeof s.description === 'string' ? s.description : undefined });
-    if (depth === 0) collectArgs(s, `${prefix}${name}.`, 1, out);
-  }
 }
 
 class BM25FIndex<E> implements SearchIndex<E> {
@@ -500,34 +465,4 @@ function indexOf(a: Int32Array, x: number): number {
     else hi = mid - 1;
   }
   return -1;
-}
-
-function briefArgs(e: unknown, kind: SearchKind): string {
-  if (kind === 'tool') return briefSchema((e as ToolEntry).wire.inputSchema, 12);
-  if (kind === 'prompt') return brief(((e as PromptEntry).def.arguments ?? []).map((a) => `${a.name}${a.required ? '' : '?'}`), 12);
-  const t = (e as ResourceEntry).def.uri_template;
-  return t ? brief([...t.matchAll(/\{\+?([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!), 12) : '';
-}
-
-function briefSchema(schema: unknown, max: number, depth = 0): string {
-  const s = (schema ?? {}) as { properties?: Record<string, unknown>; required?: unknown };
-  if (!s.properties || typeof s.properties !== 'object') return '';
-  const required = new Set(Array.isArray(s.required) ? s.required : []);
-  return brief(Object.entries(s.properties).map(([name, p]) => {
-    const inner = depth === 0 ? briefSchema(p, 8, 1) : '';
-    return `${name}${required.has(name) ? '' : '?'}${inner ? `: {${inner}}` : ''}`;
-  }), max);
-}
-
-const brief = (names: string[], max: number) => (names.length > max ? [...names.slice(0, max), '…'] : names).join(', ');
-
-function summary(d: Doc): string {
-  const text = d.title?.trim() || firstSentence(d.description) || d.name;
-  return text.length <= SUMMARY_CHARS ? text : `${text.slice(0, SUMMARY_CHARS - 1).trimEnd()}…`;
-}
-
-function firstSentence(text: string): string {
-  const plain = text.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/[*_`>#]+/g, '').replace(/\s+/g, ' ').trim();
-  const m = /^.*?[.!?](?=\s|$)/.exec(plain);
-  return (m ? m[0] : plain).trim();
 }
