@@ -15,8 +15,10 @@
 // and a length normalisation (WEIGHTS); text becomes terms by ./terms.ts (stop words out, Porter
 // stems). A query term also matches its synonyms (./synonyms.ts: a few general groups, weighted) and,
 // from 4 characters, the longer index terms it starts (react → reaction, at WEIGHTS.prefix). The 50
-// best are then re-ranked, each score raised by the share of the definition's name the query covers
-// (WEIGHTS.nameCoverage): "list branches" prefers list-branches to list-branches-for-head-commit.
+// best are then re-ranked, each score raised by the share of the definition's name the query covers,
+// each name word weighed by how rare it is among the catalog's definitions (WEIGHTS.nameCoverage):
+// "list branches" prefers list-branches to list-branches-for-head-commit, and an uncovered "fork"
+// costs more than an uncovered "user".
 // Every weight was measured on the tuning third of bench/search/github-queries.yaml (bench/search.mjs;
 // docs/performance.md gives the figures, the held-out third's too).
 //
@@ -25,14 +27,15 @@
 // own; a search is synchronous and deterministic — the same query, filter verdicts and catalog give
 // the same matches in the same order whatever order the catalog lists them in, ties broken by name
 // (code-unit order); the filter (the caller's policy) is asked about an entry before it is ranked, and
-// an entry it refuses is never returned, never counted in `total` and never counted in a term's
-// document frequency (scores use the number of definitions of the kind and their average field
-// lengths, which name no one); every field named in `why` holds the term; `limit` is clamped to 1..100;
+// an entry it refuses is never returned, never counted in `total` and never counted in a query term's
+// document frequency (what else scores use — the number of definitions of the kind, their average
+// field lengths, how rare a name's words are across all of them — orders admitted matches and names
+// no definition); every field named in `why` holds the term; `limit` is clamped to 1..100;
 // a query's cost grows with the postings of its terms, never with the catalog's size alone.
 
 import type { Catalog, PromptEntry, ResourceEntry, ToolEntry } from '../core/catalog.js';
 import { term, words } from './terms.js';
-import { ABBREVIATIONS, expansions, HINTS, RELATED_WEIGHT } from './synonyms.js';
+import { expansions, hintOf, queryWords, RELATED_WEIGHT } from './synonyms.js';
 import { briefArgs, docOf, summary, type Doc, type SearchKind } from './documents.js';
 
 export type { SearchKind };
@@ -89,7 +92,7 @@ type Field = (typeof FIELDS)[number];
 /** Field weights and length normalisation (b), and BM25's k1: measured on the tuning queries (docs/performance.md). */
 export const WEIGHTS: { readonly k1: number; readonly nameCoverage: number; readonly prefix: number; readonly fields: Readonly<Record<Field, { w: number; b: number }>> } = {
   k1: 1.5,
-  nameCoverage: 0.5,
+  nameCoverage: 1,
   prefix: 0.3,
   fields: {
     name: { w: 3, b: 0.9 }, title: { w: 3, b: 0.9 }, description: { w: 0.3, b: 0.75 },
@@ -342,8 +345,13 @@ class BM25FIndex<E> implements SearchIndex<E> {
         const name = this.nameTerms[doc]!;
         if (!name.length) continue;
         let hit = 0;
-        for (const t of name) if (matched.has(t)) hit++;
-        this.score[doc] *= 1 + (alpha * hit) / name.length;
+        let all = 0;
+        for (const t of name) {
+          const w = Math.log(1 + this.size / this.postings.get(t)!.docs.length);
+          all += w;
+          if (matched.has(t)) hit += w;
+        }
+        this.score[doc] *= 1 + (alpha * hit) / all;
       }
     }
     const top = this.best(pool, limit);
@@ -355,8 +363,10 @@ class BM25FIndex<E> implements SearchIndex<E> {
     const groups: Group[] = [];
     const covered = new Set<string>();
     const hints: [string, string][] = [];
-    for (const w of words(query).flatMap((w) => (ABBREVIATIONS.get(w) ?? w).split(' '))) {
-      const hint = HINTS.get(w);
+    let previous: string | undefined;
+    for (const w of queryWords(query)) {
+      const hint = hintOf(w, previous);
+      previous = w;
       if (hint !== undefined) hints.push([w, hint]);
       const t = term(w);
       if (t === undefined || covered.has(t)) continue;

@@ -1,9 +1,19 @@
 // The words a user types → the terms a catalog writes: what a query term also matches, and how much
 // such a match counts. Guarantees: pure tables over stems (./terms.ts), applied to queries only (the
-// index holds each definition's own words); a query term always matches itself at full weight; an
-// abbreviation is spelt out before the query is cut into terms; an expansion never outweighs the term
-// it comes from. Kept small and general to API catalogs (no product's vocabulary); each group was
+// index holds each definition's own words); a query term always matches itself at full weight; a
+// file name or path becomes the word `file` and an abbreviation is spelt out before the query is cut
+// into terms; an expansion never outweighs the term it comes from. Kept small and general to API catalogs (no product's vocabulary); each group was
 // kept only when it raised recall on the tuning queries (bench/search.mjs, docs/performance.md).
+
+import { words } from './terms.js';
+
+/** A file name or path in a query (`package.json`, `src/index.ts`): a value, not a capability's word. */
+const FILE_NAME = /(?:[\w.-]+\/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,4}\b/g;
+
+/** The words of a query, with a file name or path said as `file` and abbreviations spelt out. */
+export function queryWords(query: string): string[] {
+  return words(query.replace(FILE_NAME, ' file ')).flatMap((w) => (ABBREVIATIONS.get(w) ?? w).split(' '));
+}
 
 /** Abbreviations spelt out before the query is cut into terms (lower-case word → words). */
 export const ABBREVIATIONS: ReadonlyMap<string, string> = new Map([
@@ -18,11 +28,12 @@ const SAME: readonly (readonly string[])[] = [
 /** Stems of related verbs: each matches the others at RELATED_WEIGHT. */
 const RELATED: readonly (readonly string[])[] = [
   ['creat', 'make', 'new', 'add'],
-  ['delet', 'remov', 'drop', 'destroi'],
+  ['delet', 'remov', 'drop', 'destroi', 'kick'],
   ['updat', 'edit', 'chang', 'modifi'],
   ['get', 'show', 'view', 'read', 'fetch', 'retriev', 'see'],
   ['list', 'show', 'see'],
   ['search', 'find', 'look'],
+  ['branch', 'ref'],
 ];
 
 export const RELATED_WEIGHT = 0.5;
@@ -31,9 +42,17 @@ export const RELATED_WEIGHT = 0.5;
  * Stop words that still say something about the capability wanted: the user speaking of themself, whom APIs
  * call "the authenticated user". Each matches its stem at RELATED_WEIGHT, unless the query says the stem itself.
  */
-export const HINTS: ReadonlyMap<string, string> = new Map([
+const HINTS: ReadonlyMap<string, string> = new Map([
   ['i', 'authent'], ['me', 'authent'], ['my', 'authent'], ['mine', 'authent'],
 ]);
+
+/** Verbs whose `me` is whom something is given, not whose it is ("show me the repos of user x"). */
+const TO_ME = new Set(['show', 'tell', 'give', 'let', 'help', 'send', 'find', 'get', 'bring']);
+
+/** The stem a stop word hints at (after `previous`, the query's word before it), or undefined. */
+export function hintOf(word: string, previous: string | undefined): string | undefined {
+  return word === 'me' && previous !== undefined && TO_ME.has(previous) ? undefined : HINTS.get(word);
+}
 
 const table = new Map<string, Map<string, number>>();
 const relate = (groups: readonly (readonly string[])[], weight: number) => {

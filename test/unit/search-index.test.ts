@@ -11,6 +11,7 @@ import { buildCatalog, type ToolEntry } from '../../src/core/catalog.js';
 import type { ToolDef } from '../../src/core/types.js';
 import { searchIndex, type SearchMatch } from '../../src/catalog/search-index.js';
 import { stem, terms, words } from '../../src/catalog/terms.js';
+import { expansions, hintOf, queryWords } from '../../src/catalog/synonyms.js';
 
 type Def = Omit<ToolDef, 'handler'>;
 const handler = () => 'ok';
@@ -77,6 +78,18 @@ describe('search index', () => {
       assert.deepEqual(terms('Who starred the repositories of my organizations?'), ['star', 'repositori', 'organ']);
       assert.deepEqual(['caresses', 'ponies', 'motoring', 'hopping', 'relational', 'generalization', 'adjustment'].map(stem), ['caress', 'poni', 'motor', 'hop', 'relat', 'gener', 'adjust']);
     });
+  });
+
+  it('reads a query as a user means it: a file name is `file`, PR is a pull request, my/me hint at the authenticated user', () => {
+    assert.deepEqual(queryWords('update package.json and src/index.ts in PR 4'), ['update', 'file', 'and', 'file', 'in', 'pull', 'request', '4']);
+    assert.equal(hintOf('my', 'list'), 'authent');
+    assert.equal(hintOf('me', 'follows'), 'authent');
+    assert.equal(hintOf('me', 'show'), undefined, '"show me" says whom to show, not whose');
+    assert.equal(hintOf('the', 'show'), undefined);
+    assert.equal(expansions('repo')?.get('repositori'), 1);
+    assert.equal(expansions('make')?.get('creat'), 0.5);
+    assert.equal(expansions('branch')?.get('ref'), 0.5);
+    assert.equal(expansions('issu'), undefined);
   });
 
   it('ranks the tool whose words the query uses first, and says why in fields that hold the terms', () => {
