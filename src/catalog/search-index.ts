@@ -36,7 +36,7 @@
 import type { Catalog, PromptEntry, ResourceEntry, ToolEntry } from '../core/catalog.js';
 import { term, words } from './terms.js';
 import { expansions, hintOf, queryWords, RELATED_WEIGHT } from './synonyms.js';
-import { briefArgs, docOf, summary, type Doc, type SearchKind } from './documents.js';
+import { briefArgs, docOf, summary, type SearchKind } from './documents.js';
 
 export type { SearchKind };
 
@@ -144,7 +144,7 @@ export function buildSearchIndex(entries: readonly ToolEntry[], kind: 'tool'): S
 export function buildSearchIndex(entries: readonly PromptEntry[], kind: 'prompt'): SearchIndex<PromptEntry>;
 export function buildSearchIndex(entries: readonly ResourceEntry[], kind: 'resource'): SearchIndex<ResourceEntry>;
 export function buildSearchIndex(entries: readonly (ToolEntry | PromptEntry | ResourceEntry)[], kind: SearchKind): SearchIndex<ToolEntry | PromptEntry | ResourceEntry> {
-  return new BM25FIndex(entries, entries.map((e) => docOf(e, kind)), kind);
+  return new BM25FIndex(entries, kind);
 }
 
 class BM25FIndex<E> implements SearchIndex<E> {
@@ -156,9 +156,14 @@ class BM25FIndex<E> implements SearchIndex<E> {
   private readonly wordIds: ReadonlyMap<string, number>;
   /** Every index term, sorted (code-unit order), for prefix matches. */
   private readonly vocabulary: readonly string[];
-  private readonly names: string[];
+  /** Each doc's place in the order of names (code-unit order): ties are broken by it. */
+  private readonly nameRank: Int32Array;
   /** Each doc's name terms, each once. */
-  private readonly nameTerms: readonly string[][];
+  private readonly nameIds: Int32Array;
+  /** Where each doc's name terms start in nameIds (doc n's end where doc n+1's start). */
+  private readonly nameStart: Int32Array;
+  /** Each term id's weight in a name: ln(1 + N / df), df counted over all docs. */
+  private readonly nameWeight: Float32Array;
   /** Per search: the score of each doc, the filter's verdict (stamped with the search's number). */
   private readonly score: Float64Array;
   private readonly seen: Uint32Array;
@@ -169,17 +174,25 @@ class BM25FIndex<E> implements SearchIndex<E> {
   /** Per query term: its pseudo term frequency in each doc (stamped with the term's number). */
   private readonly groupTf: Float64Array;
   private readonly groupSeen: Uint32Array;
+  private readonly touched: Int32Array;
+  private readonly groupDocs: Int32Array;
   private groupStamp = 0;
 
-  constructor(private readonly entries: readonly E[], private readonly docs: readonly Doc[], readonly kind: SearchKind) {
+  constructor(private readonly entries: readonly E[], readonly kind: SearchKind) {
+    // The docs' text is read here and let go: a match reads its entry again (docOf), so the index keeps numbers.
+    const docs = entries.map((e) => docOf(e as ToolEntry | PromptEntry | ResourceEntry, kind));
     const n = docs.length;
     this.size = n;
-    this.names = docs.map((d) => d.name);
+    this.nameRank = new Int32Array(n);
+    const byName = docs.map((_, i) => i).sort((a, b) => (docs[a]!.name < docs[b]!.name ? -1 : docs[a]!.name > docs[b]!.name ? 1 : a - b));
+    byName.forEach((doc, i) => { this.nameRank[doc] = i; });
     this.score = new Float64Array(n);
     this.seen = new Uint32Array(n);
     this.admitted = new Uint8Array(n);
     this.groupTf = new Float64Array(n);
     this.groupSeen = new Uint32Array(n);
+    this.touched = new Int32Array(n);
+    this.groupDocs = new Int32Array(n);
     // Pass 1: each field's terms, as ids; a word is stemmed once, a repeated text (argument descriptions) cut once.
     const ids = new Map<string, number>();
     const vocab: string[] = [];
@@ -225,7 +238,13 @@ class BM25FIndex<E> implements SearchIndex<E> {
       for (const t of d.tags) termIds(t, tags, false, true);
       return [termIds(d.name, [], true), termIds(d.title, []), termIds(d.description, []), argNames, argTexts, tags, termIds(d.source, [], false, true)];
     });
-    this.nameTerms = fieldIds.map((f) => [...new Set(f[0])].map((id) => vocab[id]!));
+    this.nameStart = new Int32Array(n + 1);
+    const nameIds: number[] = [];
+    fieldIds.forEach((f, doc) => {
+      for (const id of new Set(f[0])) nameIds.push(id);
+      this.nameStart[doc + 1] = nameIds.length;
+    });
+    this.nameIds = Int32Array.from(nameIds);
     const avg = FIELDS.map((_, f) => fieldIds.reduce((s, ft) => s + ft[f]!.length, 0) / Math.max(1, n) || 1);
     // Pass 2: BM25F's pseudo term frequency of each term in each doc, written in doc order to flat arrays (at most
     // one entry per token), then grouped by term (a stable counting sort, so each term's docs stay ascending).
@@ -275,10 +294,12 @@ class BM25FIndex<E> implements SearchIndex<E> {
       tfBy[at] = flatTf[i]!;
       fieldsBy[at] = flatFields[i]!;
     }
+    this.nameWeight = new Float32Array(vocab.length);
     vocab.forEach((t, id) => {
       const from = perTerm[id]!;
       const to = perTerm[id + 1]!;
       this.postings.set(t, { id, docs: docsBy.subarray(from, to), tf: tfBy.subarray(from, to), fields: fieldsBy.subarray(from, to) });
+      this.nameWeight[id] = Math.log(1 + n / Math.max(1, to - from));
     });
     this.surface = surface;
     this.wordIds = idOfWord;
@@ -308,12 +329,15 @@ class BM25FIndex<E> implements SearchIndex<E> {
       }
       return this.admitted[doc] === 1;
     };
-    const touched: number[] = [];
+    // Docs scored so far, and the current query term's docs: buffers kept with the index (a search is synchronous).
+    const touched = this.touched;
+    let nTouched = 0;
+    const docs = this.groupDocs;
     const k1 = WEIGHTS.k1;
     for (const g of groups) {
       // The group's pseudo term frequency in each admitted doc: its terms' frequencies, each times its weight.
       const gs = this.nextGroupStamp();
-      const docs: number[] = [];
+      let nDocs = 0;
       for (const [t, weight] of g.terms) {
         const p = this.postings.get(t)!;
         for (let i = 0; i < p.docs.length; i++) {
@@ -322,40 +346,40 @@ class BM25FIndex<E> implements SearchIndex<E> {
           if (this.groupSeen[doc] !== gs) {
             this.groupSeen[doc] = gs;
             this.groupTf[doc] = 0;
-            docs.push(doc);
+            docs[nDocs++] = doc;
           }
           this.groupTf[doc] += weight * p.tf[i]!;
         }
       }
-      if (!docs.length) continue;
-      const idf = Math.log(1 + (this.size - docs.length + 0.5) / (docs.length + 0.5));
-      for (const doc of docs) {
-        if (this.score[doc] === 0) touched.push(doc);
+      if (!nDocs) continue;
+      const idf = Math.log(1 + (this.size - nDocs + 0.5) / (nDocs + 0.5));
+      for (let j = 0; j < nDocs; j++) {
+        const doc = docs[j]!;
+        if (this.score[doc] === 0) touched[nTouched++] = doc;
         const tf = this.groupTf[doc]!;
         this.score[doc] += (idf * tf) / (k1 + tf);
       }
     }
     // Second stage: the best by BM25F, each raised by the share of its name the query covers.
     const alpha = WEIGHTS.nameCoverage;
-    const pool = this.best(touched, Math.max(limit, RERANK));
+    const pool = this.best(touched.subarray(0, nTouched), Math.max(limit, RERANK));
     if (alpha > 0) {
-      const matched = new Set<string>();
-      for (const g of groups) for (const t of g.terms.keys()) matched.add(t);
+      const matched = new Set<number>();
+      for (const g of groups) for (const t of g.terms.keys()) matched.add(this.postings.get(t)!.id);
       for (const doc of pool) {
-        const name = this.nameTerms[doc]!;
-        if (!name.length) continue;
         let hit = 0;
         let all = 0;
-        for (const t of name) {
-          const w = Math.log(1 + this.size / this.postings.get(t)!.docs.length);
+        for (let i = this.nameStart[doc]!; i < this.nameStart[doc + 1]!; i++) {
+          const id = this.nameIds[i]!;
+          const w = this.nameWeight[id]!;
           all += w;
-          if (matched.has(t)) hit += w;
+          if (matched.has(id)) hit += w;
         }
-        this.score[doc] *= 1 + (alpha * hit) / all;
+        if (all > 0) this.score[doc] *= 1 + (alpha * hit) / all;
       }
     }
     const top = this.best(pool, limit);
-    return { matches: top.map((doc) => this.match(doc, groups)), total: touched.length };
+    return { matches: top.map((doc) => this.match(doc, groups)), total: nTouched };
   }
 
   /** The query's terms, each once with the query word it came from and the index terms it matches (itself and its expansions, weighted). */
@@ -421,14 +445,23 @@ class BM25FIndex<E> implements SearchIndex<E> {
   }
 
   /** The `limit` best docs, best first; ties by name. */
-  private best(docs: readonly number[], limit: number): number[] {
+  private best(docs: ArrayLike<number>, limit: number): number[] {
     const top: number[] = [];
-    const before = (a: number, b: number) => this.score[a]! > this.score[b]! || (this.score[a] === this.score[b] && this.names[a]! < this.names[b]!);
-    for (const doc of docs) {
+    const score = this.score;
+    const rank = this.nameRank;
+    const before = (a: number, b: number) => score[a]! > score[b]! || (score[a] === score[b] && rank[a]! < rank[b]!);
+    for (let j = 0; j < docs.length; j++) {
+      const doc = docs[j]!;
       if (top.length === limit && !before(doc, top[limit - 1]!)) continue;
-      let i = Math.min(top.length, limit - 1);
-      while (i > 0 && before(doc, top[i - 1]!)) i--;
-      top.splice(i, 0, doc);
+      // Binary search for its place among the kept ones.
+      let lo = 0;
+      let hi = top.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (before(doc, top[mid]!)) hi = mid;
+        else lo = mid + 1;
+      }
+      top.splice(lo, 0, doc);
       if (top.length > limit) top.pop();
     }
     return top;
@@ -440,7 +473,7 @@ class BM25FIndex<E> implements SearchIndex<E> {
   }
 
   private match(doc: number, groups: readonly Group[]): SearchMatch {
-    const d = this.docs[doc]!;
+    const d = docOf(this.entries[doc] as ToolEntry | PromptEntry | ResourceEntry, this.kind);
     const why: SearchMatch['why'] = [];
     for (const g of groups) {
       for (const t of g.terms.keys()) {
