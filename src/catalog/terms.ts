@@ -4,7 +4,7 @@
 // an argument's name: `camel` set), at camelCase and letter/digit boundaries (`listForRepo` →
 // list, for, repo; `oauth2Token` → oauth, 2, token) — prose keeps `GitHub` one word;
 // Markdown links keep their text and lose their target, bare URLs are dropped; English stop
-// words are dropped; every other term is reduced by Porter's stemmer (1980, with the
+// words and numbers alone are dropped; every other term is reduced by Porter's stemmer (1980, with the
 // published `bli`/`logi` amendments), so `starred`, `stars` and `star` are one term; output
 // order is input order, duplicates kept. Pure, deterministic, no locale (ASCII folding only:
 // accented and non-Latin letters stay as they are, lower-cased).
@@ -25,6 +25,8 @@ const URL = /\bhttps?:\/\/\S+/g;
 const NON_ASCII = /[^\x00-\x7f]/;
 const NOT_ALNUM = /[^a-z0-9]+/;
 const UPPER = /[A-Z]/;
+/** A number alone is a value (issue 17, operation 42), not a word that names a capability. */
+const DIGITS = /^[0-9]+$/;
 
 /** The raw words of `text` (split, camelCase cut when `camel`, lower-cased), before stop words and stemming. */
 export function words(text: string, camel = false): string[] {
@@ -46,9 +48,9 @@ export function words(text: string, camel = false): string[] {
   return out;
 }
 
-/** The term of one word from words(): its stem, or undefined for a stop word. */
+/** The term of one word from words(): its stem, or undefined for a stop word or a number. */
 export function term(word: string): string | undefined {
-  return STOP.has(word) ? undefined : stem(word);
+  return STOP.has(word) || DIGITS.test(word) ? undefined : stem(word);
 }
 
 /** The terms of `text`: words without stop words, stemmed. */
