@@ -61,6 +61,8 @@ async function measure({ manifest, queries, rounds, github }) {
   const loaded = await loadManifest(manifest, { SVC_TOKEN: 'bench-search-token-0123456789abcdef' });
   const catalog = buildCatalog(loaded.svc);
   const load = { ms: performance.now() - t, cpuMs: cpuMs() - c };
+  const unserved = queries.flatMap((x) => (x.tools ?? []).filter((t) => !catalog.tools.has(t)));
+  if (unserved.length) throw new Error(`the queries name tools the catalog does not serve: ${unserved.join(', ')}`);
   const rssLoaded = settledMiB();
   const heapLoaded = process.memoryUsage().heapUsed / 2 ** 20;
   t = performance.now();

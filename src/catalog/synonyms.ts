@@ -1,9 +1,11 @@
 // The words a user types → the terms a catalog writes: what a query term also matches, and how much
 // such a match counts. Guarantees: pure tables over stems (./terms.ts), applied to queries only (the
 // index holds each definition's own words); a query term always matches itself at full weight; a
-// file name or path becomes the word `file` and an abbreviation is spelt out before the query is cut
-// into terms; an expansion never outweighs the term it comes from. Kept small and general to API catalogs (no product's vocabulary); each group was
-// kept only when it raised recall on the tuning queries (bench/search.mjs, docs/performance.md).
+// file name or path becomes the word `file`, "turn on/off" enable/disable, "stop following" unfollowing
+// (and following), and an abbreviation is spelt out, before the query is cut into terms; an expansion
+// never outweighs the term it comes from. Kept small and general to API catalogs (no product's
+// vocabulary); each rule and group was kept only when it raised recall on the tuning queries
+// (bench/search.mjs, docs/performance.md).
 
 import { words } from './terms.js';
 
@@ -12,8 +14,17 @@ const FILE_NAME = /(?:[\w.-]+\/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,4}\b/g;
 
 /** The words of a query, with a file name or path said as `file` and abbreviations spelt out. */
 export function queryWords(query: string): string[] {
-  return words(query.replace(FILE_NAME, ' file ')).flatMap((w) => (ABBREVIATIONS.get(w) ?? w).split(' '));
+  const out: string[] = [];
+  for (const w of words(query.replace(FILE_NAME, ' file ').replace(PHRASAL, (_, verb: string, on: string) => ` ${on === 'on' ? 'enable' : 'disable'} `))) {
+    // "stop following" is "unfollow": the un- form first, the verb kept.
+    if (out[out.length - 1] === 'stop' && w.endsWith('ing') && w.length > 5) out[out.length - 1] = `un${w}`;
+    out.push(...(ABBREVIATIONS.get(w) ?? w).split(' '));
+  }
+  return out;
 }
+
+/** Phrasal verbs of switching: "turn on" is enable, "switch off" disable. */
+const PHRASAL = /\b(turn|switch)\s+(on|off)\b/gi;
 
 /** Abbreviations spelt out before the query is cut into terms (lower-case word → words). */
 export const ABBREVIATIONS: ReadonlyMap<string, string> = new Map([
@@ -25,7 +36,7 @@ const SAME: readonly (readonly string[])[] = [
   ['repo', 'repositori'], ['org', 'organ'], ['config', 'configur'], ['env', 'environ'], ['info', 'inform'],
 ];
 
-/** Stems of related verbs: each matches the others at RELATED_WEIGHT. */
+/** Stems of related words (verbs of the same act; git's branch and ref; diff and compare): each matches the others at RELATED_WEIGHT. */
 const RELATED: readonly (readonly string[])[] = [
   ['creat', 'make', 'new', 'add'],
   ['delet', 'remov', 'drop', 'destroi', 'kick'],
@@ -34,6 +45,8 @@ const RELATED: readonly (readonly string[])[] = [
   ['list', 'show', 'see'],
   ['search', 'find', 'look'],
   ['branch', 'ref'],
+  ['diff', 'compar'],
+  ['invit', 'add'],
 ];
 
 export const RELATED_WEIGHT = 0.5;

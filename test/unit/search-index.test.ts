@@ -82,6 +82,8 @@ describe('search index', () => {
 
   it('reads a query as a user means it: a file name is `file`, PR is a pull request, my/me hint at the authenticated user', () => {
     assert.deepEqual(queryWords('update package.json and src/index.ts in PR 4'), ['update', 'file', 'and', 'file', 'in', 'pull', 'request', '4']);
+    assert.deepEqual(queryWords('Turn off the nightly workflow, then switch on the other'), ['disable', 'the', 'nightly', 'workflow', 'then', 'enable', 'the', 'other']);
+    assert.deepEqual(queryWords('stop following bob and stop it'), ['unfollowing', 'following', 'bob', 'and', 'stop', 'it']);
     assert.equal(hintOf('my', 'list'), 'authent');
     assert.equal(hintOf('me', 'follows'), 'authent');
     assert.equal(hintOf('me', 'show'), undefined, '"show me" says whom to show, not whose');
