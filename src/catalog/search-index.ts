@@ -90,15 +90,15 @@ const FIELDS = ['name', 'title', 'description', 'argName', 'argText', 'tags', 's
 type Field = (typeof FIELDS)[number];
 
 /** Field weights and length normalisation (b), and BM25's k1: measured on the tuning queries (docs/performance.md). */
-export const WEIGHTS: { readonly k1: number; readonly nameCoverage: number; readonly prefix: number; readonly fields: Readonly<Record<Field, { w: number; b: number }>> } = {
+export const WEIGHTS: { readonly k1: number; readonly nameCoverage: number; readonly prefix: number; readonly fields: Readonly<Record<Field, Readonly<{ w: number; b: number }>>> } = Object.freeze({
   k1: 1.5,
   nameCoverage: 1,
   prefix: 0.3,
-  fields: {
+  fields: Object.freeze({
     name: { w: 3, b: 0.9 }, title: { w: 3, b: 0.9 }, description: { w: 0.3, b: 0.75 },
     argName: { w: 0.7, b: 0.5 }, argText: { w: 0.4, b: 0.75 }, tags: { w: 1, b: 0.3 }, source: { w: 0.5, b: 0 },
-  },
-};
+  }),
+});
 
 /** A query term: the query word, and the index terms it matches with their weights (itself: 1). */
 interface Group {
