@@ -156,8 +156,8 @@ class BM25FIndex<E> implements SearchIndex<E> {
   private readonly wordIds: ReadonlyMap<string, number>;
   /** Every index term, sorted (code-unit order), for prefix matches. */
   private readonly vocabulary: readonly string[];
-  /** Each doc's place in the order of names (code-unit order): ties are broken by it. */
-  private readonly nameRank: Int32Array;
+  /** Each doc's name: equal scores are ordered by it (code-unit order). */
+  private readonly names: readonly string[];
   /** Each doc's name terms, each once. */
   private readonly nameIds: Int32Array;
   /** Where each doc's name terms start in nameIds (doc n's end where doc n+1's start). */
@@ -183,9 +183,7 @@ class BM25FIndex<E> implements SearchIndex<E> {
     const docs = entries.map((e) => docOf(e as ToolEntry | PromptEntry | ResourceEntry, kind));
     const n = docs.length;
     this.size = n;
-    this.nameRank = new Int32Array(n);
-    const byName = docs.map((_, i) => i).sort((a, b) => (docs[a]!.name < docs[b]!.name ? -1 : docs[a]!.name > docs[b]!.name ? 1 : a - b));
-    byName.forEach((doc, i) => { this.nameRank[doc] = i; });
+    this.names = docs.map((d) => d.name);
     this.score = new Float64Array(n);
     this.seen = new Uint32Array(n);
     this.admitted = new Uint8Array(n);
@@ -448,8 +446,8 @@ class BM25FIndex<E> implements SearchIndex<E> {
   private best(docs: ArrayLike<number>, limit: number): number[] {
     const top: number[] = [];
     const score = this.score;
-    const rank = this.nameRank;
-    const before = (a: number, b: number) => score[a]! > score[b]! || (score[a] === score[b] && rank[a]! < rank[b]!);
+    const names = this.names;
+    const before = (a: number, b: number) => score[a]! > score[b]! || (score[a] === score[b] && names[a]! < names[b]!);
     for (let j = 0; j < docs.length; j++) {
       const doc = docs[j]!;
       if (top.length === limit && !before(doc, top[limit - 1]!)) continue;
