@@ -23,9 +23,9 @@ import { inspectorEnv, openInspector } from './lib/inspector.mjs';
 import { cpuMs, descendantsCpuMs, fileBackedMiB, installCleanup, measureStartup, rssMiB, sleep, startServer, stopServer } from './lib/proc.mjs';
 import { environment, externalCacheTable, idleTable, memoryTable, reloadTable, scalingTable, serverTable, summarize, targetsTable, throughputTable, upstreamStartupTable, upstreamTable, writeResults } from './lib/report.mjs';
 
-const USAGE = `usage: node bench/run.mjs [--smoke] [--memory] [--scaling] [--large] [--only name,...] [--rounds N] [--pairs N] [--seconds S] [--out FILE] [--strict]`;
+const USAGE = `usage: node bench/run.mjs [--smoke] [--memory] [--scaling] [--large] [--search] [--only name,...] [--rounds N] [--pairs N] [--seconds S] [--out FILE] [--strict]`;
 const options = {
-  smoke: { type: 'boolean' }, memory: { type: 'boolean' }, scaling: { type: 'boolean' }, large: { type: 'boolean' }, strict: { type: 'boolean' },
+  smoke: { type: 'boolean' }, memory: { type: 'boolean' }, scaling: { type: 'boolean' }, large: { type: 'boolean' }, search: { type: 'boolean' }, strict: { type: 'boolean' },
   only: { type: 'string' }, rounds: { type: 'string' }, pairs: { type: 'string' }, seconds: { type: 'string' }, out: { type: 'string' },
 };
 const opt = cliOptions(options, USAGE);
@@ -492,8 +492,9 @@ async function measureUpstreamStartupRow(entry) {
 }
 
 // --scaling: then the scaling curves (bench/scaling.mjs, its own servers), written to bench/results/ (smoke: a temp
-// folder). --large: then the large-manifest measurements (bench/large-manifest.mjs; not in smoke mode). Both add
-// their sections (tables and plots) to the report file of this run.
+// folder). --large: then the large-manifest measurements (bench/large-manifest.mjs; not in smoke mode). --search:
+// then search recall, latency, index cost and catalog tokens (bench/search.mjs; not in smoke mode). Each adds
+// its section (tables and plots) to the report file of this run.
 const RESULTS_DIR = fileURLToPath(new URL('results/', import.meta.url));
 const report = opt.out ?? (smoke ? null : fileURLToPath(new URL('RESULTS.md', import.meta.url)));
 const appendToReport = (md) => report && existsSync(report) && appendFileSync(report, `\n${md.trim()}\n`);
@@ -515,7 +516,8 @@ const section = (wanted, name, run) => async (code) => {
   }
 };
 const withLarge = section(opt.large, 'large manifests', async () => (await import('./large-manifest.mjs')).runLargeSection({ outDir: RESULTS_DIR }));
-main().then(withScaling).then(withLarge).then((code) => process.exit(code), (err) => {
+const withSearch = section(opt.search, 'search', async () => (await import('./search.mjs')).runSearchSection({ outDir: RESULTS_DIR }));
+main().then(withScaling).then(withLarge).then(withSearch).then((code) => process.exit(code), (err) => {
   console.error(err);
   process.exit(1);
 });

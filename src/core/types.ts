@@ -145,7 +145,17 @@ export interface ToolDef {
   ui?: ToolUi;
   /** What a call asks its caller (elicitation, sampling, roots: an upstream tool's `asks`): not offered to a caller that cannot answer (/svc). */
   asks?: readonly string[];
+  /** Where the tool comes from when it is not the manifest's own: an `openapi` source or an upstream. */
+  source?: CapabilitySource;
+  /** Words that group tools (an OpenAPI operation's tags); searched, never listed. */
+  tags?: string[];
   handler: ToolHandler;
+}
+
+/** The `openapi` source or upstream MCP server a capability comes from, by its name in the manifest. */
+export interface CapabilitySource {
+  readonly kind: 'openapi' | 'upstream';
+  readonly name: string;
 }
 
 /** Who may see and call a tool under MCP Apps: the agent (model) and/or views of this server (app). */
@@ -196,6 +206,8 @@ export interface ResourceDef {
   credential?: CredentialKind;
   /** An MCP Apps view: its _meta.ui, listed and read with the resource by clients that declare the extension. */
   ui?: UiResourceMeta;
+  /** The upstream the resource comes from; absent: the manifest's own. */
+  source?: CapabilitySource;
   /**
    * What its contents are made from, as text (a manifest resource's text, blob, file, http or module; a view's
    * template or file): a reload that changes it tells the resource's subscribers (notifications/resources/updated).
@@ -233,4 +245,6 @@ export interface PromptDef {
   complete?: Completer;
   /** The kind of credential a get sends its source (an upstream's `auth`), for explain; never the credential. */
   credential?: CredentialKind;
+  /** The upstream the prompt comes from; absent: the manifest's own. */
+  source?: CapabilitySource;
 }

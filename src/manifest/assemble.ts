@@ -13,7 +13,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { FastSvc } from '../core/fast-svc.js';
-import type { CallContext, Completer, PromptMessage, ResourceContents } from '../core/types.js';
+import type { CallContext, CapabilitySource, Completer, PromptMessage, ResourceContents } from '../core/types.js';
 import { ManifestError, SvcError } from '../errors.js';
 import { MIN_STATE_KEY } from '../mcp/request-state.js';
 import { compileTemplate } from '../runtime/template.js';
@@ -90,6 +90,7 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
       ask_before_task: t.ask_before_task,
       ...(t.http?.auth && { credential: credentialKind(t.http.auth) }),
       ...(plan.views.tools.has(t.name) && { ui: plan.views.tools.get(t.name) }),
+      ...originOf(plan, t.name),
       handler,
     });
   });
@@ -300,4 +301,10 @@ function isFile(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The source and tags of a tool an `openapi` source made; nothing for the manifest's own. */
+function originOf(plan: Plan, name: string): { source?: CapabilitySource; tags?: string[] } {
+  const o = plan.toolOrigins?.get(name);
+  return o ? { source: o.source, tags: [...o.tags] } : {};
 }

@@ -22,6 +22,7 @@ import { upstreamAuthProblems } from '../upstreams/auth-checks.js';
 import type { SvcManifest, Tool, Upstream } from '../core/manifest-types.gen.js';
 import { KNOWN_ROUTES } from '../core/config.js';
 import { planViews, type ViewsPlan } from './views.js';
+import type { ToolOrigin } from './openapi-sources.js';
 
 const RESOURCE_SOURCES = ['text', 'blob', 'file', 'http', 'module'] as const;
 
@@ -33,6 +34,8 @@ export interface Plan {
   readonly protectedRoutes: readonly string[];
   /** The MCP Apps views the tools declare (tools[].ui), and each such tool's _meta.ui. */
   readonly views: ViewsPlan;
+  /** Tools an `openapi` source made: each one's source and operation tags, by name (manifest/openapi-sources.ts). */
+  readonly toolOrigins?: ReadonlyMap<string, ToolOrigin>;
 }
 
 type Path = (string | number)[];

@@ -44,7 +44,8 @@ export function checkManifest(file: string, env: NodeJS.ProcessEnv, opts: Source
   const c = compilePlan(v.manifest, file, v.locate);
   // Needs the source text, which compile (given only the value) does not see.
   const literal = literalSecretProblems(v.manifest, { ...src, locate: v.locate });
-  return literal.length || c.problems.length ? { ...base, problems: uniqueProblems([...c.problems, ...literal]) } : { ...base, plan: c.plan, problems: [] };
+  if (literal.length || c.problems.length) return { ...base, problems: uniqueProblems([...c.problems, ...literal]) };
+  return { ...base, plan: v.toolOrigins.size ? Object.freeze({ ...c.plan!, toolOrigins: v.toolOrigins }) : c.plan, problems: [] };
 }
 
 export interface Loaded extends Assembled {

@@ -6,7 +6,8 @@
 // `scope_map` or the override's, its task at the override's or the source's `task`, its credential and headers at
 // the source's `auth` and `headers`, anything else (a name declared twice too) at the source;
 // a problem or warning the source causes for many tools is said once (uniqueProblems,
-// uniqueWarnings); the config hash covers the documents too (a
+// uniqueWarnings); each expanded tool's origin (its source's name, its operation's tags) is
+// returned by tool name, for the search index; the config hash covers the documents too (a
 // changed document is a new configuration, an unchanged one is not); an operation the http
 // backend would refuse is skipped (OPENAPI_SKIPPED), never BACKEND_CONFIG; a manifest without
 // `openapi` is returned as it was.
@@ -15,6 +16,7 @@ import { createHash } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { ManifestError, SvcError } from '../errors.js';
 import type { OpenApiSource, SvcManifest, Tool } from '../core/manifest-types.gen.js';
+import type { CapabilitySource } from '../core/types.js';
 import type { Expanded, ExpandWarning, Origin } from '../openapi/expand.js';
 import { authHeaderOf, compileRequestParts } from '../runtime/backends/http-request.js';
 import type { HttpSpec } from '../runtime/backends/contract.js';
@@ -27,16 +29,24 @@ export interface WithOpenApi {
   warnings: ExpandWarning[];
   hash: string;
   locate: Source['locate'];
+  /** Each expanded tool's source and tags, by tool name. */
+  toolOrigins: ReadonlyMap<string, ToolOrigin>;
+}
+
+/** Where a tool the manifest does not write comes from. */
+export interface ToolOrigin {
+  readonly source: CapabilitySource;
+  readonly tags: readonly string[];
 }
 
 export function withOpenApi(m: SvcManifest, src: Source, revalidate: (s: Source) => { manifest?: SvcManifest; problems: SvcError[] }, offline = false): WithOpenApi {
-  if (!m.openapi?.length) return { manifest: m, problems: [], warnings: [], hash: src.hash, locate: src.locate };
+  if (!m.openapi?.length) return { manifest: m, problems: [], warnings: [], hash: src.hash, locate: src.locate, toolOrigins: new Map() };
   const written = m.tools?.length ?? 0;
   let x;
   try {
     x = sendable(expandOpenApiCached(m.openapi, { file: src.file, baseDir: dirname(resolve(src.file)), locate: src.locate, offline }), m.openapi);
   } catch (e) {
-    if (e instanceof ManifestError) return { problems: e.problems, warnings: [], hash: src.hash, locate: src.locate };
+    if (e instanceof ManifestError) return { problems: e.problems, warnings: [], hash: src.hash, locate: src.locate, toolOrigins: new Map() };
     throw e;
   }
   const origins = x.origins;
@@ -45,11 +55,15 @@ export function withOpenApi(m: SvcManifest, src: Source, revalidate: (s: Source)
     const o = i >= 0 ? origins[i] : undefined;
     return o ? src.locate(originPath(o, path.slice(2)), at) : src.locate(path, at);
   };
+  const toolOrigins = new Map(x.tools.map((t, i) => [t.name, Object.freeze({
+    source: Object.freeze({ kind: 'openapi' as const, name: m.openapi![origins[i]!.source[1] as number]!.name }),
+    tags: Object.freeze([...origins[i]!.tags]),
+  })]));
   const hash = createHash('sha256').update(src.hash).update(x.hashes.join(',')).digest('hex');
   (m.tools ??= []).push(...(x.tools as unknown as Tool[]));
   // The schema again, over the whole manifest: it fills the expanded tools' defaults (it is idempotent on the rest).
   const v = revalidate({ ...src, value: m, locate });
-  return { ...(v.manifest && { manifest: v.manifest }), problems: v.problems, warnings: x.warnings, hash, locate };
+  return { ...(v.manifest && { manifest: v.manifest }), problems: v.problems, warnings: x.warnings, hash, locate, toolOrigins };
 }
 
 /** Parameter styles the manifest schema fills in later (its defaults), for the backend's check now. */

@@ -51,6 +51,8 @@ export interface Origin {
   task?: Path;
   /** The operation, as messages name it: `GET /pets/{id} (operationId getPet)`. */
   operation: string;
+  /** The operation's tags (searched, never listed). */
+  tags: string[];
 }
 
 export interface Expanded {
@@ -181,7 +183,7 @@ function expandSource(src: OpenApiSource, base: Path, opts: ExpandOptions, out: 
           ...(src.max_bytes !== undefined && { max_bytes: src.max_bytes }),
         },
       });
-      out.origins.push({ source: base, name: namePath, scopes: scopesPath, operation: who, ...(task !== undefined && { task: ov?.task !== undefined ? [...ovPath, 'task'] : [...base, 'task'] }) });
+      out.origins.push({ source: base, name: namePath, scopes: scopesPath, operation: who, ...(task !== undefined && { task: ov?.task !== undefined ? [...ovPath, 'task'] : [...base, 'task'] }), tags: o.tags });
     }
   }
   for (const id of Object.keys(overrides)) {

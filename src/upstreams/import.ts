@@ -9,7 +9,8 @@
 // failing the whole catalog; the definitions expose shows pass through admitListing() (the pin
 // seam) first — so what include/exclude leaves out is never pinned, nor reported withheld —
 // and each withheld one is named in `withheld` under the name fastsvc would serve it by.
-// Input schemas, output schemas, annotations and results are the upstream's, carried as they are.
+// Input schemas, output schemas, annotations and results are the upstream's, carried as they are; each
+// capability names the upstream as its source.
 // Each call carries the credential `creds` gives it (a tool's override, else expose.auth, else none:
 // the connection's own), made for the caller of that call; a 2026-07-28 upstream's questions during a
 // call (input_required) are asked of that call's caller (question-rounds.ts). A tools/call goes through
@@ -67,6 +68,7 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
     { upstream: spec.name, reason: w.reason },
   ]));
   const out: Imported = { tools: [], resources: [], prompts: [], skipped: [], ...(pin && { pin }), withheld };
+  const source = Object.freeze({ kind: 'upstream' as const, name: spec.name });
   const nameOk = (name: string) => NAME.test(name) && name.length <= MAX_NAME;
   // The kind of credential a call sends (for explain), as credentials.ts picks it: the override's, expose's, else the connection's.
   const kindOf = (own?: OutboundAuth): { credential?: CredentialKind } => {
@@ -102,6 +104,7 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
       ...(o.task && { task: o.task }),
       ...(o.asks && { asks: [...o.asks] }),
       ...kindOf(o.auth),
+      source,
       handler: (input, ctx) => conn.callTool(ctx, { name: upstreamName, arguments: input }, timeout, credential),
     });
   }
@@ -109,11 +112,11 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
   const completes = conn.capabilities()?.completions !== undefined;
   const watch: ResourceDef['watch'] = (uri, onUpdated) => conn.watch(uri, onUpdated);
   for (const r of admitted.resources) {
-    out.resources.push({ uri: r.uri, ...resourceMeta(r, scopes), ...kindOf(), read: reader(conn, creds), watch });
+    out.resources.push({ uri: r.uri, ...resourceMeta(r, scopes), ...kindOf(), source, read: reader(conn, creds), watch });
   }
   for (const r of admitted.templates) {
     const complete = completes ? completer(conn, creds, { type: 'ref/resource', uri: r.uriTemplate }) : undefined;
-    out.resources.push({ uri_template: r.uriTemplate, ...resourceMeta(r, scopes), ...kindOf(), read: reader(conn, creds), watch, ...(complete && { complete }) });
+    out.resources.push({ uri_template: r.uriTemplate, ...resourceMeta(r, scopes), ...kindOf(), source, read: reader(conn, creds), watch, ...(complete && { complete }) });
   }
 
   for (const p of admitted.prompts) {
@@ -130,6 +133,7 @@ export function importListing(spec: UpstreamSpec, listing: Listing, conn: Upstre
       arguments: (p.arguments ?? []).map((a) => ({ name: a.name, description: a.description, required: a.required })),
       required_scopes: [...scopes],
       ...kindOf(),
+      source,
       get: async (args, ctx) => (await conn.call(ctx, 'prompts/get', (client, signal, ms, headers) => requestWithQuestions<{ messages: PromptMessage[] }>(client, ctx, 'prompts/get', { name: upstreamName, arguments: args }, { signal, timeout: ms, headers, ...conn.rounds }), undefined, creds.of())).messages,
       ...(completes && { complete: completer(conn, creds, { type: 'ref/prompt', name: upstreamName }) }),
     });

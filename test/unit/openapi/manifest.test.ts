@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkManifest } from '../../../src/manifest/index.js';
+import { checkManifest, loadManifest } from '../../../src/manifest/index.js';
 import { uniqueWarnings } from '../../../src/manifest/openapi-sources.js';
 import { FIXTURES } from './helpers.js';
 
@@ -38,6 +38,21 @@ describe('openapi sources in a manifest', () => {
     assert.deepEqual(get.required_scopes, ['pets.read']);
     assert.equal(c.warnings.length, 1);
     assert.deepEqual(c.locate(c.warnings[0]!.path), { line: 11, col: 15 });
+  });
+
+  it('each expanded tool names its source and carries its operation\'s tags; a written tool has neither', async () => {
+    const file = write(`tools:\n  - { name: hello, description: hi, template: hi }\nopenapi:\n  - name: pets\n    document: pets.yaml\n    required_scopes: [pets.read]\n`);
+    const loaded = await loadManifest(file, {});
+    try {
+      const get = loaded.svc.tools.get('getPetById')!;
+      assert.deepEqual(get.source, { kind: 'openapi', name: 'pets' });
+      assert.deepEqual(get.tags, ['pet']);
+      const hello = loaded.svc.tools.get('hello')!;
+      assert.equal(hello.source, undefined);
+      assert.equal(hello.tags, undefined);
+    } finally {
+      loaded.dispose();
+    }
   });
 
   it('an undeclared scope is SCOPE_UNDECLARED at the source\'s required_scopes, scope_map or override — once', () => {

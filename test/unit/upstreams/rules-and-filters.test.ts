@@ -1,9 +1,12 @@
-// Pure parts of the gateway: the include/exclude matcher (globs on upstream names), the Slots
+// Pure parts of the gateway: the include/exclude matcher (globs on upstream names), the source an import
+// names, the Slots
 // bound (max in flight, a waiter that gives up never takes a slot), and what explain/diff say of
 // upstreams offline (rules per upstream and override, a widening when scopes drop or one is added).
 
 import assert from 'node:assert/strict';
-import { matcher } from '../../../src/upstreams/import.js';
+import { importListing, matcher } from '../../../src/upstreams/import.js';
+import type { UpstreamConnection } from '../../../src/upstreams/connection.js';
+import type { UpstreamSpec } from '../../../src/upstreams/spec.js';
 import { LazyAbort } from '../../../src/core/lazy-abort.js';
 import { Slots } from '../../../src/upstreams/slots.js';
 import { diffUpstreams, formatUpstreamRules, upstreamRules } from '../../../src/policy/gateway-rules.js';
@@ -19,6 +22,21 @@ describe('upstreams: filters, slots, offline rules', () => {
     assert.deepEqual(['get_item', 'search', 'searchx', 'get_secret_key', 'delete', 'get.x'].filter(shown), ['get_item', 'search']);
     assert.equal(matcher(['a.b'], [])('aXb'), false, 'a dot is a dot');
     assert.equal(matcher(undefined, ['x*'])('y'), true, 'no include: everything not excluded');
+  });
+
+  it('import: every tool, resource, template and prompt names the upstream as its source', () => {
+    const spec = { name: 'everything', url: 'http://127.0.0.1:1/mcp', expose: { prefix: 'ev.', required_scopes: ['v.read'] } } as unknown as UpstreamSpec;
+    const conn = { capabilities: () => undefined } as unknown as UpstreamConnection;
+    const got = importListing(spec, {
+      tools: [{ name: 'echo', description: 'Echoes.', inputSchema: { type: 'object' } }],
+      resources: [{ uri: 'demo://a', name: 'a' }],
+      templates: [{ uriTemplate: 'demo://{id}', name: 't' }],
+      prompts: [{ name: 'greet' }],
+    }, conn, { of: () => undefined });
+    const source = { kind: 'upstream', name: 'everything' };
+    assert.deepEqual(got.tools.map((t) => [t.name, t.source]), [['ev.echo', source]]);
+    assert.deepEqual(got.resources.map((r) => [r.uri ?? r.uri_template, r.source]), [['demo://a', source], ['demo://{id}', source]]);
+    assert.deepEqual(got.prompts.map((p) => [p.name, p.source]), [['ev.greet', source]]);
   });
 
   it('Slots: at most max at once, in order, a free slot at once (no promise); an aborted waiter never takes a slot', async () => {

@@ -1,0 +1,509 @@
+// Search over a catalog: a query in a user's words → the capabilities that best match it, each
+// with a one-line summary, its arguments in brief, a score and why it matched — what a discovery
+// meta-tool answers with, before a model asks for a full definition.
+//
+// API (all of it):
+//   searchIndex(catalog)                  the catalog's indexes, built on the first call and kept with the catalog
+//   .tools / .prompts / .resources        one SearchIndex per kind (a resource by its URI or URI template)
+//   SearchIndex.search(query, { limit, filter? }) → { matches: [{ name, title?, summary, args, score, why }], total }
+//   buildSearchIndex(entries, kind)       an index over any entries (tests, benchmarks)
+//
+// Ranking: BM25F (Robertson & Zaragoza 2009). Each definition is a document of fields — its name
+// (split on `.`, `_`, `-`, `/` and camelCase), title, description, argument names, argument
+// descriptions (the input schema's properties and, one level down, an object argument's
+// properties), tags and source (the `openapi` source or upstream it comes from) — each with a weight
+// and a length normalisation (WEIGHTS); text becomes terms by ./terms.ts (stop words out, Porter
+// stems). A query term also matches its synonyms (./synonyms.ts: a few general groups, weighted) and,
+// from 4 characters, the longer index terms it starts (react → reaction, at WEIGHTS.prefix). The 50
+// best are then re-ranked, each score raised by the share of the definition's name the query covers,
+// each name word weighed by how rare it is among the catalog's definitions (WEIGHTS.nameCoverage):
+// "list branches" prefers list-branches to list-branches-for-head-commit, and an uncovered "fork"
+// costs more than an uncovered "user".
+// Every weight was measured on the tuning third of bench/search/github-queries.yaml (bench/search.mjs;
+// docs/performance.md gives the figures, the held-out third's too).
+//
+// Guarantees: the index is built once per catalog object (a catalog never changes: a reload builds
+// a new one, and so a new index, on its first search) and holds no entry objects but the catalog's
+// own; a search is synchronous and deterministic — the same query, filter verdicts and catalog give
+// the same matches in the same order whatever order the catalog lists them in, ties broken by name
+// (code-unit order); the filter (the caller's policy) is asked about an entry before it is ranked, and
+// an entry it refuses is never returned, never counted in `total` and never counted in a query term's
+// document frequency (what else scores use — the number of definitions of the kind, their average
+// field lengths, how rare a name's words are across all of them — orders admitted matches and names
+// no definition); every field named in `why` holds the term; `limit` is clamped to 1..100;
+// a query's cost grows with the postings of its terms, never with the catalog's size alone.
+
+import type { Catalog, PromptEntry, ResourceEntry, ToolEntry } from '../core/catalog.js';
+import { term, words } from './terms.js';
+import { expansions, hintOf, queryWords, RELATED_WEIGHT } from './synonyms.js';
+import { briefArgs, docOf, summary, type SearchKind } from './documents.js';
+
+export type { SearchKind };
+
+export interface SearchOptions<E> {
+  /** At most this many matches (1..100). */
+  limit: number;
+  /**
+   * The caller's policy: only entries it admits are ranked, returned or counted. It must be a pure function of
+   * the entry: its verdicts are kept with the function object (so a caller that searches again with the same
+   * function, e.g. one per session and catalog, asks it about each entry once).
+   */
+  filter?: (entry: E) => boolean;
+}
+
+export interface SearchMatch {
+  /** What the capability is called by: a tool's or prompt's name, a resource's URI or URI template. */
+  name: string;
+  title?: string;
+  /** One line: the title, else the description's first sentence (Markdown links and emphasis removed), at most 160 characters. */
+  summary: string;
+  /**
+   * The arguments in brief: names in schema order, `?` after an optional one, an object argument's own
+   * properties in braces (`owner, repo, body?: {title, state?}`), at most 12 (8 in braces) then `…`.
+   */
+  args: string;
+  /** BM25F score, rounded to 3 decimals (higher is better; comparable within one search only). */
+  score: number;
+  /**
+   * Each query word that matched, with the fields that hold it — name, title, description, tags, source, or
+   * arg:PATH (an argument's name or description) — and `via`, the definition's word, when that is not the query's
+   * (a plural, another form, or a synonym: "make" via "Create").
+   */
+  why: { term: string; via?: string; fields: string[] }[];
+}
+
+export interface SearchResult {
+  matches: SearchMatch[];
+  /** How many admitted definitions match at least one query term. */
+  total: number;
+}
+
+export interface SearchIndex<E> {
+  readonly kind: SearchKind;
+  /** Definitions indexed. */
+  readonly size: number;
+  search(query: string, opts: SearchOptions<E>): SearchResult;
+}
+
+/** The fields of a document, in bit order of a posting's mask. */
+const FIELDS = ['name', 'title', 'description', 'argName', 'argText', 'tags', 'source'] as const;
+type Field = (typeof FIELDS)[number];
+
+/** Field weights and length normalisation (b), and BM25's k1: measured on the tuning queries (docs/performance.md). */
+export const WEIGHTS: { readonly k1: number; readonly nameCoverage: number; readonly prefix: number; readonly fields: Readonly<Record<Field, Readonly<{ w: number; b: number }>>> } = Object.freeze({
+  k1: 1.5,
+  nameCoverage: 1,
+  prefix: 0.3,
+  fields: Object.freeze({
+    name: { w: 3, b: 0.9 }, title: { w: 3, b: 0.9 }, description: { w: 0.3, b: 0.75 },
+    argName: { w: 0.7, b: 0.5 }, argText: { w: 0.4, b: 0.75 }, tags: { w: 1, b: 0.3 }, source: { w: 0.5, b: 0 },
+  }),
+});
+
+/** A query term: the query word, and the index terms it matches with their weights (itself: 1). */
+interface Group {
+  word: string;
+  terms: Map<string, number>;
+}
+
+interface Posting {
+  /** The term's id (its index in `surface`). */
+  id: number;
+  docs: Int32Array;
+  /** BM25F's weighted, length-normalised term frequency of the term in each doc. */
+  tf: Float32Array;
+  /** Which fields of each doc hold the term (bit i: FIELDS[i]). */
+  fields: Uint8Array;
+}
+
+const MAX_LIMIT = 100;
+const ARG_NAME = 1 << FIELDS.indexOf('argName');
+/** How many of BM25F's best the second stage re-ranks. */
+const RERANK = 50;
+/** A query term of at least PREFIX_MIN characters also matches up to PREFIX_MAX longer index terms it starts (react → reaction). */
+const PREFIX_MIN = 4;
+const PREFIX_MAX = 8;
+
+const indexes = new WeakMap<Catalog, { tools: SearchIndex<ToolEntry>; prompts: SearchIndex<PromptEntry>; resources: SearchIndex<ResourceEntry> }>();
+
+/** The catalog's search indexes, built on the first call for that catalog object and kept with it. */
+export function searchIndex(catalog: Catalog): { tools: SearchIndex<ToolEntry>; prompts: SearchIndex<PromptEntry>; resources: SearchIndex<ResourceEntry> } {
+  let ix = indexes.get(catalog);
+  if (!ix) {
+    ix = {
+      tools: buildSearchIndex([...catalog.tools.values()], 'tool'),
+      prompts: buildSearchIndex([...catalog.prompts.values()], 'prompt'),
+      resources: buildSearchIndex([...catalog.resources.values(), ...catalog.templates], 'resource'),
+    };
+    indexes.set(catalog, ix);
+  }
+  return ix;
+}
+
+export function buildSearchIndex(entries: readonly ToolEntry[], kind: 'tool'): SearchIndex<ToolEntry>;
+export function buildSearchIndex(entries: readonly PromptEntry[], kind: 'prompt'): SearchIndex<PromptEntry>;
+export function buildSearchIndex(entries: readonly ResourceEntry[], kind: 'resource'): SearchIndex<ResourceEntry>;
+export function buildSearchIndex(entries: readonly (ToolEntry | PromptEntry | ResourceEntry)[], kind: SearchKind): SearchIndex<ToolEntry | PromptEntry | ResourceEntry> {
+  return new BM25FIndex(entries, kind);
+}
+
+class BM25FIndex<E> implements SearchIndex<E> {
+  readonly size: number;
+  private readonly postings = new Map<string, Posting>();
+  /** Each term's first word in the catalog, by term id (what `why` shows as `via`). */
+  private readonly surface: readonly string[];
+  /** Each word of the catalog → its term id (-1: a stop word). */
+  private readonly wordIds: ReadonlyMap<string, number>;
+  /** Every index term, sorted (code-unit order), for prefix matches. */
+  private readonly vocabulary: readonly string[];
+  /** Each doc's name: equal scores are ordered by it (code-unit order). */
+  private readonly names: readonly string[];
+  /** Each doc's name terms, each once. */
+  private readonly nameIds: Int32Array;
+  /** Where each doc's name terms start in nameIds (doc n's end where doc n+1's start). */
+  private readonly nameStart: Int32Array;
+  /** Each term id's weight in a name: ln(1 + N / df), df counted over all docs. */
+  private readonly nameWeight: Float32Array;
+  /** Per search: the score of each doc, the filter's verdict (stamped with the search's number). */
+  private readonly score: Float64Array;
+  private readonly seen: Uint32Array;
+  private readonly admitted: Uint8Array;
+  /** Each filter's verdicts, for as long as the filter object lives. */
+  private readonly verdicts = new WeakMap<object, Uint8Array>();
+  private stamp = 0;
+  /** Per query term: its pseudo term frequency in each doc (stamped with the term's number). */
+  private readonly groupTf: Float64Array;
+  private readonly groupSeen: Uint32Array;
+  private readonly touched: Int32Array;
+  private readonly groupDocs: Int32Array;
+  private groupStamp = 0;
+
+  constructor(private readonly entries: readonly E[], readonly kind: SearchKind) {
+    // The docs' text is read here and let go: a match reads its entry again (docOf), so the index keeps numbers.
+    const docs = entries.map((e) => docOf(e as ToolEntry | PromptEntry | ResourceEntry, kind));
+    const n = docs.length;
+    this.size = n;
+    this.names = docs.map((d) => d.name);
+    this.score = new Float64Array(n);
+    this.seen = new Uint32Array(n);
+    this.admitted = new Uint8Array(n);
+    this.groupTf = new Float64Array(n);
+    this.groupSeen = new Uint32Array(n);
+    this.touched = new Int32Array(n);
+    this.groupDocs = new Int32Array(n);
+    // Pass 1: each field's terms, as ids; a word is stemmed once, a repeated text (argument descriptions) cut once.
+    const ids = new Map<string, number>();
+    const vocab: string[] = [];
+    const surface: string[] = [];
+    const idOfWord = new Map<string, number>();
+    const cut = new Map<string, number[]>();
+    const cutCamel = new Map<string, number[]>();
+    /** The term ids of `text`, pushed onto `out`; a text is cut once when `repeats` (arguments, tags: the same text in many docs). */
+    const termIds = (text: string | undefined, out: number[], camel = false, repeats = false): number[] => {
+      if (!text) return out;
+      const cache = repeats ? (camel ? cutCamel : cut) : undefined;
+      const known = cache?.get(text);
+      if (known) {
+        for (const id of known) out.push(id);
+        return out;
+      }
+      const start = out.length;
+      for (const w of words(text, camel)) {
+        let id = idOfWord.get(w);
+        if (id === undefined) {
+          const t = term(w);
+          id = t === undefined ? -1 : ids.get(t) ?? -1;
+          if (t !== undefined && id === -1) {
+            id = vocab.push(t) - 1;
+            surface.push(w);
+            ids.set(t, id);
+          }
+          idOfWord.set(w, id);
+        }
+        if (id !== -1) out.push(id);
+      }
+      cache?.set(text, out.slice(start));
+      return out;
+    };
+    const fieldIds: number[][][] = docs.map((d) => {
+      const argNames: number[] = [];
+      const argTexts: number[] = [];
+      const tags: number[] = [];
+      for (const a of d.args) {
+        termIds(a.path, argNames, true, true);
+        termIds(a.description, argTexts, false, true);
+      }
+      for (const t of d.tags) termIds(t, tags, false, true);
+      return [termIds(d.name, [], true), termIds(d.title, []), termIds(d.description, []), argNames, argTexts, tags, termIds(d.source, [], false, true)];
+    });
+    this.nameStart = new Int32Array(n + 1);
+    const nameIds: number[] = [];
+    fieldIds.forEach((f, doc) => {
+      for (const id of new Set(f[0])) nameIds.push(id);
+      this.nameStart[doc + 1] = nameIds.length;
+    });
+    this.nameIds = Int32Array.from(nameIds);
+    const avg = FIELDS.map((_, f) => fieldIds.reduce((s, ft) => s + ft[f]!.length, 0) / Math.max(1, n) || 1);
+    // Pass 2: BM25F's pseudo term frequency of each term in each doc, written in doc order to flat arrays (at most
+    // one entry per token), then grouped by term (a stable counting sort, so each term's docs stay ascending).
+    const cap = fieldIds.reduce((s, ft) => s + ft.reduce((x, l) => x + l.length, 0), 0);
+    const flatTerm = new Int32Array(cap);
+    const flatDoc = new Int32Array(cap);
+    const flatTf = new Float32Array(cap);
+    const flatFields = new Uint8Array(cap);
+    const perTerm = new Int32Array(vocab.length + 1);
+    let k = 0;
+    const acc = new Float64Array(vocab.length);
+    const mask = new Uint8Array(vocab.length);
+    const params = FIELDS.map((f) => WEIGHTS.fields[f]);
+    const inDoc: number[] = [];
+    for (let doc = 0; doc < n; doc++) {
+      const ft = fieldIds[doc]!;
+      for (let f = 0; f < ft.length; f++) {
+        const list = ft[f]!;
+        const { w, b } = params[f]!;
+        if (!list.length || w <= 0) continue;
+        const unit = w / (1 - b + (b * list.length) / avg[f]!);
+        for (const id of list) {
+          if (mask[id] === 0) inDoc.push(id);
+          acc[id] += unit;
+          mask[id] |= 1 << f;
+        }
+      }
+      for (const id of inDoc) {
+        flatTerm[k] = id;
+        flatDoc[k] = doc;
+        flatTf[k] = acc[id]!;
+        flatFields[k++] = mask[id]!;
+        perTerm[id + 1]!++;
+        acc[id] = 0;
+        mask[id] = 0;
+      }
+      inDoc.length = 0;
+    }
+    for (let id = 0; id < vocab.length; id++) perTerm[id + 1]! += perTerm[id]!;
+    const docsBy = new Int32Array(k);
+    const tfBy = new Float32Array(k);
+    const fieldsBy = new Uint8Array(k);
+    const next = perTerm.slice(0, vocab.length);
+    for (let i = 0; i < k; i++) {
+      const at = next[flatTerm[i]!]!++;
+      docsBy[at] = flatDoc[i]!;
+      tfBy[at] = flatTf[i]!;
+      fieldsBy[at] = flatFields[i]!;
+    }
+    this.nameWeight = new Float32Array(vocab.length);
+    vocab.forEach((t, id) => {
+      const from = perTerm[id]!;
+      const to = perTerm[id + 1]!;
+      this.postings.set(t, { id, docs: docsBy.subarray(from, to), tf: tfBy.subarray(from, to), fields: fieldsBy.subarray(from, to) });
+      this.nameWeight[id] = Math.log(1 + n / Math.max(1, to - from));
+    });
+    this.surface = surface;
+    this.wordIds = idOfWord;
+    this.vocabulary = [...vocab].sort();
+  }
+
+  search(query: string, opts: SearchOptions<E>): SearchResult {
+    const limit = Math.min(MAX_LIMIT, Math.max(1, Math.floor(opts.limit) || 1));
+    const groups = this.queryGroups(query);
+    if (!groups.length) return { matches: [], total: 0 };
+    const stamp = this.nextStamp();
+    // The filter's verdicts, kept with the filter object (0: not asked yet, 1: admitted, 2: refused).
+    const filter = opts.filter;
+    let verdicts: Uint8Array | undefined;
+    if (filter) {
+      verdicts = this.verdicts.get(filter);
+      if (!verdicts) this.verdicts.set(filter, (verdicts = new Uint8Array(this.size)));
+    }
+    const admits = (doc: number): boolean => {
+      if (this.seen[doc] !== stamp) {
+        this.seen[doc] = stamp;
+        this.score[doc] = 0;
+        if (verdicts) {
+          if (verdicts[doc] === 0) verdicts[doc] = filter!(this.entries[doc]!) ? 1 : 2;
+          this.admitted[doc] = verdicts[doc] === 1 ? 1 : 0;
+        } else this.admitted[doc] = 1;
+      }
+      return this.admitted[doc] === 1;
+    };
+    // Docs scored so far, and the current query term's docs: buffers kept with the index (a search is synchronous).
+    const touched = this.touched;
+    let nTouched = 0;
+    const docs = this.groupDocs;
+    const k1 = WEIGHTS.k1;
+    for (const g of groups) {
+      // The group's pseudo term frequency in each admitted doc: its terms' frequencies, each times its weight.
+      const gs = this.nextGroupStamp();
+      let nDocs = 0;
+      for (const [t, weight] of g.terms) {
+        const p = this.postings.get(t)!;
+        for (let i = 0; i < p.docs.length; i++) {
+          const doc = p.docs[i]!;
+          if (!admits(doc)) continue;
+          if (this.groupSeen[doc] !== gs) {
+            this.groupSeen[doc] = gs;
+            this.groupTf[doc] = 0;
+            docs[nDocs++] = doc;
+          }
+          this.groupTf[doc] += weight * p.tf[i]!;
+        }
+      }
+      if (!nDocs) continue;
+      const idf = Math.log(1 + (this.size - nDocs + 0.5) / (nDocs + 0.5));
+      for (let j = 0; j < nDocs; j++) {
+        const doc = docs[j]!;
+        if (this.score[doc] === 0) touched[nTouched++] = doc;
+        const tf = this.groupTf[doc]!;
+        this.score[doc] += (idf * tf) / (k1 + tf);
+      }
+    }
+    // Second stage: the best by BM25F, each raised by the share of its name the query covers.
+    const alpha = WEIGHTS.nameCoverage;
+    const pool = this.best(touched.subarray(0, nTouched), Math.max(limit, RERANK));
+    if (alpha > 0) {
+      const matched = new Set<number>();
+      for (const g of groups) for (const t of g.terms.keys()) matched.add(this.postings.get(t)!.id);
+      for (const doc of pool) {
+        let hit = 0;
+        let all = 0;
+        for (let i = this.nameStart[doc]!; i < this.nameStart[doc + 1]!; i++) {
+          const id = this.nameIds[i]!;
+          const w = this.nameWeight[id]!;
+          all += w;
+          if (matched.has(id)) hit += w;
+        }
+        if (all > 0) this.score[doc] *= 1 + (alpha * hit) / all;
+      }
+    }
+    const top = this.best(pool, limit);
+    return { matches: top.map((doc) => this.match(doc, groups)), total: nTouched };
+  }
+
+  /** The query's terms, each once with the query word it came from and the index terms it matches (itself and its expansions, weighted). */
+  private queryGroups(query: string): Group[] {
+    const groups: Group[] = [];
+    const covered = new Set<string>();
+    const hints: [string, string][] = [];
+    let previous: string | undefined;
+    for (const w of queryWords(query)) {
+      const hint = hintOf(w, previous);
+      previous = w;
+      if (hint !== undefined) hints.push([w, hint]);
+      const t = term(w);
+      if (t === undefined || covered.has(t)) continue;
+      covered.add(t);
+      const g: Group = { word: w, terms: new Map() };
+      if (this.postings.has(t)) g.terms.set(t, 1);
+      for (const [x, weight] of expansions(t) ?? []) {
+        if (weight === 1) covered.add(x);
+        if (this.postings.has(x)) g.terms.set(x, weight);
+      }
+      if (t.length >= PREFIX_MIN && WEIGHTS.prefix > 0) for (const x of this.withPrefix(t)) if (!g.terms.has(x)) g.terms.set(x, WEIGHTS.prefix);
+      if (g.terms.size) groups.push(g);
+    }
+    // A hint counts only where the query does not say its term itself.
+    for (const [w, t] of hints) {
+      if (covered.has(t) || !this.postings.has(t)) continue;
+      covered.add(t);
+      groups.push({ word: w, terms: new Map([[t, RELATED_WEIGHT]]) });
+    }
+    return groups;
+  }
+
+  /** Index terms that start with `t` and are longer (at most PREFIX_MAX, the shortest first). */
+  private withPrefix(t: string): string[] {
+    const v = this.vocabulary;
+    let lo = 0;
+    let hi = v.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (v[mid]! <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    const out: string[] = [];
+    for (let i = lo; i < v.length && v[i]!.startsWith(t); i++) out.push(v[i]!);
+    return out.sort((a, b) => a.length - b.length || (a < b ? -1 : 1)).slice(0, PREFIX_MAX);
+  }
+
+  private nextStamp(): number {
+    if (++this.stamp === 0xffffffff) {
+      this.seen.fill(0);
+      this.stamp = 1;
+    }
+    return this.stamp;
+  }
+
+  private nextGroupStamp(): number {
+    if (++this.groupStamp === 0xffffffff) {
+      this.groupSeen.fill(0);
+      this.groupStamp = 1;
+    }
+    return this.groupStamp;
+  }
+
+  /** The `limit` best docs, best first; ties by name. */
+  private best(docs: ArrayLike<number>, limit: number): number[] {
+    const top: number[] = [];
+    const score = this.score;
+    const names = this.names;
+    const before = (a: number, b: number) => score[a]! > score[b]! || (score[a] === score[b] && names[a]! < names[b]!);
+    for (let j = 0; j < docs.length; j++) {
+      const doc = docs[j]!;
+      if (top.length === limit && !before(doc, top[limit - 1]!)) continue;
+      // Binary search for its place among the kept ones.
+      let lo = 0;
+      let hi = top.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (before(doc, top[mid]!)) hi = mid;
+        else lo = mid + 1;
+      }
+      top.splice(lo, 0, doc);
+      if (top.length > limit) top.pop();
+    }
+    return top;
+  }
+
+  /** Whether `text` holds the term `id`. */
+  private holds(text: string | undefined, id: number, camel = false): boolean {
+    return !!text && words(text, camel).some((w) => this.wordIds.get(w) === id);
+  }
+
+  private match(doc: number, groups: readonly Group[]): SearchMatch {
+    const d = docOf(this.entries[doc] as ToolEntry | PromptEntry | ResourceEntry, this.kind);
+    const why: SearchMatch['why'] = [];
+    for (const g of groups) {
+      for (const t of g.terms.keys()) {
+        const p = this.postings.get(t)!;
+        const at = indexOf(p.docs, doc);
+        if (at === -1) continue;
+        const fields: string[] = [];
+        const bits = p.fields[at]!;
+        FIELDS.forEach((f, i) => {
+          if (!(bits & (1 << i))) return;
+          if (f === 'argName' || f === 'argText') {
+            if (f === 'argName' || !(bits & ARG_NAME)) for (const a of d.args) if (this.holds(a.path, p.id, true) || this.holds(a.description, p.id)) fields.push(`arg:${a.path}`);
+          } else fields.push(f);
+        });
+        const via = this.surface[p.id]!;
+        why.push({ term: g.word, ...(via !== g.word && { via }), fields });
+        break;
+      }
+    }
+    return { name: d.name, ...(d.title && { title: d.title }), summary: summary(d), args: briefArgs(this.entries[doc]!, this.kind), score: Math.round(this.score[doc]! * 1000) / 1000, why };
+  }
+}
+
+/** The position of `x` in the ascending `a`, or -1. */
+function indexOf(a: Int32Array, x: number): number {
+  let lo = 0;
+  let hi = a.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (a[mid]! === x) return mid;
+    if (a[mid]! < x) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
