@@ -1,7 +1,7 @@
 // A newcomer's pages — README.md, docs/getting-started.md and every docs/guides/*.md — run as printed, in
 // order, from the folder the page says, the way a reader pastes them into a terminal:
-// - each page is one session, started in this checkout as a reader's clone: a folder named fastsvc (a link to
-//   this checkout, so npm and npx see the checkout itself) beside a project of the reader's own, my-service
+// - each page is one session, started in a reader's clone: a folder named fastsvc (a copy of this checkout as
+//   it stands, built, its node_modules a link to this one's) beside a project of the reader's own, my-service
 //   (a package.json, nothing installed). What a block exports and where it cd's carry to the next block. Each
 //   block runs under `bash -euo pipefail` and must exit 0;
 // - a block whose last command starts a server (`fastsvc serve`, `npm start`) leaves it running, as in a first
@@ -25,15 +25,15 @@
 // the registry nor a compiler (the install takes about 5–15 s, most of it unpacking the npm cache).
 // A printed `export NAME=…` line shows a secret on purpose (for pasting) and is not given to the secret scan;
 // every other line of the blocks and servers is, and the values the sessions export are registered secrets.
-// What the pages write into the checkout is put back at the end, even when a test fails: the files a reader's
-// steps change (svc.yaml's edit, the bearer example's reader.token) get their bytes back, the tarball npm pack
-// writes is removed; the OAuth databases go to scratch folders (the markers' {{tmp}}).
+// What the pages write (svc.yaml's edit, the bearer example's reader.token, the tarball npm pack writes, the
+// build it runs) lands in the copy, never in this checkout, which other test files read meanwhile when the suite
+// runs in parallel; the OAuth databases go to scratch folders (the markers' {{tmp}}).
 
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { childEnv, ROOT, type Run } from '../helpers/cli.js';
 import { fencedBlocks, type FencedBlock } from '../helpers/markdown.js';
 import { logLine, secretsOfEnv } from '../helpers/secrets.js';
@@ -214,7 +214,7 @@ class Session {
     const q = (p: string) => `'${p.replaceAll("'", `'\\''`)}'`;
     const trap = `trap 'env -0 > ${q(join(state, 'env'))}; pwd > ${q(join(state, 'pwd'))}' EXIT\n`;
     return new Promise((resolvePromise, reject) => {
-      // PWD names the folder as the reader reached it (through the checkout's link): bash then keeps that path, and `cd ..` leads beside it.
+      // PWD names the folder as the reader reached it: bash then keeps that path, and `cd ..` leads beside it.
       const child = spawn('bash', ['-euo', 'pipefail', '-c', trap + script], { cwd: this.cwd, env: { ...this.env, ...vars, PWD: this.cwd }, stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
@@ -252,20 +252,14 @@ class Session {
   }
 }
 
-/** Files the pages' steps write into the checkout: their bytes (or their absence) before, put back by restore(). */
-function guardFiles(paths: readonly string[]): () => void {
-  const saved = paths.map((p) => ({ p: join(ROOT, p), bytes: existsSync(join(ROOT, p)) ? readFileSync(join(ROOT, p)) : undefined }));
-  const restore = () => {
-    for (const { p, bytes } of saved) {
-      if (bytes) writeFileSync(p, bytes);
-      else rmSync(p, { force: true });
-    }
-  };
-  process.on('exit', restore);
-  return () => {
-    restore();
-    process.off('exit', restore);
-  };
+/** Not copied into the reader's clone: what the suite and tools leave, installed modules (linked instead). */
+const NOT_COPIED = new Set(['node_modules', '.tools', 'test-artifacts', 'coverage']);
+
+/** The reader's clone: this checkout's files as they stand (its git history, dist/ and the demo database included), node_modules linked. */
+function cloneCheckout(to: string): void {
+  const root = resolve(ROOT);
+  cpSync(root, to, { recursive: true, filter: (src) => !(dirname(src) === root && (NOT_COPIED.has(basename(src)) || basename(src).endsWith('.tgz'))) });
+  symlinkSync(join(ROOT, 'node_modules'), join(to, 'node_modules'));
 }
 
 /** A project of a reader's own, with a lock that pins fastsvc's dependencies at this checkout's versions (npm installs them offline). */
@@ -293,13 +287,11 @@ describe('a newcomer’s pages: every command runs as printed', function () {
   let tmp: string;
   let checkout: string;
   let base: Record<string, string>;
-  let restore: () => void;
 
   before(() => {
-    restore = guardFiles(['svc.yaml', 'examples/bearer-tokens/reader.token', `fastsvc-${(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version}.tgz`]);
     tmp = realpathSync(mkdtempSync(join(tmpdir(), 'fastsvc-guides-')));
     checkout = join(tmp, 'fastsvc');
-    symlinkSync(ROOT, checkout);
+    cloneCheckout(checkout);
     makeProject(join(tmp, 'my-service'));
     const env = childEnv({
       PORT: '0',
@@ -316,7 +308,6 @@ describe('a newcomer’s pages: every command runs as printed', function () {
     mkdirSync(join(tmp, 'scratch'));
   });
   after(() => {
-    restore?.();
     if (tmp) rmSync(tmp, { recursive: true, force: true });
   });
 

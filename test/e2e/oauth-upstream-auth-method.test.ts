@@ -18,6 +18,7 @@ import { startIdp, type Idp } from '../helpers/idp.js';
 import { freePort } from '../helpers/postgres.js';
 import { serveManifest, type Served } from '../helpers/serve.js';
 import { secret } from '../helpers/secrets.js';
+import { waitFor } from '../helpers/wait.js';
 import { authorize, discover, exchange, register } from './oauth-harness.js';
 
 const PASSWORD = secret('wonder-land-2026');
@@ -116,7 +117,7 @@ describe('sign-in through glewlwyd 2.7.5 with each token-endpoint auth method (r
     const r = await signIn(srv, 'glew-wrong', viaGlewlwyd);
     assert.equal(r.token, undefined);
     assert.match(r.page, /Sign-in failed/);
-    assert.ok(srv.logs().some((l) => l.event === 'oauth.upstream_refused' && l.reason === 'upstream_code_refused' && l.upstream === 'glew-wrong'), 'the refusal is logged');
+    await waitFor(() => srv.logs().find((l) => l.event === 'oauth.upstream_refused' && l.reason === 'upstream_code_refused' && l.upstream === 'glew-wrong'), 'the refusal logged');
   });
 });
 
