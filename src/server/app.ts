@@ -56,6 +56,7 @@ import { errorHandler, sendError } from '../transports/http-errors.js';
 import { corsHandler } from '../http/cors.js';
 import { callerResolver, forwardedBase } from '../http/forwarded.js';
 import { createFrontDoor } from '../transports/front-door.js';
+import { createEndpointDoor } from '../transports/endpoint-door.js';
 import { hostPolicy, hostRefusal } from '../http/host-check.js';
 import { publicHandlers, type ServerStatus } from '../transports/public-routes.js';
 import { Observer } from '../observe/observer.js';
@@ -189,6 +190,8 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
   if (cors) app.use((req: Request, res: Response, next: NextFunction) => void (cors(req, res) || next()));
 
   const guard = door.guard;
+  // Named endpoints (/mcp/NAME, /ws/NAME, /svc/NAME/…): one door for every transport; names are looked up in the live policy.
+  const endpointDoor = createEndpointDoor({ door, gate, store, log, observer });
 
   // The transports first: the hot paths match after one layer. Their paths never
   // overlap the OAuth engine's, which handles only its own paths.
@@ -202,11 +205,14 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
     maxRunning: cfg.server.task_max_running, maxRunningPerPrincipal: cfg.server.task_max_running_per_principal,
   });
   const svcT = isPublic('/svc') || isProtected('/svc') ? svcTransport({ runtime, gate, logger: log, bodyLimit, tasks, publicRoutes: cfg.routes.public, ipOf }) : undefined;
-  if (svcT) app.use('/svc', guard('/svc'), svcT.router);
+  if (svcT) {
+    app.use('/svc/:endpoint', endpointDoor.serve('/svc', svcT.router));
+    app.use('/svc', guard('/svc'), svcT.router);
+  }
   sessions = new SessionRegistry({ logger: log, idleMs: cfg.server.mcp_session_idle_ms, maxSessions: cfg.server.mcp_max_sessions });
   const rounds = inputRoundsFor(cfg.server, cfg.base_dir);
-  const mcp = isPublic('/mcp') || isProtected('/mcp') ? mountMcp(app, { runtime, gate, config: cfg, logger: log, sessions, rounds, tasks, guard: guard('/mcp'), ipOf }) : undefined;
-  if (isPublic('/ws') || isProtected('/ws')) mountWs(app, { runtime, gate, door, ipOf, store, config: cfg, logger: log, wss, sessions, rounds, tasks });
+  const mcp = isPublic('/mcp') || isProtected('/mcp') ? mountMcp(app, { runtime, gate, config: cfg, logger: log, sessions, rounds, tasks, guard: guard('/mcp'), ipOf, endpoints: endpointDoor }) : undefined;
+  if (isPublic('/ws') || isProtected('/ws')) mountWs(app, { runtime, gate, door, ipOf, store, config: cfg, logger: log, wss, sessions, rounds, tasks, endpoints: endpointDoor });
   verifier?.metadata.mount(app); // protected-resource metadata: every accepted issuer
   oauth?.mount(app); // discovery, OAuth endpoints, login/consent pages: no body parser of ours runs before them
   oauth?.onRevoked((grantId) => sessions.credentialRevoked(grantId)); // on every replica sharing the store
