@@ -42,6 +42,7 @@ import type { Principal } from '../core/types.js';
 import { oauthServerFromConfig } from '../auth/oauth/server-from-config.js';
 import { externalIssuersFromConfig } from '../auth/external/issuers-from-config.js';
 import { createAccessVerifier } from '../auth/access-verifier.js';
+import { endpointResources } from '../auth/resource-metadata.js';
 import { parseByteSize } from '../util/bytes.js';
 import { svcTransport } from '../transports/svc-rest.js';
 import { mountMcp } from '../transports/mcp-http.js';
@@ -157,20 +158,22 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
   const listenUrl = opts.listenUrl ?? `http://${cfg.server.host}:${cfg.server.port}`;
   const baseUrl = () => cfg.base_url ?? listenUrl;
   const caller = callerResolver(cfg.server.trust_proxy);
-  const oauth = await oauthServerFromConfig(cfg, { baseUrl: baseUrl(), logger: log, name: svc.name, caller, observer });
+  // The named endpoints as protected resources (RFC 9728, RFC 8707 audiences), read from the live policy.
+  const endpointRes = endpointResources(new URL(baseUrl()).origin, cfg.routes.protected, () => store.current().catalog.endpoints?.keys());
+  const oauth = await oauthServerFromConfig(cfg, { baseUrl: baseUrl(), logger: log, name: svc.name, caller, observer, endpoints: endpointRes });
   // limits.shared: request quotas counted in the OAuth provider's database, across replicas.
   if (svc.limits?.shared && !(oauth?.provider instanceof PostgresOAuthProvider)) throw new SvcError('OAUTH_CONFIG', 'limits.shared needs oauth.provider.type postgres', { path: '/limits/shared' });
   const quotas = svc.limits?.shared && oauth?.provider instanceof PostgresOAuthProvider ? new SharedQuotas(oauth.provider) : undefined;
   const runtime = new Runtime(store, { inlineLimit: cfg.server.inline_limit, logger: log, observer, ...(quotas && { quotas }) });
   let external;
   try {
-    external = await externalIssuersFromConfig(cfg, { logger: log, builtinIssuer: oauth?.issuer });
+    external = await externalIssuersFromConfig(cfg, { logger: log, builtinIssuer: oauth?.issuer, endpoints: endpointRes });
   } catch (e) {
     await oauth?.close();
     throw e;
   }
   const verifier = oauth || external
-    ? createAccessVerifier({ builtin: oauth, external, origin: new URL(baseUrl()).origin, routes: cfg.routes.protected, scopes: issuedScopes(cfg), name: svc.name })
+    ? createAccessVerifier({ builtin: oauth, external, origin: new URL(baseUrl()).origin, routes: cfg.routes.protected, scopes: issuedScopes(cfg), name: svc.name, endpoints: endpointRes })
     : undefined;
   const gate = createGate({ policy: () => store.current(), oauth: verifier, realm: svc.name });
   const status: ServerStatus = { ready: false, draining: false, started_at: new Date().toISOString() };
