@@ -37,6 +37,7 @@ import { scopeOf } from '../core/request-scope.js';
 import { readJson, sendJson } from '../http/raw.js';
 import type { TaskEngine, TaskRecord } from '../tasks/engine.js';
 import { EXPLAIN_ANY_SCOPE, explainCall, explainView } from '../policy/explain.js';
+import { explainEndpoint, explainEndpoints } from '../policy/endpoint-explain.js';
 import { admitAccess } from '../policy/admission.js';
 import { compileGuard } from '../core/guard.js';
 import { denial } from '../runtime/denial.js';
@@ -121,7 +122,15 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
     }
     const id = req.query.capability;
     const apps = flag(req.query.apps);
-    if (id === undefined) return res.json(explainView(cat, p, { publicRoutes: deps.publicRoutes, apps }));
+    const named = req.query.endpoint;
+    if (named !== undefined) {
+      const through = typeof named === 'string' && !cat.endpoint ? explainEndpoint(cat, p, named, { publicRoutes: deps.publicRoutes, apps }) : undefined;
+      return through ? res.json(through) : fail(res, new SvcError('NOT_FOUND', `no endpoint ${String(named)}`));
+    }
+    if (id === undefined) {
+      const endpoints = cat.endpoint ? [] : explainEndpoints(cat, p, { publicRoutes: deps.publicRoutes, apps });
+      return res.json({ ...explainView(cat, p, { publicRoutes: deps.publicRoutes, apps }), ...(endpoints.length && { endpoints }) });
+    }
     let args: unknown = {};
     try {
       args = typeof req.query.args === 'string' ? JSON.parse(req.query.args) : {};

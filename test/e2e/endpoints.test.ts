@@ -13,6 +13,9 @@ import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.j
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { serveManifest, type Served } from '../helpers/serve.js';
 import { waitFor } from '../helpers/wait.js';
+import { run } from '../helpers/cli.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 const ALL = 'endpoints-e2e-all-0123456789';
 const NOTES_ONLY = 'endpoints-e2e-notes-0123456789';
@@ -222,5 +225,33 @@ describe('named endpoints (real svc serve, real clients)', function () {
     } finally {
       s.close();
     }
+  });
+
+  it('explain knows endpoints (GET /svc/explain?endpoint=, the CLI\'s --endpoint, each endpoint without it); diff reports a new endpoint and a widened selection as widenings', async () => {
+    type Ex = { capabilities: { id: string; visible: boolean; reasons: string[] }[]; endpoint?: { enters: boolean; missing?: string[] }; endpoints?: { name: string; enters: boolean; visible: string[] }[] };
+    const explain = async (q: string, token: string) => (await (await fetch(`${srv.url}/svc/explain${q}`, { headers: auth(token) })).json()) as Ex;
+    const ops = await explain('?endpoint=ops', NOTES_ONLY);
+    assert.deepEqual([ops.endpoint?.enters, ops.endpoint?.missing], [false, ['ops']]);
+    assert.ok(ops.capabilities.every((c) => !c.visible), 'nothing is reached through a door the caller cannot pass');
+    const each = await explain('', NOTES_ONLY);
+    assert.deepEqual(each.endpoints?.find((e) => e.name === 'notes')?.visible.sort(), ['prompt:notes.summary', 'resource:file:///notes/today', 'tool:notes.hello', 'tool:notes.job']);
+    assert.equal(each.endpoints?.find((e) => e.name === 'ops')?.enters, false);
+    const cli = await run(['explain', srv.file, '--scopes', 'notes.read ops', '--endpoint', 'ops', '--json', '--allow-unset-env']);
+    assert.equal(cli.code, 0, cli.stderr);
+    const viaCli = JSON.parse(cli.stdout) as Ex;
+    assert.deepEqual(viaCli.capabilities.map((c) => c.id), ['resource:file:///ops/log', 'tool:ops.restart']);
+    const refused = await run(['explain', srv.file, '--scopes', 'notes.read', '--endpoint', 'ops', '--capability', 'tool:notes.hello', '--allow-unset-env']);
+    assert.equal(refused.code, 1, 'outside the endpoint the capability does not exist');
+    assert.match(refused.stderr, /no capability tool:notes\.hello/);
+
+    const wider = MANIFEST.replace('select: { names: ["ops.*", "file:///ops/*"] }', 'select: { names: ["ops.*", "file:///ops/*", "notes.hello"] }')
+      .replace('  own:\n', '  extra:\n    select: { names: ["notes.*"] }\n  own:\n');
+    const next = join(srv.dir, 'wider.yaml');
+    writeFileSync(next, wider);
+    const diff = await run(['diff', srv.file, next, '--json', '--fail-on-widen', '--allow-unset-env']);
+    assert.equal(diff.code, 3, diff.stderr);
+    const widenings = (JSON.parse(diff.stdout) as { widenings: { capability: string }[] }).widenings.map((w) => w.capability);
+    assert.ok(widenings.includes('endpoint:ops:tool:notes.hello'), JSON.stringify(widenings));
+    assert.ok(widenings.includes('endpoint:extra'), JSON.stringify(widenings));
   });
 });
