@@ -109,7 +109,7 @@ ${LOG_JSON_HELP}
   },
   explain: {
     summary: 'say what a caller may see and call, and why, from the policy alone',
-    usage: `${PROG} explain [manifest] (--scopes "a b" [--claims JSON] | --token NAME | --token-file F [--no-verify] | --subject USER) [--capability ID [--args JSON] [--task]] [--apps] [--json] [--io | --no-io] [--allow-unset-env] [--log-json]`,
+    usage: `${PROG} explain [manifest] (--scopes "a b" [--claims JSON] | --token NAME | --token-file F [--no-verify] | --subject USER) [--endpoint NAME] [--capability ID [--args JSON] [--task]] [--apps] [--json] [--io | --no-io] [--allow-unset-env] [--log-json]`,
     help: `Says, for every capability of the manifest (default ./svc.yaml), whether a caller sees it
 (visible/hidden), whether it may call it, and why: the missing scope, the tenant binding,
 the quota, a public route, a tool that runs only as a task, an app-only tool. The verdicts come
@@ -127,6 +127,9 @@ options:
   --no-verify         with --token-file: decode an external issuer's JWT without verifying it
                       (offline; says so), to see what its claims would give
   --subject USER      the OAuth user USER (oauth.users) holding every scope it may grant
+  --endpoint NAME     through the named endpoint NAME (manifest endpoints): its door (its
+                      required_scopes) and its selection; without it, each endpoint is listed
+                      after the default one's view with what the caller reaches there
   --capability ID     explain one call instead: tool NAME (or tool:NAME, prompt:NAME,
                       resource:URI) with --args JSON; exit 0 if allowed, 1 if refused. A name
                       an upstream would import (its expose.prefix, include, exclude) is known
@@ -144,7 +147,7 @@ ${LOG_JSON_HELP}
   -h, --help          show this help`,
     options: {
       scopes: { type: 'string' }, token: { type: 'string' }, 'token-file': { type: 'string' }, 'no-verify': { type: 'boolean' }, subject: { type: 'string' }, claims: { type: 'string' },
-      capability: { type: 'string' }, args: { type: 'string' }, task: { type: 'boolean' }, apps: { type: 'boolean' }, json: { type: 'boolean' }, ...IO_OPTIONS, ...ALLOW_UNSET_ENV, ...LOG_JSON,
+      endpoint: { type: 'string' }, capability: { type: 'string' }, args: { type: 'string' }, task: { type: 'boolean' }, apps: { type: 'boolean' }, json: { type: 'boolean' }, ...IO_OPTIONS, ...ALLOW_UNSET_ENV, ...LOG_JSON,
     },
     maxPositionals: 1,
     run: async (v, p) => (await import('./policy.js')).cmdExplain(p[0] ?? 'svc.yaml', v),

@@ -34,6 +34,8 @@ import { diffCapabilities, type NameDiff } from '../policy/diff.js';
 import { loadOrPrint, opensFiles, type Values } from './manifest.js';
 import { tell, UsageError } from './output.js';
 import { explainUpstreamCall, formatUpstreamCall } from './upstream-call.js';
+import { endpointWidenings, explainEndpoint, explainEndpoints, formatEndpoints } from '../policy/endpoint-explain.js';
+import { viewOf } from '../catalog/endpoint-view.js';
 
 interface Compiled { plan: Plan; catalog: Catalog; config: SvcServerConfig }
 
@@ -72,18 +74,28 @@ export async function cmdExplain(file: string, v: Values): Promise<number> {
       p = found;
     }
   }
+  const named = typeof v.endpoint === 'string' ? v.endpoint : undefined;
+  if (named !== undefined && !c.catalog.endpoints?.has(named)) return tell('explain', `no endpoint ${named}${c.catalog.endpoints?.size ? ` (endpoints: ${[...c.catalog.endpoints.keys()].join(', ')})` : ''}`);
   if (!p) return tell('explain', `${v.token !== undefined ? `no token named ${String(v.token)} in auth` : v.subject !== undefined ? `no user ${String(v.subject)} in oauth.users` : 'the token in that file is not one of the manifest\'s tokens'}`);
   if (typeof v.capability === 'string') {
     // A name the manifest does not declare may be an upstream's, known only at run time: its upstream's rule answers.
-    const verdict = explainCall(c.catalog, p, v.capability, args, { task: !!v.task, apps: !!v.apps }) ?? explainUpstreamCall(m, c.config.manifest_path ?? resolve(file), p.scopes, v.capability);
+    const verdict = explainCall(named ? viewOf(c.catalog, named) : c.catalog, p, v.capability, args, { task: !!v.task, apps: !!v.apps }) ?? explainUpstreamCall(m, c.config.manifest_path ?? resolve(file), p.scopes, v.capability);
     if (Array.isArray(verdict)) return tell('explain', `no capability ${v.capability}${verdict.length ? `: ${verdict.join('; ')}` : m.upstreams?.length ? ', and no upstream would import it under that name' : ''}`);
     process.stdout.write(v.json ? JSON.stringify(verdict, null, 2) + '\n' : ('steps' in verdict ? formatCall(verdict) : formatUpstreamCall(verdict)) + '\n');
     return verdict.allowed ? 0 : 1;
   }
-  const view = explainView(c.catalog, p, { publicRoutes: c.plan.publicRoutes, apps: !!v.apps });
+  const ctx = { publicRoutes: c.plan.publicRoutes, apps: !!v.apps };
+  if (named) {
+    const through = explainEndpoint(c.catalog, p, named, ctx)!;
+    process.stdout.write(v.json ? JSON.stringify(through, null, 2) + '\n' : [formatView(through), ...formatEndpoints([through.endpoint])].join('\n') + '\n');
+    return 0;
+  }
+  const view = explainView(c.catalog, p, ctx);
+  const endpoints = explainEndpoints(c.catalog, p, ctx);
   // Upstreams' imports are known only at run time: their rules are shown, not their names.
   const rules = upstreamRules(m, p.scopes);
-  process.stdout.write(v.json ? JSON.stringify(rules.length ? { ...view, upstreams: rules } : view, null, 2) + '\n' : [formatView(view), ...formatUpstreamRules(rules)].join('\n') + '\n');
+  const json = { ...view, ...(endpoints.length && { endpoints }), ...(rules.length && { upstreams: rules }) };
+  process.stdout.write(v.json ? JSON.stringify(json, null, 2) + '\n' : [formatView(view), ...formatEndpoints(endpoints), ...formatUpstreamRules(rules)].join('\n') + '\n');
   return 0;
 }
 
@@ -95,7 +107,9 @@ export async function cmdDiff(oldFile: string, newFile: string, v: Values): Prom
   const reach = diffReach(accessPolicy(a.catalog, a.plan.manifest), accessPolicy(b.catalog, b.plan.manifest));
   const ups = diffUpstreams(a.plan.manifest, b.plan.manifest);
   // An upstream added, or one whose expose rules let more through, is a widening, named as the reach's are.
-  const access = { ...reach, widened: reach.widened || ups.widened, widenings: [...reach.widenings, ...ups.widenings] };
+  // A new endpoint, a widened selection or a loosened door is a widening too.
+  const eps = endpointWidenings(a.catalog, b.catalog);
+  const access = { ...reach, widened: reach.widened || ups.widened || eps.length > 0, widenings: [...reach.widenings, ...ups.widenings, ...eps] };
   const upstreams = ups.added.length || ups.removed.length || ups.changed.length ? { upstreams: { added: ups.added, removed: ups.removed, changed: ups.changed } } : {};
   if (v.json) process.stdout.write(JSON.stringify({ changes, ...upstreams, ...access }, null, 2) + '\n');
   else {

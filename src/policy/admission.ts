@@ -249,7 +249,10 @@ function served(s: State): Refusal | undefined {
     return refuse('served', 'CAPABILITY_WITHHELD', message, message, { ...(kind === 'resource' && { uri: key }), upstream: w.upstream, reason: w.reason });
   }
   const message = kind === 'resource' ? `no resource ${key}` : `no ${kind} named ${key}`;
-  return refuse('served', 'NOT_FOUND', message, message, kind === 'resource' ? { uri: key } : undefined);
+  // Through a named endpoint (the catalog is its view), a capability outside its selection does not exist: the caller is told
+  // what an unknown name gets, the operator why.
+  const why = cat.endpoint ? `${message} through endpoint ${cat.endpoint.name} (its select does not take it, or it does not exist)` : message;
+  return refuse('served', 'NOT_FOUND', message, why, kind === 'resource' ? { uri: key } : undefined);
 }
 
 function access(s: State): Refusal | undefined {
