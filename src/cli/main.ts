@@ -72,7 +72,7 @@ options:
     help: `Checks the manifest (default ./svc.yaml) as serve would, without serving or any
 network call (unless --network). Exit 0 when valid; otherwise exit 1 and one line per problem on stderr:
 FILE:LINE:COL: CODE: message. Advice that does not fail it (TASK_ADVISED, SCOPE_ADVISED,
-OPENAPI_SKIPPED, OPENAPI_NOT_FETCHED, LOCK_UPSTREAM_UNKNOWN) is one line each:
+OPENAPI_SKIPPED, OPENAPI_NOT_FETCHED, LOCK_UPSTREAM_UNKNOWN, LISTING_LARGE) is one line each:
 FILE:LINE:COL: warning: CODE: message. With upstreams, the pin lock file beside the manifest
 (svc.lock.json) is checked too, as serve reads it (LOCK_INVALID at its own FILE:LINE:COL); a
 missing one is no problem.
