@@ -4,11 +4,14 @@
 // each tool within one list page, in catalog order); the manifest is read for its policy only unless --io (no
 // backend file, database or program opened, no socket); upstream MCP servers' tools are listed only at run time,
 // so they are not counted and a note on stderr says which upstreams were left out; a listing past ADVISED is
-// flagged with the same words `validate` warns with (LISTING_LARGE); --json prints one object on stdout.
+// flagged with the same words `validate` warns with (LISTING_LARGE) when the endpoint lists it directly (direct, or
+// auto below its thresholds); every endpoint of `endpoints:` is reported on its view (catalog/endpoint-view.ts), the
+// default endpoint first; --json prints one object on stdout.
 
 import type { Catalog } from '../core/catalog.js';
 import { CALL_ROUTES } from '../core/config.js';
-import type { SvcManifest } from '../core/manifest-types.gen.js';
+import type { Discovery, SvcManifest } from '../core/manifest-types.gen.js';
+import { viewOf } from '../catalog/endpoint-view.js';
 import { ADVISED, listingCost, pastAdvised, type ListingCost } from '../catalog/listing-cost.js';
 import { loadOrPrint, opensFiles, servedCatalog, type Values } from './manifest.js';
 import { tell, UsageError } from './output.js';
@@ -19,16 +22,35 @@ export interface EndpointCostReport {
   endpoint: string | null;
   /** Where it is served. */
   paths: string[];
-  discovery: 'direct';
+  /** How the endpoint lists its tools: as declared (`auto` says which way the listing counted here takes it). */
+  discovery: 'direct' | 'progressive' | 'auto (direct)' | 'auto (progressive)';
+  /** What the endpoint's tools would cost listed directly (a progressive endpoint lists meta-tools instead). */
   listing: ListingCost;
-  /** What the listing is past (ADVISED), when it is. */
+  /** A direct endpoint's listing past ADVISED: what it is past. */
   past_advised?: string;
 }
 
-/** The endpoints of a manifest, each with its catalog view: the default endpoint (the catalog itself) first. */
-function endpointViews(m: SvcManifest, catalog: Catalog): { endpoint: string | null; paths: string[]; view: Catalog }[] {
-  const routes = [...m.routes?.public ?? [], ...m.routes?.protected ?? []];
-  return [{ endpoint: null, paths: CALL_ROUTES.filter((r) => routes.includes(r)), view: catalog }];
+interface EndpointView {
+  endpoint: string | null;
+  paths: string[];
+  view: Catalog;
+  discovery?: Discovery;
+}
+
+/** The endpoints of a manifest, each with its catalog view: the default endpoint (the catalog itself) first, then endpoints: in order. */
+export function endpointViews(m: SvcManifest, catalog: Catalog): EndpointView[] {
+  const routes = CALL_ROUTES.filter((r) => [...m.routes?.public ?? [], ...m.routes?.protected ?? []].includes(r));
+  return [
+    { endpoint: null, paths: routes, view: catalog },
+    ...[...catalog.endpoints?.values() ?? []].map((ep) => ({ endpoint: ep.name, paths: routes.map((r) => `${r}/${ep.name}`), view: viewOf(catalog, ep.name), discovery: ep.discovery })),
+  ];
+}
+
+/** How an endpoint lists its tools, given what its direct listing costs (auto: past auto_tools or auto_tokens, progressive). */
+export function listedAs(d: Discovery | undefined, c: { tools: number; tokens: number }): EndpointCostReport['discovery'] {
+  const mode = d?.mode ?? 'direct';
+  if (mode !== 'auto') return mode;
+  return c.tools > (d!.auto_tools ?? ADVISED.tools) || c.tokens > (d!.auto_tokens ?? ADVISED.tokens) ? 'auto (progressive)' : 'auto (direct)';
 }
 
 export async function cmdCost(file: string, v: Values): Promise<number> {
@@ -37,15 +59,17 @@ export async function cmdCost(file: string, v: Values): Promise<number> {
   const reports = await loadOrPrint(file, v, opensFiles(v, false) ? 'probe' : 'policy', (l) => {
     const m = l.plan.manifest;
     const all = endpointViews(m, servedCatalog(l));
-    const chosen = typeof v.endpoint === 'string' ? all.filter((e) => e.endpoint === v.endpoint) : all;
+    // `default` names the default endpoint (no endpoint may take that name).
+    const chosen = typeof v.endpoint === 'string' ? all.filter((e) => (e.endpoint ?? 'default') === v.endpoint) : all;
     if (!chosen.length) return `no endpoint ${String(v.endpoint)} in the manifest's endpoints`;
     const upstreams = (m.upstreams ?? []).map((u) => u.name);
     return {
       upstreams,
-      endpoints: chosen.map(({ endpoint, paths, view }): EndpointCostReport => {
+      endpoints: chosen.map(({ endpoint, paths, view, discovery }): EndpointCostReport => {
         const listing = listingCost(view);
-        const past = pastAdvised(listing);
-        return { endpoint, paths, discovery: 'direct', listing, ...(past && { past_advised: past }) };
+        const as = listedAs(discovery, listing);
+        const past = as === 'direct' || as === 'auto (direct)' ? pastAdvised(listing) : undefined;
+        return { endpoint, paths, discovery: as, listing, ...(past && { past_advised: past }) };
       }),
     };
   });
@@ -63,7 +87,10 @@ const n = (x: number) => x.toLocaleString('en');
 export function formatReport(r: EndpointCostReport, by: 'source' | 'tool'): string {
   const c = r.listing;
   const name = r.endpoint === null ? `default endpoint (${r.paths.join(' ') || 'no call route'})` : `endpoint ${r.endpoint} (${r.paths.join(' ')})`;
-  const head = `${name}: ${r.discovery} — tools/list lists ${n(c.tools)} tool${c.tools === 1 ? '' : 's'}, ${n(c.bytes)} bytes, ~${n(c.tokens)} tokens (o200k)`;
+  const listed = `${n(c.tools)} tool${c.tools === 1 ? '' : 's'}, ${n(c.bytes)} bytes, ~${n(c.tokens)} tokens (o200k)`;
+  const head = r.discovery === 'direct' || r.discovery === 'auto (direct)'
+    ? `${name}: ${r.discovery} — tools/list lists ${listed}`
+    : `${name}: ${r.discovery} — tools/list lists its meta-tools; its tools, listed directly, would be ${listed}`;
   const advice = r.past_advised ? [`  past the advised size (${r.past_advised}): most models choose tools worse past ~40, and every request carries the listing; serve it with discovery: auto or progressive, or split it into endpoints`] : [];
   const share = (t: number) => (c.tokens ? `${((100 * t) / c.tokens).toFixed(1)}%` : '-');
   const rows = by === 'source'

@@ -152,18 +152,21 @@ ${LOG_JSON_HELP}
   cost: {
     summary: 'say what each endpoint\'s tool listing costs a model: tools, bytes, tokens, per source and per tool',
     usage: `${PROG} cost [manifest] [--endpoint NAME] [--by source|tool] [--json] [--io | --no-io] [--allow-unset-env] [--log-json]`,
-    help: `Prints, for each endpoint of the manifest (default ./svc.yaml; the default endpoint first), what
-its tools/list costs a model before the user has asked anything: the tools it lists, the bytes of
+    help: `Prints, for each endpoint of the manifest (default ./svc.yaml; the default endpoint first, then
+each of endpoints:, on its selection), what its tools/list costs a model before the user has asked anything: the tools it lists, the bytes of
 their JSON and the tokens they make (estimated with the o200k encoding of GPT-4o and later; other
 models' tokenizers differ by some percent), then each source's share (an openapi source, an upstream,
 the manifest's own) or each tool's, largest first. The listing is the one the server sends a caller
-shown every tool (a caller with fewer scopes is shown less: explain says how much). A listing past
-40 tools or 20,000 tokens is flagged as validate flags it (LISTING_LARGE). Upstream MCP servers'
+shown every tool (a caller with fewer scopes is shown less: explain says how much). A progressive
+endpoint lists meta-tools instead: its tools' figures say what it spares (auto: which way its
+thresholds take it). A listing served directly past 40 tools or 20,000 tokens is flagged as validate
+flags it (LISTING_LARGE). Upstream MCP servers'
 tools are listed only when the server connects to them: they are not counted (stderr says so).
 Only the policy is read: no backend file, database or program is opened (unless --io).
 
 options:
-  --endpoint NAME     only the endpoint NAME of the manifest's endpoints
+  --endpoint NAME     only the endpoint NAME of the manifest's endpoints (default: the default
+                      endpoint, /mcp /ws /svc)
   --by source|tool    the rows under each endpoint: per source (the default) or per tool
   --json              print {file, tokenizer, advised, endpoints: [{endpoint, paths, discovery,
                       listing: {tools, bytes, tokens, bySource, byTool}, past_advised}]}

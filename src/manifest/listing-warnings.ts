@@ -6,13 +6,15 @@
 // built — each tool fitted to a list page as the server fits it); the tokenizer is loaded only when the tool count
 // or the byte count (a token is at least one byte) could be past ADVISED, so a small manifest never pays for it;
 // the warning is located at the endpoint — the top of the file for the default endpoint — and says the tools,
-// bytes and tokens, what they are past, and the way out (`discovery: auto`, endpoints, `fastsvc cost`); upstream
+// bytes and tokens, what they are past, and the way out; each endpoint of `endpoints:` that lists directly (no
+// `discovery`, or mode direct) is weighed on its own view, located at its key (`discovery: auto`, endpoints, `fastsvc cost`); upstream
 // MCP servers' tools are listed only at run time and are not weighed; never throws for a valid plan's catalog.
 
 import { buildCatalog } from '../core/catalog.js';
 import { CALL_ROUTES } from '../core/config.js';
 import { textCost } from '../catalog/catalog-cost.js';
 import { ADVISED, listedTools, pastAdvised } from '../catalog/listing-cost.js';
+import { viewOf } from '../catalog/endpoint-view.js';
 import { assemble } from './assemble.js';
 import type { Plan } from './compile.js';
 import type { Warning } from './warnings.js';
@@ -26,7 +28,13 @@ export async function listingWarnings(plan: Plan, file: string, hash: string, lo
     const server = m.server!;
     const catalog = buildCatalog(assembled.svc, { hash, listPage: { size: server.list_page_size!, bytes: server.list_page_bytes! } });
     const routes = [...m.routes?.public ?? [], ...m.routes?.protected ?? []];
-    const endpoints = [{ label: `the default endpoint (${CALL_ROUTES.filter((r) => routes.includes(r)).join(' ')})`, path: [] as (string | number)[], view: catalog }];
+    const paths = CALL_ROUTES.filter((r) => routes.includes(r));
+    // The default endpoint, and each named one that lists directly (no discovery, or mode direct; auto is the operator's own threshold).
+    const endpoints = [
+      { label: `the default endpoint (${paths.join(' ')})`, path: [] as (string | number)[], view: catalog },
+      ...[...catalog.endpoints?.values() ?? []].filter((ep) => (ep.discovery?.mode ?? 'direct') === 'direct')
+        .map((ep) => ({ label: `endpoint ${ep.name} (${paths.map((r) => `${r}/${ep.name}`).join(' ')})`, path: ['endpoints', ep.name], view: viewOf(catalog, ep.name) })),
+    ];
     const out: Warning[] = [];
     for (const e of endpoints) {
       const { listing } = listedTools(e.view);

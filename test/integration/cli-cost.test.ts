@@ -115,6 +115,26 @@ describe('fastsvc cost', function () {
     assert.equal(text.stdout.split('\n')[1], `tools/list shows it 2 tools: ${some.listing.bytes.toLocaleString('en')} bytes, ~${some.listing.tokens.toLocaleString('en')} tokens (o200k)`);
   });
 
+  it('every endpoint on its own selection, the default first; a progressive one is not flagged; --endpoint default', async () => {
+    const f = join(dir, 'endpoints.yaml');
+    writeFileSync(f, manifest(45).replace('openapi:', `endpoints:
+  own:
+    select: { sources: [manifest] }
+  pets:
+    select: { sources: [pets] }
+    discovery: { mode: progressive }
+openapi:`));
+    const j = JSON.parse((await run(['cost', f, '--json'], { env: ENV })).stdout);
+    assert.deepEqual(j.endpoints.map((e: Json) => [e.endpoint, e.discovery, e.past_advised]), [[null, 'direct', 'more than 40 tools'], ['own', 'direct', 'more than 40 tools'], ['pets', 'progressive', undefined]]);
+    assert.deepEqual(j.endpoints[1].paths, ['/svc/own', '/mcp/own', '/ws/own']);
+    assert.deepEqual(j.endpoints[1].listing.bySource.map((s: Json) => [s.source, s.tools]), [['manifest', 45]]);
+    assert.deepEqual(j.endpoints[2].listing.bySource.map((s: Json) => s.source), ['pets']);
+    const text = await run(['cost', f, '--endpoint', 'pets'], { env: ENV });
+    assert.match(text.stdout, /^endpoint pets \(\/svc\/pets \/mcp\/pets \/ws\/pets\): progressive — tools\/list lists its meta-tools; its tools, listed directly, would be \d+ tools, /);
+    const def = JSON.parse((await run(['cost', f, '--endpoint', 'default', '--json'], { env: ENV })).stdout);
+    assert.deepEqual(def.endpoints.map((e: Json) => e.endpoint), [null]);
+  });
+
   it('usage: --by takes source or tool (exit 2); an unknown endpoint is one line, exit 1', async () => {
     const bad = await run(['cost', join(dir, 'small.yaml'), '--by', 'scope'], { env: ENV });
     assert.equal(bad.code, 2);

@@ -58,6 +58,21 @@ describe('validate: LISTING_LARGE', function () {
     assert.equal(r.stderr, '');
   });
 
+  it('a named endpoint that lists directly is weighed on its selection, at its key; a progressive one is not', async () => {
+    const f = file('endpoints.yaml', manifest(41).replace('tools:\n', `endpoints:
+  few:
+    select: { names: ["t.n1*"] }
+  every: {}
+  found:
+    discovery: { mode: progressive }
+tools:
+`));
+    const j = JSON.parse((await run(['validate', f, '--json'])).stdout) as Json;
+    assert.equal(j.valid, true, JSON.stringify(j.problems));
+    assert.deepEqual(j.warnings.map((w: Json) => [w.code, w.path, w.line]), [['LISTING_LARGE', '/', 1], ['LISTING_LARGE', '/endpoints/every', 8]]);
+    assert.match(j.warnings[1].message, /^endpoint every \(\/svc\/every \/mcp\/every \/ws\/every\) lists its tools directly: 41 tools, /);
+  });
+
   it('3 tools past 20,000 tokens: the warning says the tokens, not the tools', async () => {
     const words = Array.from({ length: 3000 }, (_, i) => `w${i}`).join(' ');
     const r = await run(['validate', file('heavy.yaml', manifest(3, () => words))]);
