@@ -6,7 +6,8 @@
 // while the OAuth issuer never follows the request; /readyz is 503 until the
 // server is ready, while it drains and while a shared OAuth store is unreachable; it lists each upstream MCP
 // server's state, and an upstream that is down does not make the server unready (its calls answer
-// UPSTREAM_UNAVAILABLE; the rest serves); / is escaped, script-free HTML; /docs is escaped HTML whose one
+// UPSTREAM_UNAVAILABLE; the rest serves); / is escaped, script-free HTML; /docs (the default endpoint's page) and
+// /docs/NAME (endpoint NAME's, on its view; 404 for a name the live policy does not declare) are escaped HTML whose one
 // script (its search box) is allowed by hash in its Content-Security-Policy (docs-page.ts says what the page
 // holds). The root page says in two lines how an MCP client connects.
 
@@ -20,6 +21,7 @@ import { sendJson } from '../http/raw.js';
 import { SvcError } from '../errors.js';
 import { sendError } from './http-errors.js';
 import { DOCS_CSP, DOCS_SCRIPT, DOCS_STYLE, schemaOf, toolsPart } from './docs-page.js';
+import { viewOf } from '../catalog/endpoint-view.js';
 import type { UpstreamStatus } from '../upstreams/upstream-set.js';
 
 /** What the server reports about reloads (/readyz, /metadata): written only by the reloader. */
@@ -113,7 +115,10 @@ ${mcpHint(d, m)}<ul>${links.map((l) => `<li><a href="${l}">${l}</a></li>`).join(
   },
   '/docs': (req: Request, res: Response) => {
     const snap = d.policy();
-    const view = snap.catalog;
+    // /docs/NAME: the page of endpoint NAME, on its view; the default endpoint's is /docs.
+    const name = typeof req.params.endpoint === 'string' ? req.params.endpoint : undefined;
+    if (name !== undefined && !snap.catalog.endpoints?.has(name)) return void sendError(res, new SvcError('NOT_FOUND', `no endpoint ${name}`));
+    const view = name === undefined ? snap.catalog : viewOf(snap.catalog, name);
     // ?schema=NAME: one tool's input schema, which the page loads when its <details> opens.
     if (typeof req.query.schema === 'string') {
       const schema = schemaOf(view, req.query.schema);

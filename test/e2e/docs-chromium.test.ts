@@ -4,7 +4,8 @@
 // search box, hidden without it, shows); the contents list the sources with their counts; typing a tool's name narrows
 // the page to that tool and hides the empty source; an anchor lands on its tool; annotations show as declared
 // (read-only, destructive, idempotent, `not open world`); a tool's input schema is not in the page and is fetched
-// when its <details> opens; without the script the schema is a link to the same JSON.
+// when its <details> opens; without the script the schema is a link to the same JSON; an endpoint's page
+// (/docs/NAME) holds only its selection.
 
 import assert from 'node:assert/strict';
 import { ensureChromium, launchChromium } from '../helpers/chromium.js';
@@ -25,6 +26,7 @@ describe('/docs at scale: GitHub\'s catalog in Chromium', function () {
       name: 'github-docs',
       profile: { scopes: ['github.use'] },
       auth: { token: '${SVC_TOKEN}' },
+      endpoints: { notes: { select: { sources: ['manifest'] } } },
       tools: [
         { name: 'notes.hello', description: 'Greets someone.', input_schema: { type: 'object', properties: { who: { type: 'string' } } }, template: 'Hello {{who}}', annotations: { readOnlyHint: true, openWorldHint: false } },
         { name: 'notes.forget', description: 'Forgets everything.', template: 'done', annotations: { destructiveHint: true, idempotentHint: true } },
@@ -100,5 +102,18 @@ describe('/docs at scale: GitHub\'s catalog in Chromium', function () {
     assert.deepEqual(shown, await (await fetch(`${srv.url}/docs?schema=issues.create`)).json());
     assert.deepEqual(shown.required, ['owner', 'repo', 'body']);
     await page.close();
+  });
+
+  it('/docs/NAME is endpoint NAME\'s page: its selection only, its schemas only; an unknown name is 404', async () => {
+    const page = await browser.ctx.newPage();
+    await page.goto(`${srv.url}/docs/notes`);
+    await page.locator('#find').waitFor({ state: 'visible' });
+    assert.deepEqual(await page.locator('section.tool').evaluateAll((els) => els.map((e) => e.id)), ['tool-notes.hello', 'tool-notes.forget']);
+    assert.deepEqual(await page.locator('#contents a').allTextContents(), ['Authentication', 'Tools (2)', 'manifest', 'Resources (0)', 'Prompts (0)']);
+    await page.locator(`${sel('tool-notes.hello')} summary`).click();
+    await page.locator(`${sel('tool-notes.hello')} pre[data-schema]`).filter({ hasText: '"who"' }).waitFor();
+    await page.close();
+    assert.equal((await fetch(`${srv.url}/docs/notes?schema=issues.create`)).status, 404, 'a tool outside the endpoint does not exist there');
+    assert.equal((await fetch(`${srv.url}/docs/nope`)).status, 404);
   });
 });
