@@ -72,7 +72,7 @@ options:
     help: `Checks the manifest (default ./svc.yaml) as serve would, without serving or any
 network call (unless --network). Exit 0 when valid; otherwise exit 1 and one line per problem on stderr:
 FILE:LINE:COL: CODE: message. Advice that does not fail it (TASK_ADVISED, SCOPE_ADVISED,
-OPENAPI_SKIPPED, OPENAPI_NOT_FETCHED, LOCK_UPSTREAM_UNKNOWN) is one line each:
+OPENAPI_SKIPPED, OPENAPI_NOT_FETCHED, LOCK_UPSTREAM_UNKNOWN, LISTING_LARGE) is one line each:
 FILE:LINE:COL: warning: CODE: message. With upstreams, the pin lock file beside the manifest
 (svc.lock.json) is checked too, as serve reads it (LOCK_INVALID at its own FILE:LINE:COL); a
 missing one is no problem.
@@ -151,6 +151,36 @@ ${LOG_JSON_HELP}
     },
     maxPositionals: 1,
     run: async (v, p) => (await import('./policy.js')).cmdExplain(p[0] ?? 'svc.yaml', v),
+  },
+  cost: {
+    summary: 'say what each endpoint\'s tool listing costs a model: tools, bytes, tokens, per source and per tool',
+    usage: `${PROG} cost [manifest] [--endpoint NAME] [--by source|tool] [--json] [--io | --no-io] [--allow-unset-env] [--log-json]`,
+    help: `Prints, for each endpoint of the manifest (default ./svc.yaml; the default endpoint first, then
+each of endpoints:, on its selection), what its tools/list costs a model before the user has asked anything: the tools it lists, the bytes of
+their JSON and the tokens they make (estimated with the o200k encoding of GPT-4o and later; other
+models' tokenizers differ by some percent), then each source's share (an openapi source, an upstream,
+the manifest's own) or each tool's, largest first. The listing is the one the server sends a caller
+shown every tool (a caller with fewer scopes is shown less: explain says how much). A progressive
+endpoint lists meta-tools instead: its tools' figures say what it spares (auto: which way its
+thresholds take it). A listing served directly past 40 tools or 20,000 tokens is flagged as validate
+flags it (LISTING_LARGE). Upstream MCP servers'
+tools are listed only when the server connects to them: they are not counted (stderr says so).
+Only the policy is read: no backend file, database or program is opened (unless --io).
+
+options:
+  --endpoint NAME     only the endpoint NAME of the manifest's endpoints (default: the default
+                      endpoint, /mcp /ws /svc)
+  --by source|tool    the rows under each endpoint: per source (the default) or per tool
+  --json              print {file, tokenizer, advised, endpoints: [{endpoint, paths, discovery,
+                      listing: {tools, bytes, tokens, bySource, byTool}, past_advised}]}
+  --io, --no-io       open, or not (the default), what the manifest names, read-only, as
+                      validate does
+${ALLOW_UNSET_ENV_HELP}
+${LOG_JSON_HELP}
+  -h, --help          show this help`,
+    options: { endpoint: { type: 'string' }, by: { type: 'string' }, json: { type: 'boolean' }, ...IO_OPTIONS, ...ALLOW_UNSET_ENV, ...LOG_JSON },
+    maxPositionals: 1,
+    run: async (v, p) => (await import('./cost.js')).cmdCost(p[0] ?? 'svc.yaml', v),
   },
   diff: {
     summary: 'say who gains or loses access between two manifests (a CI gate)',

@@ -8,6 +8,7 @@
 // manifest is only looked at) is printed as FILE:LINE:COL: CODE: message and the answer is
 // undefined, never a stack trace. What `probe` and `policy` built is disposed of once `use` returns.
 
+import { buildCatalog, type Catalog } from '../core/catalog.js';
 import { ManifestError, SvcError } from '../errors.js';
 import { assemble, type Assembled } from '../manifest/assemble.js';
 import { checkManifest, type Checked, type Plan } from '../manifest/index.js';
@@ -46,6 +47,12 @@ export async function loadOrPrint<T>(file: string, v: Values, how: 'serve' | 'pr
     else throw e;
     return undefined;
   }
+}
+
+/** The catalog the server would serve (upstreams' capabilities aside: they are known only at run time), each listing fitted to a list page as the server fits it. */
+export function servedCatalog(m: LoadedManifest): Catalog {
+  const server = m.plan.manifest.server!;
+  return buildCatalog(m.svc, { hash: m.hash, listPage: { size: server.list_page_size!, bytes: server.list_page_bytes! } });
 }
 
 /** --io and --no-io: open what the manifest names (read-only), or not. Each command that takes them documents its default. */

@@ -18,7 +18,7 @@
 
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { buildCatalog, type Catalog } from '../core/catalog.js';
+import type { Catalog } from '../core/catalog.js';
 import type { Principal } from '../core/types.js';
 import { profileScopes, resolveConfig, type SvcServerConfig } from '../core/config.js';
 import { TokenTable } from '../auth/bearer.js';
@@ -31,7 +31,7 @@ import { tokenPrincipals, staticPrincipal, userPrincipal } from '../policy/princ
 import { diffReach, formatReach } from '../policy/reach.js';
 import { diffUpstreams, formatUpstreamRules, upstreamRules } from '../policy/gateway-rules.js';
 import { diffCapabilities, type NameDiff } from '../policy/diff.js';
-import { loadOrPrint, opensFiles, type Values } from './manifest.js';
+import { loadOrPrint, opensFiles, servedCatalog, type Values } from './manifest.js';
 import { tell, UsageError } from './output.js';
 import { explainUpstreamCall, formatUpstreamCall } from './upstream-call.js';
 import { endpointWidenings, explainEndpoint, explainEndpoints, formatEndpoints } from '../policy/endpoint-explain.js';
@@ -41,7 +41,7 @@ interface Compiled { plan: Plan; catalog: Catalog; config: SvcServerConfig }
 
 /** The manifest's policy compiled as the server would (with --io: its backends probed), or its problems printed (undefined). */
 function compile(file: string, v: Values): Promise<Compiled | undefined> {
-  return loadOrPrint(file, v, opensFiles(v, false) ? 'probe' : 'policy', (m) => ({ plan: m.plan, catalog: buildCatalog(m.svc, { hash: m.hash }), config: m.config }));
+  return loadOrPrint(file, v, opensFiles(v, false) ? 'probe' : 'policy', (m) => ({ plan: m.plan, catalog: servedCatalog(m), config: m.config }));
 }
 
 export async function cmdExplain(file: string, v: Values): Promise<number> {

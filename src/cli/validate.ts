@@ -3,10 +3,12 @@
 // advice (warnings) is one FILE:LINE:COL: warning: CODE: message line each and never changes the
 // exit code; with --io (the default) what the manifest names is opened read-only (assemble's own
 // probes) and the pin lock beside it is read, with --no-io neither; the network is used only with
-// --network; --json prints one object on stdout instead of the lines.
+// --network; --json prints one object on stdout instead of the lines; a valid manifest's catalog is weighed
+// for LISTING_LARGE (listing-warnings.ts: nothing opened to do so).
 
 import { checkIO } from '../manifest/index.js';
 import { manifestWarnings } from '../manifest/warnings.js';
+import { listingWarnings } from '../manifest/listing-warnings.js';
 import { lockProblems } from '../manifest/lock-check.js';
 import { uniqueWarnings } from '../manifest/openapi-sources.js';
 import { capabilityCounts } from '../observe/startup-line.js';
@@ -32,6 +34,10 @@ export async function cmdValidate(file: string, flags: Values): Promise<number> 
     return { ...w, path: '/' + w.path.join('/'), line: at.line, col: at.col };
   }) : [];
   for (const w of checked.warnings) warnings.push({ ...w, path: '/' + w.path.join('/'), ...checked.locate(w.path) });
+  // What the catalog costs a model, weighed once the manifest is otherwise sound.
+  if (checked.plan && !problems.length) {
+    for (const w of await listingWarnings(checked.plan, file, checked.hash, checked.locate)) warnings.push({ ...w, path: '/' + w.path.join('/'), ...checked.locate(w.path) });
+  }
   warnings.push(...lock?.warnings ?? []);
   // An openapi source's tools share its lines: the same advice for many of them is said once.
   warnings.splice(0, warnings.length, ...uniqueWarnings(warnings));

@@ -1,5 +1,6 @@
 // HTML helpers for server-rendered pages. Guarantees: every interpolated value
-// goes through esc(); pages share one small stylesheet and send no script.
+// goes through esc(); pages share one small stylesheet; a page sends no script but the one
+// its caller gives (which the caller's Content-Security-Policy must allow: /docs's search box).
 
 export function esc(v: unknown): string {
   return String(v ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -17,6 +18,6 @@ pre.cmd{white-space:pre-wrap;overflow-wrap:anywhere;user-select:all}
 .scope{display:inline-block;background:#e8efff;color:#123b8a;border-radius:3px;padding:0 .4rem;margin-right:.3rem;font-size:13px}
 .muted{color:#666}table{border-collapse:collapse}td,th{padding:.2rem .6rem;border-bottom:1px solid #eee;text-align:left}`;
 
-export function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
+export function page(title: string, body: string, extra: { style?: string; script?: string } = {}): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title><style>${STYLE}${extra.style ?? ''}</style></head><body>${body}${extra.script ? `<script>${extra.script}</script>` : ''}</body></html>`;
 }

@@ -26,6 +26,7 @@
 // not warned about.
 //
 // LOCK_UPSTREAM_UNKNOWN is about the pin lock file, not the manifest: lock-check.ts gives it.
+// LISTING_LARGE weighs the catalog the manifest makes, not the manifest: listing-warnings.ts gives it.
 
 import type { SvcManifest, Tool } from '../core/manifest-types.gen.js';
 import { CALL_ROUTES } from '../core/config.js';
@@ -43,6 +44,7 @@ export const WARNINGS = {
   OPENAPI_SKIPPED: 'An operation of an `openapi` source is not served because fastsvc cannot call it as the document describes it (a multipart or binary body, a `file` parameter, a parameter described by a media type, a method other than GET POST PUT PATCH DELETE, a Swagger 2.0 collection format OpenAPI 3 cannot express, a path placeholder without its parameter, a required parameter fastsvc cannot send such as a `Cookie` header, a GET with a required body); the message names its method, path and operationId and says why. Exclude it (`exclude`) to silence this.',
   OPENAPI_NOT_FETCHED: '`fastsvc validate` without `--network` does not fetch an `openapi` document at a URL, so the tools of that source were not checked; `--network` fetches it (serve always does).',
   LIST_ENTRY_SHORTENED: 'A capability\'s listing (its name, description and schemas as tools/list and GET /svc show them) is longer than one list page (`server.list_page_bytes`), so it is listed in short: a tool without its output schema, then with its input schema cut to the levels that fit (the call is still checked against the whole schema), then its description shortened. Raise `server.list_page_bytes` to list it whole.',
+  LISTING_LARGE: 'An endpoint that lists its tools directly (the default endpoint, unless it says otherwise) lists more than 40 tools, or more than 20,000 tokens of definitions (o200k): models choose tools worse past about 30–40, and every request carries the listing, a tenth of a 200k-token context window before the user has asked anything. Serve it with `discovery: auto` (a few meta-tools that search, describe and call; progressive past those sizes) or split the catalog into endpoints; `fastsvc cost` shows what each source and tool costs. Upstreams\' tools, listed only at run time, are not weighed. Reported at the endpoint, or at the top of the file for the default endpoint.',
   ENDPOINT_SELECTS_NOTHING: 'An endpoint\'s `select` takes none of the tools, resources and prompts the manifest and its `openapi` sources declare, and no upstream could add any (none is selected): the endpoint would serve nothing. An endpoint that may take an upstream\'s capabilities is not warned about (its listing is not known offline).',
   LOCK_UPSTREAM_UNKNOWN: 'The pin lock file beside the manifest (`svc.lock.json`) has an entry for an upstream the manifest does not declare (renamed or removed): it serves nothing, and `fastsvc upstreams accept` leaves it; remove the entry by hand, or restore the upstream. Reported at the entry\'s line in the lock file.',
 } as const;

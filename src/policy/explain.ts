@@ -4,7 +4,9 @@
 // inputs: the arguments, whether the client declares MCP Apps, how it asks about tasks) — so
 // `svc explain` and GET /svc/explain say exactly what the runtime does, and a refusal names the
 // step and the error code the call would get; a reason names the scope (concrete when it can be),
-// the binding, the quota or the public route involved; nothing here reads a credential.
+// the binding, the quota or the public route involved; nothing here reads a credential. A view also
+// says what the tools the caller is shown cost a model (catalog/listing-cost.ts: the tools/list it is
+// sent, in bytes and o200k tokens), counted once per catalog and set of tools shown.
 
 import type { CapabilityEntry, Catalog } from '../core/catalog.js';
 import type { CredentialKind } from '../core/credential-kind.js';
@@ -15,6 +17,7 @@ import { principalValue, render } from './scopes.js';
 import { quotaItems } from './quotas.js';
 import { entries } from './diff.js';
 import { CALL_ROUTES } from '../core/config.js';
+import { listingTotal, type ListingTotal } from '../catalog/listing-cost.js';
 
 export interface Verdict {
   /** tool:NAME, resource:URI (or URI template), prompt:NAME */
@@ -36,6 +39,8 @@ export interface Explanation {
   /** The caller is taken to be an MCP client that declares MCP Apps (app-only tools are there for it). */
   apps?: true;
   capabilities: Verdict[];
+  /** What the tools this caller is shown (its tools/list) cost a model: tools, bytes of JSON, o200k tokens. */
+  listing: ListingTotal;
 }
 
 /** One step of the admission list as explain prints it: passed, refused, or not reached (a step before it refused). */
@@ -75,13 +80,16 @@ export interface CallAskOptions {
 export const EXPLAIN_ANY_SCOPE = 'svc.explain';
 
 export function explainView(cat: Catalog, p: Principal, ctx: ExplainContext): Explanation {
+  const capabilities = entries(cat).map(([id, g]): Verdict => {
+    const view = id.startsWith('tool:') ? cat.tools.get(id.slice(5))?.def.ui?.resourceUri : undefined;
+    return { ...verdict(cat, id, g, p, ctx), ...(g.def.credential && { credential: g.def.credential }), ...(view && { view }) };
+  });
+  const shown = new Set(capabilities.filter((c) => c.visible && c.id.startsWith('tool:')).map((c) => c.id.slice(5)));
   return {
     principal: { sub: p.sub, kind: p.kind, ...(p.issuer && { issuer: p.issuer }), scopes: [...p.scopes].sort(), ...(p.claims && { claims: { ...p.claims } }) },
     ...(ctx.apps && { apps: true as const }),
-    capabilities: entries(cat).map(([id, g]) => {
-      const view = id.startsWith('tool:') ? cat.tools.get(id.slice(5))?.def.ui?.resourceUri : undefined;
-      return { ...verdict(cat, id, g, p, ctx), ...(g.def.credential && { credential: g.def.credential }), ...(view && { view }) };
-    }),
+    capabilities,
+    listing: listingTotal(cat, { shown: (e) => shown.has(e.def.name), apps: ctx.apps === true }),
   };
 }
 
@@ -184,8 +192,10 @@ export function formatView(e: Explanation): string {
   const claims = pr.claims ? ` · claims ${Object.entries(pr.claims).map(([k, v]) => `${k}=${v}`).join(' ')}` : '';
   const head = `principal ${pr.sub} (${pr.kind}${pr.issuer ? ` ${pr.issuer}` : ''}) · scopes ${pr.scopes.join(' ') || '(none)'}${claims}`;
   const w = Math.max(...e.capabilities.map((c) => c.id.length), 10);
+  const l = e.listing;
+  const cost = `tools/list shows it ${l.tools.toLocaleString('en')} tool${l.tools === 1 ? '' : 's'}: ${l.bytes.toLocaleString('en')} bytes, ~${l.tokens.toLocaleString('en')} tokens (o200k)`;
   const lines = e.capabilities.map((c) => `${c.id.padEnd(w)}  ${(c.visible ? 'visible' : 'hidden').padEnd(7)}  ${('callable: ' + c.callable).padEnd(28)}  ${[...c.reasons, ...(c.credential ? [`credential to its backend: ${c.credential}`] : [])].join('; ')}`);
-  return [head, ...lines].join('\n');
+  return [head, cost, ...lines].join('\n');
 }
 
 /** One call explained as text: the verdict line, then the admission list step by step. */

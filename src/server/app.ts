@@ -234,6 +234,8 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
   });
   for (const [route, handler] of Object.entries(handlers)) {
     if (isPublic(route) || isProtected(route)) app.get(route, guard(route), handler);
+    // Each named endpoint's page, under /docs's own access.
+    if (route === '/docs' && (isPublic(route) || isProtected(route))) app.get('/docs/:endpoint', guard(route), handler);
   }
   if (metrics) {
     app.get('/metrics', guard('/metrics'), (_req, res, next) => {

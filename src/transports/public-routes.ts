@@ -6,22 +6,22 @@
 // while the OAuth issuer never follows the request; /readyz is 503 until the
 // server is ready, while it drains and while a shared OAuth store is unreachable; it lists each upstream MCP
 // server's state, and an upstream that is down does not make the server unready (its calls answer
-// UPSTREAM_UNAVAILABLE; the rest serves); / and /docs are escaped, script-free HTML.
-// The root page says in two lines how an MCP client connects; each tool on /docs
-// (but an app-only one, or one that asks its caller, `asks`: /svc serves neither) has a curl command that runs as
-// pasted (with $SVC_TOKEN set), its body an example
-// built from the input schema and checked against the tool's own validator.
+// UPSTREAM_UNAVAILABLE; the rest serves); / is escaped, script-free HTML; /docs (the default endpoint's page) and
+// /docs/NAME (endpoint NAME's, on its view; 404 for a name the live policy does not declare) are escaped HTML whose one
+// script (its search box) is allowed by hash in its Content-Security-Policy (docs-page.ts says what the page
+// holds). The root page says in two lines how an MCP client connects.
 
 import type { Request, Response } from 'express';
-import type { ToolEntry } from '../core/catalog.js';
+import type { Catalog } from '../core/catalog.js';
 import type { ResolvedConfig } from '../core/config.js';
 import type { PolicySnapshot } from '../policy/store.js';
 import { profileScopes } from '../core/config.js';
 import { esc, inline, page } from '../http/html.js';
-import { curlForTool } from '../http/curl-snippet.js';
 import { sendJson } from '../http/raw.js';
-import { exampleInput } from '../http/example-input.js';
-import { inputProblems, summarize } from '../policy/input-errors.js';
+import { SvcError } from '../errors.js';
+import { sendError } from './http-errors.js';
+import { DOCS_CSP, DOCS_SCRIPT, DOCS_STYLE, schemaOf, toolsPart } from './docs-page.js';
+import { viewOf } from '../catalog/endpoint-view.js';
 import type { UpstreamStatus } from '../upstreams/upstream-set.js';
 
 /** What the server reports about reloads (/readyz, /metadata): written only by the reloader. */
@@ -114,36 +114,42 @@ ${mcpHint(d, m)}<ul>${links.map((l) => `<li><a href="${l}">${l}</a></li>`).join(
 <p class="muted">Endpoints: ${m.transports.map((t) => `<code>${t}</code>`).join(' ')}</p>`));
   },
   '/docs': (req: Request, res: Response) => {
-    res.type('html').send(docsPage(d, req));
+    const snap = d.policy();
+    // /docs/NAME: the page of endpoint NAME, on its view; the default endpoint's is /docs.
+    const name = typeof req.params.endpoint === 'string' ? req.params.endpoint : undefined;
+    if (name !== undefined && !snap.catalog.endpoints?.has(name)) return void sendError(res, new SvcError('NOT_FOUND', `no endpoint ${name}`));
+    const view = name === undefined ? snap.catalog : viewOf(snap.catalog, name);
+    // ?schema=NAME: one tool's input schema, which the page loads when its <details> opens.
+    if (typeof req.query.schema === 'string') {
+      const schema = schemaOf(view, req.query.schema);
+      return void (schema ? sendJson(res, 200, schema) : sendError(res, new SvcError('NOT_FOUND', `no tool ${req.query.schema}`)));
+    }
+    res.set('Content-Security-Policy', DOCS_CSP).type('html').send(docsPage(d, req, snap, view));
   },
 });
 
-/** The /docs tools section per catalog (immutable: a reload makes a new one) and base URL. */
-const toolSections = new WeakMap<object, Map<string, string>>();
+/** The /docs tools part per catalog (immutable: a reload makes a new one) and base URL. */
+const toolParts = new WeakMap<object, Map<string, { html: string; toc: string }>>();
 
-function docsPage(d: PublicDeps, req: Request): string {
-  const snap = d.policy();
-  const cat = snap.catalog;
+/** The page of one endpoint's catalog view (the default endpoint's: the catalog itself). */
+function docsPage(d: PublicDeps, req: Request, snap: PolicySnapshot, view: Catalog): string {
   const m = metadata(d, req, snap);
   const descs = new Map((snap.profile.scopes ?? []).map((s) => (typeof s === 'string' ? [s, ''] : [s.name, s.description ?? ''])));
   const scopes = (list: readonly string[]) => (list.length ? list.map((s) => `<span class="scope">${esc(s)}</span>`).join('') : '<span class="muted">any authenticated caller</span>');
   const svcRouted = routed(d, '/svc');
   const bearer = d.config.routes.protected.includes('/svc');
-  // The tools section (every example checked against its validator: on a large catalog that compiles every
+  // The tools part (every example checked against its validator: on a large catalog that compiles every
   // validator) is built once per policy and base URL, so a busy or hostile /docs costs one page per reload.
-  let byBase = toolSections.get(cat);
-  if (!byBase) toolSections.set(cat, (byBase = new Map()));
+  let byBase = toolParts.get(view);
+  if (!byBase) toolParts.set(view, (byBase = new Map()));
   let tools = byBase.get(m.base_url);
   if (tools === undefined) {
-    tools = [...cat.tools.values()].map((t) => `<section id="tool-${esc(t.def.name)}"><h3><code>${esc(t.def.name)}</code>${t.def.title ? ' — ' + esc(t.def.title) : ''}</h3>
-<p>${inline(t.def.description)}</p><p>Scopes: ${scopes(t.def.required_scopes ?? [])} · output: ${esc(t.outputMode)}${appsNote(t)}${t.def.asks?.length ? ` · asks its caller for ${esc(t.def.asks.join(', '))}: MCP clients that can answer only (not on /svc)` : ''}</p>
-<details><summary>Input schema</summary><pre>${esc(JSON.stringify(t.def.input_schema ?? { type: 'object' }, null, 2))}</pre></details>
-${svcRouted && !t.appOnly && !t.def.asks?.length ? snippet(t, m.base_url, bearer) : ''}</section>`).join('');
+    tools = toolsPart(view, { baseUrl: m.base_url, svcRouted, bearer, scopes });
     if (byBase.size < 8) byBase.set(m.base_url, tools); // a handful of public URLs; a forged one is not remembered
   }
-  const resources = [...cat.resources.values(), ...cat.templates].map((r) => `<section><h3><code>${esc(r.def.uri ?? r.def.uri_template)}</code> — ${esc(r.def.name)}</h3>
+  const resources = [...view.resources.values(), ...view.templates].map((r) => `<section><h3><code>${esc(r.def.uri ?? r.def.uri_template)}</code> — ${esc(r.def.name)}</h3>
 <p>${inline(r.def.description ?? '')}</p><p>Scopes: ${scopes(r.def.required_scopes ?? [])} · ${esc(r.def.mime_type ?? 'text/plain')}</p></section>`).join('');
-  const prompts = [...cat.prompts.values()].map((p) => `<section><h3><code>${esc(p.def.name)}</code></h3><p>${inline(p.def.description ?? '')}</p>
+  const prompts = [...view.prompts.values()].map((p) => `<section><h3><code>${esc(p.def.name)}</code></h3><p>${inline(p.def.description ?? '')}</p>
 <p>Scopes: ${scopes(p.def.required_scopes ?? [])}</p><p>Arguments: ${(p.def.arguments ?? []).map((a) => `<code>${esc(a.name)}</code>${a.required ? '*' : ''}`).join(' ') || '<span class="muted">none</span>'}</p></section>`).join('');
   const auth = m.auth.mode === 'none'
     ? '<p>No authentication is configured.</p>'
@@ -152,13 +158,20 @@ ${m.auth.mode.includes('oauth') ? ` Get a token from the OAuth 2.1 server: disco
 A missing scope answers 403 with <code>WWW-Authenticate: Bearer error="insufficient_scope", scope="…"</code>.</p>
 ${bearer && svcRouted ? '<p>The curl commands below read the token from the shell: <code>export SVC_TOKEN=…</code> first (the variable <code>fastsvc serve</code> prints when it generates a token).</p>' : ''}
 <table><tr><th>Scope</th><th>Meaning</th></tr>${[...descs].map(([s, t]) => `<tr><td><span class="scope">${esc(s)}</span></td><td>${inline(t)}</td></tr>`).join('')}</table>`;
-  return page(`${m.name} — docs`, `<h1>${esc(m.name)}</h1><p>${inline(m.description)}</p>
+  const nT = view.tools.size;
+  const nR = view.resources.size + view.templates.length;
+  const nP = view.prompts.size;
+  const toc = `<nav id="contents"><h2>Contents</h2><ul><li><a href="#authentication">Authentication</a></li>
+<li><a href="#tools">Tools (${nT})</a>${tools.toc ? `<ul>${tools.toc}</ul>` : ''}</li><li><a href="#resources">Resources (${nR})</a></li><li><a href="#prompts">Prompts (${nP})</a></li></ul></nav>`;
+  const find = nT ? '<p><input id="find" type="search" placeholder="Find a tool: words of its name or description" aria-label="Find a tool" autocomplete="off" hidden> <span id="found" class="muted" aria-live="polite"></span></p>' : '';
+  return page(`${view.name} — docs`, `<h1>${esc(view.name)}</h1><p>${inline(view.description)}</p>
 ${mcpHint(d, m)}
-<h2>Authentication</h2>${auth}
-<h2>Tools (${cat.tools.size})</h2>${tools || '<p class="muted">none</p>'}
-<h2>Resources (${cat.resources.size + cat.templates.length})</h2>${resources || '<p class="muted">none</p>'}
-<h2>Prompts (${cat.prompts.size})</h2>${prompts || '<p class="muted">none</p>'}
-<p class="muted">config ${esc(m.config_hash.slice(0, 12))} · transports ${m.transports.map((t) => esc(t)).join(' ')}</p>`);
+${toc}
+<h2 id="authentication">Authentication</h2>${auth}
+<h2 id="tools">Tools (${nT})</h2>${find}${tools.html || '<p class="muted">none</p>'}
+<h2 id="resources">Resources (${nR})</h2>${resources || '<p class="muted">none</p>'}
+<h2 id="prompts">Prompts (${nP})</h2>${prompts || '<p class="muted">none</p>'}
+<p class="muted">config ${esc(m.config_hash.slice(0, 12))} · transports ${m.transports.map((t) => esc(t)).join(' ')}</p>`, { style: DOCS_STYLE, ...(nT && { script: DOCS_SCRIPT }) });
 }
 
 function routed(d: PublicDeps, route: string): boolean {
@@ -176,18 +189,4 @@ function mcpHint(d: PublicDeps, m: ReturnType<typeof metadata>): string {
       : `send ${bearer} with the token the operator gave you.`;
   const ws = routed(d, '/ws') ? '; JSON-RPC over WebSocket at <code>/ws</code>' : '';
   return `<p>MCP clients connect to <code>${esc(url)}</code> (Streamable HTTP${ws}).<br>Auth: ${auth}</p>`;
-}
-
-/** A tool's MCP Apps view and whether only views may call it (app-only tools have no /svc snippet: /svc does not serve them). */
-function appsNote(t: ToolEntry): string {
-  const uri = t.def.ui?.resourceUri;
-  return (uri ? ` · view: <code>${esc(uri)}</code> (MCP Apps)` : '') + (t.appOnly ? ' · app-only: called from views by MCP clients that declare MCP Apps' : '');
-}
-
-/** The tool's curl command; a note when its example body does not meet the tool's own input schema. */
-function snippet(t: ToolEntry, baseUrl: string, bearer: boolean): string {
-  const body = exampleInput(t.def.input_schema);
-  const ok = t.validate(structuredClone(body));
-  const note = ok ? '' : `<p class="muted">Edit the body before running: ${esc(summarize(inputProblems(t.validate.errors)))}.</p>`;
-  return `<pre class="cmd">${esc(curlForTool({ baseUrl, tool: t.def.name, body, bearer }))}</pre>${note}`;
 }

@@ -124,7 +124,7 @@ describe('upstreams: roots/list from an upstream reaches a caller that declared 
     const names = listing.tools.map((t) => t.name);
     assert.ok(names.includes('f.ask') && !names.includes('f.sample'), names.join(' '));
     const docs = await (await fetch(`${gw.url}/docs`)).text();
-    const section = (name: string) => docs.slice(docs.indexOf(`<section id="tool-${name}">`), docs.indexOf('</section>', docs.indexOf(`<section id="tool-${name}">`)));
+    const section = (name: string) => docs.slice(docs.indexOf(`<section class="tool" id="tool-${name}">`), docs.indexOf('</section>', docs.indexOf(`<section class="tool" id="tool-${name}">`)));
     assert.match(section('f.sample'), /asks its caller for sampling: MCP clients that can answer only \(not on \/svc\)/);
     assert.ok(!section('f.sample').includes('/svc/tools/f.sample'), '/docs shows no /svc curl for it');
     assert.ok(section('f.ask').includes('/svc/tools/f.ask'), 'an unmarked tool keeps its curl');

@@ -10,7 +10,7 @@ export function unescapeHtml(s: string): string {
 
 /** The curl command of one tool, as a reader copies it from the page. */
 export function snippetOf(html: string, tool: string): string {
-  const section = new RegExp(`<section id="tool-${tool.replace(/\./g, '\\.')}">([\\s\\S]*?)</section>`).exec(html)?.[1];
+  const section = new RegExp(`<section class="tool" id="tool-${tool.replace(/\./g, '\\.')}">([\\s\\S]*?)</section>`).exec(html)?.[1];
   assert.ok(section, `no section for ${tool}`);
   const pre = /<pre class="cmd">([\s\S]*?)<\/pre>/.exec(section)?.[1];
   assert.ok(pre, `no curl command for ${tool}`);

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CLI, ROOT, run, STACK_FRAME } from '../helpers/cli.js';
 
-const COMMANDS = ['serve', 'validate', 'init', 'explain', 'diff', 'keys', 'upstreams', 'import', 'hash-password'];
+const COMMANDS = ['serve', 'validate', 'init', 'explain', 'cost', 'diff', 'keys', 'upstreams', 'import', 'hash-password'];
 const SCHEMA = readFileSync(join(ROOT, 'schema', 'svc.schema.json'), 'utf8');
 
 /** The $schema reference on the first line of a written manifest. */

@@ -14,6 +14,7 @@ import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { loadManifest } from '../../src/manifest/index.js';
 import { serve, type Served } from '../../src/server/listen.js';
+import { DOCS_CSP, DOCS_SCRIPT } from '../../src/transports/docs-page.js';
 import { waitFor } from '../helpers/wait.js';
 
 const silent = pino({ level: 'silent' });
@@ -378,7 +379,9 @@ describe('/svc and public routes over HTTP', function () {
       const html = r.text;
       assert.ok(!html.includes("<script>alert('docs-xss')"), 'a <script> in a description must not reach the page raw');
       assert.ok(/&lt;script&gt;alert\((&#39;|&#x27;)docs-xss(&#39;|&#x27;)\)&lt;\/script&gt;/.test(html), 'the description appears escaped');
-      assert.ok(!/<script/i.test(html), 'the page carries no script at all');
+      // One script, the page's own (its search box and schemas), and only it may run: the CSP allows it by hash.
+      assert.deepEqual([...html.matchAll(/<script[^>]*>([\s\S]*?)<\/script>/gi)].map((m) => m[1]), [DOCS_SCRIPT], 'the page carries no script but its own');
+      assert.equal(r.headers.get('content-security-policy'), DOCS_CSP);
       for (const name of TOOLS) {
         const start = html.indexOf(`id="tool-${name}"`);
         assert.ok(start !== -1, `tool ${name} is on /docs`);

@@ -3,7 +3,7 @@
 // --bogus` and the usage printed after it cannot drift from what is accepted), its help
 // describes each of them, every command but serve takes --log-json, every command that reads a
 // manifest to look at it takes --allow-unset-env (serve says in its help why it does not), the
-// offline switch is one pair --io/--no-io on validate, explain and diff, and `fastsvc --help`
+// offline switch is one pair --io/--no-io on validate, explain, cost and diff, and `fastsvc --help`
 // gives each command its one-line summary under its usage line.
 
 import assert from 'node:assert/strict';
@@ -32,13 +32,13 @@ describe('the command table', () => {
 
   it('the commands that read a manifest to look at it take --allow-unset-env; serve does not, and says why', () => {
     const taking = Object.entries(COMMANDS).filter(([, c]) => Object.hasOwn(c.options, 'allow-unset-env')).map(([n]) => n);
-    assert.deepEqual(taking, ['validate', 'explain', 'diff', 'keys', 'upstreams']);
+    assert.deepEqual(taking, ['validate', 'explain', 'cost', 'diff', 'keys', 'upstreams']);
     assert.match(COMMANDS.serve!.help, /no --allow-unset-env here: a server never runs on placeholders/);
   });
 
-  it('the offline switch is --io/--no-io on validate, explain and diff, each help saying its default', () => {
+  it('the offline switch is --io/--no-io on validate, explain, cost and diff, each help saying its default', () => {
     const taking = Object.entries(COMMANDS).filter(([, c]) => Object.hasOwn(c.options, 'io') || Object.hasOwn(c.options, 'no-io')).map(([n]) => n);
-    assert.deepEqual(taking, ['validate', 'explain', 'diff']);
+    assert.deepEqual(taking, ['validate', 'explain', 'cost', 'diff']);
     for (const n of taking) {
       const c = COMMANDS[n]!;
       assert.ok(Object.hasOwn(c.options, 'io') && Object.hasOwn(c.options, 'no-io'), n);
@@ -47,6 +47,7 @@ describe('the command table', () => {
     }
     assert.match(COMMANDS.validate!.help, /open \(the default\)/);
     assert.match(COMMANDS.explain!.help, /or not \(the default\)/);
+    assert.match(COMMANDS.cost!.help, /or not \(the default\)/);
   });
 
   it('fastsvc --help gives each command its summary, on the line under its usage', () => {
