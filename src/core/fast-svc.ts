@@ -4,7 +4,7 @@
 // compiled into a frozen Catalog only by catalog.ts.
 
 import { SvcError } from '../errors.js';
-import type { CacheHint, Limit, PromptDef, ResourceDef, ToolDef } from './types.js';
+import type { CacheHint, DiscoverySettings, Limit, PromptDef, ResourceDef, ToolDef } from './types.js';
 
 /**
  * Quotas per principal class (manifest `limits`); external: each external issuer's (external_issuers[].limits),
@@ -22,6 +22,8 @@ export interface FastSvcOptions {
   cache?: CacheHint;
   /** Quotas per principal class, across every capability. */
   limits?: ClassLimits;
+  /** How MCP clients are shown the tools (absent: direct). */
+  discovery?: DiscoverySettings;
 }
 
 export class FastSvc {
@@ -31,6 +33,7 @@ export class FastSvc {
   readonly instructions?: string;
   readonly cache?: CacheHint;
   readonly limits?: ClassLimits;
+  readonly discovery?: DiscoverySettings;
   readonly tools = new Map<string, ToolDef>();
   readonly resources = new Map<string, ResourceDef>();
   readonly prompts = new Map<string, PromptDef>();
@@ -42,6 +45,7 @@ export class FastSvc {
     this.instructions = opts.instructions;
     this.cache = opts.cache;
     this.limits = opts.limits;
+    this.discovery = opts.discovery;
   }
 
   tool(def: ToolDef): this {
