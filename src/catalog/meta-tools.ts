@@ -128,9 +128,10 @@ const NEXT: Record<SearchKind, (session: boolean) => string> = {
   resource: () => 'resources/read {uri} reads one (a template: fill in its {variables})',
 };
 
-/** A match as the answer shows it: no score (it compares within one search only), `why` in one short line. */
+/** A match as the answer shows it: no score (it compares within one search only), `why` in one short line (`term~word: fields`). */
 function match(m: SearchMatch): Record<string, unknown> {
-  const why = m.why.map((w) => `${w.term}${w.via ? `~${w.via}` : ''}: ${w.fields.join(',')}`).join('; ');
+  // Argument fields (arg:body.title, …) as one word: which arguments matched is in the full definition.
+  const why = m.why.map((w) => `${w.term}${w.via ? `~${w.via}` : ''}: ${[...new Set(w.fields.map((f) => (f.startsWith('arg:') ? 'args' : f)))].join(',')}`).join('; ');
   return { name: m.name, ...(m.title && m.title !== m.summary && { title: m.title }), summary: m.summary, args: m.args, why };
 }
 
