@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { FastSvc } from '../../src/core/fast-svc.js';
 import { buildCatalog, type Catalog } from '../../src/core/catalog.js';
-import type { DiscoverySettings, Principal } from '../../src/core/types.js';
+import type { DiscoverySettings, JsonSchemaObject, Principal } from '../../src/core/types.js';
 import { Runtime } from '../../src/runtime/runtime.js';
 import { McpSession } from '../../src/mcp/protocol.js';
 import type { JsonRpcMessage, JsonRpcResponse } from '../../src/mcp/jsonrpc.js';
@@ -23,7 +23,7 @@ import { textCost } from '../../src/catalog/catalog-cost.js';
 import { loadManifest } from '../../src/manifest/index.js';
 
 const log = pino({ level: 'silent' });
-const schema = { type: 'object', properties: { who: { type: 'string', description: 'who to greet' } }, required: ['who'] } as const;
+const schema: JsonSchemaObject = { type: 'object', properties: { who: { type: 'string', description: 'who to greet' } }, required: ['who'] };
 
 function app(discovery: DiscoverySettings | undefined, o: { drop?: string; shadow?: boolean; tools?: number } = {}): Catalog {
   const svc = new FastSvc({ name: 'unit', instructions: 'be nice', ...(discovery && { discovery }) });
@@ -39,8 +39,8 @@ function app(discovery: DiscoverySettings | undefined, o: { drop?: string; shado
   return buildCatalog(svc);
 }
 
-const reader: Principal = { sub: 'r', kind: 'token', scopes: new Set(['read']) };
-const admin: Principal = { sub: 'a', kind: 'token', scopes: new Set(['read', 'admin']) };
+const reader: Principal = { sub: 'r', kind: 'static', scopes: new Set(['read']) };
+const admin: Principal = { sub: 'a', kind: 'static', scopes: new Set(['read', 'admin']) };
 
 async function session(runtime: Runtime, sent: JsonRpcMessage[] = []): Promise<McpSession> {
   const s = new McpSession({ runtime, logger: log, transport: 'mcp', send: (m) => (sent.push(m), true) });
