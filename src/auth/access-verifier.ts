@@ -19,7 +19,7 @@ import type { Principal } from '../core/types.js';
 import type { SvcError } from '../errors.js';
 import type { AccessTokenVerifier } from './gate.js';
 import { DPOP_ALGS, DpopVerifier } from './dpop.js';
-import { resourceMetadata, type ResourceMetadata } from './resource-metadata.js';
+import { resourceMetadata, type EndpointResources, type ResourceMetadata } from './resource-metadata.js';
 import type { OAuthServer } from './oauth/server.js';
 import type { ExternalIssuers } from './external/issuers.js';
 
@@ -34,6 +34,8 @@ export interface AccessVerifierOptions {
   scopes: readonly string[];
   /** resource_name. */
   name: string;
+  /** The named endpoints, each a protected resource of its own. */
+  endpoints?: EndpointResources;
 }
 
 /** The verifier, with the protected-resource metadata to mount. */
@@ -43,7 +45,7 @@ export function createAccessVerifier(o: AccessVerifierOptions): AccessVerifier {
   const { builtin, external } = o;
   const dpop = builtin?.dpop ?? (external ? new DpopVerifier({ mode: 'allowed', nonces: false, origin: o.origin, secret: randomBytes(32) }) : undefined);
   const metadata = resourceMetadata({
-    origin: o.origin, routes: o.routes, scopes: o.scopes, name: o.name,
+    origin: o.origin, routes: o.routes, scopes: o.scopes, name: o.name, ...(o.endpoints && { endpoints: o.endpoints }),
     authorizationServers: [...(builtin ? [builtin.issuer] : []), ...(external?.issuers ?? [])],
     ...(dpop && { dpop: { algs: DPOP_ALGS, required: dpop.mode === 'required' } }),
   });

@@ -27,7 +27,7 @@ export async function cmdValidate(file: string, flags: Values): Promise<number> 
     const here = checked.locate(p);
     const parent = checked.locate(p.slice(0, -1));
     return here.line !== parent.line || here.col !== parent.col;
-  }).map((w) => {
+  }, checked.plan.toolOrigins).map((w) => {
     const at = checked.locate(w.path);
     return { ...w, path: '/' + w.path.join('/'), line: at.line, col: at.col };
   }) : [];

@@ -15,6 +15,7 @@ import type { CacheHint, DiscoverySettings, JsonSchemaObject, Limit, PromptDef, 
 import { checkInputSchema, InputValidators } from './input-schemas.js';
 import { compileGuard, type Guard } from './guard.js';
 import { fitListing, promptListing, resourceListing, toolListing } from './list-entry.js';
+import type { EndpointDef } from './endpoint.js';
 
 /** A capability's access rule (required scopes, tenant-bound patterns, bound arguments) and its quota. */
 export interface Guarded extends Guard {
@@ -89,6 +90,10 @@ export interface Catalog {
   readonly withheld?: ReadonlyMap<string, Withheld>;
   /** The withheld templates' matchers, so that a read of a URI one of them matches is told it is withheld. */
   readonly withheldTemplates?: readonly (Withheld & { readonly regex: RegExp })[];
+  /** The named endpoints (manifest `endpoints`), by name; each is served as a view of this catalog (catalog/endpoint-view.ts). */
+  readonly endpoints?: ReadonlyMap<string, EndpointDef>;
+  /** Set on an endpoint's view only: the endpoint it is the view of. The default endpoint's view is the catalog itself. */
+  readonly endpoint?: EndpointDef;
 }
 
 export interface Withheld {
@@ -170,6 +175,7 @@ export function buildCatalog(svc: FastSvc, opts: { hash?: string; listPage?: Lis
     ...(opts.listPage !== undefined && { listPage: opts.listPage }),
     ...(opts.withheld?.size && { withheld: opts.withheld }),
     ...(withheldTemplates.length && { withheldTemplates: Object.freeze(withheldTemplates) }),
+    ...(svc.endpoints.size && { endpoints: new Map(svc.endpoints) as ReadonlyMap<string, EndpointDef> }),
   });
 }
 

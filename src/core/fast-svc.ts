@@ -1,10 +1,11 @@
-// FastSvc: the application — its tools, resources and prompts — as the code API
-// builds it and as the YAML loader builds it. Guarantees: names are unique per
+// FastSvc: the application — its tools, resources and prompts, and its named endpoints — as
+// the code API builds it and as the YAML loader builds it. Guarantees: names are unique per
 // kind (a duplicate throws DUPLICATE_NAME); definitions are stored as given and
 // compiled into a frozen Catalog only by catalog.ts.
 
 import { SvcError } from '../errors.js';
 import type { CacheHint, DiscoverySettings, Limit, PromptDef, ResourceDef, ToolDef } from './types.js';
+import { endpointNameProblem, type EndpointDef } from './endpoint.js';
 
 /**
  * Quotas per principal class (manifest `limits`); external: each external issuer's (external_issuers[].limits),
@@ -37,6 +38,8 @@ export class FastSvc {
   readonly tools = new Map<string, ToolDef>();
   readonly resources = new Map<string, ResourceDef>();
   readonly prompts = new Map<string, PromptDef>();
+  /** Named endpoints (compileEndpoint() makes one from the manifest's shape), served at /mcp/NAME, /ws/NAME, /svc/NAME. */
+  readonly endpoints = new Map<string, EndpointDef>();
 
   constructor(opts: FastSvcOptions) {
     this.name = opts.name;
@@ -62,6 +65,14 @@ export class FastSvc {
 
   prompt(def: PromptDef): this {
     add(this.prompts, def.name, def, 'prompt');
+    return this;
+  }
+
+  /** A named endpoint; a name that is reserved or no path segment throws ENDPOINT_CONFIG. */
+  endpoint(def: EndpointDef): this {
+    const bad = endpointNameProblem(def.name);
+    if (bad) throw new SvcError('ENDPOINT_CONFIG', bad, { path: `/endpoints/${def.name}` });
+    add(this.endpoints, def.name, def, 'endpoint');
     return this;
   }
 }

@@ -152,6 +152,12 @@ export interface SvcManifest {
      */
     shared?: boolean;
   };
+  /**
+   * Named endpoints (virtual servers): each serves a selection of the catalog at its own paths — /mcp/NAME (both MCP revisions), /ws/NAME and /svc/NAME/… (GET /svc/NAME, POST /svc/NAME/tools/X …) — with its own server name, instructions and, optionally, scopes a caller must hold to use it at all. A capability outside an endpoint does not exist there. The default endpoint (/mcp, /ws, /svc) keeps serving everything. With OAuth each endpoint is its own protected resource (RFC 9728 metadata at /.well-known/oauth-protected-resource/mcp/NAME). See docs/endpoints.md.
+   */
+  endpoints?: {
+    [k: string]: Endpoint;
+  };
 }
 /**
  * Listening socket and request limits.
@@ -1912,6 +1918,48 @@ export interface OpenApiSource {
    * Each tool's `http.max_bytes` (default: the http backend's).
    */
   max_bytes?: number | string;
+}
+/**
+ * One named endpoint (docs/endpoints.md).
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "Endpoint".
+ */
+export interface Endpoint {
+  /**
+   * serverInfo.name on initialize and in the 2026-07-28 results' _meta. Default: the manifest's name, "/" and the endpoint's name.
+   */
+  server_name?: string;
+  /**
+   * The endpoint's own instructions to the model (initialize, server/discover). Default: none.
+   */
+  instructions?: string;
+  /**
+   * Scopes a caller must hold, all of them, to use the endpoint at all: checked at the door, before any method (403 insufficient_scope naming them); each must be declared in profile.scopes. Each capability's own required_scopes still apply.
+   */
+  required_scopes?: Scope[];
+  select?: EndpointSelect;
+  discovery?: Discovery;
+}
+/**
+ * Which capabilities the endpoint serves. Absent: everything. Each key is a list that matches when any of its items matches (OR); a capability is served when every key given matches it (AND). An empty list matches nothing.
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "EndpointSelect".
+ */
+export interface EndpointSelect {
+  /**
+   * Globs over tool and prompt names and resource URIs (a template: its URI template): * any run of characters, ? one character; the whole name must match. E.g. github_*, notes.*, file:///docs/*.
+   */
+  names?: string[];
+  /**
+   * Where a capability comes from: an `openapi` source's or an upstream's name, or `manifest` for the manifest's own tools, resources and prompts.
+   */
+  sources?: string[];
+  /**
+   * Tags a tool carries (an OpenAPI operation's tags): a tool with any of them. Resources and prompts carry no tags, so a `tags` selection leaves them out.
+   */
+  tags?: string[];
 }
 /**
  * The code API's server config (createApp(svc, config), serve()): a manifest's server, routes, auth, oauth and profile sections, plus where relative paths resolve and where the config came from. svc.yaml's loader builds exactly this.

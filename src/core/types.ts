@@ -30,6 +30,11 @@ export interface Principal {
   /** Sign-in through another identity provider (oauth.login.mode upstream): the name of the provider the person signed in at. */
   readonly signedInAt?: string;
   /**
+   * The named endpoints the credential was minted for (its audience names them: an RFC 8707 resource
+   * indicator such as https://host/mcp/github); it is accepted only there. Absent: on every endpoint.
+   */
+  readonly endpoints?: readonly string[];
+  /**
    * Claims of the credential: a static token's or OAuth user's `claims`, or those kept from
    * an ID-JAG, an upstream login's rule or an external issuer's token; usable in a tool's bind.
    */

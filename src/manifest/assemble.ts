@@ -104,6 +104,7 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
   for (const [i, p] of (m.prompts ?? []).entries()) await attempt(['prompts', i], async () => {
     svc.prompt(io ? await promptDef(p, env) : { ...promptMeta(p), get: notBuilt });
   });
+  for (const e of plan.endpoints) svc.endpoint(e);
   const clients: NonNullable<SvcServerConfig['oauth']>['clients'] = m.oauth?.clients?.map((c) => c);
   for (const [i, c] of (m.oauth?.clients ?? []).entries()) {
     if (c.client_secret_file && io) await attempt(['oauth', 'clients', i, 'client_secret_file'], () => {

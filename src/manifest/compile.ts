@@ -23,6 +23,8 @@ import type { SvcManifest, Tool, Upstream } from '../core/manifest-types.gen.js'
 import { KNOWN_ROUTES } from '../core/config.js';
 import { planViews, type ViewsPlan } from './views.js';
 import type { ToolOrigin } from './openapi-sources.js';
+import { compileEndpoint, endpointNameProblem, MANIFEST_SOURCE, type EndpointDef } from '../core/endpoint.js';
+import { closestName } from '../util/did-you-mean.js';
 
 const RESOURCE_SOURCES = ['text', 'blob', 'file', 'http', 'module'] as const;
 
@@ -36,6 +38,8 @@ export interface Plan {
   readonly views: ViewsPlan;
   /** Tools an `openapi` source made: each one's source and operation tags, by name (manifest/openapi-sources.ts). */
   readonly toolOrigins?: ReadonlyMap<string, ToolOrigin>;
+  /** The named endpoints, compiled (their globs made RegExps once, here). */
+  readonly endpoints: readonly EndpointDef[];
 }
 
 type Path = (string | number)[];
@@ -161,8 +165,27 @@ export function compilePlan(m: SvcManifest, file: string, locate: Locate): { pla
   unique((m.upstreams ?? []).map((u) => u.name), ['upstreams'], 'upstream', problem);
   m.upstreams?.forEach((u, i) => checkUpstream(u, ['upstreams', i], problem, checkScopes));
 
+  // Endpoints: names that are path segments and not /svc's own, scopes declared, sources that exist.
+  const sources = [...(m.openapi ?? []).map((o) => o.name), ...(m.upstreams ?? []).map((u) => u.name)];
+  for (const [name, e] of Object.entries(m.endpoints ?? {})) {
+    const path: Path = ['endpoints', name];
+    const bad = endpointNameProblem(name);
+    if (bad) problem('ENDPOINT_CONFIG', path, bad);
+    checkScopes(e.required_scopes, [...path, 'required_scopes'], `endpoint ${name}`);
+    e.select?.sources?.forEach((s, i) => {
+      const at: Path = [...path, 'select', 'sources', i];
+      if (s === MANIFEST_SOURCE) {
+        if (sources.includes(s)) problem('ENDPOINT_CONFIG', at, `endpoint ${name}: ${s} in select.sources means the manifest's own capabilities, and a source is also named ${s}: rename that source`);
+      } else if (!sources.includes(s)) {
+        const near = closestName(s, [...sources, MANIFEST_SOURCE]);
+        problem('ENDPOINT_CONFIG', at, `endpoint ${name}: select.sources names ${s}, which is no openapi source or upstream of this manifest${near ? ` (did you mean ${near}?)` : ''}; known: ${[...sources, MANIFEST_SOURCE].join(', ')}`);
+      }
+    });
+  }
+
   if (problems.length) return { problems };
-  const plan: Plan = { manifest: m, scopes, publicRoutes: pub, protectedRoutes: prot, views };
+  const endpoints = Object.entries(m.endpoints ?? {}).map(([name, e]) => compileEndpoint(name, e));
+  const plan: Plan = { manifest: m, scopes, publicRoutes: pub, protectedRoutes: prot, views, endpoints };
   return { plan: deepFreeze(plan), problems };
 }
 

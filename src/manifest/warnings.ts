@@ -20,11 +20,18 @@
 // (server.list_page_bytes) is listed in short (core/list-entry.ts says how): the operator may
 // want to raise the page size.
 //
+// ENDPOINT_SELECTS_NOTHING: an endpoint whose selection takes none of the capabilities the manifest
+// and its openapi sources declare, where no upstream could fill it (none is selected): it would
+// serve nothing. An upstream's listing is not known offline, so an endpoint that may take one is
+// not warned about.
+//
 // LOCK_UPSTREAM_UNKNOWN is about the pin lock file, not the manifest: lock-check.ts gives it.
 
 import type { SvcManifest, Tool } from '../core/manifest-types.gen.js';
 import { CALL_ROUTES } from '../core/config.js';
 import { fitListing, promptListing, resourceListing, toolListing } from '../core/list-entry.js';
+import { compileEndpoint, MANIFEST_SOURCE, selects } from '../core/endpoint.js';
+import type { ToolOrigin } from './openapi-sources.js';
 
 /** A backend timeout above this (ms) makes `task: required` advisable. */
 export const TASK_ADVISED_AFTER_MS = 60_000;
@@ -36,6 +43,7 @@ export const WARNINGS = {
   OPENAPI_SKIPPED: 'An operation of an `openapi` source is not served because fastsvc cannot call it as the document describes it (a multipart or binary body, a `file` parameter, a parameter described by a media type, a method other than GET POST PUT PATCH DELETE, a Swagger 2.0 collection format OpenAPI 3 cannot express, a path placeholder without its parameter, a required parameter fastsvc cannot send such as a `Cookie` header, a GET with a required body); the message names its method, path and operationId and says why. Exclude it (`exclude`) to silence this.',
   OPENAPI_NOT_FETCHED: '`fastsvc validate` without `--network` does not fetch an `openapi` document at a URL, so the tools of that source were not checked; `--network` fetches it (serve always does).',
   LIST_ENTRY_SHORTENED: 'A capability\'s listing (its name, description and schemas as tools/list and GET /svc show them) is longer than one list page (`server.list_page_bytes`), so it is listed in short: a tool without its output schema, then with its input schema cut to the levels that fit (the call is still checked against the whole schema), then its description shortened. Raise `server.list_page_bytes` to list it whole.',
+  ENDPOINT_SELECTS_NOTHING: 'An endpoint\'s `select` takes none of the tools, resources and prompts the manifest and its `openapi` sources declare, and no upstream could add any (none is selected): the endpoint would serve nothing. An endpoint that may take an upstream\'s capabilities is not warned about (its listing is not known offline).',
   LOCK_UPSTREAM_UNKNOWN: 'The pin lock file beside the manifest (`svc.lock.json`) has an entry for an upstream the manifest does not declare (renamed or removed): it serves nothing, and `fastsvc upstreams accept` leaves it; remove the entry by hand, or restore the upstream. Reported at the entry\'s line in the lock file.',
 } as const;
 
@@ -103,9 +111,13 @@ function plainSelect(sql: string): boolean {
   return /^select\b/i.test(rest);
 }
 
-/** `written` says whether the file itself sets a path (the manifest given here has the schema's defaults filled in). */
-export function manifestWarnings(m: SvcManifest, written: (path: (string | number)[]) => boolean): Warning[] {
+/**
+ * `written` says whether the file itself sets a path (the manifest given here has the schema's defaults filled in);
+ * `origins`: the source and tags of each tool an `openapi` source made (Plan.toolOrigins).
+ */
+export function manifestWarnings(m: SvcManifest, written: (path: (string | number)[]) => boolean, origins?: ReadonlyMap<string, ToolOrigin>): Warning[] {
   const out: Warning[] = [];
+  out.push(...emptyEndpoints(m, origins));
   const others = servedToOthers(m);
   for (const [i, t] of (m.tools ?? []).entries()) {
     const instant = t.template !== undefined || t.content !== undefined; // renders at once, changes nothing
@@ -138,6 +150,35 @@ export function manifestWarnings(m: SvcManifest, written: (path: (string | numbe
     for (const [i, t] of (m.tools ?? []).entries()) shortened('tool', t.name, ['tools', i], toolListing(t as Parameters<typeof toolListing>[0], t.input_schema ?? { type: 'object', properties: {} }));
     for (const [i, r] of (m.resources ?? []).entries()) shortened('resource', r.name, ['resources', i], resourceListing(r));
     for (const [i, p] of (m.prompts ?? []).entries()) shortened('prompt', p.name, ['prompts', i], promptListing(p));
+  }
+  return out;
+}
+
+/** ENDPOINT_SELECTS_NOTHING (see the header). */
+function emptyEndpoints(m: SvcManifest, origins: ReadonlyMap<string, ToolOrigin> | undefined): Warning[] {
+  const out: Warning[] = [];
+  const upstreams = (m.upstreams ?? []).map((u) => u.name);
+  for (const [name, spec] of Object.entries(m.endpoints ?? {})) {
+    if (!spec.select) continue;
+    const sources = spec.select.sources;
+    if (upstreams.some((u) => !sources || sources.includes(u))) continue;
+    let sel;
+    try {
+      sel = compileEndpoint(name, spec).select;
+    } catch {
+      continue; // a name compile refuses: an error already
+    }
+    const own = (n: string) => selects(sel, n, undefined, undefined);
+    const any = (m.tools ?? []).some((t) => {
+      const o = origins?.get(t.name);
+      return selects(sel, t.name, o?.source, o?.tags);
+    }) || (m.resources ?? []).some((r) => own(r.uri ?? r.uri_template ?? '')) || (m.prompts ?? []).some((p) => own(p.name));
+    if (!any) {
+      out.push({
+        code: 'ENDPOINT_SELECTS_NOTHING', path: ['endpoints', name, 'select'],
+        message: `endpoint ${name}: its select takes none of the ${(m.tools ?? []).length} tools, ${(m.resources ?? []).length} resources and ${(m.prompts ?? []).length} prompts declared here (sources ${MANIFEST_SOURCE}${m.openapi?.length ? ` and ${m.openapi.map((o) => o.name).join(', ')}` : ''}): it would serve nothing`,
+      });
+    }
   }
   return out;
 }

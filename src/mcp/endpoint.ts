@@ -4,8 +4,10 @@
 // message goes to its session (protocol.ts: /ws brings the socket's own, on /mcp the
 // Mcp-Session-Id header names it or initialize opens it), and a subscriptions/listen is
 // handed back for the transport to open its stream. The transports keep only their framing.
-// Guarantees: a session is used only by the principal that opened it (anyone else is told
-// what an unknown id gets); one outcome per input, with the status the revision gives it and,
+// Guarantees: a session is used only by the principal that opened it, on the endpoint it was opened
+// on (anyone else, or anywhere else, is told what an unknown id gets); an Exchange on a named endpoint
+// (/mcp/NAME, /ws/NAME) carries that endpoint's view as its catalog and its name, which the sessions,
+// listens and follow-ups it opens keep; one outcome per input, with the status the revision gives it and,
 // for one request refused with a SvcError, that error (refusal) — the transport maps an access
 // refusal to its wire form in one place (HTTP: 403 step-up, 429 Retry-After); a session
 // counts as busy while it handles a message, so it is never swept or evicted mid-request.
@@ -41,8 +43,10 @@ export interface EndpointOptions {
 /** One inbound JSON value and what its transport knows about it. */
 export interface Exchange {
   readonly principal: Principal;
-  /** The policy snapshot the caller was authenticated with. */
+  /** The catalog of the policy snapshot the caller was authenticated with: on a named endpoint, that endpoint's view of it. */
   readonly catalog: Catalog;
+  /** The named endpoint the request came to (absent: the default endpoint). */
+  readonly endpoint?: string;
   readonly scope?: RequestScope;
   /** The request's HTTP headers (/mcp); /ws has none, so no header check applies there. */
   readonly headers?: HeaderView;
@@ -90,8 +94,8 @@ export class McpEndpoint {
    * Opens an admitted subscriptions/listen on `send`: the acknowledgement, then each notification; resolves to the
    * function that stops it. Rejects (nothing sent) when a shared task store cannot be read.
    */
-  listen(msg: JsonRpcRequest, principal: Principal, send: (m: JsonRpcNotification) => boolean): Promise<() => void> {
-    return this.#modern.listen(msg, principal, send);
+  listen(msg: JsonRpcRequest, principal: Principal, send: (m: JsonRpcNotification) => boolean, endpoint?: string): Promise<() => void> {
+    return this.#modern.listen(msg, principal, send, endpoint);
   }
 
   /** The final response that ends a listen stream (server shutdown). */
@@ -100,22 +104,22 @@ export class McpEndpoint {
   }
 
   /** The 2025 session of a /ws socket: registered at once, speaking on the socket. */
-  openSocketSession(principal: Principal, send: Sink): SessionEntry {
+  openSocketSession(principal: Principal, send: Sink, endpoint?: string): SessionEntry {
     const { sessions, runtime, logger, tasks } = this.#opts;
-    const entry = sessions.create(principal, 'ws', () => new McpSession({ runtime, logger, transport: 'ws', send, tasks }))!;
+    const entry = sessions.create(principal, 'ws', () => new McpSession({ runtime, logger, transport: 'ws', send, tasks, endpoint }), endpoint)!;
     sessions.add(entry);
     return entry;
   }
 
   /** GET and DELETE belong to 2025 sessions: the session the headers name, or the refusal. */
-  sessionTarget(headers: HeaderView, principal: Principal, method: string): SessionTarget {
+  sessionTarget(headers: HeaderView, principal: Principal, method: string, endpoint?: string): SessionTarget {
     const hv = headers('mcp-protocol-version');
     if (byHeaders(headers('mcp-session-id') !== undefined, hv) === 'modern') {
       return { ok: false, status: 405, allow: 'POST', error: new SvcError('INVALID_REQUEST', `MCP ${hv} has no ${method} on /mcp: send every request as a POST`) };
     }
     const bad = versionProblem(hv);
     if (bad) return { ok: false, status: bad.status, error: bad };
-    const found = this.#find(headers, principal);
+    const found = this.#find(headers, principal, endpoint);
     return found instanceof SvcError ? { ok: false, status: found.status, error: found } : { ok: true, entry: found };
   }
 
@@ -150,7 +154,7 @@ export class McpEndpoint {
         if (!opened) return refused(new SvcError('NOT_READY', 'too many MCP sessions are busy; retry later'));
         x.session = opened;
       } else {
-        const found = this.#find(x.headers!, x.principal);
+        const found = this.#find(x.headers!, x.principal, x.endpoint);
         if (found instanceof SvcError) return refused(found);
         x.session = found;
       }
@@ -179,15 +183,15 @@ export class McpEndpoint {
   /** A new /mcp session for an initialize (not registered until it succeeds), or undefined at the session cap. */
   #open(x: Exchange): SessionEntry | undefined {
     const { sessions, runtime, logger, tasks, transport } = this.#opts;
-    const e = sessions.create(x.principal, transport, (entry) => new McpSession({ runtime, logger, transport, send: (m) => SessionRegistry.send(entry, m), tasks }));
+    const e = sessions.create(x.principal, transport, (entry) => new McpSession({ runtime, logger, transport, send: (m) => SessionRegistry.send(entry, m), tasks, endpoint: x.endpoint }), x.endpoint);
     if (!e) runtime.observer.limited('mcp_session_cap', '/mcp', transport, x.principal, undefined, x.scope);
     return e;
   }
 
-  #find(headers: HeaderView, p: Principal): SessionEntry | SvcError {
+  #find(headers: HeaderView, p: Principal, endpoint: string | undefined): SessionEntry | SvcError {
     const id = headers('mcp-session-id');
     if (!id) return new SvcError('INVALID_REQUEST', 'the Mcp-Session-Id header is required after initialize');
-    return this.#opts.sessions.find(id, p) ?? new SvcError('NOT_FOUND', 'unknown or ended MCP session');
+    return this.#opts.sessions.find(id, p, endpoint) ?? new SvcError('NOT_FOUND', 'unknown or ended MCP session');
   }
 }
 

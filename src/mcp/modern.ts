@@ -15,6 +15,7 @@
 // caller's own tasks named there, re-authorized on every change.
 
 import { isSvcError, SvcError } from '../errors.js';
+import { changesFor } from '../policy/store.js';
 import type { Catalog } from '../core/catalog.js';
 import type { CacheHint, CallChannel, CallContext, LogLevel, Principal } from '../core/types.js';
 import type { Logger } from '../log.js';
@@ -160,12 +161,12 @@ export class ModernProtocol {
    * (wherever they run, when replicas share a task store). Rejects, having sent nothing, when the
    * shared task store cannot be read.
    */
-  async listen(msg: JsonRpcRequest, principal: Principal, send: (m: JsonRpcNotification) => boolean): Promise<() => void> {
+  async listen(msg: JsonRpcRequest, principal: Principal, send: (m: JsonRpcNotification) => boolean, endpoint?: string): Promise<() => void> {
     const rt = this.#opts.runtime;
     const filter = isObject(msg.params?.notifications) ? msg.params!.notifications as Record<string, unknown> : {};
     const honored: Record<string, unknown> = {};
     for (const k of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged']) if (filter[k] === true) honored[k] = true;
-    const cat0 = rt.current();
+    const cat0 = rt.current(endpoint);
     const meta = isObject(msg.params?._meta) ? msg.params!._meta as Record<string, unknown> : {};
     const apps = declaresApps(isObject(meta[META.clientCapabilities]) ? meta[META.clientCapabilities] as Record<string, unknown> : {});
     const uris = Array.isArray(filter.resourceSubscriptions)
@@ -176,19 +177,20 @@ export class ModernProtocol {
     const note = (method: string, extra?: Record<string, unknown>) => send({ jsonrpc: '2.0', method, params: { _meta: tag, ...extra } });
     const tasks = this.#opts.tasks;
     const followed = tasks && Array.isArray(filter.taskIds)
-      ? await tasks.follow(filter.taskIds.filter((t): t is string => typeof t === 'string'), { principal, transport: this.#opts.transport })
+      ? await tasks.follow(filter.taskIds.filter((t): t is string => typeof t === 'string'), { principal, transport: this.#opts.transport, catalog: cat0, ...(endpoint && { endpoint }) })
       : undefined;
     if (followed) honored.taskIds = followed.ids;
     // From here on synchronous: the acknowledgement goes out before any notification.
     send({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: tag, notifications: honored } });
-    const unfollow = followed?.watch((t) => note('notifications/tasks', detailedTask(t, rt.current())));
+    const unfollow = followed?.watch((t) => note('notifications/tasks', detailedTask(t, rt.current(endpoint))));
     const unwatch = (uris ?? []).map((uri) => rt.watchResource(uri, () => {
-      if (rt.mayStillRead(uri, principal)) note('notifications/resources/updated', { uri });
+      if (rt.mayStillRead(uri, principal, endpoint)) note('notifications/resources/updated', { uri });
     }, cat0));
     let seen = cat0;
-    const stop = rt.onChange((c) => {
+    const stop = rt.onChange((all) => {
+      const c = changesFor(all, endpoint);
       const prev = seen;
-      const next = (seen = rt.current());
+      const next = (seen = rt.current(endpoint));
       const changed = (list: (p: Principal, cat: Catalog, apps?: boolean) => object[]) => JSON.stringify(list.call(rt, principal, prev, apps)) !== JSON.stringify(list.call(rt, principal, next, apps));
       if (honored.toolsListChanged && c.tools && changed(rt.listTools)) note('notifications/tools/list_changed');
       if (honored.promptsListChanged && c.prompts && changed(rt.listPrompts)) note('notifications/prompts/list_changed');

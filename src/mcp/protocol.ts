@@ -8,9 +8,13 @@
 // SvcError in HandleOptions.refusal for the transport's wire form); a task's status
 // notification is sent only while the runtime still allows its starter to see it; a subscribed
 // resource whose source reports its changes (an upstream's) is watched while subscribed, and its
-// notifications/resources/updated sent only while the subscriber may still read it.
+// notifications/resources/updated sent only while the subscriber may still read it. A session opened
+// on a named endpoint (/mcp/NAME, /ws/NAME) lives in that endpoint's view: its serverInfo and
+// instructions are the endpoint's, its requests default to the view, and it is told of list changes
+// and resource updates only as the view shows them.
 
 import { isSvcError, SvcError } from '../errors.js';
+import { changesFor } from '../policy/store.js';
 import type { Catalog } from '../core/catalog.js';
 import type { CallChannel, LogLevel, Principal } from '../core/types.js';
 import { isObject, MethodNotFound, runMethod, str, type McpRuntime } from './methods.js';
@@ -47,6 +51,8 @@ export interface SessionOptions {
   maxSubscriptions?: number;
   /** The server's task engine: with it, 2025-11-25 sessions get the experimental tasks. */
   tasks?: TaskEngine;
+  /** The named endpoint the session was opened on (absent: the default endpoint). */
+  endpoint?: string;
 }
 
 export interface HandleOptions {
@@ -166,20 +172,22 @@ export class McpSession {
       supports: (method) => !NEEDS[method] || NEEDS[method]! in this.#clientCaps,
       ask: (call, method, params, timeoutMs) => this.#ask(call, method, params, timeoutMs),
     };
-    this.#unsubscribe = opts.runtime.onChange((c) => {
+    const endpoint = opts.endpoint;
+    this.#unsubscribe = opts.runtime.onChange((all) => {
       if (this.#state !== 'ready') return;
+      const c = changesFor(all, endpoint);
       if (c.tools) this.#notify('notifications/tools/list_changed');
       if (c.prompts) this.#notify('notifications/prompts/list_changed');
       if (c.resources) this.#notify('notifications/resources/list_changed');
       for (const [uri, sub] of this.#subs) {
-        if (opts.runtime.updatedBy(c, uri) && opts.runtime.mayStillRead(uri, sub.principal)) this.#notify('notifications/resources/updated', { uri });
+        if (opts.runtime.updatedBy(c, uri, opts.runtime.current(endpoint)) && opts.runtime.mayStillRead(uri, sub.principal, endpoint)) this.#notify('notifications/resources/updated', { uri });
       }
     });
     this.#untask = opts.tasks?.onChange((t) => {
       const starter = this.#tasks.get(t.id);
       if (!starter) return;
       if (TERMINAL.has(t.status)) this.#tasks.delete(t.id);
-      if (opts.runtime.mayDeliver(t.tool, t.args, { principal: starter, transport: opts.transport, log: opts.logger })) this.#notify('notifications/tasks/status', legacyTask(t));
+      if (opts.runtime.mayDeliver(t.tool, t.args, { principal: starter, transport: opts.transport, log: opts.logger, endpoint })) this.#notify('notifications/tasks/status', legacyTask(t));
     }) ?? (() => {});
   }
 
@@ -246,7 +254,7 @@ export class McpSession {
   async #request(msg: JsonRpcRequest, principal: Principal, opts: HandleOptions): Promise<JsonRpcResponse | undefined> {
     const id = msg.id;
     if (this.#state === 'closed') return errorOf(id, 'NOT_FOUND', 'session ended');
-    if (msg.method === 'initialize') return this.#initialize(msg);
+    if (msg.method === 'initialize') return this.#initialize(msg, opts.catalog ?? this.#opts.runtime.current(this.#opts.endpoint));
     if (msg.method === 'ping') return result(id, {});
     if (this.#state !== 'ready') return errorOf(id, 'INVALID_REQUEST', `send initialize before ${msg.method}`);
     if (this.#inflight.has(id)) return errorOf(id, 'INVALID_REQUEST', `request id ${JSON.stringify(id)} is already in use`);
@@ -255,7 +263,7 @@ export class McpSession {
     const call = new SessionCall(this.#port, opts.reply ?? this.#opts.send, token);
     this.#inflight.set(id, call);
     try {
-      const value = await this.#dispatch(msg, principal, call, opts.catalog ?? this.#opts.runtime.current(), opts.scope);
+      const value = await this.#dispatch(msg, principal, call, opts.catalog ?? this.#opts.runtime.current(this.#opts.endpoint), opts.scope);
       return call.aborted ? this.#interrupted(id, call) : result(id, value);
     } catch (e) {
       if (call.aborted) return this.#interrupted(id, call);
@@ -272,7 +280,7 @@ export class McpSession {
     return call.reason === CANCELLED ? undefined : errorOf(id, 'NOT_FOUND', 'session ended');
   }
 
-  #initialize(msg: JsonRpcRequest): JsonRpcResponse {
+  #initialize(msg: JsonRpcRequest, cat: Catalog): JsonRpcResponse {
     if (this.#state !== 'new') return errorOf(msg.id, 'INVALID_REQUEST', 'this session is already initialized');
     const p = msg.params ?? {};
     if (typeof p.protocolVersion !== 'string') return errorOf(msg.id, 'INVALID_INPUT', 'params.protocolVersion must be a string');
@@ -280,7 +288,6 @@ export class McpSession {
     this.#clientCaps = isObject(p.capabilities) ? p.capabilities : {};
     this.#apps = declaresApps(this.#clientCaps);
     this.#state = 'ready';
-    const cat = this.#opts.runtime.current();
     return result(msg.id, {
       protocolVersion: this.#version,
       capabilities: this.#opts.tasks && this.#version >= '2025-11-25' ? { ...SERVER_CAPABILITIES, tasks: LEGACY_TASKS_CAPABILITY } : SERVER_CAPABILITIES,
@@ -301,7 +308,7 @@ export class McpSession {
         }
         if (!this.#subs.has(uri)) {
           const unwatch = rt.watchResource(uri, () => {
-            if (this.#state === 'ready' && rt.mayStillRead(uri, principal)) this.#notify('notifications/resources/updated', { uri });
+            if (this.#state === 'ready' && rt.mayStillRead(uri, principal, this.#opts.endpoint)) this.#notify('notifications/resources/updated', { uri });
           }, cat);
           this.#subs.set(uri, { unwatch, principal });
         }

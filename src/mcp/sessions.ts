@@ -3,7 +3,8 @@
 // decode and encode; the registry owns the sessions' lifetime.
 // Guarantees: a session is found only by the principal that opened it (the same principalKey:
 // kind, issuer, subject and client) — any other caller is told exactly what an unknown id gets, so
-// its existence is not disclosed; the map's iteration order is recency order, so the
+// its existence is not disclosed, and only on the endpoint it was opened on (/mcp/NAME: a session of
+// another endpoint, or of the default one, is an unknown id there); the map's iteration order is recency order, so the
 // least recently used session is the first one; `sweep()` ends idle /mcp sessions
 // (not busy, no open stream) and runs by itself; at most `maxSessions` /mcp sessions
 // exist: opening one more ends the least recently used idle one, and fails when every
@@ -36,6 +37,8 @@ export interface SessionEntry {
   readonly sub: string;
   /** The principal's credential (an OAuth grant id), if it has one. */
   readonly credentialId?: string;
+  /** The named endpoint it was opened on; absent: the default endpoint. */
+  readonly endpoint?: string;
   readonly session: McpSession;
   lastSeen: number;
   /** Requests being handled right now; a busy session is never swept or evicted. */
@@ -74,13 +77,13 @@ export class SessionRegistry {
    * initialize succeeds; see add()). Undefined when the /mcp cap is reached and every
    * session is busy.
    */
-  create(p: Principal, transport: SessionTransport, makeSession: (entry: SessionEntry) => McpSession): SessionEntry | undefined {
+  create(p: Principal, transport: SessionTransport, makeSession: (entry: SessionEntry) => McpSession, endpoint?: string): SessionEntry | undefined {
     if (transport === 'mcp' && this.#counts.mcp >= this.#max) {
       const lru = this.#first((e) => e.transport === 'mcp' && !e.busy);
       if (!lru) return undefined;
       this.end(lru, 'evicted: session cap reached');
     }
-    const entry = { id: randomUUID(), transport, owner: principalKey(p), sub: p.sub, credentialId: p.credentialId, lastSeen: Date.now(), busy: 0 } as SessionEntry;
+    const entry = { id: randomUUID(), transport, owner: principalKey(p), sub: p.sub, credentialId: p.credentialId, ...(endpoint && { endpoint }), lastSeen: Date.now(), busy: 0 } as SessionEntry;
     (entry as { session: McpSession }).session = makeSession(entry);
     return entry;
   }
@@ -92,10 +95,10 @@ export class SessionRegistry {
     this.#log.debug({ session: entry.id, sub: entry.sub, transport: entry.transport, version: entry.session.protocolVersion }, 'mcp session opened');
   }
 
-  /** The session `id` names, if `p` opened it; it becomes the most recently used. */
-  find(id: string, p: Principal): SessionEntry | undefined {
+  /** The session `id` names, if `p` opened it on `endpoint` (absent: the default endpoint); it becomes the most recently used. */
+  find(id: string, p: Principal, endpoint?: string): SessionEntry | undefined {
     const e = this.#entries.get(id);
-    if (!e || e.owner !== principalKey(p)) return undefined;
+    if (!e || e.owner !== principalKey(p) || e.endpoint !== endpoint) return undefined;
     this.touch(e);
     return e;
   }

@@ -7,12 +7,15 @@
 // revision: what the manifest makes them from) — and tells each listener once, only when
 // something did (MCP sessions send list_changed and resources/updated from it). Restart-only settings stay
 // in the start-up config; reload status (last_reload, restart_required) is not
-// policy and lives with the server status.
+// policy and lives with the server status. changesFor(c, endpoint) narrows a change set to what an
+// endpoint's view shows (worked out once per change set and endpoint, however many sessions ask),
+// so an endpoint whose view did not change is told nothing.
 
 import type { Catalog, Guarded } from '../core/catalog.js';
 import type { Principal } from '../core/types.js';
 import type { ResolvedConfig } from '../core/config.js';
 import type { Logger } from '../log.js';
+import { viewOf } from '../catalog/endpoint-view.js';
 
 /** The static bearer tokens of a snapshot, as the server asks about them (auth/bearer.ts's TokenTable). */
 export interface StaticTokens {
@@ -45,6 +48,9 @@ export interface ChangeSet {
   prompts: boolean;
   /** The resources (by URI, or URI template) in both snapshots whose contents changed: their subscribers are told. */
   updated: ReadonlySet<string>;
+  /** The catalogs compared (absent: a change set made by hand): changesFor() compares an endpoint's views of them. */
+  before?: Catalog;
+  after?: Catalog;
 }
 
 const NONE: ReadonlySet<string> = new Set();
@@ -68,7 +74,8 @@ export class PolicyStore {
     const prev = this.#current;
     this.#current = Object.freeze({ ...next });
     const changes = diffLists(prev.catalog, next.catalog);
-    if (changes.tools || changes.resources || changes.prompts || changes.updated.size) {
+    // An endpoint's selection may change while the catalog's capabilities do not: its listeners then compare views.
+    if (changes.tools || changes.resources || changes.prompts || changes.updated.size || endpointsDiffer(prev.catalog, next.catalog)) {
       for (const fn of this.#listeners) {
         try {
           fn(changes);
@@ -86,8 +93,20 @@ export class PolicyStore {
   }
 }
 
+const perEndpoint = new WeakMap<ChangeSet, Map<string, ChangeSet>>();
+
+/** What change set `c` changed in the view of the endpoint named `endpoint` (undefined: the default endpoint, `c` itself). */
+export function changesFor(c: ChangeSet, endpoint: string | undefined): ChangeSet {
+  if (!endpoint || !c.before || !c.after) return c;
+  let byName = perEndpoint.get(c);
+  if (!byName) perEndpoint.set(c, (byName = new Map()));
+  let out = byName.get(endpoint);
+  if (!out) byName.set(endpoint, (out = diffLists(viewOf(c.before, endpoint), viewOf(c.after, endpoint))));
+  return out;
+}
+
 function diffLists(a: Catalog, b: Catalog): ChangeSet {
-  if (a === b) return { tools: false, resources: false, prompts: false, updated: NONE };
+  if (a === b) return { tools: false, resources: false, prompts: false, updated: NONE, before: a, after: b };
   const sig = (entries: Iterable<Guarded & { wire: object }>) => JSON.stringify([...entries].map((e) => [e.wire, e.required, e.patterns?.map((x) => x.source), e.bind]));
   return {
     // A change of how the tools are shown (discovery) changes what tools/list answers.
@@ -95,7 +114,16 @@ function diffLists(a: Catalog, b: Catalog): ChangeSet {
     resources: sig([...a.resources.values(), ...a.templates]) !== sig([...b.resources.values(), ...b.templates]),
     prompts: sig(a.prompts.values()) !== sig(b.prompts.values()),
     updated: revised(a, b),
+    before: a,
+    after: b,
   };
+}
+
+/** Whether two catalogs declare different endpoints (names, selections, scopes, what they say they are). */
+function endpointsDiffer(a: Catalog, b: Catalog): boolean {
+  if (a.endpoints === b.endpoints) return false;
+  const sig = (c: Catalog) => JSON.stringify([...c.endpoints?.values() ?? []].map((e) => [e, e.select?.names?.source, [...e.select?.sources ?? []], [...e.select?.tags ?? []]]));
+  return sig(a) !== sig(b);
 }
 
 /** The resources of both catalogs whose revision differs, keyed as resourceKey() keys them. */

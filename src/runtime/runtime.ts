@@ -29,6 +29,7 @@ import { PolicyStore, resourceKey, type ChangeSet, type PolicySnapshot } from '.
 import { Observer, UNKNOWN } from '../observe/observer.js';
 import { inBackendSpan, type CallSpan } from '../observe/tracing.js';
 import { JsonReply } from './backends/contract.js';
+import { viewOf } from '../catalog/endpoint-view.js';
 
 export type { ChangeSet, Kind, TaskAsk };
 
@@ -76,8 +77,11 @@ export interface TaskCallAsk<T> extends CallAsk {
   readonly startTask: (call: AdmittedTool, ctx: CallContext) => Promise<T>;
 }
 
-/** Who follows up, and where: what a follow-up's refusal needs to be logged. */
-type Follower = Pick<CallContext, 'principal' | 'transport' | 'log' | 'scope'>;
+/**
+ * Who follows up, and where: what a follow-up's refusal needs to be logged, and the endpoint it follows through
+ * (its view of the policy of the moment decides; absent: the default endpoint, the whole catalog).
+ */
+type Follower = Pick<CallContext, 'principal' | 'transport' | 'log' | 'scope'> & { readonly endpoint?: string };
 
 export interface RuntimeOptions {
   inlineLimit: number;
@@ -109,9 +113,10 @@ export class Runtime {
     return this.#obs;
   }
 
-  /** The catalog of the store's current snapshot. */
-  current(): Catalog {
-    return this.#store.current().catalog;
+  /** The catalog of the store's current snapshot, or its view through the endpoint named `endpoint`. */
+  current(endpoint?: string): Catalog {
+    const cat = this.#store.current().catalog;
+    return endpoint ? viewOf(cat, endpoint) : cat;
   }
 
   /** Replace only the catalog (through the store: one assignment); returns what changed and tells listeners. */
@@ -198,18 +203,19 @@ export class Runtime {
       ctx.log.info({ event: 'task.notification_withheld', sub: p.sub, transport: ctx.transport, tool }, `a status change of ${tool} was not sent to ${p.sub}: the credential that opened the stream is no longer current`);
       return false;
     }
-    const r = this.refollow(tool, args, p, snap.catalog);
+    const r = this.refollow(tool, args, p, viewOf(snap.catalog, ctx.endpoint));
     if (r) this.refusal(r, 'tool', tool, ctx); // logged (and audited) as a denial; nothing is thrown
     return !r;
   }
 
   /**
    * Whether a change of the resource `uri` may still reach `p` on a stream it opened earlier (a resources/subscribe,
-   * a subscriptions/listen): its credential still current, as for mayDeliver, and mayRead under the current policy.
+   * a subscriptions/listen): its credential still current, as for mayDeliver, and mayRead under the current policy
+   * (through the endpoint named `endpoint`, when the stream was opened on one).
    */
-  mayStillRead(uri: string, p: Principal): boolean {
+  mayStillRead(uri: string, p: Principal, endpoint?: string): boolean {
     const snap = this.#store.current();
-    return !lapsed(p, snap) && this.mayRead(uri, p, snap.catalog);
+    return !lapsed(p, snap) && this.mayRead(uri, p, viewOf(snap.catalog, endpoint));
   }
 
   /** Whether `p` may read the resource `uri` (a filter: subscriptions/listen; nothing is logged). */

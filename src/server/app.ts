@@ -30,6 +30,7 @@ import express, { type Application, type NextFunction, type Request, type Respon
 import expressWs from 'express-ws';
 import { buildCatalog, type Catalog } from '../core/catalog.js';
 import { logDiscovery } from '../catalog/discovery.js';
+import { viewOf } from '../catalog/endpoint-view.js';
 import type { FastSvc } from '../core/fast-svc.js';
 import { resolveConfig, profileScopes, type ResolvedConfig, type SvcServerConfig } from '../core/config.js';
 import { SvcError } from '../errors.js';
@@ -43,6 +44,7 @@ import type { Principal } from '../core/types.js';
 import { oauthServerFromConfig } from '../auth/oauth/server-from-config.js';
 import { externalIssuersFromConfig } from '../auth/external/issuers-from-config.js';
 import { createAccessVerifier } from '../auth/access-verifier.js';
+import { endpointResources } from '../auth/resource-metadata.js';
 import { parseByteSize } from '../util/bytes.js';
 import { svcTransport } from '../transports/svc-rest.js';
 import { mountMcp } from '../transports/mcp-http.js';
@@ -57,6 +59,7 @@ import { errorHandler, sendError } from '../transports/http-errors.js';
 import { corsHandler } from '../http/cors.js';
 import { callerResolver, forwardedBase } from '../http/forwarded.js';
 import { createFrontDoor } from '../transports/front-door.js';
+import { createEndpointDoor } from '../transports/endpoint-door.js';
 import { hostPolicy, hostRefusal } from '../http/host-check.js';
 import { publicHandlers, type ServerStatus } from '../transports/public-routes.js';
 import { Observer } from '../observe/observer.js';
@@ -153,27 +156,34 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
     : buildCatalog(s, { hash, listPage });
   const store = new PolicyStore({ catalog: catalogFor(svc, cfg.upstreams as UpstreamSpec[], cfg.config_hash), profile: cfg.profile, tokens }, log);
   const detachGateway = gateway?.attach(store);
-  // How the default endpoint lists its tools (discovery), logged at start-up and whenever its tools change.
-  logDiscovery(log, store.current().catalog);
-  const unlogDiscovery = store.onChange((c) => c.tools && logDiscovery(log, store.current().catalog));
+  // How each endpoint lists its tools (discovery), logged at start-up and whenever tools or endpoints change.
+  const logEndpoints = () => {
+    const cat = store.current().catalog;
+    logDiscovery(log, cat);
+    for (const name of cat.endpoints?.keys() ?? []) logDiscovery(log, viewOf(cat, name), name);
+  };
+  logEndpoints();
+  const unlogDiscovery = store.onChange((c) => (c.tools || c.before?.endpoints !== c.after?.endpoints) && logEndpoints());
   const unwatchTokens = watchTokenFiles(store, log);
   const listenUrl = opts.listenUrl ?? `http://${cfg.server.host}:${cfg.server.port}`;
   const baseUrl = () => cfg.base_url ?? listenUrl;
   const caller = callerResolver(cfg.server.trust_proxy);
-  const oauth = await oauthServerFromConfig(cfg, { baseUrl: baseUrl(), logger: log, name: svc.name, caller, observer });
+  // The named endpoints as protected resources (RFC 9728, RFC 8707 audiences), read from the live policy.
+  const endpointRes = endpointResources(new URL(baseUrl()).origin, cfg.routes.protected, () => store.current().catalog.endpoints?.keys());
+  const oauth = await oauthServerFromConfig(cfg, { baseUrl: baseUrl(), logger: log, name: svc.name, caller, observer, endpoints: endpointRes });
   // limits.shared: request quotas counted in the OAuth provider's database, across replicas.
   if (svc.limits?.shared && !(oauth?.provider instanceof PostgresOAuthProvider)) throw new SvcError('OAUTH_CONFIG', 'limits.shared needs oauth.provider.type postgres', { path: '/limits/shared' });
   const quotas = svc.limits?.shared && oauth?.provider instanceof PostgresOAuthProvider ? new SharedQuotas(oauth.provider) : undefined;
   const runtime = new Runtime(store, { inlineLimit: cfg.server.inline_limit, logger: log, observer, ...(quotas && { quotas }) });
   let external;
   try {
-    external = await externalIssuersFromConfig(cfg, { logger: log, builtinIssuer: oauth?.issuer });
+    external = await externalIssuersFromConfig(cfg, { logger: log, builtinIssuer: oauth?.issuer, endpoints: endpointRes });
   } catch (e) {
     await oauth?.close();
     throw e;
   }
   const verifier = oauth || external
-    ? createAccessVerifier({ builtin: oauth, external, origin: new URL(baseUrl()).origin, routes: cfg.routes.protected, scopes: issuedScopes(cfg), name: svc.name })
+    ? createAccessVerifier({ builtin: oauth, external, origin: new URL(baseUrl()).origin, routes: cfg.routes.protected, scopes: issuedScopes(cfg), name: svc.name, endpoints: endpointRes })
     : undefined;
   const gate = createGate({ policy: () => store.current(), oauth: verifier, realm: svc.name });
   const status: ServerStatus = { ready: false, draining: false, started_at: new Date().toISOString() };
@@ -193,6 +203,8 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
   if (cors) app.use((req: Request, res: Response, next: NextFunction) => void (cors(req, res) || next()));
 
   const guard = door.guard;
+  // Named endpoints (/mcp/NAME, /ws/NAME, /svc/NAME/…): one door for every transport; names are looked up in the live policy.
+  const endpointDoor = createEndpointDoor({ door, gate, store, log, observer });
 
   // The transports first: the hot paths match after one layer. Their paths never
   // overlap the OAuth engine's, which handles only its own paths.
@@ -206,11 +218,14 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
     maxRunning: cfg.server.task_max_running, maxRunningPerPrincipal: cfg.server.task_max_running_per_principal,
   });
   const svcT = isPublic('/svc') || isProtected('/svc') ? svcTransport({ runtime, gate, logger: log, bodyLimit, tasks, publicRoutes: cfg.routes.public, ipOf }) : undefined;
-  if (svcT) app.use('/svc', guard('/svc'), svcT.router);
+  if (svcT) {
+    app.use('/svc/:endpoint', endpointDoor.serve('/svc', svcT.router));
+    app.use('/svc', guard('/svc'), svcT.router);
+  }
   sessions = new SessionRegistry({ logger: log, idleMs: cfg.server.mcp_session_idle_ms, maxSessions: cfg.server.mcp_max_sessions });
   const rounds = inputRoundsFor(cfg.server, cfg.base_dir);
-  const mcp = isPublic('/mcp') || isProtected('/mcp') ? mountMcp(app, { runtime, gate, config: cfg, logger: log, sessions, rounds, tasks, guard: guard('/mcp'), ipOf }) : undefined;
-  if (isPublic('/ws') || isProtected('/ws')) mountWs(app, { runtime, gate, door, ipOf, store, config: cfg, logger: log, wss, sessions, rounds, tasks });
+  const mcp = isPublic('/mcp') || isProtected('/mcp') ? mountMcp(app, { runtime, gate, config: cfg, logger: log, sessions, rounds, tasks, guard: guard('/mcp'), ipOf, endpoints: endpointDoor }) : undefined;
+  if (isPublic('/ws') || isProtected('/ws')) mountWs(app, { runtime, gate, door, ipOf, store, config: cfg, logger: log, wss, sessions, rounds, tasks, endpoints: endpointDoor });
   verifier?.metadata.mount(app); // protected-resource metadata: every accepted issuer
   oauth?.mount(app); // discovery, OAuth endpoints, login/consent pages: no body parser of ours runs before them
   oauth?.onRevoked((grantId) => sessions.credentialRevoked(grantId)); // on every replica sharing the store

@@ -73,7 +73,8 @@ export interface StartRequest {
   scope?: RequestScope;
 }
 
-type Caller = { principal: Principal; transport: CallContext['transport']; catalog?: Catalog; scope?: RequestScope };
+/** Who asks about tasks: `catalog` the policy (an endpoint's view) of the request, `endpoint` the endpoint a follower's later deliveries are decided through. */
+type Caller = { principal: Principal; transport: CallContext['transport']; catalog?: Catalog; scope?: RequestScope; endpoint?: string };
 
 /** A follow(): the task ids it follows, for whom, and where each change goes. */
 interface Follower {
@@ -302,8 +303,8 @@ export class TaskEngine {
     return task;
   }
 
-  #ctx(who: Caller): { principal: Principal; transport: CallContext['transport']; log: Logger; scope?: RequestScope } {
-    return { principal: who.principal, transport: who.transport, log: this.#opts.logger, scope: who.scope };
+  #ctx(who: Caller): { principal: Principal; transport: CallContext['transport']; log: Logger; scope?: RequestScope; endpoint?: string } {
+    return { principal: who.principal, transport: who.transport, log: this.#opts.logger, scope: who.scope, ...(who.endpoint && { endpoint: who.endpoint }) };
   }
 
   /** Resolves when the caller's task is terminal (MCP 2025-11-25 tasks/result). */

@@ -16,13 +16,16 @@
 // reported to the Observer (a `deny` audit event, an auth-failure count) under the reason
 // the gate gave — for an external token, the check it failed (token_aud, token_exp,
 // introspection_inactive…) — and guard() runs the rest of the request in its request scope.
+// A credential minted for named endpoints only (Principal.endpoints: its audience names them) is
+// accepted on those endpoints' routes and refused everywhere else with the 401 of a token for another
+// resource (check token_audience) — on the default endpoint's path that costs one property read.
 // admitNow (the direct paths) reads a connection's Authorization header once while it stays the
 // same — syntax only: every request still asks the token caches, which alone decide validity.
 
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { NextFunction, Request, Response } from 'express';
-import type { AuthGate } from '../auth/gate.js';
+import { TOKEN_REFUSED, type AuthGate } from '../auth/gate.js';
 import { ANONYMOUS } from '../policy/principals.js';
 import { CSRF_GUARDED_POST, SIGN_IN_PAGES } from '../auth/oauth/interactions.js';
 import { errorPage, sendPage } from '../auth/oauth/pages.js';
@@ -82,10 +85,11 @@ export interface FrontDoor {
   /** refuse(), logging the refusal. */
   check(req: IncomingMessage): SvcError | undefined;
   /**
-   * Who the caller is on `route` (anonymous on a public route), or the 401 error, logged as
-   * auth.failed unless `quiet` (the direct paths, which hand a failure to the Express app to answer and log).
+   * Who the caller is on `route` (anonymous on a public route) through the named `endpoint` (absent: the
+   * default endpoint), or the 401 error, logged as auth.failed unless `quiet` (the direct paths, which hand a
+   * failure to the Express app to answer and log).
    */
-  admit(req: IncomingMessage, route: string, snap: PolicySnapshot, quiet?: boolean): Promise<Principal | SvcError>;
+  admit(req: IncomingMessage, route: string, snap: PolicySnapshot, quiet?: boolean, endpoint?: string): Promise<Principal | SvcError>;
   /** admit()'s principal when it is known without waiting (a public route, a static or cached OAuth token); undefined: ask admit(). */
   admitNow(req: IncomingMessage, route: string, snap: PolicySnapshot): Principal | undefined;
   /** Express: the refusal layer every request passes first. */
@@ -121,11 +125,17 @@ export function createFrontDoor(d: FrontDoorDeps): FrontDoor {
     }
     return bad;
   };
-  const admit = async (req: IncomingMessage, route: string, snap: PolicySnapshot, quiet = false): Promise<Principal | SvcError> => {
+  const admit = async (req: IncomingMessage, route: string, snap: PolicySnapshot, quiet = false, endpoint?: string): Promise<Principal | SvcError> => {
     if (!d.isProtected(route)) return ANONYMOUS;
     // Express strips a mount path from req.url; a DPoP proof names the URL the client sent.
     const url = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url;
-    const r = await d.gate.authenticate(req.headers.authorization, snap, { method: req.method, url, headers: req.headers });
+    let r = await d.gate.authenticate(req.headers.authorization, snap, { method: req.method, url, headers: req.headers });
+    if (!(r instanceof SvcError) && r.endpoints && !(endpoint && r.endpoints.includes(endpoint))) {
+      r = new SvcError('UNAUTHENTICATED', TOKEN_REFUSED, {
+        data: { error: 'invalid_token' }, reason: 'token_audience',
+        detail: `the token was minted for the endpoint${r.endpoints.length > 1 ? 's' : ''} ${r.endpoints.join(', ')} only (its audience), not for ${endpoint ? `the endpoint ${endpoint}` : 'the default endpoint'}`,
+      });
+    }
     if (r instanceof SvcError && !quiet) {
       const ip = d.ipOf(req);
       const check = r.reason ?? authReason(req.headers.authorization);
@@ -145,7 +155,8 @@ export function createFrontDoor(d: FrontDoorDeps): FrontDoor {
     const socket = req.socket as Socket & { [LAST_BEARER]?: { header: string; bearer: string | undefined } };
     let last = socket[LAST_BEARER];
     if (last?.header !== header) socket[LAST_BEARER] = last = { header, bearer: d.gate.bearerOf(header) };
-    return last.bearer === undefined ? undefined : d.gate.principalNow(last.bearer, snap);
+    const p = last.bearer === undefined ? undefined : d.gate.principalNow(last.bearer, snap);
+    return p?.endpoints ? undefined : p; // a token for named endpoints only: admit() refuses it here
   };
   return {
     refuse, check, admit, admitNow,

@@ -8,7 +8,8 @@
 // its quota 429 with Retry-After — mapped here, once, from the runtime's own refusal; a
 // 2026-07-28 subscriptions/listen is an SSE stream that a server shutdown ends; GET opens a
 // 2025 session's standing stream and DELETE ends the session (both 405 for a 2026 request);
-// nothing per request outlives the request.
+// nothing per request outlives the request. /mcp/NAME serves the named endpoint NAME the same way,
+// behind its door (endpoint-door.ts), on its view of the catalog: its sessions are its own.
 
 import { scopeOf, type RequestScope } from '../core/request-scope.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -32,6 +33,7 @@ import { ResponseSignal } from './response-context.js';
 import { SessionRegistry, type SessionEntry } from '../mcp/sessions.js';
 import type { InputRounds } from '../mcp/input-rounds.js';
 import { PostReply, startSse, writeEvent, type Accepts } from './sse.js';
+import type { EndpointDoor } from './endpoint-door.js';
 
 export interface McpDeps {
   runtime: Runtime;
@@ -47,11 +49,13 @@ export interface McpDeps {
   guard?: RequestHandler;
   /** The caller's address (server.trust_proxy), for the audit log. */
   ipOf: (req: IncomingMessage) => string | undefined;
+  /** The named endpoints' door: /mcp/NAME is served when given. */
+  endpoints?: EndpointDoor;
 }
 
 export interface McpHandle {
-  /** POST /mcp for a principal the caller authenticated with the policy of `cat` (the server's direct path; see server/app.ts). */
-  post(req: IncomingMessage, res: ServerResponse, p: Principal, cat?: Catalog): Promise<void>;
+  /** POST /mcp for a principal the caller authenticated with the policy of `cat` (the server's direct path; see server/app.ts); `endpoint`: /mcp/NAME's, with `cat` its view. */
+  post(req: IncomingMessage, res: ServerResponse, p: Principal, cat?: Catalog, endpoint?: string): Promise<void>;
   /** End every open 2026-07-28 subscriptions/listen stream with its final response (server shutdown). */
   closeStreams(): void;
 }
@@ -65,15 +69,17 @@ export function mountMcp(app: Application, deps: McpDeps): McpHandle {
   const listens = new Set<() => void>();
   const post = guarded(postHandler(deps, log, endpoint, listens), log);
   const router = express.Router();
-  router.post('/', (req, res) => post(req, res, res.locals.principal as Principal, (res.locals.policy as PolicySnapshot | undefined)?.catalog));
+  // res.locals.catalog and .endpoint are set by a named endpoint's door; the default endpoint has the snapshot's catalog.
+  const catalogOf = (res: express.Response) => (res.locals.catalog as Catalog | undefined) ?? (res.locals.policy as PolicySnapshot | undefined)?.catalog;
+  router.post('/', (req, res) => post(req, res, res.locals.principal as Principal, catalogOf(res), res.locals.endpoint as string | undefined));
   router.get('/', (req, res) => {
-    const t = target(endpoint, req, res, res.locals.principal as Principal);
+    const t = target(endpoint, req, res, res.locals.principal as Principal, res.locals.endpoint as string | undefined);
     if (!t) return;
     if (!accepts(req).sse) return reject(res, new SvcError('INVALID_REQUEST', 'GET /mcp opens an event stream: Accept must include text/event-stream'), 406);
     openStream(deps.sessions, res, t);
   });
   router.delete('/', (req, res) => {
-    const t = target(endpoint, req, res, res.locals.principal as Principal);
+    const t = target(endpoint, req, res, res.locals.principal as Principal, res.locals.endpoint as string | undefined);
     if (!t) return;
     deps.sessions.end(t, 'deleted by the client');
     sendEmpty(res, 204);
@@ -82,6 +88,7 @@ export function mountMcp(app: Application, deps: McpDeps): McpHandle {
     res.setHeader('Allow', 'GET, POST, DELETE');
     reject(res, new SvcError('INVALID_REQUEST', 'use POST, GET or DELETE on /mcp'), 405);
   });
+  if (deps.endpoints) app.use('/mcp/:endpoint', deps.endpoints.serve('/mcp', router));
   if (deps.guard) app.use('/mcp', deps.guard, router);
   else app.use('/mcp', router);
   return {
@@ -93,8 +100,8 @@ export function mountMcp(app: Application, deps: McpDeps): McpHandle {
 }
 
 /** The 2025 session a GET or DELETE names, or undefined with the refusal sent. */
-function target(endpoint: McpEndpoint, req: IncomingMessage, res: ServerResponse, p: Principal): SessionEntry | undefined {
-  const t = endpoint.sessionTarget(headerView(req), p, req.method ?? 'GET');
+function target(endpoint: McpEndpoint, req: IncomingMessage, res: ServerResponse, p: Principal, named: string | undefined): SessionEntry | undefined {
+  const t = endpoint.sessionTarget(headerView(req), p, req.method ?? 'GET', named);
   if (t.ok) return t.entry;
   if (t.allow) res.setHeader('Allow', t.allow);
   reject(res, t.error, t.status);
@@ -104,7 +111,7 @@ function target(endpoint: McpEndpoint, req: IncomingMessage, res: ServerResponse
 /** POST /mcp for an authenticated principal. Uses only Node's request/response API, so the server can call it directly. */
 function postHandler(deps: McpDeps, log: Logger, endpoint: McpEndpoint, listens: Set<() => void>) {
   const bodyLimit = parseByteSize(deps.config.server.body_limit);
-  return async (req: IncomingMessage, res: ServerResponse, p: Principal, pinned?: Catalog): Promise<void> => {
+  return async (req: IncomingMessage, res: ServerResponse, p: Principal, pinned?: Catalog, named?: string): Promise<void> => {
     const accept = accepts(req);
     if (!accept.json && !accept.sse) return reject(res, new SvcError('INVALID_REQUEST', 'Accept must include application/json or text/event-stream'), 406);
     if (mediaType(req.headers['content-type']) !== 'application/json') return reject(res, new SvcError('INVALID_REQUEST', 'Content-Type must be application/json'), 415);
@@ -118,13 +125,13 @@ function postHandler(deps: McpDeps, log: Logger, endpoint: McpEndpoint, listens:
     // Messages a call sends that its own stream can no longer carry go to its 2025 session's standing stream, if any.
     const reply = new PostReply(res, accept, (m) => (x.session ? SessionRegistry.send(x.session, m) : false));
     const x: Exchange = {
-      principal: p, catalog: pinned ?? deps.runtime.current(), scope: scopeFor(deps, req), headers: headerView(req),
-      signal: new ResponseSignal(res, streamClosed), reply: reply.sink,
+      principal: p, catalog: pinned ?? deps.runtime.current(named), scope: scopeFor(deps, req), headers: headerView(req),
+      signal: new ResponseSignal(res, streamClosed), reply: reply.sink, ...(named && { endpoint: named }),
     };
     const out = await endpoint.receive(body, x);
-    if (out.listen) return listenStream(endpoint, listens, log, res, out.listen, p, accept);
+    if (out.listen) return listenStream(endpoint, listens, log, res, out.listen, p, accept, named);
     if (out.opened) res.setHeader('Mcp-Session-Id', out.opened);
-    reply.finish(out.answer, out.refusal ? refusalStatus(res, out.refusal, deps.gate, '/mcp') ?? out.status : out.status);
+    reply.finish(out.answer, out.refusal ? refusalStatus(res, out.refusal, deps.gate, named ? `/mcp/${named}` : '/mcp') ?? out.status : out.status);
   };
 }
 
@@ -136,12 +143,12 @@ const streamClosed = () => new SvcError('BACKEND_TIMEOUT', 'the client closed th
  * until either side ends it. When the listen cannot be set up (a shared task store that is down), the stream carries
  * the request's JSON-RPC error and ends.
  */
-async function listenStream(endpoint: McpEndpoint, listens: Set<() => void>, log: Logger, res: ServerResponse, msg: JsonRpcRequest, p: Principal, accept: Accepts): Promise<void> {
+async function listenStream(endpoint: McpEndpoint, listens: Set<() => void>, log: Logger, res: ServerResponse, msg: JsonRpcRequest, p: Principal, accept: Accepts, named: string | undefined): Promise<void> {
   if (!accept.sse) return reject(res, new SvcError('INVALID_REQUEST', 'subscriptions/listen answers with an event stream: Accept must include text/event-stream'), 406);
   startSse(res);
   let stop: () => void;
   try {
-    stop = await endpoint.listen(msg, p, (m) => writeEvent(res, m));
+    stop = await endpoint.listen(msg, p, (m) => writeEvent(res, m), named);
   } catch (e) {
     writeEvent(res, errorFrom(msg.id, toSvcError(e, log)));
     return void res.end();
@@ -205,10 +212,10 @@ function mediaType(v: string | undefined): string {
 }
 
 /** An unexpected throw in the POST handler becomes a JSON-RPC internal error, logged once. */
-function guarded(h: (req: IncomingMessage, res: ServerResponse, p: Principal, cat?: Catalog) => Promise<void>, log: Logger) {
-  return async (req: IncomingMessage, res: ServerResponse, p: Principal, cat?: Catalog): Promise<void> => {
+function guarded(h: (req: IncomingMessage, res: ServerResponse, p: Principal, cat?: Catalog, named?: string) => Promise<void>, log: Logger) {
+  return async (req: IncomingMessage, res: ServerResponse, p: Principal, cat?: Catalog, named?: string): Promise<void> => {
     try {
-      await h(req, res, p, cat);
+      await h(req, res, p, cat, named);
     } catch (e) {
       log.error({ err: e }, 'mcp POST failed');
       if (!res.headersSent) sendJson(res, 500, failure(null, RPC.INTERNAL, 'internal error'));

@@ -14,6 +14,10 @@
 //   GET  /svc/explain              → the caller's own view, explained (policy/explain.ts);
 //        ?capability=ID&args=JSON  explains one call; ?as=TOKEN_NAME another token's view,
 //        only for a caller holding the scope svc.explain (EXPLAIN_ANY_SCOPE)
+// A named endpoint NAME serves the same routes under /svc/NAME (GET /svc/NAME, POST /svc/NAME/tools/X,
+// GET /svc/NAME/tasks/ID …) on its view of the catalog, behind its door (endpoint-door.ts); endpoint names
+// never shadow these routes (tools, resources, prompts, tasks and explain are reserved). GET /svc/explain
+// ?endpoint=NAME explains the caller's view through NAME, and without it lists each endpoint too.
 // Errors: {error: {code, message, ...}} with the registry's status; a backend
 // failure (an error tool result included) is 502 BACKEND_FAILED, a timeout 504
 // BACKEND_TIMEOUT, each with the status the error table gives it.
@@ -51,13 +55,18 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
   const { runtime, gate, logger } = deps;
   const r = express.Router();
   const principalOf = (res: Response) => res.locals.principal as Principal;
-  /** The request's catalog; undefined lets the runtime read the current one. */
-  const catalogOf = (res: Response) => (res.locals.policy as PolicySnapshot | undefined)?.catalog;
+  /** The request's catalog (a named endpoint's view, set by its door); undefined lets the runtime read the current one. */
+  const catalogOf = (res: Response) => (res.locals.catalog as Catalog | undefined) ?? (res.locals.policy as PolicySnapshot | undefined)?.catalog;
+  /** The route a challenge names: /svc, or /svc/NAME on a named endpoint. */
+  const routeOf = (res: ServerResponse) => {
+    const named = (res as Response).locals?.endpoint as string | undefined;
+    return named ? `/svc/${named}` : '/svc';
+  };
   /** The request's scope for the audit log and tracing (only while either is on). */
   const scope = (req: IncomingMessage) => (runtime.observer.scoped() ? scopeOf(req, deps.ipOf(req)) : undefined);
   /** A call context whose signal aborts when the caller goes away before the answer. */
   const ctx = (p: Principal, req: IncomingMessage, res: ServerResponse) => responseContext(p, logger, res, scope(req));
-  const fail = (res: ServerResponse, e: unknown) => sendError(res, toSvcError(e, logger), gate, '/svc');
+  const fail = (res: ServerResponse, e: unknown) => sendError(res, toSvcError(e, logger), gate, routeOf(res));
 
   /** A call the runtime decided runs as a task starts here (a task-required tool's plain POST included). */
   const startTask = deps.tasks && ((call: AdmittedTool, c: CallContext) => deps.tasks!.start({ call, principal: c.principal, transport: 'svc', scope: c.scope }));
@@ -72,7 +81,7 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
         ? await runtime.callTool(name, args, c, { catalog: cat, task: /\brespond-async\b/i.test(String(req.headers.prefer ?? '')) ? 'asked' : 'auto', startTask })
         : await runtime.callTool(name, args, c, { catalog: cat });
       if (!('content' in result)) {
-        res.setHeader('Location', `/svc/tasks/${result.id}`);
+        res.setHeader('Location', `${routeOf(res)}/tasks/${result.id}`);
         res.setHeader('Retry-After', String(Math.ceil(result.pollIntervalMs / 1000)));
         return sendJson(res, 202, taskBody(result));
       }

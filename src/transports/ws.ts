@@ -13,6 +13,10 @@
 // notifications on the socket until the client sends notifications/cancelled for it or the
 // socket closes.
 //
+// /ws/NAME serves the named endpoint NAME the same way: its door (endpoint-door.ts: the endpoint exists,
+// the token is for it, the caller holds its required_scopes) is part of the handshake, and the socket's
+// session and every message live in the endpoint's view of the current policy.
+//
 // Close codes: 4401 credential expired/revoked/rotated · 1009 message too big · 1008 the
 // client does not read its answers · 1001 server shutting down.
 
@@ -38,6 +42,7 @@ import { McpEndpoint, type Exchange } from '../mcp/endpoint.js';
 import type { SessionRegistry } from '../mcp/sessions.js';
 import type { InputRounds } from '../mcp/input-rounds.js';
 import type { TaskEngine } from '../tasks/engine.js';
+import type { EndpointDoor } from './endpoint-door.js';
 
 export const WS_CLOSE = Object.freeze({
   CREDENTIAL_INVALID: 4401,
@@ -64,9 +69,11 @@ export interface WsDeps {
   rounds: InputRounds;
   /** Tasks, the same methods as on /mcp. */
   tasks?: TaskEngine;
+  /** The named endpoints' door: /ws/NAME is served when given. */
+  endpoints?: EndpointDoor;
 }
 
-type Verdict = { ok: true; principal: Principal } | { ok: false; err: SvcError; headers?: Record<string, string> };
+type Verdict = { ok: true; principal: Principal; endpoint?: string } | { ok: false; err: SvcError; headers?: Record<string, string> };
 
 export function mountWs(app: Application, deps: WsDeps): void {
   const { runtime, gate, config } = deps;
@@ -74,7 +81,7 @@ export function mountWs(app: Application, deps: WsDeps): void {
   const maxPayload = parseByteSize(config.server.body_limit);
   const maxInFlight = config.server.ws_max_in_flight;
   const pingEvery = config.server.ws_ping_interval_ms;
-  const principals = new WeakMap<IncomingMessage, Principal>();
+  const principals = new WeakMap<IncomingMessage, { principal: Principal; endpoint?: string }>();
   // One keep-alive timer for all sockets (not one per socket): each tick runs every open socket's beat.
   const beats = new Set<() => void>();
   let pinger: NodeJS.Timeout | undefined;
@@ -95,16 +102,23 @@ export function mountWs(app: Application, deps: WsDeps): void {
 
   const verify = async (req: IncomingMessage): Promise<Verdict> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname !== '/ws' && url.pathname !== '/ws/') return { ok: false, err: new SvcError('NOT_FOUND', `no WebSocket route ${url.pathname}`) };
+    const named = NAMED.exec(url.pathname)?.[1];
+    if (url.pathname !== '/ws' && url.pathname !== '/ws/' && !(named && deps.endpoints)) return { ok: false, err: new SvcError('NOT_FOUND', `no WebSocket route ${url.pathname}`) };
     const bad = deps.door.check(req);
     if (bad) return { ok: false, err: bad };
     const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim());
     if (!offered.includes('mcp')) return { ok: false, err: new SvcError('INVALID_REQUEST', 'offer the WebSocket subprotocol "mcp"') };
-    const r = await deps.door.admit(req, '/ws', deps.store.current());
-    if (!(r instanceof SvcError)) return { ok: true, principal: r };
+    const entered = named ? await deps.endpoints!.enter(req, '/ws', named) : undefined;
+    const r = entered ? (entered instanceof SvcError ? entered : entered.principal) : await deps.door.admit(req, '/ws', deps.store.current());
+    if (!(r instanceof SvcError)) return { ok: true, principal: r, ...(named && { endpoint: named }) };
+    const route = named ? `/ws/${named}` : '/ws';
+    if (r.code === 'INSUFFICIENT_SCOPE') {
+      return { ok: false, err: r, headers: { 'WWW-Authenticate': gate.challenge({ error: 'insufficient_scope', scopes: r.data?.required as string[], route, description: r.message }) } };
+    }
+    if (r.code !== 'UNAUTHENTICATED') return { ok: false, err: r };
     const error = r.data?.error as ChallengeError | undefined;
     const nonce: Record<string, string> = typeof r.data?.dpopNonce === 'string' ? { 'DPoP-Nonce': r.data.dpopNonce } : {};
-    return { ok: false, err: r, headers: { 'WWW-Authenticate': gate.challenge({ error, route: '/ws', description: error ? r.message : undefined }), ...nonce } };
+    return { ok: false, err: r, headers: { 'WWW-Authenticate': gate.challenge({ error, route, description: error ? r.message : undefined }), ...nonce } };
   };
 
   const opts = deps.wss.options;
@@ -114,7 +128,7 @@ export function mountWs(app: Application, deps: WsDeps): void {
   opts.verifyClient = (info, done) => {
     verify(info.req).then((v) => {
       if (v.ok) {
-        principals.set(info.req, v.principal);
+        principals.set(info.req, { principal: v.principal, endpoint: v.endpoint });
         return done(true);
       }
       const body = JSON.stringify({ error: v.err.toJSON() });
@@ -125,9 +139,10 @@ export function mountWs(app: Application, deps: WsDeps): void {
     });
   };
 
-  (app as expressWs.Application).ws('/ws', (ws, req) => {
-    const principal = principals.get(req);
-    if (!principal) return ws.close(WS_CLOSE.CREDENTIAL_INVALID, 'not authenticated');
+  const onSocket = (ws: Parameters<expressWs.WebsocketRequestHandler>[0], req: IncomingMessage) => {
+    const handshake = principals.get(req);
+    if (!handshake) return ws.close(WS_CLOSE.CREDENTIAL_INVALID, 'not authenticated');
+    const { principal, endpoint: named } = handshake;
     // Every message belongs to the upgrade request: its address and traceparent (audit log, tracing).
     const scope = runtime.observer.scoped() ? scopeOf(req, deps.ipOf(req)) : undefined;
     let alive = true;
@@ -162,13 +177,13 @@ export function mountWs(app: Application, deps: WsDeps): void {
       ws.send(JSON.stringify(m));
       return true;
     };
-    const entry = endpoint.openSocketSession(principal, send);
+    const entry = endpoint.openSocketSession(principal, send, named);
     /** Open 2026-07-28 subscriptions/listen streams by request id; created on the first one. */
     let listens: Map<JsonRpcId, () => void> | undefined;
     const listen = async (msg: JsonRpcRequest): Promise<void> => {
       let stopListen: () => void;
       try {
-        stopListen = await endpoint.listen(msg, principal, send);
+        stopListen = await endpoint.listen(msg, principal, send, named);
       } catch (e) {
         return void send(errorFrom(msg.id, toSvcError(e, log)));
       }
@@ -241,7 +256,7 @@ export function mountWs(app: Application, deps: WsDeps): void {
     };
     const dispatch = async (msg: unknown, n: number): Promise<void> => {
       try {
-        const x: Exchange = { principal, catalog: runtime.current(), scope, reply: send, session: entry, listens };
+        const x: Exchange = { principal, catalog: runtime.current(named), scope, reply: send, session: entry, listens, ...(named && { endpoint: named }) };
         const out = await endpoint.receive(msg, x);
         if (out.listen) return await listen(out.listen);
         const answer = out.answer;
@@ -271,8 +286,13 @@ export function mountWs(app: Application, deps: WsDeps): void {
       if (now !== undefined) admitted(msg, n, over, now);
       else void queued().then((ok) => admitted(msg, n, over, ok));
     });
-  });
+  };
+  (app as expressWs.Application).ws('/ws', onSocket);
+  if (deps.endpoints) (app as expressWs.Application).ws('/ws/:endpoint', onSocket);
 }
+
+/** /ws/NAME: a named endpoint's socket (its name checked by the endpoint's door). */
+const NAMED = /^\/ws\/([^/]+)\/?$/;
 
 /** The id of a JSON-RPC request (a message with a method and an id); undefined otherwise. */
 function requestId(m: unknown): string | number | undefined {

@@ -111,6 +111,7 @@ export class UpstreamSet {
     for (const t of svc.tools.values()) out.tool(t);
     for (const r of svc.resources.values()) out.resource(r);
     for (const p of svc.prompts.values()) out.prompt(p);
+    for (const e of svc.endpoints.values()) out.endpoint(e);
     const skipped: string[] = [];
     const pins: Record<string, UpstreamPinReport> = {};
     const withheld = new Map<string, { upstream: string; reason: string }>();

@@ -42,12 +42,13 @@ describe('PolicyStore', () => {
     const seen: ChangeSet[] = [];
     const off = store.onChange((c) => seen.push(c));
     const changes = store.swap({ ...store.current(), catalog: catalog(['a.one', 'b.two']) });
-    assert.deepEqual({ ...changes, updated: [...changes.updated] }, { tools: true, resources: false, prompts: false, updated: [] });
+    const lists = (c: ChangeSet) => ({ tools: c.tools, resources: c.resources, prompts: c.prompts, updated: [...c.updated] });
+    assert.deepEqual(lists(changes), { tools: true, resources: false, prompts: false, updated: [] });
     assert.deepEqual(seen, [changes]);
 
     // A swap that only changes the tokens or profile changes no list: no notification.
     const none = store.swap({ ...store.current(), profile: { scopes: ['x'] } });
-    assert.deepEqual({ ...none, updated: [...none.updated] }, { tools: false, resources: false, prompts: false, updated: [] });
+    assert.deepEqual(lists(none), { tools: false, resources: false, prompts: false, updated: [] });
     assert.equal(seen.length, 1);
 
     off();

@@ -22,6 +22,8 @@ import { fetchJson } from './fetch-json.js';
 import { credentialIdOf, principalOf } from './claims-map.js';
 import { rejected, unavailable } from './rejection.js';
 import { basicAuthorization } from '../../outbound/client-auth.js';
+import { audienceReach, restricted } from './token-audience.js';
+import type { EndpointResources } from '../resource-metadata.js';
 
 const MAX_ANSWER = 64 * 1024;
 /** How long a failed introspection endpoint is not asked again. */
@@ -33,6 +35,8 @@ export type Introspected = { principal: Principal; until: number } | 'inactive' 
 export interface IntrospectorOptions {
   cfg: ResolvedExternalIssuer;
   audiences: readonly string[];
+  /** The named endpoints: an aud naming one's resource makes the token that endpoint's only. */
+  endpoints?: EndpointResources;
   /** profile.scopes names. */
   profile: readonly string[];
   /** Folder client_secret_file resolves against. */
@@ -79,8 +83,9 @@ export class Introspector {
     if (answer.active !== true) return 'inactive';
     const refused = this.#problem(answer);
     if (refused) return refused;
-    const p = principalOf(cfg, answer, this.#o.profile, credentialIdOf(token));
-    if (!p) return rejected('token_sub', `the introspection answer has no subject (${cfg.subject_claim})`);
+    const found = principalOf(cfg, answer, this.#o.profile, credentialIdOf(token));
+    if (!found) return rejected('token_sub', `the introspection answer has no subject (${cfg.subject_claim})`);
+    const p = restricted(found, audienceReach(answer.aud, this.#o.audiences, this.#o.endpoints) ?? undefined);
     const until = Math.min(Date.now() + intro.cache_ttl * 1000, typeof answer.exp === 'number' ? answer.exp * 1000 : Infinity);
     return { principal: p, until };
   }
@@ -90,8 +95,7 @@ export class Introspector {
     if (a.iss !== undefined && a.iss !== cfg.issuer) return rejected('introspection_iss', `the introspection answer names issuer ${String(a.iss)}, not ${cfg.issuer}`);
     const kind = notAccessToken(a);
     if (kind) return rejected('token_typ', `the introspected token is ${kind}, not an access token`);
-    const aud = [a.aud].flat().filter((x): x is string => typeof x === 'string');
-    if (!aud.some((x) => this.#o.audiences.includes(x))) return rejected('token_aud', 'the introspected token is not for this server (aud)');
+    if (audienceReach(a.aud, this.#o.audiences, this.#o.endpoints) === null) return rejected('token_aud', 'the introspected token is not for this server (aud)');
     const now = Date.now() / 1000;
     const skew = cfg.clock_skew;
     if (typeof a.exp === 'number' && a.exp <= now - skew) return rejected('token_exp', 'the introspected token has expired');

@@ -16,6 +16,7 @@ import { KeySet } from './key-set.js';
 import { verifyAccessJwt, type JwtContext } from './jwt-access-token.js';
 import { Introspector, type Introspected } from './introspection.js';
 import { IssuerFailure, unavailable } from './rejection.js';
+import type { EndpointResources } from '../resource-metadata.js';
 
 export interface IssuerOptions {
   cfg: ResolvedExternalIssuer;
@@ -26,6 +27,8 @@ export interface IssuerOptions {
   log: Logger;
   /** The issuer's keys were replaced or dropped: cached tokens it verified must be checked again. */
   onKeysReplaced(): void;
+  /** The named endpoints (a token for one is accepted there only). */
+  endpoints?: EndpointResources;
 }
 
 export class Issuer {
@@ -52,9 +55,9 @@ export class Issuer {
       log: o.log,
       onReplaced: o.onKeysReplaced,
     });
-    this.#jwt = { cfg, audiences, profile: o.profile, keys: this.#keys };
+    this.#jwt = { cfg, audiences, profile: o.profile, keys: this.#keys, endpoints: o.endpoints };
     this.#introspector = cfg.introspection && new Introspector({
-      cfg, audiences, profile: o.profile, baseDir: o.baseDir, log: o.log,
+      cfg, audiences, endpoints: o.endpoints, profile: o.profile, baseDir: o.baseDir, log: o.log,
       endpoint: async () => {
         if (cfg.introspection!.endpoint) return cfg.introspection!.endpoint;
         let meta: IssuerMetadata;

@@ -8,12 +8,13 @@
 import type { Logger } from 'pino';
 import { profileScopes, type ResolvedConfig } from '../../core/config.js';
 import type { ExternalIssuers } from './issuers.js';
+import type { EndpointResources } from '../resource-metadata.js';
 
-export async function externalIssuersFromConfig(cfg: ResolvedConfig, o: { logger: Logger; builtinIssuer?: string }): Promise<ExternalIssuers | undefined> {
+export async function externalIssuersFromConfig(cfg: ResolvedConfig, o: { logger: Logger; builtinIssuer?: string; endpoints?: EndpointResources }): Promise<ExternalIssuers | undefined> {
   const issuers = cfg.external_issuers;
   if (!issuers.length) return undefined;
   const { ExternalIssuers } = await import('./issuers.js');
-  const external = new ExternalIssuers({ issuers, profile: profileScopes(cfg.profile), baseDir: cfg.base_dir, log: o.logger, builtinIssuer: o.builtinIssuer });
+  const external = new ExternalIssuers({ issuers, profile: profileScopes(cfg.profile), baseDir: cfg.base_dir, log: o.logger, builtinIssuer: o.builtinIssuer, ...(o.endpoints && { endpoints: o.endpoints }) });
   void external.warm();
   return external;
 }

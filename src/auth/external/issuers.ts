@@ -29,6 +29,7 @@ import { Issuer } from './issuer.js';
 import { credentialIdOf } from './claims-map.js';
 import { rejected, unavailable } from './rejection.js';
 import { keepCallerCredential } from '../../outbound/caller-credentials.js';
+import type { EndpointResources } from '../resource-metadata.js';
 
 const MAX_CACHED = 10_000;
 const JWS_COMPACT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
@@ -42,6 +43,8 @@ export interface ExternalIssuersOptions {
   log: Logger;
   /** The built-in server's issuer, when it runs (an external issuer may not be it). */
   builtinIssuer?: string;
+  /** The named endpoints: a token whose audience is one's resource (origin/mcp/NAME) is for that endpoint only. */
+  endpoints?: EndpointResources;
 }
 
 /** What a token is: a JWT naming an issuer, something JWT-shaped that is not a usable JWT, or opaque. */
@@ -69,7 +72,7 @@ export class ExternalIssuers {
     if (problem) throw new SvcError(problem.code, problem.message, { path: `/${problem.path.join('/')}` });
     const log = o.log.child({ module: 'external' });
     for (const cfg of o.issuers) {
-      this.#byIss.set(cfg.issuer, new Issuer({ cfg, profile: o.profile, baseDir: o.baseDir, log, onKeysReplaced: () => this.#forgetVerified(cfg.issuer) }));
+      this.#byIss.set(cfg.issuer, new Issuer({ cfg, profile: o.profile, baseDir: o.baseDir, log, endpoints: o.endpoints, onKeysReplaced: () => this.#forgetVerified(cfg.issuer) }));
     }
     this.issuers = o.issuers.map((c) => c.issuer);
     this.maxLength = Math.max(...o.issuers.map((c) => c.max_token_length));

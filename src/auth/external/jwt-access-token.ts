@@ -7,7 +7,8 @@
 // and a still unknown one is token_kid, whose detail says whether the set was fetched again
 // or jwks_refetch_interval kept it from being, or IDP_UNAVAILABLE when the issuer could not be
 // asked (never a 401 a client would loop on);
-// its iss is the issuer, its aud contains an `audience`, it carries exp, and exp/nbf/iat hold
+// its iss is the issuer, its aud contains an `audience` or a named endpoint's resource (the token is then
+// for that endpoint only: token-audience.ts), it carries exp, and exp/nbf/iat hold
 // within clock_skew; its subject claim is a non-empty string. Every refusal names its check
 // (reason) and says what failed (detail), for the log only.
 
@@ -18,6 +19,8 @@ import type { SvcError } from '../../errors.js';
 import { credentialIdOf, principalOf } from './claims-map.js';
 import type { KeySet } from './key-set.js';
 import { rejected, unavailable, type TokenCheck } from './rejection.js';
+import { acceptedAudiences, audienceReach, restricted } from './token-audience.js';
+import type { EndpointResources } from '../resource-metadata.js';
 
 export interface JwtContext {
   cfg: ResolvedExternalIssuer;
@@ -25,6 +28,7 @@ export interface JwtContext {
   /** profile.scopes names. */
   profile: readonly string[];
   keys: KeySet;
+  endpoints?: EndpointResources;
 }
 
 export async function verifyAccessJwt(token: string, header: ProtectedHeaderParameters, c: JwtContext): Promise<Principal | SvcError> {
@@ -62,8 +66,10 @@ export async function verifyAccessJwt(token: string, header: ProtectedHeaderPara
     }
   }
   if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + cfg.clock_skew) return rejected('token_iat', 'the token is issued in the future');
+  const reach = audienceReach(payload.aud, c.audiences, c.endpoints);
+  if (reach === null) return rejected('token_aud', CHECK_TEXT.token_aud!);
   const p = principalOf(cfg, payload, c.profile, credentialIdOf(token));
-  return p ?? rejected('token_sub', `the token has no subject (${cfg.subject_claim})`);
+  return p ? restricted(p, reach) : rejected('token_sub', `the token has no subject (${cfg.subject_claim})`);
 }
 
 function noKeys(c: JwtContext): SvcError {
@@ -74,7 +80,7 @@ function noKeys(c: JwtContext): SvcError {
 /** jwtVerify with every claim check; a token without kid that several keys could have signed is tried with each. */
 async function verifyWith(token: string, keys: JWTVerifyGetKey, c: JwtContext): Promise<JWTPayload> {
   const { cfg } = c;
-  const options = { issuer: cfg.issuer, audience: [...c.audiences], algorithms: cfg.algorithms, clockTolerance: cfg.clock_skew, requiredClaims: ['exp'] };
+  const options = { issuer: cfg.issuer, audience: acceptedAudiences(c.audiences, c.endpoints), algorithms: cfg.algorithms, clockTolerance: cfg.clock_skew, requiredClaims: ['exp'] };
   try {
     return (await jwtVerify(token, keys, options)).payload;
   } catch (e) {

@@ -1,8 +1,8 @@
 // The oidc-provider configuration fastsvc runs. Guarantees: authorization code + PKCE
 // S256 only; refresh tokens for every client allowed the grant, rotated on every use,
 // living at most refresh_token_ttl from the code exchange; opaque access tokens whose
-// audience is the server's origin for every accepted resource indicator (others get
-// invalid_target); any revocation revokes the whole grant; a dynamically registered
+// audience is the server's origin for every accepted resource indicator, but a named endpoint's
+// (origin/mcp/NAME, …), whose token is for that endpoint only (others get invalid_target); any revocation revokes the whole grant; a dynamically registered
 // client's `scope` is not a restriction; DPoP only when oauth.dpop asks for it (bound
 // tokens for every client when required, nonces from the shared secret when on); no
 // OIDC extras (userinfo, logout, PAR, dev interactions) are on. With upstream login every
@@ -35,6 +35,8 @@ export interface OidcConfigDeps {
   scopes: readonly string[];
   audience: string;
   acceptResource(indicator: string): boolean;
+  /** The audience of a token for an accepted resource indicator: the origin, or a named endpoint's origin/mcp/NAME. */
+  audienceOf(indicator: string): string | undefined;
   keys: OAuthKeys;
   provider: OAuthProvider;
   accounts: Accounts;
@@ -116,8 +118,9 @@ export function oidcConfiguration(d: OidcConfigDeps): Configuration {
         defaultResource: async (_ctx, _client, oneOf) => oneOf ?? d.audience,
         useGrantedResource: async () => true,
         getResourceServerInfo: async (_ctx, indicator) => {
-          if (!d.acceptResource(indicator)) throw new errors.InvalidTarget(`${indicator} is not a resource of this server`);
-          return { scope: d.scopes.join(' '), audience: d.audience, accessTokenTTL: oauth.access_token_ttl, accessTokenFormat: 'opaque' };
+          const audience = d.audienceOf(indicator);
+          if (audience === undefined) throw new errors.InvalidTarget(`${indicator} is not a resource of this server`);
+          return { scope: d.scopes.join(' '), audience, accessTokenTTL: oauth.access_token_ttl, accessTokenFormat: 'opaque' };
         },
       },
     },

@@ -35,6 +35,7 @@ import { oidcConfiguration } from './oidc-config.js';
 import { loadOrCreateKeys } from './server-keys.js';
 import { guardAdapter } from './store-guard.js';
 import { VerifiedTokens } from './verified-tokens.js';
+import { endpointResources, type EndpointResources } from '../resource-metadata.js';
 
 export interface OidcEngineOptions {
   /** The oauth section with the schema's defaults applied. */
@@ -45,6 +46,8 @@ export interface OidcEngineOptions {
   audience: string;
   /** Protected routes: audience + route is also accepted as a resource indicator. */
   protectedRoutes: readonly string[];
+  /** The named endpoints: a resource indicator naming one (audience + /mcp/NAME …) gets a token for that endpoint only. */
+  endpoints?: EndpointResources;
   scopes: readonly string[];
   /** The store, as the server was given it. */
   provider: OAuthProvider;
@@ -99,13 +102,8 @@ export async function createOidcEngine(o: OidcEngineOptions): Promise<OidcEngine
   const nonceSecret = Buffer.from(hkdfSync('sha256', Buffer.from(keys.cookieKeys[0]!, 'base64url'), Buffer.alloc(0), 'fastsvc dpop nonce', 32));
   const dpopFor = (origin: string) => (dpopMode === 'off' ? undefined : new DpopVerifier({ mode: dpopMode, nonces: dpopNonces, origin, secret: nonceSecret }));
   if (dpopMode === 'required') for (const c of clients.metadata) c.dpop_bound_access_tokens = true;
-  const routes = [...o.protectedRoutes];
-  const acceptResource = (indicator: string) => {
-    const u = URL.parse(indicator);
-    if (!u || u.origin !== audience || u.search || u.hash || u.username || u.password) return false;
-    const path = u.pathname.replace(/\/+$/, '');
-    return path === '' || routes.some((r) => path === r || path.startsWith(`${r}/`));
-  };
+  const resources = o.endpoints ?? endpointResources(audience, o.protectedRoutes, () => undefined);
+  const acceptResource = (indicator: string) => resources.resolve(indicator) !== undefined;
   const idJag = createIdJagVerifier({ issuers: oauth.enterprise_issuers ?? [], issuer, acceptResource, scopes: o.scopes, knownClients: clients.staticIds });
   for (const c of clients.metadata) if (idJag.clientIds.has(c.client_id)) c.grant_types = [...c.grant_types!, JWT_BEARER];
 
@@ -132,7 +130,7 @@ export async function createOidcEngine(o: OidcEngineOptions): Promise<OidcEngine
   };
   const cimd = createCimd(oauth.client_id_metadata_documents, o.manifestDir, log);
   const provider = new Provider(issuer, oidcConfiguration({
-    oauth, mode, scopes: o.scopes, audience, acceptResource, keys, provider: store, accounts, clients: clients.metadata, isDynamic: clients.isDynamic, remembered, cimd, signIn: signInGrants,
+    oauth, mode, scopes: o.scopes, audience, acceptResource, audienceOf: (indicator) => resources.resolve(indicator)?.audience, keys, provider: store, accounts, clients: clients.metadata, isDynamic: clients.isDynamic, remembered, cimd, signIn: signInGrants,
     dpop: dpopMode === 'off' ? undefined : { required: dpopMode === 'required', nonceSecret: dpopNonces ? nonceSecret : undefined },
   }));
   if (idJag.clientIds.size) registerIdJagGrant(provider, { verifier: idJag, audience, ttl: oauth.access_token_ttl, dpop: dpopFor(new URL(issuer).origin) });

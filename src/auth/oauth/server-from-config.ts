@@ -19,8 +19,9 @@ import { PostgresOAuthProvider } from './providers/postgres-provider.js';
 import type { OAuthServer } from './server.js';
 import { profileIssuerProblem } from './oauth-checks.js';
 import type { Observer } from '../../observe/observer.js';
+import type { EndpointResources } from '../resource-metadata.js';
 
-export async function oauthServerFromConfig(cfg: ResolvedConfig, o: { baseUrl: string; logger: Logger; name: string; caller: (req: IncomingMessage) => Caller; observer?: Observer }): Promise<OAuthServer | undefined> {
+export async function oauthServerFromConfig(cfg: ResolvedConfig, o: { baseUrl: string; logger: Logger; name: string; caller: (req: IncomingMessage) => Caller; observer?: Observer; endpoints?: EndpointResources }): Promise<OAuthServer | undefined> {
   if (!cfg.oauth?.enabled) return undefined;
   const baseUrl = o.baseUrl.replace(/\/+$/, '');
   const issuer = cfg.oauth.issuer ?? baseUrl;
@@ -36,6 +37,7 @@ export async function oauthServerFromConfig(cfg: ResolvedConfig, o: { baseUrl: s
       issuer,
       baseUrl,
       protectedRoutes: cfg.routes.protected ?? [],
+      endpoints: o.endpoints,
       scopes: profileScopes(cfg.profile),
       provider,
       logger: o.logger,

@@ -44,6 +44,7 @@ import { createRoutes, type OAuthRateLimits } from './routes.js';
 import { Observer } from '../../observe/observer.js';
 import type { ProviderTokens } from '../signin/provider-client.js';
 import { keepCallerCredential } from '../../outbound/caller-credentials.js';
+import type { EndpointResources } from '../resource-metadata.js';
 
 export type { OAuthRateLimits } from './routes.js';
 
@@ -57,6 +58,8 @@ export interface OAuthServerOptions {
   baseUrl: string;
   /** Protected routes ('/mcp', '/svc', '/ws'): baseUrl + route is also accepted as a resource indicator. */
   protectedRoutes: readonly string[];
+  /** The named endpoints (live): a token for one of them (audience baseUrl/mcp/NAME) is accepted there only. */
+  endpoints?: EndpointResources;
   /** profile.scopes names. */
   scopes: readonly string[];
   /** Owned from here on: close() closes it. */
@@ -111,7 +114,7 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
   const accounts = createAccounts(opts.oauth, opts.scopes);
   const observer = opts.observer ?? Observer.NONE;
   const engine = await createOidcEngine({
-    oauth: opts.oauth, issuer, audience, protectedRoutes: opts.protectedRoutes, scopes: opts.scopes, provider: opts.provider, clients, accounts,
+    oauth: opts.oauth, issuer, audience, protectedRoutes: opts.protectedRoutes, endpoints: opts.endpoints, scopes: opts.scopes, provider: opts.provider, clients, accounts,
     manifestDir: opts.manifestDir, name: opts.name, caller: opts.caller, log, observer,
   });
   const { provider, verified, idJag, signIn, signInGrants } = engine;
@@ -125,7 +128,10 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
     const epoch = verified.begin();
     const at = await provider.AccessToken.find(token);
     if (!at || !at.accountId || !at.grantId) return null;
-    if (![at.aud].flat().includes(audience)) return null;
+    // The origin: every endpoint; a named endpoint's resource (origin/mcp/NAME): that endpoint only.
+    const auds = [at.aud].flat();
+    const endpoints = auds.includes(audience) ? undefined : auds.flatMap((a) => (typeof a === 'string' && a.startsWith(`${audience}/mcp/`) ? [a.slice(audience.length + 5)] : []));
+    if (endpoints && !endpoints.length) return null;
     if (!engine.knownSubject(at.accountId, at.gty, at.extra) || !(await provider.Grant.find(at.grantId))) return null;
     const claims = (at.extra?.claims as Record<string, unknown> | undefined) ?? accounts.claims(at.accountId);
     const idp = at.gty === JWT_BEARER ? String(at.extra?.idp) : undefined;
@@ -138,6 +144,7 @@ export async function createOAuthServer(opts: OAuthServerOptions): Promise<OAuth
       expiresAt: at.exp,
       credentialId: at.grantId,
       ...(at.jkt && { jkt: at.jkt }),
+      ...(endpoints && { endpoints }),
       ...(claims && { claims }),
       ...(idp && { idp }),
       ...(via && { signedInAt: via }),
