@@ -21,6 +21,8 @@ import type { JsonRpcMessage, JsonRpcResponse } from '../../src/mcp/jsonrpc.js';
 import { discoveryOf, instructionsOf, PROGRESSIVE_INSTRUCTIONS } from '../../src/catalog/discovery.js';
 import { textCost } from '../../src/catalog/catalog-cost.js';
 import { loadManifest } from '../../src/manifest/index.js';
+import { compileEndpoint } from '../../src/core/endpoint.js';
+import { viewOf } from '../../src/catalog/endpoint-view.js';
 
 const log = pino({ level: 'silent' });
 const schema: JsonSchemaObject = { type: 'object', properties: { who: { type: 'string', description: 'who to greet' } }, required: ['who'] };
@@ -139,6 +141,24 @@ describe('progressive discovery', () => {
     assert.deepEqual((await rpc(s, 'tools/call', { name: 'call_tool', arguments: { name: 'search_tools' } })).result, { content: [{ type: 'text', text: 'the real search_tools' }] });
     const direct = await session(new Runtime(app(undefined, { shadow: true }), { inlineLimit: 16384, logger: log }));
     assert.deepEqual(await listed(direct), ['greet.hello', 'notes.add', 'search_tools']);
+  });
+
+  it('a named endpoint is progressive by its own discovery, beside a direct default endpoint (and the other way round)', async () => {
+    const svc = new FastSvc({ name: 'unit', discovery: { mode: 'progressive' } });
+    for (const name of ['greet.hello', 'notes.add']) svc.tool({ name, description: `${name} does it.`, handler: () => name });
+    svc.endpoint(compileEndpoint('greet', { select: { names: ['greet.*'] }, discovery: { mode: 'progressive' } }));
+    svc.endpoint(compileEndpoint('direct', { select: { names: ['notes.*'] } }));
+    const cat = buildCatalog(svc);
+    assert.equal(discoveryOf(cat).progressive, true);
+    assert.equal(discoveryOf(viewOf(cat, 'greet')).progressive, true);
+    assert.equal(discoveryOf(viewOf(cat, 'direct')).progressive, false, 'an endpoint without discovery is direct, whatever the default endpoint is');
+    const s = await session(new Runtime(cat, { inlineLimit: 16384, logger: log }));
+    const on = async (view: Catalog, name: string, args: Record<string, unknown>) => ((await s.handle({ jsonrpc: '2.0', id: ++seq, method: 'tools/call', params: { name, arguments: args } }, reader, { catalog: view })) as JsonRpcResponse);
+    const found = parsed((await on(viewOf(cat, 'greet'), 'search_tools', { query: 'hello notes add' })).result as { content: { text: string }[] }) as { matches: { name: string }[] };
+    assert.deepEqual(found.matches.map((m) => m.name), ['greet.hello'], 'the endpoint\'s search sees only its selection');
+    assert.equal(((await on(viewOf(cat, 'greet'), 'call_tool', { name: 'notes.add' })).error?.data as { code?: string } | undefined)?.code, 'NOT_FOUND');
+    const direct = (await s.handle({ jsonrpc: '2.0', id: ++seq, method: 'tools/list', params: {} }, reader, { catalog: viewOf(cat, 'direct') })) as JsonRpcResponse;
+    assert.deepEqual((direct.result as { tools: { name: string }[] }).tools.map((t) => t.name), ['notes.add']);
   });
 
   describe('on GitHub\'s catalog (@octokit/openapi as an openapi source)', function () {
