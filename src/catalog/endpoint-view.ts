@@ -5,13 +5,15 @@
 // change, which build a new catalog, get new views and the old ones are collected with it); a
 // capability outside the selection is absent from every map and list of the view, withheld ones
 // included, so it does not exist there; the view keeps the catalog's version, caching hint,
-// quotas and list page (lists are paged over the view's own entries); the default endpoint
+// quotas and list page (lists are paged over the view's own entries), and has the endpoint's own
+// `discovery` (catalog/discovery.ts), not the default endpoint's; the default endpoint
 // (no name) is the catalog itself, at the cost of one comparison; a name the catalog does not
 // declare gets an empty view (a session bound to an endpoint a reload removed finds nothing).
 
 import { createHash } from 'node:crypto';
 import type { Catalog, PromptEntry, ResourceEntry, ToolEntry, Withheld } from '../core/catalog.js';
 import { selects, type EndpointDef } from '../core/endpoint.js';
+import type { DiscoverySettings } from '../core/types.js';
 
 const views = new WeakMap<Catalog, Map<string, Catalog>>();
 
@@ -59,6 +61,8 @@ function build(cat: Catalog, ep: EndpointDef): Catalog {
     version: cat.version,
     description: cat.description,
     ...(ep.instructions !== undefined && { instructions: ep.instructions }),
+    // The endpoint's own discovery (absent: direct), never the default endpoint's.
+    ...(ep.discovery?.mode !== undefined && ep.discovery.mode !== 'direct' && { discovery: ep.discovery as DiscoverySettings }),
     ...(cat.cache && { cache: cat.cache }),
     ...(cat.limits && { limits: cat.limits }),
     tools, resources, templates: Object.freeze(templates), prompts,

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import type { ValidateFunction } from 'ajv';
 import { SvcError } from '../errors.js';
 import type { ClassLimits, FastSvc } from './fast-svc.js';
-import type { CacheHint, JsonSchemaObject, Limit, PromptDef, ResourceDef, TaskSupport, ToolDef } from './types.js';
+import type { CacheHint, DiscoverySettings, JsonSchemaObject, Limit, PromptDef, ResourceDef, TaskSupport, ToolDef } from './types.js';
 import { checkInputSchema, InputValidators } from './input-schemas.js';
 import { compileGuard, type Guard } from './guard.js';
 import { fitListing, promptListing, resourceListing, toolListing } from './list-entry.js';
@@ -72,6 +72,8 @@ export interface Catalog {
   readonly cache?: CacheHint;
   /** Quotas per principal class (manifest `limits`). */
   readonly limits?: ClassLimits;
+  /** How MCP clients are shown its tools (catalog/discovery.ts decides what auto means for this catalog); absent: direct. */
+  readonly discovery?: DiscoverySettings;
   readonly tools: ReadonlyMap<string, ToolEntry>;
   readonly resources: ReadonlyMap<string, ResourceEntry>;
   readonly templates: readonly ResourceEntry[];
@@ -167,6 +169,7 @@ export function buildCatalog(svc: FastSvc, opts: { hash?: string; listPage?: Lis
     description: svc.description,
     instructions: svc.instructions,
     cache: svc.cache,
+    ...(svc.discovery && svc.discovery.mode !== 'direct' && { discovery: svc.discovery }),
     limits: svc.limits && (svc.limits.shared || classLimits(svc.limits).some((l) => l.requests !== undefined || l.concurrent !== undefined)) ? svc.limits : undefined,
     tools, resources, templates: Object.freeze(templates), prompts, hash,
     ...(opts.listPage !== undefined && { listPage: opts.listPage }),

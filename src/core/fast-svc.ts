@@ -4,7 +4,7 @@
 // compiled into a frozen Catalog only by catalog.ts.
 
 import { SvcError } from '../errors.js';
-import type { CacheHint, Limit, PromptDef, ResourceDef, ToolDef } from './types.js';
+import type { CacheHint, DiscoverySettings, Limit, PromptDef, ResourceDef, ToolDef } from './types.js';
 import { endpointNameProblem, type EndpointDef } from './endpoint.js';
 
 /**
@@ -23,6 +23,8 @@ export interface FastSvcOptions {
   cache?: CacheHint;
   /** Quotas per principal class, across every capability. */
   limits?: ClassLimits;
+  /** How MCP clients are shown the tools (absent: direct). */
+  discovery?: DiscoverySettings;
 }
 
 export class FastSvc {
@@ -32,6 +34,7 @@ export class FastSvc {
   readonly instructions?: string;
   readonly cache?: CacheHint;
   readonly limits?: ClassLimits;
+  readonly discovery?: DiscoverySettings;
   readonly tools = new Map<string, ToolDef>();
   readonly resources = new Map<string, ResourceDef>();
   readonly prompts = new Map<string, PromptDef>();
@@ -45,6 +48,7 @@ export class FastSvc {
     this.instructions = opts.instructions;
     this.cache = opts.cache;
     this.limits = opts.limits;
+    this.discovery = opts.discovery;
   }
 
   tool(def: ToolDef): this {

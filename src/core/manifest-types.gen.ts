@@ -122,6 +122,7 @@ export interface SvcManifest {
   external_issuers?: ExternalIssuers;
   profile?: AuthProfile;
   cache?: CacheHint;
+  discovery?: Discovery;
   /**
    * Tools callers can invoke.
    */
@@ -965,6 +966,26 @@ export interface CacheHint {
    * cacheScope. auto: public only on a public /mcp route for an answer that cannot depend on the caller; public: shareable unless the answer depends on the caller's scopes (then always private); private: only within the same authorization.
    */
   scope: 'auto' | 'public' | 'private';
+}
+/**
+ * How an endpoint lists its tools to MCP clients (docs/discovery.md).
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "Discovery".
+ */
+export interface Discovery {
+  /**
+   * direct: tools/list lists every tool the caller may call. progressive: tools/list lists four meta-tools — search_tools, describe_tools, call_tool and, in a 2025 session, load_tools — that find, describe and call the endpoint's tools under the same admission as a direct call. auto: progressive when the endpoint's listing has more than auto_tools tools or costs more than auto_tokens estimated tokens, decided when the catalog is built (start-up, reload, an upstream's list change) and logged.
+   */
+  mode?: 'direct' | 'progressive' | 'auto';
+  /**
+   * auto: progressive when the endpoint serves more tools than this. Tool selection degrades past a few dozen tools in a model's context.
+   */
+  auto_tools?: number;
+  /**
+   * auto: progressive when the endpoint's whole tools listing costs more estimated tokens than this (o200k, the JSON text of every tool's definition).
+   */
+  auto_tokens?: number;
 }
 /**
  * A tool. Exactly one backend: template, content, http, exec, fs, sqlite or module.
@@ -1939,26 +1960,6 @@ export interface EndpointSelect {
    * Tags a tool carries (an OpenAPI operation's tags): a tool with any of them. Resources and prompts carry no tags, so a `tags` selection leaves them out.
    */
   tags?: string[];
-}
-/**
- * How an endpoint lists its tools to MCP clients (docs/discovery.md).
- *
- * This interface was referenced by `SvcManifest`'s JSON-Schema
- * via the `definition` "Discovery".
- */
-export interface Discovery {
-  /**
-   * direct: tools/list lists every tool the caller may call. progressive: tools/list lists four meta-tools — search_tools, describe_tools, call_tool and, in a 2025 session, load_tools — that find, describe and call the endpoint's tools under the same admission as a direct call. auto: progressive when the endpoint's listing has more than auto_tools tools or costs more than auto_tokens estimated tokens, decided when the catalog is built (start-up, reload, an upstream's list change) and logged.
-   */
-  mode?: 'direct' | 'progressive' | 'auto';
-  /**
-   * auto: progressive when the endpoint serves more tools than this. Tool selection degrades past a few dozen tools in a model's context.
-   */
-  auto_tools?: number;
-  /**
-   * auto: progressive when the endpoint's whole tools listing costs more estimated tokens than this (o200k, the JSON text of every tool's definition).
-   */
-  auto_tokens?: number;
 }
 /**
  * The code API's server config (createApp(svc, config), serve()): a manifest's server, routes, auth, oauth and profile sections, plus where relative paths resolve and where the config came from. svc.yaml's loader builds exactly this.

@@ -188,6 +188,13 @@ export interface CacheHint {
   scope: 'auto' | 'public' | 'private';
 }
 
+/**
+ * How an endpoint lists its tools (manifest `discovery`, docs/discovery.md): every tool (direct), a few meta-tools
+ * that search, describe and call them (progressive), or progressive when the listing has more than auto_tools tools
+ * or costs more than auto_tokens estimated tokens (auto).
+ */
+export type DiscoverySettings = { readonly mode: 'direct' | 'progressive' } | { readonly mode: 'auto'; readonly auto_tools: number; readonly auto_tokens: number };
+
 export interface ResourceDef {
   /** Fixed URI, or omit and give uri_template. */
   uri?: string;

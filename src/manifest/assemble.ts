@@ -13,7 +13,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { FastSvc } from '../core/fast-svc.js';
-import type { CallContext, CapabilitySource, Completer, PromptMessage, ResourceContents } from '../core/types.js';
+import type { CallContext, CapabilitySource, Completer, DiscoverySettings, PromptMessage, ResourceContents } from '../core/types.js';
 import { ManifestError, SvcError } from '../errors.js';
 import { MIN_STATE_KEY } from '../mcp/request-state.js';
 import { compileTemplate } from '../runtime/template.js';
@@ -57,7 +57,7 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
   // Each external issuer's `limits` is a class quota of its own, counted per subject of that issuer.
   const perIssuer = (m.external_issuers ?? []).filter((e) => e.limits).map((e) => [e.issuer, e.limits!] as const);
   const limits = perIssuer.length ? { ...m.limits, external: Object.fromEntries(perIssuer) } : m.limits;
-  const svc = new FastSvc({ name: m.name, description: m.description, cache: m.cache, limits });
+  const svc = new FastSvc({ name: m.name, description: m.description, cache: m.cache, limits, ...(m.discovery && { discovery: m.discovery as DiscoverySettings }) });
   // Build every item, collecting failures at their node, so one load reports them all.
   const attempt = async (path: (string | number)[], build: () => Promise<void> | void) => {
     try {

@@ -25,6 +25,10 @@
 // serve nothing. An upstream's listing is not known offline, so an endpoint that may take one is
 // not warned about.
 //
+// META_TOOL_SHADOWS: a tool named like a discovery meta-tool (search_tools, describe_tools, call_tool,
+// load_tools) on a manifest where some endpoint is progressive or auto: there the meta-tool wins, and the
+// tool is reached only through call_tool (docs/discovery.md). Renaming the tool is the operator's answer.
+//
 // LOCK_UPSTREAM_UNKNOWN is about the pin lock file, not the manifest: lock-check.ts gives it.
 // LISTING_LARGE weighs the catalog the manifest makes, not the manifest: listing-warnings.ts gives it.
 
@@ -33,6 +37,7 @@ import { CALL_ROUTES } from '../core/config.js';
 import { fitListing, promptListing, resourceListing, toolListing } from '../core/list-entry.js';
 import { compileEndpoint, MANIFEST_SOURCE, selects } from '../core/endpoint.js';
 import type { ToolOrigin } from './openapi-sources.js';
+import { META_TOOL } from '../catalog/meta-tools.js';
 
 /** A backend timeout above this (ms) makes `task: required` advisable. */
 export const TASK_ADVISED_AFTER_MS = 60_000;
@@ -46,6 +51,7 @@ export const WARNINGS = {
   LIST_ENTRY_SHORTENED: 'A capability\'s listing (its name, description and schemas as tools/list and GET /svc show them) is longer than one list page (`server.list_page_bytes`), so it is listed in short: a tool without its output schema, then with its input schema cut to the levels that fit (the call is still checked against the whole schema), then its description shortened. Raise `server.list_page_bytes` to list it whole.',
   LISTING_LARGE: 'An endpoint that lists its tools directly (the default endpoint, unless it says otherwise) lists more than 40 tools, or more than 20,000 tokens of definitions (o200k): models choose tools worse past about 30–40, and every request carries the listing, a tenth of a 200k-token context window before the user has asked anything. Serve it with `discovery: auto` (a few meta-tools that search, describe and call; progressive past those sizes) or split the catalog into endpoints; `fastsvc cost` shows what each source and tool costs. Upstreams\' tools, listed only at run time, are not weighed. Reported at the endpoint, or at the top of the file for the default endpoint.',
   ENDPOINT_SELECTS_NOTHING: 'An endpoint\'s `select` takes none of the tools, resources and prompts the manifest and its `openapi` sources declare, and no upstream could add any (none is selected): the endpoint would serve nothing. An endpoint that may take an upstream\'s capabilities is not warned about (its listing is not known offline).',
+  META_TOOL_SHADOWS: 'A tool is named like a discovery meta-tool (`search_tools`, `describe_tools`, `call_tool`, `load_tools`) while an endpoint\'s `discovery` is `progressive` or `auto`: on a progressive endpoint the meta-tool wins and the tool is reached only through `call_tool`. Rename the tool.',
   LOCK_UPSTREAM_UNKNOWN: 'The pin lock file beside the manifest (`svc.lock.json`) has an entry for an upstream the manifest does not declare (renamed or removed): it serves nothing, and `fastsvc upstreams accept` leaves it; remove the entry by hand, or restore the upstream. Reported at the entry\'s line in the lock file.',
 } as const;
 
@@ -120,6 +126,7 @@ function plainSelect(sql: string): boolean {
 export function manifestWarnings(m: SvcManifest, written: (path: (string | number)[]) => boolean, origins?: ReadonlyMap<string, ToolOrigin>): Warning[] {
   const out: Warning[] = [];
   out.push(...emptyEndpoints(m, origins));
+  out.push(...shadowedMetaTools(m));
   const others = servedToOthers(m);
   for (const [i, t] of (m.tools ?? []).entries()) {
     const instant = t.template !== undefined || t.content !== undefined; // renders at once, changes nothing
@@ -154,6 +161,16 @@ export function manifestWarnings(m: SvcManifest, written: (path: (string | numbe
     for (const [i, p] of (m.prompts ?? []).entries()) shortened('prompt', p.name, ['prompts', i], promptListing(p));
   }
   return out;
+}
+
+/** META_TOOL_SHADOWS (see the header). */
+function shadowedMetaTools(m: SvcManifest): Warning[] {
+  const progressive = [m.discovery, ...Object.values(m.endpoints ?? {}).map((e) => e.discovery)].some((d) => d?.mode === 'progressive' || d?.mode === 'auto');
+  if (!progressive) return [];
+  const meta = new Set<string>(Object.values(META_TOOL));
+  return (m.tools ?? []).flatMap((t, i) => (meta.has(t.name)
+    ? [{ code: 'META_TOOL_SHADOWS' as const, path: ['tools', i, 'name'], message: `tool ${t.name} has a discovery meta-tool's name: on a progressive endpoint the meta-tool wins and ${t.name} is reached only through call_tool; rename it` }]
+    : []));
 }
 
 /** ENDPOINT_SELECTS_NOTHING (see the header). */

@@ -5,7 +5,8 @@
 // CallContext is built only for methods that run a capability; a tools/call is decided once,
 // by the runtime, which hands a call it admits as a task to the era's runAsTask; lists are the Runtime's
 // (already filtered by the caller's scopes), paged by list-pages.ts (cursor → nextCursor);
-// an unknown method throws MethodNotFound.
+// an unknown method throws MethodNotFound. On a progressive catalog (catalog/discovery.ts) tools/list and a
+// meta-tool's tools/call are progressive.ts's, which runs call_tool as the real tools/call below.
 
 import { isSvcError, SvcError } from '../errors.js';
 import type { Catalog } from '../core/catalog.js';
@@ -13,6 +14,8 @@ import type { CallContext, Principal } from '../core/types.js';
 import { toolErrorResult, type AdmittedTool, type Runtime, type TaskAsk } from '../runtime/runtime.js';
 import { page, type ListName } from './list-pages.js';
 import { withViewMeta } from './apps.js';
+import { isProgressive } from '../catalog/discovery.js';
+import { callsMetaTool, metaToolCall, progressiveListing, type SessionTools } from './progressive.js';
 
 export type McpRuntime = Pick<Runtime,
   'current' | 'callTool' | 'readResource' | 'getPrompt' | 'authorizeRead' | 'mayRead' | 'mayDeliver' | 'listTools' | 'listResources'
@@ -34,6 +37,8 @@ export interface MethodEnv {
   apps: boolean;
   /** Starts a tools/call the runtime admitted as a task and answers it in the era's shape; absent without a task engine. */
   runAsTask?: (call: AdmittedTool) => Promise<Record<string, unknown>>;
+  /** A 2025 session's loaded tools (progressive endpoints' load_tools); absent on 2026-07-28, which has no session. */
+  session?: SessionTools;
 }
 
 /** The shared methods, by name. */
@@ -46,7 +51,7 @@ export async function runMethod(method: string, p: Record<string, unknown>, env:
   const { runtime: rt, catalog: cat, principal } = env;
   switch (method) {
     case 'tools/list':
-      return listed('tools', rt.listTools(principal, cat, env.apps), p, cat);
+      return listed('tools', isProgressive(cat) ? progressiveListing(env) : rt.listTools(principal, cat, env.apps), p, cat);
     case 'resources/list':
       return listed('resources', rt.listResources(principal, cat, env.apps), p, cat);
     case 'resources/templates/list':
@@ -55,18 +60,8 @@ export async function runMethod(method: string, p: Record<string, unknown>, env:
       return listed('prompts', rt.listPrompts(principal, cat), p, cat);
     case 'tools/call': {
       const name = str(p, 'name');
-      try {
-        const runAsTask = env.runAsTask;
-        return runAsTask
-          ? await rt.callTool(name, p.arguments, env.context(), { catalog: cat, apps: env.apps, task: env.taskAsk, startTask: runAsTask })
-          : await rt.callTool(name, p.arguments, env.context(), { catalog: cat, apps: env.apps });
-      } catch (e) {
-        if (isSvcError(e) && (e.code === 'BACKEND_FAILED' || e.code === 'BACKEND_TIMEOUT'
-          || (e.code === 'INVALID_INPUT' && env.inputErrorsAsToolResults))) {
-          return toolErrorResult(e, cat, name);
-        }
-        throw e;
-      }
+      if (isProgressive(cat) && callsMetaTool(name, env)) return metaToolCall(name, p, env, (real, args) => callTool(real, args, env));
+      return callTool(name, p.arguments, env);
     }
     case 'resources/read': {
       const uri = str(p, 'uri');
@@ -88,6 +83,23 @@ export async function runMethod(method: string, p: Record<string, unknown>, env:
     }
     default:
       throw new MethodNotFound(method);
+  }
+}
+
+/** The tools/call of tool `name` (a real one: a meta-tool's call_tool comes here too). */
+async function callTool(name: string, args: unknown, env: MethodEnv): Promise<unknown> {
+  const { runtime: rt, catalog: cat } = env;
+  try {
+    const runAsTask = env.runAsTask;
+    return runAsTask
+      ? await rt.callTool(name, args, env.context(), { catalog: cat, apps: env.apps, task: env.taskAsk, startTask: runAsTask })
+      : await rt.callTool(name, args, env.context(), { catalog: cat, apps: env.apps });
+  } catch (e) {
+    if (isSvcError(e) && (e.code === 'BACKEND_FAILED' || e.code === 'BACKEND_TIMEOUT'
+      || (e.code === 'INVALID_INPUT' && env.inputErrorsAsToolResults))) {
+      return toolErrorResult(e, cat, name);
+    }
+    throw e;
   }
 }
 

@@ -22,6 +22,8 @@ import type { Logger } from '../log.js';
 import { RESULTS_PREFIX } from '../runtime/results.js';
 import { findResource } from '../core/catalog.js';
 import { declaresApps } from './apps.js';
+import { instructionsOf, isProgressive } from '../catalog/discovery.js';
+import { isMetaTool } from '../catalog/meta-tools.js';
 import { LOG_LEVELS, META, MODERN_VERSION, MODERN_VERSIONS, SERVER_CAPABILITIES, SUPPORTED_VERSIONS } from './constants.js';
 import { errorFrom, failure, RPC, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from './jsonrpc.js';
 import { isObject, MethodNotFound, runMethod, SHARED_METHODS, type McpRuntime, type MethodEnv } from './methods.js';
@@ -111,7 +113,8 @@ export class ModernProtocol {
       return refuse(id, 'UNSUPPORTED_PROTOCOL_VERSION', `Unsupported protocol version ${version}: per-request _meta serves ${MODERN_VERSIONS.join(', ')}; 2025-era versions need initialize`, { supported: [...SUPPORTED_VERSIONS], requested: version });
     }
     if (headers) {
-      const problem = headerProblem(msg.method, p, headers, HEADER_NAMED[msg.method], (name) => cat.tools.get(name)?.wire.inputSchema);
+      // A meta-tool of a progressive endpoint wins over a real tool of its name: its schema mirrors no argument.
+      const problem = headerProblem(msg.method, p, headers, HEADER_NAMED[msg.method], (name) => (isProgressive(cat) && isMetaTool(name, false) ? undefined : cat.tools.get(name)?.wire.inputSchema));
       if (problem) return refuse(id, 'HEADER_MISMATCH', problem);
     }
     if (!MODERN_METHODS.has(msg.method)) return { ok: false, status: 404, answer: failure(id, RPC.METHOD_NOT_FOUND, `method not found in MCP ${MODERN_VERSION}: ${msg.method}`) };
@@ -210,7 +213,7 @@ export class ModernProtocol {
     return {
       supportedVersions: [...SUPPORTED_VERSIONS],
       capabilities: this.#opts.tasks ? TASK_CAPABILITIES : SERVER_CAPABILITIES,
-      ...(cat.instructions && { instructions: cat.instructions }),
+      ...(instructionsOf(cat) && { instructions: instructionsOf(cat) }),
     };
   }
 

@@ -18,6 +18,8 @@ import { changesFor } from '../policy/store.js';
 import type { Catalog } from '../core/catalog.js';
 import type { CallChannel, LogLevel, Principal } from '../core/types.js';
 import { isObject, MethodNotFound, runMethod, str, type McpRuntime } from './methods.js';
+import type { SessionTools } from './progressive.js';
+import { instructionsOf } from '../catalog/discovery.js';
 import { declaresApps } from './apps.js';
 import type { Logger } from '../log.js';
 import type { TaskEngine } from '../tasks/engine.js';
@@ -159,6 +161,8 @@ export class McpSession {
   readonly #tasks = new Map<string, Principal>();
   readonly #untask: () => void;
   readonly #port: SessionPort;
+  /** The tools this session loaded through a progressive endpoint's load_tools (progressive.ts). */
+  readonly #tools: SessionTools = { loaded: new Set(), changed: () => this.#notify('notifications/tools/list_changed') };
 
   constructor(opts: SessionOptions) {
     this.#opts = opts;
@@ -288,7 +292,7 @@ export class McpSession {
       protocolVersion: this.#version,
       capabilities: this.#opts.tasks && this.#version >= '2025-11-25' ? { ...SERVER_CAPABILITIES, tasks: LEGACY_TASKS_CAPABILITY } : SERVER_CAPABILITIES,
       serverInfo: { name: cat.name, version: cat.version },
-      ...(cat.instructions && { instructions: cat.instructions }),
+      ...(instructionsOf(cat) && { instructions: instructionsOf(cat) }),
     });
   }
 
@@ -335,6 +339,7 @@ export class McpSession {
           context: () => new Context(principal, this.#opts.logger, this.#opts.transport, call, call, isObject(msg.params?._meta) ? msg.params._meta : undefined, scope),
           inputErrorsAsToolResults: this.#version >= '2025-11-25',
           apps,
+          session: this.#tools,
           taskAsk: isObject(p.task) ? 'asked' : 'plain',
           runAsTask: tc && ((admitted) => startLegacyTask(admitted, tc).then((t) => {
             this.#tasks.set(t.id, principal);

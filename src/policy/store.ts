@@ -109,7 +109,8 @@ function diffLists(a: Catalog, b: Catalog): ChangeSet {
   if (a === b) return { tools: false, resources: false, prompts: false, updated: NONE, before: a, after: b };
   const sig = (entries: Iterable<Guarded & { wire: object }>) => JSON.stringify([...entries].map((e) => [e.wire, e.required, e.patterns?.map((x) => x.source), e.bind]));
   return {
-    tools: sig(a.tools.values()) !== sig(b.tools.values()),
+    // A change of how the tools are shown (discovery) changes what tools/list answers.
+    tools: sig(a.tools.values()) !== sig(b.tools.values()) || JSON.stringify(a.discovery) !== JSON.stringify(b.discovery),
     resources: sig([...a.resources.values(), ...a.templates]) !== sig([...b.resources.values(), ...b.templates]),
     prompts: sig(a.prompts.values()) !== sig(b.prompts.values()),
     updated: revised(a, b),

@@ -29,6 +29,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import express, { type Application, type NextFunction, type Request, type Response } from 'express';
 import expressWs from 'express-ws';
 import { buildCatalog, type Catalog } from '../core/catalog.js';
+import { logDiscovery } from '../catalog/discovery.js';
+import { viewOf } from '../catalog/endpoint-view.js';
 import type { FastSvc } from '../core/fast-svc.js';
 import { resolveConfig, profileScopes, type ResolvedConfig, type SvcServerConfig } from '../core/config.js';
 import { SvcError } from '../errors.js';
@@ -154,6 +156,14 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
     : buildCatalog(s, { hash, listPage });
   const store = new PolicyStore({ catalog: catalogFor(svc, cfg.upstreams as UpstreamSpec[], cfg.config_hash), profile: cfg.profile, tokens }, log);
   const detachGateway = gateway?.attach(store);
+  // How each endpoint lists its tools (discovery), logged at start-up and whenever tools or endpoints change.
+  const logEndpoints = () => {
+    const cat = store.current().catalog;
+    logDiscovery(log, cat);
+    for (const name of cat.endpoints?.keys() ?? []) logDiscovery(log, viewOf(cat, name), name);
+  };
+  logEndpoints();
+  const unlogDiscovery = store.onChange((c) => (c.tools || c.before?.endpoints !== c.after?.endpoints) && logEndpoints());
   const unwatchTokens = watchTokenFiles(store, log);
   const listenUrl = opts.listenUrl ?? `http://${cfg.server.host}:${cfg.server.port}`;
   const baseUrl = () => cfg.base_url ?? listenUrl;
@@ -292,6 +302,7 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
       tasks.close();
       await lockWatch?.close();
       detachGateway?.();
+      unlogDiscovery();
       await upstreams?.close();
       unwatchTokens();
       await oauth?.close();

@@ -107,7 +107,7 @@ export class UpstreamSet {
 
   /** The manifest's capabilities plus the imported ones; `specs` (this generation's) decide expose, matched to connections by name. */
   compose(svc: FastSvc, specs: readonly UpstreamSpec[], lock?: Lock): Composed {
-    const out = new FastSvc({ name: svc.name, version: svc.version, description: svc.description, instructions: svc.instructions, cache: svc.cache, limits: svc.limits });
+    const out = new FastSvc({ name: svc.name, version: svc.version, description: svc.description, instructions: svc.instructions, cache: svc.cache, limits: svc.limits, discovery: svc.discovery });
     for (const t of svc.tools.values()) out.tool(t);
     for (const r of svc.resources.values()) out.resource(r);
     for (const p of svc.prompts.values()) out.prompt(p);

@@ -32,7 +32,7 @@ import { logLine } from '../helpers/secrets.js';
 /** The documentation set: these pages must exist (docs/reference/ is generated). */
 const PAGES = [
   'docs/getting-started.md', 'docs/manifest.md', 'docs/capabilities.md', 'docs/authentication.md', 'docs/access.md', 'docs/tasks.md', 'docs/apps.md',
-  'docs/transports.md', 'docs/upstreams.md', 'docs/hot-reload.md', 'docs/observability.md', 'docs/deployment.md', 'docs/performance.md', 'docs/security.md', 'docs/code-api.md',
+  'docs/transports.md', 'docs/discovery.md', 'docs/upstreams.md', 'docs/hot-reload.md', 'docs/observability.md', 'docs/deployment.md', 'docs/performance.md', 'docs/security.md', 'docs/code-api.md',
   'docs/guides/controlled-environment.md', 'docs/guides/delegated-authorization.md', 'docs/guides/hosted-service.md', 'docs/guides/desktop-integration.md',
   'docs/reference/manifest.md', 'docs/reference/errors.md', 'docs/reference/cli.md',
 ];

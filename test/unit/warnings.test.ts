@@ -140,3 +140,22 @@ describe('SCOPE_ADVISED: manifestWarnings()', () => {
     assert.deepEqual(ws.map((w) => `${w.code} ${w.path.join('/')}`), ['TASK_ADVISED tools/2/task']);
   });
 });
+
+describe('META_TOOL_SHADOWS: manifestWarnings()', () => {
+  const shadows = (m: Partial<SvcManifest>) => manifestWarnings(manifest(m), never).filter((w) => w.code === 'META_TOOL_SHADOWS');
+  const tools = [tool({ name: 'call_tool', template: 'x' }), tool({ name: 'notes.search', template: 'x' })];
+
+  it('warns about a tool named like a meta-tool, at its name, when an endpoint is progressive or auto', () => {
+    for (const discovery of [{ mode: 'progressive' as const }, { mode: 'auto' as const }]) {
+      const got = shadows({ discovery, tools });
+      assert.deepEqual(got.map((w) => w.path), [['tools', 0, 'name']]);
+      assert.match(got[0]!.message, /^tool call_tool has a discovery meta-tool's name/);
+    }
+    assert.equal(shadows({ endpoints: { gh: { discovery: { mode: 'progressive' } } }, tools }).length, 1);
+  });
+
+  it('says nothing where every endpoint is direct', () => {
+    assert.deepEqual(shadows({ tools }), []);
+    assert.deepEqual(shadows({ discovery: { mode: 'direct' }, tools }), []);
+  });
+});
