@@ -5,14 +5,18 @@
 // backend file, database or program opened, no socket); upstream MCP servers' tools are listed only at run time,
 // so they are not counted and a note on stderr says which upstreams were left out; a listing past ADVISED is
 // flagged with the same words `validate` warns with (LISTING_LARGE) when the endpoint lists it directly (direct, or
-// auto below its thresholds); every endpoint of `endpoints:` is reported on its view (catalog/endpoint-view.ts), the
+// auto below its thresholds, decided by catalog/discovery.ts as the server decides); a progressive endpoint's
+// report adds what its own first tools/list (the meta-tools, 2025-11-25 session) costs; every endpoint of `endpoints:` is reported on its view (catalog/endpoint-view.ts), the
 // default endpoint first; --json prints one object on stdout.
 
 import type { Catalog } from '../core/catalog.js';
 import { CALL_ROUTES } from '../core/config.js';
-import type { Discovery, SvcManifest } from '../core/manifest-types.gen.js';
+import type { SvcManifest } from '../core/manifest-types.gen.js';
+import { textCost, type Cost } from '../catalog/catalog-cost.js';
+import { discoveryOf } from '../catalog/discovery.js';
 import { viewOf } from '../catalog/endpoint-view.js';
 import { ADVISED, listingCost, pastAdvised, type ListingCost } from '../catalog/listing-cost.js';
+import { metaToolListing } from '../catalog/meta-tools.js';
 import { loadOrPrint, opensFiles, servedCatalog, type Values } from './manifest.js';
 import { tell, UsageError } from './output.js';
 
@@ -26,6 +30,8 @@ export interface EndpointCostReport {
   discovery: 'direct' | 'progressive' | 'auto (direct)' | 'auto (progressive)';
   /** What the endpoint's tools would cost listed directly (a progressive endpoint lists meta-tools instead). */
   listing: ListingCost;
+  /** A progressive endpoint's own first tools/list: the meta-tools (as a 2025-11-25 session gets them, load_tools included). */
+  meta_tools?: Cost;
   /** A direct endpoint's listing past ADVISED: what it is past. */
   past_advised?: string;
 }
@@ -34,7 +40,6 @@ interface EndpointView {
   endpoint: string | null;
   paths: string[];
   view: Catalog;
-  discovery?: Discovery;
 }
 
 /** The endpoints of a manifest, each with its catalog view: the default endpoint (the catalog itself) first, then endpoints: in order. */
@@ -42,15 +47,15 @@ export function endpointViews(m: SvcManifest, catalog: Catalog): EndpointView[] 
   const routes = CALL_ROUTES.filter((r) => [...m.routes?.public ?? [], ...m.routes?.protected ?? []].includes(r));
   return [
     { endpoint: null, paths: routes, view: catalog },
-    ...[...catalog.endpoints?.values() ?? []].map((ep) => ({ endpoint: ep.name, paths: routes.map((r) => `${r}/${ep.name}`), view: viewOf(catalog, ep.name), discovery: ep.discovery })),
+    ...[...catalog.endpoints?.values() ?? []].map((ep) => ({ endpoint: ep.name, paths: routes.map((r) => `${r}/${ep.name}`), view: viewOf(catalog, ep.name) })),
   ];
 }
 
-/** How an endpoint lists its tools, given what its direct listing costs (auto: past auto_tools or auto_tokens, progressive). */
-export function listedAs(d: Discovery | undefined, c: { tools: number; tokens: number }): EndpointCostReport['discovery'] {
-  const mode = d?.mode ?? 'direct';
-  if (mode !== 'auto') return mode;
-  return c.tools > (d!.auto_tools ?? ADVISED.tools) || c.tokens > (d!.auto_tokens ?? ADVISED.tokens) ? 'auto (progressive)' : 'auto (direct)';
+/** How an endpoint lists its tools, as the server decides it (auto says which way it went). */
+export function listedAs(view: Catalog): EndpointCostReport['discovery'] {
+  const d = discoveryOf(view);
+  if (d.mode !== 'auto') return d.mode;
+  return d.progressive ? 'auto (progressive)' : 'auto (direct)';
 }
 
 export async function cmdCost(file: string, v: Values): Promise<number> {
@@ -65,11 +70,15 @@ export async function cmdCost(file: string, v: Values): Promise<number> {
     const upstreams = (m.upstreams ?? []).map((u) => u.name);
     return {
       upstreams,
-      endpoints: chosen.map(({ endpoint, paths, view, discovery }): EndpointCostReport => {
+      endpoints: chosen.map(({ endpoint, paths, view }): EndpointCostReport => {
         const listing = listingCost(view);
-        const as = listedAs(discovery, listing);
-        const past = as === 'direct' || as === 'auto (direct)' ? pastAdvised(listing) : undefined;
-        return { endpoint, paths, discovery: as, listing, ...(past && { past_advised: past }) };
+        const progressive = discoveryOf(view).progressive;
+        const past = progressive ? undefined : pastAdvised(listing);
+        return {
+          endpoint, paths, discovery: listedAs(view), listing,
+          ...(progressive && { meta_tools: textCost(JSON.stringify({ tools: metaToolListing(true) })) }),
+          ...(past && { past_advised: past }),
+        };
       }),
     };
   });
@@ -88,9 +97,9 @@ export function formatReport(r: EndpointCostReport, by: 'source' | 'tool'): stri
   const c = r.listing;
   const name = r.endpoint === null ? `default endpoint (${r.paths.join(' ') || 'no call route'})` : `endpoint ${r.endpoint} (${r.paths.join(' ')})`;
   const listed = `${n(c.tools)} tool${c.tools === 1 ? '' : 's'}, ${n(c.bytes)} bytes, ~${n(c.tokens)} tokens (o200k)`;
-  const head = r.discovery === 'direct' || r.discovery === 'auto (direct)'
-    ? `${name}: ${r.discovery} — tools/list lists ${listed}`
-    : `${name}: ${r.discovery} — tools/list lists its meta-tools; its tools, listed directly, would be ${listed}`;
+  const head = r.meta_tools
+    ? `${name}: ${r.discovery} — tools/list lists its meta-tools (${n(r.meta_tools.bytes)} bytes, ~${n(r.meta_tools.tokens)} tokens); its tools, listed directly, would be ${listed}`
+    : `${name}: ${r.discovery} — tools/list lists ${listed}`;
   const advice = r.past_advised ? [`  past the advised size (${r.past_advised}): most models choose tools worse past ~40, and every request carries the listing; serve it with discovery: auto or progressive, or split it into endpoints`] : [];
   const share = (t: number) => (c.tokens ? `${((100 * t) / c.tokens).toFixed(1)}%` : '-');
   const rows = by === 'source'

@@ -6,8 +6,8 @@
 // built — each tool fitted to a list page as the server fits it); the tokenizer is loaded only when the tool count
 // or the byte count (a token is at least one byte) could be past ADVISED, so a small manifest never pays for it;
 // the warning is located at the endpoint — the top of the file for the default endpoint — and says the tools,
-// bytes and tokens, what they are past, and the way out; each endpoint of `endpoints:` that lists directly (no
-// `discovery`, or mode direct) is weighed on its own view, located at its key (`discovery: auto`, endpoints, `fastsvc cost`); upstream
+// bytes and tokens, what they are past, and the way out; the default endpoint (top-level `discovery`) and each
+// endpoint of `endpoints:` that lists directly (no `discovery`, or mode direct) is weighed on its own view, located at its key (`discovery: auto`, endpoints, `fastsvc cost`); upstream
 // MCP servers' tools are listed only at run time and are not weighed; never throws for a valid plan's catalog.
 
 import { buildCatalog } from '../core/catalog.js';
@@ -29,12 +29,12 @@ export async function listingWarnings(plan: Plan, file: string, hash: string, lo
     const catalog = buildCatalog(assembled.svc, { hash, listPage: { size: server.list_page_size!, bytes: server.list_page_bytes! } });
     const routes = [...m.routes?.public ?? [], ...m.routes?.protected ?? []];
     const paths = CALL_ROUTES.filter((r) => routes.includes(r));
-    // The default endpoint, and each named one that lists directly (no discovery, or mode direct; auto is the operator's own threshold).
+    // The default endpoint and the named ones, each that lists directly (no discovery, or mode direct; auto is the operator's own threshold).
     const endpoints = [
       { label: `the default endpoint (${paths.join(' ')})`, path: [] as (string | number)[], view: catalog },
-      ...[...catalog.endpoints?.values() ?? []].filter((ep) => (ep.discovery?.mode ?? 'direct') === 'direct')
+      ...[...catalog.endpoints?.values() ?? []]
         .map((ep) => ({ label: `endpoint ${ep.name} (${paths.map((r) => `${r}/${ep.name}`).join(' ')})`, path: ['endpoints', ep.name], view: viewOf(catalog, ep.name) })),
-    ];
+    ].filter((e) => (e.view.discovery?.mode ?? 'direct') === 'direct');
     const out: Warning[] = [];
     for (const e of endpoints) {
       const { listing } = listedTools(e.view);

@@ -130,9 +130,20 @@ openapi:`));
     assert.deepEqual(j.endpoints[1].listing.bySource.map((s: Json) => [s.source, s.tools]), [['manifest', 45]]);
     assert.deepEqual(j.endpoints[2].listing.bySource.map((s: Json) => s.source), ['pets']);
     const text = await run(['cost', f, '--endpoint', 'pets'], { env: ENV });
-    assert.match(text.stdout, /^endpoint pets \(\/svc\/pets \/mcp\/pets \/ws\/pets\): progressive — tools\/list lists its meta-tools; its tools, listed directly, would be \d+ tools, /);
+    assert.match(text.stdout, /^endpoint pets \(\/svc\/pets \/mcp\/pets \/ws\/pets\): progressive — tools\/list lists its meta-tools \([\d,]+ bytes, ~[\d,]+ tokens\); its tools, listed directly, would be \d+ tools, /);
     const def = JSON.parse((await run(['cost', f, '--endpoint', 'default', '--json'], { env: ENV })).stdout);
     assert.deepEqual(def.endpoints.map((e: Json) => e.endpoint), [null]);
+  });
+
+  it('the default endpoint as the top-level discovery decides it, with what its meta-tools cost', async () => {
+    const f = join(dir, 'auto.yaml');
+    writeFileSync(f, manifest(45).replace('openapi:', 'discovery: { mode: auto }\nopenapi:'));
+    const e = JSON.parse((await run(['cost', f, '--json'], { env: ENV })).stdout).endpoints[0];
+    assert.deepEqual([e.endpoint, e.discovery, e.past_advised], [null, 'auto (progressive)', undefined]);
+    assert.ok(e.meta_tools.tokens > 0 && e.meta_tools.tokens < 2000, JSON.stringify(e.meta_tools));
+    assert.ok(e.listing.tokens > e.meta_tools.tokens);
+    const text = await run(['cost', f], { env: ENV });
+    assert.match(text.stdout, new RegExp(`^default endpoint \\(/svc /mcp /ws\\): auto \\(progressive\\) — tools/list lists its meta-tools \\([\\d,]+ bytes, ~${e.meta_tools.tokens.toLocaleString('en')} tokens\\); its tools, listed directly, would be ${e.listing.tools} tools, `, 'm'));
   });
 
   it('usage: --by takes source or tool (exit 2); an unknown endpoint is one line, exit 1', async () => {

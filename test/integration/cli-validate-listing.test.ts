@@ -73,6 +73,14 @@ tools:
     assert.match(j.warnings[1].message, /^endpoint every \(\/svc\/every \/mcp\/every \/ws\/every\) lists its tools directly: 41 tools, /);
   });
 
+  it('the default endpoint made progressive or auto by the top-level discovery: not weighed', async () => {
+    for (const mode of ['progressive', 'auto']) {
+      const r = await run(['validate', file(`${mode}.yaml`, manifest(41).replace('tools:\n', `discovery: { mode: ${mode} }\ntools:\n`))]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stderr, '', mode);
+    }
+  });
+
   it('3 tools past 20,000 tokens: the warning says the tokens, not the tools', async () => {
     const words = Array.from({ length: 3000 }, (_, i) => `w${i}`).join(' ');
     const r = await run(['validate', file('heavy.yaml', manifest(3, () => words))]);
