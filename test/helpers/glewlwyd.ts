@@ -6,7 +6,8 @@
 // is installed when missing (scripts/ensure-glewlwyd.sh, one line when it does); its database is
 // a fresh SQLite file from the package's own init script, in a folder of its own; it resolves once
 // glewlwyd said it started and its OpenID Connect plugin (issuer URL/api/oidc, RS256, PKCE, the
-// scopes openid and email) answers discovery; stop() ends it and removes the folder, and a process
+// scopes openid and email) answers discovery — its log's "started" comes a moment before its socket accepts, so
+// it is also waited for to take a connection; stop() ends it and removes the folder, and a process
 // still running when the test process exits is killed; every client secret and code it hands out
 // is registered with the secret scan. Administration goes through its own REST API as its admin
 // user, and a person signs in with its login API (a session cookie, then the grant), which is what
@@ -22,6 +23,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
@@ -29,6 +31,7 @@ import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import { ROOT } from './cli.js';
 import { freePort } from './postgres.js';
 import { secret } from './secrets.js';
+import { waitFor } from './wait.js';
 
 const INIT_SQL = '/usr/share/doc/glewlwyd/database/init.sqlite3.sql.gz';
 /** The package's default administrator (a throwaway instance on loopback). */
@@ -60,6 +63,16 @@ const live = new Set<ChildProcess>();
 process.on('exit', () => {
   for (const c of live) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
 });
+
+/** Whether a TCP connection to 127.0.0.1:port is accepted: true, or undefined (refused: not yet listening). */
+function connects(port: number): Promise<true | undefined> {
+  return new Promise((done) => {
+    const s = connect({ host: '127.0.0.1', port }, () => {
+      s.destroy();
+      done(true);
+    }).on('error', () => done(undefined));
+  });
+}
 
 /** A cookie-keeping client of glewlwyd's API. */
 class Session {
@@ -144,6 +157,8 @@ static_files_mime_types = ( { extension = ".html" mime_type = "text/html" } )
         reject(new Error(`glewlwyd exited before starting:\n${output.slice(-2000)}`));
       });
     });
+    // It says it started a moment before its socket accepts (ECONNREFUSED in between, seen on a busy machine).
+    await waitFor(() => connects(port), `glewlwyd to accept connections on port ${port}:\n${output.slice(-2000)}`, 20_000);
     const issuer = `${url}/api/oidc`;
     const admin = new Session(url);
     await admin.ok('POST', '/auth/', ADMIN);
