@@ -30,7 +30,7 @@ import { ROOT } from './lib/proc.mjs';
 import { evaluate, percentile, readQueries, SPLITS } from './lib/search-eval.mjs';
 
 const GITHUB = 'node_modules/@octokit/openapi/generated/api.github.com.json';
-const QUERIES = ['bench/search/github-queries.yaml', 'bench/search/github-queries-2.yaml'];
+const QUERIES = ['bench/search/github-queries.yaml', 'bench/search/github-queries-2.yaml', 'bench/search/github-queries-3.yaml'];
 export const TARGETS = { recall5: 0.9, p50Ms: 1, p99Ms: 5, buildShare: 0.1, buildRssMiB: 20, answerTokens: 1500 };
 /** Queries for the generated catalog: its resources and operations in a user's words. */
 const LARGE_QUERIES = ['create a new invoice for a customer', 'list the orders of a customer', 'delete a webhook', 'export the monthly report',

@@ -81,7 +81,7 @@ describe('bench search (recall, latency, build cost, tokens)', function () {
       for (const k of ['p50Ms', 'p99Ms', 'cpuP50Ms', 'reusedP50Ms', 'buildRssMiB', 'rssLoadedMiB']) assert.ok(Number.isFinite(c[k]), `${k}: ${c[k]}`);
       assert.ok(c.load.ms > 0 && c.build.ms > 0 && c.build.cpuMs >= 0, JSON.stringify({ load: c.load, build: c.build }));
     }
-    assert.deepEqual(data.github.sets, ['tuning', 'heldout', 'heldout2']);
+    assert.deepEqual(data.github.sets, ['tuning', 'heldout', 'heldout2', 'tuning3']);
     for (const s of data.github.sets) {
       const x = data.github[s];
       assert.ok(x.n > 0 && x.recall5 >= x.recall1 && x.recall5 <= 1 && x.mrr >= x.recall1 * 1 - 1e-9, `${s}: ${JSON.stringify(x)}`);
