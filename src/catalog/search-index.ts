@@ -13,14 +13,18 @@
 // descriptions (the input schema's properties and, one level down, an object argument's
 // properties), tags and source (the `openapi` source or upstream it comes from) — each with a weight
 // and a length normalisation (WEIGHTS); text becomes terms by ./terms.ts (stop words out, Porter
-// stems). A query term also matches its synonyms (./synonyms.ts: a few general groups, weighted) and,
-// from 4 characters, the longer index terms it starts (react → reaction, at WEIGHTS.prefix). The 50
+// stems). A query term also matches its synonyms (./synonyms.ts: a few general groups, weighted), from 4
+// characters the longer index terms it starts (react → reaction, at WEIGHTS.prefix), and, when the catalog
+// never uses it, the catalog's words one edit away (lsit → list, at WEIGHTS.fuzzy); a plural where the query
+// reads or names no act ("runners for this repo") also asks for `list` (WEIGHTS.pluralList). The 50
 // best are then re-ranked, each score raised by the share of the definition's name the query covers,
 // each name word weighed by how rare it is among the catalog's definitions (WEIGHTS.nameCoverage):
 // "list branches" prefers list-branches to list-branches-for-head-commit, and an uncovered "fork"
-// costs more than an uncovered "user".
-// Every weight was measured on the tuning third of bench/search/github-queries.yaml (bench/search.mjs;
-// docs/performance.md gives the figures, the held-out third's too).
+// costs more than an uncovered "user"; and by the act (./intent.ts): where the query asks to read, write
+// or delete and a tool's annotations say what it does, a tool that does that act is raised (WEIGHTS.act)
+// and one that does another lowered (WEIGHTS.actMiss) — "leave a comment" prefers creating one to listing.
+// Every weight was measured on the tuning queries of bench/search/github-queries.yaml and github-queries-3.yaml
+// (bench/search.mjs; docs/performance.md gives the figures, the held-out sets' too).
 //
 // Guarantees: the index is built once per catalog object (a catalog never changes: a reload builds
 // a new one, and so a new index, on its first search) and holds no entry objects but the catalog's
@@ -31,12 +35,14 @@
 // document frequency (what else scores use — the number of definitions of the kind, their average
 // field lengths, how rare a name's words are across all of them — orders admitted matches and names
 // no definition); every field named in `why` holds the term; `limit` is clamped to 1..100;
-// a query's cost grows with the postings of its terms, never with the catalog's size alone.
+// a query's cost grows with the postings of its terms, never with the catalog's size alone — but for a
+// word the catalog never uses, which is compared with the catalog's words of about its length.
 
 import type { Catalog, PromptEntry, ResourceEntry, ToolEntry } from '../core/catalog.js';
 import { term, words } from './terms.js';
 import { expansions, hintOf, queryWords, RELATED_WEIGHT } from './synonyms.js';
 import { briefArgs, docOf, summary, type SearchKind } from './documents.js';
+import { definitionAct, queryAct, type Act } from './intent.js';
 
 export type { SearchKind };
 
@@ -89,11 +95,15 @@ export interface SearchIndex<E> {
 const FIELDS = ['name', 'title', 'description', 'argName', 'argText', 'tags', 'source'] as const;
 type Field = (typeof FIELDS)[number];
 
-/** Field weights and length normalisation (b), and BM25's k1: measured on the tuning queries (docs/performance.md). */
-export const WEIGHTS: { readonly k1: number; readonly nameCoverage: number; readonly prefix: number; readonly fields: Readonly<Record<Field, Readonly<{ w: number; b: number }>>> } = Object.freeze({
+/** Field weights and length normalisation (b), BM25's k1, and the query-side weights: measured on the tuning queries (docs/performance.md). */
+export const WEIGHTS: { readonly k1: number; readonly nameCoverage: number; readonly prefix: number; readonly act: number; readonly actMiss: number; readonly fuzzy: number; readonly pluralList: number; readonly fields: Readonly<Record<Field, Readonly<{ w: number; b: number }>>> } = Object.freeze({
   k1: 1.5,
   nameCoverage: 1,
   prefix: 0.3,
+  act: 0.1,
+  actMiss: 0.2,
+  fuzzy: 0.7,
+  pluralList: RELATED_WEIGHT,
   fields: Object.freeze({
     name: { w: 3, b: 0.9 }, title: { w: 3, b: 0.9 }, description: { w: 0.3, b: 0.75 },
     argName: { w: 0.7, b: 0.5 }, argText: { w: 0.4, b: 0.75 }, tags: { w: 1, b: 0.3 }, source: { w: 0.5, b: 0 },
@@ -117,12 +127,19 @@ interface Posting {
 }
 
 const MAX_LIMIT = 100;
+const ACTS: readonly Act[] = ['read', 'write', 'delete'];
+const WRITE = 2;
+const DELETE = 3;
+const LIST = term('list')!;
 const ARG_NAME = 1 << FIELDS.indexOf('argName');
 /** How many of BM25F's best the second stage re-ranks. */
 const RERANK = 50;
 /** A query term of at least PREFIX_MIN characters also matches up to PREFIX_MAX longer index terms it starts (react → reaction). */
 const PREFIX_MIN = 4;
 const PREFIX_MAX = 8;
+/** A query word the catalog does not use, of at least FUZZY_MIN characters, also matches the catalog's words one edit away (lsit → list). */
+const FUZZY_MIN = 4;
+const MAX_FUZZY_LENGTH = 40;
 
 const indexes = new WeakMap<Catalog, { tools: SearchIndex<ToolEntry>; prompts: SearchIndex<PromptEntry>; resources: SearchIndex<ResourceEntry> }>();
 
@@ -154,10 +171,16 @@ class BM25FIndex<E> implements SearchIndex<E> {
   private readonly surface: readonly string[];
   /** Each word of the catalog → its term id (-1: a stop word). */
   private readonly wordIds: ReadonlyMap<string, number>;
+  /** Each term id's term. */
+  private readonly vocabOf: readonly string[];
+  /** The catalog's words by length, for misspellings: made on the first query that needs them. */
+  private byLength?: string[][];
   /** Every index term, sorted (code-unit order), for prefix matches. */
   private readonly vocabulary: readonly string[];
   /** Each doc's name: equal scores are ordered by it (code-unit order). */
   private readonly names: readonly string[];
+  /** Each doc's act (ACTS index + 1; 0: unknown). */
+  private readonly acts: Uint8Array;
   /** Each doc's name terms, each once. */
   private readonly nameIds: Int32Array;
   /** Where each doc's name terms start in nameIds (doc n's end where doc n+1's start). */
@@ -184,6 +207,7 @@ class BM25FIndex<E> implements SearchIndex<E> {
     const n = docs.length;
     this.size = n;
     this.names = docs.map((d) => d.name);
+    this.acts = Uint8Array.from(entries, (e) => (kind === 'tool' ? ACTS.indexOf(definitionAct((e as ToolEntry).def.annotations) as Act) + 1 : 0));
     this.score = new Float64Array(n);
     this.seen = new Uint32Array(n);
     this.admitted = new Uint8Array(n);
@@ -301,12 +325,15 @@ class BM25FIndex<E> implements SearchIndex<E> {
     });
     this.surface = surface;
     this.wordIds = idOfWord;
+    this.vocabOf = vocab;
     this.vocabulary = [...vocab].sort();
   }
 
   search(query: string, opts: SearchOptions<E>): SearchResult {
     const limit = Math.min(MAX_LIMIT, Math.max(1, Math.floor(opts.limit) || 1));
-    const groups = this.queryGroups(query);
+    const words = queryWords(query);
+    const act = ACTS.indexOf(queryAct(words) as Act) + 1;
+    const groups = this.queryGroups(words, act);
     if (!groups.length) return { matches: [], total: 0 };
     const stamp = this.nextStamp();
     // The filter's verdicts, kept with the filter object (0: not asked yet, 1: admitted, 2: refused).
@@ -376,22 +403,32 @@ class BM25FIndex<E> implements SearchIndex<E> {
         if (all > 0) this.score[doc] *= 1 + (alpha * hit) / all;
       }
     }
+    // The act the query asks for (read, write, delete) raises the definitions that do it.
+    if (act > 0) {
+      for (const doc of pool) {
+        const a = this.acts[doc]!;
+        if (a === act) this.score[doc] *= 1 + WEIGHTS.act;
+        else if (a > 0) this.score[doc] *= 1 - WEIGHTS.actMiss;
+      }
+    }
     const top = this.best(pool, limit);
     return { matches: top.map((doc) => this.match(doc, groups)), total: nTouched };
   }
 
   /** The query's terms, each once with the query word it came from and the index terms it matches (itself and its expansions, weighted). */
-  private queryGroups(query: string): Group[] {
+  private queryGroups(queryWords: readonly string[], act: number): Group[] {
     const groups: Group[] = [];
     const covered = new Set<string>();
     const hints: [string, string][] = [];
     let previous: string | undefined;
-    for (const w of queryWords(query)) {
+    for (const w of queryWords) {
       const hint = hintOf(w, previous);
       previous = w;
       if (hint !== undefined) hints.push([w, hint]);
       const t = term(w);
       if (t === undefined || covered.has(t)) continue;
+      // A plural where the query reads (or says no verb) asks for a list: "runners for this repo", "show the artifacts".
+      if (WEIGHTS.pluralList > 0 && act !== WRITE && act !== DELETE && isPlural(w, t) && this.postings.has(t)) hints.push([w, LIST]);
       covered.add(t);
       const g: Group = { word: w, terms: new Map() };
       if (this.postings.has(t)) g.terms.set(t, 1);
@@ -400,15 +437,30 @@ class BM25FIndex<E> implements SearchIndex<E> {
         if (this.postings.has(x)) g.terms.set(x, weight);
       }
       if (t.length >= PREFIX_MIN && WEIGHTS.prefix > 0) for (const x of this.withPrefix(t)) if (!g.terms.has(x)) g.terms.set(x, WEIGHTS.prefix);
+      // A word the catalog never uses may be a misspelt one it does: its words one edit away.
+      if (!this.postings.has(t) && w.length >= FUZZY_MIN && WEIGHTS.fuzzy > 0) for (const x of this.oneEditAway(w)) if (!g.terms.has(x)) g.terms.set(x, WEIGHTS.fuzzy);
       if (g.terms.size) groups.push(g);
     }
     // A hint counts only where the query does not say its term itself.
     for (const [w, t] of hints) {
       if (covered.has(t) || !this.postings.has(t)) continue;
       covered.add(t);
-      groups.push({ word: w, terms: new Map([[t, RELATED_WEIGHT]]) });
+      groups.push({ word: w, terms: new Map([[t, t === LIST ? WEIGHTS.pluralList : RELATED_WEIGHT]]) });
     }
     return groups;
+  }
+
+  /** The index terms of the catalog's words one edit (an insertion, a deletion, a substitution or two neighbours swapped) from `w`. */
+  private oneEditAway(w: string): string[] {
+    if (!this.byLength) {
+      this.byLength = [];
+      for (const [word, id] of this.wordIds) if (id !== -1 && word.length <= MAX_FUZZY_LENGTH) (this.byLength[word.length] ??= []).push(word);
+    }
+    const out = new Set<string>();
+    for (let len = w.length - 1; len <= w.length + 1; len++) {
+      for (const x of this.byLength[len] ?? []) if (oneEdit(w, x)) out.add(this.vocabOf[this.wordIds.get(x)!]!);
+    }
+    return [...out].sort();
   }
 
   /** Index terms that start with `t` and are longer (at most PREFIX_MAX, the shortest first). */
@@ -493,6 +545,25 @@ class BM25FIndex<E> implements SearchIndex<E> {
     }
     return { name: d.name, ...(d.title && { title: d.title }), summary: summary(d), args: briefArgs(this.entries[doc]!, this.kind), score: Math.round(this.score[doc]! * 1000) / 1000, why };
   }
+}
+
+/** Whether the query word `w` (term `t`) is a plural: it ends in s, and without it (or with -ies as -y) it is the same term. */
+function isPlural(w: string, t: string): boolean {
+  if (w.length < 4 || w[w.length - 1] !== 's' || /(ss|us|is)$/.test(w)) return false;
+  return term(w.slice(0, -1)) === t || (w.endsWith('ies') && term(`${w.slice(0, -3)}y`) === t);
+}
+
+/** Whether `a` and `b` differ by one edit: one character inserted, deleted or replaced, or two neighbours swapped. */
+function oneEdit(a: string, b: string): boolean {
+  if (a === b) return false;
+  if (a.length > b.length) [a, b] = [b, a];
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  if (a.length === b.length) {
+    if (a.slice(i + 1) === b.slice(i + 1)) return true;
+    return a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
+  }
+  return b.length - a.length === 1 && a.slice(i) === b.slice(i + 1);
 }
 
 /** The position of `x` in the ascending `a`, or -1. */
