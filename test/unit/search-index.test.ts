@@ -7,6 +7,8 @@
 // resources have indexes of their own.
 
 import assert from 'node:assert/strict';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { FastSvc } from '../../src/core/fast-svc.js';
 import { buildCatalog, type ToolEntry } from '../../src/core/catalog.js';
 import type { ToolDef } from '../../src/core/types.js';
@@ -168,6 +170,28 @@ describe('search index', () => {
     assert.deepEqual(ix.tools.search('', { limit: 5 }), { matches: [], total: 0 });
     assert.deepEqual(ix.tools.search('the of and', { limit: 5 }), { matches: [], total: 0 });
     assert.deepEqual(ix.tools.search('zzzqqq', { limit: 5 }), { matches: [], total: 0 });
+  });
+
+  it('keeps an index with its catalog object only: a new catalog (a reload, a list_changed) gets a new index, a dropped one\'s is collected', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    let old: ReturnType<typeof catalogOf> | undefined = catalogOf(TOOLS);
+    const oldIndex = new WeakRef(searchIndex(old).tools);
+    assert.equal(oldIndex.deref()!.search('forecast', { limit: 1 }).matches[0]!.name, 'weather_forecast');
+    // The catalog built next (same definitions) gets its own index, which finds what the new catalog holds.
+    const next = catalogOf([...TOOLS, { name: 'weather_radar', description: 'The radar forecast for a city.' }]);
+    assert.notEqual(searchIndex(next).tools, oldIndex.deref());
+    assert.ok(searchIndex(next).tools.search('radar', { limit: 1 }).matches.length === 1);
+    assert.equal(oldIndex.deref()!.search('radar', { limit: 1 }).matches.length, 0);
+    // Once the old catalog is unreachable nothing else holds its index: a collection takes it (no module-level Map).
+    old = undefined;
+    for (let i = 0; i < 20 && oldIndex.deref() !== undefined; i++) {
+      await new Promise((resolve) => setImmediate(resolve)); // a WeakRef's target is kept until the current job ends
+      gc();
+    }
+    assert.equal(old, undefined);
+    assert.equal(oldIndex.deref(), undefined, 'the dropped catalog\'s index is still reachable');
+    assert.equal(searchIndex(next).tools.size, TOOLS.length + 1);
   });
 
   it('reads the act a query asks for, and a tool\'s act from its annotations; an unknown act is none', () => {
