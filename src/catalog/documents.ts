@@ -1,5 +1,5 @@
 // A definition as the search index reads it: the text of each field, and what a match says of it.
-// Guarantees: pure; visitDoc gives the same texts as docOf, in the same order, without building a Doc; a tool's arguments are its input schema's properties and, one level down, an
+// Guarantees: pure; a tool's arguments are its input schema's properties and, one level down, an
 // object property's (body.title), in schema order; a prompt's are its arguments, a URI template's its
 // variables; the one-line summary is the title, else the description's first sentence without
 // Markdown links or emphasis, at most 160 characters; the brief of the arguments names at most 12
@@ -24,49 +24,6 @@ export interface Doc {
   args: Arg[];
   tags: readonly string[];
   source?: string;
-}
-
-/** A field of a document, by its place in the search index's FIELDS. */
-export const enum FieldNo { Name, Title, Description, ArgName, ArgText, Tags, Source }
-
-/**
- * Each text of an entry's fields, in docOf's order, without building its Doc (the index reads a whole catalog this
- * way): `visit(field, text, repeats)`, where `repeats` marks a text many definitions share (an argument's name or
- * description, a tag, a source). A nested argument's name is given as its parent's name and then its own, the
- * words of its path (body.title).
- */
-export function visitDoc(e: ToolEntry | PromptEntry | ResourceEntry, kind: SearchKind, visit: (field: FieldNo, text: string | undefined, repeats: boolean) => void): void {
-  if (kind !== 'tool') {
-    const d = docOf(e, kind);
-    visit(FieldNo.Name, d.name, false);
-    visit(FieldNo.Title, d.title, false);
-    visit(FieldNo.Description, d.description, false);
-    for (const a of d.args) {
-      visit(FieldNo.ArgName, a.path, true);
-      visit(FieldNo.ArgText, a.description, true);
-    }
-    visit(FieldNo.Source, d.source, true);
-    return;
-  }
-  const { def, wire } = e as ToolEntry;
-  visit(FieldNo.Name, def.name, false);
-  visit(FieldNo.Title, def.title ?? (def.annotations?.title as string | undefined), false);
-  visit(FieldNo.Description, def.description, false);
-  visitArgs(wire.inputSchema, undefined, visit);
-  for (const t of def.tags ?? []) visit(FieldNo.Tags, t, true);
-  visit(FieldNo.Source, def.source?.name, true);
-}
-
-function visitArgs(schema: unknown, parent: string | undefined, visit: (field: FieldNo, text: string | undefined, repeats: boolean) => void): void {
-  const props = (schema as { properties?: Record<string, unknown> } | undefined)?.properties;
-  if (!props || typeof props !== 'object') return;
-  for (const name in props) {
-    const s = (props[name] ?? {}) as { description?: unknown; properties?: unknown };
-    if (parent !== undefined) visit(FieldNo.ArgName, parent, true);
-    visit(FieldNo.ArgName, name, true);
-    visit(FieldNo.ArgText, typeof s.description === 'string' ? s.description : undefined, true);
-    if (parent === undefined) visitArgs(s, name, visit);
-  }
 }
 
 /** The fields of an entry of `kind`. */

@@ -41,7 +41,7 @@
 import type { Catalog, PromptEntry, ResourceEntry, ToolEntry } from '../core/catalog.js';
 import { term, words } from './terms.js';
 import { expansions, hintOf, queryWords, RELATED_WEIGHT } from './synonyms.js';
-import { briefArgs, docOf, FieldNo, summary, visitDoc, type SearchKind } from './documents.js';
+import { briefArgs, docOf, summary, type SearchKind } from './documents.js';
 import { definitionAct, queryAct, type Act } from './intent.js';
 
 export type { SearchKind };
@@ -202,11 +202,11 @@ class BM25FIndex<E> implements SearchIndex<E> {
   private groupStamp = 0;
 
   constructor(private readonly entries: readonly E[], readonly kind: SearchKind) {
-    // The docs' text is read here and let go (visitDoc: no Doc is built): a match reads its entry again (docOf), so
-    // the index keeps numbers. Every buffer of the build is flat and typed: a catalog of 10,000 tools makes little garbage.
-    const n = entries.length;
+    // The docs' text is read here and let go: a match reads its entry again (docOf), so the index keeps numbers.
+    const docs = entries.map((e) => docOf(e as ToolEntry | PromptEntry | ResourceEntry, kind));
+    const n = docs.length;
     this.size = n;
-    this.names = entries.map((e) => nameOf(e as ToolEntry | PromptEntry | ResourceEntry, kind));
+    this.names = docs.map((d) => d.name);
     this.acts = Uint8Array.from(entries, (e) => (kind === 'tool' ? ACTS.indexOf(definitionAct((e as ToolEntry).def.annotations) as Act) + 1 : 0));
     this.score = new Float64Array(n);
     this.seen = new Uint32Array(n);
@@ -215,34 +215,23 @@ class BM25FIndex<E> implements SearchIndex<E> {
     this.groupSeen = new Uint32Array(n);
     this.touched = new Int32Array(n);
     this.groupDocs = new Int32Array(n);
-    // Pass 1: each doc's terms as ids, field by field, into one token buffer (tokens of doc d, field f: a run starting
-    // at runStart[d * F + f]); a word is stemmed once, a repeated text (an argument's name or description) cut once.
-    const F = FIELDS.length;
+    // Pass 1: each field's terms, as ids; a word is stemmed once, a repeated text (argument descriptions) cut once.
     const ids = new Map<string, number>();
     const vocab: string[] = [];
     const surface: string[] = [];
     const idOfWord = new Map<string, number>();
-    const cut = [new Map<string, Int32Array>(), new Map<string, Int32Array>()];
-    let tokens = new Int32Array(1 << 16);
-    let nTokens = 0;
-    const push = (id: number) => {
-      if (nTokens === tokens.length) {
-        const bigger = new Int32Array(tokens.length * 2);
-        bigger.set(tokens);
-        tokens = bigger;
-      }
-      tokens[nTokens++] = id;
-    };
-    /** Pushes the term ids of `text`; a text is cut once when `repeats` (arguments, tags: the same text in many docs). */
-    const termIds = (text: string | undefined, camel: boolean, repeats: boolean): void => {
-      if (!text) return;
-      const cache = repeats ? cut[camel ? 1 : 0]! : undefined;
+    const cut = new Map<string, number[]>();
+    const cutCamel = new Map<string, number[]>();
+    /** The term ids of `text`, pushed onto `out`; a text is cut once when `repeats` (arguments, tags: the same text in many docs). */
+    const termIds = (text: string | undefined, out: number[], camel = false, repeats = false): number[] => {
+      if (!text) return out;
+      const cache = repeats ? (camel ? cutCamel : cut) : undefined;
       const known = cache?.get(text);
       if (known) {
-        for (let i = 0; i < known.length; i++) push(known[i]!);
-        return;
+        for (const id of known) out.push(id);
+        return out;
       }
-      const start = nTokens;
+      const start = out.length;
       for (const w of words(text, camel)) {
         let id = idOfWord.get(w);
         if (id === undefined) {
@@ -255,51 +244,33 @@ class BM25FIndex<E> implements SearchIndex<E> {
           }
           idOfWord.set(w, id);
         }
-        if (id !== -1) push(id);
+        if (id !== -1) out.push(id);
       }
-      cache?.set(text, tokens.slice(start, nTokens));
+      cache?.set(text, out.slice(start));
+      return out;
     };
-    // Fields arrive in any order (an argument's name, then its description, then the next name): each text's run is
-    // kept per field as linked runs, then laid out field by field.
-    const fieldLen = new Int32Array(n * F);
-    const runs: number[] = []; // triples: doc * F + field, start, end
-    for (let doc = 0; doc < n; doc++) {
-      visitDoc(entries[doc] as ToolEntry | PromptEntry | ResourceEntry, kind, (field, text, repeats) => {
-        const start = nTokens;
-        termIds(text, field === FieldNo.Name || field === FieldNo.ArgName, repeats);
-        if (nTokens > start) {
-          runs.push(doc * F + field, start, nTokens);
-          fieldLen[doc * F + field]! += nTokens - start;
-        }
-      });
-    }
+    const fieldIds: number[][][] = docs.map((d) => {
+      const argNames: number[] = [];
+      const argTexts: number[] = [];
+      const tags: number[] = [];
+      for (const a of d.args) {
+        termIds(a.path, argNames, true, true);
+        termIds(a.description, argTexts, false, true);
+      }
+      for (const t of d.tags) termIds(t, tags, false, true);
+      return [termIds(d.name, [], true), termIds(d.title, []), termIds(d.description, []), argNames, argTexts, tags, termIds(d.source, [], false, true)];
+    });
     this.nameStart = new Int32Array(n + 1);
     const nameIds: number[] = [];
-    const inName = new Uint8Array(vocab.length);
-    for (let r = 0, doc = 0; doc < n; doc++) {
-      const from = nameIds.length;
-      for (; r < runs.length && Math.floor(runs[r]! / F) === doc; r += 3) {
-        if (runs[r]! % F !== FieldNo.Name) continue;
-        for (let i = runs[r + 1]!; i < runs[r + 2]!; i++) {
-          const id = tokens[i]!;
-          if (!inName[id]) {
-            inName[id] = 1;
-            nameIds.push(id);
-          }
-        }
-      }
-      for (let i = from; i < nameIds.length; i++) inName[nameIds[i]!] = 0;
+    fieldIds.forEach((f, doc) => {
+      for (const id of new Set(f[0])) nameIds.push(id);
       this.nameStart[doc + 1] = nameIds.length;
-    }
-    this.nameIds = Int32Array.from(nameIds);
-    const avg = FIELDS.map((_, f) => {
-      let sum = 0;
-      for (let doc = 0; doc < n; doc++) sum += fieldLen[doc * F + f]!;
-      return sum / Math.max(1, n) || 1;
     });
+    this.nameIds = Int32Array.from(nameIds);
+    const avg = FIELDS.map((_, f) => fieldIds.reduce((s, ft) => s + ft[f]!.length, 0) / Math.max(1, n) || 1);
     // Pass 2: BM25F's pseudo term frequency of each term in each doc, written in doc order to flat arrays (at most
     // one entry per token), then grouped by term (a stable counting sort, so each term's docs stay ascending).
-    const cap = nTokens;
+    const cap = fieldIds.reduce((s, ft) => s + ft.reduce((x, l) => x + l.length, 0), 0);
     const flatTerm = new Int32Array(cap);
     const flatDoc = new Int32Array(cap);
     const flatTf = new Float32Array(cap);
@@ -310,14 +281,14 @@ class BM25FIndex<E> implements SearchIndex<E> {
     const mask = new Uint8Array(vocab.length);
     const params = FIELDS.map((f) => WEIGHTS.fields[f]);
     const inDoc: number[] = [];
-    for (let r = 0, doc = 0; doc < n; doc++) {
-      for (; r < runs.length && Math.floor(runs[r]! / F) === doc; r += 3) {
-        const f = runs[r]! % F;
+    for (let doc = 0; doc < n; doc++) {
+      const ft = fieldIds[doc]!;
+      for (let f = 0; f < ft.length; f++) {
+        const list = ft[f]!;
         const { w, b } = params[f]!;
-        if (w <= 0) continue;
-        const unit = w / (1 - b + (b * fieldLen[doc * F + f]!) / avg[f]!);
-        for (let i = runs[r + 1]!; i < runs[r + 2]!; i++) {
-          const id = tokens[i]!;
+        if (!list.length || w <= 0) continue;
+        const unit = w / (1 - b + (b * list.length) / avg[f]!);
+        for (const id of list) {
           if (mask[id] === 0) inDoc.push(id);
           acc[id] += unit;
           mask[id] |= 1 << f;
@@ -574,13 +545,6 @@ class BM25FIndex<E> implements SearchIndex<E> {
     }
     return { name: d.name, ...(d.title && { title: d.title }), summary: summary(d), args: briefArgs(this.entries[doc]!, this.kind), score: Math.round(this.score[doc]! * 1000) / 1000, why };
   }
-}
-
-/** What an entry is called by: a tool's or prompt's name, a resource's URI or URI template (docOf's `name`). */
-function nameOf(e: ToolEntry | PromptEntry | ResourceEntry, kind: SearchKind): string {
-  if (kind !== 'resource') return (e as ToolEntry | PromptEntry).def.name;
-  const { def } = e as ResourceEntry;
-  return def.uri ?? def.uri_template!;
 }
 
 /** Whether the query word `w` (term `t`) is a plural: it ends in s, and without it (or with -ies as -y) it is the same term. */
