@@ -202,11 +202,11 @@ class BM25FIndex<E> implements SearchIndex<E> {
   private groupStamp = 0;
 
   constructor(private readonly entries: readonly E[], readonly kind: SearchKind) {
-    // The docs' text is read here and let go: a match reads its entry again (docOf), so the index keeps numbers.
-    const docs = entries.map((e) => docOf(e as ToolEntry | PromptEntry | ResourceEntry, kind));
-    const n = docs.length;
+    // One pass over the definitions (arguments and tags first, then name, title, description and source: the order that
+    // fixes each term's first word, `via` in a match) writes each one's term ids, field by field, into one flat buffer (no Doc, argument
+    // or per-field array is kept per definition) and counts each term's documents; a second lays out the postings.
+    const n = entries.length;
     this.size = n;
-    this.names = docs.map((d) => d.name);
     this.acts = Uint8Array.from(entries, (e) => (kind === 'tool' ? ACTS.indexOf(definitionAct((e as ToolEntry).def.annotations) as Act) + 1 : 0));
     this.score = new Float64Array(n);
     this.seen = new Uint32Array(n);
@@ -215,21 +215,24 @@ class BM25FIndex<E> implements SearchIndex<E> {
     this.groupSeen = new Uint32Array(n);
     this.touched = new Int32Array(n);
     this.groupDocs = new Int32Array(n);
-    // Pass 1: each field's terms, as ids; a word is stemmed once, a repeated text (argument descriptions) cut once.
     const ids = new Map<string, number>();
     const vocab: string[] = [];
     const surface: string[] = [];
     const idOfWord = new Map<string, number>();
+    // A text many definitions share (an argument's name or description, a tag, a source) is cut once.
     const cut = new Map<string, number[]>();
     const cutCamel = new Map<string, number[]>();
-    /** The term ids of `text`, pushed onto `out`; a text is cut once when `repeats` (arguments, tags: the same text in many docs). */
-    const termIds = (text: string | undefined, out: number[], camel = false, repeats = false): number[] => {
-      if (!text) return out;
+    const NF = FIELDS.length;
+    /** The current definition's term ids, per field (reused from one definition to the next). */
+    const fieldIds: number[][] = FIELDS.map(() => []);
+    const termIds = (text: string | undefined, field: number, camel = false, repeats = false): void => {
+      if (!text) return;
+      const out = fieldIds[field]!;
       const cache = repeats ? (camel ? cutCamel : cut) : undefined;
       const known = cache?.get(text);
       if (known) {
-        for (const id of known) out.push(id);
-        return out;
+        for (let i = 0; i < known.length; i++) out.push(known[i]!);
+        return;
       }
       const start = out.length;
       for (const w of words(text, camel)) {
@@ -247,82 +250,129 @@ class BM25FIndex<E> implements SearchIndex<E> {
         if (id !== -1) out.push(id);
       }
       cache?.set(text, out.slice(start));
-      return out;
     };
-    const fieldIds: number[][][] = docs.map((d) => {
-      const argNames: number[] = [];
-      const argTexts: number[] = [];
-      const tags: number[] = [];
-      for (const a of d.args) {
-        termIds(a.path, argNames, true, true);
-        termIds(a.description, argTexts, false, true);
-      }
-      for (const t of d.tags) termIds(t, tags, false, true);
-      return [termIds(d.name, [], true), termIds(d.title, []), termIds(d.description, []), argNames, argTexts, tags, termIds(d.source, [], false, true)];
-    });
-    this.nameStart = new Int32Array(n + 1);
+    const names: string[] = new Array(n);
+    /** Each definition's fields' lengths (doc * NF + field), and all their term ids, in doc then field order. */
+    const fieldLen = new Int32Array(n * NF);
+    let tokens = new Int32Array(Math.max(64, n * 16));
+    let nTokens = 0;
+    let df = new Int32Array(256);
+    let lastDoc = new Int32Array(256).fill(-1);
+    const nameStart = new Int32Array(n + 1);
     const nameIds: number[] = [];
-    fieldIds.forEach((f, doc) => {
-      for (const id of new Set(f[0])) nameIds.push(id);
-      this.nameStart[doc + 1] = nameIds.length;
-    });
-    this.nameIds = Int32Array.from(nameIds);
-    const avg = FIELDS.map((_, f) => fieldIds.reduce((s, ft) => s + ft[f]!.length, 0) / Math.max(1, n) || 1);
-    // Pass 2: BM25F's pseudo term frequency of each term in each doc, written in doc order to flat arrays (at most
-    // one entry per token), then grouped by term (a stable counting sort, so each term's docs stay ascending).
-    const cap = fieldIds.reduce((s, ft) => s + ft.reduce((x, l) => x + l.length, 0), 0);
-    const flatTerm = new Int32Array(cap);
-    const flatDoc = new Int32Array(cap);
-    const flatTf = new Float32Array(cap);
-    const flatFields = new Uint8Array(cap);
-    const perTerm = new Int32Array(vocab.length + 1);
-    let k = 0;
-    const acc = new Float64Array(vocab.length);
-    const mask = new Uint8Array(vocab.length);
-    const params = FIELDS.map((f) => WEIGHTS.fields[f]);
-    const inDoc: number[] = [];
+    const totals = new Float64Array(NF);
     for (let doc = 0; doc < n; doc++) {
-      const ft = fieldIds[doc]!;
-      for (let f = 0; f < ft.length; f++) {
-        const list = ft[f]!;
-        const { w, b } = params[f]!;
-        if (!list.length || w <= 0) continue;
-        const unit = w / (1 - b + (b * list.length) / avg[f]!);
-        for (const id of list) {
-          if (mask[id] === 0) inDoc.push(id);
+      const e = entries[doc] as unknown as ToolEntry | PromptEntry | ResourceEntry;
+      if (kind === 'tool') {
+        const { def, wire } = e as ToolEntry;
+        names[doc] = def.name;
+        argTerms(wire.inputSchema, undefined, termIds);
+        if (def.tags) for (const t of def.tags) termIds(t, 5, false, true);
+        termIds(def.name, 0, true);
+        termIds(def.title ?? (def.annotations?.title as string | undefined), 1);
+        termIds(def.description, 2);
+        termIds(def.source?.name, 6, false, true);
+      } else {
+        const d = docOf(e as PromptEntry | ResourceEntry, kind);
+        names[doc] = d.name;
+        for (const a of d.args) {
+          termIds(a.path, 3, true, true);
+          termIds(a.description, 4, false, true);
+        }
+        termIds(d.name, 0, true);
+        termIds(d.title, 1);
+        termIds(d.description, 2);
+        termIds(d.source, 6, false, true);
+      }
+      if (vocab.length > df.length) {
+        const size = Math.max(vocab.length, df.length * 2);
+        const grown = new Int32Array(size);
+        grown.set(df);
+        df = grown;
+        const last = new Int32Array(size).fill(-1);
+        last.set(lastDoc);
+        lastDoc = last;
+      }
+      for (let f = 0; f < NF; f++) {
+        const list = fieldIds[f]!;
+        const len = list.length;
+        fieldLen[doc * NF + f] = len;
+        totals[f] += len;
+        if (nTokens + len > tokens.length) {
+          const grown = new Int32Array(Math.max(tokens.length * 2, nTokens + len));
+          grown.set(tokens.subarray(0, nTokens));
+          tokens = grown;
+        }
+        for (let i = 0; i < len; i++) {
+          const id = list[i]!;
+          tokens[nTokens++] = id;
+          if (lastDoc[id] !== doc) {
+            lastDoc[id] = doc;
+            df[id]++;
+            // The name is the first field: the terms first met in it are the name's, each once.
+            if (f === 0) nameIds.push(id);
+          }
+        }
+        list.length = 0;
+      }
+      nameStart[doc + 1] = nameIds.length;
+    }
+    this.names = names;
+    this.nameStart = nameStart;
+    this.nameIds = Int32Array.from(nameIds);
+    const nv = vocab.length;
+    const avg = Array.from(totals, (t) => t / Math.max(1, n) || 1);
+    // Pass 2: BM25F's pseudo term frequency of each term in each doc, written straight to its term's postings (docs
+    // are visited in order, so each term's docs are ascending).
+    const perTerm = new Int32Array(nv + 1);
+    for (let id = 0; id < nv; id++) perTerm[id + 1] = perTerm[id]! + df[id]!;
+    const total = perTerm[nv]!;
+    const docsBy = new Int32Array(total);
+    const tfBy = new Float32Array(total);
+    const fieldsBy = new Uint8Array(total);
+    const next = perTerm.slice(0, nv);
+    const acc = new Float64Array(nv);
+    const mask = new Uint8Array(nv);
+    const ws = FIELDS.map((f) => WEIGHTS.fields[f].w);
+    const bs = FIELDS.map((f) => WEIGHTS.fields[f].b);
+    const inDoc = new Int32Array(nv);
+    let k = 0;
+    for (let doc = 0; doc < n; doc++) {
+      let nIn = 0;
+      for (let f = 0; f < NF; f++) {
+        const len = fieldLen[doc * NF + f]!;
+        const w = ws[f]!;
+        if (!len) continue;
+        const from = k;
+        k += len;
+        if (w <= 0) continue;
+        const b = bs[f]!;
+        const unit = w / (1 - b + (b * len) / avg[f]!);
+        const bit = 1 << f;
+        for (let i = from; i < k; i++) {
+          const id = tokens[i]!;
+          if (mask[id] === 0) inDoc[nIn++] = id;
           acc[id] += unit;
-          mask[id] |= 1 << f;
+          mask[id] |= bit;
         }
       }
-      for (const id of inDoc) {
-        flatTerm[k] = id;
-        flatDoc[k] = doc;
-        flatTf[k] = acc[id]!;
-        flatFields[k++] = mask[id]!;
-        perTerm[id + 1]!++;
+      for (let j = 0; j < nIn; j++) {
+        const id = inDoc[j]!;
+        const at = next[id]!++;
+        docsBy[at] = doc;
+        tfBy[at] = acc[id]!;
+        fieldsBy[at] = mask[id]!;
         acc[id] = 0;
         mask[id] = 0;
       }
-      inDoc.length = 0;
     }
-    for (let id = 0; id < vocab.length; id++) perTerm[id + 1]! += perTerm[id]!;
-    const docsBy = new Int32Array(k);
-    const tfBy = new Float32Array(k);
-    const fieldsBy = new Uint8Array(k);
-    const next = perTerm.slice(0, vocab.length);
-    for (let i = 0; i < k; i++) {
-      const at = next[flatTerm[i]!]!++;
-      docsBy[at] = flatDoc[i]!;
-      tfBy[at] = flatTf[i]!;
-      fieldsBy[at] = flatFields[i]!;
-    }
-    this.nameWeight = new Float32Array(vocab.length);
-    vocab.forEach((t, id) => {
+    this.nameWeight = new Float32Array(nv);
+    for (let id = 0; id < nv; id++) {
       const from = perTerm[id]!;
       const to = perTerm[id + 1]!;
-      this.postings.set(t, { id, docs: docsBy.subarray(from, to), tf: tfBy.subarray(from, to), fields: fieldsBy.subarray(from, to) });
+      this.postings.set(vocab[id]!, { id, docs: docsBy.subarray(from, to), tf: tfBy.subarray(from, to), fields: fieldsBy.subarray(from, to) });
       this.nameWeight[id] = Math.log(1 + n / Math.max(1, to - from));
-    });
+    }
     this.surface = surface;
     this.wordIds = idOfWord;
     this.vocabOf = vocab;
@@ -544,6 +594,19 @@ class BM25FIndex<E> implements SearchIndex<E> {
       }
     }
     return { name: d.name, ...(d.title && { title: d.title }), summary: summary(d), args: briefArgs(this.entries[doc]!, this.kind), score: Math.round(this.score[doc]! * 1000) / 1000, why };
+  }
+}
+
+/** A tool's arguments' term ids (docOf's args, in its order): each argument's name (a nested one's path: its parent's then its own) and description. */
+function argTerms(schema: unknown, parent: string | undefined, termIds: (text: string | undefined, field: number, camel?: boolean, repeats?: boolean) => void): void {
+  const props = (schema as { properties?: Record<string, unknown> } | undefined)?.properties;
+  if (!props || typeof props !== 'object') return;
+  for (const name in props) {
+    const s = (props[name] ?? {}) as { description?: unknown; properties?: unknown };
+    if (parent !== undefined) termIds(parent, 3, true, true);
+    termIds(name, 3, true, true);
+    termIds(typeof s.description === 'string' ? s.description : undefined, 4, false, true);
+    if (parent === undefined) argTerms(s, name, termIds);
   }
 }
 
