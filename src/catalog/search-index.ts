@@ -261,7 +261,9 @@ class BM25FIndex<E> implements SearchIndex<E> {
     const nameStart = new Int32Array(n + 1);
     const nameIds: number[] = [];
     const totals = new Float64Array(NF);
-    for (let doc = 0; doc < n; doc++) {
+    // Per definition, in functions of their own: called once per definition, they are optimised early (a loop body
+    // inside the constructor waits for on-stack replacement).
+    const readDoc = (doc: number): void => {
       const e = entries[doc] as unknown as ToolEntry | PromptEntry | ResourceEntry;
       if (kind === 'tool') {
         const { def, wire } = e as ToolEntry;
@@ -316,7 +318,8 @@ class BM25FIndex<E> implements SearchIndex<E> {
         list.length = 0;
       }
       nameStart[doc + 1] = nameIds.length;
-    }
+    };
+    for (let doc = 0; doc < n; doc++) readDoc(doc);
     this.names = names;
     this.nameStart = nameStart;
     this.nameIds = Int32Array.from(nameIds);
@@ -336,8 +339,8 @@ class BM25FIndex<E> implements SearchIndex<E> {
     const ws = FIELDS.map((f) => WEIGHTS.fields[f].w);
     const bs = FIELDS.map((f) => WEIGHTS.fields[f].b);
     const inDoc = new Int32Array(nv);
-    let k = 0;
-    for (let doc = 0; doc < n; doc++) {
+    /** Writes doc's postings from its tokens, which start at k; returns where the next doc's start. */
+    const postDoc = (doc: number, k: number): number => {
       let nIn = 0;
       for (let f = 0; f < NF; f++) {
         const len = fieldLen[doc * NF + f]!;
@@ -365,7 +368,9 @@ class BM25FIndex<E> implements SearchIndex<E> {
         acc[id] = 0;
         mask[id] = 0;
       }
-    }
+      return k;
+    };
+    for (let doc = 0, k = 0; doc < n; doc++) k = postDoc(doc, k);
     this.nameWeight = new Float32Array(nv);
     for (let id = 0; id < nv; id++) {
       const from = perTerm[id]!;
