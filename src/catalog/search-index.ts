@@ -39,7 +39,7 @@
 // word the catalog never uses, which is compared with the catalog's words of about its length.
 
 import type { Catalog, PromptEntry, ResourceEntry, ToolEntry } from '../core/catalog.js';
-import { term, words } from './terms.js';
+import { DIGITS, term, words } from './terms.js';
 import { expansions, hintOf, queryWords, RELATED_WEIGHT } from './synonyms.js';
 import { briefArgs, docOf, summary, type SearchKind } from './documents.js';
 import { definitionAct, queryAct, type Act } from './intent.js';
@@ -236,6 +236,8 @@ class BM25FIndex<E> implements SearchIndex<E> {
       }
       const start = out.length;
       for (const w of words(text, camel)) {
+        // A number is never a term (terms.ts): not looked up, not remembered (a catalog's operation numbers would fill the map).
+        if (w.charCodeAt(0) <= 57 && DIGITS.test(w)) continue;
         let id = idOfWord.get(w);
         if (id === undefined) {
           const t = term(w);
