@@ -34,7 +34,7 @@
 // an entry it refuses is never returned, never counted in `total` and never counted in a query term's
 // document frequency (what else scores use — the number of definitions of the kind, their average
 // field lengths, how rare a name's words are across all of them — orders admitted matches and names
-// no definition); every field named in `why` holds the term; `limit` is clamped to 1..100;
+// no definition); every field named in `why` holds the term, and `why` names at most 3 fields a term; `limit` is clamped to 1..100;
 // a query's cost grows with the postings of its terms, never with the catalog's size alone — but for a
 // word the catalog never uses, which is compared with the catalog's words of about its length.
 
@@ -72,8 +72,9 @@ export interface SearchMatch {
   score: number;
   /**
    * Each query word that matched, with the fields that hold it — name, title, description, tags, source, or
-   * arg:PATH (an argument's name or description) — and `via`, the definition's word, when that is not the query's
-   * (a plural, another form, or a synonym: "make" via "Create").
+   * arg:PATH (an argument's name or description) — the strongest first (by field weight; an argument whose name
+   * holds it before one whose description does) and at most 3, and `via`, the definition's word, when that is not
+   * the query's (a plural, another form, or a synonym: "make" via "Create").
    */
   why: { term: string; via?: string; fields: string[] }[];
 }
@@ -131,7 +132,9 @@ const ACTS: readonly Act[] = ['read', 'write', 'delete'];
 const WRITE = 2;
 const DELETE = 3;
 const LIST = term('list')!;
-const ARG_NAME = 1 << FIELDS.indexOf('argName');
+/** The fields a match's `why` names for a term, strongest first (by weight), and how many at most. */
+const BY_WEIGHT = FIELDS.map((_, i) => i).sort((a, b) => WEIGHTS.fields[FIELDS[b]!].w - WEIGHTS.fields[FIELDS[a]!].w);
+const WHY_FIELDS = 3;
 /** How many of BM25F's best the second stage re-ranks. */
 const RERANK = 50;
 /** A query term of at least PREFIX_MIN characters also matches up to PREFIX_MAX longer index terms it starts (react → reaction). */
@@ -587,14 +590,23 @@ class BM25FIndex<E> implements SearchIndex<E> {
         const p = this.postings.get(t)!;
         const at = indexOf(p.docs, doc);
         if (at === -1) continue;
+        // The strongest fields that hold the term (by field weight), at most WHY_FIELDS: an argument by its name first.
         const fields: string[] = [];
         const bits = p.fields[at]!;
-        FIELDS.forEach((f, i) => {
-          if (!(bits & (1 << i))) return;
-          if (f === 'argName' || f === 'argText') {
-            if (f === 'argName' || !(bits & ARG_NAME)) for (const a of d.args) if (this.holds(a.path, p.id, true) || this.holds(a.description, p.id)) fields.push(`arg:${a.path}`);
-          } else fields.push(f);
-        });
+        for (const i of BY_WEIGHT) {
+          if (fields.length === WHY_FIELDS) break;
+          if (!(bits & (1 << i))) continue;
+          const f = FIELDS[i]!;
+          if (f !== 'argName' && f !== 'argText') {
+            fields.push(f);
+            continue;
+          }
+          for (const a of d.args) {
+            if (fields.length === WHY_FIELDS) break;
+            const field = `arg:${a.path}`;
+            if (f === 'argName' ? this.holds(a.path, p.id, true) : !fields.includes(field) && this.holds(a.description, p.id)) fields.push(field);
+          }
+        }
         const via = this.surface[p.id]!;
         why.push({ term: g.word, ...(via !== g.word && { via }), fields });
         break;
