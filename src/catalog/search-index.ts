@@ -22,7 +22,8 @@
 // "list branches" prefers list-branches to list-branches-for-head-commit, and an uncovered "fork"
 // costs more than an uncovered "user"; and by the act (./intent.ts): where the query asks to read, write
 // or delete and a tool's annotations say what it does, a tool that does that act is raised (WEIGHTS.act)
-// and one that does another lowered (WEIGHTS.actMiss) — "leave a comment" prefers creating one to listing.
+// and one that does another lowered (WEIGHTS.actMiss) — "leave a comment" prefers creating one to listing; and a
+// tool whose OpenAPI operation is deprecated is lowered (WEIGHTS.deprecated), below the operation that replaces it.
 // Every weight was measured on the tuning queries of bench/search/github-queries.yaml and github-queries-3.yaml
 // (bench/search.mjs; docs/performance.md gives the figures, the held-out sets' too).
 //
@@ -97,7 +98,7 @@ const FIELDS = ['name', 'title', 'description', 'argName', 'argText', 'tags', 's
 type Field = (typeof FIELDS)[number];
 
 /** Field weights and length normalisation (b), BM25's k1, and the query-side weights: measured on the tuning queries (docs/performance.md). */
-export const WEIGHTS: { readonly k1: number; readonly nameCoverage: number; readonly prefix: number; readonly act: number; readonly actMiss: number; readonly fuzzy: number; readonly pluralList: number; readonly fields: Readonly<Record<Field, Readonly<{ w: number; b: number }>>> } = Object.freeze({
+export const WEIGHTS: { readonly k1: number; readonly nameCoverage: number; readonly prefix: number; readonly act: number; readonly actMiss: number; readonly fuzzy: number; readonly pluralList: number; readonly deprecated: number; readonly fields: Readonly<Record<Field, Readonly<{ w: number; b: number }>>> } = Object.freeze({
   k1: 1.5,
   nameCoverage: 1,
   prefix: 0.3,
@@ -105,6 +106,7 @@ export const WEIGHTS: { readonly k1: number; readonly nameCoverage: number; read
   actMiss: 0.2,
   fuzzy: 0.7,
   pluralList: RELATED_WEIGHT,
+  deprecated: 0.2,
   fields: Object.freeze({
     name: { w: 3, b: 0.9 }, title: { w: 3, b: 0.9 }, description: { w: 0.3, b: 0.75 },
     argName: { w: 0.7, b: 0.5 }, argText: { w: 0.4, b: 0.75 }, tags: { w: 1, b: 0.3 }, source: { w: 0.5, b: 0 },
@@ -184,6 +186,8 @@ class BM25FIndex<E> implements SearchIndex<E> {
   private readonly names: readonly string[];
   /** Each doc's act (ACTS index + 1; 0: unknown). */
   private readonly acts: Uint8Array;
+  /** Each doc: 1 when it is deprecated (a tool whose OpenAPI operation says so). */
+  private readonly deprecated: Uint8Array;
   /** Each doc's name terms, each once. */
   private readonly nameIds: Int32Array;
   /** Where each doc's name terms start in nameIds (doc n's end where doc n+1's start). */
@@ -211,6 +215,7 @@ class BM25FIndex<E> implements SearchIndex<E> {
     const n = entries.length;
     this.size = n;
     this.acts = Uint8Array.from(entries, (e) => (kind === 'tool' ? ACTS.indexOf(definitionAct((e as ToolEntry).def.annotations) as Act) + 1 : 0));
+    this.deprecated = Uint8Array.from(entries, (e) => (kind === 'tool' && (e as ToolEntry).def.deprecated ? 1 : 0));
     this.score = new Float64Array(n);
     this.seen = new Uint32Array(n);
     this.admitted = new Uint8Array(n);
@@ -471,6 +476,8 @@ class BM25FIndex<E> implements SearchIndex<E> {
         else if (a > 0) this.score[doc] *= 1 - WEIGHTS.actMiss;
       }
     }
+    // A deprecated definition gives way to its peers (the operation that replaces it, most often).
+    if (WEIGHTS.deprecated > 0) for (const doc of pool) if (this.deprecated[doc]) this.score[doc] *= 1 - WEIGHTS.deprecated;
     const top = this.best(pool, limit);
     return { matches: top.map((doc) => this.match(doc, groups)), total: nTouched };
   }

@@ -1,6 +1,7 @@
 // Search over GitHub's REST description (1,221 tools, the catalog issue 39 measures on): every labelled query of
 // bench/search/*.yaml answered with 5 matches fits a model's context — at most 1,500 o200k tokens (the issue's
-// limit), each match's `why` naming at most 3 fields a term, strongest first.
+// limit), each match's `why` naming at most 3 fields a term, strongest first; an operation OpenAPI marks deprecated
+// reaches the tool's definition and ranks below the one that replaces it.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,6 +30,14 @@ describe('search over GitHub\'s REST description', () => {
     catalog = buildCatalog((await loadManifest(file, {})).svc);
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('carries OpenAPI\'s deprecated to the tool, and ranks a deprecated tool below the operation that replaces it', () => {
+    const deprecated = [...catalog.tools.values()].filter((e) => e.def.deprecated).map((e) => e.def.name);
+    assert.equal(deprecated.length, 37);
+    assert.ok(deprecated.includes('teams.add-member-legacy') && !catalog.tools.get('teams.add-or-update-membership-for-user-in-org')!.def.deprecated);
+    const names = searchIndex(catalog).tools.search('add a member to a team', { limit: 10 }).matches.map((m) => m.name);
+    assert.ok(names.indexOf('teams.add-or-update-membership-for-user-in-org') < names.indexOf('teams.add-member-legacy'), names.join(', '));
+  });
 
   it('answers every labelled query with 5 matches in at most 1,500 o200k tokens, why naming at most 3 fields a term, strongest first', () => {
     const queries = QUERY_FILES.flatMap((f) => (parse(readFileSync(f, 'utf8')) as { queries: { q: string }[] }).queries.map((x) => x.q));

@@ -3,7 +3,7 @@
 // whatever order the catalog lists its tools in, ties broken by name; the filter is applied before ranking (a
 // refused tool is never returned, counted in the total, nor counted in a term's document frequency); every field `why`
 // names holds the term; source and tags are searched; the act a query asks for (read, write, delete) ranks the tool
-// whose annotations say it does it first; a misspelt word, a plural and a user's word (CI, bot) are read as meant; the index is built once per catalog object; prompts and
+// whose annotations say it does it first; a deprecated tool gives way to its peer; a misspelt word, a plural and a user's word (CI, bot) are read as meant; the index is built once per catalog object; prompts and
 // resources have indexes of their own.
 
 import assert from 'node:assert/strict';
@@ -226,6 +226,20 @@ describe('search index', () => {
     const bare = searchIndex(catalogOf(comments.map(({ annotations: _, ...d }) => d))).tools;
     const plain = bare.search('comment issue', { limit: 3 }).matches.map((m) => [m.name, m.score]);
     assert.deepEqual(bare.search('leave a comment on the issue', { limit: 3 }).matches.map((m) => [m.name, m.score]), plain);
+  });
+
+  it('ranks a deprecated tool below its peer of the same words', () => {
+    const teams: Def[] = [
+      { name: 'teams.add-member-legacy', description: 'Adds a member to a team.', deprecated: true },
+      { name: 'teams.add-member-old', description: 'Adds a member to a team.' },
+    ];
+    const ix = searchIndex(catalogOf(teams)).tools;
+    const r = ix.search('add a member to the team', { limit: 2 }).matches;
+    // Without the flag the legacy tool would lead (its name words are as many, and it sorts first by name).
+    assert.deepEqual(r.map((m) => m.name), ['teams.add-member-old', 'teams.add-member-legacy']);
+    assert.ok(r[1]!.score < r[0]!.score);
+    const flat = searchIndex(catalogOf(teams.map(({ deprecated: _, ...d }) => d))).tools.search('add a member to the team', { limit: 2 }).matches;
+    assert.equal(flat[0]!.name, 'teams.add-member-legacy');
   });
 
   it('finds a misspelt word by the catalog\'s words one edit away, reads a plural as a list, and CI and bot as the catalog\'s words', () => {
