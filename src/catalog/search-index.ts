@@ -9,7 +9,8 @@
 //   buildSearchIndex(entries, kind)       an index over any entries (tests, benchmarks)
 //
 // Ranking: BM25F (Robertson & Zaragoza 2009). Each definition is a document of fields — its name
-// (split on `.`, `_`, `-`, `/` and camelCase), title, description, argument names, argument
+// (split on `.`, `_`, `-`, `/` and camelCase), title, description, argument names (and a tool argument's string enum
+// values: state: closed, event: APPROVE), argument
 // descriptions (the input schema's properties and, one level down, an object argument's
 // properties), tags and source (the `openapi` source or upstream it comes from) — each with a weight
 // and a length normalisation (WEIGHTS); text becomes terms by ./terms.ts (stop words out, Porter
@@ -611,7 +612,8 @@ class BM25FIndex<E> implements SearchIndex<E> {
           for (const a of d.args) {
             if (fields.length === WHY_FIELDS) break;
             const field = `arg:${a.path}`;
-            if (f === 'argName' ? this.holds(a.path, p.id, true) : !fields.includes(field) && this.holds(a.description, p.id)) fields.push(field);
+            const holds = f === 'argName' ? this.holds(a.path, p.id, true) || !!a.values?.some((v) => this.holds(v, p.id, true)) : !fields.includes(field) && this.holds(a.description, p.id);
+            if (holds) fields.push(field);
           }
         }
         const via = this.surface[p.id]!;
@@ -623,7 +625,7 @@ class BM25FIndex<E> implements SearchIndex<E> {
   }
 }
 
-/** A tool's arguments' term ids (docOf's args, in its order): each argument's name (a nested one's path: its parent's then its own) and description. */
+/** A tool's arguments' term ids (docOf's args, in its order): each argument's name (a nested one's path: its parent's then its own), description and string enum values. */
 function argTerms(schema: unknown, parent: string | undefined, termIds: (text: string | undefined, field: number, camel?: boolean, repeats?: boolean) => void): void {
   const props = (schema as { properties?: Record<string, unknown> } | undefined)?.properties;
   if (!props || typeof props !== 'object') return;
@@ -632,6 +634,9 @@ function argTerms(schema: unknown, parent: string | undefined, termIds: (text: s
     if (parent !== undefined) termIds(parent, 3, true, true);
     termIds(name, 3, true, true);
     termIds(typeof s.description === 'string' ? s.description : undefined, 4, false, true);
+    // An enumerated value names what the argument sets or picks (state: closed, event: APPROVE): read as its name is.
+    const values = (s as { enum?: unknown }).enum;
+    if (Array.isArray(values)) for (const v of values) if (typeof v === 'string') termIds(v, 3, true, true);
     if (parent === undefined) argTerms(s, name, termIds);
   }
 }

@@ -53,7 +53,8 @@ function fieldText(e: ToolEntry, field: string): string[] {
     assert.ok(s, `${d.name} has no argument ${field}`);
     name = part;
   }
-  return [name, String((s as { description?: string }).description ?? '')];
+  const { description, enum: values } = s as { description?: string; enum?: unknown[] };
+  return [name, String(description ?? ''), ...(values ?? []).map(String)];
 }
 
 function assertWhyIsTrue(cat: ReturnType<typeof catalogOf>, matches: SearchMatch[]) {
@@ -226,6 +227,19 @@ describe('search index', () => {
     const bare = searchIndex(catalogOf(comments.map(({ annotations: _, ...d }) => d))).tools;
     const plain = bare.search('comment issue', { limit: 3 }).matches.map((m) => [m.name, m.score]);
     assert.deepEqual(bare.search('leave a comment on the issue', { limit: 3 }).matches.map((m) => [m.name, m.score]), plain);
+  });
+
+  it('reads an argument\'s string enum values as its name: what it sets or picks', () => {
+    const reviews: Def[] = [
+      { name: 'pulls.create-review', description: 'Creates a review on a pull request.', input_schema: { type: 'object', properties: { event: { type: 'string', enum: ['APPROVE', 'REQUEST_CHANGES', 'COMMENT'] } } } },
+      { name: 'pulls.list-reviews', description: 'Lists the reviews on a pull request.', input_schema: { type: 'object', properties: { per_page: { type: 'integer' } } } },
+    ];
+    const cat = catalogOf(reviews);
+    const r = searchIndex(cat).tools.search('approve the pull request', { limit: 2 });
+    assert.equal(r.matches[0]!.name, 'pulls.create-review');
+    assert.deepEqual(r.matches[0]!.why.find((w) => w.term === 'approve'), { term: 'approve', fields: ['arg:event'] });
+    assert.ok(!r.matches[1]!.why.some((w) => w.term === 'approve'));
+    assertWhyIsTrue(cat, r.matches);
   });
 
   it('ranks a deprecated tool below its peer of the same words', () => {
