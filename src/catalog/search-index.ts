@@ -630,14 +630,14 @@ function argTerms(schema: unknown, parent: string | undefined, termIds: (text: s
   const props = (schema as { properties?: Record<string, unknown> } | undefined)?.properties;
   if (!props || typeof props !== 'object') return;
   for (const name in props) {
-    const s = (props[name] ?? {}) as { description?: unknown; properties?: unknown };
     if (parent !== undefined) termIds(parent, 3, true, true);
     termIds(name, 3, true, true);
-    termIds(typeof s.description === 'string' ? s.description : undefined, 4, false, true);
+    const s = props[name] as { description?: unknown; enum?: unknown; properties?: unknown } | null | undefined;
+    if (!s) continue;
+    if (typeof s.description === 'string') termIds(s.description, 4, false, true);
     // An enumerated value names what the argument sets or picks (state: closed, event: APPROVE): read as its name is.
-    const values = (s as { enum?: unknown }).enum;
-    if (Array.isArray(values)) for (const v of values) if (typeof v === 'string') termIds(v, 3, true, true);
-    if (parent === undefined) argTerms(s, name, termIds);
+    if (s.enum !== undefined && Array.isArray(s.enum)) for (const v of s.enum) if (typeof v === 'string') termIds(v, 3, true, true);
+    if (parent === undefined && s.properties !== undefined) argTerms(s, name, termIds);
   }
 }
 
