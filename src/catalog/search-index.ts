@@ -43,7 +43,7 @@
 import type { Catalog, PromptEntry, ResourceEntry, ToolEntry } from '../core/catalog.js';
 import { DIGITS, term, words } from './terms.js';
 import { expansions, hintOf, queryWords, RELATED_WEIGHT } from './synonyms.js';
-import { briefArgs, docOf, summary, type SearchKind } from './documents.js';
+import { briefArgs, docOf, summary, type Doc, type SearchKind } from './documents.js';
 import { definitionAct, queryAct, type Act } from './intent.js';
 
 export type { SearchKind };
@@ -177,6 +177,9 @@ class BM25FIndex<E> implements SearchIndex<E> {
   private readonly surface: readonly string[];
   /** Each word of the catalog → its term id (-1: a stop word). */
   private readonly wordIds: ReadonlyMap<string, number>;
+  /** The term ids of each text many definitions share (arguments' names and descriptions, enum values, tags, sources), as cut at build time. */
+  private readonly cut: ReadonlyMap<string, readonly number[]>;
+  private readonly cutCamel: ReadonlyMap<string, readonly number[]>;
   /** Each term id's term. */
   private readonly vocabOf: readonly string[];
   /** The catalog's words by length, for misspellings: made on the first query that needs them. */
@@ -199,6 +202,9 @@ class BM25FIndex<E> implements SearchIndex<E> {
   private readonly score: Float64Array;
   private readonly seen: Uint32Array;
   private readonly admitted: Uint8Array;
+  /** Each doc's one-line summary and arguments in brief, made when it is first a match. */
+  private readonly summaries: (string | undefined)[] = [];
+  private readonly briefs: (string | undefined)[] = [];
   /** Each filter's verdicts, for as long as the filter object lives. */
   private readonly verdicts = new WeakMap<object, Uint8Array>();
   private stamp = 0;
@@ -391,6 +397,8 @@ class BM25FIndex<E> implements SearchIndex<E> {
     }
     this.surface = surface;
     this.wordIds = idOfWord;
+    this.cut = cut;
+    this.cutCamel = cutCamel;
     this.vocabOf = vocab;
     this.vocabulary = [...vocab].sort();
   }
@@ -579,19 +587,34 @@ class BM25FIndex<E> implements SearchIndex<E> {
         if (before(doc, top[mid]!)) hi = mid;
         else lo = mid + 1;
       }
-      top.splice(lo, 0, doc);
-      if (top.length > limit) top.pop();
+      // Insert in place (no array made per insertion: a search may insert thousands of times among ties).
+      if (top.length < limit) top.push(doc);
+      for (let i = top.length - 1; i > lo; i--) top[i] = top[i - 1]!;
+      top[lo] = doc;
     }
     return top;
   }
 
   /** Whether `text` holds the term `id`. */
   private holds(text: string | undefined, id: number, camel = false): boolean {
-    return !!text && words(text, camel).some((w) => this.wordIds.get(w) === id);
+    if (!text) return false;
+    // A text many definitions share was cut at build time: its ids are kept (no words cut again per match).
+    const known = (camel ? this.cutCamel : this.cut).get(text);
+    if (known) return known.includes(id);
+    // An argument's path (body.title): its parent's name, then its own.
+    const dot = camel ? text.indexOf('.') : -1;
+    if (dot > 0) {
+      const parent = this.cutCamel.get(text.slice(0, dot));
+      const own = this.cutCamel.get(text.slice(dot + 1));
+      if (parent && own) return parent.includes(id) || own.includes(id);
+    }
+    return words(text, camel).some((w) => this.wordIds.get(w) === id);
   }
 
   private match(doc: number, groups: readonly Group[]): SearchMatch {
-    const d = docOf(this.entries[doc] as ToolEntry | PromptEntry | ResourceEntry, this.kind);
+    // The definition as text only when something needs it (an argument in `why`, a first summary), once.
+    const entry = this.entries[doc] as ToolEntry | PromptEntry | ResourceEntry;
+    let d: Doc | undefined;
     const why: SearchMatch['why'] = [];
     for (const g of groups) {
       for (const t of g.terms.keys()) {
@@ -609,20 +632,28 @@ class BM25FIndex<E> implements SearchIndex<E> {
             fields.push(f);
             continue;
           }
-          for (const a of d.args) {
+          for (const a of (d ??= docOf(entry, this.kind)).args) {
             if (fields.length === WHY_FIELDS) break;
+            const holds = f === 'argName' ? this.holds(a.path, p.id, true) || (a.values !== undefined && a.values.some((v) => this.holds(v, p.id, true))) : this.holds(a.description, p.id);
+            if (!holds) continue;
             const field = `arg:${a.path}`;
-            const holds = f === 'argName' ? this.holds(a.path, p.id, true) || !!a.values?.some((v) => this.holds(v, p.id, true)) : !fields.includes(field) && this.holds(a.description, p.id);
-            if (holds) fields.push(field);
+            if (f === 'argName' || !fields.includes(field)) fields.push(field);
           }
         }
         const via = this.surface[p.id]!;
-        why.push({ term: g.word, ...(via !== g.word && { via }), fields });
+        why.push(via === g.word ? { term: g.word, fields } : { term: g.word, via, fields });
         break;
       }
     }
-    return { name: d.name, ...(d.title && { title: d.title }), summary: summary(d), args: briefArgs(this.entries[doc]!, this.kind), score: Math.round(this.score[doc]! * 1000) / 1000, why };
+    const name = this.names[doc]!;
+    const title = this.kind === 'tool' ? ((entry as ToolEntry).def.title ?? ((entry as ToolEntry).def.annotations?.title as string | undefined)) : (d ??= docOf(entry, this.kind)).title;
+    // A definition's one line and arguments in brief are made the first time it is a match, and kept.
+    const line = (this.summaries[doc] ??= summary((d ??= docOf(entry, this.kind))));
+    const args = (this.briefs[doc] ??= briefArgs(entry, this.kind));
+    const score = Math.round(this.score[doc]! * 1000) / 1000;
+    return title ? { name, title, summary: line, args, score, why } : { name, summary: line, args, score, why };
   }
+
 }
 
 /** A tool's arguments' term ids (docOf's args, in its order): each argument's name (a nested one's path: its parent's then its own), description and string enum values. */
