@@ -417,17 +417,6 @@ class BM25FIndex<E> implements SearchIndex<E> {
       verdicts = this.verdicts.get(filter);
       if (!verdicts) this.verdicts.set(filter, (verdicts = new Uint8Array(this.size)));
     }
-    const admits = (doc: number): boolean => {
-      if (this.seen[doc] !== stamp) {
-        this.seen[doc] = stamp;
-        this.score[doc] = 0;
-        if (verdicts) {
-          if (verdicts[doc] === 0) verdicts[doc] = filter!(this.entries[doc]!) ? 1 : 2;
-          this.admitted[doc] = verdicts[doc] === 1 ? 1 : 0;
-        } else this.admitted[doc] = 1;
-      }
-      return this.admitted[doc] === 1;
-    };
     // Docs scored so far, and the current query term's docs: buffers kept with the index (a search is synchronous).
     const touched = this.touched;
     let nTouched = 0;
@@ -437,19 +426,7 @@ class BM25FIndex<E> implements SearchIndex<E> {
       // The group's pseudo term frequency in each admitted doc: its terms' frequencies, each times its weight.
       const gs = this.nextGroupStamp();
       let nDocs = 0;
-      for (const [t, weight] of g.terms) {
-        const p = this.postings.get(t)!;
-        for (let i = 0; i < p.docs.length; i++) {
-          const doc = p.docs[i]!;
-          if (!admits(doc)) continue;
-          if (this.groupSeen[doc] !== gs) {
-            this.groupSeen[doc] = gs;
-            this.groupTf[doc] = 0;
-            docs[nDocs++] = doc;
-          }
-          this.groupTf[doc] += weight * p.tf[i]!;
-        }
-      }
+      for (const [t, weight] of g.terms) nDocs = this.gather(this.postings.get(t)!, weight, gs, nDocs, stamp, verdicts, filter);
       if (!nDocs) continue;
       const idf = Math.log(1 + (this.size - nDocs + 0.5) / (nDocs + 0.5));
       for (let j = 0; j < nDocs; j++) {
@@ -489,6 +466,34 @@ class BM25FIndex<E> implements SearchIndex<E> {
     if (WEIGHTS.deprecated > 0) for (const doc of pool) if (this.deprecated[doc]) this.score[doc] *= 1 - WEIGHTS.deprecated;
     const top = this.best(pool, limit);
     return { matches: top.map((doc) => this.match(doc, groups)), total: nTouched };
+  }
+
+  /**
+   * Adds a term's postings to the current query term's pseudo term frequencies (times `weight`), for the docs the
+   * filter admits (asked once per doc and search; its verdicts kept with it); returns how many docs the query term has.
+   * A method of its own, so that V8 optimises the loop once for every search.
+   */
+  private gather(p: Posting, weight: number, gs: number, nDocs: number, stamp: number, verdicts: Uint8Array | undefined, filter: ((entry: E) => boolean) | undefined): number {
+    const { seen, admitted, groupSeen, groupTf, groupDocs } = this;
+    for (let i = 0; i < p.docs.length; i++) {
+      const doc = p.docs[i]!;
+      if (seen[doc] !== stamp) {
+        seen[doc] = stamp;
+        this.score[doc] = 0;
+        if (verdicts) {
+          if (verdicts[doc] === 0) verdicts[doc] = filter!(this.entries[doc]!) ? 1 : 2;
+          admitted[doc] = verdicts[doc] === 1 ? 1 : 0;
+        } else admitted[doc] = 1;
+      }
+      if (admitted[doc] !== 1) continue;
+      if (groupSeen[doc] !== gs) {
+        groupSeen[doc] = gs;
+        groupTf[doc] = 0;
+        groupDocs[nDocs++] = doc;
+      }
+      groupTf[doc] += weight * p.tf[i]!;
+    }
+    return nDocs;
   }
 
   /** The query's terms, each once with the query word it came from and the index terms it matches (itself and its expansions, weighted). */
