@@ -4,7 +4,8 @@
 // child process (node --expose-gc) from dist/: GitHub's REST description as one `openapi` source (@octokit/openapi,
 // ~1,200 tools) and the large-manifest generator's N tools (bench/lib/gen-manifest.mjs, default 10,000). Per catalog:
 // the load (loadManifest + buildCatalog: wall and CPU time, RSS after a GC), the index build (wall and CPU time, and
-// the RSS it adds after a GC, all three kinds indexed), and the latency of every query (the same searches `--rounds`
+// the RSS it adds after a GC, all three kinds indexed), the first pass over the queries (cold: wall time; V8 has not
+// optimised the search yet), and, after 3 passes more, the latency of every query (the same searches `--rounds`
 // times through a policy filter that admits every tool, the way a caller's admission list is asked: wall and CPU
 // time with a new filter function per search — no verdict reused, the worst case — and wall time with one filter
 // reused, as the server keeps one per catalog and scope set; the filter admits the names of the caller's listing, as
@@ -37,6 +38,8 @@ export const TARGETS = { recall5: 0.9, p50Ms: 1, p99Ms: 5, buildShare: 0.1, buil
 const LARGE_QUERIES = ['create a new invoice for a customer', 'list the orders of a customer', 'delete a webhook', 'export the monthly report',
   'approve the refund', 'archive project 42', 'sync the warehouse stock', 'search tickets by priority', 'update the email of a user',
   'get the status of a shipment', 'find payments in EUR', 'add a comment to the task', 'who owns this account', 'tag an attachment'];
+/** Passes over the queries after the cold one and before the timed rounds. */
+const WARM_PASSES = 3;
 const USAGE = 'usage: node bench/search.mjs [--queries FILE]... [--large N] [--rounds R] [--out FILE.json]';
 
 const dist = process.env.FASTSVC_DIST ? resolve(process.env.FASTSVC_DIST) : join(ROOT, 'dist');
@@ -83,7 +86,15 @@ async function measure({ manifest, queries, rounds, github }) {
   const filter = newFilter();
   const search = (q, limit = 10) => ix.tools.search(q, { limit, filter });
   const texts = queries.map((x) => x.q ?? x);
-  for (const q of texts) search(q); // warm-up
+  // Cold: the first pass over the queries, a new filter each (V8 has not optimised the search yet: a server's first
+  // searches after it starts); then WARM_PASSES more before anything is timed, so the figures are the steady state.
+  const cold = [];
+  for (const q of texts) {
+    const s = process.hrtime.bigint();
+    ix.tools.search(q, { limit: 10, filter: newFilter() });
+    cold.push(Number(process.hrtime.bigint() - s) / 1e6);
+  }
+  for (let r = 0; r < WARM_PASSES; r++) for (const q of texts) search(q);
   const timed = (fresh) => {
     const wall = [];
     const cpu = [];
@@ -104,6 +115,7 @@ async function measure({ manifest, queries, rounds, github }) {
   const reused = timed(false);
   const out = {
     tools: catalog.tools.size, load, build, rssBeforeMiB: rss0, rssLoadedMiB: rssLoaded, buildRssMiB: rssIndexed - rssLoaded, buildHeapMiB,
+    coldP50Ms: percentile(cold, 50), coldMaxMs: Math.max(...cold),
     searches: fresh.wall.length, p50Ms: percentile(fresh.wall, 50), p99Ms: percentile(fresh.wall, 99), maxMs: Math.max(...fresh.wall),
     cpuP50Ms: percentile(fresh.cpu, 50), cpuP99Ms: percentile(fresh.cpu, 99),
     reusedP50Ms: percentile(reused.wall, 50), reusedP99Ms: percentile(reused.wall, 99),
@@ -200,6 +212,7 @@ export function searchTable(r) {
   for (const [name, x] of [['GitHub', r.github], [`generated, ${r.large.tools.toLocaleString('en-US')} tools`, r.large]]) {
     rows.push(`| search p50, ${name} (${x.searches} searches, a new filter each) | ${f2(x.p50Ms)} ms (CPU ${f2(x.cpuP50Ms)}; filter reused: ${f2(x.reusedP50Ms)}) | ≤ ${TARGETS.p50Ms} ms | ${verdict(x.p50Ms <= TARGETS.p50Ms)} |`);
     rows.push(`| search p99, ${name} | ${f2(x.p99Ms)} ms (CPU ${f2(x.cpuP99Ms)}; filter reused: ${f2(x.reusedP99Ms)}; max ${f2(x.maxMs)}) | ≤ ${TARGETS.p99Ms} ms | ${verdict(x.p99Ms <= TARGETS.p99Ms)} |`);
+    rows.push(`| first searches after the build (cold: not yet optimised), ${name} | p50 ${f2(x.coldP50Ms)} ms, max ${f2(x.coldMaxMs)} ms | — | — |`);
     const share = x.build.ms / x.load.ms;
     rows.push(`| index build, ${name} | ${f2(x.build.ms)} ms (CPU ${f2(x.build.cpuMs)}) = ${pct(share)} of the load's ${f2(x.load.ms)} ms (CPU ${pct(x.build.cpuMs / x.load.cpuMs)}) | ≤ ${pct(TARGETS.buildShare)} | ${verdict(share <= TARGETS.buildShare)} |`);
     rows.push(`| index RSS, ${name} | +${f2(x.buildRssMiB)} MiB (JS heap +${f2(x.buildHeapMiB)} MiB; catalog loaded: ${f2(x.rssLoadedMiB)} MiB) | ≤ ${TARGETS.buildRssMiB} MiB | ${verdict(x.buildRssMiB <= TARGETS.buildRssMiB)} |`);
