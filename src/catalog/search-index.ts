@@ -221,8 +221,8 @@ class BM25FIndex<E> implements SearchIndex<E> {
     // or per-field array is kept per definition) and counts each term's documents; a second lays out the postings.
     const n = entries.length;
     this.size = n;
-    this.acts = Uint8Array.from(entries, (e) => (kind === 'tool' ? ACTS.indexOf(definitionAct((e as ToolEntry).def.annotations) as Act) + 1 : 0));
-    this.deprecated = Uint8Array.from(entries, (e) => (kind === 'tool' && (e as ToolEntry).def.deprecated ? 1 : 0));
+    const acts = (this.acts = new Uint8Array(n));
+    const deprecated = (this.deprecated = new Uint8Array(n));
     this.score = new Float64Array(n);
     this.seen = new Uint32Array(n);
     this.admitted = new Uint8Array(n);
@@ -243,12 +243,14 @@ class BM25FIndex<E> implements SearchIndex<E> {
     const termIds = (text: string | undefined, field: number, camel = false, repeats = false): void => {
       if (!text) return;
       const out = fieldIds[field]!;
-      const cache = repeats ? (camel ? cutCamel : cut) : undefined;
-      const known = cache?.get(text);
-      if (known) {
-        for (let i = 0; i < known.length; i++) out.push(known[i]!);
-        return;
+      if (repeats) {
+        const known = (camel ? cutCamel : cut).get(text);
+        if (known !== undefined) {
+          for (let i = 0; i < known.length; i++) out.push(known[i]!);
+          return;
+        }
       }
+      const cache = repeats ? (camel ? cutCamel : cut) : undefined;
       const start = out.length;
       for (const w of words(text, camel)) {
         // A number is never a term (terms.ts): not looked up, not remembered (a catalog's operation numbers would fill the map).
@@ -285,6 +287,8 @@ class BM25FIndex<E> implements SearchIndex<E> {
       if (kind === 'tool') {
         const { def, wire } = e as ToolEntry;
         names[doc] = def.name;
+        acts[doc] = ACTS.indexOf(definitionAct(def.annotations) as Act) + 1;
+        if (def.deprecated) deprecated[doc] = 1;
         argTerms(wire.inputSchema, undefined, termIds);
         if (def.tags) for (const t of def.tags) termIds(t, 5, false, true);
         termIds(def.name, 0, true);
