@@ -1,6 +1,6 @@
 // A definition as the search index reads it: the text of each field, and what a match says of it.
 // Guarantees: pure; a tool's arguments are its input schema's properties and, one level down, an
-// object property's (body.title), in schema order; a prompt's are its arguments, a URI template's its
+// object property's (body.title), in schema order, each with its string enum values; a prompt's are its arguments, a URI template's its
 // variables; the one-line summary is the title, else the description's first sentence without
 // Markdown links or emphasis, at most 160 characters; the brief of the arguments names at most 12
 // (8 inside braces) then `…`, an optional one marked `?`.
@@ -14,6 +14,8 @@ const SUMMARY_CHARS = 160;
 export interface Arg {
   path: string;
   description?: string;
+  /** A tool argument's string enum values. */
+  values?: string[];
 }
 
 /** A definition as text fields. */
@@ -43,13 +45,14 @@ export function docOf(e: ToolEntry | PromptEntry | ResourceEntry, kind: SearchKi
   return { name: def.uri ?? def.uri_template!, title: def.title ?? def.name, description: def.description ?? '', args: vars, tags: [], source: def.source?.name };
 }
 
-/** An input schema's properties, and one level down an object property's (body.title). */
+/** An input schema's properties, and one level down an object property's (body.title), with their string enum values. */
 function collectArgs(schema: unknown, prefix: string, depth: number, out: Arg[]): void {
   const props = (schema as { properties?: Record<string, unknown> } | undefined)?.properties;
   if (!props || typeof props !== 'object') return;
   for (const name in props) {
-    const s = (props[name] ?? {}) as { description?: unknown; properties?: unknown };
-    out.push({ path: prefix + name, description: typeof s.description === 'string' ? s.description : undefined });
+    const s = (props[name] ?? {}) as { description?: unknown; properties?: unknown; enum?: unknown };
+    const values = Array.isArray(s.enum) ? s.enum.filter((v): v is string => typeof v === 'string') : [];
+    out.push({ path: prefix + name, description: typeof s.description === 'string' ? s.description : undefined, ...(values.length && { values }) });
     if (depth === 0) collectArgs(s, `${prefix}${name}.`, 1, out);
   }
 }

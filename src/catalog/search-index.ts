@@ -9,18 +9,24 @@
 //   buildSearchIndex(entries, kind)       an index over any entries (tests, benchmarks)
 //
 // Ranking: BM25F (Robertson & Zaragoza 2009). Each definition is a document of fields — its name
-// (split on `.`, `_`, `-`, `/` and camelCase), title, description, argument names, argument
+// (split on `.`, `_`, `-`, `/` and camelCase), title, description, argument names (and a tool argument's string enum
+// values: state: closed, event: APPROVE), argument
 // descriptions (the input schema's properties and, one level down, an object argument's
 // properties), tags and source (the `openapi` source or upstream it comes from) — each with a weight
 // and a length normalisation (WEIGHTS); text becomes terms by ./terms.ts (stop words out, Porter
-// stems). A query term also matches its synonyms (./synonyms.ts: a few general groups, weighted) and,
-// from 4 characters, the longer index terms it starts (react → reaction, at WEIGHTS.prefix). The 50
+// stems). A query term also matches its synonyms (./synonyms.ts: a few general groups, weighted), from 4
+// characters the longer index terms it starts (react → reaction, at WEIGHTS.prefix), and, when the catalog
+// never uses it, the catalog's words one edit away (lsit → list, at WEIGHTS.fuzzy); a plural where the query
+// reads or names no act ("runners for this repo") also asks for `list` (WEIGHTS.pluralList). The 50
 // best are then re-ranked, each score raised by the share of the definition's name the query covers,
 // each name word weighed by how rare it is among the catalog's definitions (WEIGHTS.nameCoverage):
 // "list branches" prefers list-branches to list-branches-for-head-commit, and an uncovered "fork"
-// costs more than an uncovered "user".
-// Every weight was measured on the tuning third of bench/search/github-queries.yaml (bench/search.mjs;
-// docs/performance.md gives the figures, the held-out third's too).
+// costs more than an uncovered "user"; and by the act (./intent.ts): where the query asks to read, write
+// or delete and a tool's annotations say what it does, a tool that does that act is raised (WEIGHTS.act)
+// and one that does another lowered (WEIGHTS.actMiss) — "leave a comment" prefers creating one to listing; and a
+// tool whose OpenAPI operation is deprecated is lowered (WEIGHTS.deprecated), below the operation that replaces it.
+// Every weight was measured on the tuning queries of bench/search/github-queries.yaml and github-queries-3.yaml
+// (bench/search.mjs; docs/performance.md gives the figures, the held-out sets' too).
 //
 // Guarantees: the index is built once per catalog object (a catalog never changes: a reload builds
 // a new one, and so a new index, on its first search) and holds no entry objects but the catalog's
@@ -30,13 +36,15 @@
 // an entry it refuses is never returned, never counted in `total` and never counted in a query term's
 // document frequency (what else scores use — the number of definitions of the kind, their average
 // field lengths, how rare a name's words are across all of them — orders admitted matches and names
-// no definition); every field named in `why` holds the term; `limit` is clamped to 1..100;
-// a query's cost grows with the postings of its terms, never with the catalog's size alone.
+// no definition); every field named in `why` holds the term, and `why` names at most 3 fields a term; `limit` is clamped to 1..100;
+// a query's cost grows with the postings of its terms, never with the catalog's size alone — but for a
+// word the catalog never uses, which is compared with the catalog's words of about its length.
 
 import type { Catalog, PromptEntry, ResourceEntry, ToolEntry } from '../core/catalog.js';
-import { term, words } from './terms.js';
+import { DIGITS, term, words } from './terms.js';
 import { expansions, hintOf, queryWords, RELATED_WEIGHT } from './synonyms.js';
-import { briefArgs, docOf, summary, type SearchKind } from './documents.js';
+import { briefArgs, docOf, summary, type Doc, type SearchKind } from './documents.js';
+import { definitionAct, queryAct, type Act } from './intent.js';
 
 export type { SearchKind };
 
@@ -66,8 +74,9 @@ export interface SearchMatch {
   score: number;
   /**
    * Each query word that matched, with the fields that hold it — name, title, description, tags, source, or
-   * arg:PATH (an argument's name or description) — and `via`, the definition's word, when that is not the query's
-   * (a plural, another form, or a synonym: "make" via "Create").
+   * arg:PATH (an argument's name or description) — the strongest first (by field weight; an argument whose name
+   * holds it before one whose description does) and at most 3, and `via`, the definition's word, when that is not
+   * the query's (a plural, another form, or a synonym: "make" via "Create").
    */
   why: { term: string; via?: string; fields: string[] }[];
 }
@@ -89,11 +98,16 @@ export interface SearchIndex<E> {
 const FIELDS = ['name', 'title', 'description', 'argName', 'argText', 'tags', 'source'] as const;
 type Field = (typeof FIELDS)[number];
 
-/** Field weights and length normalisation (b), and BM25's k1: measured on the tuning queries (docs/performance.md). */
-export const WEIGHTS: { readonly k1: number; readonly nameCoverage: number; readonly prefix: number; readonly fields: Readonly<Record<Field, Readonly<{ w: number; b: number }>>> } = Object.freeze({
+/** Field weights and length normalisation (b), BM25's k1, and the query-side weights: measured on the tuning queries (docs/performance.md). */
+export const WEIGHTS: { readonly k1: number; readonly nameCoverage: number; readonly prefix: number; readonly act: number; readonly actMiss: number; readonly fuzzy: number; readonly pluralList: number; readonly deprecated: number; readonly fields: Readonly<Record<Field, Readonly<{ w: number; b: number }>>> } = Object.freeze({
   k1: 1.5,
   nameCoverage: 1,
   prefix: 0.3,
+  act: 0.1,
+  actMiss: 0.2,
+  fuzzy: 0.7,
+  pluralList: RELATED_WEIGHT,
+  deprecated: 0.2,
   fields: Object.freeze({
     name: { w: 3, b: 0.9 }, title: { w: 3, b: 0.9 }, description: { w: 0.3, b: 0.75 },
     argName: { w: 0.7, b: 0.5 }, argText: { w: 0.4, b: 0.75 }, tags: { w: 1, b: 0.3 }, source: { w: 0.5, b: 0 },
@@ -117,12 +131,21 @@ interface Posting {
 }
 
 const MAX_LIMIT = 100;
-const ARG_NAME = 1 << FIELDS.indexOf('argName');
+const ACTS: readonly Act[] = ['read', 'write', 'delete'];
+const WRITE = 2;
+const DELETE = 3;
+const LIST = term('list')!;
+/** The fields a match's `why` names for a term, strongest first (by weight), and how many at most. */
+const BY_WEIGHT = FIELDS.map((_, i) => i).sort((a, b) => WEIGHTS.fields[FIELDS[b]!].w - WEIGHTS.fields[FIELDS[a]!].w);
+const WHY_FIELDS = 3;
 /** How many of BM25F's best the second stage re-ranks. */
 const RERANK = 50;
 /** A query term of at least PREFIX_MIN characters also matches up to PREFIX_MAX longer index terms it starts (react → reaction). */
 const PREFIX_MIN = 4;
 const PREFIX_MAX = 8;
+/** A query word the catalog does not use, of at least FUZZY_MIN characters, also matches the catalog's words one edit away (lsit → list). */
+const FUZZY_MIN = 4;
+const MAX_FUZZY_LENGTH = 40;
 
 const indexes = new WeakMap<Catalog, { tools: SearchIndex<ToolEntry>; prompts: SearchIndex<PromptEntry>; resources: SearchIndex<ResourceEntry> }>();
 
@@ -154,10 +177,21 @@ class BM25FIndex<E> implements SearchIndex<E> {
   private readonly surface: readonly string[];
   /** Each word of the catalog → its term id (-1: a stop word). */
   private readonly wordIds: ReadonlyMap<string, number>;
+  /** The term ids of each text many definitions share (arguments' names and descriptions, enum values, tags, sources), as cut at build time. */
+  private readonly cut: ReadonlyMap<string, readonly number[]>;
+  private readonly cutCamel: ReadonlyMap<string, readonly number[]>;
+  /** Each term id's term. */
+  private readonly vocabOf: readonly string[];
+  /** The catalog's words by length, for misspellings: made on the first query that needs them. */
+  private byLength?: string[][];
   /** Every index term, sorted (code-unit order), for prefix matches. */
   private readonly vocabulary: readonly string[];
   /** Each doc's name: equal scores are ordered by it (code-unit order). */
   private readonly names: readonly string[];
+  /** Each doc's act (ACTS index + 1; 0: unknown). */
+  private readonly acts: Uint8Array;
+  /** Each doc: 1 when it is deprecated (a tool whose OpenAPI operation says so). */
+  private readonly deprecated: Uint8Array;
   /** Each doc's name terms, each once. */
   private readonly nameIds: Int32Array;
   /** Where each doc's name terms start in nameIds (doc n's end where doc n+1's start). */
@@ -168,6 +202,9 @@ class BM25FIndex<E> implements SearchIndex<E> {
   private readonly score: Float64Array;
   private readonly seen: Uint32Array;
   private readonly admitted: Uint8Array;
+  /** Each doc's one-line summary and arguments in brief, made when it is first a match. */
+  private readonly summaries: (string | undefined)[] = [];
+  private readonly briefs: (string | undefined)[] = [];
   /** Each filter's verdicts, for as long as the filter object lives. */
   private readonly verdicts = new WeakMap<object, Uint8Array>();
   private stamp = 0;
@@ -179,11 +216,13 @@ class BM25FIndex<E> implements SearchIndex<E> {
   private groupStamp = 0;
 
   constructor(private readonly entries: readonly E[], readonly kind: SearchKind) {
-    // The docs' text is read here and let go: a match reads its entry again (docOf), so the index keeps numbers.
-    const docs = entries.map((e) => docOf(e as ToolEntry | PromptEntry | ResourceEntry, kind));
-    const n = docs.length;
+    // One pass over the definitions (arguments and tags first, then name, title, description and source: the order that
+    // fixes each term's first word, `via` in a match) writes each one's term ids, field by field, into one flat buffer (no Doc, argument
+    // or per-field array is kept per definition) and counts each term's documents; a second lays out the postings.
+    const n = entries.length;
     this.size = n;
-    this.names = docs.map((d) => d.name);
+    const acts = (this.acts = new Uint8Array(n));
+    const deprecated = (this.deprecated = new Uint8Array(n));
     this.score = new Float64Array(n);
     this.seen = new Uint32Array(n);
     this.admitted = new Uint8Array(n);
@@ -191,24 +230,31 @@ class BM25FIndex<E> implements SearchIndex<E> {
     this.groupSeen = new Uint32Array(n);
     this.touched = new Int32Array(n);
     this.groupDocs = new Int32Array(n);
-    // Pass 1: each field's terms, as ids; a word is stemmed once, a repeated text (argument descriptions) cut once.
     const ids = new Map<string, number>();
     const vocab: string[] = [];
     const surface: string[] = [];
     const idOfWord = new Map<string, number>();
+    // A text many definitions share (an argument's name or description, a tag, a source) is cut once.
     const cut = new Map<string, number[]>();
     const cutCamel = new Map<string, number[]>();
-    /** The term ids of `text`, pushed onto `out`; a text is cut once when `repeats` (arguments, tags: the same text in many docs). */
-    const termIds = (text: string | undefined, out: number[], camel = false, repeats = false): number[] => {
-      if (!text) return out;
-      const cache = repeats ? (camel ? cutCamel : cut) : undefined;
-      const known = cache?.get(text);
-      if (known) {
-        for (const id of known) out.push(id);
-        return out;
+    const NF = FIELDS.length;
+    /** The current definition's term ids, per field (reused from one definition to the next). */
+    const fieldIds: number[][] = FIELDS.map(() => []);
+    const termIds = (text: string | undefined, field: number, camel = false, repeats = false): void => {
+      if (!text) return;
+      const out = fieldIds[field]!;
+      if (repeats) {
+        const known = (camel ? cutCamel : cut).get(text);
+        if (known !== undefined) {
+          for (let i = 0; i < known.length; i++) out.push(known[i]!);
+          return;
+        }
       }
+      const cache = repeats ? (camel ? cutCamel : cut) : undefined;
       const start = out.length;
       for (const w of words(text, camel)) {
+        // A number is never a term (terms.ts): not looked up, not remembered (a catalog's operation numbers would fill the map).
+        if (w.charCodeAt(0) <= 57 && DIGITS.test(w)) continue;
         let id = idOfWord.get(w);
         if (id === undefined) {
           const t = term(w);
@@ -223,90 +269,149 @@ class BM25FIndex<E> implements SearchIndex<E> {
         if (id !== -1) out.push(id);
       }
       cache?.set(text, out.slice(start));
-      return out;
     };
-    const fieldIds: number[][][] = docs.map((d) => {
-      const argNames: number[] = [];
-      const argTexts: number[] = [];
-      const tags: number[] = [];
-      for (const a of d.args) {
-        termIds(a.path, argNames, true, true);
-        termIds(a.description, argTexts, false, true);
-      }
-      for (const t of d.tags) termIds(t, tags, false, true);
-      return [termIds(d.name, [], true), termIds(d.title, []), termIds(d.description, []), argNames, argTexts, tags, termIds(d.source, [], false, true)];
-    });
-    this.nameStart = new Int32Array(n + 1);
+    const names: string[] = new Array(n);
+    /** Each definition's fields' lengths (doc * NF + field), and all their term ids, in doc then field order. */
+    const fieldLen = new Int32Array(n * NF);
+    let tokens = new Int32Array(Math.max(64, n * 16));
+    let nTokens = 0;
+    let df = new Int32Array(256);
+    let lastDoc = new Int32Array(256).fill(-1);
+    const nameStart = new Int32Array(n + 1);
     const nameIds: number[] = [];
-    fieldIds.forEach((f, doc) => {
-      for (const id of new Set(f[0])) nameIds.push(id);
-      this.nameStart[doc + 1] = nameIds.length;
-    });
+    const totals = new Float64Array(NF);
+    // Per definition, in functions of their own: called once per definition, they are optimised early (a loop body
+    // inside the constructor waits for on-stack replacement).
+    const readDoc = (doc: number): void => {
+      const e = entries[doc] as unknown as ToolEntry | PromptEntry | ResourceEntry;
+      if (kind === 'tool') {
+        const { def, wire } = e as ToolEntry;
+        names[doc] = def.name;
+        acts[doc] = ACTS.indexOf(definitionAct(def.annotations) as Act) + 1;
+        if (def.deprecated) deprecated[doc] = 1;
+        argTerms(wire.inputSchema, undefined, termIds);
+        if (def.tags) for (const t of def.tags) termIds(t, 5, false, true);
+        termIds(def.name, 0, true);
+        termIds(def.title ?? (def.annotations?.title as string | undefined), 1);
+        termIds(def.description, 2);
+        termIds(def.source?.name, 6, false, true);
+      } else {
+        const d = docOf(e as PromptEntry | ResourceEntry, kind);
+        names[doc] = d.name;
+        for (const a of d.args) {
+          termIds(a.path, 3, true, true);
+          termIds(a.description, 4, false, true);
+        }
+        termIds(d.name, 0, true);
+        termIds(d.title, 1);
+        termIds(d.description, 2);
+        termIds(d.source, 6, false, true);
+      }
+      if (vocab.length > df.length) {
+        const size = Math.max(vocab.length, df.length * 2);
+        const grown = new Int32Array(size);
+        grown.set(df);
+        df = grown;
+        const last = new Int32Array(size).fill(-1);
+        last.set(lastDoc);
+        lastDoc = last;
+      }
+      for (let f = 0; f < NF; f++) {
+        const list = fieldIds[f]!;
+        const len = list.length;
+        fieldLen[doc * NF + f] = len;
+        totals[f] += len;
+        if (nTokens + len > tokens.length) {
+          const grown = new Int32Array(Math.max(tokens.length * 2, nTokens + len));
+          grown.set(tokens.subarray(0, nTokens));
+          tokens = grown;
+        }
+        for (let i = 0; i < len; i++) {
+          const id = list[i]!;
+          tokens[nTokens++] = id;
+          if (lastDoc[id] !== doc) {
+            lastDoc[id] = doc;
+            df[id]++;
+            // The name is the first field: the terms first met in it are the name's, each once.
+            if (f === 0) nameIds.push(id);
+          }
+        }
+        list.length = 0;
+      }
+      nameStart[doc + 1] = nameIds.length;
+    };
+    for (let doc = 0; doc < n; doc++) readDoc(doc);
+    this.names = names;
+    this.nameStart = nameStart;
     this.nameIds = Int32Array.from(nameIds);
-    const avg = FIELDS.map((_, f) => fieldIds.reduce((s, ft) => s + ft[f]!.length, 0) / Math.max(1, n) || 1);
-    // Pass 2: BM25F's pseudo term frequency of each term in each doc, written in doc order to flat arrays (at most
-    // one entry per token), then grouped by term (a stable counting sort, so each term's docs stay ascending).
-    const cap = fieldIds.reduce((s, ft) => s + ft.reduce((x, l) => x + l.length, 0), 0);
-    const flatTerm = new Int32Array(cap);
-    const flatDoc = new Int32Array(cap);
-    const flatTf = new Float32Array(cap);
-    const flatFields = new Uint8Array(cap);
-    const perTerm = new Int32Array(vocab.length + 1);
-    let k = 0;
-    const acc = new Float64Array(vocab.length);
-    const mask = new Uint8Array(vocab.length);
-    const params = FIELDS.map((f) => WEIGHTS.fields[f]);
-    const inDoc: number[] = [];
-    for (let doc = 0; doc < n; doc++) {
-      const ft = fieldIds[doc]!;
-      for (let f = 0; f < ft.length; f++) {
-        const list = ft[f]!;
-        const { w, b } = params[f]!;
-        if (!list.length || w <= 0) continue;
-        const unit = w / (1 - b + (b * list.length) / avg[f]!);
-        for (const id of list) {
-          if (mask[id] === 0) inDoc.push(id);
+    const nv = vocab.length;
+    const avg = Array.from(totals, (t) => t / Math.max(1, n) || 1);
+    // Pass 2: BM25F's pseudo term frequency of each term in each doc, written straight to its term's postings (docs
+    // are visited in order, so each term's docs are ascending).
+    const perTerm = new Int32Array(nv + 1);
+    for (let id = 0; id < nv; id++) perTerm[id + 1] = perTerm[id]! + df[id]!;
+    const total = perTerm[nv]!;
+    const docsBy = new Int32Array(total);
+    const tfBy = new Float32Array(total);
+    const fieldsBy = new Uint8Array(total);
+    const next = perTerm.slice(0, nv);
+    const acc = new Float64Array(nv);
+    const mask = new Uint8Array(nv);
+    const ws = FIELDS.map((f) => WEIGHTS.fields[f].w);
+    const bs = FIELDS.map((f) => WEIGHTS.fields[f].b);
+    const inDoc = new Int32Array(nv);
+    /** Writes doc's postings from its tokens, which start at k; returns where the next doc's start. */
+    const postDoc = (doc: number, k: number): number => {
+      let nIn = 0;
+      for (let f = 0; f < NF; f++) {
+        const len = fieldLen[doc * NF + f]!;
+        const w = ws[f]!;
+        if (!len) continue;
+        const from = k;
+        k += len;
+        if (w <= 0) continue;
+        const b = bs[f]!;
+        const unit = w / (1 - b + (b * len) / avg[f]!);
+        const bit = 1 << f;
+        for (let i = from; i < k; i++) {
+          const id = tokens[i]!;
+          if (mask[id] === 0) inDoc[nIn++] = id;
           acc[id] += unit;
-          mask[id] |= 1 << f;
+          mask[id] |= bit;
         }
       }
-      for (const id of inDoc) {
-        flatTerm[k] = id;
-        flatDoc[k] = doc;
-        flatTf[k] = acc[id]!;
-        flatFields[k++] = mask[id]!;
-        perTerm[id + 1]!++;
+      for (let j = 0; j < nIn; j++) {
+        const id = inDoc[j]!;
+        const at = next[id]!++;
+        docsBy[at] = doc;
+        tfBy[at] = acc[id]!;
+        fieldsBy[at] = mask[id]!;
         acc[id] = 0;
         mask[id] = 0;
       }
-      inDoc.length = 0;
-    }
-    for (let id = 0; id < vocab.length; id++) perTerm[id + 1]! += perTerm[id]!;
-    const docsBy = new Int32Array(k);
-    const tfBy = new Float32Array(k);
-    const fieldsBy = new Uint8Array(k);
-    const next = perTerm.slice(0, vocab.length);
-    for (let i = 0; i < k; i++) {
-      const at = next[flatTerm[i]!]!++;
-      docsBy[at] = flatDoc[i]!;
-      tfBy[at] = flatTf[i]!;
-      fieldsBy[at] = flatFields[i]!;
-    }
-    this.nameWeight = new Float32Array(vocab.length);
-    vocab.forEach((t, id) => {
+      return k;
+    };
+    for (let doc = 0, k = 0; doc < n; doc++) k = postDoc(doc, k);
+    this.nameWeight = new Float32Array(nv);
+    for (let id = 0; id < nv; id++) {
       const from = perTerm[id]!;
       const to = perTerm[id + 1]!;
-      this.postings.set(t, { id, docs: docsBy.subarray(from, to), tf: tfBy.subarray(from, to), fields: fieldsBy.subarray(from, to) });
+      this.postings.set(vocab[id]!, { id, docs: docsBy.subarray(from, to), tf: tfBy.subarray(from, to), fields: fieldsBy.subarray(from, to) });
       this.nameWeight[id] = Math.log(1 + n / Math.max(1, to - from));
-    });
+    }
     this.surface = surface;
     this.wordIds = idOfWord;
+    this.cut = cut;
+    this.cutCamel = cutCamel;
+    this.vocabOf = vocab;
     this.vocabulary = [...vocab].sort();
   }
 
   search(query: string, opts: SearchOptions<E>): SearchResult {
     const limit = Math.min(MAX_LIMIT, Math.max(1, Math.floor(opts.limit) || 1));
-    const groups = this.queryGroups(query);
+    const words = queryWords(query);
+    const act = ACTS.indexOf(queryAct(words) as Act) + 1;
+    const groups = this.queryGroups(words, act);
     if (!groups.length) return { matches: [], total: 0 };
     const stamp = this.nextStamp();
     // The filter's verdicts, kept with the filter object (0: not asked yet, 1: admitted, 2: refused).
@@ -316,17 +421,6 @@ class BM25FIndex<E> implements SearchIndex<E> {
       verdicts = this.verdicts.get(filter);
       if (!verdicts) this.verdicts.set(filter, (verdicts = new Uint8Array(this.size)));
     }
-    const admits = (doc: number): boolean => {
-      if (this.seen[doc] !== stamp) {
-        this.seen[doc] = stamp;
-        this.score[doc] = 0;
-        if (verdicts) {
-          if (verdicts[doc] === 0) verdicts[doc] = filter!(this.entries[doc]!) ? 1 : 2;
-          this.admitted[doc] = verdicts[doc] === 1 ? 1 : 0;
-        } else this.admitted[doc] = 1;
-      }
-      return this.admitted[doc] === 1;
-    };
     // Docs scored so far, and the current query term's docs: buffers kept with the index (a search is synchronous).
     const touched = this.touched;
     let nTouched = 0;
@@ -336,19 +430,7 @@ class BM25FIndex<E> implements SearchIndex<E> {
       // The group's pseudo term frequency in each admitted doc: its terms' frequencies, each times its weight.
       const gs = this.nextGroupStamp();
       let nDocs = 0;
-      for (const [t, weight] of g.terms) {
-        const p = this.postings.get(t)!;
-        for (let i = 0; i < p.docs.length; i++) {
-          const doc = p.docs[i]!;
-          if (!admits(doc)) continue;
-          if (this.groupSeen[doc] !== gs) {
-            this.groupSeen[doc] = gs;
-            this.groupTf[doc] = 0;
-            docs[nDocs++] = doc;
-          }
-          this.groupTf[doc] += weight * p.tf[i]!;
-        }
-      }
+      for (const [t, weight] of g.terms) nDocs = this.gather(this.postings.get(t)!, weight, gs, nDocs, stamp, verdicts, filter);
       if (!nDocs) continue;
       const idf = Math.log(1 + (this.size - nDocs + 0.5) / (nDocs + 0.5));
       for (let j = 0; j < nDocs; j++) {
@@ -376,22 +458,62 @@ class BM25FIndex<E> implements SearchIndex<E> {
         if (all > 0) this.score[doc] *= 1 + (alpha * hit) / all;
       }
     }
+    // The act the query asks for (read, write, delete) raises the definitions that do it.
+    if (act > 0) {
+      for (const doc of pool) {
+        const a = this.acts[doc]!;
+        if (a === act) this.score[doc] *= 1 + WEIGHTS.act;
+        else if (a > 0) this.score[doc] *= 1 - WEIGHTS.actMiss;
+      }
+    }
+    // A deprecated definition gives way to its peers (the operation that replaces it, most often).
+    if (WEIGHTS.deprecated > 0) for (const doc of pool) if (this.deprecated[doc]) this.score[doc] *= 1 - WEIGHTS.deprecated;
     const top = this.best(pool, limit);
     return { matches: top.map((doc) => this.match(doc, groups)), total: nTouched };
   }
 
+  /**
+   * Adds a term's postings to the current query term's pseudo term frequencies (times `weight`), for the docs the
+   * filter admits (asked once per doc and search; its verdicts kept with it); returns how many docs the query term has.
+   * A method of its own, so that V8 optimises the loop once for every search.
+   */
+  private gather(p: Posting, weight: number, gs: number, nDocs: number, stamp: number, verdicts: Uint8Array | undefined, filter: ((entry: E) => boolean) | undefined): number {
+    const { seen, admitted, groupSeen, groupTf, groupDocs } = this;
+    for (let i = 0; i < p.docs.length; i++) {
+      const doc = p.docs[i]!;
+      if (seen[doc] !== stamp) {
+        seen[doc] = stamp;
+        this.score[doc] = 0;
+        if (verdicts) {
+          if (verdicts[doc] === 0) verdicts[doc] = filter!(this.entries[doc]!) ? 1 : 2;
+          admitted[doc] = verdicts[doc] === 1 ? 1 : 0;
+        } else admitted[doc] = 1;
+      }
+      if (admitted[doc] !== 1) continue;
+      if (groupSeen[doc] !== gs) {
+        groupSeen[doc] = gs;
+        groupTf[doc] = 0;
+        groupDocs[nDocs++] = doc;
+      }
+      groupTf[doc] += weight * p.tf[i]!;
+    }
+    return nDocs;
+  }
+
   /** The query's terms, each once with the query word it came from and the index terms it matches (itself and its expansions, weighted). */
-  private queryGroups(query: string): Group[] {
+  private queryGroups(queryWords: readonly string[], act: number): Group[] {
     const groups: Group[] = [];
     const covered = new Set<string>();
     const hints: [string, string][] = [];
     let previous: string | undefined;
-    for (const w of queryWords(query)) {
+    for (const w of queryWords) {
       const hint = hintOf(w, previous);
       previous = w;
       if (hint !== undefined) hints.push([w, hint]);
       const t = term(w);
       if (t === undefined || covered.has(t)) continue;
+      // A plural where the query reads (or says no verb) asks for a list: "runners for this repo", "show the artifacts".
+      if (WEIGHTS.pluralList > 0 && act !== WRITE && act !== DELETE && isPlural(w, t) && this.postings.has(t)) hints.push([w, LIST]);
       covered.add(t);
       const g: Group = { word: w, terms: new Map() };
       if (this.postings.has(t)) g.terms.set(t, 1);
@@ -400,15 +522,30 @@ class BM25FIndex<E> implements SearchIndex<E> {
         if (this.postings.has(x)) g.terms.set(x, weight);
       }
       if (t.length >= PREFIX_MIN && WEIGHTS.prefix > 0) for (const x of this.withPrefix(t)) if (!g.terms.has(x)) g.terms.set(x, WEIGHTS.prefix);
+      // A word the catalog never uses may be a misspelt one it does: its words one edit away.
+      if (!this.postings.has(t) && w.length >= FUZZY_MIN && WEIGHTS.fuzzy > 0) for (const x of this.oneEditAway(w)) if (!g.terms.has(x)) g.terms.set(x, WEIGHTS.fuzzy);
       if (g.terms.size) groups.push(g);
     }
     // A hint counts only where the query does not say its term itself.
     for (const [w, t] of hints) {
       if (covered.has(t) || !this.postings.has(t)) continue;
       covered.add(t);
-      groups.push({ word: w, terms: new Map([[t, RELATED_WEIGHT]]) });
+      groups.push({ word: w, terms: new Map([[t, t === LIST ? WEIGHTS.pluralList : RELATED_WEIGHT]]) });
     }
     return groups;
+  }
+
+  /** The index terms of the catalog's words one edit (an insertion, a deletion, a substitution or two neighbours swapped) from `w`. */
+  private oneEditAway(w: string): string[] {
+    if (!this.byLength) {
+      this.byLength = [];
+      for (const [word, id] of this.wordIds) if (id !== -1 && word.length <= MAX_FUZZY_LENGTH) (this.byLength[word.length] ??= []).push(word);
+    }
+    const out = new Set<string>();
+    for (let len = w.length - 1; len <= w.length + 1; len++) {
+      for (const x of this.byLength[len] ?? []) if (oneEdit(w, x)) out.add(this.vocabOf[this.wordIds.get(x)!]!);
+    }
+    return [...out].sort();
   }
 
   /** Index terms that start with `t` and are longer (at most PREFIX_MAX, the shortest first). */
@@ -459,40 +596,108 @@ class BM25FIndex<E> implements SearchIndex<E> {
         if (before(doc, top[mid]!)) hi = mid;
         else lo = mid + 1;
       }
-      top.splice(lo, 0, doc);
-      if (top.length > limit) top.pop();
+      // Insert in place (no array made per insertion: a search may insert thousands of times among ties).
+      if (top.length < limit) top.push(doc);
+      for (let i = top.length - 1; i > lo; i--) top[i] = top[i - 1]!;
+      top[lo] = doc;
     }
     return top;
   }
 
   /** Whether `text` holds the term `id`. */
   private holds(text: string | undefined, id: number, camel = false): boolean {
-    return !!text && words(text, camel).some((w) => this.wordIds.get(w) === id);
+    if (!text) return false;
+    // A text many definitions share was cut at build time: its ids are kept (no words cut again per match).
+    const known = (camel ? this.cutCamel : this.cut).get(text);
+    if (known) return known.includes(id);
+    // An argument's path (body.title): its parent's name, then its own.
+    const dot = camel ? text.indexOf('.') : -1;
+    if (dot > 0) {
+      const parent = this.cutCamel.get(text.slice(0, dot));
+      const own = this.cutCamel.get(text.slice(dot + 1));
+      if (parent && own) return parent.includes(id) || own.includes(id);
+    }
+    return words(text, camel).some((w) => this.wordIds.get(w) === id);
   }
 
   private match(doc: number, groups: readonly Group[]): SearchMatch {
-    const d = docOf(this.entries[doc] as ToolEntry | PromptEntry | ResourceEntry, this.kind);
+    // The definition as text only when something needs it (an argument in `why`, a first summary), once.
+    const entry = this.entries[doc] as ToolEntry | PromptEntry | ResourceEntry;
+    let d: Doc | undefined;
     const why: SearchMatch['why'] = [];
     for (const g of groups) {
       for (const t of g.terms.keys()) {
         const p = this.postings.get(t)!;
         const at = indexOf(p.docs, doc);
         if (at === -1) continue;
+        // The strongest fields that hold the term (by field weight), at most WHY_FIELDS: an argument by its name first.
         const fields: string[] = [];
         const bits = p.fields[at]!;
-        FIELDS.forEach((f, i) => {
-          if (!(bits & (1 << i))) return;
-          if (f === 'argName' || f === 'argText') {
-            if (f === 'argName' || !(bits & ARG_NAME)) for (const a of d.args) if (this.holds(a.path, p.id, true) || this.holds(a.description, p.id)) fields.push(`arg:${a.path}`);
-          } else fields.push(f);
-        });
+        for (const i of BY_WEIGHT) {
+          if (fields.length === WHY_FIELDS) break;
+          if (!(bits & (1 << i))) continue;
+          const f = FIELDS[i]!;
+          if (f !== 'argName' && f !== 'argText') {
+            fields.push(f);
+            continue;
+          }
+          for (const a of (d ??= docOf(entry, this.kind)).args) {
+            if (fields.length === WHY_FIELDS) break;
+            const holds = f === 'argName' ? this.holds(a.path, p.id, true) || (a.values !== undefined && a.values.some((v) => this.holds(v, p.id, true))) : this.holds(a.description, p.id);
+            if (!holds) continue;
+            const field = `arg:${a.path}`;
+            if (f === 'argName' || !fields.includes(field)) fields.push(field);
+          }
+        }
         const via = this.surface[p.id]!;
-        why.push({ term: g.word, ...(via !== g.word && { via }), fields });
+        why.push(via === g.word ? { term: g.word, fields } : { term: g.word, via, fields });
         break;
       }
     }
-    return { name: d.name, ...(d.title && { title: d.title }), summary: summary(d), args: briefArgs(this.entries[doc]!, this.kind), score: Math.round(this.score[doc]! * 1000) / 1000, why };
+    const name = this.names[doc]!;
+    const title = this.kind === 'tool' ? ((entry as ToolEntry).def.title ?? ((entry as ToolEntry).def.annotations?.title as string | undefined)) : (d ??= docOf(entry, this.kind)).title;
+    // A definition's one line and arguments in brief are made the first time it is a match, and kept.
+    const line = (this.summaries[doc] ??= summary((d ??= docOf(entry, this.kind))));
+    const args = (this.briefs[doc] ??= briefArgs(entry, this.kind));
+    const score = Math.round(this.score[doc]! * 1000) / 1000;
+    return title ? { name, title, summary: line, args, score, why } : { name, summary: line, args, score, why };
   }
+
+}
+
+/** A tool's arguments' term ids (docOf's args, in its order): each argument's name (a nested one's path: its parent's then its own), description and string enum values. */
+function argTerms(schema: unknown, parent: string | undefined, termIds: (text: string | undefined, field: number, camel?: boolean, repeats?: boolean) => void): void {
+  const props = (schema as { properties?: Record<string, unknown> } | undefined)?.properties;
+  if (!props || typeof props !== 'object') return;
+  for (const name in props) {
+    if (parent !== undefined) termIds(parent, 3, true, true);
+    termIds(name, 3, true, true);
+    const s = props[name] as { description?: unknown; enum?: unknown; properties?: unknown } | null | undefined;
+    if (!s) continue;
+    if (typeof s.description === 'string') termIds(s.description, 4, false, true);
+    // An enumerated value names what the argument sets or picks (state: closed, event: APPROVE): read as its name is.
+    if (s.enum !== undefined && Array.isArray(s.enum)) for (const v of s.enum) if (typeof v === 'string') termIds(v, 3, true, true);
+    if (parent === undefined && s.properties !== undefined) argTerms(s, name, termIds);
+  }
+}
+
+/** Whether the query word `w` (term `t`) is a plural: it ends in s, and without it (or with -ies as -y) it is the same term. */
+function isPlural(w: string, t: string): boolean {
+  if (w.length < 4 || w[w.length - 1] !== 's' || /(ss|us|is)$/.test(w)) return false;
+  return term(w.slice(0, -1)) === t || (w.endsWith('ies') && term(`${w.slice(0, -3)}y`) === t);
+}
+
+/** Whether `a` and `b` differ by one edit: one character inserted, deleted or replaced, or two neighbours swapped. */
+function oneEdit(a: string, b: string): boolean {
+  if (a === b) return false;
+  if (a.length > b.length) [a, b] = [b, a];
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  if (a.length === b.length) {
+    if (a.slice(i + 1) === b.slice(i + 1)) return true;
+    return a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
+  }
+  return b.length - a.length === 1 && a.slice(i) === b.slice(i + 1);
 }
 
 /** The position of `x` in the ascending `a`, or -1. */

@@ -2,8 +2,9 @@
 // such a match counts. Guarantees: pure tables over stems (./terms.ts), applied to queries only (the
 // index holds each definition's own words); a query term always matches itself at full weight; a
 // file name or path becomes the word `file`, "turn on/off" enable/disable, "stop following" unfollowing
-// (and following), and an abbreviation is spelt out, before the query is cut into terms; an expansion
-// never outweighs the term it comes from. Kept small and general to API catalogs (no product's
+// (and following), and an abbreviation is spelt out, before the query is cut into terms; a user's word for a
+// catalog's concept (CI, bot) matches the catalog's word one way only; an expansion never outweighs the term
+// it comes from. Kept small and general to API catalogs (no product's
 // vocabulary); each rule and group was kept only when it raised recall on the tuning queries
 // (bench/search.mjs, docs/performance.md).
 
@@ -51,6 +52,12 @@ const RELATED: readonly (readonly string[])[] = [
 
 export const RELATED_WEIGHT = 0.5;
 
+/** Users' words for a catalog's concept, one way (the catalog's word does not match the user's): CI is workflows and actions, a bot is an app. */
+const USER_WORDS: readonly (readonly [string, readonly string[]])[] = [
+  ['ci', ['workflow', 'action']],
+  ['bot', ['app']],
+];
+
 /**
  * Stop words that still say something about the capability wanted: the user speaking of themself, whom APIs
  * call "the authenticated user". Each matches its stem at RELATED_WEIGHT, unless the query says the stem itself.
@@ -79,6 +86,11 @@ const relate = (groups: readonly (readonly string[])[], weight: number) => {
 };
 relate(SAME, 1);
 relate(RELATED, RELATED_WEIGHT);
+for (const [user, catalog] of USER_WORDS) {
+  let m = table.get(user);
+  if (!m) table.set(user, (m = new Map()));
+  for (const c of catalog) m.set(c, RELATED_WEIGHT);
+}
 
 /** The stems a query stem also matches, with the weight of such a match (below or equal to 1). */
 export function expansions(stem: string): ReadonlyMap<string, number> | undefined {

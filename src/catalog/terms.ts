@@ -26,7 +26,7 @@ const NON_ASCII = /[^\x00-\x7f]/;
 const NOT_ALNUM = /[^a-z0-9]+/;
 const UPPER = /[A-Z]/;
 /** A number alone is a value (issue 17, operation 42), not a word that names a capability. */
-const DIGITS = /^[0-9]+$/;
+export const DIGITS = /^[0-9]+$/;
 
 /** The raw words of `text` (split, camelCase cut when `camel`, lower-cased), before stop words and stemming. */
 export function words(text: string, camel = false): string[] {

@@ -154,6 +154,8 @@ export interface ToolDef {
   source?: CapabilitySource;
   /** Words that group tools (an OpenAPI operation's tags); searched, never listed. */
   tags?: string[];
+  /** The tool's OpenAPI operation is deprecated: search ranks it below its peers; never listed. */
+  deprecated?: boolean;
   handler: ToolHandler;
 }
 

@@ -304,8 +304,8 @@ function isFile(path: string): boolean {
   }
 }
 
-/** The source and tags of a tool an `openapi` source made; nothing for the manifest's own. */
-function originOf(plan: Plan, name: string): { source?: CapabilitySource; tags?: string[] } {
+/** The source, tags and deprecation of a tool an `openapi` source made; nothing for the manifest's own. */
+function originOf(plan: Plan, name: string): { source?: CapabilitySource; tags?: string[]; deprecated?: true } {
   const o = plan.toolOrigins?.get(name);
-  return o ? { source: o.source, tags: [...o.tags] } : {};
+  return o ? { source: o.source, tags: [...o.tags], ...(o.deprecated && { deprecated: o.deprecated }) } : {};
 }

@@ -6,7 +6,7 @@
 // `scope_map` or the override's, its task at the override's or the source's `task`, its credential and headers at
 // the source's `auth` and `headers`, anything else (a name declared twice too) at the source;
 // a problem or warning the source causes for many tools is said once (uniqueProblems,
-// uniqueWarnings); each expanded tool's origin (its source's name, its operation's tags) is
+// uniqueWarnings); each expanded tool's origin (its source's name, its operation's tags, whether it is deprecated) is
 // returned by tool name, for the search index; the config hash covers the documents too (a
 // changed document is a new configuration, an unchanged one is not); an operation the http
 // backend would refuse is skipped (OPENAPI_SKIPPED), never BACKEND_CONFIG; a manifest without
@@ -37,6 +37,8 @@ export interface WithOpenApi {
 export interface ToolOrigin {
   readonly source: CapabilitySource;
   readonly tags: readonly string[];
+  /** Its operation is deprecated. */
+  readonly deprecated?: true;
 }
 
 export function withOpenApi(m: SvcManifest, src: Source, revalidate: (s: Source) => { manifest?: SvcManifest; problems: SvcError[] }, offline = false): WithOpenApi {
@@ -58,6 +60,7 @@ export function withOpenApi(m: SvcManifest, src: Source, revalidate: (s: Source)
   const toolOrigins = new Map(x.tools.map((t, i) => [t.name, Object.freeze({
     source: Object.freeze({ kind: 'openapi' as const, name: m.openapi![origins[i]!.source[1] as number]!.name }),
     tags: Object.freeze([...origins[i]!.tags]),
+    ...(origins[i]!.deprecated && { deprecated: true as const }),
   })]));
   const hash = createHash('sha256').update(src.hash).update(x.hashes.join(',')).digest('hex');
   (m.tools ??= []).push(...(x.tools as unknown as Tool[]));

@@ -53,6 +53,8 @@ export interface Origin {
   operation: string;
   /** The operation's tags (searched, never listed). */
   tags: string[];
+  /** The operation is deprecated (its `deprecated: true`): search ranks the tool below its peers. */
+  deprecated?: true;
 }
 
 export interface Expanded {
@@ -128,11 +130,12 @@ function expandSource(src: OpenApiSource, base: Path, opts: ExpandOptions, out: 
       const node = child(item, m);
       if (node.value === undefined) continue;
       if (!isMapping(node.value)) throw documentError(node.doc, pathOf(node), `${m.toUpperCase()} ${p}: an operation is a mapping`);
-      const opv = node.value as { operationId?: unknown; tags?: unknown };
+      const opv = node.value as { operationId?: unknown; tags?: unknown; deprecated?: unknown };
       const o: Operation = {
         method: m.toUpperCase(), path: p, node, pathItem: item,
         ...(typeof opv.operationId === 'string' && opv.operationId && { operationId: opv.operationId }),
         tags: Array.isArray(opv.tags) ? opv.tags.filter((t): t is string => typeof t === 'string') : [],
+        ...(opv.deprecated === true && { deprecated: true as const }),
       };
       if (o.operationId) seenIds.add(o.operationId);
       if (!selected(o, src.include, src.exclude)) continue;
@@ -183,7 +186,7 @@ function expandSource(src: OpenApiSource, base: Path, opts: ExpandOptions, out: 
           ...(src.max_bytes !== undefined && { max_bytes: src.max_bytes }),
         },
       });
-      out.origins.push({ source: base, name: namePath, scopes: scopesPath, operation: who, ...(task !== undefined && { task: ov?.task !== undefined ? [...ovPath, 'task'] : [...base, 'task'] }), tags: o.tags });
+      out.origins.push({ source: base, name: namePath, scopes: scopesPath, operation: who, ...(task !== undefined && { task: ov?.task !== undefined ? [...ovPath, 'task'] : [...base, 'task'] }), tags: o.tags, ...(o.deprecated && { deprecated: true as const }) });
     }
   }
   for (const id of Object.keys(overrides)) {

@@ -29,6 +29,8 @@ export interface Operation {
   path: string;
   operationId?: string;
   tags: string[];
+  /** The operation says `deprecated: true`. */
+  deprecated?: true;
   node: Located;
   pathItem: Located;
 }

@@ -2,16 +2,20 @@
 // . _ - / and camelCase, prose kept whole, stop words out, Porter stems); the order of matches is the same
 // whatever order the catalog lists its tools in, ties broken by name; the filter is applied before ranking (a
 // refused tool is never returned, counted in the total, nor counted in a term's document frequency); every field `why`
-// names holds the term; source and tags are searched; the index is built once per catalog object; prompts and
+// names holds the term; source and tags are searched; the act a query asks for (read, write, delete) ranks the tool
+// whose annotations say it does it first; a deprecated tool gives way to its peer; a misspelt word, a plural and a user's word (CI, bot) are read as meant; the index is built once per catalog object; prompts and
 // resources have indexes of their own.
 
 import assert from 'node:assert/strict';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { FastSvc } from '../../src/core/fast-svc.js';
 import { buildCatalog, type ToolEntry } from '../../src/core/catalog.js';
 import type { ToolDef } from '../../src/core/types.js';
 import { searchIndex, type SearchMatch } from '../../src/catalog/search-index.js';
 import { stem, terms, words } from '../../src/catalog/terms.js';
 import { expansions, hintOf, queryWords } from '../../src/catalog/synonyms.js';
+import { definitionAct, queryAct } from '../../src/catalog/intent.js';
 
 type Def = Omit<ToolDef, 'handler'>;
 const handler = () => 'ok';
@@ -49,7 +53,8 @@ function fieldText(e: ToolEntry, field: string): string[] {
     assert.ok(s, `${d.name} has no argument ${field}`);
     name = part;
   }
-  return [name, String((s as { description?: string }).description ?? '')];
+  const { description, enum: values } = s as { description?: string; enum?: unknown[] };
+  return [name, String(description ?? ''), ...(values ?? []).map(String)];
 }
 
 function assertWhyIsTrue(cat: ReturnType<typeof catalogOf>, matches: SearchMatch[]) {
@@ -166,6 +171,111 @@ describe('search index', () => {
     assert.deepEqual(ix.tools.search('', { limit: 5 }), { matches: [], total: 0 });
     assert.deepEqual(ix.tools.search('the of and', { limit: 5 }), { matches: [], total: 0 });
     assert.deepEqual(ix.tools.search('zzzqqq', { limit: 5 }), { matches: [], total: 0 });
+  });
+
+  it('keeps an index with its catalog object only: a new catalog (a reload, a list_changed) gets a new index, a dropped one\'s is collected', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    let old: ReturnType<typeof catalogOf> | undefined = catalogOf(TOOLS);
+    const oldIndex = new WeakRef(searchIndex(old).tools);
+    assert.equal(oldIndex.deref()!.search('forecast', { limit: 1 }).matches[0]!.name, 'weather_forecast');
+    // The catalog built next (same definitions) gets its own index, which finds what the new catalog holds.
+    const next = catalogOf([...TOOLS, { name: 'weather_radar', description: 'The radar forecast for a city.' }]);
+    assert.notEqual(searchIndex(next).tools, oldIndex.deref());
+    assert.ok(searchIndex(next).tools.search('radar', { limit: 1 }).matches.length === 1);
+    assert.equal(oldIndex.deref()!.search('radar', { limit: 1 }).matches.length, 0);
+    // Once the old catalog is unreachable nothing else holds its index: a collection takes it (no module-level Map).
+    old = undefined;
+    for (let i = 0; i < 20 && oldIndex.deref() !== undefined; i++) {
+      await new Promise((resolve) => setImmediate(resolve)); // a WeakRef's target is kept until the current job ends
+      gc();
+    }
+    assert.equal(old, undefined);
+    assert.equal(oldIndex.deref(), undefined, 'the dropped catalog\'s index is still reachable');
+    assert.equal(searchIndex(next).tools.size, TOOLS.length + 1);
+  });
+
+  it('reads the act a query asks for, and a tool\'s act from its annotations; an unknown act is none', () => {
+    const act = (q: string) => queryAct(queryWords(q));
+    assert.equal(act('who starred my repo'), 'read');
+    assert.equal(act('please show me the runs'), 'read');
+    assert.equal(act('give me the logs'), 'read');
+    assert.equal(act('how do I create a gist'), 'write');
+    assert.equal(act('how many stars'), 'read');
+    assert.equal(act('leave a comment on issue 17'), 'write');
+    assert.equal(act('can you unstar the repo'), 'delete');
+    assert.equal(act('kick frank out'), 'delete');
+    assert.equal(act('runners for this repo'), undefined);
+    assert.equal(act('frobnicate the widget'), undefined);
+    assert.equal(definitionAct({ readOnlyHint: true }), 'read');
+    assert.equal(definitionAct({ destructiveHint: true }), 'delete');
+    assert.equal(definitionAct({ idempotentHint: true }), 'write');
+    assert.equal(definitionAct(undefined), undefined);
+  });
+
+  it('ranks the tool that does the act asked first among tools of the same words; a tool without annotations is not moved', () => {
+    const comments: Def[] = [
+      { name: 'comments.list', description: 'Lists the comments on an issue.', annotations: { readOnlyHint: true } },
+      { name: 'comments.create', description: 'Posts a comment on an issue.' , annotations: {} },
+      { name: 'comments.delete', description: 'Deletes a comment on an issue.', annotations: { destructiveHint: true } },
+    ];
+    const ix = searchIndex(catalogOf(comments)).tools;
+    assert.equal(ix.search('leave a comment on the issue', { limit: 3 }).matches[0]!.name, 'comments.create');
+    assert.equal(ix.search('what comments are on the issue', { limit: 3 }).matches[0]!.name, 'comments.list');
+    assert.equal(ix.search('get rid of the comment, remove it', { limit: 3 }).matches[0]!.name, 'comments.delete');
+    // Without annotations the act moves nothing: the same query orders them as BM25F does.
+    const bare = searchIndex(catalogOf(comments.map(({ annotations: _, ...d }) => d))).tools;
+    const plain = bare.search('comment issue', { limit: 3 }).matches.map((m) => [m.name, m.score]);
+    assert.deepEqual(bare.search('leave a comment on the issue', { limit: 3 }).matches.map((m) => [m.name, m.score]), plain);
+  });
+
+  it('reads an argument\'s string enum values as its name: what it sets or picks', () => {
+    const reviews: Def[] = [
+      { name: 'pulls.create-review', description: 'Creates a review on a pull request.', input_schema: { type: 'object', properties: { event: { type: 'string', enum: ['APPROVE', 'REQUEST_CHANGES', 'COMMENT'] } } } },
+      { name: 'pulls.list-reviews', description: 'Lists the reviews on a pull request.', input_schema: { type: 'object', properties: { per_page: { type: 'integer' } } } },
+    ];
+    const cat = catalogOf(reviews);
+    const r = searchIndex(cat).tools.search('approve the pull request', { limit: 2 });
+    assert.equal(r.matches[0]!.name, 'pulls.create-review');
+    assert.deepEqual(r.matches[0]!.why.find((w) => w.term === 'approve'), { term: 'approve', fields: ['arg:event'] });
+    assert.ok(!r.matches[1]!.why.some((w) => w.term === 'approve'));
+    assertWhyIsTrue(cat, r.matches);
+  });
+
+  it('ranks a deprecated tool below its peer of the same words', () => {
+    const teams: Def[] = [
+      { name: 'teams.add-member-legacy', description: 'Adds a member to a team.', deprecated: true },
+      { name: 'teams.add-member-old', description: 'Adds a member to a team.' },
+    ];
+    const ix = searchIndex(catalogOf(teams)).tools;
+    const r = ix.search('add a member to the team', { limit: 2 }).matches;
+    // Without the flag the legacy tool would lead (its name words are as many, and it sorts first by name).
+    assert.deepEqual(r.map((m) => m.name), ['teams.add-member-old', 'teams.add-member-legacy']);
+    assert.ok(r[1]!.score < r[0]!.score);
+    const flat = searchIndex(catalogOf(teams.map(({ deprecated: _, ...d }) => d))).tools.search('add a member to the team', { limit: 2 }).matches;
+    assert.equal(flat[0]!.name, 'teams.add-member-legacy');
+  });
+
+  it('finds a misspelt word by the catalog\'s words one edit away, reads a plural as a list, and CI and bot as the catalog\'s words', () => {
+    const defs: Def[] = [
+      { name: 'runners.list', description: 'Lists the self-hosted runners of a repository.', annotations: { readOnlyHint: true } },
+      { name: 'runners.get', description: 'Gets a self-hosted runner of a repository.', annotations: { readOnlyHint: true } },
+      { name: 'workflows.rerun', description: 'Re-runs a workflow.' },
+      { name: 'apps.get', description: 'Gets a GitHub App.', annotations: { readOnlyHint: true } },
+      { name: 'issues.list', description: 'Lists issues.', annotations: { readOnlyHint: true } },
+    ];
+    const cat = catalogOf(defs);
+    const ix = searchIndex(cat).tools;
+    const typo = ix.search('lsit the isues', { limit: 3 });
+    assert.equal(typo.matches[0]!.name, 'issues.list');
+    assert.deepEqual(typo.matches[0]!.why.map((w) => [w.term, w.via]), [['lsit', 'list'], ['isues', 'issues']]);
+    assertWhyIsTrue(cat, typo.matches);
+    assert.deepEqual(ix.search('lsit', { limit: 3, filter: (e) => e.def.name !== 'issues.list' }).matches.map((m) => m.name), ['runners.list'], 'a fuzzy match is filtered too');
+    assert.equal(ix.search('runners of this repository', { limit: 2 }).matches[0]!.name, 'runners.list');
+    assert.equal(ix.search('the runner of this repository', { limit: 2 }).matches[0]!.name, 'runners.get');
+    assert.equal(ix.search('rerun CI', { limit: 1 }).matches[0]!.name, 'workflows.rerun');
+    assert.deepEqual(ix.search('the renovate bot', { limit: 3 }).matches.map((m) => m.name), ['apps.get']);
+    assert.equal(expansions('workflow')?.has('ci'), undefined, 'the catalog\'s word does not match the user\'s');
   });
 
   it('indexes prompts and resources apart from tools', () => {
