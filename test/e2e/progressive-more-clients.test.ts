@@ -3,7 +3,10 @@
 // (@modelcontextprotocol/inspector-cli, as a user runs it from a shell) and mcp-remote (the stdio bridge desktop hosts
 // start, here with a bearer header from a --header-file), each listing the meta-tools and going search → describe →
 // call; call_tool runs the real tool (the audit log names it), and a caller without the tool's scope is refused
-// through call_tool as a direct call is.
+// through call_tool as a direct call is. And a task through call_tool on 2026-07-28 with the v2 SDK: its Client
+// (2.4.0) has no tasks runtime — it refuses a `resultType: task` answer as UnsupportedResultType — so the
+// task-augmented call_tool (declaring io.modelcontextprotocol/tasks) goes over the v2 SDK's own Streamable HTTP
+// transport; the task is the real tool's, and tasks/get by its id answers its result.
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -12,11 +15,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ROOT } from '../helpers/cli.js';
 import { logLine, secret } from '../helpers/secrets.js';
 import { serveManifest, type Served } from '../helpers/serve.js';
+import { waitFor } from '../helpers/wait.js';
 
 const require = createRequire(import.meta.url);
 const INSPECTOR = require.resolve('@modelcontextprotocol/inspector-cli');
@@ -44,6 +49,7 @@ describe('progressive discovery: the MCP Inspector CLI and mcp-remote on /mcp/pr
         { name: 'notes.hello', description: 'Greets someone by name.', input_schema: { type: 'object', properties: { who: { type: 'string' } }, required: ['who'] }, required_scopes: ['notes.read'], template: 'Hello, {{who}}!' },
         { name: 'notes.count', description: 'Counts the words of a text.', input_schema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, required_scopes: ['notes.read'], template: 'counted' },
         { name: 'ops.restart', description: 'Restarts the service.', required_scopes: ['ops'], template: 'restarted' },
+        { name: 'notes.report', description: 'Writes the weekly notes report, a long job.', required_scopes: ['notes.read'], task: 'optional', template: 'the report is ready' },
       ],
       endpoints: { prog: { discovery: { mode: 'progressive' } } },
     }, { env: { FULL, NARROW } });
@@ -113,11 +119,48 @@ describe('progressive discovery: the MCP Inspector CLI and mcp-remote on /mcp/pr
     }
   });
 
+  it('the v2 SDK on 2026-07-28: a task-augmented call_tool starts the real tool\'s task, and tasks/get answers its result', async () => {
+    const TASKS = 'io.modelcontextprotocol/tasks';
+    const client = new ModernClient({ name: 'v2-task', version: '1' }, { versionNegotiation: { mode: 'auto' }, capabilities: { extensions: { [TASKS]: {} } } as never });
+    await client.connect(new ModernTransport(new URL(`${srv.url}/mcp/prog`), { authProvider: { token: async () => FULL } }));
+    try {
+      assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
+      await assert.rejects(client.callTool({ name: 'call_tool', arguments: { name: 'notes.report', arguments: {} } }), /Unsupported result type 'task' for tools\/call/);
+    } finally {
+      await client.close();
+    }
+    const transport = new ModernTransport(new URL(`${srv.url}/mcp/prog`), { authProvider: { token: async () => FULL } });
+    const answers = new Map<number, Json>();
+    transport.onmessage = (m) => void (typeof (m as Json).id === 'number' && answers.set((m as Json).id, m as Json));
+    await transport.start();
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: {} } }, 'io.modelcontextprotocol/clientInfo': { name: 'v2-task', version: '1' } };
+    let id = 0;
+    const ask = async (method: string, params: Json) => {
+      const n = ++id;
+      await transport.send({ jsonrpc: '2.0', id: n, method, params: { ...params, _meta: meta } } as never);
+      return waitFor(() => answers.get(n), `the answer to ${method}`);
+    };
+    try {
+      const created = (await ask('tools/call', { name: 'call_tool', arguments: { name: 'notes.report', arguments: {} } })).result as Json;
+      assert.equal(created.resultType, 'task', JSON.stringify(created));
+      assert.equal(typeof created.taskId, 'string');
+      const done = await waitFor(async () => {
+        const r = (await ask('tasks/get', { taskId: created.taskId })).result as Json;
+        return r.status === 'completed' ? r : undefined;
+      }, 'the task to complete', 10_000, 50);
+      assert.deepEqual(done.result.content, [{ type: 'text', text: 'the report is ready' }]);
+    } finally {
+      await transport.close();
+    }
+    const started = await waitFor(() => srv.logs().find((l) => l.event === 'task.started'), 'the task.started line');
+    assert.equal(started.tool, 'notes.report', JSON.stringify(started));
+  });
+
   // Declared last, in a suite of its own: mocha runs a suite's own tests first, and this one reads what they called.
-  describe('afterwards', () => it('the audit log names the real tools the two clients called, never call_tool', () => {
+  describe('afterwards', () => it('the audit log names the real tools the clients called, never call_tool', () => {
     const audit = readFileSync(join(srv.dir, 'audit.log'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Json);
     const called = new Set(audit.map((e) => e.capability));
-    for (const tool of ['notes.hello', 'notes.count', 'ops.restart']) assert.ok(called.has(`tool:${tool}`), `${tool}: ${[...called].join(' ')}`);
+    for (const tool of ['notes.hello', 'notes.count', 'ops.restart', 'notes.report']) assert.ok(called.has(`tool:${tool}`), `${tool}: ${[...called].join(' ')}`);
     assert.ok(![...called].some((c) => /call_tool|search_tools|describe_tools|load_tools/.test(String(c))), [...called].join(' '));
   }));
 });
