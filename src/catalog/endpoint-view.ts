@@ -8,7 +8,8 @@
 // quotas and list page (lists are paged over the view's own entries), and has the endpoint's own
 // `discovery` (catalog/discovery.ts), not the default endpoint's; the default endpoint
 // (no name) is the catalog itself, at the cost of one comparison; a name the catalog does not
-// declare gets an empty view (a session bound to an endpoint a reload removed finds nothing).
+// declare gets an empty view (what a request already under way on an endpoint a reload removed finds;
+// the sessions bound to it are ended: transports/endpoint-door.ts guardSessions).
 
 import { createHash } from 'node:crypto';
 import type { Catalog, PromptEntry, ResourceEntry, ToolEntry, Withheld } from '../core/catalog.js';

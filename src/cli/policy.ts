@@ -34,8 +34,7 @@ import { diffCapabilities, type NameDiff } from '../policy/diff.js';
 import { loadOrPrint, opensFiles, servedCatalog, type Values } from './manifest.js';
 import { tell, UsageError } from './output.js';
 import { explainUpstreamCall, formatUpstreamCall } from './upstream-call.js';
-import { endpointWidenings, explainEndpoint, explainEndpoints, formatEndpoints } from '../policy/endpoint-explain.js';
-import { viewOf } from '../catalog/endpoint-view.js';
+import { endpointWidenings, explainEndpoint, explainEndpointCall, explainEndpoints, formatEndpoints } from '../policy/endpoint-explain.js';
 
 interface Compiled { plan: Plan; catalog: Catalog; config: SvcServerConfig }
 
@@ -79,7 +78,8 @@ export async function cmdExplain(file: string, v: Values): Promise<number> {
   if (!p) return tell('explain', `${v.token !== undefined ? `no token named ${String(v.token)} in auth` : v.subject !== undefined ? `no user ${String(v.subject)} in oauth.users` : 'the token in that file is not one of the manifest\'s tokens'}`);
   if (typeof v.capability === 'string') {
     // A name the manifest does not declare may be an upstream's, known only at run time: its upstream's rule answers.
-    const verdict = explainCall(named ? viewOf(c.catalog, named) : c.catalog, p, v.capability, args, { task: !!v.task, apps: !!v.apps }) ?? explainUpstreamCall(m, c.config.manifest_path ?? resolve(file), p.scopes, v.capability);
+    const ask = { task: !!v.task, apps: !!v.apps };
+    const verdict = (named ? explainEndpointCall(c.catalog, p, named, v.capability, args, ask) : explainCall(c.catalog, p, v.capability, args, ask)) ?? explainUpstreamCall(m, c.config.manifest_path ?? resolve(file), p.scopes, v.capability);
     if (Array.isArray(verdict)) return tell('explain', `no capability ${v.capability}${verdict.length ? `: ${verdict.join('; ')}` : m.upstreams?.length ? ', and no upstream would import it under that name' : ''}`);
     process.stdout.write(v.json ? JSON.stringify(verdict, null, 2) + '\n' : ('steps' in verdict ? formatCall(verdict) : formatUpstreamCall(verdict)) + '\n');
     return verdict.allowed ? 0 : 1;

@@ -11,10 +11,12 @@
 // session is busy; ending a session closes it and whatever channel the transport
 // attached (its GET stream, its socket) exactly once; credentialRevoked(id) ends the
 // /mcp sessions opened with that credential (an OAuth grant) and asks /ws channels to
-// re-check theirs (which closes them with 4401).
+// re-check theirs (which closes them with 4401); refuseWhere(check) ends every session `check`
+// refuses (a named endpoint's door that no longer admits its caller), its channel told why.
 
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../core/types.js';
+import type { SvcError } from '../errors.js';
 import { principalKey } from '../core/principal-key.js';
 import type { Logger } from '../log.js';
 import type { McpSession, Sink } from './protocol.js';
@@ -27,6 +29,8 @@ export interface SessionChannel {
   end(): void;
   /** The session's credential was revoked somewhere: re-check it now (a socket closes itself). */
   recheck?(): void;
+  /** The session is ended because its caller is refused (`err`): closes the channel saying so (a socket: 4403); absent, end() is used. */
+  refuse?(err: SvcError): void;
 }
 
 export interface SessionEntry {
@@ -35,6 +39,8 @@ export interface SessionEntry {
   /** Who opened it (principalKey), and its subject for the log. */
   readonly owner: string;
   readonly sub: string;
+  /** The caller that last reached the session (it opened it, or a later request of the same owner): what a door re-check decides on. */
+  principal: Principal;
   /** The principal's credential (an OAuth grant id), if it has one. */
   readonly credentialId?: string;
   /** The named endpoint it was opened on; absent: the default endpoint. */
@@ -83,7 +89,7 @@ export class SessionRegistry {
       if (!lru) return undefined;
       this.end(lru, 'evicted: session cap reached');
     }
-    const entry = { id: randomUUID(), transport, owner: principalKey(p), sub: p.sub, credentialId: p.credentialId, ...(endpoint && { endpoint }), lastSeen: Date.now(), busy: 0 } as SessionEntry;
+    const entry = { id: randomUUID(), transport, owner: principalKey(p), sub: p.sub, principal: p, credentialId: p.credentialId, ...(endpoint && { endpoint }), lastSeen: Date.now(), busy: 0 } as SessionEntry;
     (entry as { session: McpSession }).session = makeSession(entry);
     return entry;
   }
@@ -99,6 +105,7 @@ export class SessionRegistry {
   find(id: string, p: Principal, endpoint?: string): SessionEntry | undefined {
     const e = this.#entries.get(id);
     if (!e || e.owner !== principalKey(p) || e.endpoint !== endpoint) return undefined;
+    e.principal = p;
     this.touch(e);
     return e;
   }
@@ -147,6 +154,20 @@ export class SessionRegistry {
       if (e.credentialId !== credentialId) continue;
       if (e.channel?.recheck) e.channel.recheck();
       else this.end(e, 'credential revoked');
+    }
+  }
+
+  /** End every session `check` refuses; a channel that can say why (refuse) is told so instead of being ended plainly. */
+  refuseWhere(check: (e: SessionEntry) => SvcError | undefined): void {
+    for (const e of [...this.#entries.values()]) {
+      const err = check(e);
+      if (!err) continue;
+      const channel = e.channel;
+      if (channel?.refuse) {
+        e.channel = undefined;
+        channel.refuse(err);
+      }
+      this.end(e, `refused: ${err.message}`);
     }
   }
 

@@ -2,7 +2,9 @@
 // list as its capabilities, run on the endpoint's view (viewOf: outside the selection = not served, as the
 // server answers), after its door (required_scopes, decided as any capability's fixed scopes: a caller
 // that does not hold them reaches nothing there); with no endpoint named, each endpoint is listed with
-// what the caller reaches through it. endpointWidenings() reports, between two catalogs, a new endpoint,
+// what the caller reaches through it. One call is explained through an endpoint as the server answers
+// it there: the door first (refused: INSUFFICIENT_SCOPE, the admission list not reached), then the call
+// on the view (a capability outside the selection does not exist there). endpointWidenings() reports, between two catalogs, a new endpoint,
 // a capability an endpoint serves after the edit and did not before (its selection widened, or the
 // catalog grew under it), and an endpoint whose required_scopes lost a scope, as widenings.
 
@@ -10,7 +12,7 @@ import type { Catalog } from '../core/catalog.js';
 import type { Principal } from '../core/types.js';
 import { viewOf } from '../catalog/endpoint-view.js';
 import { entries } from './diff.js';
-import { explainView, type ExplainContext, type Explanation } from './explain.js';
+import { explainCall, explainView, type CallAskOptions, type CallVerdict, type ExplainContext, type Explanation } from './explain.js';
 import type { ReachChange } from './reach.js';
 import { decide } from './scopes.js';
 
@@ -44,6 +46,22 @@ export function explainEndpoint(cat: Catalog, p: Principal, name: string, ctx: E
   }));
   const endpoint = { name, required_scopes: [...ep.requiredScopes], enters: door.ok, ...(!door.ok && { missing: door.missing }), visible: capabilities.filter((c) => c.visible).map((c) => c.id) };
   return { ...view, capabilities, endpoint };
+}
+
+/**
+ * One call through endpoint `name` (one of cat.endpoints): refused at the door when the caller lacks its
+ * required_scopes (whatever it names, as the server refuses any request there), else explainCall on the
+ * view: undefined for a capability the endpoint does not serve.
+ */
+export function explainEndpointCall(cat: Catalog, p: Principal, name: string, id: string, args: unknown, ask: CallAskOptions = {}): CallVerdict | undefined {
+  const v = explainCall(viewOf(cat, name), p, id, args, ask);
+  const door = decide(cat.endpoints!.get(name)!.requiredScopes, p.scopes);
+  if (door.ok) return v;
+  return {
+    id: v?.id ?? id, allowed: false, code: 'INSUFFICIENT_SCOPE',
+    reasons: [`INSUFFICIENT_SCOPE: endpoint ${name} requires scope ${door.missing.join(' ')} at its door`],
+    steps: (v?.steps ?? []).map((st) => ({ ...st, outcome: 'not reached' })),
+  };
 }
 
 /** Text lines for explainEndpoints. */

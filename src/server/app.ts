@@ -223,6 +223,8 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
     app.use('/svc', guard('/svc'), svcT.router);
   }
   sessions = new SessionRegistry({ logger: log, idleMs: cfg.server.mcp_session_idle_ms, maxSessions: cfg.server.mcp_max_sessions });
+  // Registered before any session's own change listener: a session its endpoint's door now refuses ends before it hears of the change.
+  const unguardSessions = endpointDoor.guardSessions(sessions);
   const rounds = inputRoundsFor(cfg.server, cfg.base_dir);
   const mcp = isPublic('/mcp') || isProtected('/mcp') ? mountMcp(app, { runtime, gate, config: cfg, logger: log, sessions, rounds, tasks, guard: guard('/mcp'), ipOf, endpoints: endpointDoor }) : undefined;
   if (isPublic('/ws') || isProtected('/ws')) mountWs(app, { runtime, gate, door, ipOf, store, config: cfg, logger: log, wss, sessions, rounds, tasks, endpoints: endpointDoor });
@@ -303,6 +305,7 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
       await lockWatch?.close();
       detachGateway?.();
       unlogDiscovery();
+      unguardSessions();
       await upstreams?.close();
       unwatchTokens();
       await oauth?.close();

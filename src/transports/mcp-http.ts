@@ -9,7 +9,10 @@
 // 2026-07-28 subscriptions/listen is an SSE stream that a server shutdown ends; GET opens a
 // 2025 session's standing stream and DELETE ends the session (both 405 for a 2026 request);
 // nothing per request outlives the request. /mcp/NAME serves the named endpoint NAME the same way,
-// behind its door (endpoint-door.ts), on its view of the catalog: its sessions are its own.
+// behind its door (endpoint-door.ts), on its view of the catalog: its sessions are its own. A policy
+// change after which NAME's door no longer admits a caller ends that caller's 2025 sessions there (and
+// their GET streams: endpoint-door.ts guardSessions) and its 2026-07-28 listen streams there, each
+// with the door's refusal as the listen's JSON-RPC error, before the change is notified on them.
 
 import { scopeOf, type RequestScope } from '../core/request-scope.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -66,8 +69,18 @@ const KEEPALIVE_MS = 25_000;
 export function mountMcp(app: Application, deps: McpDeps): McpHandle {
   const log = deps.logger.child({ transport: 'mcp' });
   const endpoint = new McpEndpoint({ transport: 'mcp', routePublic: deps.config.routes.public.includes('/mcp'), runtime: deps.runtime, tasks: deps.tasks, sessions: deps.sessions, rounds: deps.rounds, logger: log });
-  const listens = new Set<() => void>();
+  const listens = new Set<OpenListen>();
   const post = guarded(postHandler(deps, log, endpoint, listens), log);
+  // Registered before any listen's own change listener: a listen its endpoint's door now refuses ends before it hears of the change.
+  const door = deps.endpoints;
+  if (door) {
+    deps.runtime.onChange(() => {
+      for (const l of [...listens]) {
+        const refused = l.endpoint ? door.readmits(l.principal, '/mcp', l.endpoint) : undefined;
+        if (refused) l.close(refused);
+      }
+    });
+  }
   const router = express.Router();
   // res.locals.catalog and .endpoint are set by a named endpoint's door; the default endpoint has the snapshot's catalog.
   const catalogOf = (res: express.Response) => (res.locals.catalog as Catalog | undefined) ?? (res.locals.policy as PolicySnapshot | undefined)?.catalog;
@@ -94,7 +107,7 @@ export function mountMcp(app: Application, deps: McpDeps): McpHandle {
   return {
     post,
     closeStreams: () => {
-      for (const end of [...listens]) end();
+      for (const l of [...listens]) l.close();
     },
   };
 }
@@ -108,8 +121,15 @@ function target(endpoint: McpEndpoint, req: IncomingMessage, res: ServerResponse
   return undefined;
 }
 
+/** An open subscriptions/listen stream: whose, on which endpoint, and its end (with its final response, or the refusal that ends it). */
+interface OpenListen {
+  readonly principal: Principal;
+  readonly endpoint?: string;
+  close(refused?: SvcError): void;
+}
+
 /** POST /mcp for an authenticated principal. Uses only Node's request/response API, so the server can call it directly. */
-function postHandler(deps: McpDeps, log: Logger, endpoint: McpEndpoint, listens: Set<() => void>) {
+function postHandler(deps: McpDeps, log: Logger, endpoint: McpEndpoint, listens: Set<OpenListen>) {
   const bodyLimit = parseByteSize(deps.config.server.body_limit);
   return async (req: IncomingMessage, res: ServerResponse, p: Principal, pinned?: Catalog, named?: string): Promise<void> => {
     const accept = accepts(req);
@@ -143,7 +163,7 @@ const streamClosed = () => new SvcError('BACKEND_TIMEOUT', 'the client closed th
  * until either side ends it. When the listen cannot be set up (a shared task store that is down), the stream carries
  * the request's JSON-RPC error and ends.
  */
-async function listenStream(endpoint: McpEndpoint, listens: Set<() => void>, log: Logger, res: ServerResponse, msg: JsonRpcRequest, p: Principal, accept: Accepts, named: string | undefined): Promise<void> {
+async function listenStream(endpoint: McpEndpoint, listens: Set<OpenListen>, log: Logger, res: ServerResponse, msg: JsonRpcRequest, p: Principal, accept: Accepts, named: string | undefined): Promise<void> {
   if (!accept.sse) return reject(res, new SvcError('INVALID_REQUEST', 'subscriptions/listen answers with an event stream: Accept must include text/event-stream'), 406);
   startSse(res);
   let stop: () => void;
@@ -155,16 +175,21 @@ async function listenStream(endpoint: McpEndpoint, listens: Set<() => void>, log
   }
   if (res.destroyed) return stop(); // the client left while the listen was being set up
   const timer = setInterval(() => res.write(': keep-alive\n\n'), KEEPALIVE_MS).unref();
-  const end = () => {
-    writeEvent(res, endpoint.listenEnd(msg.id));
-    res.end();
-  };
-  listens.add(end);
-  res.on('close', () => {
+  const halt = () => {
     clearInterval(timer);
-    stop();
-    listens.delete(end);
-  });
+    if (listens.delete(open)) stop();
+  };
+  const open: OpenListen = {
+    principal: p,
+    ...(named && { endpoint: named }),
+    close: (refused) => {
+      halt();
+      writeEvent(res, refused ? errorFrom(msg.id, refused) : endpoint.listenEnd(msg.id));
+      res.end();
+    },
+  };
+  listens.add(open);
+  res.on('close', halt);
 }
 
 /** GET /mcp: the session's standalone SSE stream (one per session: a new GET replaces the previous one). */

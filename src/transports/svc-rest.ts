@@ -17,7 +17,8 @@
 // A named endpoint NAME serves the same routes under /svc/NAME (GET /svc/NAME, POST /svc/NAME/tools/X,
 // GET /svc/NAME/tasks/ID …) on its view of the catalog, behind its door (endpoint-door.ts); endpoint names
 // never shadow these routes (tools, resources, prompts, tasks and explain are reserved). GET /svc/explain
-// ?endpoint=NAME explains the caller's view through NAME, and without it lists each endpoint too.
+// ?endpoint=NAME explains the caller's view through NAME (with ?capability=, one call through it: its door,
+// then the call on its view), and without it lists each endpoint too.
 // Errors: {error: {code, message, ...}} with the registry's status; a backend
 // failure (an error tool result included) is 502 BACKEND_FAILED, a timeout 504
 // BACKEND_TIMEOUT, each with the status the error table gives it.
@@ -37,7 +38,7 @@ import { scopeOf } from '../core/request-scope.js';
 import { readJson, sendJson } from '../http/raw.js';
 import type { TaskEngine, TaskRecord } from '../tasks/engine.js';
 import { EXPLAIN_ANY_SCOPE, explainCall, explainView } from '../policy/explain.js';
-import { explainEndpoint, explainEndpoints } from '../policy/endpoint-explain.js';
+import { explainEndpoint, explainEndpointCall, explainEndpoints } from '../policy/endpoint-explain.js';
 import { admitAccess } from '../policy/admission.js';
 import { compileGuard } from '../core/guard.js';
 import { denial } from '../runtime/denial.js';
@@ -123,10 +124,8 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
     const id = req.query.capability;
     const apps = flag(req.query.apps);
     const named = req.query.endpoint;
-    if (named !== undefined) {
-      const through = typeof named === 'string' && !cat.endpoint ? explainEndpoint(cat, p, named, { publicRoutes: deps.publicRoutes, apps }) : undefined;
-      return through ? res.json(through) : fail(res, new SvcError('NOT_FOUND', `no endpoint ${String(named)}`));
-    }
+    if (named !== undefined && (typeof named !== 'string' || cat.endpoint || !cat.endpoints?.has(named))) return fail(res, new SvcError('NOT_FOUND', `no endpoint ${String(named)}`));
+    if (typeof named === 'string' && id === undefined) return res.json(explainEndpoint(cat, p, named, { publicRoutes: deps.publicRoutes, apps }));
     if (id === undefined) {
       const endpoints = cat.endpoint ? [] : explainEndpoints(cat, p, { publicRoutes: deps.publicRoutes, apps });
       return res.json({ ...explainView(cat, p, { publicRoutes: deps.publicRoutes, apps }), ...(endpoints.length && { endpoints }) });
@@ -137,7 +136,8 @@ export function svcTransport(deps: { runtime: Runtime; gate: AuthGate; logger: L
     } catch {
       return fail(res, new SvcError('INVALID_REQUEST', '?args must be JSON'));
     }
-    const v = typeof id === 'string' ? explainCall(cat, p, id, args, { task: flag(req.query.task), apps }) : undefined;
+    const ask = { task: flag(req.query.task), apps };
+    const v = typeof id !== 'string' ? undefined : typeof named === 'string' ? explainEndpointCall(cat, p, named, id, args, ask) : explainCall(cat, p, id, args, ask);
     return v ? res.json(v) : fail(res, new SvcError('NOT_FOUND', `no capability ${String(id)}`));
   });
 

@@ -15,10 +15,13 @@
 //
 // /ws/NAME serves the named endpoint NAME the same way: its door (endpoint-door.ts: the endpoint exists,
 // the token is for it, the caller holds its required_scopes) is part of the handshake, and the socket's
-// session and every message live in the endpoint's view of the current policy.
+// session and every message live in the endpoint's view of the current policy. A policy change after
+// which the door no longer admits the socket's caller (a reload added required_scopes it lacks, or
+// removed the endpoint) closes the socket with 4403 at once (endpoint-door.ts guardSessions), before the
+// change is notified on it; nothing that arrives on a socket being closed is dispatched.
 //
-// Close codes: 4401 credential expired/revoked/rotated · 1009 message too big · 1008 the
-// client does not read its answers · 1001 server shutting down.
+// Close codes: 4401 credential expired/revoked/rotated · 4403 the endpoint's door no longer admits the
+// caller · 1009 message too big · 1008 the client does not read its answers · 1001 server shutting down.
 
 import { scopeOf } from '../core/request-scope.js';
 import type { IncomingMessage } from 'node:http';
@@ -46,6 +49,7 @@ import type { EndpointDoor } from './endpoint-door.js';
 
 export const WS_CLOSE = Object.freeze({
   CREDENTIAL_INVALID: 4401,
+  ENDPOINT_REFUSED: 4403,
   MESSAGE_TOO_BIG: 1009,
   NOT_READING: 1008,
   GOING_AWAY: 1001,
@@ -219,6 +223,10 @@ export function mountWs(app: Application, deps: WsDeps): void {
       send,
       end: () => ws.close(WS_CLOSE.GOING_AWAY, 'server shutting down'),
       recheck,
+      refuse: (err) => {
+        log.info({ event: 'ws.refused', sub: principal.sub, endpoint: named, code: err.code }, `closing /ws/${named} socket: ${err.message}`);
+        if (ws.readyState === ws.OPEN) ws.close(WS_CLOSE.ENDPOINT_REFUSED, closeReason(err.message));
+      },
     });
     const beat = () => {
       if (!alive) return ws.terminate();
@@ -271,6 +279,7 @@ export function mountWs(app: Application, deps: WsDeps): void {
     };
     // ws 7 (bundled by express-ws) hands text frames over as strings and binary frames as Buffers.
     ws.on('message', (data: Buffer | string) => {
+      if (ws.readyState !== ws.OPEN) return; // closing (refused, revoked, shutting down): nothing more is dispatched
       alive = true;
       let msg: unknown;
       try {
@@ -293,6 +302,11 @@ export function mountWs(app: Application, deps: WsDeps): void {
 
 /** /ws/NAME: a named endpoint's socket (its name checked by the endpoint's door). */
 const NAMED = /^\/ws\/([^/]+)\/?$/;
+
+/** A close frame's reason: at most 123 bytes of UTF-8. */
+function closeReason(text: string): string {
+  return Buffer.byteLength(text) <= 123 ? text : `${Buffer.from(text).subarray(0, 120).toString('utf8').replace(/\uFFFD$/, '')}…`;
+}
 
 /** The id of a JSON-RPC request (a message with a method and an id); undefined otherwise. */
 function requestId(m: unknown): string | number | undefined {

@@ -240,9 +240,12 @@ describe('named endpoints (real svc serve, real clients)', function () {
     assert.equal(cli.code, 0, cli.stderr);
     const viaCli = JSON.parse(cli.stdout) as Ex;
     assert.deepEqual(viaCli.capabilities.map((c) => c.id), ['resource:file:///ops/log', 'tool:ops.restart']);
-    const refused = await run(['explain', srv.file, '--scopes', 'notes.read', '--endpoint', 'ops', '--capability', 'tool:notes.hello', '--allow-unset-env']);
+    const refused = await run(['explain', srv.file, '--scopes', 'notes.read ops', '--endpoint', 'ops', '--capability', 'tool:notes.hello', '--allow-unset-env']);
     assert.equal(refused.code, 1, 'outside the endpoint the capability does not exist');
     assert.match(refused.stderr, /no capability tool:notes\.hello/);
+    const door = await run(['explain', srv.file, '--scopes', 'notes.read', '--endpoint', 'ops', '--capability', 'tool:ops.restart', '--allow-unset-env']);
+    assert.equal(door.code, 1, 'a caller the door refuses is refused there, first');
+    assert.match(door.stdout, /^tool:ops\.restart: refused — INSUFFICIENT_SCOPE: endpoint ops requires scope ops at its door/);
 
     const wider = MANIFEST.replace('select: { names: ["ops.*", "file:///ops/*"] }', 'select: { names: ["ops.*", "file:///ops/*", "notes.hello"] }')
       .replace('  own:\n', '  extra:\n    select: { names: ["notes.*"] }\n  own:\n');

@@ -231,3 +231,166 @@ describe('svc explain agrees with the server over the example manifests', () => 
     });
   }
 });
+
+// Through named endpoints: a manifest of its own with endpoints selecting by source (the Petstore `openapi` source),
+// by source and tag (its `store` operations), by name (notes.*), and one with a door (required_scopes). For each
+// token and endpoint: `svc explain --endpoint NAME --json` equals GET /svc/explain?endpoint=NAME; what it calls
+// visible is exactly what /svc/NAME and /mcp/NAME list (SDK 1.x); each hidden capability called there — on /svc/NAME
+// and over MCP on /mcp/NAME — is refused with the code explain names, and explained alone (?endpoint=&capability=,
+// the CLI's --endpoint --capability) with the same code; a caller the door refuses is refused INSUFFICIENT_SCOPE
+// there, by explain and by every route; a capability of the catalog outside the endpoint, explained through it, does
+// not exist there (404 NOT_FOUND; the CLI: no capability, exit 1), which is what a call there gets.
+const EP_ALL = 'explain-endpoints-all-0123456789';
+const EP_READER = 'explain-endpoints-reader-0123456789';
+const EP_ENV = { EP_ALL, EP_READER };
+const ENDPOINTS_MANIFEST = `
+version: 1
+name: agrees
+routes:
+  protected: [/svc, /mcp, /ws]
+profile:
+  scopes: [notes.read, notes.write, ops, pets.read]
+auth:
+  tokens:
+    - { name: all, token: "\${EP_ALL}", scopes: [notes.read, notes.write, ops, pets.read] }
+    - { name: reader, token: "\${EP_READER}", scopes: [notes.read] }
+tools:
+  - { name: notes.hello, description: Greets., required_scopes: [notes.read], template: "Hello" }
+  - { name: notes.erase, description: Erases., required_scopes: [notes.write], template: "erased" }
+  - { name: ops.restart, description: Restarts., required_scopes: [ops], template: "restarted" }
+resources:
+  - { uri: "file:///notes/today", name: today, text: "buy milk", required_scopes: [notes.read] }
+  - { uri: "file:///notes/locked", name: locked, text: "hush", required_scopes: [notes.write] }
+prompts:
+  - { name: notes.summary, description: Summarises., required_scopes: [notes.write], messages: [{ role: user, text: "Summarise" }] }
+openapi:
+  - { name: pets, document: petstore-3.0.yaml, base_url: "http://127.0.0.1:9/api/v3", required_scopes: [pets.read] }
+endpoints:
+  pets: { select: { sources: [pets] } }
+  store: { select: { sources: [pets], tags: [store] } }
+  notes: { select: { names: ["notes.*", "file:///notes/*"] } }
+  ops: { required_scopes: [ops], select: { names: ["ops.*"] } }
+`;
+
+describe('svc explain agrees with the server through named endpoints', function () {
+  this.timeout(60_000);
+  let srv: Served;
+  let compared = 0;
+  let refusedOverMcp = 0;
+  before(async () => {
+    srv = await serveManifest(ENDPOINTS_MANIFEST, { env: EP_ENV, args: ['--no-watch'], copy: { 'petstore-3.0.yaml': 'test/fixtures/openapi/petstore-3.0.yaml' } });
+  });
+  after(async () => {
+    await srv?.stop();
+    assert.equal(compared, 8, 'every token through every endpoint');
+    assert.ok(refusedOverMcp >= 3, `only ${refusedOverMcp} refusals compared over MCP`);
+  });
+
+  const cliEnv = () => childEnv(EP_ENV);
+  /** A call on /svc/NAME: the refusal's code and status, or 'allowed'. */
+  const callSvc = async (ep: string, auth: Record<string, string>, id: string) => {
+    const [kind, ...rest] = id.split(':');
+    const key = rest.join(':');
+    const r = kind === 'resource'
+      ? await fetch(`${srv.url}/svc/${ep}/resources?uri=${encodeURIComponent(key)}`, { headers: auth })
+      : await fetch(`${srv.url}/svc/${ep}/${kind}s/${encodeURIComponent(key)}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{}' });
+    return { status: r.status, code: ((await r.json()) as Json).error?.code as string | undefined };
+  };
+  /** The same call over MCP on /mcp/NAME: the refusal's code, or 'allowed'. */
+  const callMcp = (client: Client, id: string): Promise<string> => {
+    const [kind, ...rest] = id.split(':');
+    const key = rest.join(':');
+    const call = kind === 'resource' ? client.readResource({ uri: key }) : kind === 'prompt' ? client.getPrompt({ name: key, arguments: {} })
+      : client.request({ method: 'tools/call', params: { name: key, arguments: {} } }, CallToolResultSchema);
+    return call.then(() => 'allowed', (e: unknown) => (refusal(e) as { refused: string }).refused);
+  };
+  const explainVia = async (ep: string, auth: Record<string, string>, id: string) => {
+    const r = await fetch(`${srv.url}/svc/explain?endpoint=${ep}&capability=${encodeURIComponent(id)}&args=${encodeURIComponent('{}')}`, { headers: auth });
+    return { status: r.status, body: (await r.json()) as Json };
+  };
+
+  for (const [name, token] of [['all', EP_ALL], ['reader', EP_READER]] as const) {
+    for (const ep of ['pets', 'store', 'notes', 'ops']) {
+      it(`${name} through ${ep}`, async () => {
+        const auth = { authorization: `Bearer ${token}` };
+        const served = (await (await fetch(`${srv.url}/svc/explain?endpoint=${ep}`, { headers: auth })).json()) as Json;
+        const cli = await run(['explain', srv.file, '--token', name, '--endpoint', ep, '--json'], { env: cliEnv() });
+        assert.equal(cli.code, 0, cli.stderr);
+        assert.deepEqual(JSON.parse(cli.stdout), served, `${name} through ${ep}: the CLI and the server`);
+        assert.ok(served.capabilities.length > 0, 'the endpoint selects something');
+        const viaCli = new Set<string>();
+        /** One capability explained through the endpoint by the server, and by the CLI once per code. */
+        const explainedAlone = async (id: string, code: string) => {
+          const one = await explainVia(ep, auth, id);
+          assert.equal(one.status, 200);
+          assert.equal(one.body.allowed, false, `${id} explained alone`);
+          assert.equal(one.body.code, code, `${id} explained alone`);
+          if (viaCli.has(code)) return;
+          viaCli.add(code);
+          const c = await run(['explain', srv.file, '--token', name, '--endpoint', ep, '--capability', id, '--args', '{}', '--json'], { env: cliEnv() });
+          assert.equal(c.code, 1, c.stderr);
+          assert.deepEqual(JSON.parse(c.stdout), one.body, `${id}: the CLI and the server`);
+        };
+
+        if (!served.endpoint.enters) {
+          // The door refuses: nothing is reached, and every route there says INSUFFICIENT_SCOPE.
+          assert.ok(served.capabilities.every((c: Json) => !c.visible));
+          const svc = await fetch(`${srv.url}/svc/${ep}`, { headers: auth });
+          assert.deepEqual([svc.status, ((await svc.json()) as Json).error?.code], [403, 'INSUFFICIENT_SCOPE']);
+          const init = await fetch(`${srv.url}/mcp/${ep}`, {
+            method: 'POST', headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'door', version: '1' } } }),
+          });
+          assert.equal(init.status, 403);
+          assert.match(init.headers.get('www-authenticate') ?? '', /insufficient_scope/);
+          for (const c of served.capabilities) {
+            assert.deepEqual(await callSvc(ep, auth, c.id), { status: 403, code: 'INSUFFICIENT_SCOPE' }, c.id);
+            await explainedAlone(c.id, 'INSUFFICIENT_SCOPE');
+          }
+          compared++;
+          return;
+        }
+
+        const visible = served.capabilities.filter((c: Json) => c.visible).map((c: Json) => c.id).sort();
+        const listed = (await (await fetch(`${srv.url}/svc/${ep}`, { headers: auth })).json()) as Json;
+        const svcIds = [
+          ...listed.tools.map((t: Json) => `tool:${t.name}`), ...listed.resources.map((r: Json) => `resource:${r.uri}`),
+          ...listed.resource_templates.map((r: Json) => `resource:${r.uriTemplate}`), ...listed.prompts.map((p: Json) => `prompt:${p.name}`),
+        ].sort();
+        assert.deepEqual(svcIds, visible, `GET /svc/${ep} lists what explain calls visible`);
+        const client = new Client({ name: 'explain-agrees-endpoints', version: '1' });
+        await client.connect(new StreamableHTTPClientTransport(new URL(`${srv.url}/mcp/${ep}`), { requestInit: { headers: auth } }));
+        try {
+          const mcpIds = [
+            ...(await client.listTools()).tools.map((t) => `tool:${t.name}`), ...(await client.listResources()).resources.map((r) => `resource:${r.uri}`),
+            ...(await client.listResourceTemplates()).resourceTemplates.map((r) => `resource:${r.uriTemplate}`), ...(await client.listPrompts()).prompts.map((p) => `prompt:${p.name}`),
+          ].sort();
+          assert.deepEqual(mcpIds, visible, `/mcp/${ep} lists what explain calls visible`);
+          for (const c of served.capabilities.filter((x: Json) => !x.visible)) {
+            const code = c.refused.code as ErrorCode;
+            assert.deepEqual(await callSvc(ep, auth, c.id), { status: CODES[code].status, code }, `${c.id} on /svc/${ep} (${c.reasons.join('; ')})`);
+            assert.equal(await callMcp(client, c.id), code, `${c.id} on /mcp/${ep}`);
+            refusedOverMcp++;
+            await explainedAlone(c.id, code);
+          }
+
+          // A capability of the catalog outside the endpoint does not exist there.
+          const whole = (await (await fetch(`${srv.url}/svc/explain`, { headers: auth })).json()) as Json;
+          const inView = new Set(served.capabilities.map((c: Json) => c.id));
+          const outside = whole.capabilities.map((c: Json) => c.id as string).find((id: string) => id.startsWith('tool:') && !inView.has(id))!;
+          assert.ok(outside, `the catalog has a tool outside ${ep}`);
+          const one = await explainVia(ep, auth, outside);
+          assert.deepEqual([one.status, one.body.error?.code], [404, 'NOT_FOUND'], `${outside} explained through ${ep}`);
+          const c = await run(['explain', srv.file, '--token', name, '--endpoint', ep, '--capability', outside, '--json'], { env: cliEnv() });
+          assert.equal(c.code, 1);
+          assert.match(c.stderr, new RegExp(`no capability ${outside.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+          assert.deepEqual(await callSvc(ep, auth, outside), { status: 404, code: 'NOT_FOUND' }, `${outside} called on /svc/${ep}`);
+          assert.equal(await callMcp(client, outside), 'NOT_FOUND', `${outside} called on /mcp/${ep}`);
+        } finally {
+          await client.close();
+        }
+        compared++;
+      });
+    }
+  }
+});
