@@ -178,9 +178,13 @@ describe('progressive discovery: GitHub (Prism), server-everything and the manif
 
   // A suite of its own, declared last: mocha runs a suite's own tests before its sub-suites, and this one reads what they called.
   describe('afterwards', () => it('the audit log and the metrics name the real tools, never call_tool', async () => {
-    const audit = () => readFileSync(join(srv.dir, 'audit.log'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Json);
-    const capabilities = new Set(audit().map((e) => e.capability));
-    for (const tool of ['issues.create', 'ev.echo', 'ev.get-sum', 'notes.hello', 'notes.report']) assert.ok(capabilities.has(`tool:${tool}`), tool);
+    const tools = ['issues.create', 'ev.echo', 'ev.get-sum', 'notes.hello', 'notes.report'];
+    // The audit file is written behind the answers (a task's line when it ends): wait for every tool's line.
+    const capabilities = await waitFor(() => {
+      const audit = readFileSync(join(srv.dir, 'audit.log'), 'utf8').split('\n').filter((l) => l.endsWith('}')).map((l) => JSON.parse(l) as Json);
+      const seen = new Set(audit.map((e) => e.capability));
+      return tools.every((t) => seen.has(`tool:${t}`)) ? seen : undefined;
+    }, `an audit line for each of ${tools.join(' ')}`);
     assert.ok(![...capabilities].some((c) => /call_tool|search_tools|describe_tools|load_tools/.test(String(c))), [...capabilities].join(' '));
     const metrics = await (await fetch(`${srv.url}/metrics`, { headers: { authorization: `Bearer ${FULL}` } })).text();
     assert.match(metrics, /fastsvc_calls_total\{[^}]*capability="issues\.create"/);

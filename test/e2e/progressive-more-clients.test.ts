@@ -157,10 +157,14 @@ describe('progressive discovery: the MCP Inspector CLI and mcp-remote on /mcp/pr
   });
 
   // Declared last, in a suite of its own: mocha runs a suite's own tests first, and this one reads what they called.
-  describe('afterwards', () => it('the audit log names the real tools the clients called, never call_tool', () => {
-    const audit = readFileSync(join(srv.dir, 'audit.log'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Json);
-    const called = new Set(audit.map((e) => e.capability));
-    for (const tool of ['notes.hello', 'notes.count', 'ops.restart', 'notes.report']) assert.ok(called.has(`tool:${tool}`), `${tool}: ${[...called].join(' ')}`);
+  describe('afterwards', () => it('the audit log names the real tools the clients called, never call_tool', async () => {
+    const tools = ['notes.hello', 'notes.count', 'ops.restart', 'notes.report'];
+    // The audit file is written behind the answers (a task's line when it ends): wait for every tool's line.
+    const called = await waitFor(() => {
+      const audit = readFileSync(join(srv.dir, 'audit.log'), 'utf8').split('\n').filter((l) => l.endsWith('}')).map((l) => JSON.parse(l) as Json);
+      const seen = new Set(audit.map((e) => e.capability));
+      return tools.every((t) => seen.has(`tool:${t}`)) ? seen : undefined;
+    }, `an audit line for each of ${tools.join(' ')}`);
     assert.ok(![...called].some((c) => /call_tool|search_tools|describe_tools|load_tools/.test(String(c))), [...called].join(' '));
   }));
 });

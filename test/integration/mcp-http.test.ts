@@ -6,8 +6,6 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import express from 'express';
 import { pino } from 'pino';
 import { createGate } from '../../src/auth/gate.js';
@@ -19,6 +17,7 @@ import { mountMcp } from '../../src/transports/mcp-http.js';
 import { SessionRegistry } from '../../src/mcp/sessions.js';
 import { InputRounds } from '../../src/mcp/input-rounds.js';
 import { JSON_AND_SSE, notesApp, RawMcp, readMessages, startMcpApp, type McpApp } from '../helpers/mcp-app.js';
+import { collector } from '../helpers/gc.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -284,8 +283,7 @@ describe('/mcp Streamable HTTP', () => {
 
   it('keeps memory flat over thousands of calls on one session', async function () {
     this.timeout(180_000);
-    v8.setFlagsFromString('--expose-gc');
-    const gc = vm.runInNewContext('gc') as () => void;
+    const gc = collector();
     const c = new RawMcp(app.url, app.tokens.reader);
     await c.initialize();
     const burst = async (n: number) => {

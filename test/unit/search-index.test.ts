@@ -7,11 +7,10 @@
 // resources have indexes of their own.
 
 import assert from 'node:assert/strict';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { FastSvc } from '../../src/core/fast-svc.js';
 import { buildCatalog, type ToolEntry } from '../../src/core/catalog.js';
 import type { ToolDef } from '../../src/core/types.js';
+import { collector } from '../helpers/gc.js';
 import { searchIndex, type SearchMatch } from '../../src/catalog/search-index.js';
 import { stem, terms, words } from '../../src/catalog/terms.js';
 import { expansions, hintOf, queryWords } from '../../src/catalog/synonyms.js';
@@ -174,8 +173,7 @@ describe('search index', () => {
   });
 
   it('keeps an index with its catalog object only: a new catalog (a reload, a list_changed) gets a new index, a dropped one\'s is collected', async () => {
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
+    const gc = collector();
     let old: ReturnType<typeof catalogOf> | undefined = catalogOf(TOOLS);
     const oldIndex = new WeakRef(searchIndex(old).tools);
     assert.equal(oldIndex.deref()!.search('forecast', { limit: 1 }).matches[0]!.name, 'weather_forecast');
