@@ -60,20 +60,20 @@ export class Budget {
 /** The length of `v` as JSON (strings' escapes aside), or any number past `max` once it passes it: walks at most about `max` characters' worth. */
 export function jsonChars(v: unknown, max: number): number {
   let n = 0;
-  const todo: unknown[] = [v];
-  while (todo.length && n <= max) {
-    const x = todo.pop();
+  const pending: unknown[] = [v];
+  while (pending.length && n <= max) {
+    const x = pending.pop();
     if (typeof x === 'string') n += x.length + 2;
     else if (x === null || typeof x !== 'object') n += String(x).length;
     else if (Array.isArray(x)) {
       n += 1 + x.length;
-      for (let i = x.length - 1; i >= 0; i--) todo.push(x[i]);
+      for (let i = x.length - 1; i >= 0; i--) pending.push(x[i]);
     } else {
       const keys = Object.keys(x);
       n += 1 + keys.length;
       for (const k of keys) {
         n += k.length + 3;
-        todo.push((x as Record<string, unknown>)[k]);
+        pending.push((x as Record<string, unknown>)[k]);
         if (n > max) break;
       }
     }
