@@ -48,6 +48,10 @@ export const SERVERS = {
   ...Object.fromEntries([1, 2].map((n) => [`fastsvc-oauth-postgres-${n}x`, {
     argv: ['bench/peers/replicas-proxy.mjs', String(n), 'bench/fastsvc-oauth-replicas.svc.yaml'], hint: 'run `npm run build` first', postgres: true, noCpu: true,
   }])),
+  // Issue 40: the same two replicas behind the same proxy without session affinity: a 2025 session's requests alternate.
+  'fastsvc-oauth-postgres-2x-rr': {
+    argv: ['bench/peers/replicas-proxy.mjs', '2', 'bench/fastsvc-oauth-replicas.svc.yaml', 'none'], hint: 'run `npm run build` first', postgres: true, noCpu: true,
+  },
   // Issue 31: the same stdio upstream driven directly over its pipe, behind the two gateways on npm, and behind fastsvc
   // (its upstreams: section; the manifest also has fastsvc's own template tool, the native call the CPU target compares with).
   'upstream-direct': { argv: [EVERYTHING, 'stdio'], stdio: true, hint: 'run `npm ci`' },
@@ -120,6 +124,11 @@ export const SCENARIOS = [
   // scenario this one is reported as a ratio to (the Scaling table).
   { name: 'oauth-mcp-postgres-1x', server: 'fastsvc-oauth-postgres-1x', kind: 'mcp', modern: true, token: 'oauth', label: '/mcp tools/call (2026-07-28), OAuth token (postgres), proxy → 1 replica' },
   { name: 'oauth-mcp-postgres-2x', server: 'fastsvc-oauth-postgres-2x', kind: 'mcp', modern: true, token: 'oauth', vs: 'oauth-mcp-postgres-1x', label: '/mcp tools/call (2026-07-28), OAuth token (postgres), proxy → 2 replicas' },
+  // Issue 40: one 2025 session through the proxy to 2 replicas, sticky (every request to the replica that opened it)
+  // against round-robin without affinity (every other request to the other replica, which serves it from its cached copy
+  // of the session record). Target: round-robin ≥ 0.8× sticky.
+  { name: 'oauth-mcp2025-postgres-2x-sticky', server: 'fastsvc-oauth-postgres-2x', kind: 'mcp', session: true, token: 'oauth', label: '/mcp tools/call (2025 session), OAuth token (postgres), proxy → 2 replicas, sticky' },
+  { name: 'oauth-mcp2025-postgres-2x-rr', server: 'fastsvc-oauth-postgres-2x-rr', kind: 'mcp', session: true, token: 'oauth', vs: 'oauth-mcp2025-postgres-2x-sticky', label: '/mcp tools/call (2025 session), OAuth token (postgres), proxy → 2 replicas, round-robin (no affinity)' },
   // Issue 31: one tools/call (server-everything's echo) through each way to the same stdio upstream. `ceiling`: the
   // upstream driven directly, 1 pipe × 10 calls in flight as the proxies get at most 10 from the 10 connections.
   // fastsvc-upstream serves its native template call and the proxied ones in the same order every round. `keepOpen`:
@@ -249,6 +258,7 @@ export const TARGETS = [
   { what: 'external IdP JWT /svc (cached) ≥ 0.95× static /svc (issue 30)', ratio: ['fastsvc-external-jwt-svc', 'fastsvc-svc'], paired: true, min: 0.95 },
   { what: 'external IdP JWT /mcp (cached) ≥ 0.95× static /mcp (issue 30)', ratio: ['fastsvc-external-jwt-mcp', 'fastsvc-mcp'], paired: true, min: 0.95 },
   { what: 'external IdP opaque token /svc (introspection cache hit) ≥ 0.9× static /svc (issue 30)', ratio: ['fastsvc-external-introspected-svc', 'fastsvc-svc'], paired: true, min: 0.9 },
+  { what: '2025 session through 2 replicas round-robin (no affinity) ≥ 0.8× sticky (issue 40)', ratio: ['oauth-mcp2025-postgres-2x-rr', 'oauth-mcp2025-postgres-2x-sticky'], paired: true, min: 0.8 },
   ...['code', 'refresh'].map((k) => ({ what: `/token ${k} on SQLite ≥ 0.7× memory (issue 17)`, ratio: [`oauth-${k}-sqlite`, `oauth-${k}-memory`], paired: true, min: 0.7 })),
   { what: 'fastsvc start-up to ready < 500 ms', startup: 'fastsvc', max: 500 },
   { what: 'fastsvc idle RSS < 90 MB', idle: 'idle-fastsvc', max: 90 },

@@ -1,16 +1,17 @@
-// `node bench/peers/replicas-proxy.mjs N MANIFEST`: N `svc serve` replicas of MANIFEST (all on the DATABASE_URL of the
-// environment) behind a small loopback round-robin proxy, for bench/run.mjs. Guarantees: the proxy listens first and
-// its URL is every replica's PUBLIC_URL (issuer and base_url), as a load balancer's would be; each request goes to the
-// next replica, except one carrying an Mcp-Session-Id, which goes where that session was opened (sticky, as the README
-// asks of a load balancer for 2025-era sessions; like test/e2e/replicas-postgres.test.ts's proxy). It prints
+// `node bench/peers/replicas-proxy.mjs N MANIFEST [sticky|none]`: N `svc serve` replicas of MANIFEST (all on the
+// DATABASE_URL of the environment) behind a small loopback round-robin proxy, for bench/run.mjs. Guarantees: the proxy
+// listens first and its URL is every replica's PUBLIC_URL (issuer and base_url), as a load balancer's would be; each
+// request goes to the next replica, except, with `sticky` (the default), one carrying an Mcp-Session-Id, which goes
+// where that session was opened (session affinity); with `none` every request goes to the next replica, 2025 sessions'
+// too (issue 40: any replica serves any session), so the two modes differ only in where a session's requests land. It prints
 // `listening on http://127.0.0.1:PORT` only once every replica listens; GET /.bench/replicas (answered by the proxy,
 // never forwarded) lists the replicas' own URLs. SIGTERM/SIGINT stop the replicas, then the proxy.
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 
-const [count, manifest] = [Number(process.argv[2]), process.argv[3]];
-if (!(count >= 1 && count <= 8) || !manifest) {
-  console.error('usage: node bench/peers/replicas-proxy.mjs N(1..8) MANIFEST');
+const [count, manifest, affinity = 'sticky'] = [Number(process.argv[2]), process.argv[3], process.argv[4]];
+if (!(count >= 1 && count <= 8) || !manifest || !['sticky', 'none'].includes(affinity)) {
+  console.error('usage: node bench/peers/replicas-proxy.mjs N(1..8) MANIFEST [sticky|none]');
   process.exit(2);
 }
 const FASTSVC_CLI = process.env.FASTSVC_CLI ?? 'dist/cli.js';
@@ -25,12 +26,12 @@ const proxy = http.createServer((req, res) => {
     return;
   }
   const sid = req.headers['mcp-session-id'];
-  const chosen = (typeof sid === 'string' && sessions.get(sid)) || upstreams[next++ % upstreams.length];
+  const chosen = (affinity === 'sticky' && typeof sid === 'string' && sessions.get(sid)) || upstreams[next++ % upstreams.length];
   const target = new URL(chosen);
   const up = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers, agent }, (r) => {
     const opened = r.headers['mcp-session-id'];
-    if (typeof opened === 'string' && req.method === 'POST') sessions.set(opened, chosen);
-    if (req.method === 'DELETE' && typeof sid === 'string') sessions.delete(sid);
+    if (affinity === 'sticky' && typeof opened === 'string' && req.method === 'POST') sessions.set(opened, chosen);
+    if (affinity === 'sticky' && req.method === 'DELETE' && typeof sid === 'string') sessions.delete(sid);
     res.writeHead(r.statusCode, r.headers);
     r.pipe(res);
   });
