@@ -295,7 +295,7 @@ for (const { name, make } of stores) {
       ];
       assert.ok(Buffer.byteLength(JSON.stringify(big)) > 8000);
       await Promise.all(sent.map((x) => s.a.signal(x))); // sent one after another, none awaited before the next
-      const all = [...sent, { kind: 'cancel', id: r.id, requestId: 'last' }];
+      const all: SessionSignal[] = [...sent, { kind: 'cancel', id: r.id, requestId: 'last' }];
       await s.a.signal(all[4]!);
       assert.deepEqual(await heardB.count(r.id, all.length), all);
       assert.deepEqual(await heardA.count(r.id, all.length), all);
