@@ -2,14 +2,16 @@
 // processes sharing it: MemorySessionStore (one store, two endpoints of one process), SqliteSessionStore
 // (two stores on one real temporary file, two Database handles, one LoopbackRelay between them) and
 // PostgresSessionStore (two PostgresOAuthProviders — two pools, two LISTEN connections — on a
-// throwaway cluster from test/helpers/postgres.ts). Then what only PostgreSQL has: listening() follows
-// its LISTEN connection through an outage. Tests wait for signals, never for time; expiry is tested by
+// throwaway cluster from test/helpers/postgres.ts). Then two OS processes appending to one SQLite
+// file at once, and what only PostgreSQL has: listening() follows its LISTEN connection through an outage. Tests wait for signals, never for time; expiry is tested by
 // moving Date.now() (every store reads expiry against it).
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { PostgresOAuthProvider } from '../../src/auth/oauth/providers/postgres-provider.js';
@@ -317,6 +319,45 @@ for (const { name, make } of stores) {
     });
   });
 }
+
+describe('SqliteSessionStore: two processes on one file', () => {
+  it('numbers the appends of two processes appending at once 1, 2, 3, … without gaps', async function () {
+    this.timeout(60_000);
+    const dir = mkdtempSync(join(tmpdir(), 'fastsvc-sessions-'));
+    dirs.push(dir);
+    const file = join(dir, 'shared.db');
+    const store = new SqliteSessionStore(file, new LoopbackRelay(), { keepEvents: 10_000, onError: failOnError });
+    const r = record();
+    await store.create(r);
+    const fixture = fileURLToPath(new URL('./fixtures/session-appender.ts', import.meta.url));
+    const child = spawn(process.execPath, ['--import', 'tsx', fixture, file, r.id, '400'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    let out = '';
+    const theirs = new Promise<number[]>((resolve, reject) => {
+      child.on('error', reject);
+      child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.split('\n')[1]!) as number[]) : reject(new Error(`appender exited ${code}`))));
+    });
+    await new Promise<void>((resolve) => child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.startsWith('ready\n')) resolve();
+    }));
+    child.stdin.end('go\n');
+    const ours: number[] = [];
+    try {
+      // Yield between appends so the child's land in between ours.
+      for (let i = 0; i < 400; i++) {
+        ours.push(await store.append(r.id, { from: 'parent', i }));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      const child400 = await theirs;
+            assert.deepEqual([...ours, ...child400].sort((x, y) => x - y), Array.from({ length: 800 }, (_, i) => i + 1));
+      const all = await store.since(r.id, 0);
+      for (const [i, seq] of child400.entries()) assert.deepEqual(all[seq - 1]!.msg, { from: 'child', i });
+      for (const [i, seq] of ours.entries()) assert.deepEqual(all[seq - 1]!.msg, { from: 'parent', i });
+    } finally {
+      await store.close();
+    }
+  });
+});
 
 describe('PostgresSessionStore: listening follows the LISTEN connection', () => {
   it('goes false when PostgreSQL stops and true when it is back, and then signals flow again', async function () {
