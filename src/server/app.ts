@@ -50,6 +50,8 @@ import { svcTransport } from '../transports/svc-rest.js';
 import { mountMcp } from '../transports/mcp-http.js';
 import { mountWs } from '../transports/ws.js';
 import { SessionRegistry } from '../mcp/sessions.js';
+import { followStore } from '../mcp/shared-sessions.js';
+import type { SessionStore } from '../sessions/session-store.js';
 import { TaskEngine } from '../tasks/engine.js';
 import { PostgresTaskStore } from '../tasks/postgres-store.js';
 import { PostgresOAuthProvider } from '../auth/oauth/providers/postgres-provider.js';
@@ -110,6 +112,11 @@ export interface CreateAppOptions {
   generatedToken?: string;
   /** The listening socket's URL (serve() knows it): the base URL when base_url is unset. */
   listenUrl?: string;
+  /**
+   * Where the /mcp 2025 sessions live when other processes serve them too (a worker of `server.workers`: the SQLite
+   * store the workers share). The caller closes it. Absent: the PostgreSQL provider's store, else none (one process).
+   */
+  sessionStore?: SessionStore;
 }
 
 export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: CreateAppOptions = {}): Promise<AppHandle> {
@@ -222,7 +229,9 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
     app.use('/svc/:endpoint', endpointDoor.serve('/svc', svcT.router));
     app.use('/svc', guard('/svc'), svcT.router);
   }
-  sessions = new SessionRegistry({ logger: log, idleMs: cfg.server.mcp_session_idle_ms, maxSessions: cfg.server.mcp_max_sessions });
+  const sessionStore = opts.sessionStore;
+  sessions = new SessionRegistry({ logger: log, idleMs: cfg.server.mcp_session_idle_ms, maxSessions: cfg.server.mcp_max_sessions, ...(sessionStore && { store: sessionStore }) });
+  if (sessionStore) followStore(sessions, log);
   // Registered before any session's own change listener: a session its endpoint's door now refuses ends before it hears of the change.
   const unguardSessions = endpointDoor.guardSessions(sessions);
   const rounds = inputRoundsFor(cfg.server, cfg.base_dir);
