@@ -198,9 +198,10 @@ export class McpSession {
   /** The tools this session loaded through a progressive endpoint's load_tools (progressive.ts). */
   readonly #tools: SessionTools = {
     loaded: new Set(),
+    // A call's doing (load_tools), not the server's: a shared session's process running the call sends it.
     changed: () => {
       this.#toolsChanged = true;
-      this.#notify('notifications/tools/list_changed');
+      this.#port.send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
     },
   };
 

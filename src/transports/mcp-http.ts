@@ -225,15 +225,14 @@ function openStream(sessions: SessionRegistry, res: ServerResponse, e: SessionEn
 async function sharedStream(sessions: SessionRegistry, res: ServerResponse, e: SessionEntry, lastEventId: string | undefined, log: Logger): Promise<void> {
   const store = sessions.store!;
   const id = e.id;
-  startSse(res, id);
   let last: number;
   try {
     last = lastEventId !== undefined && /^\d{1,15}$/.test(lastEventId) ? Number(lastEventId) : await store.head(id);
   } catch (err) {
-    log.warn({ session: id, err: (err as Error).message }, 'mcp session stream not opened');
-    return void res.end();
+    return reject(res, storeRefusal(err));
   }
-  if (res.destroyed || e.session.closed) return void res.end();
+  if (res.destroyed) return;
+  if (e.session.closed) return reject(res, new SvcError('NOT_FOUND', 'unknown or ended MCP session'));
   const drain = serial(async () => {
     for (const ev of await store.since(id, last)) {
       if (ev.seq <= last) continue;
@@ -241,12 +240,14 @@ async function sharedStream(sessions: SessionRegistry, res: ServerResponse, e: S
       last = ev.seq;
     }
   }, (err) => log.warn({ session: id, err: (err as Error).message }, 'mcp session stream not read'));
+  // Attached before the stream is answered: what the session sends once the client sees the stream goes there.
+  const channel = { send: e.append!, end: () => res.end(), wake: drain };
+  sessions.attach(e, channel);
+  startSse(res, id);
   const timer = setInterval(() => {
     res.write(': keep-alive\n\n');
     store.touch(id, Date.now() + sessions.idleMs).catch((err: unknown) => log.warn({ session: id, err: (err as Error).message }, 'mcp session expiry not moved'));
   }, KEEPALIVE_MS).unref();
-  const channel = { send: e.append!, end: () => res.end(), wake: drain };
-  sessions.attach(e, channel);
   res.on('close', () => {
     clearInterval(timer);
     sessions.detach(e, channel);
