@@ -76,7 +76,7 @@ export interface SessionStore {
   touch(id: string, expiresAt: number): Promise<void>;
   /** Deletes the record and its messages, and signals `ended` with `why`; false when it was not there. */
   end(id: string, why: string): Promise<boolean>;
-  /** Adds a message to the session's outbound stream; resolves to its number; signals `events`. */
+  /** Adds a message to the session's outbound stream; resolves to its number; signals `events`. Resolves to 0 (nothing stored or signalled) when the session is unknown, ended or expired. */
   append(id: string, msg: unknown): Promise<number>;
   /** The session's messages numbered above `after`, oldest first (at most `keep_events` of them). */
   since(id: string, after: number): Promise<SessionEvent[]>;
