@@ -216,7 +216,8 @@ export class McpEndpoint {
       return storeRefusal(err);
     }
     if (!r || r.owner !== principalKey(p) || (r.endpoint || undefined) !== endpoint) return new SvcError('NOT_FOUND', 'unknown or ended MCP session');
-    const raced = sessions.find(id, p, endpoint);
+    // Another request built one meanwhile (a GET takes the one registered even while the store is deaf: one per id).
+    const raced = sessions.find(id, p, endpoint) ?? (hold ? sessions.peek(id) : undefined);
     if (raced) return raced;
     const make = (entry: SessionEntry) => this.#session(entry, endpoint);
     const cached = (hold || store.listening()) && sessions.instance(r, p, make, true);
