@@ -260,11 +260,12 @@ export class McpSession {
   /**
    * Takes a shared session's state from its record (read by another process's instance, or changed there):
    * initialized, its version and capabilities, log level, subscriptions (watched for `principal`, the owner
-   * as it last reached this process), loaded tools and tasks.
+   * as it last reached this process), loaded tools and tasks (one a change adds that has already ended is told).
    */
   apply(s: SessionState, principal: Principal): void {
     if (this.#state === 'closed') return;
-    if (this.#state === 'new') {
+    const changed = this.#state === 'ready';
+    if (!changed) {
       this.#state = 'ready';
       this.#version = s.version;
       this.#clientCaps = s.clientCaps;
@@ -284,7 +285,24 @@ export class McpSession {
     for (const n of s.loadedTools) loaded.add(n);
     const tasks = new Set(s.tasks);
     for (const id of this.#tasks.keys()) if (!tasks.has(id)) this.#tasks.delete(id);
-    for (const id of tasks) if (!this.#tasks.has(id)) this.#tasks.set(id, principal);
+    for (const id of tasks) {
+      if (this.#tasks.has(id)) continue;
+      this.#tasks.set(id, principal);
+      if (changed) this.#catchUp(id, principal);
+    }
+  }
+
+  /**
+   * A task another process started in this shared session, learnt of from a change of the record: if it ended before
+   * this instance followed it (its last status change went unheard here), its final status is told now — once: the
+   * change listener drops a task whose end it told. (An instance built from the record follows its tasks from then on.)
+   */
+  #catchUp(id: string, principal: Principal): void {
+    const { tasks, runtime, transport, logger, endpoint } = this.#opts;
+    tasks?.get(id, { principal, transport, catalog: runtime.current(endpoint), ...(endpoint && { endpoint }) }).then((t) => {
+      if (!TERMINAL.has(t.status) || !this.#tasks.delete(id) || this.#state !== 'ready') return;
+      if (runtime.mayDeliver(t.tool, t.args, { principal, transport, log: logger, endpoint })) this.#notify('notifications/tasks/status', legacyTask(t));
+    }, () => {}); // gone, expired or no longer visible: nothing to tell
   }
 
   /** Handle one parsed JSON value (a message or a batch); resolves to what must be answered, if anything. */

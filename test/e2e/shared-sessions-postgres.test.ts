@@ -1,7 +1,8 @@
 // One MCP 2025 session served by two `svc serve` replicas on one throwaway PostgreSQL
 // (test/helpers/postgres.ts), with no affinity: raw fetch picks the replica per request.
 // Initialize on 1; list and call on 2; the GET stream held by 1 hears the log lines of a call
-// on 2 (a JSON-only POST cannot carry them), numbered as SSE ids; DELETE on 2 ends 1's stream, then 1 answers 404.
+// on 2 (a JSON-only POST cannot carry them), numbered as SSE ids, and the end of a task started on 2, once;
+// DELETE on 2 ends 1's stream, then 1 answers 404.
 import assert from 'node:assert/strict';
 import { serveManifest, type Served } from '../helpers/serve.js';
 import { startPostgres, type PgCluster } from '../helpers/postgres.js';
@@ -37,6 +38,11 @@ tools:
     required_scopes: [notes.read]
     input_schema: { type: object, properties: { line: { type: string } }, required: [line] }
     module: ./say.mjs#say
+  - name: notes.report
+    description: A report, as a task.
+    task: required
+    required_scopes: [notes.read]
+    template: "the report"
 `;
 const SAY = `export async function say(input, context) {
   await context.channel.log('info', input.line);
@@ -106,7 +112,7 @@ describe('one MCP 2025 session on two replicas sharing PostgreSQL, no affinity',
     assert.equal((await post(two, { jsonrpc: '2.0', method: 'notifications/initialized' })).status, 202);
     const list = await request(two, 'tools/list');
     assert.equal(list.status, 200, String(list.body));
-    assert.deepEqual(((list.body as Msg).result as { tools: { name: string }[] }).tools.map((t) => t.name).sort(), ['notes.list', 'notes.say']);
+    assert.deepEqual(((list.body as Msg).result as { tools: { name: string }[] }).tools.map((t) => t.name).sort(), ['notes.list', 'notes.report', 'notes.say']);
     const call = await request(two, 'tools/call', { name: 'notes.list', arguments: {} });
     assert.deepEqual(((call.body as Msg).result as { content: unknown }).content, [{ type: 'text', text: '1. buy milk' }]);
   });
@@ -123,6 +129,36 @@ describe('one MCP 2025 session on two replicas sharing PostgreSQL, no affinity',
       assert.ok(!next.done);
       assert.deepEqual(next.value.msg, { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'said on two' } });
       assert.match(next.value.id ?? '', /^[1-9]\d*$/);
+    } finally {
+      await events.return(undefined);
+    }
+  });
+
+  it('a task started on 2: the GET stream on 1 tells its end, once', async () => {
+    const stream = await fetch(`${one.url}/mcp`, { headers: headers({ accept: 'text/event-stream' }) });
+    assert.equal(stream.status, 200);
+    const events = sseEvents(stream);
+    try {
+      const started = await request(two, 'tools/call', { name: 'notes.report', arguments: {}, task: {} });
+      assert.equal(started.status, 200, String(started.body));
+      const taskId = ((started.body as Msg).result as { task: { taskId: string } }).task.taskId;
+      const ends = (m: Msg) => m.method === 'notifications/tasks/status' && (m.params as { taskId?: string; status?: string }).taskId === taskId
+        && (m.params as { status?: string }).status === 'completed';
+      const seen: Msg[] = [];
+      for (;;) {
+        const next = await events.next();
+        assert.ok(!next.done, 'the stream ended before the task did');
+        if (ends(next.value.msg)) break;
+      }
+      // Then a call's line from 2: whatever 1 had to tell of the task came before it.
+      await request(two, 'tools/call', { name: 'notes.say', arguments: { line: 'after the task' } }, { accept: 'application/json' });
+      for (;;) {
+        const next = await events.next();
+        assert.ok(!next.done);
+        if (next.value.msg.method === 'notifications/message') break;
+        seen.push(next.value.msg);
+      }
+      assert.deepEqual(seen.filter(ends), [], 'the end is told once');
     } finally {
       await events.return(undefined);
     }
