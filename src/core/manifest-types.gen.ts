@@ -216,7 +216,7 @@ export interface ServerSettings {
    */
   mcp_session_idle_ms?: number;
   /**
-   * Most MCP sessions open at once on /mcp; opening one more ends the least recently used idle one (or answers 503 when all are busy).
+   * Most MCP sessions open at once on /mcp; opening one more ends the least recently used idle one (or answers 503 when all are busy). With sessions shared by several processes (the PostgreSQL provider), the most sessions this process keeps a copy of: dropping the least recently used copy does not end its session.
    */
   mcp_max_sessions?: number;
   /**
