@@ -220,6 +220,10 @@ export interface ServerSettings {
    */
   mcp_max_sessions?: number;
   /**
+   * Processes serving this manifest on one port (node:cluster): an integer, or auto for one per core (os.availableParallelism()). With more than 1, `svc serve` is a primary that forks the workers and serves no HTTP itself; they share OAuth state, tasks and request quotas through the OAuth provider's store (PostgreSQL, the sqlite file, or for the memory provider a SQLite file in a private temporary folder removed at exit), a reload is applied by all of them or none, /metrics answers the sum of all and audit lines go to the one sink. A worker that dies is replaced. 1: one process, as without this field.
+   */
+  workers?: number | 'auto';
+  /**
    * On SIGTERM, how long in-flight requests may run before the process exits anyway.
    */
   drain_timeout_ms?: number;
