@@ -119,10 +119,10 @@ export interface CreateAppOptions {
 
 /** What a worker of `server.workers` shares with the others, through its primary and the SQLite file they share. */
 export interface WorkerParts {
-  /** Tasks any worker reads and cancels (unless the OAuth provider is PostgreSQL: then its task store). */
-  tasks: SharedTaskStore;
-  /** Request quotas counted once across the workers (unless the OAuth provider is PostgreSQL: then SharedQuotas). */
-  quotas: QuotaCounter;
+  /** Tasks any worker reads and cancels (absent when the OAuth provider is PostgreSQL: its task store then). */
+  tasks?: SharedTaskStore;
+  /** Request quotas counted once across the workers (absent when the OAuth provider is PostgreSQL: SharedQuotas then). */
+  quotas?: QuotaCounter;
   /** The /metrics answer: every worker's metrics summed (the primary asks them all). */
   metrics(): Promise<{ body: string; contentType: string }>;
   /** Where audit lines go (the primary's one sink); absent: audit.to itself (a file with fsync: always, appended by each worker). */

@@ -65,7 +65,7 @@ export interface ReloadOutcome {
  */
 export type Prepared =
   | { readonly ready: false; readonly outcome: ReloadOutcome }
-  | { readonly ready: true; readonly hash: string; apply(): ReloadOutcome; discard(problems: string[]): ReloadOutcome };
+  | { readonly ready: true; readonly hash: string; readonly read: string; apply(): ReloadOutcome; discard(problems: string[]): ReloadOutcome };
 
 export interface Reloader {
   /** Reload now, or join the one follow-up reload queued behind a running one. force: rebuild even if the file is byte-identical. */
@@ -171,6 +171,7 @@ export function createReloader(o: ReloaderOptions): Reloader {
     return {
       ready: true,
       hash: next.hash,
+      read: checked.fileHash,
       discard(problems) {
         if (done) throw new Error('a prepared reload is applied or discarded once');
         done = true;
@@ -257,7 +258,7 @@ export function createReloader(o: ReloaderOptions): Reloader {
         ready: false, outcome: failed(reason, opts.at, performance.now(), '', '', [asSvcError(e, file)]),
       }));
       if (!prep.ready) return { ready: false, outcome: report(prep.outcome) };
-      return { ready: true, hash: prep.hash, apply: () => report(prep.apply()), discard: (problems) => report(prep.discard(problems)) };
+      return { ready: true, hash: prep.hash, read: prep.read, apply: () => report(prep.apply()), discard: (problems) => report(prep.discard(problems)) };
     },
     current: () => cur,
     async close() {
