@@ -42,7 +42,8 @@ export const WORKER_ENV = {
 /** Worker → primary. */
 export type ToPrimary =
   | { fastsvc: 'hello' }
-  | { fastsvc: 'relay'; ch: string; body: unknown }
+  | { fastsvc: 'relay'; ch: string; body: unknown; ack?: number }
+  | { fastsvc: 'handled'; ack: number; from: number }
   | { fastsvc: 'ready'; url: string; fileHash: string; startup: string; generated: boolean }
   | { fastsvc: 'audit'; text: string }
   | { fastsvc: 'metrics'; id: number }
@@ -53,7 +54,8 @@ export type ToPrimary =
 /** Primary → worker. */
 export type ToWorker =
   | { fastsvc: 'manifest'; text: string }
-  | { fastsvc: 'relay'; ch: string; body: unknown }
+  | { fastsvc: 'relay'; ch: string; body: unknown; ack?: number; from?: number }
+  | { fastsvc: 'delivered'; ack: number }
   | { fastsvc: 'metrics'; id: number; body?: string; contentType?: string; error?: string }
   | { fastsvc: 'metrics-json'; id: number }
   | { fastsvc: 'prepare'; gen: number; reason: string; text?: string; force: boolean; at: string }
@@ -68,6 +70,8 @@ export class WorkerLink {
   readonly #channels = new Map<string, ((body: unknown) => void)[]>();
   readonly #metrics = new Map<number, { resolve: (v: { body: string; contentType: string }) => void; reject: (e: Error) => void }>();
   #metricsId = 0;
+  #acks = 0;
+  readonly #delivered = new Map<number, () => void>();
   #manifest: ((text: string) => void) | undefined;
   #reloader: Reloader | undefined;
   #prepared: { gen: number; prep: Prepared } | undefined;
@@ -97,10 +101,19 @@ export class WorkerLink {
     return p;
   }
 
-  /** One kind of message, relayed to every worker (this one included), in the order this one sent. */
-  channel<T>(name: string): { send(body: T): void; on(fn: (body: T) => void): void } {
+  /**
+   * One kind of message, relayed to every worker (this one included), in the order this one sent; deliver() resolves
+   * once every worker has handled it (a revocation is refused everywhere before its answer leaves).
+   */
+  channel<T>(name: string): { send(body: T): void; deliver(body: T): Promise<void>; on(fn: (body: T) => void): void } {
     return {
       send: (body) => this.send({ fastsvc: 'relay', ch: name, body }),
+      deliver: (body) => {
+        const ack = ++this.#acks;
+        const p = new Promise<void>((resolve) => this.#delivered.set(ack, resolve));
+        this.send({ fastsvc: 'relay', ch: name, body, ack });
+        return p;
+      },
       on: (fn) => {
         let list = this.#channels.get(name);
         if (!list) this.#channels.set(name, (list = []));
@@ -118,7 +131,7 @@ export class WorkerLink {
   /** Grant ids revoked by any worker (RelayedRevocations). */
   revocations(): RevocationRelay {
     const ch = this.channel<string>('revoked');
-    return { send: (g) => ch.send(g), onRevoked: (fn) => ch.on(fn) };
+    return { send: (g) => ch.deliver(g), onRevoked: (fn) => ch.on(fn) };
   }
 
   /** What createApp shares with the other workers; `db`: the shared SQLite file, absent on PostgreSQL (its own stores then). */
@@ -177,6 +190,11 @@ export class WorkerLink {
             this.#log.error({ event: 'worker.relay_error', channel: m.ch, err: e }, 'a relayed message failed');
           }
         }
+        if (m.ack !== undefined) this.send({ fastsvc: 'handled', ack: m.ack, from: m.from! });
+        return;
+      case 'delivered':
+        this.#delivered.get(m.ack)?.();
+        this.#delivered.delete(m.ack);
         return;
       case 'metrics': {
         const asked = this.#metrics.get(m.id);

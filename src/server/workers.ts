@@ -78,6 +78,8 @@ export async function runPrimary(o: PrimaryOptions): Promise<number> {
   let startFailed!: (e: Error) => void;
   const started = new Promise<void>((res, rej) => ((allReady = res), (startFailed = rej)));
   const prepared = new Map<Worker, (p: Prepared) => void>();
+  /** Relayed messages whose sender waits for every worker to handle them (sender id:ack → answers still due). */
+  const acks = new Map<string, { left: Set<number>; sender: Worker; ack: number }>();
   const settled = new Map<Worker, () => void>();
   const metricsAsks = new Map<number, { want: number; got: unknown[][]; done: (err?: string) => void }>();
   let metricsId = 0;
@@ -98,9 +100,28 @@ export async function runPrimary(o: PrimaryOptions): Promise<number> {
     switch (m.fastsvc) {
       case 'hello':
         return post(w, { fastsvc: 'manifest', text: current.text });
-      case 'relay':
-        for (const x of live()) post(x, { fastsvc: 'relay', ch: m.ch, body: m.body });
+      case 'relay': {
+        const to = live();
+        if (m.ack !== undefined) {
+          // The sender waits until every worker handled it: count the answers, then tell it.
+          const key = `${w.id}:${m.ack}`;
+          if (!to.length) return post(w, { fastsvc: 'delivered', ack: m.ack });
+          acks.set(key, { left: new Set(to.map((x) => x.id)), sender: w, ack: m.ack });
+          for (const x of to) post(x, { fastsvc: 'relay', ch: m.ch, body: m.body, ack: m.ack, from: w.id });
+          return;
+        }
+        for (const x of to) post(x, { fastsvc: 'relay', ch: m.ch, body: m.body });
         return;
+      }
+      case 'handled': {
+        const key = `${m.from}:${m.ack}`;
+        const wait = acks.get(key);
+        if (wait?.left.delete(w.id) && wait.left.size === 0) {
+          acks.delete(key);
+          post(wait.sender, { fastsvc: 'delivered', ack: wait.ack });
+        }
+        return;
+      }
       case 'audit':
         return auditSink?.write(m.text);
       case 'ready':
@@ -132,6 +153,14 @@ export async function runPrimary(o: PrimaryOptions): Promise<number> {
 
   const onExit = (w: Worker, code: number | null, signal: string | null) => {
     ready.delete(w);
+    // A worker that died answers nothing: what waited on it is delivered to the rest (a process that died holds no cache).
+    for (const [key, wait] of acks) {
+      if (wait.sender === w) acks.delete(key);
+      else if (wait.left.delete(w.id) && wait.left.size === 0) {
+        acks.delete(key);
+        post(wait.sender, { fastsvc: 'delivered', ack: wait.ack });
+      }
+    }
     prepared.get(w)?.({ fastsvc: 'prepared', gen: -1, ready: false, ok: false, read: '', problems: [`worker ${w.process.pid} exited during the reload`] });
     settled.get(w)?.();
     if (stopping) return;

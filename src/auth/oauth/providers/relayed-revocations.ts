@@ -2,6 +2,7 @@
 // than through the store (the workers of `server.workers` on one SQLite file: SQLite has no
 // LISTEN/NOTIFY). Guarantees: every destroy or revoke that removes a grant or one of its tokens
 // sends the grant id once the store has it removed — as the PostgreSQL provider NOTIFYs it — and
+// resolves only when every process has handled it (a revocation answered is refused everywhere), and
 // watch() reports every grant id any process sent (this one's included) to revoked(), so every
 // process drops its cached tokens of that grant; the relay is the process's link to its primary,
 // which lives as long as the process does, so listening() never goes down; everything else is
@@ -9,9 +10,9 @@
 
 import type { Adapter, AdapterPayload, OAuthKeys, OAuthProvider, StoreEvents } from '../../../core/oauth-provider.js';
 
-/** How a revoked grant id reaches every process sharing the store (the sender included). */
+/** How a revoked grant id reaches every process sharing the store (the sender included); send() resolves once all have it. */
 export interface RevocationRelay {
-  send(grantId: string): void;
+  send(grantId: string): Promise<void>;
   onRevoked(fn: (grantId: string) => void): void;
 }
 
@@ -31,11 +32,11 @@ export class RelayedRevocations implements OAuthProvider {
         // The grant an entry belongs to is in its payload: read it before the entry goes.
         const grantId = model === 'Grant' ? id : (await a.find(id))?.grantId;
         await a.destroy(id);
-        if (grantId) relay.send(grantId);
+        if (grantId) await relay.send(grantId);
       },
       async revokeByGrantId(grantId: string) {
         await a.revokeByGrantId(grantId);
-        relay.send(grantId);
+        await relay.send(grantId);
       },
     };
   }
