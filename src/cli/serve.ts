@@ -16,9 +16,6 @@ import { relative, resolve } from 'node:path';
 import { resolveConfig, type SvcServerConfig } from '../core/config.js';
 import { MAX_MANIFEST_BYTES } from '../manifest/load.js';
 import { readBoundedSync } from '../util/read-bounded.js';
-import { SQLiteOAuthProvider } from '../auth/oauth/providers/sqlite-provider.js';
-import { RelayedRevocations } from '../auth/oauth/providers/relayed-revocations.js';
-import { WORKER_ENV, WorkerLink } from '../server/worker-link.js';
 import { serve } from '../server/listen.js';
 import { createReloader } from '../server/reloader.js';
 import { logger } from '../log.js';
@@ -32,7 +29,7 @@ export async function cmdServe(file: string, flags: Values): Promise<number> {
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) return tell('serve', '--port must be an integer 0..65535', 2);
   const flagHost = flags.host;
   const host = typeof flagHost === 'string' ? flagHost : process.env.HOST || undefined;
-  if (cluster.isWorker && process.env[WORKER_ENV.token]) return serveWorker(file, flags, { host, port });
+  if (cluster.isWorker) return serveWorker(file, flags, { host, port });
   let text: string | undefined;
   try {
     text = readBoundedSync(file, MAX_MANIFEST_BYTES).toString('utf8');
@@ -65,6 +62,11 @@ async function servePrimary(file: string, text: string, loaded: LoadedManifest, 
 
 /** One worker of `server.workers`: the primary's bytes, its shared state, its reloads; nothing on stdout. */
 async function serveWorker(file: string, flags: Values, where: { host?: string; port?: number }): Promise<number> {
+  // Loaded only in a worker: one process never loads the workers' parts.
+  const [{ WORKER_ENV, WorkerLink }, { SQLiteOAuthProvider }, { RelayedRevocations }, { SqliteSessionStore }] = await Promise.all([
+    import('../server/worker-link.js'), import('../auth/oauth/providers/sqlite-provider.js'),
+    import('../auth/oauth/providers/relayed-revocations.js'), import('../sessions/sqlite-store.js'),
+  ]);
   const link = new WorkerLink(logger);
   const loaded = await loadOrPrint(file, flags, 'serve', (m) => m, await link.manifest());
   if (!loaded) return 1;
@@ -79,7 +81,12 @@ async function serveWorker(file: string, flags: Values, where: { host?: string; 
     config.oauth_provider = new RelayedRevocations(new SQLiteOAuthProvider(db, { durability: provider.type === 'sqlite' ? provider.durability : undefined }), link.revocations());
   }
   const worker = link.parts({ db: provider?.type === 'postgres' ? undefined : db, audit: cfg.audit, pid: process.pid });
-  const served = await serve(loaded.svc, config, where, { worker, generatedToken: env[WORKER_ENV.token] });
+  // 2025 sessions in the shared SQLite file, their signals through the primary (on PostgreSQL, the provider's store).
+  const sessionStore = provider?.type === 'postgres' || !db ? undefined : new SqliteSessionStore(db, link.sessionRelay(), {
+    keepEvents: cfg.server.mcp_session_events,
+    onError: (e) => logger.warn({ event: 'session.store_error', err: (e as Error).message }, 'an MCP session signal failed'),
+  });
+  const served = await serve(loaded.svc, config, where, { worker, generatedToken: env[WORKER_ENV.token], ...(sessionStore && { sessionStore }) });
   const reloader = createReloader({ file, store: served.handle.store, status: served.handle.status, current: loaded, logger, env, observer: served.handle.observer, catalogFor: served.handle.catalogFor });
   link.serveReloads(reloader);
   const metrics = served.handle.observer.metrics;
@@ -91,6 +98,7 @@ async function serveWorker(file: string, flags: Values, where: { host?: string; 
     logger.info({ event: 'server.stopping', signal, pid: process.pid }, 'draining');
     await served.close();
     await reloader.close();
+    await sessionStore?.close();
     await link.close();
     logger.flush();
     process.exit(0);
