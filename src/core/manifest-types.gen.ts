@@ -220,6 +220,10 @@ export interface ServerSettings {
    */
   mcp_max_sessions?: number;
   /**
+   * When an MCP 2025 session is shared by several processes (replicas on PostgreSQL, server.workers), how many of its newest GET-stream messages are kept so a client reconnecting with Last-Event-ID on any process is replayed what it missed; an older one is gone.
+   */
+  mcp_session_events?: number;
+  /**
    * On SIGTERM, how long in-flight requests may run before the process exits anyway.
    */
   drain_timeout_ms?: number;

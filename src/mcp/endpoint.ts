@@ -11,6 +11,11 @@
 // for one request refused with a SvcError, that error (refusal) — the transport maps an access
 // refusal to its wire form in one place (HTTP: 403 step-up, 429 Retry-After); a session
 // counts as busy while it handles a message, so it is never swept or evicted mid-request.
+// With a SessionStore (shared-sessions.ts), an /mcp session's record is created before its initialize is
+// answered; a request, GET or DELETE naming a session this process holds no instance of reads the record
+// (the same owner and endpoint checks: anyone else is told what an unknown id gets) and builds one from it,
+// cached under the registry's cap while the store is listening, else used for that request only; a hit
+// on a cached instance adds no await. Without a store nothing of this runs.
 
 import type { Catalog } from '../core/catalog.js';
 import type { Principal } from '../core/types.js';
@@ -28,6 +33,8 @@ import type { HeaderView } from './modern-headers.js';
 import { ModernProtocol } from './modern.js';
 import { McpSession, type HandleOptions, type HandleResult, type Sink } from './protocol.js';
 import { SessionRegistry, type SessionEntry } from './sessions.js';
+import { recordOf, share, storeRefusal } from './shared-sessions.js';
+import { principalKey } from '../core/principal-key.js';
 
 export interface EndpointOptions {
   transport: 'mcp' | 'ws';
@@ -111,15 +118,16 @@ export class McpEndpoint {
     return entry;
   }
 
-  /** GET and DELETE belong to 2025 sessions: the session the headers name, or the refusal. */
-  sessionTarget(headers: HeaderView, principal: Principal, method: string, endpoint?: string): SessionTarget {
+  /** GET and DELETE belong to 2025 sessions: the session the headers name (a shared one's instance held here), or the refusal. */
+  async sessionTarget(headers: HeaderView, principal: Principal, method: string, endpoint?: string): Promise<SessionTarget> {
     const hv = headers('mcp-protocol-version');
     if (byHeaders(headers('mcp-session-id') !== undefined, hv) === 'modern') {
       return { ok: false, status: 405, allow: 'POST', error: new SvcError('INVALID_REQUEST', `MCP ${hv} has no ${method} on /mcp: send every request as a POST`) };
     }
     const bad = versionProblem(hv);
     if (bad) return { ok: false, status: bad.status, error: bad };
-    const found = this.#find(headers, principal, endpoint);
+    let found = this.#find(headers, principal, endpoint);
+    if (found instanceof SvcError && found.code === 'NOT_FOUND' && this.#opts.sessions.store) found = await this.#load(headers('mcp-session-id')!, principal, endpoint, true);
     return found instanceof SvcError ? { ok: false, status: found.status, error: found } : { ok: true, entry: found };
   }
 
@@ -154,7 +162,9 @@ export class McpEndpoint {
         if (!opened) return refused(new SvcError('NOT_READY', 'too many MCP sessions are busy; retry later'));
         x.session = opened;
       } else {
-        const found = this.#find(x.headers!, x.principal, x.endpoint);
+        let found = this.#find(x.headers!, x.principal, x.endpoint);
+        // Only a miss with a store awaits: a cached instance is served at once.
+        if (found instanceof SvcError && found.code === 'NOT_FOUND' && this.#opts.sessions.store) found = await this.#load(x.headers!('mcp-session-id')!, x.principal, x.endpoint, false);
         if (found instanceof SvcError) return refused(found);
         x.session = found;
       }
@@ -172,18 +182,65 @@ export class McpEndpoint {
         opened.session.close();
         return { status: 200, answer, refusal: opts.refusal };
       }
-      this.#opts.sessions.add(opened);
+      const { sessions } = this.#opts;
+      if (opened.append) {
+        try {
+          await sessions.store!.create(recordOf(opened, Date.now() + sessions.idleMs));
+        } catch (err) {
+          opened.session.close();
+          return refused(storeRefusal(err));
+        }
+      }
+      sessions.add(opened);
       return { status: 200, answer, opened: opened.id };
     } finally {
       e.busy--;
       e.lastSeen = Date.now();
+      // A shared session's instance built for this request alone (not cached) ends with it; the session goes on.
+      if (e.append && this.#opts.sessions.peek(e.id) !== e) e.session.close();
     }
+  }
+
+  /**
+   * This process's instance of the shared session `id`, built from its record when `p` opened it on `endpoint` (else
+   * what an unknown id gets). Cached when the store is listening and there is room (`hold`: cached whenever there is
+   * room, for a GET stream); else it serves one request.
+   */
+  async #load(id: string, p: Principal, endpoint: string | undefined, hold: boolean): Promise<SessionEntry | SvcError> {
+    const { sessions } = this.#opts;
+    const store = sessions.store!;
+    let r;
+    try {
+      r = await store.get(id);
+    } catch (err) {
+      return storeRefusal(err);
+    }
+    if (!r || r.owner !== principalKey(p) || (r.endpoint || undefined) !== endpoint) return new SvcError('NOT_FOUND', 'unknown or ended MCP session');
+    const raced = sessions.find(id, p, endpoint);
+    if (raced) return raced;
+    const make = (entry: SessionEntry) => this.#session(entry, endpoint);
+    const cached = (hold || store.listening()) && sessions.instance(r, p, make, true);
+    const e = cached || sessions.instance(r, p, make, false)!;
+    e.session.apply(r, p);
+    if (cached) sessions.add(e);
+    store.touch(id, Date.now() + sessions.idleMs).catch((err: unknown) => this.#opts.logger.warn({ session: id, err: (err as Error).message }, 'mcp session expiry not moved'));
+    return e;
+  }
+
+  /** The McpSession of an /mcp entry: speaking on its standing channel; with a store, an instance of a shared session. */
+  #session(entry: SessionEntry, endpoint: string | undefined): McpSession {
+    const { sessions, runtime, logger, tasks, transport } = this.#opts;
+    const shared = sessions.store && share(entry, sessions, logger);
+    return new McpSession({
+      runtime, logger, transport, send: (m) => SessionRegistry.send(entry, m), tasks, endpoint,
+      ...(shared && { shared, fallback: (m) => SessionRegistry.relay(entry, m) }),
+    });
   }
 
   /** A new /mcp session for an initialize (not registered until it succeeds), or undefined at the session cap. */
   #open(x: Exchange): SessionEntry | undefined {
-    const { sessions, runtime, logger, tasks, transport } = this.#opts;
-    const e = sessions.create(x.principal, transport, (entry) => new McpSession({ runtime, logger, transport, send: (m) => SessionRegistry.send(entry, m), tasks, endpoint: x.endpoint }), x.endpoint);
+    const { sessions, runtime, transport } = this.#opts;
+    const e = sessions.create(x.principal, transport, (entry) => this.#session(entry, x.endpoint), x.endpoint);
     if (!e) runtime.observer.limited('mcp_session_cap', '/mcp', transport, x.principal, undefined, x.scope);
     return e;
   }

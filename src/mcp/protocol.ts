@@ -11,7 +11,11 @@
 // notifications/resources/updated sent only while the subscriber may still read it. A session opened
 // on a named endpoint (/mcp/NAME, /ws/NAME) lives in that endpoint's view: its serverInfo and
 // instructions are the endpoint's, its requests default to the view, and it is told of list changes
-// and resource updates only as the view shows them.
+// and resource updates only as the view shows them. A session shared by several processes (SessionOptions.shared)
+// awaits `persist` for every change of its state (log level, subscriptions, loaded tools, tasks started) before
+// answering the request that made it, takes its state from a record with apply(), names its server→client requests
+// so that no other process's instance of it uses the same id, and hands an answer or a cancellation it has
+// nothing waiting for to `unclaimed` (the process whose request or call it is completes it).
 
 import { isSvcError, SvcError } from '../errors.js';
 import { changesFor } from '../policy/store.js';
@@ -29,6 +33,7 @@ import { DEFAULT_PROTOCOL_VERSION, isSupportedVersion, LATEST_PROTOCOL_VERSION, 
 import { Context } from '../core/call-context.js';
 import { LazyAbort } from '../core/lazy-abort.js';
 import type { RequestScope } from '../core/request-scope.js';
+import type { SessionChange } from '../sessions/session-store.js';
 import {
   classify, errorFrom, errorOf, failure, result, RPC,
   type JsonRpcId, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse,
@@ -53,6 +58,33 @@ export interface SessionOptions {
   tasks?: TaskEngine;
   /** The named endpoint the session was opened on (absent: the default endpoint). */
   endpoint?: string;
+  /** Where a call's messages go once its own stream cannot carry them (default: send). */
+  fallback?: Sink;
+  /** The session is served by several processes sharing a SessionStore. */
+  shared?: SharedSessionHooks;
+}
+
+/** What a session served by several processes needs of the store. */
+export interface SharedSessionHooks {
+  /** Records a change of the session's state (awaited before the request that made it is answered). */
+  persist(change: SessionChange): Promise<void>;
+  /** An answer or cancellation nothing here waits for: the process whose request or call it is takes it. */
+  unclaimed(u: Unclaimed): void;
+  /** Prefix of this instance's server→client request ids (unique among the session's instances). */
+  askPrefix: string;
+}
+
+/** A client's answer to a server→client request, or its cancellation of a request, that no request or call here is waiting for. */
+export type Unclaimed = { readonly kind: 'answer'; readonly msg: JsonRpcResponse } | { readonly kind: 'cancel'; readonly requestId: JsonRpcId };
+
+/** A shared session's state as its record holds it (sessions/session-store.ts SessionRecord). */
+export interface SessionState {
+  version: string;
+  clientCaps: Record<string, unknown>;
+  logLevel: string;
+  subscriptions: string[];
+  loadedTools: string[];
+  tasks: string[];
 }
 
 export interface HandleOptions {
@@ -161,13 +193,21 @@ export class McpSession {
   readonly #tasks = new Map<string, Principal>();
   readonly #untask: () => void;
   readonly #port: SessionPort;
+  /** load_tools changed #tools.loaded during the request being dispatched (a shared session persists it). */
+  #toolsChanged = false;
   /** The tools this session loaded through a progressive endpoint's load_tools (progressive.ts). */
-  readonly #tools: SessionTools = { loaded: new Set(), changed: () => this.#notify('notifications/tools/list_changed') };
+  readonly #tools: SessionTools = {
+    loaded: new Set(),
+    changed: () => {
+      this.#toolsChanged = true;
+      this.#notify('notifications/tools/list_changed');
+    },
+  };
 
   constructor(opts: SessionOptions) {
     this.#opts = opts;
     this.#port = {
-      send: opts.send,
+      send: opts.fallback ?? opts.send,
       logRank: () => this.#logRank,
       supports: (method) => !NEEDS[method] || NEEDS[method]! in this.#clientCaps,
       ask: (call, method, params, timeoutMs) => this.#ask(call, method, params, timeoutMs),
@@ -208,6 +248,44 @@ export class McpSession {
     return this.#inflight.size;
   }
 
+  /** The state a shared session's record keeps. */
+  state(): SessionState {
+    return {
+      version: this.#version, clientCaps: this.#clientCaps, logLevel: LOG_LEVELS[this.#logRank]!,
+      subscriptions: [...this.#subs.keys()], loadedTools: [...this.#tools.loaded], tasks: [...this.#tasks.keys()],
+    };
+  }
+
+  /**
+   * Takes a shared session's state from its record (read by another process's instance, or changed there):
+   * initialized, its version and capabilities, log level, subscriptions (watched for `principal`, the owner
+   * as it last reached this process), loaded tools and tasks.
+   */
+  apply(s: SessionState, principal: Principal): void {
+    if (this.#state === 'closed') return;
+    if (this.#state === 'new') {
+      this.#state = 'ready';
+      this.#version = s.version;
+      this.#clientCaps = s.clientCaps;
+      this.#apps = declaresApps(s.clientCaps);
+    }
+    const rank = LOG_LEVELS.indexOf(s.logLevel as LogLevel);
+    if (rank >= 0) this.#logRank = rank;
+    const subs = new Set(s.subscriptions);
+    for (const [uri, sub] of this.#subs) {
+      if (subs.has(uri)) continue;
+      sub.unwatch();
+      this.#subs.delete(uri);
+    }
+    for (const uri of subs) if (!this.#subs.has(uri)) this.#watch(uri, principal, this.#opts.runtime.current(this.#opts.endpoint));
+    const loaded = this.#tools.loaded;
+    loaded.clear();
+    for (const n of s.loadedTools) loaded.add(n);
+    const tasks = new Set(s.tasks);
+    for (const id of this.#tasks.keys()) if (!tasks.has(id)) this.#tasks.delete(id);
+    for (const id of tasks) if (!this.#tasks.has(id)) this.#tasks.set(id, principal);
+  }
+
   /** Handle one parsed JSON value (a message or a batch); resolves to what must be answered, if anything. */
   async handle(input: unknown, principal: Principal, opts: HandleOptions = {}): Promise<HandleResult> {
     if (!Array.isArray(input)) return this.#one(input, principal, opts);
@@ -237,18 +315,31 @@ export class McpSession {
     const c = classify(input);
     if (c.kind === 'invalid') return failure(c.id, RPC.INVALID_REQUEST, c.reason);
     if (c.kind === 'response') {
-      const id = c.msg.id;
-      if (typeof id === 'string') this.#pending.get(id)?.settle(c.msg);
+      if (!this.settle(c.msg)) this.#opts.shared?.unclaimed({ kind: 'answer', msg: c.msg });
       return undefined;
     }
     if (c.kind === 'notification') {
       if (c.msg.method === 'notifications/cancelled') {
         const id = c.msg.params?.requestId;
-        if (typeof id === 'string' || typeof id === 'number') this.#inflight.get(id)?.abort(CANCELLED);
+        if ((typeof id === 'string' || typeof id === 'number') && !this.cancel(id)) this.#opts.shared?.unclaimed({ kind: 'cancel', requestId: id });
       }
       return undefined;
     }
     return this.#request(c.msg, principal, opts);
+  }
+
+  /** Completes the server→client request `msg` answers; false when none here waits for it. */
+  settle(msg: JsonRpcResponse): boolean {
+    const p = typeof msg.id === 'string' ? this.#pending.get(msg.id) : undefined;
+    p?.settle(msg);
+    return p !== undefined;
+  }
+
+  /** Aborts the running request `id` (the client cancelled it); false when it does not run here. */
+  cancel(id: JsonRpcId): boolean {
+    const call = this.#inflight.get(id);
+    call?.abort(CANCELLED);
+    return call !== undefined;
   }
 
   async #request(msg: JsonRpcRequest, principal: Principal, opts: HandleOptions): Promise<JsonRpcResponse | undefined> {
@@ -307,23 +398,26 @@ export class McpSession {
           throw new SvcError('RATE_LIMITED', 'too many resource subscriptions on this session');
         }
         if (!this.#subs.has(uri)) {
-          const unwatch = rt.watchResource(uri, () => {
-            if (this.#state === 'ready' && rt.mayStillRead(uri, principal, this.#opts.endpoint)) this.#notify('notifications/resources/updated', { uri });
-          }, cat);
-          this.#subs.set(uri, { unwatch, principal });
+          this.#watch(uri, principal, cat);
+          await this.#opts.shared?.persist({ subscriptions: [...this.#subs.keys()] });
         }
         return {};
       }
       case 'resources/unsubscribe': {
         const uri = str(p, 'uri');
-        this.#subs.get(uri)?.unwatch();
-        this.#subs.delete(uri);
+        const sub = this.#subs.get(uri);
+        if (sub) {
+          sub.unwatch();
+          this.#subs.delete(uri);
+          await this.#opts.shared?.persist({ subscriptions: [...this.#subs.keys()] });
+        }
         return {};
       }
       case 'logging/setLevel': {
         const rank = LOG_LEVELS.indexOf(p.level as LogLevel);
         if (rank < 0) throw new SvcError('INVALID_INPUT', `params.level must be one of ${LOG_LEVELS.join(', ')}`);
         this.#logRank = rank;
+        await this.#opts.shared?.persist({ logLevel: LOG_LEVELS[rank]! });
         return {};
       }
       default: {
@@ -334,20 +428,43 @@ export class McpSession {
           if (answer !== NOT_A_TASK_METHOD) return answer;
         }
         const apps = this.#apps;
-        return runMethod(msg.method, p, {
+        const shared = this.#opts.shared;
+        const answer = runMethod(msg.method, p, {
           runtime: rt, catalog: cat, principal,
           context: () => new Context(principal, this.#opts.logger, this.#opts.transport, call, call, isObject(msg.params?._meta) ? msg.params._meta : undefined, scope),
           inputErrorsAsToolResults: this.#version >= '2025-11-25',
           apps,
           session: this.#tools,
           taskAsk: isObject(p.task) ? 'asked' : 'plain',
-          runAsTask: tc && ((admitted) => startLegacyTask(admitted, tc).then((t) => {
+          runAsTask: tc && ((admitted) => startLegacyTask(admitted, tc).then(async (t) => {
             this.#tasks.set(t.id, principal);
+            await shared?.persist({ tasks: [...this.#tasks.keys()] });
             return { task: legacyTask(t) };
           })),
         });
+        return shared ? this.#persistTools(answer, shared) : answer;
       }
     }
+  }
+
+  /** A shared session: the tools load_tools added while `answer` was made are recorded before it is answered. */
+  async #persistTools(answer: Promise<unknown>, shared: SharedSessionHooks): Promise<unknown> {
+    this.#toolsChanged = false;
+    const value = await answer;
+    if (this.#toolsChanged) {
+      this.#toolsChanged = false;
+      await shared.persist({ loadedTools: [...this.#tools.loaded] });
+    }
+    return value;
+  }
+
+  /** Watches a subscribed resource's changes: notifications/resources/updated while `principal` may still read it. */
+  #watch(uri: string, principal: Principal, cat: Catalog): void {
+    const rt = this.#opts.runtime;
+    const unwatch = rt.watchResource(uri, () => {
+      if (this.#state === 'ready' && rt.mayStillRead(uri, principal, this.#opts.endpoint)) this.#notify('notifications/resources/updated', { uri });
+    }, cat);
+    this.#subs.set(uri, { unwatch, principal });
   }
 
   /** A server→client request. Failures are SvcError BACKEND_FAILED / BACKEND_TIMEOUT (a tool error if uncaught). */
@@ -357,14 +474,14 @@ export class McpSession {
       return Promise.reject(new SvcError('BACKEND_FAILED', `the client did not declare the ${cap} capability, so ${method} cannot be sent`));
     }
     if (this.#state === 'closed') return Promise.reject(new SvcError('BACKEND_FAILED', 'session ended'));
-    const id = `s${++this.#seq}`;
+    const id = `${this.#opts.shared?.askPrefix ?? 's'}${++this.#seq}`;
     const signal = call.signal;
     return new Promise((resolve, reject) => {
       const done = (cancelReason?: string) => {
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
         this.#pending.delete(id);
-        if (cancelReason) this.#opts.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: cancelReason } });
+        if (cancelReason) this.#port.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: cancelReason } });
       };
       const onAbort = () => {
         done('the call that made this request ended');

@@ -13,12 +13,19 @@
 // /mcp sessions opened with that credential (an OAuth grant) and asks /ws channels to
 // re-check theirs (which closes them with 4401); refuseWhere(check) ends every session `check`
 // refuses (a named endpoint's door that no longer admits its caller), its channel told why.
+// With a SessionStore (several processes serve the /mcp sessions: shared-sessions.ts), an /mcp entry is
+// this process's instance of a session whose record is in the store: it is found only while the store
+// is listening(); a hit touches the record at most once per idleMs / 4 (no await: the write runs
+// behind); evicting, sweeping or closing an instance drops it here without ending the session, and
+// one that holds the session's GET stream is never evicted; a revoked credential, a door's refusal
+// and endEverywhere() end the record too, so every process ends its instance.
 
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../core/types.js';
 import type { SvcError } from '../errors.js';
 import { principalKey } from '../core/principal-key.js';
 import type { Logger } from '../log.js';
+import type { SessionRecord, SessionStore } from '../sessions/session-store.js';
 import type { McpSession, Sink } from './protocol.js';
 
 export type SessionTransport = 'mcp' | 'ws';
@@ -31,6 +38,8 @@ export interface SessionChannel {
   recheck?(): void;
   /** The session is ended because its caller is refused (`err`): closes the channel saying so (a socket: 4403); absent, end() is used. */
   refuse?(err: SvcError): void;
+  /** A shared session's GET stream: the store has new messages for it. */
+  wake?(): void;
 }
 
 export interface SessionEntry {
@@ -51,14 +60,22 @@ export interface SessionEntry {
   busy: number;
   /** The transport's standing channel for this session, if one is open. */
   channel?: SessionChannel;
+  /** A shared session (its record is in the store): adds a message to its outbound stream, in order. */
+  append?: Sink;
+  /** A shared session: when this process last moved the record's expiry. */
+  touchedAt?: number;
+  /** A shared session: re-reads the record and applies it (one read at a time). */
+  refresh?: () => void;
 }
 
 export interface SessionRegistryOptions {
   logger: Logger;
   /** An /mcp session unused this long is ended. */
   idleMs: number;
-  /** At most this many /mcp sessions. */
+  /** At most this many /mcp sessions (with a store: instances of sessions). */
   maxSessions: number;
+  /** Where /mcp sessions live when several processes serve them. */
+  store?: SessionStore;
 }
 
 export class SessionRegistry {
@@ -70,12 +87,23 @@ export class SessionRegistry {
   readonly #idleMs: number;
   readonly #max: number;
   readonly #sweeper: NodeJS.Timeout;
+  readonly #store: SessionStore | undefined;
 
   constructor(opts: SessionRegistryOptions) {
     this.#log = opts.logger;
     this.#idleMs = opts.idleMs;
     this.#max = opts.maxSessions;
+    this.#store = opts.store;
     this.#sweeper = setInterval(() => this.sweep(), Math.min(60_000, opts.idleMs)).unref();
+  }
+
+  /** The store the /mcp sessions live in, when several processes serve them. */
+  get store(): SessionStore | undefined {
+    return this.#store;
+  }
+
+  get idleMs(): number {
+    return this.#idleMs;
   }
 
   /**
@@ -84,14 +112,31 @@ export class SessionRegistry {
    * session is busy.
    */
   create(p: Principal, transport: SessionTransport, makeSession: (entry: SessionEntry) => McpSession, endpoint?: string): SessionEntry | undefined {
-    if (transport === 'mcp' && this.#counts.mcp >= this.#max) {
-      const lru = this.#first((e) => e.transport === 'mcp' && !e.busy);
-      if (!lru) return undefined;
-      this.end(lru, 'evicted: session cap reached');
-    }
+    if (transport === 'mcp' && !this.#room()) return undefined;
     const entry = { id: randomUUID(), transport, owner: principalKey(p), sub: p.sub, principal: p, credentialId: p.credentialId, ...(endpoint && { endpoint }), lastSeen: Date.now(), busy: 0 } as SessionEntry;
     (entry as { session: McpSession }).session = makeSession(entry);
     return entry;
+  }
+
+  /**
+   * A new, unregistered entry for this process's instance of the shared session `r` (its owner already checked),
+   * reached by `p`. `cached`: room is made for it under the cap (undefined when there is none); else it serves one request.
+   */
+  instance(r: SessionRecord, p: Principal, makeSession: (entry: SessionEntry) => McpSession, cached: boolean): SessionEntry | undefined {
+    if (cached && !this.#room()) return undefined;
+    const now = Date.now();
+    const entry = { id: r.id, transport: 'mcp', owner: r.owner, sub: r.sub, principal: p, credentialId: r.credentialId, ...(r.endpoint && { endpoint: r.endpoint }), lastSeen: now, busy: 0, touchedAt: now } as SessionEntry;
+    (entry as { session: McpSession }).session = makeSession(entry);
+    return entry;
+  }
+
+  /** Room for one more /mcp entry: at the cap, the least recently used idle one goes (a shared one holding its GET stream stays). */
+  #room(): boolean {
+    if (this.#counts.mcp < this.#max) return true;
+    const lru = this.#first((e) => e.transport === 'mcp' && !e.busy && !(e.append && e.channel));
+    if (!lru) return false;
+    this.end(lru, lru.append ? 'dropped: instance cap reached' : 'evicted: session cap reached');
+    return true;
   }
 
   add(entry: SessionEntry): void {
@@ -105,9 +150,29 @@ export class SessionRegistry {
   find(id: string, p: Principal, endpoint?: string): SessionEntry | undefined {
     const e = this.#entries.get(id);
     if (!e || e.owner !== principalKey(p) || e.endpoint !== endpoint) return undefined;
+    if (e.append) {
+      // A shared session's cached instance serves only while the store is listening (else it may be stale).
+      const store = this.#store!;
+      if (!store.listening()) return undefined;
+      const now = Date.now();
+      if (now - e.touchedAt! >= this.#idleMs / 4) {
+        e.touchedAt = now;
+        store.touch(id, now + this.#idleMs).catch((err: unknown) => this.#log.warn({ session: id, err: (err as Error).message }, 'mcp session expiry not moved'));
+      }
+    }
     e.principal = p;
     this.touch(e);
     return e;
+  }
+
+  /** The entry registered under `id`, whoever opened it (for the store's signals). */
+  peek(id: string): SessionEntry | undefined {
+    return this.#entries.get(id);
+  }
+
+  /** Every registered entry, in recency order. */
+  entries(): IterableIterator<SessionEntry> {
+    return this.#entries.values();
   }
 
   touch(e: SessionEntry): void {
@@ -137,6 +202,18 @@ export class SessionRegistry {
     return e.channel ? e.channel.send(m) : false;
   }
 
+  /** A call's message its own stream cannot carry: a shared session's outbound stream (wherever its GET stream is), else the standing channel. */
+  static relay(e: SessionEntry, m: Parameters<Sink>[0]): boolean {
+    return e.append ? e.append(m) : SessionRegistry.send(e, m);
+  }
+
+  /** Ends the session `e` is an instance of: its record first (every process ends its instance), then here. */
+  async endEverywhere(e: SessionEntry, why: string): Promise<void> {
+    if (e.append) await this.#store!.end(e.id, why);
+    this.end(e, why);
+  }
+
+  /** Ends what this process holds of the session (with a store, the record stays: see endEverywhere). */
   end(e: SessionEntry, why: string): void {
     if (e === this.#newest) this.#newest = undefined;
     if (this.#entries.delete(e.id)) this.#counts[e.transport]--;
@@ -153,7 +230,7 @@ export class SessionRegistry {
     for (const e of [...this.#entries.values()]) {
       if (e.credentialId !== credentialId) continue;
       if (e.channel?.recheck) e.channel.recheck();
-      else this.end(e, 'credential revoked');
+      else this.#endShared(e, 'credential revoked');
     }
   }
 
@@ -167,15 +244,22 @@ export class SessionRegistry {
         e.channel = undefined;
         channel.refuse(err);
       }
-      this.end(e, `refused: ${err.message}`);
+      this.#endShared(e, `refused: ${err.message}`);
     }
   }
 
-  /** End /mcp sessions idle for longer than the limit. */
+  /** End /mcp sessions idle for longer than the limit (with a store: drop idle instances, and end expired records). */
   sweep(now = Date.now()): void {
     for (const e of [...this.#entries.values()]) {
       if (e.transport === 'mcp' && !e.busy && !e.channel && now - e.lastSeen > this.#idleMs) this.end(e, 'idle');
     }
+    this.#store?.sweep(now).catch((err: unknown) => this.#log.warn({ err: (err as Error).message }, 'expired mcp sessions not swept'));
+  }
+
+  /** Ends `e` here and, for a shared session, its record (without waiting: every process then ends its instance). */
+  #endShared(e: SessionEntry, why: string): void {
+    this.end(e, why);
+    if (e.append) this.#store!.end(e.id, why).catch((err: unknown) => this.#log.warn({ session: e.id, err: (err as Error).message }, 'mcp session record not ended'));
   }
 
   count(transport?: SessionTransport): number {

@@ -24,6 +24,10 @@
 // close() ends them (stdio children included). With upstreams, the pin lock beside the manifest
 // (svc.lock.json) is read before the first catalog — a corrupt one fails start-up, LOCK_INVALID —
 // and watched once started, so `fastsvc upstreams accept` applies through the same swap.
+// MCP 2025 sessions on /mcp live in a SessionStore when other processes serve them too — the PostgreSQL
+// provider's (PostgresSessionStore, closed by close()), or the one a worker is handed (opts.sessionStore,
+// closed by its owner) — so any replica or worker answers any request of any session; without either
+// they live in this process alone, as the registry keeps them.
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import express, { type Application, type NextFunction, type Request, type Response } from 'express';
@@ -50,6 +54,9 @@ import { svcTransport } from '../transports/svc-rest.js';
 import { mountMcp } from '../transports/mcp-http.js';
 import { mountWs } from '../transports/ws.js';
 import { SessionRegistry } from '../mcp/sessions.js';
+import { followStore } from '../mcp/shared-sessions.js';
+import type { SessionStore } from '../sessions/session-store.js';
+import { PostgresSessionStore } from '../sessions/postgres-store.js';
 import { TaskEngine } from '../tasks/engine.js';
 import { PostgresTaskStore } from '../tasks/postgres-store.js';
 import { PostgresOAuthProvider } from '../auth/oauth/providers/postgres-provider.js';
@@ -110,6 +117,11 @@ export interface CreateAppOptions {
   generatedToken?: string;
   /** The listening socket's URL (serve() knows it): the base URL when base_url is unset. */
   listenUrl?: string;
+  /**
+   * Where the /mcp 2025 sessions live when other processes serve them too (a worker of `server.workers`: the SQLite
+   * store the workers share). The caller closes it. Absent: the PostgreSQL provider's store, else none (one process).
+   */
+  sessionStore?: SessionStore;
 }
 
 export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: CreateAppOptions = {}): Promise<AppHandle> {
@@ -222,7 +234,13 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
     app.use('/svc/:endpoint', endpointDoor.serve('/svc', svcT.router));
     app.use('/svc', guard('/svc'), svcT.router);
   }
-  sessions = new SessionRegistry({ logger: log, idleMs: cfg.server.mcp_session_idle_ms, maxSessions: cfg.server.mcp_max_sessions });
+  // 2025 sessions live beside the tasks on PostgreSQL, so every replica serves every session; a worker is handed its store.
+  const pgSessions = !opts.sessionStore && oauth?.provider instanceof PostgresOAuthProvider
+    ? new PostgresSessionStore(oauth.provider, { keepEvents: cfg.server.mcp_session_events, onError: (e) => log.warn({ event: 'session.store_error', err: (e as Error).message }, 'an MCP session signal was not delivered') })
+    : undefined;
+  const sessionStore = opts.sessionStore ?? pgSessions;
+  sessions = new SessionRegistry({ logger: log, idleMs: cfg.server.mcp_session_idle_ms, maxSessions: cfg.server.mcp_max_sessions, ...(sessionStore && { store: sessionStore }) });
+  if (sessionStore) followStore(sessions, log);
   // Registered before any session's own change listener: a session its endpoint's door now refuses ends before it hears of the change.
   const unguardSessions = endpointDoor.guardSessions(sessions);
   const rounds = inputRoundsFor(cfg.server, cfg.base_dir);
@@ -301,6 +319,7 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
     },
     async close() {
       sessions.close();
+      await pgSessions?.close();
       tasks.close();
       await lockWatch?.close();
       detachGateway?.();

@@ -13,6 +13,11 @@
 // change after which NAME's door no longer admits a caller ends that caller's 2025 sessions there (and
 // their GET streams: endpoint-door.ts guardSessions) and its 2026-07-28 listen streams there, each
 // with the door's refusal as the listen's JSON-RPC error, before the change is notified on them.
+// With a SessionStore (several processes serve the 2025 sessions), any process answers any request of a
+// session; its GET stream carries the session's outbound stream from the store, in order, each event with
+// its number as the SSE `id:` — from after Last-Event-ID when the GET names one (the events it missed, on
+// whichever process it reached before), else from the newest — one read of the store at a time; its
+// keep-alive moves the session's expiry; DELETE ends the session in the store before it is answered.
 
 import { scopeOf, type RequestScope } from '../core/request-scope.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -36,6 +41,7 @@ import { ResponseSignal } from './response-context.js';
 import { SessionRegistry, type SessionEntry } from '../mcp/sessions.js';
 import type { InputRounds } from '../mcp/input-rounds.js';
 import { PostReply, startSse, writeEvent, type Accepts } from './sse.js';
+import { serial, storeRefusal } from '../mcp/shared-sessions.js';
 import type { EndpointDoor } from './endpoint-door.js';
 
 export interface McpDeps {
@@ -85,17 +91,24 @@ export function mountMcp(app: Application, deps: McpDeps): McpHandle {
   // res.locals.catalog and .endpoint are set by a named endpoint's door; the default endpoint has the snapshot's catalog.
   const catalogOf = (res: express.Response) => (res.locals.catalog as Catalog | undefined) ?? (res.locals.policy as PolicySnapshot | undefined)?.catalog;
   router.post('/', (req, res) => post(req, res, res.locals.principal as Principal, catalogOf(res), res.locals.endpoint as string | undefined));
-  router.get('/', (req, res) => {
-    const t = target(endpoint, req, res, res.locals.principal as Principal, res.locals.endpoint as string | undefined);
-    if (!t) return;
-    if (!accepts(req).sse) return reject(res, new SvcError('INVALID_REQUEST', 'GET /mcp opens an event stream: Accept must include text/event-stream'), 406);
-    openStream(deps.sessions, res, t);
+  router.get('/', (req, res, next) => {
+    target(endpoint, req, res, res.locals.principal as Principal, res.locals.endpoint as string | undefined).then((t) => {
+      if (!t) return;
+      if (!accepts(req).sse) return reject(res, new SvcError('INVALID_REQUEST', 'GET /mcp opens an event stream: Accept must include text/event-stream'), 406);
+      if (t.append) return sharedStream(deps.sessions, res, t, headerView(req)('last-event-id'), log);
+      openStream(deps.sessions, res, t);
+    }).catch(next);
   });
-  router.delete('/', (req, res) => {
-    const t = target(endpoint, req, res, res.locals.principal as Principal, res.locals.endpoint as string | undefined);
-    if (!t) return;
-    deps.sessions.end(t, 'deleted by the client');
-    sendEmpty(res, 204);
+  router.delete('/', (req, res, next) => {
+    target(endpoint, req, res, res.locals.principal as Principal, res.locals.endpoint as string | undefined).then(async (t) => {
+      if (!t) return;
+      try {
+        await deps.sessions.endEverywhere(t, 'deleted by the client');
+      } catch (e) {
+        return reject(res, storeRefusal(e));
+      }
+      sendEmpty(res, 204);
+    }).catch(next);
   });
   router.all('/', (_req, res) => {
     res.setHeader('Allow', 'GET, POST, DELETE');
@@ -113,8 +126,8 @@ export function mountMcp(app: Application, deps: McpDeps): McpHandle {
 }
 
 /** The 2025 session a GET or DELETE names, or undefined with the refusal sent. */
-function target(endpoint: McpEndpoint, req: IncomingMessage, res: ServerResponse, p: Principal, named: string | undefined): SessionEntry | undefined {
-  const t = endpoint.sessionTarget(headerView(req), p, req.method ?? 'GET', named);
+async function target(endpoint: McpEndpoint, req: IncomingMessage, res: ServerResponse, p: Principal, named: string | undefined): Promise<SessionEntry | undefined> {
+  const t = await endpoint.sessionTarget(headerView(req), p, req.method ?? 'GET', named);
   if (t.ok) return t.entry;
   if (t.allow) res.setHeader('Allow', t.allow);
   reject(res, t.error, t.status);
@@ -143,7 +156,7 @@ function postHandler(deps: McpDeps, log: Logger, endpoint: McpEndpoint, listens:
       return reject(res, toSvcError(e, log)); // CANCELLED (the client went away) is logged there as request.aborted
     }
     // Messages a call sends that its own stream can no longer carry go to its 2025 session's standing stream, if any.
-    const reply = new PostReply(res, accept, (m) => (x.session ? SessionRegistry.send(x.session, m) : false));
+    const reply = new PostReply(res, accept, (m) => (x.session ? SessionRegistry.relay(x.session, m) : false));
     const x: Exchange = {
       principal: p, catalog: pinned ?? deps.runtime.current(named), scope: scopeFor(deps, req), headers: headerView(req),
       signal: new ResponseSignal(res, streamClosed), reply: reply.sink, ...(named && { endpoint: named }),
@@ -202,6 +215,43 @@ function openStream(sessions: SessionRegistry, res: ServerResponse, e: SessionEn
     clearInterval(timer);
     sessions.detach(e, channel);
   });
+}
+
+/**
+ * GET /mcp of a shared session: its outbound stream in the store, from after Last-Event-ID (a number) or else from the
+ * newest message, each event with its number as its id; this process's instance holds the stream (one per session here:
+ * a new GET replaces it), so it is the one that speaks the session's own notifications.
+ */
+async function sharedStream(sessions: SessionRegistry, res: ServerResponse, e: SessionEntry, lastEventId: string | undefined, log: Logger): Promise<void> {
+  const store = sessions.store!;
+  const id = e.id;
+  startSse(res, id);
+  let last: number;
+  try {
+    last = lastEventId !== undefined && /^\d{1,15}$/.test(lastEventId) ? Number(lastEventId) : await store.head(id);
+  } catch (err) {
+    log.warn({ session: id, err: (err as Error).message }, 'mcp session stream not opened');
+    return void res.end();
+  }
+  if (res.destroyed || e.session.closed) return void res.end();
+  const drain = serial(async () => {
+    for (const ev of await store.since(id, last)) {
+      if (ev.seq <= last) continue;
+      if (!writeEvent(res, ev.msg as JsonRpcMessage, ev.seq)) return;
+      last = ev.seq;
+    }
+  }, (err) => log.warn({ session: id, err: (err as Error).message }, 'mcp session stream not read'));
+  const timer = setInterval(() => {
+    res.write(': keep-alive\n\n');
+    store.touch(id, Date.now() + sessions.idleMs).catch((err: unknown) => log.warn({ session: id, err: (err as Error).message }, 'mcp session expiry not moved'));
+  }, KEEPALIVE_MS).unref();
+  const channel = { send: e.append!, end: () => res.end(), wake: drain };
+  sessions.attach(e, channel);
+  res.on('close', () => {
+    clearInterval(timer);
+    sessions.detach(e, channel);
+  });
+  drain();
 }
 
 function headerView(req: IncomingMessage): HeaderView {

@@ -1,7 +1,8 @@
 // Server-sent events for /mcp: the answer to one POST (JSON until the call sends
 // something first, then an SSE stream) and the session's standalone GET stream.
 // Guarantees: nothing is written to a response that has ended or was destroyed;
-// every event is one `event: message` frame holding one JSON-RPC message; an answer that
+// every event is one `event: message` frame holding one JSON-RPC message (with its `id:` when it has a
+// number: a shared session's GET stream); an answer that
 // is still plain JSON goes out with the status its caller gives it.
 
 import type { ServerResponse } from 'node:http';
@@ -68,8 +69,8 @@ export function startSse(res: ServerResponse, sessionId?: string): void {
   res.flushHeaders();
 }
 
-export function writeEvent(res: ServerResponse, m: JsonRpcMessage): boolean {
+export function writeEvent(res: ServerResponse, m: JsonRpcMessage, id?: number): boolean {
   if (res.writableEnded || res.destroyed) return false;
-  res.write(`event: message\ndata: ${JSON.stringify(m)}\n\n`);
+  res.write(id === undefined ? `event: message\ndata: ${JSON.stringify(m)}\n\n` : `id: ${id}\nevent: message\ndata: ${JSON.stringify(m)}\n\n`);
   return true;
 }

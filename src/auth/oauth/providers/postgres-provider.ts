@@ -11,7 +11,8 @@
 // telling listening(false) then listening(true)); a query that fails for want of the
 // database, or exceeds statement_timeout, rejects with STORE_UNAVAILABLE, never hangs.
 // The same pool and LISTEN connection serve the PostgreSQL task store (query(),
-// onTaskCancel(), onTaskChange()) and shared quotas (transaction()).
+// onTaskCancel(), onTaskChange()), shared quotas (transaction()) and MCP 2025 sessions
+// (src/sessions/postgres-store.ts: onSessionSignal(), onListening()).
 
 import type pg from 'pg';
 import { lazyRequire } from '../../../util/lazy-require.js';
@@ -53,6 +54,29 @@ const MIGRATIONS: readonly string[] = [
      window_end BIGINT NOT NULL,
      count      INTEGER NOT NULL
    );`,
+  // MCP 2025 sessions (src/sessions/postgres-store.ts): one row per session (the record as JSON, the number
+  // its next outbound message gets), its kept outbound messages, and signals too big for a NOTIFY payload.
+  `CREATE TABLE fastsvc_sessions (
+     id         TEXT PRIMARY KEY,
+     owner      TEXT NOT NULL,
+     record     TEXT NOT NULL,
+     expires_at BIGINT NOT NULL,
+     next_seq   BIGINT NOT NULL DEFAULT 1
+   );
+   CREATE INDEX fastsvc_sessions_expiry ON fastsvc_sessions (expires_at);
+   CREATE TABLE fastsvc_session_events (
+     session_id TEXT NOT NULL REFERENCES fastsvc_sessions (id) ON DELETE CASCADE,
+     seq        BIGINT NOT NULL,
+     payload    TEXT NOT NULL,
+     PRIMARY KEY (session_id, seq)
+   );
+   CREATE TABLE fastsvc_session_signals (
+     id         BIGSERIAL PRIMARY KEY,
+     session_id TEXT NOT NULL,
+     payload    TEXT NOT NULL,
+     created_at BIGINT NOT NULL
+   );
+   CREATE INDEX fastsvc_session_signals_session ON fastsvc_session_signals (session_id);`,
 ];
 
 /** pg_advisory_xact_lock key for migrations ("fastsvc1" as an int8). */
@@ -62,6 +86,8 @@ export const REVOKED_CHANNEL = 'fastsvc_oauth_revoked';
 export const TASK_CANCEL_CHANNEL = 'fastsvc_task_cancel';
 /** Payload: `TASK_ID` of a task whose stored record changed; replicas following it read it again. */
 export const TASK_CHANGE_CHANNEL = 'fastsvc_task_change';
+/** Payload: a session signal as JSON (src/sessions/postgres-store.ts). */
+export const SESSION_CHANNEL = 'fastsvc_session';
 const RECONNECT_MS = 500;
 
 export interface PostgresOAuthProviderOptions {
@@ -89,6 +115,8 @@ export class PostgresOAuthProvider implements OAuthProvider {
   readonly #watchers: StoreEvents[] = [];
   readonly #taskCancels: ((id: string, by: string) => void)[] = [];
   readonly #taskChanges: ((id: string) => void)[] = [];
+  readonly #sessionSignals: ((payload: string) => void)[] = [];
+  readonly #listeningFns: ((up: boolean) => void)[] = [];
   #listener: pg.Client | undefined;
   #listening = false;
   #closed = false;
@@ -228,6 +256,16 @@ export class PostgresOAuthProvider implements OAuthProvider {
     this.#taskChanges.push(fn);
   }
 
+  /** Called with the payload of each notification on SESSION_CHANNEL, in the order they were committed. */
+  onSessionSignal(fn: (payload: string) => void): void {
+    this.#sessionSignals.push(fn);
+  }
+
+  /** Called when the LISTEN connection goes down (false) or is back (true), as watch()'s listening. */
+  onListening(fn: (up: boolean) => void): void {
+    this.#listeningFns.push(fn);
+  }
+
   watch(events: StoreEvents): void {
     this.#watchers.push(events);
   }
@@ -298,10 +336,11 @@ export class PostgresOAuthProvider implements OAuthProvider {
         for (const fn of this.#taskCancels) fn(n.payload.slice(0, cut), n.payload.slice(cut + 1));
       }
       if (n.channel === TASK_CHANGE_CHANNEL && n.payload) for (const fn of this.#taskChanges) fn(n.payload);
+      if (n.channel === SESSION_CHANNEL && n.payload) for (const fn of this.#sessionSignals) fn(n.payload);
     });
     try {
       await c.connect();
-      await c.query(`LISTEN ${REVOKED_CHANNEL}; LISTEN ${TASK_CANCEL_CHANNEL}; LISTEN ${TASK_CHANGE_CHANNEL}`);
+      await c.query(`LISTEN ${REVOKED_CHANNEL}; LISTEN ${TASK_CANCEL_CHANNEL}; LISTEN ${TASK_CHANGE_CHANNEL}; LISTEN ${SESSION_CHANNEL}`);
     } catch (e) {
       lost = true;
       await c.end().catch(() => undefined);
@@ -325,6 +364,7 @@ export class PostgresOAuthProvider implements OAuthProvider {
     if (this.#listening === up) return;
     this.#listening = up;
     for (const w of this.#watchers) w.listening(up);
+    for (const fn of this.#listeningFns) fn(up);
   }
 }
 
