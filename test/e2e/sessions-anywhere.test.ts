@@ -96,6 +96,9 @@ interface Front {
   recorder(): Recorder;
   /** Who answered a Python exchange, from what the script saw (undefined: it cannot tell). */
   pythonReplica(e: { upstream: string }): string | undefined;
+  /** The processes serving now, and the one `replica` names. */
+  pids(): number[];
+  pidOf(replica: string): number;
   /** SIGKILL to the process `replica` names; resolves once it is gone. */
   kill9(replica: string): Promise<void>;
   /** nginx's 4xx and 5xx answers (none without nginx: the clients count theirs). */
@@ -155,6 +158,8 @@ async function replicasBehindNginx(upstream: string): Promise<Front> {
     url: publicUrl,
     recorder: () => recorder((input, init) => fetch(input, init), (res) => byUpstream(res.headers.get('x-upstream'))),
     pythonReplica: (e) => byUpstream(e.upstream),
+    pids: () => replicas.filter((r) => r.proc.exitCode === null && r.proc.signalCode === null).map((r) => r.proc.pid!),
+    pidOf: (replica) => replicas['ABC'.indexOf(replica)]!.proc.pid!,
     async kill9(replica) {
       const r = replicas['ABC'.indexOf(replica)]!;
       r.proc.kill('SIGKILL');
@@ -182,12 +187,18 @@ function childrenOf(pid: number): number[] {
   });
 }
 
-/** The inode of the server side of the loopback TCP connection serverPort ↔ clientPort, if it is open. */
-function serverSocketInode(serverPort: number, clientPort: number): string | undefined {
+/** Which of `pids` holds the open loopback TCP socket from localPort to remotePort (/proc/net/tcp, /proc/PID/fd). */
+function socketOwner(pids: number[], localPort: number, remotePort: number): number | undefined {
   const hex = (n: number) => n.toString(16).toUpperCase().padStart(4, '0');
-  for (const line of readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)) {
-    const f = line.trim().split(/\s+/);
-    if (f[1]?.endsWith(`:${hex(serverPort)}`) && f[2]?.endsWith(`:${hex(clientPort)}`)) return f[9];
+  const line = readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1).map((l) => l.trim().split(/\s+/))
+    .find((f) => f[1]?.endsWith(`:${hex(localPort)}`) && f[2]?.endsWith(`:${hex(remotePort)}`));
+  if (!line) return undefined;
+  for (const pid of pids) {
+    try {
+      if (readdirSync(`/proc/${pid}/fd`).some((fd) => readlinkSync(`/proc/${pid}/fd/${fd}`) === `socket:[${line[9]}]`)) return pid;
+    } catch {
+      // a process that just ended
+    }
   }
   return undefined;
 }
@@ -200,16 +211,8 @@ async function twoWorkers(upstream: string): Promise<Front> {
   const primary = served.proc.pid!;
   /** The worker whose descriptors hold the server side of the connection from clientPort (the primary may hand it over first). */
   const workerOf = (clientPort: number) => waitFor(() => {
-    const inode = serverSocketInode(port, clientPort);
-    if (!inode) return undefined;
-    for (const pid of childrenOf(primary)) {
-      try {
-        if (readdirSync(`/proc/${pid}/fd`).some((fd) => readlinkSync(`/proc/${pid}/fd/${fd}`) === `socket:[${inode}]`)) return `worker ${pid}`;
-      } catch {
-        // a worker that just ended
-      }
-    }
-    return undefined;
+    const pid = socketOwner(childrenOf(primary), port, clientPort);
+    return pid === undefined ? undefined : `worker ${pid}`;
   }, `the worker holding the connection from port ${clientPort}`);
   const base = buildConnector({});
   /** A connection of its own for this request (no keep-alive), reported once a worker holds it. */
@@ -230,6 +233,8 @@ async function twoWorkers(upstream: string): Promise<Front> {
     url: publicUrl,
     recorder: () => recorder(send, () => undefined),
     pythonReplica: () => undefined,
+    pids: () => childrenOf(primary),
+    pidOf: (replica) => Number(replica.replace('worker ', '')),
     async kill9(replica) {
       const pid = Number(replica.replace('worker ', ''));
       process.kill(pid, 'SIGKILL');
@@ -349,10 +354,21 @@ for (const topology of TOPOLOGIES) {
     let pidfiles = 0;
     const pidfile = () => join(dir, `sleep-${++pidfiles}.pid`);
     const clientErrors: string[] = [];
+    /** The processes subscribed to the note upstream now (subscribes less unsubscribes), by pid. */
+    const watching = new Map<number, number>();
+    /** Resolves once `pid` is subscribed to the note upstream: from then on an update reaches it. */
+    const watches = (pid: number) => waitFor(() => ((watching.get(pid) ?? 0) > 0 ? true : undefined), `process ${pid} subscribed to ${NOTE} upstream`);
 
     before(async function () {
       this.timeout(120_000);
-      up = await startFeatureUpstream();
+      up = await startFeatureUpstream({
+        peek(req, body) {
+          if (body.params?.uri !== NOTE || (body.method !== 'resources/subscribe' && body.method !== 'resources/unsubscribe')) return;
+          const pid = socketOwner(front.pids(), req.socket.remotePort!, req.socket.localPort!);
+          assert.ok(pid, `no serving process sent ${body.method}`);
+          watching.set(pid, (watching.get(pid) ?? 0) + (body.method === 'resources/subscribe' ? 1 : -1));
+        },
+      });
       front = await topology.start(up.url);
     });
     after(async () => {
@@ -390,6 +406,7 @@ for (const topology of TOPOLOGIES) {
           const subscribe = last(c.rec.exchanges, (e) => e.rpc === 'resources/subscribe')!;
           assert.equal(subscribe.status, 200);
           assert.notEqual(subscribe.replica, holder, 'the subscribe reached another process than the GET stream\'s');
+          await watches(front.pidOf(holder));
           await up.update();
           await waitFor(() => (c.updates.length >= 1 ? true : undefined), 'the first update');
           await up.update();
@@ -429,7 +446,8 @@ for (const topology of TOPOLOGIES) {
       });
     }
 
-    it('the Python mcp client lists, calls, answers the elicitation, hears each update once and cancels', async () => {
+    // Mocha runs a suite's own tests before its child suites: each part below is a child suite, so they run in this order.
+    describe('the Python mcp client', () => it('lists, calls, answers the elicitation, hears each update once and cancels', async () => {
       const python = await pythonMcp();
       const file = pidfile();
       const child = spawn(python, [PY_CLIENT, `${front.url}/mcp`, TOKEN, file], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -440,9 +458,15 @@ for (const topology of TOPOLOGIES) {
       for await (const line of createInterface({ input: child.stdout })) {
         const step = JSON.parse(line) as Record<string, unknown>;
         steps.push(step);
+        if (step.step === 'subscribed') {
+          // The GET stream's process, or (when it cannot be told) every process, subscribed to the note upstream.
+          const holder = front.pythonReplica(step as { upstream: string });
+          for (const pid of holder ? [front.pidOf(holder)] : front.pids()) await watches(pid);
+        }
         if (step.step === 'subscribed' || (step.step === 'updated' && step.count === 1)) await up.update();
       }
-      assert.equal(await exited, 0, stderr.slice(-3000));
+      const stuck = stderr.split('\n').find((l) => l.startsWith('{"step": "stuck"'));
+      assert.equal(await exited, 0, `${stuck ?? stderr.slice(-3000)}\nsteps: ${JSON.stringify(steps)}`);
       const updated = steps.filter((s) => s.step === 'updated');
       assert.deepEqual(updated.at(-1), { step: 'updated', count: 2, uris: [NOTE, NOTE] }, 'each update heard once');
       const cancelled = steps.find((s) => s.step === 'cancelled') as { pid: number };
@@ -457,13 +481,14 @@ for (const topology of TOPOLOGIES) {
       assert.ok(done.served.every((e) => e.status < 300), JSON.stringify(done.served));
       const replicas = new Set(done.served.map((e) => front.pythonReplica(e)).filter((r) => r !== undefined));
       if (topology.start === replicasBehindNginx) assert.ok(replicas.size >= 2, `the session's requests went to ${[...replicas].join(', ')}`);
-    });
+    }));
 
-    it('kill -9 of the process holding the SDK 1.x client\'s GET stream: the stream resumes on another with Last-Event-ID and carries an update made after the kill', async () => {
+    describe('kill -9', () => it('of the process holding the SDK 1.x client\'s GET stream: the stream resumes on another with Last-Event-ID and carries an update made after the kill', async () => {
       const c = await SDK_DRIVERS['MCP SDK 1.x'](front, 'killed');
       try {
         const first = await getStream(c.rec);
         await c.subscribe(NOTE);
+        await watches(front.pidOf(first.replica));
         await up.update();
         await waitFor(() => (c.updates.length >= 1 ? true : undefined), 'an update before the kill');
         const seen = c.rec.exchanges.length;
@@ -471,22 +496,23 @@ for (const topology of TOPOLOGIES) {
         const resumed = await getStream(c.rec, seen);
         assert.notEqual(resumed.replica, first.replica);
         assert.ok(resumed.lastEventId, 'the GET stream resumed with Last-Event-ID');
+        await watches(front.pidOf(resumed.replica));
         await up.update();
         await waitFor(() => (c.updates.length >= 2 ? true : undefined), 'the update made after the kill');
         assert.equal(await c.call(LISTED, {}), NOTES);
         await c.ping();
-        assert.deepEqual(c.updates, [NOTE, NOTE]);
+        assert.deepEqual(c.updates, [NOTE, NOTE], JSON.stringify(c.rec.exchanges));
         const cut = c.rec.errors.filter((e) => /SSE stream disconnected/.test(e));
         assert.ok(cut.length <= 1, c.rec.errors.join('\n'));
         assert.deepEqual(c.rec.errors.filter((e) => !cut.includes(e)), [], 'no failed request but the killed stream');
       } finally {
         await c.close();
       }
-    });
+    }));
 
-    it('no failed request overall: no client error, no 4xx or 5xx from the proxy', () => {
+    describe('overall', () => it('no failed request: no client error, no 4xx or 5xx from the proxy', () => {
       assert.deepEqual(clientErrors, []);
       assert.deepEqual(front.failures(), []);
-    });
+    }));
   });
 }
