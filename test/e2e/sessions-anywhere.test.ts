@@ -88,6 +88,8 @@ interface Recorder {
   fetch: typeof fetch;
   exchanges: Exchange[];
   errors: string[];
+  /** Set when the client ends its session: what fails after (its GET stream's reconnection, aborted) is no failed request. */
+  closing: boolean;
 }
 
 /** The processes in front of the clients, one way or the other. */
@@ -116,22 +118,24 @@ const lastEventIdOf = (init: RequestInit | undefined) => new Headers(init?.heade
 function recorder(send: (input: string | URL | Request, init: RequestInit | undefined, answered: (replica: string) => void) => Promise<Response>, replicaOf: (res: Response) => string | undefined): Recorder {
   const exchanges: Exchange[] = [];
   const errors: string[] = [];
-  return {
+  const rec: Recorder = {
     exchanges,
     errors,
+    closing: false,
     fetch: async (input, init) => {
       let replica = '?';
       try {
         const res = await send(input, init, (r) => (replica = r));
         exchanges.push({ method: init?.method ?? 'GET', rpc: rpcOf(init), status: res.status, replica: replicaOf(res) ?? replica, lastEventId: lastEventIdOf(init) });
-        if (res.status >= 400) errors.push(`${init?.method ?? 'GET'} ${rpcOf(init)} ${res.status}`);
+        if (res.status >= 400 && !rec.closing) errors.push(`${init?.method ?? 'GET'} ${rpcOf(init)} ${res.status}`);
         return res;
       } catch (e) {
-        errors.push(`${init?.method ?? 'GET'} failed: ${(e as Error).message}`);
+        if (!rec.closing) errors.push(`${init?.method ?? 'GET'} failed: ${(e as Error).message}`);
         throw e;
       }
     },
   };
+  return rec;
 }
 
 /** Three replicas on one PostgreSQL behind nginx (round robin, no affinity). */
@@ -278,7 +282,7 @@ const SDK_DRIVERS = {
       asked.push(req.params.message);
       return { action: 'accept', content: { answer } };
     });
-    client.onerror = (e) => void rec.errors.push(`onerror: ${e.message}`);
+    client.onerror = (e) => void (rec.closing || rec.errors.push(`onerror: ${e.message}`));
     await client.connect(transport);
     return {
       rec, updates, asked,
@@ -291,6 +295,7 @@ const SDK_DRIVERS = {
       subscribe: async (uri) => void (await client.subscribeResource({ uri })),
       ping: async () => void (await client.ping()),
       async close() {
+        rec.closing = true;
         await transport.terminateSession();
         await client.close();
       },
@@ -311,7 +316,7 @@ const SDK_DRIVERS = {
       asked.push((req.params as { message: string }).message);
       return { action: 'accept', content: { answer } };
     });
-    client.onerror = (e) => void rec.errors.push(`onerror: ${e.message}`);
+    client.onerror = (e) => void (rec.closing || rec.errors.push(`onerror: ${e.message}`));
     await client.connect(transport);
     return {
       rec, updates, asked,
@@ -324,6 +329,7 @@ const SDK_DRIVERS = {
       subscribe: async (uri) => void (await client.subscribeResource({ uri })),
       ping: async () => void (await client.ping()),
       async close() {
+        rec.closing = true;
         await transport.terminateSession();
         await client.close();
       },
