@@ -25,13 +25,14 @@ export interface LoadedManifest extends Assembled {
 }
 
 /** The manifest checked as serve checks it, with the command's --allow-unset-env; `offline`: a document at a URL is not fetched. */
-export function checkWithFlags(file: string, v: Values, opts: { offline?: boolean } = {}): Checked {
+export function checkWithFlags(file: string, v: Values, opts: { offline?: boolean; text?: string } = {}): Checked {
   return checkManifest(file, process.env, { allowUnsetEnv: v['allow-unset-env'] === true, ...opts });
 }
 
 /** The manifest loaded (`how`) and given to `use`; or its problems printed, and undefined. */
-export async function loadOrPrint<T>(file: string, v: Values, how: 'serve' | 'probe' | 'policy', use: (m: LoadedManifest) => T | Promise<T>): Promise<T | undefined> {
-  const checked = checkWithFlags(file, v);
+/** `text`: the manifest's bytes, already read (a worker's: its primary read them); default: the file, read now. */
+export async function loadOrPrint<T>(file: string, v: Values, how: 'serve' | 'probe' | 'policy', use: (m: LoadedManifest) => T | Promise<T>, text?: string): Promise<T | undefined> {
+  const checked = checkWithFlags(file, v, text === undefined ? {} : { text });
   try {
     if (!checked.plan) throw new ManifestError(checked.problems);
     if (checked.unsetEnv.length) process.stderr.write(unsetEnvNote(file, checked.unsetEnv, 'read') + '\n');

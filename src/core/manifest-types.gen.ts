@@ -220,6 +220,10 @@ export interface ServerSettings {
    */
   mcp_max_sessions?: number;
   /**
+   * Processes serving this manifest on one port (node:cluster): an integer, or auto for one per core (os.availableParallelism()). With more than 1, `svc serve` is a primary that forks the workers and serves no HTTP itself; they share OAuth state, tasks and request quotas through the OAuth provider's store (PostgreSQL, the sqlite file, or for the memory provider a SQLite file in a private temporary folder removed at exit), a reload is applied by all of them or none, /metrics answers the sum of all and audit lines go to the one sink. A worker that dies is replaced. 1: one process, as without this field.
+   */
+  workers?: number | 'auto';
+  /**
    * When an MCP 2025 session is shared by several processes (replicas on PostgreSQL, server.workers), how many of its newest GET-stream messages are kept so a client reconnecting with Last-Event-ID on any process is replayed what it missed; an older one is gone.
    */
   mcp_session_events?: number;

@@ -62,6 +62,8 @@ export interface Source {
 export interface SourceOptions {
   /** An unset ${VAR} without a default becomes `unset:VAR` instead of an ENV_UNSET problem. */
   allowUnsetEnv?: boolean;
+  /** The manifest's bytes, already read (a worker's reload: the primary read them once for every worker); the file is then not read. */
+  text?: string;
 }
 
 /** Largest manifest read: a larger file, or one that is not a regular file (a pipe, a device), is FILE_UNREADABLE unread. */
@@ -69,6 +71,7 @@ export const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
 
 export function readSource(file: string, env: NodeJS.ProcessEnv, opts: SourceOptions = {}): Source {
   let text: string;
+  if (opts.text !== undefined) return parseSource(file, opts.text, env, opts);
   try {
     text = readBoundedSync(file, MAX_MANIFEST_BYTES).toString('utf8');
   } catch (e) {

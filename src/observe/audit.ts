@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import type { Principal } from '../core/types.js';
 import type { AuditConfig } from '../core/manifest-types.gen.js';
-import { fileSink, stderrSink } from './audit-sink.js';
+import { fileSink, stderrSink, type AuditSink } from './audit-sink.js';
 import type { RequestScope } from '../core/request-scope.js';
 import { traceIdOf } from './tracing.js';
 
@@ -61,9 +61,10 @@ export function hashId(id: string): string {
   return createHash('sha256').update(id).digest('hex').slice(0, 16);
 }
 
-export function createAudit(cfg: AuditConfig | undefined): Audit {
+/** `sink`: where the lines go instead of cfg.to (a worker's: its primary, which writes them to the one sink). */
+export function createAudit(cfg: AuditConfig | undefined, to?: AuditSink): Audit {
   if (!cfg) return NO_AUDIT;
-  const sink = typeof cfg.to === 'object' ? fileSink(cfg.to.file, cfg.fsync === 'always') : stderrSink();
+  const sink = to ?? auditSinkOf(cfg);
   return {
     enabled: true,
     allows: cfg.allow !== false,
@@ -168,4 +169,9 @@ function isoNow(): string {
     lastIso = `${secondPrefix}${frac < 10 ? '00' : frac < 100 ? '0' : ''}${frac}Z`;
   }
   return lastIso;
+}
+
+/** The sink `audit.to` names: a file (written and fsynced per line with fsync: always) or stderr. */
+export function auditSinkOf(cfg: AuditConfig | undefined): AuditSink {
+  return typeof cfg?.to === 'object' ? fileSink(cfg.to.file, cfg.fsync === 'always') : stderrSink();
 }

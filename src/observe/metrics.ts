@@ -167,6 +167,12 @@ export class Metrics {
     return { body: await registry.metrics(), contentType: registry.contentType };
   }
 
+  /** The same metrics as prom-client's JSON (getMetricsAsJSON), which AggregatorRegistry.aggregate sums across workers (workers.ts). */
+  async json(): Promise<unknown[]> {
+    const registry = (this.#registry ??= this.#makeRegistry());
+    return registry.getMetricsAsJSON();
+  }
+
   /** The Registry, at the first scrape: prom-client's default metrics start collecting then. */
   #makeRegistry(): Registry {
     const { Gauge, Registry, collectDefaultMetrics } = loadProm();
@@ -176,7 +182,7 @@ export class Metrics {
     for (const m of [this.#calls, this.#duration, this.#authFailures, this.#tokens, this.#reloads, this.#upCalls, this.#upDuration]) registry.registerMetric(m as never);
     const self = this;
     const src = this.#src;
-    new Gauge({ name: 'fastsvc_config_info', help: 'The manifest being served: 1, labelled with its sha256.', labelNames: ['config_hash'], registers, collect() { this.reset(); this.set({ config_hash: self.#configHash }, 1); } });
+    new Gauge({ name: 'fastsvc_config_info', help: 'The manifest being served: 1, labelled with its sha256.', labelNames: ['config_hash'], registers, aggregator: 'max', collect() { this.reset(); this.set({ config_hash: self.#configHash }, 1); } });
     new Gauge({ name: 'fastsvc_calls_in_flight', help: 'Capability calls running now.', registers, collect() { this.set(self.#running); } });
     new Gauge({
       name: 'fastsvc_open_sessions', help: 'Open MCP sessions: transport="mcp" (Streamable HTTP sessions) and transport="ws" (WebSocket sockets).', labelNames: ['transport'], registers,

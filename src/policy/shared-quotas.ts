@@ -16,8 +16,8 @@ export interface QuotaDb {
   transaction<T>(fn: (q: <R extends Record<string, unknown>>(text: string, values?: unknown[]) => Promise<{ rows: R[] }>) => Promise<T>): Promise<T>;
 }
 
-type Row = { key: string; window_end: string; count: number };
-type Counted = { key: string; requests: number; window: number; label: string };
+export type Row = { key: string; window_end: string | number; count: number };
+export type Counted = { key: string; requests: number; window: number; label: string };
 
 export class SharedQuotas implements QuotaCounter {
   readonly #db: QuotaDb;
@@ -61,18 +61,19 @@ export class SharedQuotas implements QuotaCounter {
 }
 
 /** Only the concurrency part of each limit (counted here). */
-function concurrency(items: readonly QuotaItem[]): QuotaItem[] {
+export function concurrency(items: readonly QuotaItem[]): QuotaItem[] {
   return items.filter((i) => i.limit.concurrent !== undefined).map((i) => ({ ...i, limit: { concurrent: i.limit.concurrent } }));
 }
 
 /** Only the request part of each limit (counted in the database), one per key, in key order. */
-function requestItems(items: readonly QuotaItem[]): Counted[] {
+export function requestItems(items: readonly QuotaItem[]): Counted[] {
   const out = items.filter((i) => i.limit.requests !== undefined)
     .map((i) => ({ key: i.key, requests: i.limit.requests!, window: i.limit.window_ms ?? DEFAULT_WINDOW_MS, label: i.label }));
   return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
-function waitFor(c: Counted, r: Row | undefined, now: number): number {
+/** How long `c` must wait given its row (0: it may take one request now). */
+export function waitFor(c: Counted, r: Row | undefined, now: number): number {
   if (!r || Number(r.window_end) <= now) return 0;
   return r.count >= c.requests ? Math.max(1, Number(r.window_end) - now) : 0;
 }

@@ -61,6 +61,9 @@ import { TaskEngine } from '../tasks/engine.js';
 import { PostgresTaskStore } from '../tasks/postgres-store.js';
 import { PostgresOAuthProvider } from '../auth/oauth/providers/postgres-provider.js';
 import { SharedQuotas } from '../policy/shared-quotas.js';
+import type { QuotaCounter } from '../policy/quotas.js';
+import type { SharedTaskStore } from '../tasks/task-store.js';
+import type { AuditSink } from '../observe/audit-sink.js';
 import { inputRoundsFor } from '../mcp/input-rounds.js';
 import { errorHandler, sendError } from '../transports/http-errors.js';
 import { corsHandler } from '../http/cors.js';
@@ -117,11 +120,27 @@ export interface CreateAppOptions {
   generatedToken?: string;
   /** The listening socket's URL (serve() knows it): the base URL when base_url is unset. */
   listenUrl?: string;
+  /** This app is one worker of `server.workers` (worker-link.ts builds these): what it shares with the others. */
+  worker?: WorkerParts;
   /**
    * Where the /mcp 2025 sessions live when other processes serve them too (a worker of `server.workers`: the SQLite
    * store the workers share). The caller closes it. Absent: the PostgreSQL provider's store, else none (one process).
    */
   sessionStore?: SessionStore;
+}
+
+/** What a worker of `server.workers` shares with the others, through its primary and the SQLite file they share. */
+export interface WorkerParts {
+  /** Tasks any worker reads and cancels (absent when the OAuth provider is PostgreSQL: its task store then). */
+  tasks?: SharedTaskStore;
+  /** Request quotas counted once across the workers (absent when the OAuth provider is PostgreSQL: SharedQuotas then). */
+  quotas?: QuotaCounter;
+  /** The /metrics answer: every worker's metrics summed (the primary asks them all). */
+  metrics(): Promise<{ body: string; contentType: string }>;
+  /** Where audit lines go (the primary's one sink); absent: audit.to itself (a file with fsync: always, appended by each worker). */
+  auditSink?: AuditSink;
+  /** Told which worker answered: set as the `fastsvc-worker` header (its pid) on every response. */
+  id: string;
 }
 
 export async function createApp(svc: FastSvc, config: SvcServerConfig, opts: CreateAppOptions = {}): Promise<AppHandle> {
@@ -157,7 +176,7 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
     sessions: (t) => sessions?.count(t) ?? 0, tasks: () => tasks.counts().running, ...(upstreams && { upstreams: () => upstreams.status() }),
   }, cfg.config_hash) : undefined;
   if (metrics && upstreams) upstreams.observe((name, method, seconds, outcome) => metrics.upstreamCall(name, method, seconds, outcome));
-  const observer = new Observer(createAudit(cfg.audit), metrics);
+  const observer = new Observer(createAudit(cfg.audit, opts.worker?.auditSink), metrics);
   // The pin lock beside the manifest (none for an app built in code: a pinned upstream then serves nothing), read before the first catalog.
   const lockFile = gw && cfg.manifest_path ? gw.parts.lockPathFor(cfg.manifest_path) : undefined;
   const lockRead = gw && lockFile ? gw.parts.readLockFile(lockFile) : {};
@@ -183,9 +202,10 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
   // The named endpoints as protected resources (RFC 9728, RFC 8707 audiences), read from the live policy.
   const endpointRes = endpointResources(new URL(baseUrl()).origin, cfg.routes.protected, () => store.current().catalog.endpoints?.keys());
   const oauth = await oauthServerFromConfig(cfg, { baseUrl: baseUrl(), logger: log, name: svc.name, caller, observer, endpoints: endpointRes });
-  // limits.shared: request quotas counted in the OAuth provider's database, across replicas.
-  if (svc.limits?.shared && !(oauth?.provider instanceof PostgresOAuthProvider)) throw new SvcError('OAUTH_CONFIG', 'limits.shared needs oauth.provider.type postgres', { path: '/limits/shared' });
-  const quotas = svc.limits?.shared && oauth?.provider instanceof PostgresOAuthProvider ? new SharedQuotas(oauth.provider) : undefined;
+  // limits.shared: request quotas counted in the OAuth provider's database, across replicas; workers always share theirs.
+  const onPostgres = oauth?.provider instanceof PostgresOAuthProvider;
+  if (svc.limits?.shared && !onPostgres && !opts.worker) throw new SvcError('OAUTH_CONFIG', 'limits.shared needs oauth.provider.type postgres', { path: '/limits/shared' });
+  const quotas = (svc.limits?.shared || opts.worker) && oauth?.provider instanceof PostgresOAuthProvider ? new SharedQuotas(oauth.provider) : opts.worker?.quotas;
   const runtime = new Runtime(store, { inlineLimit: cfg.server.inline_limit, logger: log, observer, ...(quotas && { quotas }) });
   let external;
   try {
@@ -221,10 +241,10 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
   // The transports first: the hot paths match after one layer. Their paths never
   // overlap the OAuth engine's, which handles only its own paths.
   const bodyLimit = parseByteSize(cfg.server.body_limit);
-  // Tasks live beside the OAuth state on PostgreSQL, so every replica reads and cancels them.
+  // Tasks live beside the OAuth state on PostgreSQL, so every replica reads and cancels them; workers share theirs otherwise.
   const taskStore = oauth?.provider instanceof PostgresOAuthProvider
     ? new PostgresTaskStore(oauth.provider, (e) => log.warn({ event: 'task.store_error', err: (e as Error).message }, 'a task change was not saved to PostgreSQL'))
-    : undefined;
+    : opts.worker?.tasks;
   const tasks: TaskEngine = new TaskEngine({
     runtime, logger: log, observer, ...(taskStore && { store: taskStore }), ttlMs: cfg.server.task_ttl_ms, pollIntervalMs: cfg.server.task_poll_interval_ms,
     maxRunning: cfg.server.task_max_running, maxRunningPerPrincipal: cfg.server.task_max_running_per_principal,
@@ -269,7 +289,7 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
   }
   if (metrics) {
     app.get('/metrics', guard('/metrics'), (_req, res, next) => {
-      metrics.text().then(({ body, contentType }) => res.type(contentType).set('cache-control', 'no-store').send(body), next);
+      (opts.worker?.metrics() ?? metrics.text()).then(({ body, contentType }) => res.type(contentType).set('cache-control', 'no-store').send(body), next);
     });
   }
 
@@ -291,7 +311,9 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
   const directMcp = (req: IncomingMessage, res: ServerResponse) => direct('/mcp', req, res, (p, snap) => mcp!.post(req, res, p, snap.catalog));
   const directTool = (req: IncomingMessage, res: ServerResponse, name: string) => direct('/svc', req, res, (p, snap) => svcT!.callTool(req, res, p, name, snap.catalog));
   const TOOLS = '/svc/tools/';
+  const workerId = opts.worker?.id;
   const handler = (req: IncomingMessage, res: ServerResponse) => {
+    if (workerId) res.setHeader('fastsvc-worker', workerId);
     const url = req.url ?? '';
     if (req.method === 'POST' && !door.refuse(req)) {
       // A POST is never a preflight: cors only adds its headers (the Express layer does the same).

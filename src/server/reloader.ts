@@ -21,6 +21,9 @@
 //   writes; nothing here depends on the HTTP layer.
 // - Each outcome is reported to the Observer: applied, rejected (with its problems) or
 //   restart_required as an audit event, and every result (unchanged too) as a count.
+// - Two phases on request (prepare(): workers.ts): a prepared generation is built and checked
+//   but swapped only by its apply(); discard() disposes it and records the rejection it is given,
+//   so several processes apply one edit all or none.
 
 import { buildCatalog, type Catalog } from '../core/catalog.js';
 import type { FastSvc } from '../core/fast-svc.js';
@@ -56,9 +59,23 @@ export interface ReloadOutcome {
   restart_required: string[];
 }
 
+/**
+ * A reload's first phase (load → validate → compile → assemble → catalog) done, nothing swapped yet: either settled (a
+ * failure, already in status.last_reload, or an unchanged file) or ready, to be applied or discarded — once.
+ */
+export type Prepared =
+  | { readonly ready: false; readonly outcome: ReloadOutcome }
+  | { readonly ready: true; readonly hash: string; readonly read: string; apply(): ReloadOutcome; discard(problems: string[]): ReloadOutcome };
+
 export interface Reloader {
   /** Reload now, or join the one follow-up reload queued behind a running one. force: rebuild even if the file is byte-identical. */
   reload(reason: string, opts?: { force?: boolean }): Promise<ReloadOutcome>;
+  /**
+   * The first phase alone, on the given bytes (`text`; default: the file read now), at `at` (the time status.last_reload
+   * shows). Workers (workers.ts) prepare on every process, then apply everywhere or discard everywhere. Not queued: the
+   * caller serializes (one prepared reload at a time, none while reload() runs).
+   */
+  prepare(reason: string, opts: { force?: boolean; text?: string; at: string }): Promise<Prepared>;
   /** The generation serving now. */
   current(): Loaded;
   /** Dispose every generation's backends (the current one included); later reloads do nothing. */
@@ -111,31 +128,32 @@ export function createReloader(o: ReloaderOptions): Reloader {
     return { ok: false, reason, at, hash_before: cur.hash, hash_after: cur.hash, hash_read: read, problems: lines, restart_required: status.restart_required ?? [] };
   };
 
-  const runOnce = async (reason: string, force: boolean): Promise<ReloadOutcome> => {
+  /** Phase one: load → validate → compile → assemble → catalog, nothing swapped. A failure or an unchanged file settles here. */
+  const prepareOnce = async (reason: string, force: boolean, text: string | undefined, at: string): Promise<Prepared> => {
     const t0 = performance.now();
-    const at = new Date().toISOString();
     const before = cur.hash;
-    if (closed) return { ok: false, reason, at, hash_before: before, hash_after: before, hash_read: '', problems: ['reloader closed'], restart_required: [] };
+    const settled = (outcome: ReloadOutcome): Prepared => ({ ready: false, outcome });
+    if (closed) return settled({ ok: false, reason, at, hash_before: before, hash_after: before, hash_read: '', problems: ['reloader closed'], restart_required: [] });
 
-    const checked = checkManifest(file, env);
-    if (!checked.plan) return failed(reason, at, t0, checked.hash, checked.fileHash, checked.problems);
+    const checked = checkManifest(file, env, text === undefined ? {} : { text });
+    if (!checked.plan) return settled(failed(reason, at, t0, checked.hash, checked.fileHash, checked.problems));
     if (checked.hash === before && !force) {
       if (status.last_reload && !status.last_reload.ok) {
         status.last_reload = { at, ok: true, hash: before, changes: null };
         log.info({ event: 'config.reload_recovered', reason, file, hash: before }, 'manifest is back to the running config');
       }
-      return { ok: true, reason, at, hash_before: before, hash_after: before, hash_read: checked.fileHash, unchanged: true, restart_required: status.restart_required ?? [] };
+      return settled({ ok: true, reason, at, hash_before: before, hash_after: before, hash_read: checked.fileHash, unchanged: true, restart_required: status.restart_required ?? [] });
     }
 
     let next: Loaded;
     try {
       next = { ...(await assemble(checked.plan, file, checked.hash, checked.locate)), plan: checked.plan, hash: checked.hash, fileHash: checked.fileHash };
     } catch (e) {
-      return failed(reason, at, t0, checked.hash, checked.fileHash, e instanceof ManifestError ? e.problems : [asSvcError(e, file)]);
+      return settled(failed(reason, at, t0, checked.hash, checked.fileHash, e instanceof ManifestError ? e.problems : [asSvcError(e, file)]));
     }
     if (closed) {
       next.dispose();
-      return { ok: false, reason, at, hash_before: before, hash_after: before, hash_read: checked.fileHash, problems: ['reloader closed'], restart_required: [] };
+      return settled({ ok: false, reason, at, hash_before: before, hash_after: before, hash_read: checked.fileHash, problems: ['reloader closed'], restart_required: [] });
     }
     let catalog: Catalog;
     let config: ResolvedConfig;
@@ -147,28 +165,51 @@ export function createReloader(o: ReloaderOptions): Reloader {
         : buildCatalog(next.svc, { hash: next.hash, listPage: store.current().catalog.listPage });
     } catch (e) {
       next.dispose();
-      return failed(reason, at, t0, checked.hash, checked.fileHash, e instanceof ManifestError ? e.problems : [asSvcError(e, file)]);
+      return settled(failed(reason, at, t0, checked.hash, checked.fileHash, e instanceof ManifestError ? e.problems : [asSvcError(e, file)]));
     }
+    let done = false;
+    return {
+      ready: true,
+      hash: next.hash,
+      read: checked.fileHash,
+      discard(problems) {
+        if (done) throw new Error('a prepared reload is applied or discarded once');
+        done = true;
+        next.dispose();
+        for (const line of problems) log.error({ event: 'config.reload_failed', reason, file, problem: line }, line);
+        log.warn({ event: 'config.reload_rejected', reason, file, hash_active: cur.hash, hash_rejected: next.hash, problems: problems.length, duration_ms: ms(t0) }, `reload rejected elsewhere (${problems.length} problem${problems.length === 1 ? '' : 's'}); still serving ${cur.hash.slice(0, 12)}`);
+        status.last_reload = { at, ok: false, error: problems.join('\n'), hash: next.hash };
+        return { ok: false, reason, at, hash_before: cur.hash, hash_after: cur.hash, hash_read: checked.fileHash, problems, restart_required: status.restart_required ?? [] };
+      },
+      apply() {
+        if (done) throw new Error('a prepared reload is applied or discarded once');
+        done = true;
+        // Apply: one swap of the whole snapshot; the bookkeeping after it is the reloader's own.
+        const prevCatalog = store.current().catalog;
+        const { snapshot, live } = nextSnapshot(store.current(), applied, config, catalog, log);
+        store.swap(snapshot);
+        const prev = cur;
+        cur = next;
+        applied = config;
+        retire(prev);
 
-    // Apply: one swap of the whole snapshot; the bookkeeping after it is the reloader's own.
-    const prevCatalog = store.current().catalog;
-    const { snapshot, live } = nextSnapshot(store.current(), applied, config, catalog, log);
-    store.swap(snapshot);
-    const prev = cur;
-    cur = next;
-    applied = config;
-    retire(prev);
+        const changes = diffCapabilities(prev.plan.manifest, next.plan.manifest);
+        const access = diffReach(accessPolicy(prevCatalog, prev.plan.manifest), accessPolicy(catalog, next.plan.manifest));
+        const restart = restartRequired(started, config);
+        status.restart_required = restart;
+        status.last_reload = { at, ok: true, hash: next.hash, changes };
+        log.info({
+          event: 'config.reloaded', reason, file, hash_before: before, hash_after: next.hash,
+          changes, access, live_config: live, restart_required: restart, duration_ms: ms(t0),
+        }, `reloaded ${file}: ${summary(changes)}${access.widened ? '; access widened' : ''}${live.length ? `; applied ${live.join(', ')}` : ''}${restart.length ? `; restart required for ${restart.join(', ')}` : ''}`);
+        return { ok: true, reason, at, hash_before: before, hash_after: next.hash, hash_read: checked.fileHash, changes, access, restart_required: restart };
+      },
+    };
+  };
 
-    const changes = diffCapabilities(prev.plan.manifest, next.plan.manifest);
-    const access = diffReach(accessPolicy(prevCatalog, prev.plan.manifest), accessPolicy(catalog, next.plan.manifest));
-    const restart = restartRequired(started, config);
-    status.restart_required = restart;
-    status.last_reload = { at, ok: true, hash: next.hash, changes };
-    log.info({
-      event: 'config.reloaded', reason, file, hash_before: before, hash_after: next.hash,
-      changes, access, live_config: live, restart_required: restart, duration_ms: ms(t0),
-    }, `reloaded ${file}: ${summary(changes)}${access.widened ? '; access widened' : ''}${live.length ? `; applied ${live.join(', ')}` : ''}${restart.length ? `; restart required for ${restart.join(', ')}` : ''}`);
-    return { ok: true, reason, at, hash_before: before, hash_after: next.hash, hash_read: checked.fileHash, changes, access, restart_required: restart };
+  const runOnce = async (reason: string, force: boolean): Promise<ReloadOutcome> => {
+    const prep = await prepareOnce(reason, force, undefined, new Date().toISOString());
+    return prep.ready ? prep.apply() : prep.outcome;
   };
 
   const report = (r: ReloadOutcome): ReloadOutcome => {
@@ -211,6 +252,13 @@ export function createReloader(o: ReloaderOptions): Reloader {
       });
       queued = q;
       return q.promise;
+    },
+    async prepare(reason, opts) {
+      const prep = await prepareOnce(reason, opts.force === true, opts.text, opts.at).catch((e: unknown): Prepared => ({
+        ready: false, outcome: failed(reason, opts.at, performance.now(), '', '', [asSvcError(e, file)]),
+      }));
+      if (!prep.ready) return { ready: false, outcome: report(prep.outcome) };
+      return { ready: true, hash: prep.hash, read: prep.read, apply: () => report(prep.apply()), discard: (problems) => report(prep.discard(problems)) };
     },
     current: () => cur,
     async close() {

@@ -8,6 +8,10 @@
 // fsyncs) run on a worker thread (sqlite-checkpointer.ts), not on the event loop; one table
 // keyed (model, id) with the id stored hashed (stored-id.ts), lookups by grant, uid and
 // user code through their indexes; expired rows swept at open and every sweep interval.
+// Several processes may share the file (the workers of `server.workers`): each waits up to 5 s
+// for another's lock (busy_timeout, set before anything else), writes are IMMEDIATE
+// transactions, consume() is one conditional UPDATE, and the first keys saved win
+// (addKeysIfAbsent). Revocations are not told to other processes here: workers relay them.
 
 import type Database from 'better-sqlite3';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
@@ -63,10 +67,11 @@ export class SQLiteOAuthProvider implements OAuthProvider {
     mkdirSync(dirname(path), { recursive: true });
     closeSync(openSync(path, 'a', 0o600)); // created owner-only; -wal/-shm inherit the mode
     this.#db = new (loadSqlite())(path);
+    // First: several processes (workers.ts) may open the file at once, and each waits for the others' locks.
+    this.#db.pragma('busy_timeout = 5000');
     this.#db.pragma('journal_mode = WAL');
     const synchronous = opts.durability === 'power' ? 'FULL' : 'NORMAL';
     this.#db.pragma(`synchronous = ${synchronous}`);
-    this.#db.pragma('busy_timeout = 5000');
     this.#db.exec(SCHEMA);
     const db = this.#db;
     this.#stmt = {
@@ -88,6 +93,7 @@ export class SQLiteOAuthProvider implements OAuthProvider {
       sweep: db.prepare(`DELETE FROM oauth_state WHERE expires_at IS NOT NULL AND expires_at <= ?`),
       loadKeys: db.prepare<[], { value: string }>(`SELECT value FROM oauth_keys WHERE name = 'keys'`),
       saveKeys: db.prepare(`INSERT INTO oauth_keys (name, value) VALUES ('keys', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`),
+      addKeys: db.prepare(`INSERT INTO oauth_keys (name, value) VALUES ('keys', ?) ON CONFLICT (name) DO NOTHING`),
     };
     this.#checkpointer = new WalCheckpointer(db, path, synchronous);
     this.#batch = new WriteBatch(db, (n) => this.#checkpointer.wrote(n));
@@ -139,6 +145,12 @@ export class SQLiteOAuthProvider implements OAuthProvider {
 
   async saveKeys(keys: OAuthKeys): Promise<void> {
     this.#stmt.saveKeys.run(JSON.stringify(keys));
+  }
+
+  /** Saves `keys` unless keys are stored; the stored ones either way (several processes starting on one file agree). */
+  async addKeysIfAbsent(keys: OAuthKeys): Promise<OAuthKeys> {
+    this.#stmt.addKeys.run(JSON.stringify(keys));
+    return (await this.loadKeys())!;
   }
 
   /** The connection's synchronous level as SQLite reports it: 'normal' (process) or 'full' (power). */
