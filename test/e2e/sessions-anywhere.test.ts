@@ -11,7 +11,9 @@
 // stream, its process killed with SIGKILL, resumes on another with Last-Event-ID and carries an update made after
 // the kill — with no failed request: no client error but that one stream's cut, no 4xx or 5xx in nginx's access log.
 // Which process served a request: nginx's X-Upstream header; for workers, the worker owning the server side of
-// the request's connection (each TS client request has a connection of its own, found in /proc).
+// the request's connection (each TS client request has a connection of its own, found in /proc); the workers take
+// connections in an order the test cannot choose, so an answer or cancel whose connection reached the call's worker
+// is dropped before anything was sent on it and made again (behind nginx, round robin already sends it elsewhere).
 // Every wait is for an event (a response, a notification, a process gone), never for time.
 
 import assert from 'node:assert/strict';
@@ -115,7 +117,15 @@ const rpcOf = (init: RequestInit | undefined): string => {
 };
 const lastEventIdOf = (init: RequestInit | undefined) => new Headers(init?.headers).get('last-event-id') ?? undefined;
 
-function recorder(send: (input: string | URL | Request, init: RequestInit | undefined, answered: (replica: string) => void) => Promise<Response>, replicaOf: (res: Response) => string | undefined): Recorder {
+/**
+ * Sends one request: `answered` is told which process took it, as soon as that is known; `avoid` (where it can be
+ * honoured) names a process the request must not reach.
+ */
+type Send = (input: string | URL | Request, init: RequestInit | undefined, answered: (replica: string) => void, avoid?: string) => Promise<Response>;
+
+function recorder(send: Send, replicaOf: (res: Response) => string | undefined): Recorder {
+  /** The process the last tools/call reached, known as soon as it was sent (workers) — an answer or cancel avoids it. */
+  let callReplica: string | undefined;
   const exchanges: Exchange[] = [];
   const errors: string[] = [];
   const rec: Recorder = {
@@ -124,8 +134,13 @@ function recorder(send: (input: string | URL | Request, init: RequestInit | unde
     closing: false,
     fetch: async (input, init) => {
       let replica = '?';
+      const rpc = rpcOf(init);
+      const avoid = rpc === 'response' || rpc === 'notifications/cancelled' ? callReplica : undefined;
       try {
-        const res = await send(input, init, (r) => (replica = r));
+        const res = await send(input, init, (r) => {
+          replica = r;
+          if (rpc === 'tools/call') callReplica = r;
+        }, avoid);
         exchanges.push({ method: init?.method ?? 'GET', rpc: rpcOf(init), status: res.status, replica: replicaOf(res) ?? replica, lastEventId: lastEventIdOf(init) });
         if (res.status >= 400 && !rec.closing) errors.push(`${init?.method ?? 'GET'} ${rpcOf(init)} ${res.status}`);
         return res;
@@ -219,18 +234,26 @@ async function twoWorkers(upstream: string): Promise<Front> {
     return pid === undefined ? undefined : `worker ${pid}`;
   }, `the worker holding the connection from port ${clientPort}`);
   const base = buildConnector({});
-  /** A connection of its own for this request (no keep-alive), reported once a worker holds it. */
-  const send = (input: string | URL | Request, init: RequestInit | undefined, answered: (replica: string) => void) => {
-    const dispatcher = new Agent({
-      pipelining: 0,
-      connect: (opts, cb) => base(opts, (...[err, socket]: [null, Socket] | [Error, null]) => {
+  /**
+   * A connection of its own for this request (no keep-alive), reported once a worker holds it. The workers take
+   * connections in an order the test does not choose: a request that must reach another worker than `avoid`
+   * drops a connection that reached that one, before sending anything on it, and connects again.
+   */
+  const send: Send = (input, init, answered, avoid) => {
+    const connect = (opts: buildConnector.Options, cb: buildConnector.Callback, tries: number): void => {
+      base(opts, (...[err, socket]: [null, Socket] | [Error, null]) => {
         if (err) return cb(err, null);
         workerOf(socket!.localPort!).then((w) => {
+          if (w === avoid && tries < 20) {
+            socket!.destroy();
+            return connect(opts, cb, tries + 1);
+          }
           answered(w);
           cb(null, socket!);
         }, (e: Error) => cb(e, null));
-      }),
-    });
+      });
+    };
+    const dispatcher = new Agent({ pipelining: 0, connect: (opts, cb) => connect(opts, cb, 0) });
     return undiciFetch(input as string, { ...(init as object), dispatcher }) as unknown as Promise<Response>;
   };
   return {
