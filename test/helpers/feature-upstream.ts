@@ -9,8 +9,10 @@
 // With { roots: true }: a tool `roots` (asks its caller roots/list on the request's own SSE stream and answers
 // with the reply). rootsOutsideCall() asks roots/list of every initialized session outside any call (as
 // server-filesystem does at initialize). `declared` keeps the client capabilities each session's client
-// declared at initialize.
+// declared at initialize. With { peek }: each POST's request (its socket tells who sent it) and parsed body, before
+// the server handles it.
 
+import type { IncomingMessage } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { hostSdkServer } from './sdk-http-host.js';
 import {
@@ -49,7 +51,10 @@ export interface FeatureUpstream {
   close(): Promise<void>;
 }
 
-export async function startFeatureUpstream(o: { roots?: boolean } = {}): Promise<FeatureUpstream> {
+/** A POST body as the feature upstream saw it (one JSON-RPC message). */
+export interface PeekedMessage { method?: string; params?: { uri?: string; [k: string]: unknown } }
+
+export async function startFeatureUpstream(o: { roots?: boolean; peek?: (req: IncomingMessage, body: PeekedMessage) => void } = {}): Promise<FeatureUpstream> {
   const declared: FeatureUpstream['declared'] = [];
   const initialized: Server[] = [];
   const calls: FeatureUpstream['calls'] = [];
@@ -133,7 +138,15 @@ export async function startFeatureUpstream(o: { roots?: boolean } = {}): Promise
     return server;
   };
 
-  const host = await hostSdkServer(build);
+  const peek = o.peek && (async (req: IncomingMessage) => {
+    if (req.method !== 'POST') return undefined;
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as PeekedMessage;
+    o.peek!(req, body);
+    return body;
+  });
+  const host = await hostSdkServer(build, peek);
   return {
     url: host.url,
     declared,
