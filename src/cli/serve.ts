@@ -48,7 +48,7 @@ export async function cmdServe(file: string, flags: Values): Promise<number> {
 async function servePrimary(file: string, text: string, loaded: LoadedManifest, count: number, watch: boolean): Promise<number> {
   loaded.dispose(); // the primary serves nothing: each worker builds its own backends
   const config = resolveConfig(loaded.config);
-  const { runPrimary } = await import('../server/workers.js');
+  const { runPrimary } = await import('../server/worker-parts.js');
   return runPrimary({
     file, text, config, manifest: loaded.plan.manifest, count, watch, logger,
     announce(url, first, generated) {
@@ -63,10 +63,7 @@ async function servePrimary(file: string, text: string, loaded: LoadedManifest, 
 /** One worker of `server.workers`: the primary's bytes, its shared state, its reloads; nothing on stdout. */
 async function serveWorker(file: string, flags: Values, where: { host?: string; port?: number }): Promise<number> {
   // Loaded only in a worker: one process never loads the workers' parts.
-  const [{ WORKER_ENV, WorkerLink }, { SQLiteOAuthProvider }, { RelayedRevocations }, { SqliteSessionStore }] = await Promise.all([
-    import('../server/worker-link.js'), import('../auth/oauth/providers/sqlite-provider.js'),
-    import('../auth/oauth/providers/relayed-revocations.js'), import('../sessions/sqlite-store.js'),
-  ]);
+  const { WORKER_ENV, WorkerLink, SQLiteOAuthProvider, RelayedRevocations, SqliteSessionStore } = await import('../server/worker-parts.js');
   const link = new WorkerLink(logger);
   const loaded = await loadOrPrint(file, flags, 'serve', (m) => m, await link.manifest());
   if (!loaded) return 1;

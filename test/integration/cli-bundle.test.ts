@@ -34,8 +34,12 @@ describe('the bundled command (dist/cli.js)', () => {
     // own undici Agent each added a chunk boundary — no package joined start-up, --version still 0.13 s at best
     // on a loaded machine; 34 with the catalog's endpoint views and progressive discovery, which serve needs and
     // cost/validate share — the tokenizer stays lazy, --version 0.12-0.13 s against 0.11-0.12 before, back to back).
+    // 40 with server.workers and shared sessions (issue 40): one process never loads the workers' parts (one
+    // dynamic import, server/worker-parts.ts: 43 chunks when each part was its own import), but what they share with
+    // start-up — the SQLite provider, audit, quotas, the task and session records — became chunk boundaries; --version
+    // 1.03× the CPU and wall time of before, 20 pairs back to back (farm-bench).
     // What start-up must not load is the next test's.
-    assert.ok(files.length > 1 && files.length < 36, `${files.length} files at start-up`);
+    assert.ok(files.length > 1 && files.length <= 40, `${files.length} files at start-up`);
     const sources = files.flatMap(sourcesOf);
     for (const s of ['src/cli.ts', 'src/server/listen.ts', 'src/transports/mcp-http.ts', 'node_modules/express/', 'node_modules/ajv/']) {
       assert.ok(sources.some((x) => x.startsWith(s)), `${s} is bundled`);
