@@ -69,7 +69,7 @@ profile:
   scopes: [notes.read]
 routes:
   public: [/healthz]
-  protected: [/mcp]
+  protected: [/mcp, /metrics]
 tools:
   - name: notes.list
     description: Lists notes.
