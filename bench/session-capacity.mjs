@@ -369,8 +369,8 @@ try {
   const memS0 = await mem();
   const streams = await each(M, (i) => openStream(A, streamSids[i]));
   const memS1 = await mem();
-  result.memory.streamKiB = { heap: +((mib(memS1[0].heap - memS0[0].heap) / M) / 1024).toFixed(2), rss: +((mib(memS1[0].rss - memS0[0].rss) / M) / 1024).toFixed(2) };
-  log(`${M} GET streams on one replica: heap KiB/stream ${result.memory.streamKiB.heap}`);
+  result.streamMemoryKiB = { heap: +((mib(memS1[0].heap - memS0[0].heap) / M) / 1024).toFixed(2), rss: +((mib(memS1[0].rss - memS0[0].rss) / M) / 1024).toFixed(2) };
+  log(`${M} GET streams on one replica: heap KiB/stream ${result.streamMemoryKiB.heap}, RSS KiB/stream ${result.streamMemoryKiB.rss}`);
   await phase('a notification to a GET stream on another replica (tools/call logging one line)', S, async (i) => {
     const said = `${LINE} #${i}`;
     await call(B, streamSids[i], 'tools/call', { name: 'notes.say', arguments: { line: said } });
