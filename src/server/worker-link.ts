@@ -29,15 +29,6 @@ import { lazyRequire } from '../util/lazy-require.js';
 
 const loadSqlite = lazyRequire<typeof Database>('better-sqlite3');
 
-/** The environment the primary gives each worker (never logged). */
-export const WORKER_ENV = {
-  /** The SQLite file the workers share (tasks, quotas; OAuth state unless the provider is PostgreSQL). */
-  db: 'FASTSVC_WORKER_DB',
-  /** The request-state key when the manifest sets none. */
-  stateKey: 'FASTSVC_WORKER_STATE_KEY',
-  /** The token auth.generate_if_unset would generate, so every worker has the same one. */
-  token: 'FASTSVC_WORKER_TOKEN',
-} as const;
 
 /** Worker → primary. */
 export type ToPrimary =

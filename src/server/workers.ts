@@ -30,7 +30,8 @@ import { readBoundedSync } from '../util/read-bounded.js';
 import { lazyRequire } from '../util/lazy-require.js';
 import { SQLiteOAuthProvider } from '../auth/oauth/providers/sqlite-provider.js';
 import { auditSinkOf } from '../observe/audit.js';
-import { WORKER_ENV, type ToPrimary, type ToWorker } from './worker-link.js';
+import type { ToPrimary, ToWorker } from './worker-link.js';
+import { WORKER_ENV } from './worker-env.js';
 
 const loadProm = lazyRequire<typeof Prom>('prom-client');
 /** How long a worker may take to answer for /metrics. */
@@ -64,7 +65,7 @@ export async function runPrimary(o: PrimaryOptions): Promise<number> {
   process.on('exit', removeTemp);
   if (db) await new SQLiteOAuthProvider(db).close(); // schema and WAL made once, before any worker opens the file
 
-  const env: Record<string, string> = { [WORKER_ENV.token]: randomBytes(32).toString('base64url') };
+  const env: Record<string, string> = { [WORKER_ENV.primary]: String(process.pid), [WORKER_ENV.token]: randomBytes(32).toString('base64url') };
   if (db) env[WORKER_ENV.db] = db;
   if (!cfg.server.request_state_key && !cfg.server.request_state_key_file) env[WORKER_ENV.stateKey] = randomBytes(32).toString('base64url');
 

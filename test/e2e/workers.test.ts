@@ -241,3 +241,28 @@ describe('server.workers: 2 (real svc serve, port 0)', function () {
     for (const pid of [b.pid]) assert.throws(() => process.kill(Number(pid), 0), /ESRCH/);
   });
 });
+
+describe('svc serve run as a worker of someone else\'s node:cluster primary', function () {
+  this.timeout(60_000);
+
+  it('serves alone (the worker path is only for workers fastsvc\'s primary forked)', async () => {
+    const srv = await serveManifest(`
+version: 1
+name: embedded
+server: { host: 127.0.0.1 }
+auth:
+  token: \${SVC_TOKEN}
+tools:
+  - name: hello
+    description: Greets.
+    template: "Hello!"
+`, { env: { SVC_TOKEN: TOKEN }, nodeArgs: ['--import', join(process.cwd(), 'test/e2e/fixtures/foreign-cluster.mjs')] });
+    try {
+      const res = await fetch(`${srv.url}/svc/tools/hello`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: '{}' });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('fastsvc-worker'), null, 'not a fastsvc worker');
+    } finally {
+      assert.equal((await srv.stop()).code, 0);
+    }
+  });
+});
