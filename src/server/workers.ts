@@ -206,9 +206,10 @@ export async function runPrimary(o: PrimaryOptions): Promise<number> {
       text = undefined; // each worker reads it and reports why it cannot
     }
     const workers = [...ready].filter((w) => w.isConnected());
-    const replies = await Promise.all(workers.map((w) => new Promise<Prepared>((res) => {
+    // One reload, one config.reloaded line and one audit event: the first worker tells it, every worker counts it.
+    const replies = await Promise.all(workers.map((w, i) => new Promise<Prepared>((res) => {
       prepared.set(w, res);
-      post(w, { fastsvc: 'prepare', gen: g, reason, force, at, ...(text !== undefined && { text }) });
+      post(w, { fastsvc: 'prepare', gen: g, reason, force, at, tells: i === 0, ...(text !== undefined && { text }) });
     })));
     for (const w of workers) prepared.delete(w);
     const refused = replies.find((r) => !r.ok);
