@@ -12,8 +12,9 @@
 // on a named endpoint (/mcp/NAME, /ws/NAME) lives in that endpoint's view: its serverInfo and
 // instructions are the endpoint's, its requests default to the view, and it is told of list changes
 // and resource updates only as the view shows them. A session shared by several processes (SessionOptions.shared)
-// awaits `persist` for every change of its state (log level, subscriptions, loaded tools, tasks started) before
-// answering the request that made it, takes its state from a record with apply(), names its server→client requests
+// awaits `persist` for every change of its state (log level, subscriptions, loaded tools, tasks started), each as what
+// it adds or removes (so changes made at once on several processes are all kept), before answering the request that
+// made it, removes a task it started from the record when the task ends, takes its state from a record with apply(), names its server→client requests
 // so that no other process's instance of it uses the same id, and hands an answer or a cancellation it has
 // nothing waiting for to `unclaimed` (the process whose request or call it is completes it).
 
@@ -193,14 +194,13 @@ export class McpSession {
   readonly #tasks = new Map<string, Principal>();
   readonly #untask: () => void;
   readonly #port: SessionPort;
-  /** load_tools changed #tools.loaded during the request being dispatched (a shared session persists it). */
-  #toolsChanged = false;
+  /** A shared session: the tasks this instance started (it removes each from the record when it ends). */
+  readonly #mine = new Set<string>();
   /** The tools this session loaded through a progressive endpoint's load_tools (progressive.ts). */
   readonly #tools: SessionTools = {
     loaded: new Set(),
     // A call's doing (load_tools), not the server's: a shared session's process running the call sends it.
     changed: () => {
-      this.#toolsChanged = true;
       this.#port.send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
     },
   };
@@ -227,7 +227,10 @@ export class McpSession {
     this.#untask = opts.tasks?.onChange((t) => {
       const starter = this.#tasks.get(t.id);
       if (!starter) return;
-      if (TERMINAL.has(t.status)) this.#tasks.delete(t.id);
+      if (TERMINAL.has(t.status)) {
+        this.#tasks.delete(t.id);
+        if (this.#mine.delete(t.id)) this.#unrecord(t.id);
+      }
       if (opts.runtime.mayDeliver(t.tool, t.args, { principal: starter, transport: opts.transport, log: opts.logger, endpoint })) this.#notify('notifications/tasks/status', legacyTask(t));
     }) ?? (() => {});
   }
@@ -284,7 +287,8 @@ export class McpSession {
     loaded.clear();
     for (const n of s.loadedTools) loaded.add(n);
     const tasks = new Set(s.tasks);
-    for (const id of this.#tasks.keys()) if (!tasks.has(id)) this.#tasks.delete(id);
+    // A task gone from the record has ended (its starter removed it): told here once if its end went unheard.
+    for (const id of this.#tasks.keys()) if (!tasks.has(id)) this.#catchUp(id, this.#tasks.get(id)!);
     for (const id of tasks) {
       if (this.#tasks.has(id)) continue;
       this.#tasks.set(id, principal);
@@ -296,13 +300,21 @@ export class McpSession {
    * A task another process started in this shared session, learnt of from a change of the record: if it ended before
    * this instance followed it (its last status change went unheard here), its final status is told now — once: the
    * change listener drops a task whose end it told. (An instance built from the record follows its tasks from then on.)
+   * Also run for a task this instance just started (a quick one may have ended before it was followed) and for one gone
+   * from the record (its starter saw it end).
    */
   #catchUp(id: string, principal: Principal): void {
     const { tasks, runtime, transport, logger, endpoint } = this.#opts;
     tasks?.get(id, { principal, transport, catalog: runtime.current(endpoint), ...(endpoint && { endpoint }) }).then((t) => {
-      if (!TERMINAL.has(t.status) || !this.#tasks.delete(id) || this.#state !== 'ready') return;
-      if (runtime.mayDeliver(t.tool, t.args, { principal, transport, log: logger, endpoint })) this.#notify('notifications/tasks/status', legacyTask(t));
+      if (!TERMINAL.has(t.status) || !this.#tasks.delete(id)) return;
+      if (this.#mine.delete(id)) this.#unrecord(id);
+      if (this.#state === 'ready' && runtime.mayDeliver(t.tool, t.args, { principal, transport, log: logger, endpoint })) this.#notify('notifications/tasks/status', legacyTask(t));
     }, () => {}); // gone, expired or no longer visible: nothing to tell
+  }
+
+  /** A task this instance started has ended: its id leaves the shared record (a failure leaves it until the session ends). */
+  #unrecord(id: string): void {
+    this.#opts.shared!.persist({ remove: { tasks: [id] } }).catch((err: unknown) => this.#opts.logger.debug({ task: id, err: (err as Error).message }, 'ended task not removed from its session record'));
   }
 
   /** Handle one parsed JSON value (a message or a batch); resolves to what must be answered, if anything. */
@@ -324,6 +336,7 @@ export class McpSession {
     this.#unsubscribe();
     this.#untask();
     this.#tasks.clear();
+    this.#mine.clear();
     for (const call of this.#inflight.values()) call.abort(new SvcError('NOT_FOUND', 'session ended'));
     for (const p of [...this.#pending.values()]) p.fail(new SvcError('BACKEND_FAILED', 'session ended before the client answered'));
     for (const sub of this.#subs.values()) sub.unwatch();
@@ -418,7 +431,7 @@ export class McpSession {
         }
         if (!this.#subs.has(uri)) {
           this.#watch(uri, principal, cat);
-          await this.#opts.shared?.persist({ subscriptions: [...this.#subs.keys()] });
+          await this.#opts.shared?.persist({ add: { subscriptions: [uri] } });
         }
         return {};
       }
@@ -428,7 +441,7 @@ export class McpSession {
         if (sub) {
           sub.unwatch();
           this.#subs.delete(uri);
-          await this.#opts.shared?.persist({ subscriptions: [...this.#subs.keys()] });
+          await this.#opts.shared?.persist({ remove: { subscriptions: [uri] } });
         }
         return {};
       }
@@ -457,7 +470,11 @@ export class McpSession {
           taskAsk: isObject(p.task) ? 'asked' : 'plain',
           runAsTask: tc && ((admitted) => startLegacyTask(admitted, tc).then(async (t) => {
             this.#tasks.set(t.id, principal);
-            await shared?.persist({ tasks: [...this.#tasks.keys()] });
+            if (shared) {
+              this.#mine.add(t.id);
+              await shared.persist({ add: { tasks: [t.id] } });
+              this.#catchUp(t.id, principal);
+            }
             return { task: legacyTask(t) };
           })),
         });
@@ -466,14 +483,14 @@ export class McpSession {
     }
   }
 
-  /** A shared session: the tools load_tools added while `answer` was made are recorded before it is answered. */
+  /** A shared session: the tools load_tools added (or a listing dropped) while `answer` was made are recorded before it is answered. */
   async #persistTools(answer: Promise<unknown>, shared: SharedSessionHooks): Promise<unknown> {
-    this.#toolsChanged = false;
+    const loaded = this.#tools.loaded;
+    const before = new Set(loaded);
     const value = await answer;
-    if (this.#toolsChanged) {
-      this.#toolsChanged = false;
-      await shared.persist({ loadedTools: [...this.#tools.loaded] });
-    }
+    const add = [...loaded].filter((n) => !before.has(n));
+    const remove = [...before].filter((n) => !loaded.has(n));
+    if (add.length || remove.length) await shared.persist({ add: { loadedTools: add }, remove: { loadedTools: remove } });
     return value;
   }
 

@@ -1,6 +1,7 @@
 // The PostgreSQL SessionStore: MCP 2025 sessions shared by every replica on the OAuth provider's
 // database (oauth.provider.type postgres), on its pool and its one LISTEN connection. Guarantees:
-// - every write is one autocommit statement (update: one transaction holding the row lock), durable
+// - every write is one autocommit statement (update: one transaction that reads the record under its
+//   row lock, applies the change to it and writes it back, so concurrent changes are all kept), durable
 //   when its promise resolves; its signal is a pg_notify in that statement, so it is delivered after
 //   commit, in commit order, to every replica (this one included);
 // - append() bumps the session's next_seq under its row lock, inserts the message, trims the

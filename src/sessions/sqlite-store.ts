@@ -4,7 +4,8 @@
 // - its tables live in that file beside the OAuth state; a path given is opened in WAL with a
 //   busy_timeout, so a write waits for another process's instead of failing;
 // - every write is one transaction, committed when its promise resolves; its signal is sent
-//   through the relay after the commit;
+//   through the relay after the commit; update() reads the record, applies the change and writes it
+//   in one IMMEDIATE transaction (concurrent changes from several processes are all kept);
 // - append() bumps the session's next_seq, inserts the message and trims the session's messages
 //   to the newest `keepEvents` in one IMMEDIATE transaction (the file's write lock taken first):
 //   numbers are 1, 2, 3, … per session, gap-free, in commit order however many processes append;

@@ -15,9 +15,10 @@ import { JSON_AND_SSE, notesApp, RawMcp, readMessages, SCOPES } from '../helpers
 
 type Msg = Record<string, unknown>;
 
-/** The notes app, with a tool that runs until its call is aborted. */
+/** The notes app, with a tool that runs until its call is aborted and a second readable resource. */
 function app() {
   const svc = notesApp();
+  svc.resource({ uri: 'notes://other', name: 'other', read: (uri) => [{ uri, text: 'other' }] });
   svc.tool({
     name: 'hold', description: 'Runs until the call is cancelled.',
     handler: (_i, ctx) => new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true })),
@@ -114,6 +115,29 @@ describe('a 2025 session served by two replicas on one session store', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it('subscriptions taken on A and B at the same moment are both kept in the record', async () => {
+    const { onA, onB } = await opened();
+    assert.equal((await onB.request('ping')).res.status, 200); // B holds an instance too
+    // Both changes reach the store only once both were made: neither replica has seen the other's.
+    const update = store.update.bind(store);
+    const held: (() => void)[] = [];
+    store.update = (id, change) => new Promise((resolve) => {
+      held.push(() => resolve(update(id, change)));
+      if (held.length === 2) held.forEach((go) => go());
+    });
+    let fromA, fromB;
+    try {
+      [fromA, fromB] = await Promise.all([
+        onA.request('resources/subscribe', { uri: 'notes://readme' }),
+        onB.request('resources/subscribe', { uri: 'notes://other' }),
+      ]);
+    } finally {
+      store.update = update;
+    }
+    assert.deepEqual([fromA.answer?.result, fromB.answer?.result], [{}, {}]);
+    assert.deepEqual((await store.get(onA.sessionId!))?.subscriptions.sort(), ['notes://other', 'notes://readme']);
   });
 
   it('a log level set on A is obeyed by a call on B', async () => {
