@@ -12,7 +12,8 @@
 // on a named endpoint (/mcp/NAME, /ws/NAME) lives in that endpoint's view: its serverInfo and
 // instructions are the endpoint's, its requests default to the view, and it is told of list changes
 // and resource updates only as the view shows them. A session shared by several processes (SessionOptions.shared)
-// awaits `persist` for every change of its state (log level, subscriptions, loaded tools, tasks started), each as what
+// watches its subscribed resources' sources only while its GET stream is held by this instance (holdStream), awaits
+// `persist` for every change of its state (log level, subscriptions, loaded tools, tasks started), each as what
 // it adds or removes (so changes made at once on several processes are all kept), before answering the request that
 // made it, removes a task it started from the record when the task ends, takes its state from a record with apply(), names its server→client requests
 // so that no other process's instance of it uses the same id, and hands an answer or a cancellation it has
@@ -184,9 +185,10 @@ export class McpSession {
   #logRank = LOG_LEVELS.indexOf('info');
   #seq = 0;
   readonly #opts: SessionOptions;
-  /** Subscribed URIs, each with the unwatch of its source's change reports. */
-  /** resources/subscribe: each URI with its unwatch and the principal that subscribed. */
-  readonly #subs = new Map<string, { unwatch: () => void; principal: Principal }>();
+  /** resources/subscribe: each URI with the principal that subscribed and, while its source is watched, the unwatch. */
+  readonly #subs = new Map<string, { unwatch?: () => void; principal: Principal }>();
+  /** Subscribed sources are watched: always in a session of one process; in a shared one, only while this instance holds its GET stream. */
+  #watching: boolean;
   readonly #inflight = new Map<JsonRpcId, SessionCall>();
   readonly #pending = new Map<string, Pending>();
   readonly #unsubscribe: () => void;
@@ -207,6 +209,7 @@ export class McpSession {
 
   constructor(opts: SessionOptions) {
     this.#opts = opts;
+    this.#watching = !opts.shared;
     this.#port = {
       send: opts.fallback ?? opts.send,
       logRank: () => this.#logRank,
@@ -279,7 +282,7 @@ export class McpSession {
     const subs = new Set(s.subscriptions);
     for (const [uri, sub] of this.#subs) {
       if (subs.has(uri)) continue;
-      sub.unwatch();
+      sub.unwatch?.();
       this.#subs.delete(uri);
     }
     for (const uri of subs) if (!this.#subs.has(uri)) this.#watch(uri, principal, this.#opts.runtime.current(this.#opts.endpoint));
@@ -339,7 +342,7 @@ export class McpSession {
     this.#mine.clear();
     for (const call of this.#inflight.values()) call.abort(new SvcError('NOT_FOUND', 'session ended'));
     for (const p of [...this.#pending.values()]) p.fail(new SvcError('BACKEND_FAILED', 'session ended before the client answered'));
-    for (const sub of this.#subs.values()) sub.unwatch();
+    for (const sub of this.#subs.values()) sub.unwatch?.();
     this.#subs.clear();
   }
 
@@ -439,7 +442,7 @@ export class McpSession {
         const uri = str(p, 'uri');
         const sub = this.#subs.get(uri);
         if (sub) {
-          sub.unwatch();
+          sub.unwatch?.();
           this.#subs.delete(uri);
           await this.#opts.shared?.persist({ remove: { subscriptions: [uri] } });
         }
@@ -494,13 +497,30 @@ export class McpSession {
     return value;
   }
 
-  /** Watches a subscribed resource's changes: notifications/resources/updated while `principal` may still read it. */
+  /** Subscribes `uri` for `principal`, watching its changes (while #watching): notifications/resources/updated while `principal` may still read it. */
   #watch(uri: string, principal: Principal, cat: Catalog): void {
     const rt = this.#opts.runtime;
-    const unwatch = rt.watchResource(uri, () => {
+    const unwatch = !this.#watching ? undefined : rt.watchResource(uri, () => {
       if (this.#state === 'ready' && rt.mayStillRead(uri, principal, this.#opts.endpoint)) this.#notify('notifications/resources/updated', { uri });
     }, cat);
     this.#subs.set(uri, { unwatch, principal });
+  }
+
+  /**
+   * A shared session's GET stream is now held by this instance (true) or no longer (false): its subscribed sources are
+   * watched only while it is (only the holder speaks, so N processes holding a copy do not subscribe N times upstream).
+   */
+  holdStream(held: boolean): void {
+    if (this.#state === 'closed' || held === this.#watching) return;
+    this.#watching = held;
+    const cat = this.#opts.runtime.current(this.#opts.endpoint);
+    for (const [uri, sub] of this.#subs) {
+      if (held) this.#watch(uri, sub.principal, cat);
+      else {
+        sub.unwatch?.();
+        sub.unwatch = undefined;
+      }
+    }
   }
 
   /** A server→client request. Failures are SvcError BACKEND_FAILED / BACKEND_TIMEOUT (a tool error if uncaught). */
