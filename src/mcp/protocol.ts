@@ -115,6 +115,7 @@ const NEEDS: Record<string, string> = {
 const CANCELLED = Symbol('cancelled by client');
 
 interface Pending {
+  readonly method: string;
   settle(msg: JsonRpcResponse): void;
   fail(err: SvcError): void;
 }
@@ -370,6 +371,12 @@ export class McpSession {
     return p !== undefined;
   }
 
+  /** A shared session: the server→client request `id` found no GET stream open anywhere to carry it, so it fails now. */
+  undeliverable(id: JsonRpcId): void {
+    const p = typeof id === 'string' ? this.#pending.get(id) : undefined;
+    p?.fail(new SvcError('BACKEND_FAILED', `no open stream to the client can carry ${p.method}`));
+  }
+
   /** Aborts the running request `id` (the client cancelled it); false when it does not run here. */
   cancel(id: JsonRpcId): boolean {
     const call = this.#inflight.get(id);
@@ -549,6 +556,7 @@ export class McpSession {
       }, timeoutMs ?? this.#opts.requestTimeoutMs ?? 60_000);
       signal.addEventListener('abort', onAbort, { once: true });
       this.#pending.set(id, {
+        method,
         settle: (m) => {
           done();
           if (m.error) reject(new SvcError('BACKEND_FAILED', `the client answered ${method} with error ${m.error.code}: ${m.error.message}`, { data: { error: m.error } }));

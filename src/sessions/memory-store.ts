@@ -11,7 +11,7 @@
 // - listening() is always true (there is no channel to lose); after close() nothing is delivered.
 
 import type { SessionChange, SessionEvent, SessionRecord, SessionSignal, SessionStore } from './session-store.js';
-import { changed } from './stored-session.js';
+import { changed, marked } from './stored-session.js';
 
 export interface MemorySessionStoreOptions {
   /** How many of a session's newest messages since() can return (server.mcp_session_events). */
@@ -59,6 +59,11 @@ export class MemorySessionStore implements SessionStore {
   async touch(id: string, expiresAt: number): Promise<void> {
     const e = this.#live(id);
     if (e) e.record = { ...e.record, expiresAt };
+  }
+
+  async streamMark(id: string, by: string, at: number): Promise<void> {
+    const e = this.#live(id);
+    if (e) e.record = marked(e.record, by, at);
   }
 
   async end(id: string, why: string): Promise<boolean> {

@@ -44,6 +44,12 @@ export interface SessionRecord {
   readonly createdAt: number;
   /** Epoch ms after which the session is ended (an idle session; see touch()). */
   expiresAt: number;
+  /**
+   * The process holding the session's GET stream (`by`: that stream's own id) and when it last said so (epoch ms): set
+   * when the stream attaches, moved on its keep-alive, cleared when it closes (streamMark()). A holder killed leaves it
+   * set: a reader counts a mark older than two keep-alives as no stream.
+   */
+  stream?: { readonly by: string; readonly at: number };
 }
 
 /** Items of a record's lists. */
@@ -91,6 +97,11 @@ export interface SessionStore {
   update(id: string, change: SessionChange): Promise<boolean>;
   /** Moves its expiry (no signal: a touch changes nothing another process caches). */
   touch(id: string, expiresAt: number): Promise<void>;
+  /**
+   * Marks the GET stream `by` as the session's, at `at` (record.stream; no signal: it is read when needed); `at` 0
+   * clears the mark, only while it is still `by`'s (a stream that closes after another one attached leaves the new one's).
+   */
+  streamMark(id: string, by: string, at: number): Promise<void>;
   /** Deletes the record and its messages, and signals `ended` with `why`; false when it was not there. */
   end(id: string, why: string): Promise<boolean>;
   /** Adds a message to the session's outbound stream; resolves to its number; signals `events`. Resolves to 0 (nothing stored or signalled) when the session is unknown, ended or expired. */

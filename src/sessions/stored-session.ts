@@ -17,6 +17,14 @@ export function decodeRecord(text: string, expiresAt: number | string): SessionR
   return { ...(JSON.parse(text) as SessionRecord), expiresAt: Number(expiresAt) };
 }
 
+/** `r` with the GET stream `by` marked at `at`, or (`at` 0) its own mark cleared (SessionStore.streamMark()). */
+export function marked(r: SessionRecord, by: string, at: number): SessionRecord {
+  if (at) return { ...r, stream: { by, at } };
+  if (r.stream?.by !== by) return r;
+  const { stream: _gone, ...rest } = r;
+  return rest;
+}
+
 /** The stored record `text` with `change` applied (see changed()). */
 export function applyChange(text: string, change: SessionChange): string {
   return JSON.stringify(changed(JSON.parse(text) as SessionRecord, change));

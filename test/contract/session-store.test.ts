@@ -213,6 +213,23 @@ for (const { name, make } of stores) {
       assert.deepEqual([...got.tasks].sort(), ['new-a', 'new-b']);
     });
 
+    it('streamMark() marks the GET stream\'s holder in the record without a signal, and clears only its own mark', async () => {
+      await open();
+      const r = record();
+      await s.a.create(r);
+      await s.a.streamMark(r.id, 'stream-1', r.createdAt + 5);
+      assert.deepEqual((await s.b.get(r.id))?.stream, { by: 'stream-1', at: r.createdAt + 5 });
+      await s.b.streamMark(r.id, 'stream-2', r.createdAt + 9); // a new GET stream, on the other process
+      await s.a.streamMark(r.id, 'stream-1', 0); // the old one closes after: the new one's mark stays
+      assert.deepEqual((await s.a.get(r.id))?.stream, { by: 'stream-2', at: r.createdAt + 9 });
+      await s.a.update(r.id, { add: { subscriptions: ['notes://1'] } });
+      assert.deepEqual((await s.b.get(r.id))?.stream, { by: 'stream-2', at: r.createdAt + 9 }, 'a change keeps the mark');
+      await s.b.streamMark(r.id, 'stream-2', 0);
+      assert.deepEqual(await s.a.get(r.id), { ...r, subscriptions: ['notes://1'] });
+      assert.deepEqual(await heardB.count(r.id, 1), [{ kind: 'changed', id: r.id }], 'only the change was signalled');
+      await s.a.streamMark(newId(), 'stream-3', Date.now()); // an unknown session: nothing happens
+    });
+
     it('touch() moves the expiry without a signal, and a record past its expiry is never returned, changed or appended to', async () => {
       await open();
       const r = record();
