@@ -7,16 +7,17 @@
 // reloader; SIGTERM or SIGINT drains and exits 0. No placeholder for an unset variable is ever
 // served: serve takes no --allow-unset-env. With `server.workers` above 1 this process is the primary
 // (server/workers.ts: it forks the workers, prints the one listening line when all are ready, and
-// drains them all on SIGTERM) and each forked worker serves the bytes the primary read
-// (server/worker-link.ts), printing nothing on stdout.
+// drains them all on SIGTERM) and each worker it forked (server/worker-env.ts says which process is one:
+// not any node:cluster worker) serves the bytes the primary read (server/worker-link.ts), printing
+// nothing on stdout.
 
-import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { relative, resolve } from 'node:path';
 import { resolveConfig, type SvcServerConfig } from '../core/config.js';
 import { MAX_MANIFEST_BYTES } from '../manifest/load.js';
 import { readBoundedSync } from '../util/read-bounded.js';
 import { serve } from '../server/listen.js';
+import { isFastsvcWorker, WORKER_ENV } from '../server/worker-env.js';
 import { createReloader } from '../server/reloader.js';
 import { logger } from '../log.js';
 import { startupLine } from '../observe/startup-line.js';
@@ -29,7 +30,7 @@ export async function cmdServe(file: string, flags: Values): Promise<number> {
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) return tell('serve', '--port must be an integer 0..65535', 2);
   const flagHost = flags.host;
   const host = typeof flagHost === 'string' ? flagHost : process.env.HOST || undefined;
-  if (cluster.isWorker) return serveWorker(file, flags, { host, port });
+  if (isFastsvcWorker()) return serveWorker(file, flags, { host, port });
   let text: string | undefined;
   try {
     text = readBoundedSync(file, MAX_MANIFEST_BYTES).toString('utf8');
@@ -63,7 +64,7 @@ async function servePrimary(file: string, text: string, loaded: LoadedManifest, 
 /** One worker of `server.workers`: the primary's bytes, its shared state, its reloads; nothing on stdout. */
 async function serveWorker(file: string, flags: Values, where: { host?: string; port?: number }): Promise<number> {
   // Loaded only in a worker: one process never loads the workers' parts.
-  const { WORKER_ENV, WorkerLink, SQLiteOAuthProvider, RelayedRevocations, SqliteSessionStore } = await import('../server/worker-parts.js');
+  const { WorkerLink, SQLiteOAuthProvider, RelayedRevocations, SqliteSessionStore } = await import('../server/worker-parts.js');
   const link = new WorkerLink(logger);
   const loaded = await loadOrPrint(file, flags, 'serve', (m) => m, await link.manifest());
   if (!loaded) return 1;

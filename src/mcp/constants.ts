@@ -17,6 +17,9 @@ export const MODERN_VERSIONS: readonly string[] = [MODERN_VERSION];
 /** Every version the server serves in either era, modern first (server/discover's supportedVersions). */
 export const SUPPORTED_VERSIONS: readonly string[] = [...MODERN_VERSIONS, ...PROTOCOL_VERSIONS];
 
+/** An /mcp SSE stream's keep-alive comment comes this often; a shared session's GET stream moves its record's mark as often. */
+export const SSE_KEEPALIVE_MS = 25_000;
+
 export function isSupportedVersion(v: string): boolean {
   return PROTOCOL_VERSIONS.includes(v);
 }

@@ -12,8 +12,10 @@
 // on a named endpoint (/mcp/NAME, /ws/NAME) lives in that endpoint's view: its serverInfo and
 // instructions are the endpoint's, its requests default to the view, and it is told of list changes
 // and resource updates only as the view shows them. A session shared by several processes (SessionOptions.shared)
-// awaits `persist` for every change of its state (log level, subscriptions, loaded tools, tasks started) before
-// answering the request that made it, takes its state from a record with apply(), names its server→client requests
+// watches its subscribed resources' sources only while its GET stream is held by this instance (holdStream), awaits
+// `persist` for every change of its state (log level, subscriptions, loaded tools, tasks started), each as what
+// it adds or removes (so changes made at once on several processes are all kept), before answering the request that
+// made it, removes a task it started from the record when the task ends, takes its state from a record with apply(), names its server→client requests
 // so that no other process's instance of it uses the same id, and hands an answer or a cancellation it has
 // nothing waiting for to `unclaimed` (the process whose request or call it is completes it).
 
@@ -113,6 +115,7 @@ const NEEDS: Record<string, string> = {
 const CANCELLED = Symbol('cancelled by client');
 
 interface Pending {
+  readonly method: string;
   settle(msg: JsonRpcResponse): void;
   fail(err: SvcError): void;
 }
@@ -183,9 +186,10 @@ export class McpSession {
   #logRank = LOG_LEVELS.indexOf('info');
   #seq = 0;
   readonly #opts: SessionOptions;
-  /** Subscribed URIs, each with the unwatch of its source's change reports. */
-  /** resources/subscribe: each URI with its unwatch and the principal that subscribed. */
-  readonly #subs = new Map<string, { unwatch: () => void; principal: Principal }>();
+  /** resources/subscribe: each URI with the principal that subscribed and, while its source is watched, the unwatch. */
+  readonly #subs = new Map<string, { unwatch?: () => void; principal: Principal }>();
+  /** Subscribed sources are watched: always in a session of one process; in a shared one, only while this instance holds its GET stream. */
+  #watching: boolean;
   readonly #inflight = new Map<JsonRpcId, SessionCall>();
   readonly #pending = new Map<string, Pending>();
   readonly #unsubscribe: () => void;
@@ -193,20 +197,20 @@ export class McpSession {
   readonly #tasks = new Map<string, Principal>();
   readonly #untask: () => void;
   readonly #port: SessionPort;
-  /** load_tools changed #tools.loaded during the request being dispatched (a shared session persists it). */
-  #toolsChanged = false;
+  /** A shared session: the tasks this instance started (it removes each from the record when it ends). */
+  readonly #mine = new Set<string>();
   /** The tools this session loaded through a progressive endpoint's load_tools (progressive.ts). */
   readonly #tools: SessionTools = {
     loaded: new Set(),
     // A call's doing (load_tools), not the server's: a shared session's process running the call sends it.
     changed: () => {
-      this.#toolsChanged = true;
       this.#port.send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
     },
   };
 
   constructor(opts: SessionOptions) {
     this.#opts = opts;
+    this.#watching = !opts.shared;
     this.#port = {
       send: opts.fallback ?? opts.send,
       logRank: () => this.#logRank,
@@ -227,7 +231,10 @@ export class McpSession {
     this.#untask = opts.tasks?.onChange((t) => {
       const starter = this.#tasks.get(t.id);
       if (!starter) return;
-      if (TERMINAL.has(t.status)) this.#tasks.delete(t.id);
+      if (TERMINAL.has(t.status)) {
+        this.#tasks.delete(t.id);
+        if (this.#mine.delete(t.id)) this.#unrecord(t.id);
+      }
       if (opts.runtime.mayDeliver(t.tool, t.args, { principal: starter, transport: opts.transport, log: opts.logger, endpoint })) this.#notify('notifications/tasks/status', legacyTask(t));
     }) ?? (() => {});
   }
@@ -276,7 +283,7 @@ export class McpSession {
     const subs = new Set(s.subscriptions);
     for (const [uri, sub] of this.#subs) {
       if (subs.has(uri)) continue;
-      sub.unwatch();
+      sub.unwatch?.();
       this.#subs.delete(uri);
     }
     for (const uri of subs) if (!this.#subs.has(uri)) this.#watch(uri, principal, this.#opts.runtime.current(this.#opts.endpoint));
@@ -284,7 +291,8 @@ export class McpSession {
     loaded.clear();
     for (const n of s.loadedTools) loaded.add(n);
     const tasks = new Set(s.tasks);
-    for (const id of this.#tasks.keys()) if (!tasks.has(id)) this.#tasks.delete(id);
+    // A task gone from the record has ended (its starter removed it): told here once if its end went unheard.
+    for (const id of this.#tasks.keys()) if (!tasks.has(id)) this.#catchUp(id, this.#tasks.get(id)!);
     for (const id of tasks) {
       if (this.#tasks.has(id)) continue;
       this.#tasks.set(id, principal);
@@ -296,13 +304,21 @@ export class McpSession {
    * A task another process started in this shared session, learnt of from a change of the record: if it ended before
    * this instance followed it (its last status change went unheard here), its final status is told now — once: the
    * change listener drops a task whose end it told. (An instance built from the record follows its tasks from then on.)
+   * Also run for a task this instance just started (a quick one may have ended before it was followed) and for one gone
+   * from the record (its starter saw it end).
    */
   #catchUp(id: string, principal: Principal): void {
     const { tasks, runtime, transport, logger, endpoint } = this.#opts;
     tasks?.get(id, { principal, transport, catalog: runtime.current(endpoint), ...(endpoint && { endpoint }) }).then((t) => {
-      if (!TERMINAL.has(t.status) || !this.#tasks.delete(id) || this.#state !== 'ready') return;
-      if (runtime.mayDeliver(t.tool, t.args, { principal, transport, log: logger, endpoint })) this.#notify('notifications/tasks/status', legacyTask(t));
+      if (!TERMINAL.has(t.status) || !this.#tasks.delete(id)) return;
+      if (this.#mine.delete(id)) this.#unrecord(id);
+      if (this.#state === 'ready' && runtime.mayDeliver(t.tool, t.args, { principal, transport, log: logger, endpoint })) this.#notify('notifications/tasks/status', legacyTask(t));
     }, () => {}); // gone, expired or no longer visible: nothing to tell
+  }
+
+  /** A task this instance started has ended: its id leaves the shared record (a failure leaves it until the session ends). */
+  #unrecord(id: string): void {
+    this.#opts.shared!.persist({ remove: { tasks: [id] } }).catch((err: unknown) => this.#opts.logger.debug({ task: id, err: (err as Error).message }, 'ended task not removed from its session record'));
   }
 
   /** Handle one parsed JSON value (a message or a batch); resolves to what must be answered, if anything. */
@@ -324,9 +340,10 @@ export class McpSession {
     this.#unsubscribe();
     this.#untask();
     this.#tasks.clear();
+    this.#mine.clear();
     for (const call of this.#inflight.values()) call.abort(new SvcError('NOT_FOUND', 'session ended'));
     for (const p of [...this.#pending.values()]) p.fail(new SvcError('BACKEND_FAILED', 'session ended before the client answered'));
-    for (const sub of this.#subs.values()) sub.unwatch();
+    for (const sub of this.#subs.values()) sub.unwatch?.();
     this.#subs.clear();
   }
 
@@ -352,6 +369,12 @@ export class McpSession {
     const p = typeof msg.id === 'string' ? this.#pending.get(msg.id) : undefined;
     p?.settle(msg);
     return p !== undefined;
+  }
+
+  /** A shared session: the server→client request `id` found no GET stream open anywhere to carry it, so it fails now. */
+  undeliverable(id: JsonRpcId): void {
+    const p = typeof id === 'string' ? this.#pending.get(id) : undefined;
+    p?.fail(new SvcError('BACKEND_FAILED', `no open stream to the client can carry ${p.method}`));
   }
 
   /** Aborts the running request `id` (the client cancelled it); false when it does not run here. */
@@ -418,7 +441,7 @@ export class McpSession {
         }
         if (!this.#subs.has(uri)) {
           this.#watch(uri, principal, cat);
-          await this.#opts.shared?.persist({ subscriptions: [...this.#subs.keys()] });
+          await this.#opts.shared?.persist({ add: { subscriptions: [uri] } });
         }
         return {};
       }
@@ -426,9 +449,9 @@ export class McpSession {
         const uri = str(p, 'uri');
         const sub = this.#subs.get(uri);
         if (sub) {
-          sub.unwatch();
+          sub.unwatch?.();
           this.#subs.delete(uri);
-          await this.#opts.shared?.persist({ subscriptions: [...this.#subs.keys()] });
+          await this.#opts.shared?.persist({ remove: { subscriptions: [uri] } });
         }
         return {};
       }
@@ -457,7 +480,11 @@ export class McpSession {
           taskAsk: isObject(p.task) ? 'asked' : 'plain',
           runAsTask: tc && ((admitted) => startLegacyTask(admitted, tc).then(async (t) => {
             this.#tasks.set(t.id, principal);
-            await shared?.persist({ tasks: [...this.#tasks.keys()] });
+            if (shared) {
+              this.#mine.add(t.id);
+              await shared.persist({ add: { tasks: [t.id] } });
+              this.#catchUp(t.id, principal);
+            }
             return { task: legacyTask(t) };
           })),
         });
@@ -466,24 +493,41 @@ export class McpSession {
     }
   }
 
-  /** A shared session: the tools load_tools added while `answer` was made are recorded before it is answered. */
+  /** A shared session: the tools load_tools added (or a listing dropped) while `answer` was made are recorded before it is answered. */
   async #persistTools(answer: Promise<unknown>, shared: SharedSessionHooks): Promise<unknown> {
-    this.#toolsChanged = false;
+    const loaded = this.#tools.loaded;
+    const before = new Set(loaded);
     const value = await answer;
-    if (this.#toolsChanged) {
-      this.#toolsChanged = false;
-      await shared.persist({ loadedTools: [...this.#tools.loaded] });
-    }
+    const add = [...loaded].filter((n) => !before.has(n));
+    const remove = [...before].filter((n) => !loaded.has(n));
+    if (add.length || remove.length) await shared.persist({ add: { loadedTools: add }, remove: { loadedTools: remove } });
     return value;
   }
 
-  /** Watches a subscribed resource's changes: notifications/resources/updated while `principal` may still read it. */
+  /** Subscribes `uri` for `principal`, watching its changes (while #watching): notifications/resources/updated while `principal` may still read it. */
   #watch(uri: string, principal: Principal, cat: Catalog): void {
     const rt = this.#opts.runtime;
-    const unwatch = rt.watchResource(uri, () => {
+    const unwatch = !this.#watching ? undefined : rt.watchResource(uri, () => {
       if (this.#state === 'ready' && rt.mayStillRead(uri, principal, this.#opts.endpoint)) this.#notify('notifications/resources/updated', { uri });
     }, cat);
     this.#subs.set(uri, { unwatch, principal });
+  }
+
+  /**
+   * A shared session's GET stream is now held by this instance (true) or no longer (false): its subscribed sources are
+   * watched only while it is (only the holder speaks, so N processes holding a copy do not subscribe N times upstream).
+   */
+  holdStream(held: boolean): void {
+    if (this.#state === 'closed' || held === this.#watching) return;
+    this.#watching = held;
+    const cat = this.#opts.runtime.current(this.#opts.endpoint);
+    for (const [uri, sub] of this.#subs) {
+      if (held) this.#watch(uri, sub.principal, cat);
+      else {
+        sub.unwatch?.();
+        sub.unwatch = undefined;
+      }
+    }
   }
 
   /** A server→client request. Failures are SvcError BACKEND_FAILED / BACKEND_TIMEOUT (a tool error if uncaught). */
@@ -512,6 +556,7 @@ export class McpSession {
       }, timeoutMs ?? this.#opts.requestTimeoutMs ?? 60_000);
       signal.addEventListener('abort', onAbort, { once: true });
       this.#pending.set(id, {
+        method,
         settle: (m) => {
           done();
           if (m.error) reject(new SvcError('BACKEND_FAILED', `the client answered ${method} with error ${m.error.code}: ${m.error.message}`, { data: { error: m.error } }));

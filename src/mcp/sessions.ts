@@ -17,7 +17,8 @@
 // this process's instance of a session whose record is in the store: it is found only while the store
 // is listening(); a hit touches the record at most once per idleMs / 4 (no await: the write runs
 // behind); evicting, sweeping or closing an instance drops it here without ending the session, and
-// one that holds the session's GET stream is never evicted; a revoked credential, a door's refusal
+// one that holds the session's GET stream is never evicted, and only it watches the session's subscribed sources
+// (attach starts, detach stops: McpSession.holdStream); a revoked credential, a door's refusal
 // and endEverywhere() end the record too, so every process ends its instance.
 
 import { randomUUID } from 'node:crypto';
@@ -189,11 +190,15 @@ export class SessionRegistry {
   attach(e: SessionEntry, channel: SessionChannel): void {
     e.channel?.end();
     e.channel = channel;
+    if (e.append) e.session.holdStream(true);
   }
 
   /** Forget the channel if it is still the one attached (the transport saw it close). */
   detach(e: SessionEntry, channel: SessionChannel): void {
-    if (e.channel === channel) e.channel = undefined;
+    if (e.channel === channel) {
+      e.channel = undefined;
+      if (e.append) e.session.holdStream(false);
+    }
     e.lastSeen = Date.now();
   }
 
@@ -272,6 +277,7 @@ export class SessionRegistry {
       if (e.transport !== transport || !e.channel) continue;
       const channel = e.channel;
       e.channel = undefined;
+      if (e.append) e.session.holdStream(false);
       channel.end();
     }
   }

@@ -2,7 +2,8 @@
 // on SQLite; sessions/session-store.ts): what ties this process's instances of them to the store.
 // Guarantees: a shared instance appends the messages it sends to the session's outbound stream in the
 // order it sends them (one append at a time per instance; a failed append is logged, the next ones go
-// on); its state changes are persisted with update() before the request that made them is answered;
+// on), except a server→client request while no process holds the session's GET stream (its record's stream
+// mark is absent or older than two keep-alives), which fails at once instead; its state changes are persisted with update() before the request that made them is answered;
 // an answer or cancellation it has nothing waiting for is signalled to the other processes; on the
 // store's signals every instance here re-reads and applies its record (`changed`, one read at a time,
 // a change arriving meanwhile read again after it), ends (`ended`), wakes its GET stream (`events`),
@@ -15,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { isSvcError, SvcError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { SessionRecord } from '../sessions/session-store.js';
+import { SSE_KEEPALIVE_MS } from './constants.js';
 import type { JsonRpcResponse } from './jsonrpc.js';
 import type { SharedSessionHooks } from './protocol.js';
 import type { SessionEntry, SessionRegistry } from './sessions.js';
@@ -34,7 +36,11 @@ export function share(e: SessionEntry, sessions: SessionRegistry, log: Logger): 
   const store = sessions.store!;
   let tail: Promise<unknown> = Promise.resolve();
   e.append = (m) => {
-    tail = tail.then(() => store.append(e.id, m)).catch((err: unknown) => log.warn({ session: e.id, err: (err as Error).message }, 'mcp session message not stored'));
+    tail = tail.then(async () => {
+      // A server→client request goes to the stream only while one is open somewhere: else it fails now, as with one process.
+      if ('method' in m && 'id' in m && !e.channel && !streamHeld(await store.get(e.id))) return void e.session.undeliverable(m.id);
+      await store.append(e.id, m);
+    }).catch((err: unknown) => log.warn({ session: e.id, err: (err as Error).message }, 'mcp session message not stored'));
     return true;
   };
   e.refresh = serial(async () => {
@@ -75,6 +81,11 @@ export function followStore(sessions: SessionRegistry, log: Logger): void {
       } else if (!e.busy && !e.channel) sessions.end(e, 'dropped: session store not listening');
     }
   });
+}
+
+/** Some process holds the session's GET stream: its mark is there and was moved within two keep-alives (a killed holder's is not). */
+export function streamHeld(r: SessionRecord | undefined, now = Date.now()): boolean {
+  return r?.stream !== undefined && now - r.stream.at <= 2 * SSE_KEEPALIVE_MS;
 }
 
 /** A store failure as the refusal a client gets (STORE_UNAVAILABLE unless it already is a SvcError). */

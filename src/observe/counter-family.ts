@@ -13,10 +13,13 @@ interface Series extends CounterSeries {
 
 export class CounterFamily {
   readonly type = 'counter';
-  readonly aggregator = 'sum';
+  /** How /metrics of `server.workers` merges the workers' series: summed, or the highest (a count every worker keeps alike). */
+  readonly aggregator: 'sum' | 'max';
   readonly #series: Series[] = [];
 
-  constructor(readonly name: string, readonly help: string) {}
+  constructor(readonly name: string, readonly help: string, aggregator: 'sum' | 'max' = 'sum') {
+    this.aggregator = aggregator;
+  }
 
   /** A new series with these labels (the caller keeps it; one per label set). */
   series(labels: Record<string, string>): CounterSeries {

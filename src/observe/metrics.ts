@@ -64,7 +64,10 @@ export class Metrics {
   readonly #byReason = new Map<string, CounterSeries>();
   readonly #tokens = new CounterFamily('fastsvc_oauth_tokens_total', 'OAuth tokens issued, refreshed and revoked.');
   readonly #byEvent: Record<TokenEvent, CounterSeries>;
-  readonly #reloads = new CounterFamily('fastsvc_reloads_total', 'Manifest reloads by result (applied, rejected, restart_required, unchanged).');
+  // Every worker of server.workers prepares and settles every reload (all or none): each counts each one, so the
+  // workers' counts are alike and /metrics takes their highest (a sum would count one reload N times; the highest,
+  // unlike one chosen worker's, survives that worker being replaced).
+  readonly #reloads = new CounterFamily('fastsvc_reloads_total', 'Manifest reloads by result (applied, rejected, restart_required, unchanged).', 'max');
   readonly #byResult: Record<ReloadResult, CounterSeries>;
   #configHash: string;
   /** Calls running now: a plain number on the hot path, read into its gauge at scrape time. */

@@ -115,9 +115,10 @@ export class Observer {
     this.audit.record(e);
   }
 
-  reloaded(result: ReloadResult, detail: Record<string, unknown>, hash?: string): void {
+  /** A reload's outcome: counted, and (unless `audit` is false: another worker of server.workers records it) an audit event. */
+  reloaded(result: ReloadResult, detail: Record<string, unknown>, hash?: string, audit = true): void {
     this.metrics?.reload(result, hash);
-    if (result === 'unchanged') return;
+    if (result === 'unchanged' || !audit) return;
     const decision = result === 'applied' ? 'reload_applied' : result === 'rejected' ? 'reload_rejected' : 'restart_required';
     this.audit.record({ decision, reason: String(detail.reason ?? result), detail });
   }

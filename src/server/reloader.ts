@@ -73,14 +73,19 @@ export interface Reloader {
   /**
    * The first phase alone, on the given bytes (`text`; default: the file read now), at `at` (the time status.last_reload
    * shows). Workers (workers.ts) prepare on every process, then apply everywhere or discard everywhere. Not queued: the
-   * caller serializes (one prepared reload at a time, none while reload() runs).
+   * caller serializes (one prepared reload at a time, none while reload() runs). `quiet`: another process tells this
+   * reload (its config.* log lines at info/warn/error and its audit event); here they are debug lines and no audit
+   * event — its metrics still count (workers aggregate fastsvc_reloads_total by max).
    */
-  prepare(reason: string, opts: { force?: boolean; text?: string; at: string }): Promise<Prepared>;
+  prepare(reason: string, opts: { force?: boolean; text?: string; at: string; quiet?: boolean }): Promise<Prepared>;
   /** The generation serving now. */
   current(): Loaded;
   /** Dispose every generation's backends (the current one included); later reloads do nothing. */
   close(): Promise<void>;
 }
+
+/** The log levels a reload's lines use. */
+type Tell = Pick<Logger, 'info' | 'warn' | 'error'>;
 
 export interface ReloaderOptions {
   file: string;
@@ -120,27 +125,31 @@ export function createReloader(o: ReloaderOptions): Reloader {
     retired.set(gen, timer);
   };
 
-  const failed = (reason: string, at: string, t0: number, hash: string, read: string, problems: SvcError[]): ReloadOutcome => {
+  /** Where a reload's lines go: the log, or (quiet: another process tells it) its debug level. */
+  const quietLog = { info: log.debug.bind(log), warn: log.debug.bind(log), error: log.debug.bind(log) };
+  const teller = (quiet: boolean | undefined): Tell => (quiet ? quietLog : log);
+
+  const failed = (reason: string, at: string, t0: number, hash: string, read: string, problems: SvcError[], tell: Tell = log): ReloadOutcome => {
     const lines = problems.map((p) => p.format());
-    for (const line of lines) log.error({ event: 'config.reload_failed', reason, file, problem: line }, line);
-    log.warn({ event: 'config.reload_rejected', reason, file, hash_active: cur.hash, hash_rejected: hash, problems: lines.length, duration_ms: ms(t0) }, `reload rejected (${lines.length} problem${lines.length === 1 ? '' : 's'}); still serving ${cur.hash.slice(0, 12)}`);
+    for (const line of lines) tell.error({ event: 'config.reload_failed', reason, file, problem: line }, line);
+    tell.warn({ event: 'config.reload_rejected', reason, file, hash_active: cur.hash, hash_rejected: hash, problems: lines.length, duration_ms: ms(t0) }, `reload rejected (${lines.length} problem${lines.length === 1 ? '' : 's'}); still serving ${cur.hash.slice(0, 12)}`);
     status.last_reload = { at, ok: false, error: lines.join('\n'), hash };
     return { ok: false, reason, at, hash_before: cur.hash, hash_after: cur.hash, hash_read: read, problems: lines, restart_required: status.restart_required ?? [] };
   };
 
   /** Phase one: load → validate → compile → assemble → catalog, nothing swapped. A failure or an unchanged file settles here. */
-  const prepareOnce = async (reason: string, force: boolean, text: string | undefined, at: string): Promise<Prepared> => {
+  const prepareOnce = async (reason: string, force: boolean, text: string | undefined, at: string, tell: Tell = log): Promise<Prepared> => {
     const t0 = performance.now();
     const before = cur.hash;
     const settled = (outcome: ReloadOutcome): Prepared => ({ ready: false, outcome });
     if (closed) return settled({ ok: false, reason, at, hash_before: before, hash_after: before, hash_read: '', problems: ['reloader closed'], restart_required: [] });
 
     const checked = checkManifest(file, env, text === undefined ? {} : { text });
-    if (!checked.plan) return settled(failed(reason, at, t0, checked.hash, checked.fileHash, checked.problems));
+    if (!checked.plan) return settled(failed(reason, at, t0, checked.hash, checked.fileHash, checked.problems, tell));
     if (checked.hash === before && !force) {
       if (status.last_reload && !status.last_reload.ok) {
         status.last_reload = { at, ok: true, hash: before, changes: null };
-        log.info({ event: 'config.reload_recovered', reason, file, hash: before }, 'manifest is back to the running config');
+        tell.info({ event: 'config.reload_recovered', reason, file, hash: before }, 'manifest is back to the running config');
       }
       return settled({ ok: true, reason, at, hash_before: before, hash_after: before, hash_read: checked.fileHash, unchanged: true, restart_required: status.restart_required ?? [] });
     }
@@ -149,7 +158,7 @@ export function createReloader(o: ReloaderOptions): Reloader {
     try {
       next = { ...(await assemble(checked.plan, file, checked.hash, checked.locate)), plan: checked.plan, hash: checked.hash, fileHash: checked.fileHash };
     } catch (e) {
-      return settled(failed(reason, at, t0, checked.hash, checked.fileHash, e instanceof ManifestError ? e.problems : [asSvcError(e, file)]));
+      return settled(failed(reason, at, t0, checked.hash, checked.fileHash, e instanceof ManifestError ? e.problems : [asSvcError(e, file)], tell));
     }
     if (closed) {
       next.dispose();
@@ -165,7 +174,7 @@ export function createReloader(o: ReloaderOptions): Reloader {
         : buildCatalog(next.svc, { hash: next.hash, listPage: store.current().catalog.listPage });
     } catch (e) {
       next.dispose();
-      return settled(failed(reason, at, t0, checked.hash, checked.fileHash, e instanceof ManifestError ? e.problems : [asSvcError(e, file)]));
+      return settled(failed(reason, at, t0, checked.hash, checked.fileHash, e instanceof ManifestError ? e.problems : [asSvcError(e, file)], tell));
     }
     let done = false;
     return {
@@ -176,8 +185,8 @@ export function createReloader(o: ReloaderOptions): Reloader {
         if (done) throw new Error('a prepared reload is applied or discarded once');
         done = true;
         next.dispose();
-        for (const line of problems) log.error({ event: 'config.reload_failed', reason, file, problem: line }, line);
-        log.warn({ event: 'config.reload_rejected', reason, file, hash_active: cur.hash, hash_rejected: next.hash, problems: problems.length, duration_ms: ms(t0) }, `reload rejected elsewhere (${problems.length} problem${problems.length === 1 ? '' : 's'}); still serving ${cur.hash.slice(0, 12)}`);
+        for (const line of problems) tell.error({ event: 'config.reload_failed', reason, file, problem: line }, line);
+        tell.warn({ event: 'config.reload_rejected', reason, file, hash_active: cur.hash, hash_rejected: next.hash, problems: problems.length, duration_ms: ms(t0) }, `reload rejected elsewhere (${problems.length} problem${problems.length === 1 ? '' : 's'}); still serving ${cur.hash.slice(0, 12)}`);
         status.last_reload = { at, ok: false, error: problems.join('\n'), hash: next.hash };
         return { ok: false, reason, at, hash_before: cur.hash, hash_after: cur.hash, hash_read: checked.fileHash, problems, restart_required: status.restart_required ?? [] };
       },
@@ -198,7 +207,7 @@ export function createReloader(o: ReloaderOptions): Reloader {
         const restart = restartRequired(started, config);
         status.restart_required = restart;
         status.last_reload = { at, ok: true, hash: next.hash, changes };
-        log.info({
+        tell.info({
           event: 'config.reloaded', reason, file, hash_before: before, hash_after: next.hash,
           changes, access, live_config: live, restart_required: restart, duration_ms: ms(t0),
         }, `reloaded ${file}: ${summary(changes)}${access.widened ? '; access widened' : ''}${live.length ? `; applied ${live.join(', ')}` : ''}${restart.length ? `; restart required for ${restart.join(', ')}` : ''}`);
@@ -212,13 +221,13 @@ export function createReloader(o: ReloaderOptions): Reloader {
     return prep.ready ? prep.apply() : prep.outcome;
   };
 
-  const report = (r: ReloadOutcome): ReloadOutcome => {
+  const report = (r: ReloadOutcome, audit = true): ReloadOutcome => {
     if (!o.observer) return r;
     const result = !r.ok ? 'rejected' : r.unchanged ? 'unchanged' : r.restart_required.length ? 'restart_required' : 'applied';
     o.observer.reloaded(result, {
       reason: r.reason, file, hash_before: r.hash_before, hash_after: r.hash_after,
       ...(r.problems && { problems: r.problems }), ...(r.restart_required.length && { restart_required: r.restart_required }),
-    }, r.hash_after);
+    }, r.hash_after, audit);
     return r;
   };
   const safeRun = (reason: string, force: boolean) => runOnce(reason, force).catch((e: unknown) => {
@@ -254,11 +263,13 @@ export function createReloader(o: ReloaderOptions): Reloader {
       return q.promise;
     },
     async prepare(reason, opts) {
-      const prep = await prepareOnce(reason, opts.force === true, opts.text, opts.at).catch((e: unknown): Prepared => ({
-        ready: false, outcome: failed(reason, opts.at, performance.now(), '', '', [asSvcError(e, file)]),
+      const tell = teller(opts.quiet);
+      const audit = !opts.quiet;
+      const prep = await prepareOnce(reason, opts.force === true, opts.text, opts.at, tell).catch((e: unknown): Prepared => ({
+        ready: false, outcome: failed(reason, opts.at, performance.now(), '', '', [asSvcError(e, file)], tell),
       }));
-      if (!prep.ready) return { ready: false, outcome: report(prep.outcome) };
-      return { ready: true, hash: prep.hash, read: prep.read, apply: () => report(prep.apply()), discard: (problems) => report(prep.discard(problems)) };
+      if (!prep.ready) return { ready: false, outcome: report(prep.outcome, audit) };
+      return { ready: true, hash: prep.hash, read: prep.read, apply: () => report(prep.apply(), audit), discard: (problems) => report(prep.discard(problems), audit) };
     },
     current: () => cur,
     async close() {

@@ -6,7 +6,8 @@
 // - the manifest's bytes come from the primary (manifest()): every worker serves the same bytes,
 //   at start-up and at every reload, which is prepared here when the primary asks, and applied or
 //   discarded when it says (all workers prepared it, or one refused it, whose problems are then
-//   recorded here too, so status.last_reload is the same everywhere);
+//   recorded here too, so status.last_reload is the same everywhere); the one worker the primary names
+//   logs it (config.reloaded, config.reload_rejected) and audits it, the others count it only;
 // - /metrics is asked of the primary, which sums every worker's (this one answers its share);
 // - audit lines are batched (at most BATCH_MS, as audit-sink.ts does) and sent whole to the primary,
 //   which writes them to the one sink; with `audit.fsync: always` the worker appends and fsyncs the
@@ -29,15 +30,6 @@ import { lazyRequire } from '../util/lazy-require.js';
 
 const loadSqlite = lazyRequire<typeof Database>('better-sqlite3');
 
-/** The environment the primary gives each worker (never logged). */
-export const WORKER_ENV = {
-  /** The SQLite file the workers share (tasks, quotas; OAuth state unless the provider is PostgreSQL). */
-  db: 'FASTSVC_WORKER_DB',
-  /** The request-state key when the manifest sets none. */
-  stateKey: 'FASTSVC_WORKER_STATE_KEY',
-  /** The token auth.generate_if_unset would generate, so every worker has the same one. */
-  token: 'FASTSVC_WORKER_TOKEN',
-} as const;
 
 /** Worker → primary. */
 export type ToPrimary =
@@ -58,7 +50,8 @@ export type ToWorker =
   | { fastsvc: 'delivered'; ack: number }
   | { fastsvc: 'metrics'; id: number; body?: string; contentType?: string; error?: string }
   | { fastsvc: 'metrics-json'; id: number }
-  | { fastsvc: 'prepare'; gen: number; reason: string; text?: string; force: boolean; at: string }
+  /** `tells`: this worker logs and audits the reload (one worker does; the others count it only). */
+  | { fastsvc: 'prepare'; gen: number; reason: string; text?: string; force: boolean; at: string; tells: boolean }
   | { fastsvc: 'apply'; gen: number }
   | { fastsvc: 'discard'; gen: number; problems: string[] };
 
@@ -229,7 +222,7 @@ export class WorkerLink {
 
   async #prepare(m: Extract<ToWorker, { fastsvc: 'prepare' }>): Promise<void> {
     if (!this.#reloader) return this.send({ fastsvc: 'prepared', gen: m.gen, ready: false, ok: false, read: '', problems: ['the worker is not serving yet'] });
-    const prep = await this.#reloader.prepare(m.reason, { force: m.force, text: m.text, at: m.at });
+    const prep = await this.#reloader.prepare(m.reason, { force: m.force, text: m.text, at: m.at, quiet: !m.tells });
     this.#prepared = { gen: m.gen, prep };
     if (prep.ready) return this.send({ fastsvc: 'prepared', gen: m.gen, ready: true, ok: true, read: prep.read });
     const o = prep.outcome;

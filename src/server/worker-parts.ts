@@ -2,7 +2,7 @@
 // (worker-link.ts) with the shared SQLite parts a worker opens. The command loads it with one dynamic import
 // whichever side it is on, so one process never loads it and the bundle splits start-up once for it, not per part.
 export { runPrimary } from './workers.js';
-export { WORKER_ENV, WorkerLink } from './worker-link.js';
+export { WorkerLink } from './worker-link.js';
 export { SQLiteOAuthProvider } from '../auth/oauth/providers/sqlite-provider.js';
 export { RelayedRevocations } from '../auth/oauth/providers/relayed-revocations.js';
 export { SqliteSessionStore } from '../sessions/sqlite-store.js';

@@ -30,7 +30,8 @@ import { readBoundedSync } from '../util/read-bounded.js';
 import { lazyRequire } from '../util/lazy-require.js';
 import { SQLiteOAuthProvider } from '../auth/oauth/providers/sqlite-provider.js';
 import { auditSinkOf } from '../observe/audit.js';
-import { WORKER_ENV, type ToPrimary, type ToWorker } from './worker-link.js';
+import type { ToPrimary, ToWorker } from './worker-link.js';
+import { WORKER_ENV } from './worker-env.js';
 
 const loadProm = lazyRequire<typeof Prom>('prom-client');
 /** How long a worker may take to answer for /metrics. */
@@ -64,7 +65,7 @@ export async function runPrimary(o: PrimaryOptions): Promise<number> {
   process.on('exit', removeTemp);
   if (db) await new SQLiteOAuthProvider(db).close(); // schema and WAL made once, before any worker opens the file
 
-  const env: Record<string, string> = { [WORKER_ENV.token]: randomBytes(32).toString('base64url') };
+  const env: Record<string, string> = { [WORKER_ENV.primary]: String(process.pid), [WORKER_ENV.token]: randomBytes(32).toString('base64url') };
   if (db) env[WORKER_ENV.db] = db;
   if (!cfg.server.request_state_key && !cfg.server.request_state_key_file) env[WORKER_ENV.stateKey] = randomBytes(32).toString('base64url');
 
@@ -205,9 +206,10 @@ export async function runPrimary(o: PrimaryOptions): Promise<number> {
       text = undefined; // each worker reads it and reports why it cannot
     }
     const workers = [...ready].filter((w) => w.isConnected());
-    const replies = await Promise.all(workers.map((w) => new Promise<Prepared>((res) => {
+    // One reload, one config.reloaded line and one audit event: the first worker tells it, every worker counts it.
+    const replies = await Promise.all(workers.map((w, i) => new Promise<Prepared>((res) => {
       prepared.set(w, res);
-      post(w, { fastsvc: 'prepare', gen: g, reason, force, at, ...(text !== undefined && { text }) });
+      post(w, { fastsvc: 'prepare', gen: g, reason, force, at, tells: i === 0, ...(text !== undefined && { text }) });
     })));
     for (const w of workers) prepared.delete(w);
     const refused = replies.find((r) => !r.ok);

@@ -1,6 +1,7 @@
 // The in-process SessionStore: the reference for the contract (test/contract/session-store.test.ts),
 // and how tests put two endpoints of one process ("two replicas") on one store. Guarantees:
 // - records and messages are copied in and out (a caller's later mutation changes nothing stored);
+// - update() applies its change to the record as it is (stored-session.ts changed()) in one synchronous step;
 // - a record whose expiresAt is before now is never returned, updated or appended to; sweep(now) ends it;
 // - append() numbers each session's messages 1, 2, 3, … and keeps the last `keepEvents` of them;
 //   append() to an unknown, ended or expired session stores nothing, signals nothing and resolves to 0;
@@ -10,6 +11,7 @@
 // - listening() is always true (there is no channel to lose); after close() nothing is delivered.
 
 import type { SessionChange, SessionEvent, SessionRecord, SessionSignal, SessionStore } from './session-store.js';
+import { changed, marked } from './stored-session.js';
 
 export interface MemorySessionStoreOptions {
   /** How many of a session's newest messages since() can return (server.mcp_session_events). */
@@ -49,7 +51,7 @@ export class MemorySessionStore implements SessionStore {
   async update(id: string, change: SessionChange): Promise<boolean> {
     const e = this.#live(id);
     if (!e) return false;
-    e.record = { ...e.record, ...copy(change) };
+    e.record = changed(e.record, copy(change)); // synchronous: nothing runs between the read and the write
     this.#send({ kind: 'changed', id });
     return true;
   }
@@ -57,6 +59,11 @@ export class MemorySessionStore implements SessionStore {
   async touch(id: string, expiresAt: number): Promise<void> {
     const e = this.#live(id);
     if (e) e.record = { ...e.record, expiresAt };
+  }
+
+  async streamMark(id: string, by: string, at: number): Promise<void> {
+    const e = this.#live(id);
+    if (e) e.record = marked(e.record, by, at);
   }
 
   async end(id: string, why: string): Promise<boolean> {

@@ -1,6 +1,8 @@
 // The PostgreSQL SessionStore: MCP 2025 sessions shared by every replica on the OAuth provider's
 // database (oauth.provider.type postgres), on its pool and its one LISTEN connection. Guarantees:
-// - every write is one autocommit statement (update: one transaction holding the row lock), durable
+// - every write is one autocommit statement (update: one transaction that reads the record under its
+//   row lock, applies the change to it and writes it back, so concurrent changes are all kept; a stream
+//   mark likewise, without a signal), durable
 //   when its promise resolves; its signal is a pg_notify in that statement, so it is delivered after
 //   commit, in commit order, to every replica (this one included);
 // - append() bumps the session's next_seq under its row lock, inserts the message, trims the
@@ -18,7 +20,7 @@
 import type { PostgresOAuthProvider } from '../auth/oauth/providers/postgres-provider.js';
 import { SESSION_CHANNEL as CHANNEL } from '../auth/oauth/providers/postgres-provider.js';
 import type { SessionChange, SessionEvent, SessionRecord, SessionSignal, SessionStore } from './session-store.js';
-import { applyChange, decodeRecord, encodeRecord, ownerColumn } from './stored-session.js';
+import { applyChange, decodeRecord, encodeRecord, marked, ownerColumn } from './stored-session.js';
 
 /** What the store needs of the database (PostgresOAuthProvider gives it). */
 export type SessionDb = Pick<PostgresOAuthProvider, 'query' | 'transaction' | 'onSessionSignal' | 'onListening' | 'reachable'>;
@@ -78,6 +80,17 @@ export class PostgresSessionStore implements SessionStore {
 
   async touch(id: string, expiresAt: number): Promise<void> {
     await this.#db.query('UPDATE fastsvc_sessions SET expires_at = $2 WHERE id = $1 AND expires_at >= $3', [id, expiresAt, Date.now()]);
+  }
+
+  async streamMark(id: string, by: string, at: number): Promise<void> {
+    // Read and written in JS under the row lock: the record's JSON may hold \u0000 (the owner key), which jsonb refuses.
+    await this.#db.transaction(async (q) => {
+      const r = await q<{ record: string }>('SELECT record FROM fastsvc_sessions WHERE id = $1 AND expires_at >= $2 FOR UPDATE', [id, Date.now()]);
+      if (!r.rows[0]) return;
+      const before = JSON.parse(r.rows[0].record) as SessionRecord;
+      const after = marked(before, by, at);
+      if (after !== before) await q('UPDATE fastsvc_sessions SET record = $2 WHERE id = $1', [id, JSON.stringify(after)]);
+    });
   }
 
   async end(id: string, why: string): Promise<boolean> {

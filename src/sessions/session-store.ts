@@ -4,7 +4,9 @@
 // Guarantees (every implementation passes test/contract/session-store.test.ts):
 // - a record is written when its promise resolves, and read by any process sharing the store;
 // - update() and end() are told to every process (this one included) as a `changed` / `ended`
-//   signal, after they are durable; a record past its expiry is never returned, and sweep() ends it;
+//   signal, after they are durable; update() applies its change to the record as stored at that moment,
+//   atomically (two processes adding to one list at once both keep theirs); a record past its expiry
+//   is never returned, and sweep() ends it;
 // - append() gives each message of a session's outbound stream the next number of that session
 //   (1, 2, 3, …, no gaps, in commit order even when several processes append at once) and signals
 //   `events`; since() returns a session's messages after a number, in order, from the last
@@ -42,10 +44,31 @@ export interface SessionRecord {
   readonly createdAt: number;
   /** Epoch ms after which the session is ended (an idle session; see touch()). */
   expiresAt: number;
+  /**
+   * The process holding the session's GET stream (`by`: that stream's own id) and when it last said so (epoch ms): set
+   * when the stream attaches, moved on its keep-alive, cleared when it closes (streamMark()). A holder killed leaves it
+   * set: a reader counts a mark older than two keep-alives as no stream.
+   */
+  stream?: { readonly by: string; readonly at: number };
 }
 
-/** The parts of a record a process may change after initialize. */
-export type SessionChange = Partial<Pick<SessionRecord, 'logLevel' | 'subscriptions' | 'loadedTools' | 'tasks'>>;
+/** Items of a record's lists. */
+export interface SessionLists {
+  readonly subscriptions?: readonly string[];
+  readonly loadedTools?: readonly string[];
+  readonly tasks?: readonly string[];
+}
+
+/**
+ * What a process changes in a record after initialize: the log level set, and items added to or removed from its lists
+ * (an item added is kept once, after those already there; removing one not there changes nothing). Applied by the store
+ * atomically against the record as it is then, so changes several processes make at once are all kept.
+ */
+export interface SessionChange {
+  readonly logLevel?: string;
+  readonly add?: SessionLists;
+  readonly remove?: SessionLists;
+}
 
 /** One message of a session's outbound stream (its GET stream on /mcp): `seq` is its SSE event id. */
 export interface SessionEvent {
@@ -70,10 +93,15 @@ export interface SessionStore {
   create(r: SessionRecord): Promise<void>;
   /** The record, unless it is unknown, ended or expired. */
   get(id: string): Promise<SessionRecord | undefined>;
-  /** Changes the record and signals `changed`; false when the session is unknown or ended. */
+  /** Applies `change` to the record atomically and signals `changed`; false when the session is unknown or ended. */
   update(id: string, change: SessionChange): Promise<boolean>;
   /** Moves its expiry (no signal: a touch changes nothing another process caches). */
   touch(id: string, expiresAt: number): Promise<void>;
+  /**
+   * Marks the GET stream `by` as the session's, at `at` (record.stream; no signal: it is read when needed); `at` 0
+   * clears the mark, only while it is still `by`'s (a stream that closes after another one attached leaves the new one's).
+   */
+  streamMark(id: string, by: string, at: number): Promise<void>;
   /** Deletes the record and its messages, and signals `ended` with `why`; false when it was not there. */
   end(id: string, why: string): Promise<boolean>;
   /** Adds a message to the session's outbound stream; resolves to its number; signals `events`. Resolves to 0 (nothing stored or signalled) when the session is unknown, ended or expired. */

@@ -4,7 +4,9 @@
 // - its tables live in that file beside the OAuth state; a path given is opened in WAL with a
 //   busy_timeout, so a write waits for another process's instead of failing;
 // - every write is one transaction, committed when its promise resolves; its signal is sent
-//   through the relay after the commit;
+//   through the relay after the commit; update() reads the record, applies the change and writes it
+//   in one IMMEDIATE transaction (concurrent changes from several processes are all kept); a stream
+//   mark is one statement on the record's JSON (json_set / json_remove), without a signal;
 // - append() bumps the session's next_seq, inserts the message and trims the session's messages
 //   to the newest `keepEvents` in one IMMEDIATE transaction (the file's write lock taken first):
 //   numbers are 1, 2, 3, … per session, gap-free, in commit order however many processes append;
@@ -75,6 +77,8 @@ export class SqliteSessionStore implements SessionStore {
       get: d.prepare<[string, number], { record: string; expires_at: number }>('SELECT record, expires_at FROM fastsvc_sessions WHERE id = ? AND expires_at >= ?'),
       set: d.prepare('UPDATE fastsvc_sessions SET record = ? WHERE id = ?'),
       touch: d.prepare('UPDATE fastsvc_sessions SET expires_at = ? WHERE id = ? AND expires_at >= ?'),
+      mark: d.prepare(`UPDATE fastsvc_sessions SET record = json_set(record, '$.stream', json(?)) WHERE id = ? AND expires_at >= ?`),
+      unmark: d.prepare(`UPDATE fastsvc_sessions SET record = json_remove(record, '$.stream') WHERE id = ? AND json_extract(record, '$.stream.by') = ?`),
       drop: d.prepare('DELETE FROM fastsvc_sessions WHERE id = ?'),
       dropEvents: d.prepare('DELETE FROM fastsvc_session_events WHERE session_id = ?'),
       bump: d.prepare<[string, number], { seq: number }>('UPDATE fastsvc_sessions SET next_seq = next_seq + 1 WHERE id = ? AND expires_at >= ? RETURNING next_seq - 1 AS seq'),
@@ -141,6 +145,11 @@ export class SqliteSessionStore implements SessionStore {
 
   async touch(id: string, expiresAt: number): Promise<void> {
     this.#stmt.touch.run(expiresAt, id, Date.now());
+  }
+
+  async streamMark(id: string, by: string, at: number): Promise<void> {
+    if (at) this.#stmt.mark.run(JSON.stringify({ by, at }), id, Date.now());
+    else this.#stmt.unmark.run(id, by);
   }
 
   async end(id: string, why: string): Promise<boolean> {

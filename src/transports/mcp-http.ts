@@ -17,8 +17,10 @@
 // session; its GET stream carries the session's outbound stream from the store, in order, each event with
 // its number as the SSE `id:` — from after Last-Event-ID when the GET names one (the events it missed, on
 // whichever process it reached before), else from the newest — one read of the store at a time; its
-// keep-alive moves the session's expiry; DELETE ends the session in the store before it is answered.
+// keep-alive moves the session's expiry and its stream mark (set before the stream is answered, cleared when it
+// closes: a server→client request asked while no stream is marked fails at once); DELETE ends the session in the store before it is answered.
 
+import { randomUUID } from 'node:crypto';
 import { scopeOf, type RequestScope } from '../core/request-scope.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Application, type RequestHandler } from 'express';
@@ -35,6 +37,7 @@ import { parseByteSize } from '../util/bytes.js';
 import { readBody, sendEmpty, sendJson } from '../http/raw.js';
 import { refusalStatus, toSvcError } from './http-errors.js';
 import { errorFrom, failure, RPC, type JsonRpcMessage, type JsonRpcRequest } from '../mcp/jsonrpc.js';
+import { SSE_KEEPALIVE_MS } from '../mcp/constants.js';
 import { McpEndpoint, type Exchange } from '../mcp/endpoint.js';
 import type { HeaderView } from '../mcp/modern-headers.js';
 import { ResponseSignal } from './response-context.js';
@@ -68,9 +71,6 @@ export interface McpHandle {
   /** End every open 2026-07-28 subscriptions/listen stream with its final response (server shutdown). */
   closeStreams(): void;
 }
-
-
-const KEEPALIVE_MS = 25_000;
 
 export function mountMcp(app: Application, deps: McpDeps): McpHandle {
   const log = deps.logger.child({ transport: 'mcp' });
@@ -187,7 +187,7 @@ async function listenStream(endpoint: McpEndpoint, listens: Set<OpenListen>, log
     return void res.end();
   }
   if (res.destroyed) return stop(); // the client left while the listen was being set up
-  const timer = setInterval(() => res.write(': keep-alive\n\n'), KEEPALIVE_MS).unref();
+  const timer = setInterval(() => res.write(': keep-alive\n\n'), SSE_KEEPALIVE_MS).unref();
   const halt = () => {
     clearInterval(timer);
     if (listens.delete(open)) stop();
@@ -208,7 +208,7 @@ async function listenStream(endpoint: McpEndpoint, listens: Set<OpenListen>, log
 /** GET /mcp: the session's standalone SSE stream (one per session: a new GET replaces the previous one). */
 function openStream(sessions: SessionRegistry, res: ServerResponse, e: SessionEntry): void {
   startSse(res, e.id);
-  const timer = setInterval(() => res.write(': keep-alive\n\n'), KEEPALIVE_MS).unref();
+  const timer = setInterval(() => res.write(': keep-alive\n\n'), SSE_KEEPALIVE_MS).unref();
   const channel = { send: (m: JsonRpcMessage) => writeEvent(res, m), end: () => res.end() };
   sessions.attach(e, channel);
   res.on('close', () => {
@@ -225,14 +225,20 @@ function openStream(sessions: SessionRegistry, res: ServerResponse, e: SessionEn
 async function sharedStream(sessions: SessionRegistry, res: ServerResponse, e: SessionEntry, lastEventId: string | undefined, log: Logger): Promise<void> {
   const store = sessions.store!;
   const id = e.id;
+  // This stream's mark in the record (a server→client request asked anywhere fails at once while no stream is marked).
+  const by = randomUUID();
+  const unmark = () => store.streamMark(id, by, 0).catch((err: unknown) => log.warn({ session: id, err: (err as Error).message }, 'mcp session stream mark not cleared'));
   let last: number;
   try {
     last = lastEventId !== undefined && /^\d{1,15}$/.test(lastEventId) ? Number(lastEventId) : await store.head(id);
+    await store.streamMark(id, by, Date.now());
   } catch (err) {
     return reject(res, storeRefusal(err));
   }
-  if (res.destroyed) return;
-  if (e.session.closed) return reject(res, new SvcError('NOT_FOUND', 'unknown or ended MCP session'));
+  if (res.destroyed || e.session.closed) {
+    void unmark();
+    return res.destroyed ? undefined : reject(res, new SvcError('NOT_FOUND', 'unknown or ended MCP session'));
+  }
   const drain = serial(async () => {
     for (const ev of await store.since(id, last)) {
       if (ev.seq <= last) continue;
@@ -246,11 +252,14 @@ async function sharedStream(sessions: SessionRegistry, res: ServerResponse, e: S
   startSse(res, id);
   const timer = setInterval(() => {
     res.write(': keep-alive\n\n');
-    store.touch(id, Date.now() + sessions.idleMs).catch((err: unknown) => log.warn({ session: id, err: (err as Error).message }, 'mcp session expiry not moved'));
-  }, KEEPALIVE_MS).unref();
+    const now = Date.now();
+    store.touch(id, now + sessions.idleMs).catch((err: unknown) => log.warn({ session: id, err: (err as Error).message }, 'mcp session expiry not moved'));
+    store.streamMark(id, by, now).catch((err: unknown) => log.warn({ session: id, err: (err as Error).message }, 'mcp session stream mark not moved'));
+  }, SSE_KEEPALIVE_MS).unref();
   res.on('close', () => {
     clearInterval(timer);
     sessions.detach(e, channel);
+    void unmark();
   });
   drain();
 }

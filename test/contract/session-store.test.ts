@@ -188,13 +188,46 @@ for (const { name, make } of stores) {
       const r = record();
       await s.a.create(r);
       const readOnB = new Promise<SessionRecord | undefined>((resolve) => s.b.onSignal((x) => x.kind === 'changed' && x.id === r.id && resolve(s.b.get(r.id))));
-      assert.equal(await s.a.update(r.id, { logLevel: 'debug', subscriptions: ['notes://1'] }), true);
+      assert.equal(await s.a.update(r.id, { logLevel: 'debug', add: { subscriptions: ['notes://1'] } }), true);
       assert.deepEqual(await readOnB, { ...r, logLevel: 'debug', subscriptions: ['notes://1'] });
-      assert.equal(await s.b.update(r.id, { tasks: ['t1'], loadedTools: ['notes.search'] }), true);
-      assert.deepEqual(await s.a.get(r.id), { ...r, logLevel: 'debug', subscriptions: ['notes://1'], tasks: ['t1'], loadedTools: ['notes.search'] });
+      assert.equal(await s.b.update(r.id, { add: { tasks: ['t1', 't2'], loadedTools: ['notes.search'], subscriptions: ['notes://1'] } }), true);
+      assert.deepEqual(await s.a.get(r.id), { ...r, logLevel: 'debug', subscriptions: ['notes://1'], tasks: ['t1', 't2'], loadedTools: ['notes.search'] }, 'an item added twice is kept once');
       assert.deepEqual(await heardA.count(r.id, 2), [{ kind: 'changed', id: r.id }, { kind: 'changed', id: r.id }]);
       assert.deepEqual(await heardB.count(r.id, 2), [{ kind: 'changed', id: r.id }, { kind: 'changed', id: r.id }]);
+      assert.equal(await s.a.update(r.id, { remove: { tasks: ['t1', 'never-added'] } }), true);
+      assert.deepEqual((await s.b.get(r.id))?.tasks, ['t2']);
       assert.equal(await s.a.update(newId(), { logLevel: 'debug' }), false);
+    });
+
+    it('keeps every item two processes add to (and remove from) one record\'s lists at the same moment', async () => {
+      await open();
+      const r = record({ tasks: ['old-a', 'old-b'] });
+      await s.a.create(r);
+      const uris = (side: string) => Array.from({ length: 12 }, (_, i) => `notes://${side}/${i}`);
+      await Promise.all([
+        ...uris('a').map((u, i) => s.a.update(r.id, { add: { subscriptions: [u], ...(i === 0 && { tasks: ['new-a'] }) }, ...(i === 0 && { remove: { tasks: ['old-a'] } }) })),
+        ...uris('b').map((u, i) => s.b.update(r.id, { add: { subscriptions: [u], ...(i === 0 && { tasks: ['new-b'] }) }, ...(i === 0 && { remove: { tasks: ['old-b'] } }) })),
+      ]);
+      const got = (await s.b.get(r.id))!;
+      assert.deepEqual([...got.subscriptions].sort(), [...uris('a'), ...uris('b')].sort());
+      assert.deepEqual([...got.tasks].sort(), ['new-a', 'new-b']);
+    });
+
+    it('streamMark() marks the GET stream\'s holder in the record without a signal, and clears only its own mark', async () => {
+      await open();
+      const r = record();
+      await s.a.create(r);
+      await s.a.streamMark(r.id, 'stream-1', r.createdAt + 5);
+      assert.deepEqual((await s.b.get(r.id))?.stream, { by: 'stream-1', at: r.createdAt + 5 });
+      await s.b.streamMark(r.id, 'stream-2', r.createdAt + 9); // a new GET stream, on the other process
+      await s.a.streamMark(r.id, 'stream-1', 0); // the old one closes after: the new one's mark stays
+      assert.deepEqual((await s.a.get(r.id))?.stream, { by: 'stream-2', at: r.createdAt + 9 });
+      await s.a.update(r.id, { add: { subscriptions: ['notes://1'] } });
+      assert.deepEqual((await s.b.get(r.id))?.stream, { by: 'stream-2', at: r.createdAt + 9 }, 'a change keeps the mark');
+      await s.b.streamMark(r.id, 'stream-2', 0);
+      assert.deepEqual(await s.a.get(r.id), { ...r, subscriptions: ['notes://1'] });
+      assert.deepEqual(await heardB.count(r.id, 1), [{ kind: 'changed', id: r.id }], 'only the change was signalled');
+      await s.a.streamMark(newId(), 'stream-3', Date.now()); // an unknown session: nothing happens
     });
 
     it('touch() moves the expiry without a signal, and a record past its expiry is never returned, changed or appended to', async () => {

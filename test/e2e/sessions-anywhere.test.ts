@@ -6,7 +6,7 @@
 // (@modelcontextprotocol/client, its default negotiation: the legacy revision) and the Python `mcp` client
 // (test/e2e/fixtures/sessions-anywhere-client.py) list and call; subscribe to an upstream's resource
 // (test/helpers/feature-upstream.ts) and hear its update, relayed by the process holding their GET stream and not
-// the one the subscribe landed on, exactly once; answer the upstream's elicitation, the answer reaching another
+// the one the subscribe landed on, exactly once (and only that process subscribes upstream); answer the upstream's elicitation, the answer reaching another
 // process than the one that asked; cancel a running call whose process then ends; and the SDK 1.x client's GET
 // stream, its process killed with SIGKILL, resumes on another with Last-Event-ID and carries an update made after
 // the kill — with no failed request: no client error but that one stream's cut, no 4xx or 5xx in nginx's access log.
@@ -442,6 +442,10 @@ for (const topology of TOPOLOGIES) {
           await waitFor(() => (c.updates.length >= 2 ? true : undefined), 'the second update');
           await c.ping();
           assert.deepEqual(c.updates, [NOTE, NOTE], 'each update heard once');
+          // Only the GET stream's process watches the note: the one the subscribe reached holds a copy but never
+          // subscribed upstream (before, every process holding a copy did, for as long as the session lived).
+          const holderPid = front.pidOf(holder);
+          await waitFor(() => (front.pids().every((pid) => pid === holderPid || !watching.get(pid)) ? true : undefined), 'no process but the GET stream\'s subscribed upstream');
           assert.deepEqual(c.rec.errors, []);
         });
 
@@ -488,9 +492,11 @@ for (const topology of TOPOLOGIES) {
         const step = JSON.parse(line) as Record<string, unknown>;
         steps.push(step);
         if (step.step === 'subscribed') {
-          // The GET stream's process, or (when it cannot be told) every process, subscribed to the note upstream.
+          // The GET stream's process subscribed to the note upstream (only it does; when it cannot be told which it is,
+          // the one process subscribed: the earlier clients' sessions ended, and with them their holders' subscriptions).
           const holder = front.pythonReplica(step as { upstream: string });
-          for (const pid of holder ? [front.pidOf(holder)] : front.pids()) await watches(pid);
+          if (holder) await watches(front.pidOf(holder));
+          else await waitFor(() => ([...watching.values()].some((n) => n > 0) ? true : undefined), `a process subscribed to ${NOTE} upstream`);
         }
         if (step.step === 'subscribed' || (step.step === 'updated' && step.count === 1)) await up.update();
       }

@@ -1,11 +1,14 @@
 // One MCP 2025 session served by two `svc serve` replicas on one throwaway PostgreSQL
 // (test/helpers/postgres.ts), with no affinity: raw fetch picks the replica per request.
 // Initialize on 1; list and call on 2; the GET stream held by 1 hears the log lines of a call
-// on 2 (a JSON-only POST cannot carry them), numbered as SSE ids, and the end of a task started on 2, once;
+// on 2 (a JSON-only POST cannot carry them), numbered as SSE ids, and the end of a task started on 2, once (the
+// task then leaves the session's record);
 // DELETE on 2 ends 1's stream, then 1 answers 404.
 import assert from 'node:assert/strict';
 import { serveManifest, type Served } from '../helpers/serve.js';
 import { startPostgres, type PgCluster } from '../helpers/postgres.js';
+import { waitFor } from '../helpers/wait.js';
+import pg from 'pg';
 
 const TOKEN = 'shared-sessions-e2e-token-0123456789abcdef';
 const MANIFEST = `
@@ -159,6 +162,15 @@ describe('one MCP 2025 session on two replicas sharing PostgreSQL, no affinity',
         seen.push(next.value.msg);
       }
       assert.deepEqual(seen.filter(ends), [], 'the end is told once');
+      // The ended task leaves the session's record (its starter removes it).
+      const c = new pg.Client(cluster.url());
+      await c.connect();
+      try {
+        const tasks = async () => (JSON.parse((await c.query<{ record: string }>('SELECT record FROM fastsvc_sessions WHERE id = $1', [session])).rows[0]!.record) as { tasks: string[] }).tasks;
+        await waitFor(async () => (!(await tasks()).includes(taskId) || undefined), 'the ended task removed from the record');
+      } finally {
+        await c.end();
+      }
     } finally {
       await events.return(undefined);
     }

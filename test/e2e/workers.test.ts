@@ -197,10 +197,27 @@ describe('server.workers: 2 (real svc serve, port 0)', function () {
     assert.equal(lines.length, before + 2, 'each call once, whichever worker made it');
   });
 
-  it('a reload applies to both workers, and an invalid edit to neither', async () => {
+  it('a reload applies to both workers, and an invalid edit to neither; each counts once in /metrics and the audit stream', async () => {
     const tools = async (p: Pinned) => JSON.parse((await p.request('GET', '/svc', { token: TOKEN })).body) as { tools: { name: string }[] };
     const count = () => srv.logs().filter((l) => l.event === 'workers.reloaded').length;
+    const reloads = async (result: string) => {
+      const line = (await b.request('GET', '/metrics')).body.split('\n').find((l) => l.startsWith(`fastsvc_reloads_total{result="${result}"}`));
+      return Number(line?.split(' ').pop());
+    };
+    const file = join(srv.dir, 'audit.log');
+    const audit = () => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) : []);
+    /** The reload decisions audited so far, once a call made now on each worker is in the file (each worker's lines arrive in order). */
+    const audited = async () => {
+      const marks = audit().filter((l) => l.capability === 'tool:notes.hello').length;
+      for (const p of [a, b]) assert.equal((await p.request('POST', '/svc/tools/notes.hello', { token: TOKEN, body: '{}' })).status, 200);
+      const all = await waitFor(() => {
+        const now = audit();
+        return now.filter((l) => l.capability === 'tool:notes.hello').length >= marks + 2 ? now : undefined;
+      }, 'the calls\' audit lines');
+      return all.filter((l) => typeof l.decision === 'string' && l.decision.startsWith('reload_')).map((l) => l.decision);
+    };
     const seen = count();
+    const [applied0, rejected0, audited0] = [await reloads('applied'), await reloads('rejected'), (await audited()).length];
     srv.write(manifest(`  - name: notes.added
     description: Added by a reload.
     required_scopes: [notes.read]
@@ -209,6 +226,8 @@ describe('server.workers: 2 (real svc serve, port 0)', function () {
     const applied = await waitFor(() => srv.logs().filter((l) => l.event === 'workers.reloaded')[seen], 'the reload');
     assert.equal(applied.applied, true);
     for (const p of [a, b]) assert.ok((await tools(p)).tools.some((t) => t.name === 'notes.added'), `worker ${p.pid} serves the added tool`);
+    assert.equal(await reloads('applied'), applied0 + 1, 'one reload counts once, however many workers applied it');
+    assert.deepEqual((await audited()).slice(audited0), ['reload_applied'], 'one audit event for one reload');
     srv.write(manifest(`  - name: notes.broken
     description: Requires a scope nobody declared.
     required_scopes: [notes.nope]
@@ -220,6 +239,8 @@ describe('server.workers: 2 (real svc serve, port 0)', function () {
       const names = (await tools(p)).tools.map((t) => t.name);
       assert.ok(names.includes('notes.added') && !names.includes('notes.broken'), `worker ${p.pid} kept the last good generation`);
     }
+    assert.equal(await reloads('rejected'), rejected0 + 1, 'one rejected reload counts once');
+    assert.deepEqual((await audited()).slice(audited0), ['reload_applied', 'reload_rejected'], 'one audit event for the rejected reload');
   });
 
   it('a worker killed with SIGKILL is replaced, and the port keeps answering', async () => {
@@ -239,5 +260,30 @@ describe('server.workers: 2 (real svc serve, port 0)', function () {
     const exit = await srv.stop();
     assert.equal(exit.code, 0);
     for (const pid of [b.pid]) assert.throws(() => process.kill(Number(pid), 0), /ESRCH/);
+  });
+});
+
+describe('svc serve run as a worker of someone else\'s node:cluster primary', function () {
+  this.timeout(60_000);
+
+  it('serves alone (the worker path is only for workers fastsvc\'s primary forked)', async () => {
+    const srv = await serveManifest(`
+version: 1
+name: embedded
+server: { host: 127.0.0.1 }
+auth:
+  token: \${SVC_TOKEN}
+tools:
+  - name: hello
+    description: Greets.
+    template: "Hello!"
+`, { env: { SVC_TOKEN: TOKEN }, nodeArgs: ['--import', join(process.cwd(), 'test/e2e/fixtures/foreign-cluster.mjs')] });
+    try {
+      const res = await fetch(`${srv.url}/svc/tools/hello`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: '{}' });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('fastsvc-worker'), null, 'not a fastsvc worker');
+    } finally {
+      assert.equal((await srv.stop()).code, 0);
+    }
   });
 });

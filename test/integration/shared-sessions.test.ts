@@ -2,7 +2,7 @@
 // PostgreSQL and workers SQLite. A 2025 session opened on A is served by B request by request: a call,
 // a log level set on A that B's call obeys, a subscription taken on A whose update (every replica reloads
 // the same catalog) the client hears exactly once on its GET stream held by B, a server→client request
-// asked on A answered through B, a cancellation through B that aborts A's call, DELETE on B that ends A's
+// asked on A answered through B, one asked while no GET stream is open anywhere failing at once, a cancellation through B that aborts A's call, DELETE on B that ends A's
 // instance, and a GET stream resumed on B from the Last-Event-ID of A's stream.
 
 import assert from 'node:assert/strict';
@@ -12,12 +12,15 @@ import type { SvcServerConfig } from '../../src/core/config.js';
 import { serve, type Served } from '../../src/server/listen.js';
 import { MemorySessionStore } from '../../src/sessions/memory-store.js';
 import { JSON_AND_SSE, notesApp, RawMcp, readMessages, SCOPES } from '../helpers/mcp-app.js';
+import { waitFor } from '../helpers/wait.js';
+import { SSE_KEEPALIVE_MS } from '../../src/mcp/constants.js';
 
 type Msg = Record<string, unknown>;
 
-/** The notes app, with a tool that runs until its call is aborted. */
+/** The notes app, with a tool that runs until its call is aborted and a second readable resource. */
 function app() {
   const svc = notesApp();
+  svc.resource({ uri: 'notes://other', name: 'other', read: (uri) => [{ uri, text: 'other' }] });
   svc.tool({
     name: 'hold', description: 'Runs until the call is cancelled.',
     handler: (_i, ctx) => new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true })),
@@ -116,6 +119,29 @@ describe('a 2025 session served by two replicas on one session store', () => {
     }
   });
 
+  it('subscriptions taken on A and B at the same moment are both kept in the record', async () => {
+    const { onA, onB } = await opened();
+    assert.equal((await onB.request('ping')).res.status, 200); // B holds an instance too
+    // Both changes reach the store only once both were made: neither replica has seen the other's.
+    const update = store.update.bind(store);
+    const held: (() => void)[] = [];
+    store.update = (id, change) => new Promise((resolve) => {
+      held.push(() => resolve(update(id, change)));
+      if (held.length === 2) held.forEach((go) => go());
+    });
+    let fromA, fromB;
+    try {
+      [fromA, fromB] = await Promise.all([
+        onA.request('resources/subscribe', { uri: 'notes://readme' }),
+        onB.request('resources/subscribe', { uri: 'notes://other' }),
+      ]);
+    } finally {
+      store.update = update;
+    }
+    assert.deepEqual([fromA.answer?.result, fromB.answer?.result], [{}, {}]);
+    assert.deepEqual((await store.get(onA.sessionId!))?.subscriptions.sort(), ['notes://other', 'notes://readme']);
+  });
+
   it('a log level set on A is obeyed by a call on B', async () => {
     const { onA, onB } = await opened();
     const chatty = () => onB.request('tools/call', { name: 'chatty', arguments: {} }, { accept: 'text/event-stream' });
@@ -165,6 +191,32 @@ describe('a 2025 session served by two replicas on one session store', () => {
     assert.equal(answered.status, 202);
     const result = await until(events, (m) => m.id === 'ask-1');
     assert.deepEqual((result.msg.result as { content: unknown }).content, [{ type: 'text', text: 'hello Bea' }]);
+  });
+
+  it('a server→client request fails at once while no GET stream is open anywhere (a killed holder\'s stale mark counts as none), and reaches the stream once one is', async () => {
+    const { onA, onB } = await opened();
+    // A JSON-only POST cannot carry the call's elicitation: it is for the session's GET stream, which nobody holds.
+    const ask = () => onB.request('tools/call', { name: 'ask', arguments: {} }, { accept: 'application/json' });
+    const alone = await ask();
+    assert.equal(alone.res.status, 200);
+    assert.match(JSON.stringify(alone.answer), /no open stream to the client can carry elicitation\/create/);
+    // A holder killed with its stream marked: its mark, older than two keep-alives, is no stream.
+    await store.streamMark(onA.sessionId!, 'killed-holder', Date.now() - 2 * SSE_KEEPALIVE_MS - 1000);
+    assert.match(JSON.stringify((await ask()).answer), /no open stream to the client can carry elicitation\/create/);
+    const stream = await getStream(onA);
+    assert.equal(stream.status, 200);
+    const events = sseEvents(stream);
+    try {
+      assert.equal((await store.get(onA.sessionId!))?.stream?.by !== 'killed-holder', true, 'the new stream marked the record');
+      const asked = onB.request('tools/call', { name: 'ask', arguments: {} }, { accept: 'application/json' });
+      const question = await until(events, (m) => m.method === 'elicitation/create');
+      assert.equal((await onA.post({ jsonrpc: '2.0', id: question.msg.id, result: { action: 'accept', content: { name: 'Ann' } } })).status, 202);
+      assert.deepEqual(((await asked).answer?.result as { content: unknown }).content, [{ type: 'text', text: 'hello Ann' }]);
+    } finally {
+      await events.return(undefined);
+    }
+    // The stream closed: its mark goes with it.
+    await waitFor(async () => ((await store.get(onA.sessionId!))?.stream === undefined ? true : undefined), 'the stream mark cleared');
   });
 
   it('a cancellation sent to B aborts the call running on A', async () => {

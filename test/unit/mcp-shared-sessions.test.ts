@@ -103,7 +103,7 @@ describe('MCP session registry on a session store', () => {
   it('applies a record another process changed, and ends on `ended`', async () => {
     const { store, reg, open } = setup();
     const e = await open();
-    await store.update(e.id, { logLevel: 'error', loadedTools: ['echo'] });
+    await store.update(e.id, { logLevel: 'error', add: { loadedTools: ['echo'] } });
     await settled();
     assert.equal(e.session.state().logLevel, 'error');
     assert.deepEqual(e.session.state().loadedTools, ['echo']);
