@@ -38,7 +38,7 @@ export function share(e: SessionEntry, sessions: SessionRegistry, log: Logger): 
   e.append = (m) => {
     tail = tail.then(async () => {
       // A server→client request goes to the stream only while one is open somewhere: else it fails now, as with one process.
-      if ('method' in m && 'id' in m && !e.channel && !streamHeld(await store.get(e.id))) return void e.session.undeliverable(m.id);
+      if ('method' in m && 'id' in m && !e.channel && !streamHeld(await store.get(e.id), sessions.idleMs)) return void e.session.undeliverable(m.id);
       await store.append(e.id, m);
     }).catch((err: unknown) => log.warn({ session: e.id, err: (err as Error).message }, 'mcp session message not stored'));
     return true;
@@ -83,9 +83,22 @@ export function followStore(sessions: SessionRegistry, log: Logger): void {
   });
 }
 
-/** Some process holds the session's GET stream: its mark is there and was moved within two keep-alives (a killed holder's is not). */
-export function streamHeld(r: SessionRecord | undefined, now = Date.now()): boolean {
-  return r?.stream !== undefined && now - r.stream.at <= 2 * SSE_KEEPALIVE_MS;
+/**
+ * How often a held GET stream moves its mark and the session's expiry (one write): every keep-alive would be a write
+ * per stream every 25 s (4,000 a second for 100,000 streams: docs/performance.md), so at most once a quarter of the
+ * idle time — the expiry's own pace — and never more often than the keep-alive.
+ */
+export function streamMarkEvery(idleMs: number): number {
+  return Math.max(SSE_KEEPALIVE_MS, Math.floor(idleMs / 4));
+}
+
+/**
+ * Some process holds the session's GET stream: its mark is there and was moved within two of its periods (a killed
+ * holder's goes stale then: until it does, a server→client request asked elsewhere waits for its timeout, as it did
+ * before marks).
+ */
+export function streamHeld(r: SessionRecord | undefined, idleMs: number, now = Date.now()): boolean {
+  return r?.stream !== undefined && now - r.stream.at <= 2 * streamMarkEvery(idleMs);
 }
 
 /** A store failure as the refusal a client gets (STORE_UNAVAILABLE unless it already is a SvcError). */

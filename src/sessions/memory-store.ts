@@ -61,9 +61,11 @@ export class MemorySessionStore implements SessionStore {
     if (e) e.record = { ...e.record, expiresAt };
   }
 
-  async streamMark(id: string, by: string, at: number): Promise<void> {
+  async streamMark(id: string, by: string, at: number, expiresAt?: number): Promise<void> {
     const e = this.#live(id);
-    if (e) e.record = marked(e.record, by, at);
+    if (!e) return;
+    e.record = marked(e.record, by, at);
+    if (at && expiresAt !== undefined && expiresAt > e.record.expiresAt) e.record = { ...e.record, expiresAt };
   }
 
   async end(id: string, why: string): Promise<boolean> {

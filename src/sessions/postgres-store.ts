@@ -2,7 +2,7 @@
 // database (oauth.provider.type postgres), on its pool and its one LISTEN connection. Guarantees:
 // - every write is one autocommit statement (update: one transaction that reads the record under its
 //   row lock, applies the change to it and writes it back, so concurrent changes are all kept; a stream
-//   mark likewise, without a signal), durable
+//   mark is its own two columns, set with the expiry in one UPDATE, without a signal), durable
 //   when its promise resolves; its signal is a pg_notify in that statement, so it is delivered after
 //   commit, in commit order, to every replica (this one included);
 // - append() bumps the session's next_seq under its row lock, inserts the message, trims the
@@ -20,7 +20,7 @@
 import type { PostgresOAuthProvider } from '../auth/oauth/providers/postgres-provider.js';
 import { SESSION_CHANNEL as CHANNEL } from '../auth/oauth/providers/postgres-provider.js';
 import type { SessionChange, SessionEvent, SessionRecord, SessionSignal, SessionStore } from './session-store.js';
-import { applyChange, decodeRecord, encodeRecord, marked, ownerColumn } from './stored-session.js';
+import { applyChange, decodeRecord, encodeRecord, ownerColumn } from './stored-session.js';
 
 /** What the store needs of the database (PostgresOAuthProvider gives it). */
 export type SessionDb = Pick<PostgresOAuthProvider, 'query' | 'transaction' | 'onSessionSignal' | 'onListening' | 'reachable'>;
@@ -64,8 +64,12 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async get(id: string): Promise<SessionRecord | undefined> {
-    const r = await this.#db.query<{ record: string; expires_at: string }>('SELECT record, expires_at FROM fastsvc_sessions WHERE id = $1 AND expires_at >= $2', [id, Date.now()]);
-    return r.rows[0] && decodeRecord(r.rows[0].record, r.rows[0].expires_at);
+    const r = await this.#db.query<{ record: string; expires_at: string; stream_by: string | null; stream_at: string | null }>(
+      'SELECT record, expires_at, stream_by, stream_at FROM fastsvc_sessions WHERE id = $1 AND expires_at >= $2', [id, Date.now()]);
+    const row = r.rows[0];
+    if (!row) return undefined;
+    const record = decodeRecord(row.record, row.expires_at);
+    return row.stream_by === null ? record : { ...record, stream: { by: row.stream_by, at: Number(row.stream_at) } };
   }
 
   async update(id: string, change: SessionChange): Promise<boolean> {
@@ -82,15 +86,13 @@ export class PostgresSessionStore implements SessionStore {
     await this.#db.query('UPDATE fastsvc_sessions SET expires_at = $2 WHERE id = $1 AND expires_at >= $3', [id, expiresAt, Date.now()]);
   }
 
-  async streamMark(id: string, by: string, at: number): Promise<void> {
-    // Read and written in JS under the row lock: the record's JSON may hold \u0000 (the owner key), which jsonb refuses.
-    await this.#db.transaction(async (q) => {
-      const r = await q<{ record: string }>('SELECT record FROM fastsvc_sessions WHERE id = $1 AND expires_at >= $2 FOR UPDATE', [id, Date.now()]);
-      if (!r.rows[0]) return;
-      const before = JSON.parse(r.rows[0].record) as SessionRecord;
-      const after = marked(before, by, at);
-      if (after !== before) await q('UPDATE fastsvc_sessions SET record = $2 WHERE id = $1', [id, JSON.stringify(after)]);
-    });
+  async streamMark(id: string, by: string, at: number, expiresAt?: number): Promise<void> {
+    if (at) {
+      await this.#db.query('UPDATE fastsvc_sessions SET stream_by = $2, stream_at = $3, expires_at = GREATEST(expires_at, $4) WHERE id = $1 AND expires_at >= $5',
+        [id, by, at, expiresAt ?? 0, Date.now()]);
+    } else {
+      await this.#db.query('UPDATE fastsvc_sessions SET stream_by = NULL, stream_at = NULL WHERE id = $1 AND stream_by = $2', [id, by]);
+    }
   }
 
   async end(id: string, why: string): Promise<boolean> {

@@ -46,8 +46,8 @@ export interface SessionRecord {
   expiresAt: number;
   /**
    * The process holding the session's GET stream (`by`: that stream's own id) and when it last said so (epoch ms): set
-   * when the stream attaches, moved on its keep-alive, cleared when it closes (streamMark()). A holder killed leaves it
-   * set: a reader counts a mark older than two keep-alives as no stream.
+   * when the stream attaches, moved while it stays open (at most once per streamMarkEvery()), cleared when it closes
+   * (streamMark()). A holder killed leaves it set: a reader counts a mark older than two of those periods as no stream.
    */
   stream?: { readonly by: string; readonly at: number };
 }
@@ -98,10 +98,11 @@ export interface SessionStore {
   /** Moves its expiry (no signal: a touch changes nothing another process caches). */
   touch(id: string, expiresAt: number): Promise<void>;
   /**
-   * Marks the GET stream `by` as the session's, at `at` (record.stream; no signal: it is read when needed); `at` 0
-   * clears the mark, only while it is still `by`'s (a stream that closes after another one attached leaves the new one's).
+   * Marks the GET stream `by` as the session's, at `at` (record.stream; no signal: it is read when needed), and moves
+   * the expiry to `expiresAt` when that is later — one write for a held stream's refresh; `at` 0 clears the mark, only
+   * while it is still `by`'s (a stream that closes after another one attached leaves the new one's).
    */
-  streamMark(id: string, by: string, at: number): Promise<void>;
+  streamMark(id: string, by: string, at: number, expiresAt?: number): Promise<void>;
   /** Deletes the record and its messages, and signals `ended` with `why`; false when it was not there. */
   end(id: string, why: string): Promise<boolean>;
   /** Adds a message to the session's outbound stream; resolves to its number; signals `events`. Resolves to 0 (nothing stored or signalled) when the session is unknown, ended or expired. */

@@ -77,7 +77,7 @@ export class SqliteSessionStore implements SessionStore {
       get: d.prepare<[string, number], { record: string; expires_at: number }>('SELECT record, expires_at FROM fastsvc_sessions WHERE id = ? AND expires_at >= ?'),
       set: d.prepare('UPDATE fastsvc_sessions SET record = ? WHERE id = ?'),
       touch: d.prepare('UPDATE fastsvc_sessions SET expires_at = ? WHERE id = ? AND expires_at >= ?'),
-      mark: d.prepare(`UPDATE fastsvc_sessions SET record = json_set(record, '$.stream', json(?)) WHERE id = ? AND expires_at >= ?`),
+      mark: d.prepare(`UPDATE fastsvc_sessions SET record = json_set(record, '$.stream', json(?)), expires_at = max(expires_at, ?) WHERE id = ? AND expires_at >= ?`),
       unmark: d.prepare(`UPDATE fastsvc_sessions SET record = json_remove(record, '$.stream') WHERE id = ? AND json_extract(record, '$.stream.by') = ?`),
       drop: d.prepare('DELETE FROM fastsvc_sessions WHERE id = ?'),
       dropEvents: d.prepare('DELETE FROM fastsvc_session_events WHERE session_id = ?'),
@@ -147,8 +147,8 @@ export class SqliteSessionStore implements SessionStore {
     this.#stmt.touch.run(expiresAt, id, Date.now());
   }
 
-  async streamMark(id: string, by: string, at: number): Promise<void> {
-    if (at) this.#stmt.mark.run(JSON.stringify({ by, at }), id, Date.now());
+  async streamMark(id: string, by: string, at: number, expiresAt?: number): Promise<void> {
+    if (at) this.#stmt.mark.run(JSON.stringify({ by, at }), expiresAt ?? 0, id, Date.now());
     else this.#stmt.unmark.run(id, by);
   }
 

@@ -16,9 +16,10 @@
 // With a SessionStore (several processes serve the 2025 sessions), any process answers any request of a
 // session; its GET stream carries the session's outbound stream from the store, in order, each event with
 // its number as the SSE `id:` — from after Last-Event-ID when the GET names one (the events it missed, on
-// whichever process it reached before), else from the newest — one read of the store at a time; its
-// keep-alive moves the session's expiry and its stream mark (set before the stream is answered, cleared when it
-// closes: a server→client request asked while no stream is marked fails at once); DELETE ends the session in the store before it is answered.
+// whichever process it reached before), else from the newest — one read of the store at a time; while it is open
+// it moves the session's expiry and its stream mark in one write at most once per streamMarkEvery() (set before the
+// stream is answered, cleared when it closes: a server→client request asked while no stream is marked fails at
+// once); DELETE ends the session in the store before it is answered.
 
 import { randomUUID } from 'node:crypto';
 import { scopeOf, type RequestScope } from '../core/request-scope.js';
@@ -44,7 +45,7 @@ import { ResponseSignal } from './response-context.js';
 import { SessionRegistry, type SessionEntry } from '../mcp/sessions.js';
 import type { InputRounds } from '../mcp/input-rounds.js';
 import { PostReply, startSse, writeEvent, type Accepts } from './sse.js';
-import { serial, storeRefusal } from '../mcp/shared-sessions.js';
+import { serial, storeRefusal, streamMarkEvery } from '../mcp/shared-sessions.js';
 import type { EndpointDoor } from './endpoint-door.js';
 
 export interface McpDeps {
@@ -231,7 +232,7 @@ async function sharedStream(sessions: SessionRegistry, res: ServerResponse, e: S
   let last: number;
   try {
     last = lastEventId !== undefined && /^\d{1,15}$/.test(lastEventId) ? Number(lastEventId) : await store.head(id);
-    await store.streamMark(id, by, Date.now());
+    await store.streamMark(id, by, Date.now(), Date.now() + sessions.idleMs);
   } catch (err) {
     return reject(res, storeRefusal(err));
   }
@@ -250,11 +251,15 @@ async function sharedStream(sessions: SessionRegistry, res: ServerResponse, e: S
   const channel = { send: e.append!, end: () => res.end(), wake: drain };
   sessions.attach(e, channel);
   startSse(res, id);
+  // The mark and the expiry move together, at most once per streamMarkEvery(): one write, not one per keep-alive.
+  const every = streamMarkEvery(sessions.idleMs);
+  let marked = Date.now();
   const timer = setInterval(() => {
     res.write(': keep-alive\n\n');
     const now = Date.now();
-    store.touch(id, now + sessions.idleMs).catch((err: unknown) => log.warn({ session: id, err: (err as Error).message }, 'mcp session expiry not moved'));
-    store.streamMark(id, by, now).catch((err: unknown) => log.warn({ session: id, err: (err as Error).message }, 'mcp session stream mark not moved'));
+    if (now - marked < every) return;
+    marked = now;
+    store.streamMark(id, by, now, now + sessions.idleMs).catch((err: unknown) => log.warn({ session: id, err: (err as Error).message }, 'mcp session stream mark not moved'));
   }, SSE_KEEPALIVE_MS).unref();
   res.on('close', () => {
     clearInterval(timer);

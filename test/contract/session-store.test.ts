@@ -230,6 +230,18 @@ for (const { name, make } of stores) {
       await s.a.streamMark(newId(), 'stream-3', Date.now()); // an unknown session: nothing happens
     });
 
+    it('streamMark() with an expiry moves the mark and a later expiry in one write; an earlier one never shortens it', async () => {
+      await open();
+      const r = record();
+      await s.a.create(r);
+      await s.a.streamMark(r.id, 'stream-1', r.createdAt + 5, r.expiresAt + 60_000);
+      const moved = await s.b.get(r.id);
+      assert.deepEqual([moved?.stream, moved?.expiresAt], [{ by: 'stream-1', at: r.createdAt + 5 }, r.expiresAt + 60_000]);
+      await s.b.streamMark(r.id, 'stream-1', r.createdAt + 7, r.expiresAt + 1_000);
+      const kept = await s.a.get(r.id);
+      assert.deepEqual([kept?.stream, kept?.expiresAt], [{ by: 'stream-1', at: r.createdAt + 7 }, r.expiresAt + 60_000]);
+    });
+
     it('touch() moves the expiry without a signal, and a record past its expiry is never returned, changed or appended to', async () => {
       await open();
       const r = record();

@@ -13,7 +13,10 @@ import { serve, type Served } from '../../src/server/listen.js';
 import { MemorySessionStore } from '../../src/sessions/memory-store.js';
 import { JSON_AND_SSE, notesApp, RawMcp, readMessages, SCOPES } from '../helpers/mcp-app.js';
 import { waitFor } from '../helpers/wait.js';
-import { SSE_KEEPALIVE_MS } from '../../src/mcp/constants.js';
+import { streamMarkEvery } from '../../src/mcp/shared-sessions.js';
+
+/** The sessions' idle time: a held stream's mark goes stale after two of streamMarkEvery(IDLE_MS). */
+const IDLE_MS = 600_000;
 
 type Msg = Record<string, unknown>;
 
@@ -66,7 +69,7 @@ describe('a 2025 session served by two replicas on one session store', () => {
   const token = 'shared-sessions-test-token-0123456789';
   const config: SvcServerConfig = {
     // A GET stream this test's fetch cancelled keeps its socket until the drain's limit (with or without a store): 1 s, not 10.
-    server: { host: '127.0.0.1', port: 0, drain_timeout_ms: 1000 },
+    server: { host: '127.0.0.1', port: 0, drain_timeout_ms: 1000, mcp_session_idle_ms: IDLE_MS },
     routes: { public: ['/healthz'], protected: ['/mcp'] },
     auth: { token, subject: 'operator' },
     profile: { scopes: SCOPES },
@@ -201,7 +204,7 @@ describe('a 2025 session served by two replicas on one session store', () => {
     assert.equal(alone.res.status, 200);
     assert.match(JSON.stringify(alone.answer), /no open stream to the client can carry elicitation\/create/);
     // A holder killed with its stream marked: its mark, older than two keep-alives, is no stream.
-    await store.streamMark(onA.sessionId!, 'killed-holder', Date.now() - 2 * SSE_KEEPALIVE_MS - 1000);
+    await store.streamMark(onA.sessionId!, 'killed-holder', Date.now() - 2 * streamMarkEvery(IDLE_MS) - 1000);
     assert.match(JSON.stringify((await ask()).answer), /no open stream to the client can carry elicitation\/create/);
     const stream = await getStream(onA);
     assert.equal(stream.status, 200);

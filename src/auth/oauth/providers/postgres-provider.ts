@@ -61,7 +61,9 @@ const MIGRATIONS: readonly string[] = [
      owner      TEXT NOT NULL,
      record     TEXT NOT NULL,
      expires_at BIGINT NOT NULL,
-     next_seq   BIGINT NOT NULL DEFAULT 1
+     next_seq   BIGINT NOT NULL DEFAULT 1,
+     stream_by  TEXT,
+     stream_at  BIGINT
    );
    CREATE INDEX fastsvc_sessions_expiry ON fastsvc_sessions (expires_at);
    CREATE TABLE fastsvc_session_events (
