@@ -55,9 +55,9 @@ async function run(name, store) {
   const rows = {
     'get serial': await measure((i) => store.get(pick(i)), 1),
     [`get ×${CONCURRENCY}`]: await measure((i) => store.get(pick(i)), CONCURRENCY),
-    'append serial': await measure((i) => store.append(pick(i), MESSAGE), 1),
-    [`append ×${CONCURRENCY}`]: await measure((i) => store.append(pick(i), MESSAGE), CONCURRENCY),
-    [`append ×${CONCURRENCY} one session`]: await measure(() => store.append(ids[0], MESSAGE), CONCURRENCY),
+    'append serial': await measure((i) => store.append(pick(i), [MESSAGE]), 1),
+    [`append ×${CONCURRENCY}`]: await measure((i) => store.append(pick(i), [MESSAGE]), CONCURRENCY),
+    [`append ×${CONCURRENCY} one session`]: await measure(() => store.append(ids[0], [MESSAGE]), CONCURRENCY),
   };
   for (const [what, { p50, p99 }] of Object.entries(rows)) console.log(`${name.padEnd(10)} ${what.padEnd(26)} p50 ${p50.toFixed(3)} ms  p99 ${p99.toFixed(3)} ms`);
 }

@@ -39,7 +39,7 @@ export function share(e: SessionEntry, sessions: SessionRegistry, log: Logger): 
     tail = tail.then(async () => {
       // A server→client request goes to the stream only while one is open somewhere: else it fails now, as with one process.
       if ('method' in m && 'id' in m && !e.channel && !streamHeld(await store.get(e.id), sessions.idleMs)) return void e.session.undeliverable(m.id);
-      await store.append(e.id, m);
+      await store.append(e.id, [m]);
     }).catch((err: unknown) => log.warn({ session: e.id, err: (err as Error).message }, 'mcp session message not stored'));
     return true;
   };

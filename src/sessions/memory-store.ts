@@ -3,8 +3,9 @@
 // - records and messages are copied in and out (a caller's later mutation changes nothing stored);
 // - update() applies its change to the record as it is (stored-session.ts changed()) in one synchronous step;
 // - a record whose expiresAt is before now is never returned, updated or appended to; sweep(now) ends it;
-// - append() numbers each session's messages 1, 2, 3, … and keeps the last `keepEvents` of them;
-//   append() to an unknown, ended or expired session stores nothing, signals nothing and resolves to 0;
+// - append() numbers each session's messages 1, 2, 3, … (a batch in one synchronous step, so its numbers
+//   are consecutive) and keeps the last `keepEvents` of them; append() to an unknown, ended or expired
+//   session, or of no message, stores nothing, signals nothing and resolves to 0;
 // - every signal (update's `changed`, end's `ended`, append's `events`, signal()'s own) is delivered
 //   asynchronously (a microtask) to every onSignal listener, in the order it was sent; a listener
 //   that throws does not keep the others from theirs (its error is reported through onError);
@@ -74,14 +75,13 @@ export class MemorySessionStore implements SessionStore {
     return true;
   }
 
-  async append(id: string, msg: unknown): Promise<number> {
+  async append(id: string, msgs: readonly unknown[]): Promise<number> {
     const e = this.#live(id);
-    if (!e) return 0;
-    const seq = e.next++;
-    e.events.push({ seq, msg: copy(msg) });
+    if (!e || !msgs.length) return 0;
+    for (const msg of msgs) e.events.push({ seq: e.next++, msg: copy(msg) });
     if (e.events.length > this.#keep) e.events.splice(0, e.events.length - this.#keep);
     this.#send({ kind: 'events', id });
-    return seq;
+    return e.next - 1;
   }
 
   async since(id: string, after: number): Promise<SessionEvent[]> {

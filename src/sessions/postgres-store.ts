@@ -5,10 +5,11 @@
 //   mark is its own two columns, set with the expiry in one UPDATE, without a signal), durable
 //   when its promise resolves; its signal is a pg_notify in that statement, so it is delivered after
 //   commit, in commit order, to every replica (this one included);
-// - append() bumps the session's next_seq under its row lock, inserts the message, trims the
-//   session's messages to the newest `keepEvents` and NOTIFYs, in one statement: numbers are
-//   1, 2, 3, … per session, gap-free, in commit order however many replicas append at once;
-//   append() to an unknown, ended or expired session stores nothing and resolves to 0;
+// - append() bumps the session's next_seq by the batch's size under its row lock, inserts its messages
+//   with consecutive numbers, trims the session's messages to the newest `keepEvents` and NOTIFYs
+//   once, in one statement: numbers are 1, 2, 3, … per session, gap-free, in commit order however
+//   many replicas append at once; append() to an unknown, ended or expired session, or of no
+//   message, stores nothing and resolves to 0;
 // - end() deletes the record (its messages by ON DELETE CASCADE, its stored signals with it);
 // - a NOTIFY payload is the signal as JSON when it fits in MAX_NOTIFY bytes; a bigger one (an
 //   elicitation answer with a large form) is stored in fastsvc_session_signals and NOTIFYed as
@@ -102,15 +103,19 @@ export class PostgresSessionStore implements SessionStore {
     return r.rows.length > 0;
   }
 
-  async append(id: string, msg: unknown): Promise<number> {
+  async append(id: string, msgs: readonly unknown[]): Promise<number> {
+    if (!msgs.length) return 0;
     // The UPDATE takes the session's row lock and holds it to commit: the next append waits for it,
-    // then reads the bumped next_seq. The trim's snapshot may miss a message committed meanwhile,
-    // which the next append trims; since() never returns more than keepEvents.
+    // then reads the bumped next_seq. Of a batch bigger than keepEvents only its newest are inserted.
+    // The trim's snapshot may miss messages committed meanwhile, which the next append trims; since()
+    // never returns more than keepEvents.
     const r = await this.#db.query<{ seq: string }>(`WITH s AS (
-        UPDATE fastsvc_sessions SET next_seq = next_seq + 1 WHERE id = $1 AND expires_at >= $3 RETURNING next_seq - 1 AS seq),
-      i AS (INSERT INTO fastsvc_session_events (session_id, seq, payload) SELECT $1, seq, $2 FROM s),
-      t AS (DELETE FROM fastsvc_session_events WHERE session_id = $1 AND seq <= (SELECT seq FROM s) - $4)
-      SELECT seq, pg_notify($5, $6) FROM s`, [id, JSON.stringify(msg ?? null), Date.now(), this.#keep, CHANNEL, payload({ kind: 'events', id })]);
+        UPDATE fastsvc_sessions SET next_seq = next_seq + $3::bigint WHERE id = $1 AND expires_at >= $4 RETURNING next_seq - 1 AS last),
+      i AS (INSERT INTO fastsvc_session_events (session_id, seq, payload)
+        SELECT $1, s.last - $3 + m.n, m.payload FROM s, unnest($2::text[]) WITH ORDINALITY AS m(payload, n) WHERE m.n > $3 - $5::bigint),
+      t AS (DELETE FROM fastsvc_session_events WHERE session_id = $1 AND seq <= (SELECT last FROM s) - $5)
+      SELECT last AS seq, pg_notify($6, $7) FROM s`,
+    [id, msgs.map((m) => JSON.stringify(m ?? null)), msgs.length, Date.now(), this.#keep, CHANNEL, payload({ kind: 'events', id })]);
     return r.rows[0] ? Number(r.rows[0].seq) : 0;
   }
 

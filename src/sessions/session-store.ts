@@ -8,8 +8,9 @@
 //   atomically (two processes adding to one list at once both keep theirs); a record past its expiry
 //   is never returned, and sweep() ends it;
 // - append() gives each message of a session's outbound stream the next number of that session
-//   (1, 2, 3, …, no gaps, in commit order even when several processes append at once) and signals
-//   `events`; since() returns a session's messages after a number, in order, from the last
+//   (1, 2, 3, …, no gaps, in commit order even when several processes append at once); the messages of
+//   one append() are one write with consecutive numbers (another process's never land between them),
+//   signalled as one `events`; since() returns a session's messages after a number, in order, from the last
 //   `keep_events` kept; end() drops them with the record;
 // - a signal is delivered to every process sharing the store, in the order it was sent from one
 //   process; a message of any size is carried (a store whose channel bounds payloads keeps big ones
@@ -105,8 +106,13 @@ export interface SessionStore {
   streamMark(id: string, by: string, at: number, expiresAt?: number): Promise<void>;
   /** Deletes the record and its messages, and signals `ended` with `why`; false when it was not there. */
   end(id: string, why: string): Promise<boolean>;
-  /** Adds a message to the session's outbound stream; resolves to its number; signals `events`. Resolves to 0 (nothing stored or signalled) when the session is unknown, ended or expired. */
-  append(id: string, msg: unknown): Promise<number>;
+  /**
+   * Adds `msgs` to the session's outbound stream in one write: they take the next numbers, consecutive and in their
+   * order (another process's appends come before or after them, never between); resolves to the last one's number;
+   * signals `events` once. Resolves to 0 (nothing stored or signalled) when the session is unknown, ended or expired,
+   * or `msgs` is empty. One message is a batch of one: a single method keeps one write path in every store.
+   */
+  append(id: string, msgs: readonly unknown[]): Promise<number>;
   /** The session's messages numbered above `after`, oldest first (at most `keep_events` of them). */
   since(id: string, after: number): Promise<SessionEvent[]>;
   /** The number of the session's newest message (0 when none). */

@@ -7,10 +7,11 @@
 //   through the relay after the commit; update() reads the record, applies the change and writes it
 //   in one IMMEDIATE transaction (concurrent changes from several processes are all kept); a stream
 //   mark is one statement on the record's JSON (json_set / json_remove), without a signal;
-// - append() bumps the session's next_seq, inserts the message and trims the session's messages
-//   to the newest `keepEvents` in one IMMEDIATE transaction (the file's write lock taken first):
-//   numbers are 1, 2, 3, … per session, gap-free, in commit order however many processes append;
-//   append() to an unknown, ended or expired session stores nothing and resolves to 0;
+// - append() bumps the session's next_seq by the batch's size, inserts its messages with consecutive
+//   numbers and trims the session's messages to the newest `keepEvents` in one IMMEDIATE transaction
+//   (the file's write lock taken first), signalled once: numbers are 1, 2, 3, … per session,
+//   gap-free, in commit order however many processes append; append() to an unknown, ended or
+//   expired session, or of no message, stores nothing and resolves to 0;
 // - signals carry any size (the relay has no payload bound); listening() is always true (the
 //   relay is the processes' own channel: a worker that loses it is gone);
 // - close() closes the file only when the store opened it.
@@ -81,7 +82,7 @@ export class SqliteSessionStore implements SessionStore {
       unmark: d.prepare(`UPDATE fastsvc_sessions SET record = json_remove(record, '$.stream') WHERE id = ? AND json_extract(record, '$.stream.by') = ?`),
       drop: d.prepare('DELETE FROM fastsvc_sessions WHERE id = ?'),
       dropEvents: d.prepare('DELETE FROM fastsvc_session_events WHERE session_id = ?'),
-      bump: d.prepare<[string, number], { seq: number }>('UPDATE fastsvc_sessions SET next_seq = next_seq + 1 WHERE id = ? AND expires_at >= ? RETURNING next_seq - 1 AS seq'),
+      bump: d.prepare<[number, string, number], { last: number }>('UPDATE fastsvc_sessions SET next_seq = next_seq + ? WHERE id = ? AND expires_at >= ? RETURNING next_seq - 1 AS last'),
       insert: d.prepare('INSERT INTO fastsvc_session_events (session_id, seq, payload) VALUES (?, ?, ?)'),
       trim: d.prepare('DELETE FROM fastsvc_session_events WHERE session_id = ? AND seq <= ?'),
       since: d.prepare<[string, number, number, number], { seq: number; payload: string }>(`SELECT e.seq, e.payload
@@ -91,12 +92,14 @@ export class SqliteSessionStore implements SessionStore {
       expired: d.prepare<[number], { id: string }>('SELECT id FROM fastsvc_sessions WHERE expires_at < ?'),
       count: d.prepare<[], { n: number }>('SELECT count(*) AS n FROM fastsvc_sessions'),
     });
-    this.#append = d.transaction((id: string, payload: string): number => {
-      const row = s.bump.get(id, Date.now());
+    this.#append = d.transaction((id: string, payloads: string[]): number => {
+      const row = s.bump.get(payloads.length, id, Date.now());
       if (!row) return 0;
-      s.insert.run(id, row.seq, payload);
-      s.trim.run(id, row.seq - this.#keep);
-      return row.seq;
+      const first = row.last - payloads.length + 1;
+      // Of a batch bigger than keepEvents only its newest are inserted.
+      for (let i = Math.max(0, payloads.length - this.#keep); i < payloads.length; i++) s.insert.run(id, first + i, payloads[i]);
+      s.trim.run(id, row.last - this.#keep);
+      return row.last;
     });
     this.#update = d.transaction((id: string, change: SessionChange): boolean => {
       const row = s.get.get(id, Date.now());
@@ -158,8 +161,9 @@ export class SqliteSessionStore implements SessionStore {
     return gone;
   }
 
-  async append(id: string, msg: unknown): Promise<number> {
-    const seq = this.#append.immediate(id, JSON.stringify(msg ?? null));
+  async append(id: string, msgs: readonly unknown[]): Promise<number> {
+    if (!msgs.length) return 0;
+    const seq = this.#append.immediate(id, msgs.map((m) => JSON.stringify(m ?? null)));
     if (seq) this.#relay.send({ kind: 'events', id });
     return seq;
   }

@@ -250,12 +250,12 @@ for (const { name, make } of stores) {
       assert.equal((await s.b.get(r.id))?.expiresAt, r.expiresAt + 120_000);
       await s.a.update(r.id, { logLevel: 'error' });
       assert.deepEqual(await heardB.count(r.id, 1), [{ kind: 'changed', id: r.id }]); // touch sent nothing before it
-      await s.a.append(r.id, { n: 1 });
+      await s.a.append(r.id, [{ n: 1 }]);
       await later(90_000, async () => assert.equal((await s.b.get(r.id))?.logLevel, 'error'));
       await later(200_000, async () => {
         assert.equal(await s.b.get(r.id), undefined);
         assert.equal(await s.b.update(r.id, { logLevel: 'debug' }), false);
-        assert.equal(await s.b.append(r.id, { n: 2 }), 0);
+        assert.equal(await s.b.append(r.id, [{ n: 2 }]), 0);
         assert.deepEqual(await s.b.since(r.id, 0), []);
         assert.equal(await s.b.head(r.id), 0);
         await s.b.touch(r.id, Date.now() + 60_000);
@@ -267,7 +267,7 @@ for (const { name, make } of stores) {
       await open();
       const r = record();
       await s.a.create(r);
-      await s.a.append(r.id, { jsonrpc: '2.0', method: 'notifications/message' });
+      await s.a.append(r.id, [{ jsonrpc: '2.0', method: 'notifications/message' }]);
       assert.equal(await s.b.end(r.id, 'deleted by the client'), true);
       const ended = { kind: 'ended', id: r.id, why: 'deleted by the client' };
       assert.deepEqual((await heardA.count(r.id, 2))[1], ended);
@@ -275,7 +275,7 @@ for (const { name, make } of stores) {
       assert.equal(await s.a.get(r.id), undefined);
       assert.deepEqual(await s.a.since(r.id, 0), []);
       assert.equal(await s.a.head(r.id), 0);
-      assert.equal(await s.a.append(r.id, { late: true }), 0);
+      assert.equal(await s.a.append(r.id, [{ late: true }]), 0);
       assert.equal(await s.a.end(r.id, 'again'), false);
     });
 
@@ -300,8 +300,8 @@ for (const { name, make } of stores) {
       const r = record();
       await s.a.create(r);
       const [fromA, fromB] = await Promise.all([
-        Promise.all(Array.from({ length: 40 }, (_, i) => s.a.append(r.id, { from: 'a', i }))),
-        Promise.all(Array.from({ length: 40 }, (_, i) => s.b.append(r.id, { from: 'b', i }))),
+        Promise.all(Array.from({ length: 40 }, (_, i) => s.a.append(r.id, [{ from: 'a', i }]))),
+        Promise.all(Array.from({ length: 40 }, (_, i) => s.b.append(r.id, [{ from: 'b', i }]))),
       ]);
       assert.deepEqual([...fromA, ...fromB].sort((x, y) => x - y), Array.from({ length: 80 }, (_, i) => i + 1));
       assert.equal(await s.b.head(r.id), 80);
@@ -315,18 +315,59 @@ for (const { name, make } of stores) {
       assert.deepEqual(new Set((await heardB.count(r.id, 80)).map((x) => x.kind)), new Set(['events']));
     });
 
+    it('appends a batch as one write: consecutive numbers in its order, one signal; an empty batch is nothing', async () => {
+      await open();
+      const r = record();
+      await s.a.create(r);
+      assert.equal(await s.a.append(r.id, [{ i: 1 }]), 1);
+      assert.equal(await s.b.append(r.id, [{ i: 2 }, { i: 3 }, { i: 4 }]), 4, 'resolves to the last number');
+      assert.equal(await s.a.append(r.id, []), 0);
+      assert.equal(await s.b.append(newId(), [{ i: 9 }, { i: 10 }]), 0, 'an unknown session stores nothing');
+      assert.equal(await s.a.head(r.id), 4);
+      assert.deepEqual(await s.a.since(r.id, 0), [1, 2, 3, 4].map((i) => ({ seq: i, msg: { i } })));
+      assert.deepEqual(await s.b.since(r.id, 1), [2, 3, 4].map((i) => ({ seq: i, msg: { i } })));
+      // A marker sent after both appends: whatever they signalled arrives before it.
+      await s.b.signal({ kind: 'cancel', id: r.id, requestId: 'marker' });
+      const events = { kind: 'events', id: r.id };
+      assert.deepEqual(await heardA.count(r.id, 3), [events, events, { kind: 'cancel', id: r.id, requestId: 'marker' }]);
+      assert.deepEqual(await heardB.count(r.id, 3), [events, events, { kind: 'cancel', id: r.id, requestId: 'marker' }]);
+    });
+
+    it('keeps each batch whole and in order when both processes append batches at once', async () => {
+      await open();
+      const r = record();
+      await s.a.create(r);
+      const batch = (from: string, k: number) => Array.from({ length: 5 }, (_, i) => ({ from, k, i }));
+      const [lastsA, lastsB] = await Promise.all([
+        Promise.all(Array.from({ length: 20 }, (_, k) => s.a.append(r.id, batch('a', k)))),
+        Promise.all(Array.from({ length: 20 }, (_, k) => s.b.append(r.id, batch('b', k)))),
+      ]);
+      // Each batch takes a block of five numbers of its own: the last numbers are 5, 10, …, 200.
+      assert.deepEqual([...lastsA, ...lastsB].sort((x, y) => x - y), Array.from({ length: 40 }, (_, j) => 5 * (j + 1)));
+      const all = await s.b.since(r.id, 0);
+      assert.deepEqual(all.map((e) => e.seq), Array.from({ length: 200 }, (_, i) => i + 1));
+      for (const [from, lasts] of [['a', lastsA], ['b', lastsB]] as const) {
+        for (const [k, last] of lasts.entries()) assert.deepEqual(all.slice(last - 5, last).map((e) => e.msg), batch(from, k));
+      }
+      assert.equal(await s.a.head(r.id), 200);
+    });
+
     it('keeps the newest keep_events messages of a session', async () => {
       await open(5);
       const r = record();
       const other = record();
       await s.a.create(r);
       await s.a.create(other);
-      for (let i = 1; i <= 12; i++) assert.equal(await (i % 2 ? s.a : s.b).append(r.id, { i }), i);
-      await s.a.append(other.id, { i: 1 });
+      for (let i = 1; i <= 12; i++) assert.equal(await (i % 2 ? s.a : s.b).append(r.id, [{ i }]), i);
+      await s.a.append(other.id, [{ i: 1 }]);
       assert.deepEqual(await s.b.since(r.id, 0), [8, 9, 10, 11, 12].map((i) => ({ seq: i, msg: { i } })));
       assert.deepEqual(await s.b.since(r.id, 10), [11, 12].map((i) => ({ seq: i, msg: { i } })));
       assert.equal(await s.b.head(r.id), 12);
       assert.deepEqual(await s.b.since(other.id, 0), [{ seq: 1, msg: { i: 1 } }]);
+      // A batch bigger than keep_events: its newest are kept, numbered after the others.
+      assert.equal(await s.b.append(r.id, Array.from({ length: 8 }, (_, j) => ({ i: 13 + j }))), 20);
+      assert.deepEqual(await s.a.since(r.id, 0), [16, 17, 18, 19, 20].map((i) => ({ seq: i, msg: { i } })));
+      assert.equal(await s.a.head(r.id), 20);
     });
 
     it('delivers signals to both processes in the order one process sent them, an answer bigger than 8000 bytes included', async () => {
@@ -353,7 +394,7 @@ for (const { name, make } of stores) {
       const r = record();
       await s.a.create(r);
       const readOnB = new Promise((resolve) => s.b.onSignal((x) => x.kind === 'events' && x.id === r.id && resolve(s.b.since(r.id, 0))));
-      const seq = await s.a.append(r.id, { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'notes://1' } });
+      const seq = await s.a.append(r.id, [{ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'notes://1' } }]);
       assert.deepEqual(await readOnB, [{ seq, msg: { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'notes://1' } } }]);
     });
 
@@ -390,7 +431,7 @@ describe('SqliteSessionStore: two processes on one file', () => {
     try {
       // Yield between appends so the child's land in between ours.
       for (let i = 0; i < 400; i++) {
-        ours.push(await store.append(r.id, { from: 'parent', i }));
+        ours.push(await store.append(r.id, [{ from: 'parent', i }]));
         await new Promise((resolve) => setImmediate(resolve));
       }
       const child400 = await theirs;
