@@ -77,6 +77,8 @@ export interface SessionRegistryOptions {
   maxSessions: number;
   /** Where /mcp sessions live when several processes serve them. */
   store?: SessionStore;
+  /** How long a shared session's messages are tried again while the store is unavailable (server.drain_timeout_ms); default 0: tried once. */
+  retryMs?: number;
 }
 
 export class SessionRegistry {
@@ -89,12 +91,16 @@ export class SessionRegistry {
   readonly #max: number;
   readonly #sweeper: NodeJS.Timeout;
   readonly #store: SessionStore | undefined;
+  readonly #retryMs: number;
+  /** Shared sessions' batches of messages not yet stored or given up. */
+  readonly #writes = new Set<Promise<void>>();
 
   constructor(opts: SessionRegistryOptions) {
     this.#log = opts.logger;
     this.#idleMs = opts.idleMs;
     this.#max = opts.maxSessions;
     this.#store = opts.store;
+    this.#retryMs = opts.retryMs ?? 0;
     this.#sweeper = setInterval(() => this.sweep(), Math.min(60_000, opts.idleMs)).unref();
   }
 
@@ -105,6 +111,22 @@ export class SessionRegistry {
 
   get idleMs(): number {
     return this.#idleMs;
+  }
+
+  /** How long a shared session's messages are tried again while the store is unavailable. */
+  get retryMs(): number {
+    return this.#retryMs;
+  }
+
+  /** A shared session is storing messages until `w` resolves (it never rejects): settled() waits for it. */
+  writing(w: Promise<void>): void {
+    this.#writes.add(w);
+    void w.then(() => this.#writes.delete(w));
+  }
+
+  /** Resolves once every batch of messages being stored now is stored or given up (before the store closes). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.#writes]);
   }
 
   /**

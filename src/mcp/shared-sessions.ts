@@ -1,9 +1,14 @@
 // MCP 2025 sessions served by several processes sharing a SessionStore (replicas on PostgreSQL, workers
 // on SQLite; sessions/session-store.ts): what ties this process's instances of them to the store.
 // Guarantees: a shared instance appends the messages it sends to the session's outbound stream in the
-// order it sends them (one append at a time per instance; a failed append is logged, the next ones go
-// on), except a server→client request while no process holds the session's GET stream (its record's stream
-// mark is absent or older than two keep-alives), which fails at once instead; its state changes are persisted with update() before the request that made them is answered;
+// order it sends them: one append at a time per instance, and what it sent while one was in flight (or in
+// the same event-loop turn) goes in the next one, as one batch (one store write however long the burst);
+// a batch that fails with STORE_UNAVAILABLE is tried again (appendRetry()) and, when it still fails, given
+// up with one warning saying how many messages were lost, and the next batches go on — except a
+// server→client request while no process holds the session's GET stream (its record's stream
+// mark is absent or older than two keep-alives), which fails at once instead; the registry is told of every
+// batch until it is stored or given up (SessionRegistry.writing: a drain waits for them);
+// its state changes are persisted with update() before the request that made them is answered;
 // an answer or cancellation it has nothing waiting for is signalled to the other processes; on the
 // store's signals every instance here re-reads and applies its record (`changed`, one read at a time,
 // a change arriving meanwhile read again after it), ends (`ended`), wakes its GET stream (`events`),
@@ -17,7 +22,7 @@ import { isSvcError, SvcError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { SessionRecord } from '../sessions/session-store.js';
 import { SSE_KEEPALIVE_MS } from './constants.js';
-import type { JsonRpcResponse } from './jsonrpc.js';
+import type { JsonRpcMessage, JsonRpcRequest, JsonRpcResponse } from './jsonrpc.js';
 import type { SharedSessionHooks } from './protocol.js';
 import type { SessionEntry, SessionRegistry } from './sessions.js';
 
@@ -34,13 +39,36 @@ export function recordOf(e: SessionEntry, expiresAt: number): SessionRecord {
 /** Makes `e` an instance of a shared session: its outbound stream, its record re-read, the hooks its McpSession gets. */
 export function share(e: SessionEntry, sessions: SessionRegistry, log: Logger): SharedSessionHooks {
   const store = sessions.store!;
-  let tail: Promise<unknown> = Promise.resolve();
+  const queued: JsonRpcMessage[] = [];
+  let writing = false;
+  /** Stores `batch` (its requests checked first), tried again within sessions.retryMs while the store is unavailable. */
+  const write = async (batch: JsonRpcMessage[]): Promise<void> => {
+    const until = Date.now() + sessions.retryMs;
+    let msgs = batch;
+    // A server→client request goes to the stream only while one is open somewhere: else it fails now, as with one process.
+    if (!e.channel && msgs.some(isRequest) && !streamHeld(await appendRetry(() => store.get(e.id), until), sessions.idleMs)) {
+      for (const m of msgs) if (isRequest(m)) e.session.undeliverable(m.id);
+      msgs = msgs.filter((m) => !isRequest(m));
+    }
+    if (msgs.length) await appendRetry(() => store.append(e.id, msgs), until);
+  };
+  const flush = async (): Promise<void> => {
+    while (queued.length) {
+      const batch = queued.splice(0);
+      await write(batch).catch((err: unknown) => {
+        log.warn({ session: e.id, messages: batch.length, err: (err as Error).message }, 'mcp session messages not stored');
+        for (const m of batch) if (isRequest(m)) e.session.undeliverable(m.id); // fails now rather than at its timeout
+      });
+    }
+    writing = false;
+  };
   e.append = (m) => {
-    tail = tail.then(async () => {
-      // A server→client request goes to the stream only while one is open somewhere: else it fails now, as with one process.
-      if ('method' in m && 'id' in m && !e.channel && !streamHeld(await store.get(e.id), sessions.idleMs)) return void e.session.undeliverable(m.id);
-      await store.append(e.id, [m]);
-    }).catch((err: unknown) => log.warn({ session: e.id, err: (err as Error).message }, 'mcp session message not stored'));
+    queued.push(m);
+    if (!writing) {
+      writing = true;
+      // Started on the next turn: what the session sends in this one (a tool's burst of log lines) goes in the same batch.
+      sessions.writing(new Promise<void>((done) => setImmediate(() => void flush().then(done))));
+    }
     return true;
   };
   e.refresh = serial(async () => {
@@ -100,6 +128,31 @@ export function streamMarkEvery(idleMs: number): number {
 export function streamHeld(r: SessionRecord | undefined, idleMs: number, now = Date.now()): boolean {
   return r?.stream !== undefined && now - r.stream.at <= 2 * streamMarkEvery(idleMs);
 }
+
+/** Waits between the tries of appendRetry(): the first, doubled each time. */
+const RETRY_FIRST_MS = 250;
+/** At most this many tries of one store call in appendRetry() (so at most 250 + 500 + 1000 + 2000 ms of waiting). */
+const RETRY_TRIES = 5;
+
+/**
+ * `run` (a store call of the outbound stream), tried again while it fails with STORE_UNAVAILABLE (its pool busy beyond
+ * statement_timeout_ms, the database unreachable): after 250 ms, then twice as long each time, at most RETRY_TRIES
+ * tries, and a try starts only before `until` (server.drain_timeout_ms after the batch's first). Any other failure, or
+ * the last one, rejects. So a batch is given up at most drain_timeout_ms + statement_timeout_ms (a try's own bound)
+ * after its first try.
+ */
+async function appendRetry<T>(run: () => Promise<T>, until: number): Promise<T> {
+  for (let tried = 1, wait = RETRY_FIRST_MS; ; tried++, wait *= 2) {
+    try {
+      return await run();
+    } catch (err) {
+      if (!(isSvcError(err) && err.code === 'STORE_UNAVAILABLE') || tried >= RETRY_TRIES || Date.now() + wait > until) throw err;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+}
+
+const isRequest = (m: JsonRpcMessage): m is JsonRpcRequest => 'method' in m && 'id' in m;
 
 /** A store failure as the refusal a client gets (STORE_UNAVAILABLE unless it already is a SvcError). */
 export function storeRefusal(e: unknown): SvcError {

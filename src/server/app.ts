@@ -26,7 +26,8 @@
 // and watched once started, so `fastsvc upstreams accept` applies through the same swap.
 // MCP 2025 sessions on /mcp live in a SessionStore when other processes serve them too — the PostgreSQL
 // provider's (PostgresSessionStore, closed by close()), or the one a worker is handed (opts.sessionStore,
-// closed by its owner) — so any replica or worker answers any request of any session; without either
+// closed by its owner; close() first waits for the messages being stored, or given up and logged) — so any
+// replica or worker answers any request of any session; without either
 // they live in this process alone, as the registry keeps them.
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -259,7 +260,7 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
     ? new PostgresSessionStore(oauth.provider, { keepEvents: cfg.server.mcp_session_events, onError: (e) => log.warn({ event: 'session.store_error', err: (e as Error).message }, 'an MCP session signal was not delivered') })
     : undefined;
   const sessionStore = opts.sessionStore ?? pgSessions;
-  sessions = new SessionRegistry({ logger: log, idleMs: cfg.server.mcp_session_idle_ms, maxSessions: cfg.server.mcp_max_sessions, ...(sessionStore && { store: sessionStore }) });
+  sessions = new SessionRegistry({ logger: log, idleMs: cfg.server.mcp_session_idle_ms, maxSessions: cfg.server.mcp_max_sessions, ...(sessionStore && { store: sessionStore, retryMs: cfg.server.drain_timeout_ms }) });
   if (sessionStore) followStore(sessions, log);
   // Registered before any session's own change listener: a session its endpoint's door now refuses ends before it hears of the change.
   const unguardSessions = endpointDoor.guardSessions(sessions);
@@ -341,6 +342,7 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
     },
     async close() {
       sessions.close();
+      await sessions.settled(); // messages still being stored: stored, or given up and logged, before the store closes
       await pgSessions?.close();
       tasks.close();
       await lockWatch?.close();

@@ -3,13 +3,15 @@
 // a log level set on A that B's call obeys, a subscription taken on A whose update (every replica reloads
 // the same catalog) the client hears exactly once on its GET stream held by B, a server→client request
 // asked on A answered through B, one asked while no GET stream is open anywhere failing at once, a cancellation through B that aborts A's call, DELETE on B that ends A's
-// instance, and a GET stream resumed on B from the Last-Event-ID of A's stream.
+// instance, a GET stream resumed on B from the Last-Event-ID of A's stream, and a burst of messages for B's
+// stream stored in batches, tried again while the store is unavailable, and, given up, logged once with its count.
 
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import { buildCatalog } from '../../src/core/catalog.js';
 import type { SvcServerConfig } from '../../src/core/config.js';
 import { serve, type Served } from '../../src/server/listen.js';
+import { SvcError } from '../../src/errors.js';
 import { MemorySessionStore } from '../../src/sessions/memory-store.js';
 import { JSON_AND_SSE, notesApp, RawMcp, readMessages, SCOPES } from '../helpers/mcp-app.js';
 import { waitFor } from '../helpers/wait.js';
@@ -24,6 +26,14 @@ type Msg = Record<string, unknown>;
 function app() {
   const svc = notesApp();
   svc.resource({ uri: 'notes://other', name: 'other', read: (uri) => [{ uri, text: 'other' }] });
+  svc.tool({
+    name: 'burst', description: 'Logs n numbered lines.',
+    input_schema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
+    handler: async (i, ctx) => {
+      for (let k = 1; k <= Number(i.n); k++) await ctx.channel.log('info', `line ${k}`);
+      return 'sent';
+    },
+  });
   svc.tool({
     name: 'hold', description: 'Runs until the call is cancelled.',
     handler: (_i, ctx) => new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true })),
@@ -75,7 +85,14 @@ describe('a 2025 session served by two replicas on one session store', () => {
     profile: { scopes: SCOPES },
   };
   const store = new MemorySessionStore({ keepEvents: 100 });
-  const logger = pino({ level: process.env.LOG_LEVEL ?? 'silent' });
+  /** What the replicas logged at warn and above (LOG_LEVEL set: also printed). */
+  const logged: Record<string, unknown>[] = [];
+  const logger = pino({ level: process.env.LOG_LEVEL ?? 'warn' }, {
+    write: (line: string) => {
+      logged.push(JSON.parse(line) as Record<string, unknown>);
+      if (process.env.LOG_LEVEL) process.stderr.write(line);
+    },
+  });
   let a: Served;
   let b: Served;
 
@@ -267,6 +284,64 @@ describe('a 2025 session served by two replicas on one session store', () => {
       assert.equal(Number(got.id), Number(lastId) + 2, 'numbered on from where A\'s stream stopped');
     } finally {
       await resumed.return(undefined);
+    }
+  });
+
+  it('a burst of messages for B\'s GET stream is stored in fewer writes than messages, tried again while the store is unavailable, and arrives whole and in order', async () => {
+    const { onA, onB } = await opened();
+    const id = onA.sessionId!;
+    const events = sseEvents(await getStream(onB));
+    while (!b.handle.sessions.peek(id)?.channel) await new Promise((r) => setImmediate(r));
+    const append = store.append.bind(store);
+    const batches: number[] = [];
+    let failed = 0;
+    store.append = (sid, msgs) => {
+      if (sid !== id) return append(sid, msgs);
+      if (failed < 2) {
+        failed++;
+        return Promise.reject(new SvcError('STORE_UNAVAILABLE', 'the pool is busy'));
+      }
+      batches.push(msgs.length);
+      return append(sid, msgs);
+    };
+    try {
+      // A JSON-only POST on A cannot carry the call's lines: they go to the session's stream, which B holds.
+      const call = await onA.request('tools/call', { name: 'burst', arguments: { n: 40 } }, { accept: 'application/json' });
+      assert.equal(call.res.status, 200);
+      const data = (m: Msg) => (m.params as { data?: unknown } | undefined)?.data;
+      const got = await until(events, (m) => data(m) === 'line 40');
+      assert.deepEqual([...got.before, got.msg].map(data), Array.from({ length: 40 }, (_, k) => `line ${k + 1}`));
+      assert.equal(failed, 2, 'two tries failed');
+      assert.equal(batches.reduce((x, y) => x + y, 0), 40);
+      assert.ok(batches.length < 40, `fewer writes than messages: ${JSON.stringify(batches)}`);
+      assert.deepEqual(logged.filter((l) => l.session === id), [], 'nothing given up');
+    } finally {
+      store.append = append;
+      await events.return(undefined);
+    }
+  });
+
+  it('messages the store still refuses after the tries are given up and logged once, with how many', async () => {
+    const { onA } = await opened();
+    const id = onA.sessionId!;
+    const append = store.append.bind(store);
+    let tries = 0;
+    store.append = (sid, msgs) => {
+      if (sid !== id) return append(sid, msgs);
+      tries++;
+      return Promise.reject(new SvcError('STORE_UNAVAILABLE', 'the pool is busy'));
+    };
+    try {
+      const call = await onA.request('tools/call', { name: 'burst', arguments: { n: 5 } }, { accept: 'application/json' });
+      assert.equal(call.res.status, 200);
+      await a.handle.sessions.settled(); // tried within drain_timeout_ms (1 s here), then given up
+      const lost = logged.filter((l) => l.session === id && l.msg === 'mcp session messages not stored');
+      assert.equal(lost.reduce((n, l) => n + (l.messages as number), 0), 5, JSON.stringify(lost));
+      assert.ok(lost.length < 5, 'one line per batch, not per message');
+      assert.ok(tries >= 2 && tries <= 5, `tried again, a bounded number of times: ${tries}`);
+      assert.equal(await append(id, [{ jsonrpc: '2.0', method: 'notifications/message' }]), 1, 'nothing of the burst was stored');
+    } finally {
+      store.append = append;
     }
   });
 });
