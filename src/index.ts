@@ -16,3 +16,7 @@ export { AlreadyConsumed, type OAuthProvider, type OAuthKeys, type Adapter, type
 export { InMemoryOAuthProvider } from './auth/oauth/providers/memory-provider.js';
 export { SQLiteOAuthProvider } from './auth/oauth/providers/sqlite-provider.js';
 export { hashPassword, verifyPassword } from './auth/oauth/password.js';
+export type { SessionStore, SessionRecord, SessionChange, SessionEvent, SessionSignal, SignalRelay } from './sessions/session-store.js';
+export { MemorySessionStore } from './sessions/memory-store.js';
+export { SqliteSessionStore } from './sessions/sqlite-store.js';
+export { LoopbackRelay } from './sessions/loopback-relay.js';
