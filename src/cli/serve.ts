@@ -78,9 +78,11 @@ async function serveWorker(file: string, flags: Values, where: { host?: string; 
   if (provider && provider.type !== 'postgres' && db && !config.oauth_provider) {
     config.oauth_provider = new RelayedRevocations(new SQLiteOAuthProvider(db, { durability: provider.type === 'sqlite' ? provider.durability : undefined }), link.revocations());
   }
-  const worker = link.parts({ db: provider?.type === 'postgres' ? undefined : db, audit: cfg.audit, pid: process.pid });
-  // 2025 sessions in the shared SQLite file, their signals through the primary (on PostgreSQL, the provider's store).
-  const sessionStore = provider?.type === 'postgres' || !db ? undefined : new SqliteSessionStore(db, link.sessionRelay(), {
+  // Sessions, tasks and quotas on PostgreSQL (the provider's, or `state`) when there is one; else in the shared SQLite file.
+  const onPostgres = provider?.type === 'postgres' || !!cfg.state;
+  const worker = link.parts({ db: onPostgres ? undefined : db, audit: cfg.audit, pid: process.pid });
+  // 2025 sessions in the shared SQLite file, their signals through the primary (on PostgreSQL, its store).
+  const sessionStore = onPostgres || !db ? undefined : new SqliteSessionStore(db, link.sessionRelay(), {
     keepEvents: cfg.server.mcp_session_events,
     onError: (e) => logger.warn({ event: 'session.store_error', err: (e as Error).message }, 'an MCP session signal failed'),
   });

@@ -9,7 +9,7 @@ import { ManifestError, SvcError } from '../errors.js';
 import type { ValidateFunction } from 'ajv';
 // Precompiled from definitions/SvcServerConfig by scripts/gen-types.mjs, beside the manifest's.
 import { validateConfig as generatedConfigValidator } from './validators.gen.js';
-import type { AuditConfig, AuthProfile, BearerAuthConfig, ExternalIssuer, OAuthConfig, Routes, ServerSettings, SvcServerConfig as ConfigSections, UpstreamLogin, UpstreamRule } from './manifest-types.gen.js';
+import type { AuditConfig, AuthProfile, BearerAuthConfig, ExternalIssuer, OAuthConfig, Routes, ServerSettings, StateStore, SvcServerConfig as ConfigSections, UpstreamLogin, UpstreamRule } from './manifest-types.gen.js';
 import type { OAuthProvider } from './oauth-provider.js';
 
 export type { AuditConfig, AuthProfile, BearerAuthConfig, OAuthConfig, Routes, ServerSettings };
@@ -65,6 +65,7 @@ export type ResolvedConfig = Omit<SvcServerConfig, 'external_issuers'> & {
   routes: Required<Routes>;
   oauth?: ResolvedOAuth;
   auth?: ResolvedBearerAuth;
+  state?: StateStore & Required<Pick<StateStore, 'pool_size' | 'statement_timeout_ms'>>;
   external_issuers: ResolvedExternalIssuer[];
   profile: AuthProfile & { scopes: NonNullable<AuthProfile['scopes']> };
   base_dir: string;

@@ -117,6 +117,7 @@ export interface SvcManifest {
   server?: ServerSettings;
   routes?: Routes;
   audit?: AuditConfig;
+  state?: StateStore;
   auth?: BearerAuthConfig;
   oauth?: OAuthConfig;
   external_issuers?: ExternalIssuers;
@@ -148,7 +149,7 @@ export interface SvcManifest {
     user?: Limit;
     oauth_client?: Limit;
     /**
-     * Count request quotas (these and every capability's limits) in the OAuth provider's PostgreSQL database, so all replicas on it share one count per principal. Needs oauth.provider.type postgres. Concurrency limits stay per replica.
+     * Count request quotas (these and every capability's limits) in the shared PostgreSQL database — state, or the OAuth provider's — so all replicas on it share one count per principal. Needs state (type postgres) or oauth.provider.type postgres. Concurrency limits stay per replica.
      */
     shared?: boolean;
   };
@@ -330,6 +331,30 @@ export interface AuditConfig {
    * Record allowed calls too (one event per call). false records only denials, refusals, token and reload events.
    */
   allow?: boolean;
+}
+/**
+ * Where replicas (and the workers of server.workers) share MCP 2025 sessions, tasks and request quotas (limits.shared), without the built-in OAuth server: for manifests that authenticate with static tokens or external issuers. Absent: per process (workers: their SQLite file), or the OAuth provider's database when oauth.provider.type is postgres — which already holds this state, so the two together are refused (STATE_CONFIG).
+ *
+ * This interface was referenced by `SvcManifest`'s JSON-Schema
+ * via the `definition` "StateStore".
+ */
+export interface StateStore {
+  /**
+   * postgres: one PostgreSQL database shared by every replica (tables created and migrated on start, as the postgres OAuth provider's).
+   */
+  type: 'postgres';
+  /**
+   * PostgreSQL connection string, from the environment: ${DATABASE_URL}.
+   */
+  url: string;
+  /**
+   * Most connections each replica opens to PostgreSQL.
+   */
+  pool_size?: number;
+  /**
+   * A PostgreSQL query (or connect) taking longer fails with STORE_UNAVAILABLE (503) instead of hanging.
+   */
+  statement_timeout_ms?: number;
 }
 /**
  * Static bearer tokens. token/token_file is the main token; tokens adds named service-account tokens with their own scopes.
@@ -1983,6 +2008,7 @@ export interface SvcServerConfig {
   server?: ServerSettings;
   routes?: Routes;
   audit?: AuditConfig;
+  state?: StateStore;
   auth?: BearerAuthConfig;
   oauth?: OAuthConfig;
   external_issuers?: ExternalIssuers;

@@ -168,6 +168,7 @@ export async function assemble(plan: Plan, file: string, hash: string, locate: L
     base_url: m.base_url,
     server,
     routes: m.routes,
+    state: m.state,
     audit: m.audit && (typeof m.audit.to === 'object' ? { ...m.audit, to: { file: resolve(env.manifestDir, m.audit.to.file) } } : m.audit),
     auth: m.auth && { ...m.auth, ...(m.auth.token_file && { token_file: resolve(env.manifestDir, m.auth.token_file) }), tokens: m.auth.tokens?.map((t) => ({ ...t, ...(t.token_file && { token_file: resolve(env.manifestDir, t.token_file) }) })) },
     oauth: m.oauth && {

@@ -99,8 +99,12 @@ export function compilePlan(m: SvcManifest, file: string, locate: Locate): { pla
     });
   }
   if (m.oauth?.enabled) checkOAuth(m, problem, checkScopes, scopes);
-  if (m.limits?.shared && !(m.oauth?.enabled && m.oauth.provider?.type === 'postgres')) {
-    problem('OAUTH_CONFIG', ['limits', 'shared'], 'limits.shared counts quotas in the OAuth provider\'s PostgreSQL database: it needs oauth.enabled with oauth.provider.type postgres');
+  const oauthOnPostgres = m.oauth?.enabled === true && m.oauth.provider?.type === 'postgres';
+  if (m.state && oauthOnPostgres) {
+    problem('STATE_CONFIG', ['state'], 'state and oauth.provider.type postgres both name a database for the state replicas share (sessions, tasks, quotas); the OAuth provider\'s database already holds it: remove state, or use another oauth.provider');
+  }
+  if (m.limits?.shared && !oauthOnPostgres && !m.state) {
+    problem('OAUTH_CONFIG', ['limits', 'shared'], 'limits.shared counts quotas in a shared PostgreSQL database: it needs state (type postgres) or oauth.enabled with oauth.provider.type postgres');
   }
   const trust = m.server?.trust_proxy;
   if (trust !== undefined) {

@@ -50,7 +50,7 @@ export function entries(c: Catalog): [string, ToolEntry | ResourceEntry | Prompt
 
 /**
  * Config fields that differ between the configuration the process started with and
- * the edited one, and that only a restart applies: auth mode on/off, base_url,
+ * the edited one, and that only a restart applies: auth mode on/off, base_url, state,
  * every server.* and routes.* field, every oauth.* field, external_issuers (anything
  * but an issuer's `limits`: its discovery, keys and caches are set up at start-up),
  * every profile.* field while the OAuth server or an external issuer runs (the
@@ -67,6 +67,7 @@ export function restartRequired(running: ResolvedConfig, next: ResolvedConfig): 
   if (!!running.auth !== !!next.auth) out.push('auth');
   if (stable(running.base_url) !== stable(next.base_url)) out.push('base_url');
   if (stable(running.audit) !== stable(next.audit)) out.push('audit');
+  if (stable(running.state) !== stable(next.state)) out.push('state');
   const connections = (c: ResolvedConfig) => c.external_issuers.map(({ limits: _, ...e }) => e);
   if (stable(connections(running)) !== stable(connections(next))) out.push('external_issuers');
   // An upstream's connection is the start-up one, its own `auth` included (the upstream's session was opened

@@ -25,7 +25,8 @@
 // (svc.lock.json) is read before the first catalog — a corrupt one fails start-up, LOCK_INVALID —
 // and watched once started, so `fastsvc upstreams accept` applies through the same swap.
 // MCP 2025 sessions on /mcp live in a SessionStore when other processes serve them too — the PostgreSQL
-// provider's (PostgresSessionStore, closed by close()), or the one a worker is handed (opts.sessionStore,
+// provider's or the manifest's `state` (PostgresSessionStore, closed by close(); tasks and limits.shared quotas
+// live there too, and /readyz reports it unreachable as it does the provider), or the one a worker is handed (opts.sessionStore,
 // closed by its owner; close() first waits for the messages being stored, or given up and logged) — so any
 // replica or worker answers any request of any session; without either
 // they live in this process alone, as the registry keeps them.
@@ -62,6 +63,7 @@ import { TaskEngine } from '../tasks/engine.js';
 import { PostgresTaskStore } from '../tasks/postgres-store.js';
 import { PostgresOAuthProvider } from '../auth/oauth/providers/postgres-provider.js';
 import { SharedQuotas } from '../policy/shared-quotas.js';
+import { stateStoreFromConfig } from './state-from-config.js';
 import type { QuotaCounter } from '../policy/quotas.js';
 import type { SharedTaskStore } from '../tasks/task-store.js';
 import type { AuditSink } from '../observe/audit-sink.js';
@@ -125,16 +127,16 @@ export interface CreateAppOptions {
   worker?: WorkerParts;
   /**
    * Where the /mcp 2025 sessions live when other processes serve them too (a worker of `server.workers`: the SQLite
-   * store the workers share). The caller closes it. Absent: the PostgreSQL provider's store, else none (one process).
+   * store the workers share). The caller closes it. Absent: the PostgreSQL store (the provider's or `state`), else none (one process).
    */
   sessionStore?: SessionStore;
 }
 
 /** What a worker of `server.workers` shares with the others, through its primary and the SQLite file they share. */
 export interface WorkerParts {
-  /** Tasks any worker reads and cancels (absent when the OAuth provider is PostgreSQL: its task store then). */
+  /** Tasks any worker reads and cancels (absent on PostgreSQL — the OAuth provider's or `state`: its task store then). */
   tasks?: SharedTaskStore;
-  /** Request quotas counted once across the workers (absent when the OAuth provider is PostgreSQL: SharedQuotas then). */
+  /** Request quotas counted once across the workers (absent on PostgreSQL — the OAuth provider's or `state`: SharedQuotas then). */
   quotas?: QuotaCounter;
   /** The /metrics answer: every worker's metrics summed (the primary asks them all). */
   metrics(): Promise<{ body: string; contentType: string }>;
@@ -203,16 +205,25 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
   // The named endpoints as protected resources (RFC 9728, RFC 8707 audiences), read from the live policy.
   const endpointRes = endpointResources(new URL(baseUrl()).origin, cfg.routes.protected, () => store.current().catalog.endpoints?.keys());
   const oauth = await oauthServerFromConfig(cfg, { baseUrl: baseUrl(), logger: log, name: svc.name, caller, observer, endpoints: endpointRes });
-  // limits.shared: request quotas counted in the OAuth provider's database, across replicas; workers always share theirs.
-  const onPostgres = oauth?.provider instanceof PostgresOAuthProvider;
-  if (svc.limits?.shared && !onPostgres && !opts.worker) throw new SvcError('OAUTH_CONFIG', 'limits.shared needs oauth.provider.type postgres', { path: '/limits/shared' });
-  const quotas = (svc.limits?.shared || opts.worker) && oauth?.provider instanceof PostgresOAuthProvider ? new SharedQuotas(oauth.provider) : opts.worker?.quotas;
+  // Where replicas share sessions, tasks and quotas: the OAuth provider's PostgreSQL, else the manifest's `state`.
+  let state: PostgresOAuthProvider | undefined;
+  try {
+    state = await stateStoreFromConfig(cfg, oauth?.provider, log);
+  } catch (e) {
+    await oauth?.close();
+    throw e;
+  }
+  const shared = oauth?.provider instanceof PostgresOAuthProvider ? oauth.provider : state;
+  // limits.shared: request quotas counted in the shared database, across replicas; workers always share theirs.
+  if (svc.limits?.shared && !shared && !opts.worker) throw new SvcError('OAUTH_CONFIG', 'limits.shared needs state (type postgres) or oauth.provider.type postgres', { path: '/limits/shared' });
+  const quotas = (svc.limits?.shared || opts.worker) && shared ? new SharedQuotas(shared) : opts.worker?.quotas;
   const runtime = new Runtime(store, { inlineLimit: cfg.server.inline_limit, logger: log, observer, ...(quotas && { quotas }) });
   let external;
   try {
     external = await externalIssuersFromConfig(cfg, { logger: log, builtinIssuer: oauth?.issuer, endpoints: endpointRes });
   } catch (e) {
     await oauth?.close();
+    await state?.close();
     throw e;
   }
   const verifier = oauth || external
@@ -242,9 +253,9 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
   // The transports first: the hot paths match after one layer. Their paths never
   // overlap the OAuth engine's, which handles only its own paths.
   const bodyLimit = parseByteSize(cfg.server.body_limit);
-  // Tasks live beside the OAuth state on PostgreSQL, so every replica reads and cancels them; workers share theirs otherwise.
-  const taskStore = oauth?.provider instanceof PostgresOAuthProvider
-    ? new PostgresTaskStore(oauth.provider, (e) => log.warn({ event: 'task.store_error', err: (e as Error).message }, 'a task change was not saved to PostgreSQL'))
+  // Tasks live in the shared PostgreSQL database, so every replica reads and cancels them; workers share theirs otherwise.
+  const taskStore = shared
+    ? new PostgresTaskStore(shared, (e) => log.warn({ event: 'task.store_error', err: (e as Error).message }, 'a task change was not saved to PostgreSQL'))
     : opts.worker?.tasks;
   const tasks: TaskEngine = new TaskEngine({
     runtime, logger: log, observer, ...(taskStore && { store: taskStore }), ttlMs: cfg.server.task_ttl_ms, pollIntervalMs: cfg.server.task_poll_interval_ms,
@@ -256,8 +267,8 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
     app.use('/svc', guard('/svc'), svcT.router);
   }
   // 2025 sessions live beside the tasks on PostgreSQL, so every replica serves every session; a worker is handed its store.
-  const pgSessions = !opts.sessionStore && oauth?.provider instanceof PostgresOAuthProvider
-    ? new PostgresSessionStore(oauth.provider, { keepEvents: cfg.server.mcp_session_events, onError: (e) => log.warn({ event: 'session.store_error', err: (e as Error).message }, 'an MCP session signal was not delivered') })
+  const pgSessions = !opts.sessionStore && shared
+    ? new PostgresSessionStore(shared, { keepEvents: cfg.server.mcp_session_events, onError: (e) => log.warn({ event: 'session.store_error', err: (e as Error).message }, 'an MCP session signal was not delivered') })
     : undefined;
   const sessionStore = opts.sessionStore ?? pgSessions;
   sessions = new SessionRegistry({ logger: log, idleMs: cfg.server.mcp_session_idle_ms, maxSessions: cfg.server.mcp_max_sessions, ...(sessionStore && { store: sessionStore, retryMs: cfg.server.drain_timeout_ms }) });
@@ -279,7 +290,7 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
     baseUrl,
     publicBaseUrl: (req) => cfg.base_url ?? forwardedBase(caller(req), req.headers.host) ?? listenUrl,
     version: VERSION,
-    storeReachable: oauth && (() => oauth.reachable()),
+    storeReachable: (oauth || state) && (() => (oauth?.reachable() ?? true) && (state?.reachable() ?? true)),
     runningTasks: () => tasks.counts().running,
     ...(gateway && { upstreams: () => gateway.status() }),
   });
@@ -352,6 +363,7 @@ async function assembleApp(svc: FastSvc, cfg: ResolvedConfig, opts: CreateAppOpt
       await upstreams?.close();
       unwatchTokens();
       await oauth?.close();
+      await state?.close();
       observer.close();
     },
   };

@@ -9,7 +9,7 @@
 //   capabilities added/removed/changed, and who gains or loses access (reach.ts: the same
 //   verdict `svc diff` prints, judged on the two manifests).
 // - Restart-required policy: APPLY THE REST. Fields only a restart can apply (auth
-//   mode on/off, base_url, audit, server.*, routes.*, oauth.*) keep their start-up values, are
+//   mode on/off, base_url, audit, state, server.*, routes.*, oauth.*) keep their start-up values, are
 //   listed in status.restart_required (compared with the start-up config, so reverting
 //   the edit clears them), and everything else in the edit is applied.
 // - Old backends (SQLite handles) are disposed graceMs (default server.drain_timeout_ms,

@@ -8,7 +8,7 @@
 export const WORKER_ENV = {
   /** The primary's pid: set, and equal to process.ppid, only in a worker fastsvc's primary forked. */
   primary: 'FASTSVC_WORKER_OF',
-  /** The SQLite file the workers share (tasks, quotas; OAuth state unless the provider is PostgreSQL). */
+  /** The SQLite file the workers share (tasks, quotas and sessions unless on PostgreSQL — the provider's or `state`; OAuth state unless the provider is PostgreSQL). */
   db: 'FASTSVC_WORKER_DB',
   /** The request-state key when the manifest sets none. */
   stateKey: 'FASTSVC_WORKER_STATE_KEY',

@@ -13,7 +13,8 @@
 //   which writes them to the one sink; with `audit.fsync: always` the worker appends and fsyncs the
 //   file itself (no sink is given here), one write per line on an O_APPEND descriptor;
 // - tasks and request quotas live in the SQLite file the workers share (the sqlite provider's file,
-//   or the primary's private temporary one), opened with busy_timeout before anything else;
+//   or the primary's private temporary one), opened with busy_timeout before anything else — unless
+//   they live on PostgreSQL (the OAuth provider's or the manifest's `state`: no file is given then);
 // - close() resolves once every message sent so far has left for the primary.
 
 import type Database from 'better-sqlite3';

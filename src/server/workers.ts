@@ -1,8 +1,9 @@
 // The primary of `server.workers: N` (worker-link.ts is a worker's end). Guarantees:
 // - it forks N workers (node:cluster) that serve one port, and serves no HTTP itself; port 0 is one
 //   port for all; `listening on http://HOST:PORT` is printed once, when every worker is ready;
-// - shared state: the OAuth provider's PostgreSQL as is; else one SQLite file — the sqlite
-//   provider's, or for the memory provider (and no OAuth) a file in a private temporary folder
+// - shared state: the OAuth provider's PostgreSQL as is, or the manifest's `state` (sessions, tasks and
+//   quotas; an OAuth provider that is not PostgreSQL still shares its own state through SQLite); else
+//   one SQLite file — the sqlite provider's, or for the memory provider (and no OAuth) a file in a private temporary folder
 //   (mkdtemp: 0700) removed at exit — opened once here before any worker (schema, WAL), so workers
 //   never race to create it; one request-state key and one generated token for every worker,
 //   passed in their environment (never logged);
@@ -60,7 +61,7 @@ export async function runPrimary(o: PrimaryOptions): Promise<number> {
   let tempDir: string | undefined;
   let db: string | undefined;
   if (provider?.type === 'sqlite' && provider.path) db = resolve(cfg.base_dir, provider.path);
-  else if (provider?.type !== 'postgres') db = join((tempDir = mkdtempSync(join(tmpdir(), 'fastsvc-workers-'))), 'shared.db');
+  else if (provider?.type !== 'postgres' && (provider || !cfg.state)) db = join((tempDir = mkdtempSync(join(tmpdir(), 'fastsvc-workers-'))), 'shared.db');
   const removeTemp = () => tempDir && rmSync(tempDir, { recursive: true, force: true });
   process.on('exit', removeTemp);
   if (db) await new SQLiteOAuthProvider(db).close(); // schema and WAL made once, before any worker opens the file

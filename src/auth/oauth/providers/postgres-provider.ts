@@ -12,7 +12,10 @@
 // database, or exceeds statement_timeout, rejects with STORE_UNAVAILABLE, never hangs.
 // The same pool and LISTEN connection serve the PostgreSQL task store (query(),
 // onTaskCancel(), onTaskChange()), shared quotas (transaction()) and MCP 2025 sessions
-// (src/sessions/postgres-store.ts: onSessionSignal(), onListening()).
+// (src/sessions/postgres-store.ts: onSessionSignal(), onListening()). openState() opens the same pool,
+// migrations and LISTEN connection for the manifest's `state` (no OAuth server): it has no key_secret, so
+// its key methods refuse and nothing is ever sealed or stored in fastsvc_oauth_keys; its failures name
+// "the shared state store" instead of "the OAuth store".
 
 import type pg from 'pg';
 import { lazyRequire } from '../../../util/lazy-require.js';
@@ -111,9 +114,14 @@ const loadPg = lazyRequire<typeof pg>('pg');
 
 type Row = { payload: string; consumed_at: string | null };
 
+/** A store opened by openState(): everything but the keys. */
+type StateOptions = Omit<PostgresOAuthProviderOptions, 'keySecret'>;
+
 export class PostgresOAuthProvider implements OAuthProvider {
   readonly #pool: pg.Pool;
-  readonly #opts: PostgresOAuthProviderOptions;
+  readonly #opts: StateOptions & { keySecret?: string };
+  /** Names the store in STORE_UNAVAILABLE messages. */
+  readonly #label: string;
   readonly #watchers: StoreEvents[] = [];
   readonly #taskCancels: ((id: string, by: string) => void)[] = [];
   readonly #taskChanges: ((id: string) => void)[] = [];
@@ -125,8 +133,9 @@ export class PostgresOAuthProvider implements OAuthProvider {
   #retry: NodeJS.Timeout | undefined;
   #sweeper: NodeJS.Timeout | undefined;
 
-  private constructor(opts: PostgresOAuthProviderOptions) {
+  private constructor(opts: StateOptions & { keySecret?: string }) {
     this.#opts = opts;
+    this.#label = opts.keySecret === undefined ? 'the shared state store (PostgreSQL)' : 'the OAuth store (PostgreSQL)';
     this.#pool = new (loadPg().Pool)({
       connectionString: opts.url,
       max: opts.poolSize,
@@ -142,6 +151,18 @@ export class PostgresOAuthProvider implements OAuthProvider {
 
   /** Connects, migrates, starts listening; rejects (STORE_UNAVAILABLE) if the database cannot be reached. */
   static async open(opts: PostgresOAuthProviderOptions): Promise<PostgresOAuthProvider> {
+    return PostgresOAuthProvider.#open(opts);
+  }
+
+  /**
+   * The manifest's `state`: the same tables, pool and LISTEN connection for sessions, tasks and quotas, without
+   * key_secret (no OAuth server uses it: loadKeys, saveKeys and addKeysIfAbsent reject). Rejects as open() does.
+   */
+  static async openState(opts: StateOptions): Promise<PostgresOAuthProvider> {
+    return PostgresOAuthProvider.#open({ ...opts, keySecret: undefined });
+  }
+
+  static async #open(opts: StateOptions & { keySecret?: string }): Promise<PostgresOAuthProvider> {
     const p = new PostgresOAuthProvider(opts);
     try {
       await p.#migrate();
@@ -204,18 +225,19 @@ export class PostgresOAuthProvider implements OAuthProvider {
   }
 
   async loadKeys(): Promise<OAuthKeys | undefined> {
+    const secret = this.#keySecret();
     const r = await this.#q<{ value: string }>(`SELECT value FROM fastsvc_oauth_keys WHERE name = 'keys'`);
-    return r.rows[0] ? (JSON.parse(open(r.rows[0].value, this.#opts.keySecret)) as OAuthKeys) : undefined;
+    return r.rows[0] ? (JSON.parse(open(r.rows[0].value, secret)) as OAuthKeys) : undefined;
   }
 
   async saveKeys(keys: OAuthKeys): Promise<void> {
     await this.#q(`INSERT INTO fastsvc_oauth_keys (name, value) VALUES ('keys', $1) ON CONFLICT (name) DO UPDATE SET value = excluded.value`,
-      [seal(JSON.stringify(keys), this.#opts.keySecret)]);
+      [seal(JSON.stringify(keys), this.#keySecret())]);
   }
 
   async addKeysIfAbsent(keys: OAuthKeys): Promise<OAuthKeys> {
     await this.#q(`INSERT INTO fastsvc_oauth_keys (name, value) VALUES ('keys', $1) ON CONFLICT (name) DO NOTHING`,
-      [seal(JSON.stringify(keys), this.#opts.keySecret)]);
+      [seal(JSON.stringify(keys), this.#keySecret())]);
     return (await this.loadKeys())!;
   }
 
@@ -223,6 +245,12 @@ export class PostgresOAuthProvider implements OAuthProvider {
     const r = await this.#q('DELETE FROM fastsvc_oauth_state WHERE expires_at IS NOT NULL AND expires_at <= $1', [Date.now()]);
     await this.#q('DELETE FROM fastsvc_quotas WHERE window_end <= $1', [Date.now()]);
     return r.rowCount ?? 0;
+  }
+
+  /** key_secret; a store opened by openState() has none and never seals or opens keys. */
+  #keySecret(): string {
+    if (this.#opts.keySecret === undefined) throw new Error('a PostgreSQL store opened for state holds no OAuth keys');
+    return this.#opts.keySecret;
   }
 
   /** One statement on the pool, for stores kept beside the OAuth state (tasks); errors as for the provider's own. */
@@ -233,7 +261,7 @@ export class PostgresOAuthProvider implements OAuthProvider {
   /** Runs fn in one transaction on one pooled connection (committed when fn resolves, rolled back when it throws). */
   async transaction<T>(fn: (q: <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => Promise<pg.QueryResult<R>>) => Promise<T>): Promise<T> {
     const c = await this.#pool.connect().catch((e) => {
-      throw unavailable(e);
+      throw unavailable(e, this.#label);
     });
     try {
       await c.query('BEGIN');
@@ -242,7 +270,7 @@ export class PostgresOAuthProvider implements OAuthProvider {
       return out;
     } catch (e) {
       await c.query('ROLLBACK').catch(() => undefined);
-      throw unavailable(e);
+      throw unavailable(e, this.#label);
     } finally {
       c.release();
     }
@@ -290,13 +318,13 @@ export class PostgresOAuthProvider implements OAuthProvider {
     try {
       return await this.#pool.query<R>(text, values);
     } catch (e) {
-      throw unavailable(e);
+      throw unavailable(e, this.#label);
     }
   }
 
   async #migrate(): Promise<void> {
     const c = await this.#pool.connect().catch((e) => {
-      throw unavailable(e);
+      throw unavailable(e, this.#label);
     });
     try {
       await c.query('BEGIN');
@@ -311,7 +339,7 @@ export class PostgresOAuthProvider implements OAuthProvider {
       await c.query('COMMIT');
     } catch (e) {
       await c.query('ROLLBACK').catch(() => undefined);
-      throw unavailable(e);
+      throw unavailable(e, this.#label);
     } finally {
       c.release();
     }
@@ -346,7 +374,7 @@ export class PostgresOAuthProvider implements OAuthProvider {
     } catch (e) {
       lost = true;
       await c.end().catch(() => undefined);
-      throw unavailable(e);
+      throw unavailable(e, this.#label);
     }
     if (this.#closed) return void (await c.end());
     this.#listener = c;
@@ -371,10 +399,10 @@ export class PostgresOAuthProvider implements OAuthProvider {
 }
 
 /** Integrity and syntax errors are bugs and pass through; everything else means the database is not there for us. */
-function unavailable(e: unknown): Error {
+function unavailable(e: unknown, store: string): Error {
   if (e instanceof SvcError) return e;
   const code = (e as { code?: string }).code ?? '';
   if (/^(22|23|42)/.test(code)) return e as Error;
   const why = code === '57014' ? 'did not answer within its statement timeout' : 'is unreachable';
-  return new SvcError('STORE_UNAVAILABLE', `the OAuth store (PostgreSQL) ${why}: ${(e as Error).message}`, { cause: e });
+  return new SvcError('STORE_UNAVAILABLE', `${store} ${why}: ${(e as Error).message}`, { cause: e });
 }
