@@ -119,7 +119,8 @@ const CASES: Record<string, { why: string; problems: Expect[] }> = {
     why: 'oauth.issuer with a path, profile.issuer naming another issuer, no profile scope (the checks start-up makes)',
     problems: [{ code: 'OAUTH_CONFIG', line: 8, col: 11 }, { code: 'OAUTH_CONFIG', line: 5, col: 11 }, { code: 'OAUTH_CONFIG', line: 4, col: 11 }],
   },
-  'limits-shared-no-postgres.yaml': { why: 'limits.shared without a PostgreSQL OAuth provider', problems: [{ code: 'OAUTH_CONFIG', line: 6, col: 11 }] },
+  'limits-shared-no-postgres.yaml': { why: 'limits.shared without state or a PostgreSQL OAuth provider', problems: [{ code: 'OAUTH_CONFIG', line: 6, col: 11 }] },
+  'state-with-postgres-provider.yaml': { why: 'state beside oauth.provider.type postgres (its database already holds the shared state)', problems: [{ code: 'STATE_CONFIG', line: 6, col: 3 }] },
   'multiple-problems.yaml': {
     why: 'several problems, all reported in one pass',
     problems: [
@@ -175,6 +176,12 @@ describe('compile: valid manifests', () => {
     const checked = checkManifest(VALID + 'sqlite-literals.yaml', {});
     assert.deepEqual(checked.problems.map((p) => p.format()), []);
     assert.ok(checked.plan);
+  });
+
+  it('state (PostgreSQL) without the OAuth server: limits.shared counts there, the schema fills pool_size and statement_timeout_ms', () => {
+    const checked = checkManifest(VALID + 'state-limits-shared.yaml', {});
+    assert.deepEqual(checked.problems.map((p) => p.format()), []);
+    assert.deepEqual(checked.plan!.manifest.state, { type: 'postgres', url: 'postgres://localhost/svc', pool_size: 10, statement_timeout_ms: 5000 });
   });
 
   it('a minimal manifest compiles to a plan with schema defaults filled in', () => {
