@@ -2,6 +2,7 @@
 // PostgreSQL (test/helpers/postgres.ts), raw fetch alternating replicas with no affinity: an MCP 2025
 // session initialized on 1 is called on 2; a task started on 1 is read on 2; a limits.shared quota counts
 // calls on both; DELETE on 2 ends the session on 1 too. The store holds the session and no OAuth keys.
+// Then `server.workers: 2` on the same state: its sessions, tasks and quotas are the replicas' (PostgreSQL).
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { serveManifest, type Served } from '../helpers/serve.js';
@@ -127,6 +128,27 @@ describe('state: two replicas on PostgreSQL with a static token only (no OAuth s
     assert.equal(refused.status, 429);
     assert.ok(Number(refused.headers.get('retry-after')) > 3000, `Retry-After ${refused.headers.get('retry-after')}`);
     assert.equal((await call(one)).status, 429);
+  });
+
+  it('server.workers: 2 with state keeps sessions, tasks and quotas on PostgreSQL, shared with the replicas', async () => {
+    const box = await serveManifest(MANIFEST.replace('server: { host: 127.0.0.1 }', 'server: { host: 127.0.0.1, workers: 2 }'), { env: { DATABASE_URL: cluster.url() } });
+    try {
+      const init = await fetch(`${box.url}/mcp`, {
+        method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+      });
+      assert.equal(init.status, 200, await init.clone().text());
+      const id = init.headers.get('mcp-session-id') ?? '';
+      assert.deepEqual((await query<{ id: string }>('SELECT id FROM fastsvc_sessions WHERE id = $1', [id])).map((r) => r.id), [id], 'the session is a row in PostgreSQL');
+      // The quota the replicas used up above is the one the workers count: not a fresh SQLite counter.
+      assert.equal((await svc(box, '/svc/tools/notes.count', { method: 'POST', body: '{}' })).status, 429);
+      const started = await svc(box, '/svc/tools/notes.report', { method: 'POST', body: '{}' });
+      assert.equal(started.status, 202);
+      const task = ((await started.json()) as { task_id: string }).task_id;
+      assert.equal((await svc(one, `/svc/tasks/${task}`)).status, 200, 'a task started on the workers is read on replica 1');
+    } finally {
+      await box.stop();
+    }
   });
 
   it('DELETE on 2 ends the session: 1 answers 404', async () => {
