@@ -1,8 +1,9 @@
 // Two `svc serve` replicas with a static token only (no `oauth`) sharing `state` on one throwaway
 // PostgreSQL (test/helpers/postgres.ts), raw fetch alternating replicas with no affinity: an MCP 2025
 // session initialized on 1 is called on 2; a task started on 1 is read on 2; a limits.shared quota counts
-// calls on both; DELETE on 2 ends the session on 1 too. The store holds the session and no OAuth keys.
-// Then `server.workers: 2` on the same state: its sessions, tasks and quotas are the replicas' (PostgreSQL).
+// calls on both; `server.workers: 2` on the same state shares those sessions, tasks and quotas (PostgreSQL,
+// not its SQLite file); DELETE on 2 ends the session on 1 too. The store holds the session and no OAuth keys.
+// Last, PostgreSQL stopped: /readyz says store_unreachable and a shared quota refuses until it is back.
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { serveManifest, type Served } from '../helpers/serve.js';
@@ -157,5 +158,23 @@ describe('state: two replicas on PostgreSQL with a static token only (no OAuth s
     assert.equal(del.status, 204);
     assert.equal((await request(one, 'tools/list')).status, 404);
     assert.equal((await request(two, 'tools/list')).status, 404);
+  });
+
+  it('PostgreSQL down: /readyz answers 503 store_unreachable and a shared quota refuses (STORE_UNAVAILABLE); back up, ready again', async () => {
+    cluster.stop();
+    try {
+      await waitFor(async () => {
+        const res = await fetch(`${one.url}/readyz`);
+        return res.status === 503 ? ((await res.json()) as { status: string }) : undefined;
+      }, '/readyz 503 on 1', 15_000).then((b) => assert.equal(b.status, 'store_unreachable'));
+      const refused = await svc(two, '/svc/tools/notes.count', { method: 'POST', body: '{}' });
+      assert.equal(refused.status, 503);
+      const err = ((await refused.json()) as { error: { code: string; message: string } }).error;
+      assert.equal(err.code, 'STORE_UNAVAILABLE');
+      assert.match(err.message, /shared state store/);
+    } finally {
+      cluster.start();
+    }
+    for (const r of [one, two]) await waitFor(async () => ((await fetch(`${r.url}/readyz`)).status === 200 || undefined), `/readyz 200 on ${r.url}`, 15_000);
   });
 });
