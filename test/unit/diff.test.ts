@@ -38,7 +38,7 @@ prompts: []`);
     assert.equal(isEmptyChange(diffCapabilities(a, b)), false);
   });
 
-  it('restartRequired: auth mode, base_url, server.*, routes.*, oauth.* (and profile.* under OAuth) are listed by field; auth tokens and profile without OAuth are live', () => {
+  it('restartRequired: auth mode, base_url, state, server.*, routes.*, oauth.* (and profile.* under OAuth) are listed by field; auth tokens and profile without OAuth are live', () => {
     const base: SvcServerConfig = { server: { host: '127.0.0.1', port: 8080 }, auth: { token: 'x', tokens: [{ name: 'a', token: 'y', scopes: ['s'] }] }, profile: { scopes: ['s', 't'] } };
     const r = (c: SvcServerConfig) => restartRequired(resolveConfig(base), resolveConfig(c));
     assert.deepEqual(r(base), []);
@@ -48,6 +48,9 @@ prompts: []`);
     assert.deepEqual(r({ ...base, auth: undefined }), ['auth']);
     assert.deepEqual(r({ ...base, routes: { public: ['/', '/svc'], protected: ['/mcp', '/ws'] } }), ['routes.protected', 'routes.public']);
     assert.deepEqual(r({ ...base, base_url: 'https://api.example' }), ['base_url']);
+    const state = { type: 'postgres' as const, url: 'postgres://db/svc' };
+    assert.deepEqual(r({ ...base, state }), ['state'], 'where sessions, tasks and quotas live is opened at start-up');
+    assert.deepEqual(restartRequired(resolveConfig({ ...base, state }), resolveConfig({ ...base, state: { ...state, pool_size: 10 } })), [], 'a spelled-out default is not a change');
     assert.deepEqual(r({ ...base, oauth: { enabled: true } }), ['oauth']);
     const withOauth = { ...base, oauth: { enabled: true, issuer: 'https://a.example' } };
     assert.deepEqual(restartRequired(resolveConfig(withOauth), resolveConfig({ ...withOauth, oauth: { enabled: false, issuer: 'https://b.example' } })), ['oauth.enabled', 'oauth.issuer']);
