@@ -389,6 +389,28 @@ describe('PostgresOAuthProvider as a shared store', () => {
     }
   });
 
+  it('openState (the manifest\'s state): migrates a fresh database, hears what others NOTIFY, holds no keys, names itself in STORE_UNAVAILABLE', async () => {
+    await sql('CREATE DATABASE fresh_state');
+    const { keySecret: _, ...opts } = pgOptions({ url: cluster!.url('fresh_state') });
+    const st = await PostgresOAuthProvider.openState(opts);
+    const other = await open({ url: cluster!.url('fresh_state') });
+    try {
+      assert.deepEqual(await st.migrations(), [1, 2, 3, 4]);
+      assert.ok(st.reachable(), 'listening');
+      const heard: string[] = [];
+      st.onTaskChange((id) => heard.push(id));
+      await other.query(`SELECT pg_notify('fastsvc_task_change', 't-1')`);
+      await waitFor(() => (heard.includes('t-1') || undefined), 'the change heard by the state store');
+      await assert.rejects(st.loadKeys(), /holds no OAuth keys/);
+      await assert.rejects(st.addKeysIfAbsent({ jwks: { keys: [] }, cookieKeys: ['k'] }), /holds no OAuth keys/);
+      assert.deepEqual((await st.query('SELECT name FROM fastsvc_oauth_keys')).rows, []);
+    } finally {
+      await Promise.all([st.close(), other.close()]);
+    }
+    const { keySecret: __, ...gone } = pgOptions({ url: cluster!.url('no_such_database'), statementTimeoutMs: 500 });
+    await assert.rejects(PostgresOAuthProvider.openState(gone), (e: { code?: string; message: string }) => e.code === 'STORE_UNAVAILABLE' && /shared state store/.test(e.message));
+  });
+
   it('tells every process about a revocation, and never stores a token id in the clear', async () => {
     const [a, b] = await Promise.all([open(), open()]);
     try {
