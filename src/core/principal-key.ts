@@ -34,3 +34,8 @@ function issuerOf(p: Principal): string | null {
   if (p.idp !== undefined) return `idp:${p.idp}`;
   return null;
 }
+
+/** A principal key as a TEXT column takes it (PostgreSQL refuses its NUL separators): base64url, one per key. */
+export function principalKeyColumn(key: string): string {
+  return Buffer.from(key, 'utf8').toString('base64url');
+}

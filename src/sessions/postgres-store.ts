@@ -21,7 +21,8 @@
 import type { PostgresOAuthProvider } from '../auth/oauth/providers/postgres-provider.js';
 import { SESSION_CHANNEL as CHANNEL } from '../auth/oauth/providers/postgres-provider.js';
 import type { SessionChange, SessionEvent, SessionRecord, SessionSignal, SessionStore } from './session-store.js';
-import { applyChange, decodeRecord, encodeRecord, ownerColumn } from './stored-session.js';
+import { applyChange, decodeRecord, encodeRecord } from './stored-session.js';
+import { principalKeyColumn } from '../core/principal-key.js';
 
 /** What the store needs of the database (PostgresOAuthProvider gives it). */
 export type SessionDb = Pick<PostgresOAuthProvider, 'query' | 'transaction' | 'onSessionSignal' | 'onListening' | 'reachable'>;
@@ -61,7 +62,7 @@ export class PostgresSessionStore implements SessionStore {
 
   async create(r: SessionRecord): Promise<void> {
     await this.#db.query('INSERT INTO fastsvc_sessions (id, owner, record, expires_at) VALUES ($1, $2, $3, $4)',
-      [r.id, ownerColumn(r.owner), encodeRecord(r), r.expiresAt]);
+      [r.id, principalKeyColumn(r.owner), encodeRecord(r), r.expiresAt]);
   }
 
   async get(id: string): Promise<SessionRecord | undefined> {

@@ -21,7 +21,8 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { lazyRequire } from '../util/lazy-require.js';
 import type { SessionChange, SessionEvent, SessionRecord, SessionSignal, SessionStore, SignalRelay } from './session-store.js';
-import { applyChange, decodeRecord, encodeRecord, ownerColumn } from './stored-session.js';
+import { applyChange, decodeRecord, encodeRecord } from './stored-session.js';
+import { principalKeyColumn } from '../core/principal-key.js';
 
 const loadSqlite = lazyRequire<typeof Database>('better-sqlite3');
 
@@ -132,7 +133,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async create(r: SessionRecord): Promise<void> {
-    this.#stmt.create.run(r.id, ownerColumn(r.owner), encodeRecord(r), r.expiresAt);
+    this.#stmt.create.run(r.id, principalKeyColumn(r.owner), encodeRecord(r), r.expiresAt);
   }
 
   async get(id: string): Promise<SessionRecord | undefined> {

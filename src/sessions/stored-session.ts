@@ -5,10 +5,6 @@
 
 import type { SessionChange, SessionRecord } from './session-store.js';
 
-export function ownerColumn(owner: string): string {
-  return Buffer.from(owner, 'utf8').toString('base64url');
-}
-
 export function encodeRecord(r: SessionRecord): string {
   return JSON.stringify(r);
 }

@@ -16,7 +16,8 @@
 //   notification connection is down misses the changes made meanwhile);
 // - a failed write is reported through onError, never thrown at the task's caller.
 
-import { SvcError, type ErrorCode } from '../errors.js';
+import { principalKeyColumn } from '../core/principal-key.js';
+import { decodeTask, encodeTask } from './stored-task.js';
 import { TASK_CANCEL_CHANNEL as CHANNEL, TASK_CHANGE_CHANNEL as CHANGED } from '../auth/oauth/providers/postgres-provider.js';
 import { MemoryTaskStore, type SharedTaskStore, type TaskRecord } from './task-store.js';
 
@@ -43,7 +44,7 @@ export class PostgresTaskStore extends MemoryTaskStore implements SharedTaskStor
 
   override put(task: TaskRecord): void {
     super.put(task);
-    const row = [task.id, ownerKey(task.owner), task.status, encode(task), task.expiresAt ?? null];
+    const row = [task.id, principalKeyColumn(task.owner), task.status, encodeTask(task), task.expiresAt ?? null];
     this.#last = this.#writes.then(() => this.#db.query(`WITH u AS (
         INSERT INTO fastsvc_tasks (id, owner, status, record, expires_at)
         VALUES ($1, $2, $3, $4, $5)
@@ -64,12 +65,12 @@ export class PostgresTaskStore extends MemoryTaskStore implements SharedTaskStor
 
   async fetch(id: string): Promise<TaskRecord | undefined> {
     const r = await this.#db.query<{ record: string }>('SELECT record FROM fastsvc_tasks WHERE id = $1', [id]);
-    return r.rows[0] ? decode(r.rows[0].record) : undefined;
+    return r.rows[0] ? decodeTask(r.rows[0].record) : undefined;
   }
 
   async listShared(owner: string): Promise<TaskRecord[]> {
-    const r = await this.#db.query<{ record: string }>('SELECT record FROM fastsvc_tasks WHERE owner = $1', [ownerKey(owner)]);
-    return r.rows.map((x) => decode(x.record)).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    const r = await this.#db.query<{ record: string }>('SELECT record FROM fastsvc_tasks WHERE owner = $1', [principalKeyColumn(owner)]);
+    return r.rows.map((x) => decodeTask(x.record)).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
   /** Marks the task cancelled by `by` unless it already ended, and tells the replica running it. */
@@ -79,7 +80,7 @@ export class PostgresTaskStore extends MemoryTaskStore implements SharedTaskStor
     delete ended.inputRequests;
     await this.#db.query(`WITH u AS (
         UPDATE fastsvc_tasks SET status = 'cancelled', record = $2, expires_at = $3 WHERE id = $1 AND status NOT IN ${ENDED} RETURNING id)
-      SELECT pg_notify('${CHANNEL}', $1 || ' ' || $4), pg_notify('${CHANGED}', $1) FROM u`, [task.id, encode(ended), ended.expiresAt, by]);
+      SELECT pg_notify('${CHANNEL}', $1 || ' ' || $4), pg_notify('${CHANGED}', $1) FROM u`, [task.id, encodeTask(ended), ended.expiresAt, by]);
   }
 
   onCancel(fn: (id: string, by: string) => void): void {
@@ -89,20 +90,4 @@ export class PostgresTaskStore extends MemoryTaskStore implements SharedTaskStor
   onChange(fn: (id: string) => void): void {
     this.#db.onTaskChange(fn);
   }
-}
-
-/** The owner key has NUL separators, which a TEXT column refuses. */
-function ownerKey(owner: string): string {
-  return Buffer.from(owner, 'utf8').toString('base64url');
-}
-
-/** The record as JSON; an error keeps its code, message and data. */
-function encode(t: TaskRecord): string {
-  return JSON.stringify({ ...t, ...(t.error && { error: { code: t.error.code, message: t.error.message, data: t.error.data } }) });
-}
-
-function decode(text: string): TaskRecord {
-  const t = JSON.parse(text) as TaskRecord & { error?: { code: ErrorCode; message: string; data?: Record<string, unknown> } };
-  if (t.error) t.error = new SvcError(t.error.code, t.error.message, { ...(t.error.data && { data: t.error.data }) });
-  return t;
 }

@@ -15,7 +15,8 @@
 // - a failed write is reported through onError, never thrown at the task's caller.
 
 import type Database from 'better-sqlite3';
-import { SvcError, type ErrorCode } from '../errors.js';
+import { principalKeyColumn } from '../core/principal-key.js';
+import { decodeTask, encodeTask } from './stored-task.js';
 import { MemoryTaskStore, type SharedTaskStore, type TaskRecord } from './task-store.js';
 
 /** What one worker tells the others about a task. */
@@ -69,7 +70,7 @@ export class SqliteTaskStore extends MemoryTaskStore implements SharedTaskStore 
   override put(task: TaskRecord): void {
     super.put(task);
     try {
-      if (this.#stmt.upsert.run(task.id, ownerKey(task.owner), task.status, encode(task), task.expiresAt ?? null).changes > 0) {
+      if (this.#stmt.upsert.run(task.id, principalKeyColumn(task.owner), task.status, encodeTask(task), task.expiresAt ?? null).changes > 0) {
         this.#notices.send({ kind: 'changed', id: task.id });
       }
     } catch (e) {
@@ -90,11 +91,11 @@ export class SqliteTaskStore extends MemoryTaskStore implements SharedTaskStore 
 
   async fetch(id: string): Promise<TaskRecord | undefined> {
     const row = this.#stmt.one.get(id);
-    return row ? decode(row.record) : undefined;
+    return row ? decodeTask(row.record) : undefined;
   }
 
   async listShared(owner: string): Promise<TaskRecord[]> {
-    return this.#stmt.owned.all(ownerKey(owner)).map((x) => decode(x.record)).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    return this.#stmt.owned.all(principalKeyColumn(owner)).map((x) => decodeTask(x.record)).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
   /** Marks the task cancelled by `by` unless it already ended, and tells the worker running it. */
@@ -102,7 +103,7 @@ export class SqliteTaskStore extends MemoryTaskStore implements SharedTaskStore 
     const now = new Date();
     const ended: TaskRecord = { ...task, status: 'cancelled', cancelledBy: by, statusMessage, lastUpdatedAt: now.toISOString(), expiresAt: now.getTime() + task.ttlMs };
     delete ended.inputRequests;
-    if (this.#stmt.cancel.run(encode(ended), ended.expiresAt, task.id).changes === 0) return;
+    if (this.#stmt.cancel.run(encodeTask(ended), ended.expiresAt, task.id).changes === 0) return;
     this.#notices.send({ kind: 'cancel', id: task.id, by });
     this.#notices.send({ kind: 'changed', id: task.id });
   }
@@ -114,20 +115,4 @@ export class SqliteTaskStore extends MemoryTaskStore implements SharedTaskStore 
   onChange(fn: (id: string) => void): void {
     this.#changes.push(fn);
   }
-}
-
-/** The owner key has NUL separators: stored as base64url, as the PostgreSQL store does. */
-function ownerKey(owner: string): string {
-  return Buffer.from(owner, 'utf8').toString('base64url');
-}
-
-/** The record as JSON; an error keeps its code, message and data. */
-function encode(t: TaskRecord): string {
-  return JSON.stringify({ ...t, ...(t.error && { error: { code: t.error.code, message: t.error.message, data: t.error.data } }) });
-}
-
-function decode(text: string): TaskRecord {
-  const t = JSON.parse(text) as TaskRecord & { error?: { code: ErrorCode; message: string; data?: Record<string, unknown> } };
-  if (t.error) t.error = new SvcError(t.error.code, t.error.message, { ...(t.error.data && { data: t.error.data }) });
-  return t;
 }
