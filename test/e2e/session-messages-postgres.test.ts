@@ -10,6 +10,8 @@ import pg from 'pg';
 import { serveManifest, type Served } from '../helpers/serve.js';
 import { startPostgres, type PgCluster } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
+import { RawMcp } from '../helpers/mcp-app.js';
+import { sseEvents } from '../helpers/sse.js';
 
 const TOKEN = 'session-messages-e2e-token-0123456789abcdef';
 const LINES = 30;
@@ -49,40 +51,14 @@ const BURST = `export async function burst(input, context) {
 
 type Msg = Record<string, unknown>;
 
-/** Each SSE event of a response as it arrives: its id and its JSON-RPC message. */
-async function* sseEvents(res: Response): AsyncGenerator<{ id?: string; msg: Msg }> {
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buf = '';
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      buf += value;
-      let i: number;
-      while ((i = buf.indexOf('\n\n')) >= 0) {
-        const lines = buf.slice(0, i).split('\n');
-        buf = buf.slice(i + 2);
-        const data = lines.filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
-        if (data) yield { id: lines.find((l) => l.startsWith('id: '))?.slice(4), msg: JSON.parse(data) };
-      }
-    }
-  } finally {
-    await reader.cancel();
-  }
-}
-
 describe('a burst of messages for a GET stream on another replica, appends waiting beyond statement_timeout_ms', function () {
   this.timeout(60_000);
   let cluster: PgCluster;
   let one: Served;
   let two: Served;
-  let session = '';
-
-  const headers = (extra: Record<string, string> = {}) => ({
-    authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream',
-    ...(session && { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' }), ...extra,
-  });
-  const post = (on: Served, body: unknown, extra?: Record<string, string>) => fetch(`${on.url}/mcp`, { method: 'POST', headers: headers(extra), body: JSON.stringify(body) });
+  /** One client per replica, both on the session `onOne` opens. */
+  let onOne: RawMcp;
+  let onTwo: RawMcp;
 
   before(async function () {
     this.timeout(120_000);
@@ -90,6 +66,8 @@ describe('a burst of messages for a GET stream on another replica, appends waiti
     const env = { DATABASE_URL: cluster.url(), SVC_OAUTH_KEY_SECRET: 'session-messages-key-secret-0123456789abcdef' };
     one = await serveManifest(MANIFEST, { files: { 'burst.mjs': BURST }, env });
     two = await one.again();
+    onOne = new RawMcp(one.url, TOKEN);
+    onTwo = new RawMcp(two.url, TOKEN);
   });
   after(async () => {
     await Promise.all([one?.stop(), two?.stop()]);
@@ -97,16 +75,14 @@ describe('a burst of messages for a GET stream on another replica, appends waiti
   });
 
   it('every line reaches the stream, in order and numbered without gaps, though the first tries timed out', async () => {
-    const init = await post(one, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
-    assert.equal(init.status, 200, await init.clone().text());
-    session = init.headers.get('mcp-session-id') ?? '';
+    await onOne.initialize(onTwo); // notifications/initialized through 2
+    const session = onOne.sessionId;
     assert.ok(session, 'an Mcp-Session-Id');
-    assert.equal((await post(two, { jsonrpc: '2.0', method: 'notifications/initialized' })).status, 202);
     // Two connections: one holds the row lock (in a transaction, which would see one snapshot of pg_stat_activity), one watches.
     const db = new pg.Client(cluster.url());
     const locker = new pg.Client(cluster.url());
     await Promise.all([db.connect(), locker.connect()]);
-    const stream = await fetch(`${one.url}/mcp`, { headers: headers({ accept: 'text/event-stream' }) });
+    const stream = await fetch(`${one.url}/mcp`, { headers: onOne.headers({ accept: 'text/event-stream' }) });
     assert.equal(stream.status, 200);
     const events = sseEvents(stream);
     try {
@@ -114,7 +90,7 @@ describe('a burst of messages for a GET stream on another replica, appends waiti
       await waitFor(async () => ((await db.query('SELECT 1 FROM fastsvc_sessions WHERE id = $1 AND stream_by IS NOT NULL', [session])).rowCount ? true : undefined), 'the GET stream marked');
       await locker.query('BEGIN');
       await locker.query('SELECT 1 FROM fastsvc_sessions WHERE id = $1 FOR UPDATE', [session]);
-      const call = await post(two, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'notes.burst', arguments: { n: LINES } } }, { accept: 'application/json' });
+      const call = await onTwo.post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'notes.burst', arguments: { n: LINES } } }, { accept: 'application/json' });
       assert.equal(call.status, 200, await call.clone().text());
       assert.deepEqual(((await call.json()) as { result: { content: unknown } }).result.content, [{ type: 'text', text: 'sent' }]);
       // An append waiting for the row lock; a later one waiting started after it: the first timed out and was given up or tried again.

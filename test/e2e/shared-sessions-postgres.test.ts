@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import { serveManifest, type Served } from '../helpers/serve.js';
 import { startPostgres, type PgCluster } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
+import { RawMcp } from '../helpers/mcp-app.js';
+import { sseEvents } from '../helpers/sse.js';
 import pg from 'pg';
 
 const TOKEN = 'shared-sessions-e2e-token-0123456789abcdef';
@@ -55,45 +57,16 @@ const SAY = `export async function say(input, context) {
 
 type Msg = Record<string, unknown>;
 
-/** Each SSE event of a response as it arrives: its id and its JSON-RPC message. */
-async function* sseEvents(res: Response): AsyncGenerator<{ id?: string; msg: Msg }> {
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buf = '';
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      buf += value;
-      let i: number;
-      while ((i = buf.indexOf('\n\n')) >= 0) {
-        const lines = buf.slice(0, i).split('\n');
-        buf = buf.slice(i + 2);
-        const data = lines.filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
-        if (data) yield { id: lines.find((l) => l.startsWith('id: '))?.slice(4), msg: JSON.parse(data) };
-      }
-    }
-  } finally {
-    await reader.cancel();
-  }
-}
-
 describe('one MCP 2025 session on two replicas sharing PostgreSQL, no affinity', function () {
   this.timeout(60_000);
   let cluster: PgCluster;
   let one: Served;
   let two: Served;
-  let session = '';
-  let n = 0;
-
-  const headers = (extra: Record<string, string> = {}) => ({
-    authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream',
-    ...(session && { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' }), ...extra,
-  });
-  const post = (on: Served, body: unknown, extra?: Record<string, string>) => fetch(`${on.url}/mcp`, { method: 'POST', headers: headers(extra), body: JSON.stringify(body) });
-  const request = async (on: Served, method: string, params: Msg = {}, extra?: Record<string, string>) => {
-    const res = await post(on, { jsonrpc: '2.0', id: ++n, method, params }, extra);
-    return { status: res.status, body: res.status === 200 ? (await res.json()) as Msg : await res.text() };
-  };
+  /** One client per replica, both on the session `onOne` opens. */
+  let onOne: RawMcp;
+  let onTwo: RawMcp;
+  const getStream = (on: RawMcp) => fetch(`${on.url}/mcp`, { headers: on.headers({ accept: 'text/event-stream' }) });
+  const result = (r: { answer?: Msg }) => r.answer?.result as Msg;
 
   before(async function () {
     this.timeout(120_000);
@@ -101,6 +74,8 @@ describe('one MCP 2025 session on two replicas sharing PostgreSQL, no affinity',
     const env = { DATABASE_URL: cluster.url(), SVC_OAUTH_KEY_SECRET: 'shared-sessions-key-secret-0123456789abcdef' };
     one = await serveManifest(MANIFEST, { files: { 'say.mjs': SAY }, env });
     two = await one.again();
+    onOne = new RawMcp(one.url, TOKEN);
+    onTwo = new RawMcp(two.url, TOKEN);
   });
   after(async () => {
     await Promise.all([one?.stop(), two?.stop()]);
@@ -108,26 +83,23 @@ describe('one MCP 2025 session on two replicas sharing PostgreSQL, no affinity',
   });
 
   it('initializes on 1, lists and calls on 2', async () => {
-    const init = await post(one, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
-    assert.equal(init.status, 200, await init.clone().text());
-    session = init.headers.get('mcp-session-id') ?? '';
-    assert.ok(session, 'an Mcp-Session-Id');
-    assert.equal((await post(two, { jsonrpc: '2.0', method: 'notifications/initialized' })).status, 202);
-    const list = await request(two, 'tools/list');
-    assert.equal(list.status, 200, String(list.body));
-    assert.deepEqual(((list.body as Msg).result as { tools: { name: string }[] }).tools.map((t) => t.name).sort(), ['notes.list', 'notes.report', 'notes.say']);
-    const call = await request(two, 'tools/call', { name: 'notes.list', arguments: {} });
-    assert.deepEqual(((call.body as Msg).result as { content: unknown }).content, [{ type: 'text', text: '1. buy milk' }]);
+    await onOne.initialize(onTwo); // notifications/initialized through 2
+    assert.ok(onOne.sessionId, 'an Mcp-Session-Id');
+    const list = await onTwo.request('tools/list');
+    assert.equal(list.res.status, 200, JSON.stringify(list.messages));
+    assert.deepEqual((result(list).tools as { name: string }[]).map((t) => t.name).sort(), ['notes.list', 'notes.report', 'notes.say']);
+    const call = await onTwo.request('tools/call', { name: 'notes.list', arguments: {} });
+    assert.deepEqual(result(call).content, [{ type: 'text', text: '1. buy milk' }]);
   });
 
   it('the GET stream on 1 hears what a call on 2 sends, each event numbered', async () => {
-    const stream = await fetch(`${one.url}/mcp`, { headers: headers({ accept: 'text/event-stream' }) });
+    const stream = await getStream(onOne);
     assert.equal(stream.status, 200);
     const events = sseEvents(stream);
     try {
       // A JSON-only POST cannot carry the call's log line: it goes to the session's stream, which 1 holds.
-      const call = await request(two, 'tools/call', { name: 'notes.say', arguments: { line: 'said on two' } }, { accept: 'application/json' });
-      assert.equal(call.status, 200, String(call.body));
+      const call = await onTwo.request('tools/call', { name: 'notes.say', arguments: { line: 'said on two' } }, { accept: 'application/json' });
+      assert.equal(call.res.status, 200, JSON.stringify(call.messages));
       const next = await events.next();
       assert.ok(!next.done);
       assert.deepEqual(next.value.msg, { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'said on two' } });
@@ -138,13 +110,13 @@ describe('one MCP 2025 session on two replicas sharing PostgreSQL, no affinity',
   });
 
   it('a task started on 2: the GET stream on 1 tells its end, once', async () => {
-    const stream = await fetch(`${one.url}/mcp`, { headers: headers({ accept: 'text/event-stream' }) });
+    const stream = await getStream(onOne);
     assert.equal(stream.status, 200);
     const events = sseEvents(stream);
     try {
-      const started = await request(two, 'tools/call', { name: 'notes.report', arguments: {}, task: {} });
-      assert.equal(started.status, 200, String(started.body));
-      const taskId = ((started.body as Msg).result as { task: { taskId: string } }).task.taskId;
+      const started = await onTwo.request('tools/call', { name: 'notes.report', arguments: {}, task: {} });
+      assert.equal(started.res.status, 200, JSON.stringify(started.messages));
+      const taskId = (result(started).task as { taskId: string }).taskId;
       const ends = (m: Msg) => m.method === 'notifications/tasks/status' && (m.params as { taskId?: string; status?: string }).taskId === taskId
         && (m.params as { status?: string }).status === 'completed';
       const seen: Msg[] = [];
@@ -154,7 +126,7 @@ describe('one MCP 2025 session on two replicas sharing PostgreSQL, no affinity',
         if (ends(next.value.msg)) break;
       }
       // Then a call's line from 2: whatever 1 had to tell of the task came before it.
-      await request(two, 'tools/call', { name: 'notes.say', arguments: { line: 'after the task' } }, { accept: 'application/json' });
+      await onTwo.request('tools/call', { name: 'notes.say', arguments: { line: 'after the task' } }, { accept: 'application/json' });
       for (;;) {
         const next = await events.next();
         assert.ok(!next.done);
@@ -166,7 +138,7 @@ describe('one MCP 2025 session on two replicas sharing PostgreSQL, no affinity',
       const c = new pg.Client(cluster.url());
       await c.connect();
       try {
-        const tasks = async () => (JSON.parse((await c.query<{ record: string }>('SELECT record FROM fastsvc_sessions WHERE id = $1', [session])).rows[0]!.record) as { tasks: string[] }).tasks;
+        const tasks = async () => (JSON.parse((await c.query<{ record: string }>('SELECT record FROM fastsvc_sessions WHERE id = $1', [onOne.sessionId])).rows[0]!.record) as { tasks: string[] }).tasks;
         await waitFor(async () => (!(await tasks()).includes(taskId) || undefined), 'the ended task removed from the record');
       } finally {
         await c.end();
@@ -177,12 +149,12 @@ describe('one MCP 2025 session on two replicas sharing PostgreSQL, no affinity',
   });
 
   it('DELETE on 2 ends the session: the GET stream on 1 ends, and 1 answers 404', async () => {
-    const stream = await fetch(`${one.url}/mcp`, { headers: headers({ accept: 'text/event-stream' }) });
+    const stream = await getStream(onOne);
     assert.equal(stream.status, 200);
-    const del = await fetch(`${two.url}/mcp`, { method: 'DELETE', headers: headers() });
+    const del = await fetch(`${two.url}/mcp`, { method: 'DELETE', headers: onTwo.headers() });
     assert.equal(del.status, 204);
     assert.equal(await stream.text(), '', '1 ended its instance and the stream with it');
-    assert.equal((await request(one, 'tools/list')).status, 404);
-    assert.equal((await request(two, 'tools/list')).status, 404);
+    assert.equal((await onOne.request('tools/list')).res.status, 404);
+    assert.equal((await onTwo.request('tools/list')).res.status, 404);
   });
 });

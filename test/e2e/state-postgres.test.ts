@@ -9,6 +9,7 @@ import pg from 'pg';
 import { serveManifest, type Served } from '../helpers/serve.js';
 import { startPostgres, type PgCluster } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
+import { RawMcp } from '../helpers/mcp-app.js';
 
 const TOKEN = 'state-postgres-e2e-token-0123456789abcdef';
 const MANIFEST = `
@@ -54,18 +55,9 @@ describe('state: two replicas on PostgreSQL with a static token only (no OAuth s
   let cluster: PgCluster;
   let one: Served;
   let two: Served;
-  let session = '';
-  let n = 0;
-
-  const headers = (extra: Record<string, string> = {}) => ({
-    authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream',
-    ...(session && { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' }), ...extra,
-  });
-  const post = (on: Served, body: unknown) => fetch(`${on.url}/mcp`, { method: 'POST', headers: headers(), body: JSON.stringify(body) });
-  const request = async (on: Served, method: string, params: Msg = {}) => {
-    const res = await post(on, { jsonrpc: '2.0', id: ++n, method, params });
-    return { status: res.status, body: res.status === 200 ? (await res.json()) as Msg : await res.text() };
-  };
+  /** One client per replica, both on the session `onOne` opens. */
+  let onOne: RawMcp;
+  let onTwo: RawMcp;
   const svc = (on: Served, path: string, init: RequestInit = {}) => fetch(`${on.url}${path}`, {
     ...init, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
   });
@@ -84,6 +76,8 @@ describe('state: two replicas on PostgreSQL with a static token only (no OAuth s
     cluster = await startPostgres();
     one = await serveManifest(MANIFEST, { env: { DATABASE_URL: cluster.url() } });
     two = await one.again();
+    onOne = new RawMcp(one.url, TOKEN);
+    onTwo = new RawMcp(two.url, TOKEN);
   });
   after(async () => {
     await Promise.all([one?.stop(), two?.stop()]);
@@ -95,14 +89,12 @@ describe('state: two replicas on PostgreSQL with a static token only (no OAuth s
   });
 
   it('initializes on 1, calls on 2; the session is a row in the state database, which holds no OAuth keys', async () => {
-    const init = await post(one, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
-    assert.equal(init.status, 200, await init.clone().text());
-    session = init.headers.get('mcp-session-id') ?? '';
+    await onOne.initialize(onTwo); // notifications/initialized through 2
+    const session = onOne.sessionId;
     assert.ok(session, 'an Mcp-Session-Id');
-    assert.equal((await post(two, { jsonrpc: '2.0', method: 'notifications/initialized' })).status, 202);
-    const call = await request(two, 'tools/call', { name: 'notes.list', arguments: {} });
-    assert.equal(call.status, 200, String(call.body));
-    assert.deepEqual(((call.body as Msg).result as { content: unknown }).content, [{ type: 'text', text: '1. buy milk' }]);
+    const call = await onTwo.request('tools/call', { name: 'notes.list', arguments: {} });
+    assert.equal(call.res.status, 200, JSON.stringify(call.messages));
+    assert.deepEqual((call.answer?.result as Msg).content, [{ type: 'text', text: '1. buy milk' }]);
     assert.deepEqual((await query<{ id: string }>('SELECT id FROM fastsvc_sessions')).map((r) => r.id), [session]);
     assert.deepEqual(await query('SELECT name FROM fastsvc_oauth_keys'), [], 'a state store never seals or stores keys');
   });
@@ -134,12 +126,9 @@ describe('state: two replicas on PostgreSQL with a static token only (no OAuth s
   it('server.workers: 2 with state keeps sessions, tasks and quotas on PostgreSQL, shared with the replicas', async () => {
     const box = await serveManifest(MANIFEST.replace('server: { host: 127.0.0.1 }', 'server: { host: 127.0.0.1, workers: 2 }'), { env: { DATABASE_URL: cluster.url() } });
     try {
-      const init = await fetch(`${box.url}/mcp`, {
-        method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
-      });
-      assert.equal(init.status, 200, await init.clone().text());
-      const id = init.headers.get('mcp-session-id') ?? '';
+      const onBox = new RawMcp(box.url, TOKEN);
+      await onBox.initialize();
+      const id = onBox.sessionId ?? '';
       assert.deepEqual((await query<{ id: string }>('SELECT id FROM fastsvc_sessions WHERE id = $1', [id])).map((r) => r.id), [id], 'the session is a row in PostgreSQL');
       // The quota the replicas used up above is the one the workers count: not a fresh SQLite counter.
       assert.equal((await svc(box, '/svc/tools/notes.count', { method: 'POST', body: '{}' })).status, 429);
@@ -153,11 +142,11 @@ describe('state: two replicas on PostgreSQL with a static token only (no OAuth s
   });
 
   it('DELETE on 2 ends the session: 1 answers 404', async () => {
-    assert.equal((await request(one, 'tools/list')).status, 200, '1 still serves it');
-    const del = await fetch(`${two.url}/mcp`, { method: 'DELETE', headers: headers() });
+    assert.equal((await onOne.request('tools/list')).res.status, 200, '1 still serves it');
+    const del = await fetch(`${two.url}/mcp`, { method: 'DELETE', headers: onTwo.headers() });
     assert.equal(del.status, 204);
-    assert.equal((await request(one, 'tools/list')).status, 404);
-    assert.equal((await request(two, 'tools/list')).status, 404);
+    assert.equal((await onOne.request('tools/list')).res.status, 404);
+    assert.equal((await onTwo.request('tools/list')).res.status, 404);
   });
 
   it('PostgreSQL down: /readyz answers 503 store_unreachable and a shared quota refuses (STORE_UNAVAILABLE); back up, ready again', async () => {

@@ -101,12 +101,14 @@ export class RawMcp {
     return fetch(`${this.url}/mcp`, { method: 'POST', headers: this.headers(extra), body: JSON.stringify(body) });
   }
 
-  async initialize(): Promise<Record<string, unknown>> {
+  /** Opens the session; `initializedThrough` (another client, e.g. of another replica) sends notifications/initialized and joins it. */
+  async initialize(initializedThrough: RawMcp = this): Promise<Record<string, unknown>> {
     const r = await this.post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: this.version, capabilities: { elicitation: {} }, clientInfo: { name: 'raw', version: '1' } } });
     assert.equal(r.status, 200, await r.clone().text());
     this.sessionId = r.headers.get('mcp-session-id') ?? undefined;
+    initializedThrough.sessionId = this.sessionId;
     const body = (await r.json()) as { result: Record<string, unknown> };
-    const note = await this.post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    const note = await initializedThrough.post({ jsonrpc: '2.0', method: 'notifications/initialized' });
     assert.equal(note.status, 202);
     return body.result;
   }

@@ -1,4 +1,5 @@
-// Server-sent events read from a fetch body: one parsed JSON message per `data:` frame.
+// Server-sent events read from a fetch body: one parsed JSON message per `data:` frame (frames), or each
+// event with its `id:` as it arrives (sseEvents: a shared session's GET stream numbers its events).
 
 /** Reads SSE `data:` frames from a fetch body, one JSON message each. */
 export async function* frames(body: ReadableStream<Uint8Array>): AsyncGenerator<Record<string, unknown>> {
@@ -13,6 +14,29 @@ export async function* frames(body: ReadableStream<Uint8Array>): AsyncGenerator<
       const data = event.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
       if (data) yield JSON.parse(data) as Record<string, unknown>;
     }
+  }
+}
+
+/** Each SSE event of a response as it arrives: its id (if any) and its JSON-RPC message; returning from it cancels the body. */
+export async function* sseEvents(res: Response): AsyncGenerator<{ id?: string; msg: Record<string, unknown> }> {
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buf = '';
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buf += value;
+      let i: number;
+      while ((i = buf.indexOf('\n\n')) >= 0) {
+        const lines = buf.slice(0, i).split('\n');
+        buf = buf.slice(i + 2);
+        const data = lines.filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+        const id = lines.find((l) => l.startsWith('id: '))?.slice(4);
+        if (data) yield { ...(id !== undefined && { id }), msg: JSON.parse(data) as Record<string, unknown> };
+      }
+    }
+  } finally {
+    await reader.cancel();
   }
 }
 

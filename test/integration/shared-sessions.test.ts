@@ -5,6 +5,9 @@
 // asked on A answered through B, one asked while no GET stream is open anywhere failing at once, a cancellation through B that aborts A's call, DELETE on B that ends A's
 // instance, a GET stream resumed on B from the Last-Event-ID of A's stream, and a burst of messages for B's
 // stream stored in batches, tried again while the store is unavailable, and, given up, logged once with its count.
+// In one process on purpose: the store's timing and failures (writes held until two replicas' changes meet,
+// appends refused) are injected into the MemorySessionStore, which a `svc serve` process cannot be handed; the
+// same flows on real `svc serve` replicas: test/e2e/shared-sessions-postgres.test.ts, sessions-anywhere.test.ts.
 
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
@@ -15,6 +18,7 @@ import { SvcError } from '../../src/errors.js';
 import { MemorySessionStore } from '../../src/sessions/memory-store.js';
 import { JSON_AND_SSE, notesApp, RawMcp, readMessages, SCOPES } from '../helpers/mcp-app.js';
 import { waitFor } from '../helpers/wait.js';
+import { sseEvents } from '../helpers/sse.js';
 import { streamMarkEvery } from '../../src/mcp/shared-sessions.js';
 
 /** The sessions' idle time: a held stream's mark goes stale after two of streamMarkEvery(IDLE_MS). */
@@ -39,29 +43,6 @@ function app() {
     handler: (_i, ctx) => new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true })),
   });
   return svc;
-}
-
-/** Each SSE event of a response as it arrives: its id (if any) and its JSON-RPC message. */
-async function* sseEvents(res: Response): AsyncGenerator<{ id?: string; msg: Msg }> {
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buf = '';
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      buf += value;
-      let i: number;
-      while ((i = buf.indexOf('\n\n')) >= 0) {
-        const lines = buf.slice(0, i).split('\n');
-        buf = buf.slice(i + 2);
-        const data = lines.filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
-        const id = lines.find((l) => l.startsWith('id: '))?.slice(4);
-        if (data) yield { ...(id !== undefined && { id }), msg: JSON.parse(data) };
-      }
-    }
-  } finally {
-    await reader.cancel();
-  }
 }
 
 /** The next event of `events` whose message matches `pred`, and every event read before it. */
